@@ -1,0 +1,100 @@
+import type { Doc } from '../../src/adapters/types';
+import type { ConfirmContext } from '../../src/confirm/context';
+import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../src/confirm/harness';
+import { formatDuration, formatNumber } from '../../src/core/format';
+import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import type { ArrayGrowthOptions } from './analyze';
+
+const PUSHES_PER_TRIAL = 3;
+/** Stay clear of the 16 MiB limit while preparing parents. */
+const PARENT_BYTES_CAP = 15 * 1024 * 1024;
+
+/** Lengths to measure, after the field report's table: 1, 100, the observed p95 and the projected length. */
+export function lengthsToMeasure(evidence: Finding['evidence'], elementBytes: number): number[] {
+  const cap = Math.max(1, Math.floor(PARENT_BYTES_CAP / Math.max(1, elementBytes + 8)));
+  const want = [1, 100, Number(evidence.lengthP95), Number(evidence.projectedLengthInYear ?? evidence.lengthMax), Number(evidence.lengthMax)];
+  const set = new Set<number>();
+  for (const w of want) if (Number.isFinite(w) && w >= 1) set.add(Math.min(Math.round(w), cap));
+  return [...set].sort((a, b) => a - b).slice(0, 5);
+}
+
+function syntheticItem(bytes: number): Doc {
+  return { body: 'x'.repeat(Math.max(1, bytes - 20)) };
+}
+
+/** One real element of the user's array, or a filler of the observed size when none can be read. */
+async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: number): Promise<{ item: unknown; real: boolean }> {
+  const { db, collection, path } = f.target;
+  if (collection && path && !path.includes('.')) {
+    const docs = await ctx.sourceDocs(db, collection, { limit: 1, filter: { [`${path}.0`]: { $exists: true } } });
+    const arr = docs[0]?.[path];
+    if (Array.isArray(arr) && arr.length > 0 && arr[0] !== undefined) return { item: arr[0], real: true };
+  }
+  return { item: syntheticItem(elementBytes), real: false };
+}
+
+export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: ArrayGrowthOptions): Promise<Omit<Confirmation, 'durationMs' | 'where'>> {
+  const elementBytes = Math.max(1, Number(f.evidence.elementBytes) || 1024);
+  const { item, real } = await itemTemplate(ctx, f, elementBytes);
+  const lengths = lengthsToMeasure(f.evidence, elementBytes);
+  const s = ctx.scratch;
+  await s.drop('array_growth_embedded');
+  await s.drop('array_growth_children');
+  await s.create('array_growth_embedded');
+  await s.create('array_growth_children');
+  await s.command({ createIndexes: 'array_growth_children', indexes: [{ key: { parentId: 1 }, name: 'parentId_1' }] });
+
+  const measurements: Measurement[] = [];
+  const pairs: { length: number; embedded: Timed; referenced: Timed }[] = [];
+  for (let i = 0; i < lengths.length; i++) {
+    const L = lengths[i] as number;
+    const budget = ctx.budget.slice(1 / (lengths.length - i));
+    ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} elements`);
+    await s.command({ insert: 'array_growth_embedded', documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }] });
+    const pushes = Array.from({ length: PUSHES_PER_TRIAL }, () => ({ q: { _id: L }, u: { $push: { items: item } } }));
+    const children = (): Doc[] => Array.from({ length: PUSHES_PER_TRIAL }, () => ({ parentId: L, item }));
+    const embedded = await timeTrials(`$push ×${PUSHES_PER_TRIAL} into an array of ${formatNumber(L)}`, budget.slice(0.75), async () => {
+      const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
+      if (Number(r.nModified) !== PUSHES_PER_TRIAL) throw new Error(`the server modified ${String(r.nModified)} of ${PUSHES_PER_TRIAL} documents on $push`);
+    });
+    const referenced = await timeTrials(`insert ×${PUSHES_PER_TRIAL} into a child collection (parent of ${formatNumber(L)})`, budget, async () => {
+      const r = await s.command({ insert: 'array_growth_children', documents: children(), ordered: true });
+      if (Number(r.n) !== PUSHES_PER_TRIAL) throw new Error(`the server inserted ${String(r.n)} of ${PUSHES_PER_TRIAL} documents`);
+    });
+    measurements.push(toMeasurement(embedded), toMeasurement(referenced));
+    pairs.push({ length: L, embedded, referenced });
+    await s.command({ delete: 'array_growth_embedded', deletes: [{ q: { _id: L }, limit: 1 }] });
+    if (ctx.budget.exhausted) break;
+  }
+  await s.drop('array_growth_embedded');
+  await s.drop('array_growth_children');
+
+  const complete = pairs.filter((p) => p.embedded.complete && p.referenced.complete && p.embedded.samples.length > 0);
+  const largest = complete[complete.length - 1];
+  const skipped = lengths.filter((L) => !complete.some((p) => p.length === L));
+  const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatNumber(elementBytes)} bytes`;
+  if (!largest) {
+    return {
+      status: 'inconclusive',
+      summary: `The time budget ran out before five trials at any length (${formatDuration(ctx.settings.budgetMs)} per finding); raise it with --confirm-budget.`,
+      measurements,
+    };
+  }
+  const ratio = ratioOf(`$push / referenced insert at ${formatNumber(largest.length)} elements`, largest.embedded, largest.referenced);
+  const first = complete[0];
+  const base = first && first !== largest ? ratioOf('at 1', first.embedded, first.referenced) : null;
+  const v = verdict(ratio, 1);
+  const fmt = (x: number): string => `${x.toFixed(x >= 10 ? 0 : 1)}x`;
+  const parts = [
+    `With ${itemNote}, ${PUSHES_PER_TRIAL} $pushes into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for the same items inserted into a child collection: ${fmt(ratio.median)} (95% CI ${fmt(ratio.low)}–${fmt(ratio.high)})`,
+    base ? `; at ${formatNumber(first!.length)} element${first!.length === 1 ? '' : 's'} the ratio was ${fmt(base.median)}` : '',
+    skipped.length ? `. Not measured within the budget: ${skipped.map((x) => formatNumber(x)).join(', ')} elements` : '',
+    '.',
+  ];
+  return {
+    status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive',
+    summary: parts.join(''),
+    ratio,
+    measurements,
+  };
+}

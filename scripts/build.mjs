@@ -1,0 +1,32 @@
+// Builds dist/: the CLI, the Node API, the mongosh core bundle and the tiny file mongosh load()s.
+import { build } from 'esbuild';
+import { readFileSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url)));
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: false,
+  logLevel: 'warning',
+  define: { __VERSION__: JSON.stringify(pkg.version) },
+};
+
+mkdirSync('dist', { recursive: true });
+await Promise.all([
+  // CLI and Node API: dependencies stay in node_modules.
+  build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs', packages: 'external', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.cjs', packages: 'external' }),
+  // mongosh: self-contained (the snippet package ships it alone); it never imports the driver.
+  build({ ...common, entryPoints: ['src/mongosh/index.ts'], outfile: 'dist/advisor-core.cjs', external: ['mongodb'] }),
+]);
+chmodSync('dist/cli.cjs', 0o755);
+
+// mongosh passes load()ed files through its async rewriter; code reached by require() is left alone.
+writeFileSync(
+  'dist/advisor.js',
+  `// mongo-advisor ${pkg.version}: load('dist/advisor.js') in mongosh defines \`advisor\`. Try advisor.help().
+require('module').createRequire(__filename)('./advisor-core.cjs').install(globalThis);
+`,
+);

@@ -1,0 +1,54 @@
+import type { Adapter } from './adapters/types';
+import { collectSnapshot, type CollectOptions } from './collect';
+import { confirmFindings, type ConfirmOptions } from './confirm';
+import { rules } from './core/registry';
+import { analyze, type AnalyzeSettings } from './core/runner';
+import type { CheckResult, Snapshot } from './core/types';
+import { VERSION } from './version';
+
+export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOptions, 'settings'> {
+  db: string;
+  /** Run the scratch experiments (default true). */
+  confirm?: boolean;
+  settings?: AnalyzeSettings;
+  /** Called with the snapshot before analysis (the CLI uses it for --save-snapshot). */
+  onSnapshot?: (s: Snapshot) => void;
+}
+
+/** collect -> analyze -> confirm. The one entry point the CLI, the mongosh plugin and Node callers share. */
+export async function check(adapter: Adapter, opts: CheckOptions): Promise<CheckResult> {
+  const started = Date.now();
+  const t0 = performance.now();
+  const log = opts.log ?? (() => undefined);
+  log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
+  const snapshot = await collectSnapshot(adapter, opts);
+  opts.onSnapshot?.(snapshot);
+  return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
+}
+
+export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started = Date.now(), t0 = performance.now()): Promise<CheckResult> {
+  const { findings, notes } = analyze(snapshot, opts.settings);
+  for (const db of snapshot.databases) for (const c of db.collections) notes.push(...c.notes);
+  notes.push(...snapshot.notes);
+  let result = findings;
+  let confirm: CheckResult['confirm'] = { enabled: false, where: null, cleanedUp: null };
+  if (opts.confirm !== false && adapter) {
+    const run = await confirmFindings(snapshot, findings, adapter, rules, { ...opts, ...(opts.settings ? { settings: opts.settings } : {}) });
+    result = run.findings;
+    confirm = { enabled: true, where: run.where, cleanedUp: run.cleanedUp };
+    for (const n of run.notes) notes.push({ level: 'error', message: n });
+  }
+  const db = snapshot.databases[0];
+  return {
+    tool: { name: 'mongo-advisor', version: VERSION },
+    startedAt: new Date(started).toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    source: snapshot.source,
+    server: { version: snapshot.server.version, flavor: snapshot.server.flavor, storageEngine: snapshot.server.storageEngine, topology: snapshot.server.topology },
+    scope: { db: db?.name ?? opts.db, collections: db?.collections.map((c) => c.name) ?? [] },
+    findings: result,
+    notes,
+    roundTrips: adapter ? adapter.roundTrips : snapshot.roundTrips,
+    confirm,
+  };
+}

@@ -1,0 +1,308 @@
+import { commandCursor } from '../adapters/cursor';
+import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import { UserError } from '../core/errors';
+import { mapPool } from '../core/pool';
+import {
+  type CollectionSnapshot,
+  type CollectionStats,
+  type IndexSnapshot,
+  type Note,
+  type SampleSnapshot,
+  type ServerInfo,
+  type Snapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+} from '../core/types';
+import { isDate, objectIdSeconds } from './bson-size';
+import { profileIds } from './id-profile';
+import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
+import { Profiler } from './profile';
+import { readSample } from './sample';
+
+export interface CollectOptions {
+  db: string;
+  /** Collections to inspect; all non-system collections of the database when absent. */
+  collections?: string[];
+  /** Fixed sample size; default min(max(20, 4% of count), 10000), as mongosh's analyze-schema snippet. */
+  sampleSize?: number;
+  /** Upper bound on the bytes a sample pulls, whatever its size (default 64 MiB). */
+  sampleMaxBytes?: number;
+  /** Documents above this are measured on the server, not pulled (default 1 MiB). */
+  largeDocBytes?: number;
+  /** maxTimeMS on every command (default 10 s). */
+  maxTimeMS?: number;
+  /** Collections inspected at once (default 4). */
+  concurrency?: number;
+  /** Field holding each document's creation time; detected when absent (a created* date field, else ObjectId _id). */
+  timeField?: string;
+}
+
+export const COLLECT_DEFAULTS = {
+  sampleMaxBytes: 64 * 1024 * 1024,
+  largeDocBytes: 1024 * 1024,
+  maxTimeMS: 10_000,
+  concurrency: 4,
+};
+
+/** mongosh's analyze-schema snippet: min(max(20, 4% of count), 10000). */
+export function defaultSampleSize(count: number): number {
+  return Math.min(Math.max(20, Math.ceil(count * 0.04)), 10_000);
+}
+
+const TIME_FIELD_NAMES = /^(created_?at|created|created_?on|inserted_?at|date|timestamp|ts)$/i;
+
+function detectTimeField(docs: readonly Doc[]): string | null {
+  if (docs.length === 0) return null;
+  const first = docs[0] as Doc;
+  for (const key of Object.keys(first)) {
+    if (!TIME_FIELD_NAMES.test(key)) continue;
+    const dated = docs.filter((d) => d[key] !== null && typeof d[key] === 'object' && isDate(d[key] as object)).length;
+    if (dated >= docs.length * 0.9) return key;
+  }
+  const oids = docs.filter((d) => (d._id as { _bsontype?: string } | null)?._bsontype === 'ObjectId').length;
+  return oids >= docs.length * 0.9 ? '_id' : null;
+}
+
+function num(v: unknown): number {
+  return v === undefined || v === null ? 0 : Number(v);
+}
+
+function isSystem(name: string): boolean {
+  return name.startsWith('system.');
+}
+
+interface ListedCollection {
+  name: string;
+  type: string;
+  options: Doc;
+}
+
+/**
+ * Reads everything the rules need into a plain, redacted snapshot. Read-only; every command carries maxTimeMS.
+ * Round trips: 3 for the server, 2 for the database, 4 probes once, then 5 per collection.
+ */
+export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): Promise<Snapshot> {
+  const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
+  const start = adapter.roundTrips;
+  const server = await probeServer(adapter, maxTimeMS);
+  const notes: Note[] = [];
+
+  const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
+  const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
+  if (listed.length === 0 && dbs && !dbs.some((d) => d.name === opts.db)) {
+    const names = dbs.map((d) => d.name).filter((n) => !['admin', 'local', 'config'].includes(n));
+    throw new UserError(
+      `Database "${opts.db}" does not exist on ${adapter.source}. ${names.length ? `Databases there: ${names.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
+    );
+  }
+  const all = listed.map((c) => ({ name: String(c.name), type: String(c.type ?? 'collection'), options: (c.options as Doc | undefined) ?? {} }));
+  let chosen: ListedCollection[];
+  if (opts.collections && opts.collections.length > 0) {
+    chosen = [];
+    for (const name of opts.collections) {
+      const found = all.find((c) => c.name === name);
+      if (!found) {
+        const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
+        throw new UserError(
+          `Collection "${name}" does not exist in database "${opts.db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
+        );
+      }
+      chosen.push(found);
+    }
+  } else {
+    chosen = all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+  for (const c of all) proveFromCollectionOptions(server, c.options, `${opts.db}.${c.name}`);
+
+  const firstReal = chosen.find((c) => c.type === 'collection');
+  if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS);
+
+  const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, (c) => collectCollection(adapter, server, opts, c, maxTimeMS));
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    collectedAt: new Date().toISOString(),
+    source: adapter.source,
+    server,
+    databases: [{ name: opts.db, collections }],
+    notes,
+    roundTrips: adapter.roundTrips - start,
+  };
+}
+
+function emptySample(requested: number): SampleSnapshot {
+  return { method: 'none', random: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null };
+}
+
+function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
+  if (c.type === 'view') return 'view';
+  if (c.type === 'timeseries' || c.options.timeseries !== undefined) return 'timeseries';
+  if (c.type === 'collection') return 'collection';
+  return 'unknown';
+}
+
+function validatorOf(options: Doc): CollectionSnapshot['validator'] {
+  const v = options.validator as Doc | undefined;
+  const out: CollectionSnapshot['validator'] = { present: v !== undefined && Object.keys(v).length > 0 };
+  if (v && typeof v.$jsonSchema === 'object') out.jsonSchema = v.$jsonSchema as Record<string, unknown>;
+  if (v) {
+    const ops = Object.keys(v).filter((k) => k !== '$jsonSchema');
+    if (ops.length) out.queryOperators = ops.map((k) => (k.startsWith('$') ? k : 'field match'));
+  }
+  if (typeof options.validationLevel === 'string') out.validationLevel = options.validationLevel;
+  if (typeof options.validationAction === 'string') out.validationAction = options.validationAction;
+  return out;
+}
+
+async function collectCollection(adapter: Adapter, server: ServerInfo, opts: CollectOptions, c: ListedCollection, maxTimeMS: number): Promise<CollectionSnapshot> {
+  const db = opts.db;
+  const type = collectionType(c);
+  const notes: Note[] = [];
+  const target = { db, collection: c.name };
+  const snap: CollectionSnapshot = {
+    db,
+    name: c.name,
+    type,
+    capped: c.options.capped === true,
+    clustered: c.options.clusteredIndex !== undefined,
+    validator: validatorOf(c.options),
+    stats: null,
+    indexes: [],
+    sample: emptySample(0),
+    notes,
+  };
+  if (type === 'view') {
+    notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${String(c.options.viewOn ?? 'unknown')}) instead` });
+    return snap;
+  }
+  if (type === 'timeseries') {
+    notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
+    return snap;
+  }
+
+  // 1. storage stats and count
+  let indexSizes: Record<string, number> = {};
+  try {
+    const rows = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS }, { maxTimeMS });
+    snap.stats = sumStats(rows);
+    for (const r of rows) {
+      const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
+      for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
+    }
+    if (server.capabilities.collStats.supported !== true) server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${db}.${c.name}` };
+  } catch (err) {
+    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${describeServerError(err)}` };
+    notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
+    indexSizes = {};
+  }
+
+  // 2. indexes and 3. their use
+  try {
+    const idx = await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS });
+    snap.indexes = idx.map((i) => indexOf(i, indexSizes));
+  } catch (err) {
+    notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+  }
+  if (server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
+    try {
+      const stats = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
+      for (const s of stats) {
+        const ix = snap.indexes.find((i) => i.name === s.name);
+        const acc = s.accesses as { ops?: unknown; since?: unknown } | undefined;
+        if (!ix || !acc) continue;
+        const since = acc.since;
+        (ix.accesses ??= []).push({ host: String(s.host ?? ''), ops: num(acc.ops), since: since && typeof since === 'object' && isDate(since) ? since.toISOString() : String(since) });
+      }
+    } catch (err) {
+      notes.push({ level: 'skipped', target, message: `index use could not be read ($indexStats): ${describeServerError(err)}` });
+    }
+  }
+
+  // 4. the sample and 5. _ids in natural order
+  const count = snap.stats?.count ?? null;
+  if (count === 0) {
+    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
+    return snap;
+  }
+  const avg = snap.stats?.avgObjSize ?? 0;
+  const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
+  const byBytes = avg > 0 ? Math.max(1, Math.floor((opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes) / avg)) : wanted;
+  const requested = Math.min(wanted, byBytes);
+  if (requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round((opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes) / 1048576)} MiB` });
+  try {
+    const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes: opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes });
+    const timeField = opts.timeField ?? detectTimeField(raw.docs);
+    const profiler = new Profiler(timeField);
+    const docs = raw.docs.map((d) => profiler.profile(d));
+    raw.large.forEach((p, i) => {
+      const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
+      if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
+    });
+    docs.push(...raw.large);
+    if (!raw.random) notes.push({ level: 'info', target, message: `the sample is the first ${docs.length} documents in natural order, not random: the server lacks $sample (${server.capabilities.sample.evidence})` });
+    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length} sampled documents over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB were measured on the server (top-level fields only)` });
+    let naturalIds: unknown[] | null = null;
+    try {
+      naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
+    } catch (err) {
+      notes.push({ level: 'skipped', target, message: `_id order in natural order could not be read: ${describeServerError(err)}` });
+    }
+    const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
+    snap.sample = {
+      method: raw.method,
+      random: raw.random,
+      requested,
+      size: docs.length,
+      docs,
+      id: profileIds(sampledIds, naturalIds),
+      fields: Object.fromEntries(profiler.fields),
+      timeSource: timeField,
+    };
+  } catch (err) {
+    notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
+    snap.sample = emptySample(requested);
+  }
+  return snap;
+}
+
+async function readNaturalIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<Doc[]> {
+  const cmd = { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, maxTimeMS };
+  try {
+    return await commandCursor(adapter, db, { ...cmd, hint: { $natural: 1 } }, { limit, maxTimeMS });
+  } catch {
+    // Some servers refuse a $natural hint; their default order is their storage order.
+    return await commandCursor(adapter, db, cmd, { limit, maxTimeMS });
+  }
+}
+
+function sumStats(rows: Doc[]): CollectionStats {
+  const s: CollectionStats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
+  for (const r of rows) {
+    const st = (r.storageStats as Doc | undefined) ?? {};
+    const cnt = (r.count as Doc | undefined)?.count;
+    s.count += num(cnt ?? st.count);
+    s.sizeBytes += num(st.size);
+    s.storageSizeBytes += num(st.storageSize);
+    s.totalIndexSizeBytes += num(st.totalIndexSize);
+    s.nindexes = Math.max(s.nindexes, num(st.nindexes));
+    const creation = ((st.wiredTiger as Doc | undefined)?.creationString as string | undefined) ?? '';
+    const m = /block_compressor=(\w*)/.exec(creation);
+    if (m) s.blockCompressor = m[1] || 'none';
+  }
+  s.avgObjSize = s.count > 0 ? s.sizeBytes / s.count : 0;
+  return s;
+}
+
+function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {
+  const name = String(i.name);
+  const key: Record<string, number | string> = {};
+  for (const [k, v] of Object.entries((i.key as Doc | undefined) ?? {})) key[k] = typeof v === 'string' ? v : Number(v);
+  const ix: IndexSnapshot = { name, key, sizeBytes: sizes[name] ?? null, accesses: null };
+  if (i.unique === true) ix.unique = true;
+  if (i.sparse === true) ix.sparse = true;
+  if (i.hidden === true) ix.hidden = true;
+  if (i.partialFilterExpression !== undefined) ix.partial = true;
+  if (i.expireAfterSeconds !== undefined) ix.expireAfterSeconds = num(i.expireAfterSeconds);
+  if (i.collation !== undefined) ix.collation = i.collation as Record<string, unknown>;
+  return ix;
+}

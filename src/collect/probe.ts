@@ -1,0 +1,73 @@
+import { commandCursor } from '../adapters/cursor';
+import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import type { Capability, CapabilityName, ServerInfo } from '../core/types';
+
+const yes = (evidence: string): Capability => ({ supported: true, evidence });
+const no = (evidence: string): Capability => ({ supported: false, evidence });
+const unknown = (evidence: string): Capability => ({ supported: null, evidence });
+
+function versionAtLeast(v: number[], major: number, minor: number): boolean {
+  const [a = 0, b = 0] = v;
+  return a > major || (a === major && b >= minor);
+}
+
+/** Server facts from buildInfo, hello and serverStatus: three read-only round trips. */
+export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<ServerInfo> {
+  const build = await adapter.command('admin', { buildInfo: 1 });
+  const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
+  const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
+  const hello = await adapter.command('admin', { hello: 1 }).catch(() => ({}) as Doc);
+  const topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
+  let storageEngine: string | null = null;
+  let cacheBytes: number | null = null;
+  try {
+    const status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
+    storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
+    const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
+    cacheBytes = cache === undefined ? null : Number(cache);
+  } catch {
+    // serverStatus needs the clusterMonitor role; the rules that use it say so.
+  }
+  const capabilities: Record<CapabilityName, Capability> = {
+    sample: unknown('not probed: no collection to probe on'),
+    indexStats: unknown('not probed: no collection to probe on'),
+    bsonSize: unknown('not probed: no collection to probe on'),
+    arraySize: unknown('not probed: no collection to probe on'),
+    collStats: unknown('not probed: no collection to probe on'),
+    validators: unknown(`not proven without a write; MongoDB has them since 3.2 (server reports ${String(build.version)})`),
+    clusteredCollections: versionAtLeast(versionArray, 5, 3) || flavor === 'ferretdb'
+      ? unknown(`not proven without a write; MongoDB has them since 5.3 (server reports ${String(build.version)})`)
+      : no(`server version ${String(build.version)} is older than 5.3`),
+    collMod: unknown('not proven without a write'),
+  };
+  return { version: String(build.version), versionArray, flavor, storageEngine, topology, capabilities, cacheBytes };
+}
+
+/**
+ * Read-only aggregation probes on one existing collection: $sample, $indexStats, $bsonSize and $size.
+ * Each answer (or error) is the evidence. Four round trips, once per server.
+ */
+export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number): Promise<void> {
+  const tryPipeline = async (name: CapabilityName, pipeline: Doc[], what: string): Promise<void> => {
+    try {
+      await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: 1 }, maxTimeMS }, { limit: 1, maxTimeMS });
+      server.capabilities[name] = yes(`${what} answered on ${db}.${coll}`);
+    } catch (err) {
+      server.capabilities[name] = no(`${what} failed: ${describeServerError(err)}`);
+    }
+  };
+  await tryPipeline('sample', [{ $sample: { size: 1 } }, { $project: { _id: 1 } }], 'aggregate $sample');
+  await tryPipeline('indexStats', [{ $indexStats: {} }, { $project: { name: 1 } }], 'aggregate $indexStats');
+  await tryPipeline('bsonSize', [{ $limit: 1 }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' } } }], 'aggregate $bsonSize');
+  await tryPipeline('arraySize', [{ $limit: 1 }, { $project: { _id: 0, n: { $size: { $literal: [1, 2] } } } }], 'aggregate $size');
+}
+
+/** Marks capabilities proven by what listCollections returned (a read-back, no write needed). */
+export function proveFromCollectionOptions(server: ServerInfo, options: Doc, where: string): void {
+  if (options.validator !== undefined && server.capabilities.validators.supported !== true) {
+    server.capabilities.validators = yes(`a validator is stored on ${where}`);
+  }
+  if (options.clusteredIndex !== undefined && server.capabilities.clusteredCollections.supported !== true) {
+    server.capabilities.clusteredCollections = yes(`${where} is clustered`);
+  }
+}

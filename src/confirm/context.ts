@@ -1,0 +1,28 @@
+import type { Adapter, Doc } from '../adapters/types';
+import type { Snapshot } from '../core/types';
+import type { Budget } from './harness';
+import type { Scratch } from './scratch';
+
+export interface ConfirmSettings {
+  /** Most documents copied from a collection into scratch (default 5,000). */
+  maxDocs: number;
+  /** Most bytes copied from a collection into scratch (default 32 MiB). */
+  maxBytes: number;
+  /** Time budget per finding (default 30 s). */
+  budgetMs: number;
+}
+
+export const CONFIRM_DEFAULTS: ConfirmSettings = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024, budgetMs: 30_000 };
+
+/** What a rule's experiment gets: a read-only way to copy sample documents, and the scratch database to write in. */
+export interface ConfirmContext {
+  source: Adapter;
+  scratch: Scratch;
+  snapshot: Snapshot;
+  settings: ConfirmSettings;
+  budget: Budget;
+  /** Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes. */
+  sourceDocs(db: string, collection: string, opts?: { limit?: number; filter?: Doc }): Promise<Doc[]>;
+  /** Progress line (shown on a TTY). */
+  log(line: string): void;
+}

@@ -1,0 +1,95 @@
+import { commandCursor } from '../adapters/cursor';
+import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import type { Rule } from '../core/rule';
+import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
+import { type Finding, type Snapshot, severityRank } from '../core/types';
+import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
+import { Budget } from './harness';
+import { Scratch } from './scratch';
+
+export interface ConfirmRun {
+  findings: Finding[];
+  where: string | null;
+  cleanedUp: boolean | null;
+  notes: string[];
+}
+
+export interface ConfirmOptions extends Partial<ConfirmSettings> {
+  /** Where scratch collections go; the source server when absent. */
+  scratchAdapter?: Adapter;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  settings?: AnalyzeSettings;
+  /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it. */
+  onScratch?: (scratch: Scratch) => void;
+}
+
+/**
+ * The only writer. For each warn/error finding whose rule has an experiment, runs it against a scratch
+ * database and attaches the result. The scratch database is dropped at the end, whatever happened.
+ */
+export async function confirmFindings(snapshot: Snapshot, findings: Finding[], source: Adapter, rules: readonly Rule[], opts: ConfirmOptions = {}): Promise<ConfirmRun> {
+  const settings: ConfirmSettings = {
+    maxDocs: opts.maxDocs ?? CONFIRM_DEFAULTS.maxDocs,
+    maxBytes: opts.maxBytes ?? CONFIRM_DEFAULTS.maxBytes,
+    budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
+  };
+  const byId = new Map(rules.map((r) => [r.id, r]));
+  const todo = findings.filter((f) => severityRank(f.severity) >= severityRank('warn') && byId.get(f.ruleId)?.confirm && f.messageId !== 'internalError');
+  if (todo.length === 0) return { findings, where: null, cleanedUp: null, notes: [] };
+
+  const scratch = new Scratch(opts.scratchAdapter ?? source);
+  opts.onScratch?.(scratch);
+  const log = opts.log ?? (() => undefined);
+  const notes: string[] = [];
+  const out = findings.map((f) => ({ ...f }));
+  try {
+    for (const f of out) {
+      if (!todo.some((t) => t.ruleId === f.ruleId && t.target === f.target && t.messageId === f.messageId)) continue;
+      if (opts.signal?.aborted) break;
+      const rule = byId.get(f.ruleId) as Rule;
+      const budget = new Budget(settings.budgetMs, opts.signal);
+      const ctx: ConfirmContext = {
+        source,
+        scratch,
+        snapshot,
+        settings,
+        budget,
+        sourceDocs: (db, coll, o) => readSourceDocs(source, snapshot, db, coll, settings, o),
+        log,
+      };
+      const started = performance.now();
+      log(`confirming ${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
+      try {
+        const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings) as never);
+        f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };
+      } catch (err) {
+        const interrupted = opts.signal?.aborted === true;
+        f.confirmation = {
+          status: interrupted ? 'not-run' : 'error',
+          summary: interrupted ? 'Interrupted before the measurement finished.' : `The experiment failed: ${describeServerError(err)}`,
+          measurements: [],
+          where: scratch.where,
+          durationMs: performance.now() - started,
+        };
+      }
+    }
+  } finally {
+    const problem = await scratch.cleanup();
+    if (problem) notes.push(problem);
+  }
+  return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
+}
+
+async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {
+  const c = snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
+  const avg = c?.stats?.avgObjSize ?? 0;
+  const byBytes = avg > 0 ? Math.max(1, Math.floor(settings.maxBytes / avg)) : settings.maxDocs;
+  const limit = Math.min(o.limit ?? settings.maxDocs, settings.maxDocs, byBytes);
+  const maxTimeMS = 30_000;
+  const head: Doc[] = o.filter ? [{ $match: o.filter }] : [];
+  if (snapshot.server.capabilities.sample.supported === true) {
+    return await commandCursor(source, db, { aggregate: coll, pipeline: [...head, { $sample: { size: limit } }], cursor: {}, maxTimeMS }, { maxTimeMS });
+  }
+  return await commandCursor(source, db, { find: coll, filter: o.filter ?? {}, limit, maxTimeMS }, { limit, maxTimeMS });
+}

@@ -1,0 +1,56 @@
+import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
+import type { ConfirmContext } from '../confirm/context';
+
+/** JSON Schema for a rule's options: every property carries a default and a description citing its source. */
+export interface OptionsSchema {
+  type: 'object';
+  properties: Record<string, Record<string, unknown> & { default: unknown; description: string }>;
+  additionalProperties: false;
+}
+
+export interface FindingInput {
+  messageId: string;
+  /** Defaults to the rule's severity. */
+  severity?: Severity;
+  target: Target;
+  /** Values for the message template's {{placeholders}}. */
+  data?: Record<string, string | number>;
+  evidence: Finding['evidence'];
+  recommendation?: Recommendation;
+}
+
+export type Report = (finding: FindingInput) => void;
+
+export interface RuleMeta {
+  description: string;
+  /** The MongoDB manual page behind the rule; the rule's own README is rules/<id>/README.md. */
+  docsUrl: string;
+  severity: Severity;
+  /** Message templates with {{name}} placeholders. */
+  messages: Record<string, string>;
+  options: OptionsSchema;
+  /** What the server must support; a collection on a server lacking one gets a "could not check" note. */
+  requires: { capabilities: CapabilityName[] };
+}
+
+export interface RuleConfirm<O> {
+  /** One line: what the experiment measures. */
+  describe: string;
+  run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;
+}
+
+export interface Rule<O extends Record<string, unknown> = Record<string, unknown>> {
+  id: string;
+  meta: RuleMeta;
+  /**
+   * Pure: reads the snapshot, calls report() for each finding. Per-collection rules
+   * receive one collection at a time; `scope: 'snapshot'` rules see all of it once.
+   */
+  scope: 'collection' | 'snapshot';
+  analyze(input: { snapshot: Snapshot; collection: CollectionSnapshot | null; options: O; report: Report }): void;
+  confirm?: RuleConfirm<O>;
+}
+
+export function defineRule<O extends Record<string, unknown>>(rule: Rule<O>): Rule<O> {
+  return rule;
+}

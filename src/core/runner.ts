@@ -1,0 +1,93 @@
+import { fillTemplate } from './format';
+import { resolveOptions } from './options';
+import { rules as allRules } from './registry';
+import type { Rule, FindingInput } from './rule';
+import { type Finding, type Note, type Severity, type Snapshot, severityRank } from './types';
+
+export type RuleSetting = 'off' | Severity | { severity?: Severity; options?: Record<string, unknown>; enabled?: boolean };
+export interface AnalyzeSettings {
+  rules?: Record<string, RuleSetting>;
+  /** Only these rules (by id); all when absent. */
+  only?: string[];
+}
+
+export interface AnalyzeOutput {
+  findings: Finding[];
+  notes: Note[];
+}
+
+function settingFor(id: string, settings: AnalyzeSettings): { enabled: boolean; severity?: Severity; options: Record<string, unknown> } {
+  const s = settings.rules?.[id];
+  if (settings.only && !settings.only.includes(id)) return { enabled: false, options: {} };
+  if (s === undefined) return { enabled: true, options: {} };
+  if (s === 'off') return { enabled: false, options: {} };
+  if (typeof s === 'string') return { enabled: true, severity: s, options: {} };
+  return { enabled: s.enabled !== false, ...(s.severity ? { severity: s.severity } : {}), options: s.options ?? {} };
+}
+
+export function resolveRuleOptions(rule: Rule, settings: AnalyzeSettings = {}): Record<string, unknown> {
+  return resolveOptions(rule.id, rule.meta.options, settingFor(rule.id, settings).options);
+}
+
+/** Runs every enabled rule over the snapshot. Pure: no I/O. A rule that throws becomes one finding; the others run. */
+export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, rules: readonly Rule[] = allRules): AnalyzeOutput {
+  const findings: Finding[] = [];
+  const notes: Note[] = [];
+  for (const rule of rules) {
+    const setting = settingFor(rule.id, settings);
+    if (!setting.enabled) continue;
+    const options = resolveOptions<Record<string, unknown>>(rule.id, rule.meta.options, setting.options);
+    const missing = rule.meta.requires.capabilities.filter((c) => snapshot.server.capabilities[c]?.supported !== true);
+    if (missing.length > 0) {
+      const why = missing.map((c) => `${c} (${snapshot.server.capabilities[c]?.evidence ?? 'not probed'})`).join(', ');
+      notes.push({ level: 'skipped', message: `${rule.id}: could not check on this server, which lacks ${why}` });
+      continue;
+    }
+    const report = (f: FindingInput): void => {
+      // A severity set by the user applies to the whole rule, as in ESLint.
+      const severity = setting.severity ?? f.severity ?? rule.meta.severity;
+      const template = rule.meta.messages[f.messageId];
+      if (template === undefined) throw new Error(`rule ${rule.id} reported unknown messageId ${f.messageId}`);
+      findings.push({
+        ruleId: rule.id,
+        messageId: f.messageId,
+        severity,
+        target: f.target,
+        message: fillTemplate(template, f.data),
+        evidence: f.evidence,
+        ...(f.recommendation ? { recommendation: f.recommendation } : {}),
+        docsUrl: rule.meta.docsUrl,
+      });
+    };
+    const run = (collection: Snapshot['databases'][number]['collections'][number] | null): void => {
+      try {
+        rule.analyze({ snapshot, collection, options, report });
+      } catch (err) {
+        const target = collection ? { db: collection.db, collection: collection.name } : { db: snapshot.databases[0]?.name ?? '' };
+        findings.push({
+          ruleId: rule.id,
+          messageId: 'internalError',
+          severity: 'warn',
+          target,
+          message: `Rule ${rule.id} failed internally and checked nothing here: ${err instanceof Error ? err.message : String(err)}. Please report this with the snapshot (mongo-advisor collect).`,
+          evidence: {},
+          docsUrl: rule.meta.docsUrl,
+        });
+      }
+    };
+    if (rule.scope === 'snapshot') {
+      run(null);
+      continue;
+    }
+    for (const db of snapshot.databases) {
+      for (const coll of db.collections) {
+        if (coll.type !== 'collection') continue;
+        run(coll);
+      }
+    }
+  }
+  findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || keyOf(a).localeCompare(keyOf(b)));
+  return { findings, notes };
+}
+
+const keyOf = (f: Finding): string => `${f.target.db}.${f.target.collection ?? ''}.${f.target.path ?? ''}.${f.ruleId}`;

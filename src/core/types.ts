@@ -1,0 +1,255 @@
+/**
+ * The data that flows through the advisor: collect -> Snapshot -> analyze -> Finding[] -> confirm -> report.
+ * Everything here is plain JSON: no driver objects, no document values.
+ */
+
+export type Severity = 'info' | 'warn' | 'error';
+export const SEVERITIES: readonly Severity[] = ['info', 'warn', 'error'];
+export const severityRank = (s: Severity): number => SEVERITIES.indexOf(s);
+
+/** Capabilities collect proves by asking the server (read-only probes), never by version alone. */
+export type CapabilityName =
+  | 'sample'
+  | 'indexStats'
+  | 'bsonSize'
+  | 'arraySize'
+  | 'collStats'
+  | 'validators'
+  | 'clusteredCollections'
+  | 'collMod';
+
+export interface Capability {
+  /** true: proven; false: proven missing; null: not probed (the reason says why). */
+  supported: boolean | null;
+  /** How it was established, e.g. "aggregate $sample answered" or "error 59: no such command". */
+  evidence: string;
+}
+
+export interface ServerInfo {
+  version: string;
+  versionArray: number[];
+  /** `ferretdb` when buildInfo carries ferretdbVersion; such a server answers MongoDB's wire protocol. */
+  flavor: 'mongodb' | 'ferretdb';
+  storageEngine: string | null;
+  topology: 'standalone' | 'replicaSet' | 'sharded' | 'unknown';
+  capabilities: Record<CapabilityName, Capability>;
+  /** WiredTiger `cache["maximum bytes configured"]`, when serverStatus has it. */
+  cacheBytes: number | null;
+}
+
+export interface IndexSnapshot {
+  name: string;
+  key: Record<string, number | string>;
+  unique?: boolean;
+  sparse?: boolean;
+  hidden?: boolean;
+  partial?: boolean;
+  expireAfterSeconds?: number;
+  collation?: Record<string, unknown>;
+  sizeBytes: number | null;
+  /** $indexStats per member read; null when it could not be read (see notes). */
+  accesses: { host: string; ops: number; since: string }[] | null;
+}
+
+export interface CollectionStats {
+  count: number;
+  sizeBytes: number;
+  avgObjSize: number;
+  storageSizeBytes: number;
+  totalIndexSizeBytes: number;
+  nindexes: number;
+  /** From the WiredTiger creationString, e.g. snappy; null when the server does not say. */
+  blockCompressor: string | null;
+}
+
+/** Per array path, the statistics of one sampled document. Nested array paths read `comments.replies`. */
+export interface ArrayProfile {
+  path: string;
+  /** How many arrays at this path the document holds (more than 1 inside arrays of objects). */
+  occurrences: number;
+  maxLength: number;
+  totalLength: number;
+  /** BSON bytes of all arrays at this path, and of their elements alone. */
+  bytes: number;
+  elementBytes: number;
+  /** Element kinds seen: bit flags of ELEMENT_KIND. */
+  kinds: number;
+}
+
+export const ELEMENT_KIND = {
+  object: 1,
+  array: 2,
+  string: 4,
+  number: 8,
+  objectId: 16,
+  other: 32,
+} as const;
+
+export interface DocProfile {
+  bytes: number;
+  /** Where the document's creation time came from and its value (ms since epoch). */
+  createdAt: number | null;
+  /** true when the size came from the server ($bsonSize) because the document was too large to pull. */
+  measuredOnServer: boolean;
+  arrays: ArrayProfile[];
+  /** The largest top-level fields by BSON bytes, at most 3. */
+  largestFields: { path: string; bytes: number }[];
+}
+
+export type IdType =
+  | 'objectId'
+  | 'uuid'
+  | 'binary'
+  | 'string'
+  | 'int'
+  | 'long'
+  | 'double'
+  | 'decimal'
+  | 'date'
+  | 'object'
+  | 'other';
+
+export interface IdProfile {
+  types: Partial<Record<IdType, number>>;
+  /** For UUIDs: count per version (4 random, 7 time-ordered). */
+  uuidVersions: Record<string, number>;
+  sizeBytes: { p50: number; max: number; mean: number };
+  /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
+  leadingByteEntropy: number[];
+  /**
+   * The rank of each _id (among those read) in the order documents were read in natural order.
+   * Spearman's rho of this against 0..n-1 is the monotonicity. Ranks, not values.
+   */
+  naturalOrderRanks: number[];
+  /** Where the natural-order reading came from. */
+  naturalOrderSource: 'natural-scan' | 'none';
+}
+
+export interface FieldProfile {
+  /** Documents (or array elements, for paths under arrays) in which the path is present. */
+  present: number;
+  types: Record<string, number>;
+}
+
+export interface SampleSnapshot {
+  method: '$sample' | 'natural-order' | 'none';
+  /** false when documents are not a random sample (the report says so). */
+  random: boolean;
+  requested: number;
+  size: number;
+  docs: DocProfile[];
+  id: IdProfile | null;
+  fields: Record<string, FieldProfile>;
+  /** Where document creation times came from: `_id` (ObjectId timestamp) or a date field's path. */
+  timeSource: string | null;
+}
+
+export interface CollectionSnapshot {
+  db: string;
+  name: string;
+  type: 'collection' | 'view' | 'timeseries' | 'system' | 'unknown';
+  capped: boolean;
+  clustered: boolean;
+  validator: {
+    present: boolean;
+    /** The $jsonSchema part (a schema, not data) when there is one. */
+    jsonSchema?: Record<string, unknown>;
+    /** Operator names used outside $jsonSchema (query-operator validators). */
+    queryOperators?: string[];
+    validationLevel?: string;
+    validationAction?: string;
+  };
+  stats: CollectionStats | null;
+  indexes: IndexSnapshot[];
+  sample: SampleSnapshot;
+  /** What could not be read for this collection, with the reason. */
+  notes: Note[];
+}
+
+export interface DatabaseSnapshot {
+  name: string;
+  collections: CollectionSnapshot[];
+}
+
+export interface Note {
+  level: 'info' | 'skipped' | 'error';
+  target?: Target;
+  message: string;
+}
+
+export interface Target {
+  db: string;
+  collection?: string;
+  path?: string;
+  index?: string;
+}
+
+export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
+export const SNAPSHOT_VERSION = 1;
+
+export interface Snapshot {
+  format: typeof SNAPSHOT_FORMAT;
+  version: typeof SNAPSHOT_VERSION;
+  collectedAt: string;
+  /** Connection string with any password removed. */
+  source: string;
+  server: ServerInfo;
+  databases: DatabaseSnapshot[];
+  notes: Note[];
+  /** Commands sent while collecting. */
+  roundTrips: number;
+}
+
+export interface Recommendation {
+  action: string;
+  reason: string;
+  /** Ready-to-run commands (mongosh syntax), no document values. */
+  commands?: string[];
+}
+
+export interface Measurement {
+  label: string;
+  unit: 'ms' | 'bytes' | 'ops/s';
+  median: number;
+  low: number;
+  high: number;
+  trials: number;
+}
+
+export interface Confirmation {
+  status: 'supported' | 'refuted' | 'inconclusive' | 'not-run' | 'error';
+  summary: string;
+  /** Ratio alternative/current or current/alternative as the summary says, with a bootstrap 95% interval. */
+  ratio?: { label: string; median: number; low: number; high: number };
+  measurements: Measurement[];
+  /** Where it ran: scratch database and server, never the user's collections. */
+  where: string;
+  /** For not-run: what the server lacked or ignored. */
+  reason?: string;
+  durationMs: number;
+}
+
+export interface Finding {
+  ruleId: string;
+  messageId: string;
+  severity: Severity;
+  target: Target;
+  message: string;
+  evidence: Record<string, string | number | boolean | null>;
+  recommendation?: Recommendation;
+  docsUrl: string;
+  confirmation?: Confirmation;
+}
+
+export interface CheckResult {
+  tool: { name: 'mongo-advisor'; version: string };
+  startedAt: string;
+  durationMs: number;
+  source: string;
+  server: Pick<ServerInfo, 'version' | 'flavor' | 'storageEngine' | 'topology'>;
+  scope: { db: string; collections: string[] };
+  findings: Finding[];
+  notes: Note[];
+  roundTrips: number;
+  confirm: { enabled: boolean; where: string | null; cleanedUp: boolean | null };
+}

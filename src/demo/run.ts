@@ -1,0 +1,40 @@
+import { MongoClient } from 'mongodb';
+import { DriverAdapter } from '../adapters/driver';
+import { check } from '../check';
+import { formatText } from '../report/text';
+import { startServer } from '../servers/embedded';
+import { seedDemo } from './seed';
+
+export const DEMO_DB = 'mongo_advisor_demo_blog';
+
+interface DemoIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+/** Starts a server the way the tests do, seeds the blog, runs check with confirmation, prints it, cleans up. */
+export async function runDemo(opts: { confirm: boolean; color: boolean; io: DemoIo }): Promise<number> {
+  const { io } = opts;
+  io.err('Starting an embedded server (MONGODB_URI, else mongodb-memory-server, else FerretDB)…');
+  const server = await startServer({ log: (l) => io.err(`  ${l}`) });
+  io.err(`Server: ${server.description}`);
+  const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
+  try {
+    await client.connect();
+    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id)…`);
+    await seedDemo(client, DEMO_DB);
+    const adapter = await DriverAdapter.connect(server.uri);
+    try {
+      io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
+      const result = await check(adapter, { db: DEMO_DB, confirm: opts.confirm, log: (l) => io.err(`  ${l}`) });
+      io.out(formatText(result, { color: opts.color }));
+      return 0;
+    } finally {
+      await adapter.close();
+    }
+  } finally {
+    await client.db(DEMO_DB).dropDatabase().catch(() => undefined);
+    await client.close().catch(() => undefined);
+    await server.stop();
+  }
+}

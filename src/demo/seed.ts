@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient, ObjectId, UUID } from 'mongodb';
+
+const DAY = 86_400_000;
+
+/** One comment of about 1 KB, as in the field report. */
+function comment(i: number, at: Date): Record<string, unknown> {
+  return { author: `user${i % 500}`, at, text: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(17).slice(0, 960) };
+}
+
+/** Posts created `daysAgo` days ago holding n comments each, as the blog field report's table (1 to 10,000). */
+export const DEMO_POSTS = [
+  { comments: 1, daysAgo: 400 },
+  { comments: 10, daysAgo: 300 },
+  { comments: 100, daysAgo: 200 },
+  { comments: 1000, daysAgo: 120 },
+  { comments: 10000, daysAgo: 45 },
+];
+
+/**
+ * Seeds `db`: posts (embedded comments, 1 to 10,000 per post, plus 15 small posts), sessions (UUID v4 _id)
+ * and events (ObjectId _id), each with a secondary index. Documents are inserted whole.
+ */
+export async function seedDemo(client: MongoClient, dbName: string): Promise<void> {
+  const db = client.db(dbName);
+  await db.dropDatabase();
+  const now = Date.now();
+  const posts = [];
+  for (const p of DEMO_POSTS) {
+    const created = now - p.daysAgo * DAY;
+    posts.push({
+      _id: ObjectId.createFromTime(Math.floor(created / 1000)),
+      title: `A post with ${p.comments} comments`,
+      author: 'demo',
+      tags: ['mongodb', 'schema'],
+      comments: Array.from({ length: p.comments }, (_, i) => comment(i, new Date(created + ((now - created) * i) / p.comments))),
+    });
+  }
+  for (let k = 0; k < 15; k++) {
+    const created = now - (30 + k * 20) * DAY;
+    posts.push({ _id: ObjectId.createFromTime(Math.floor(created / 1000)), title: `Short post ${k}`, author: 'demo', tags: ['misc'], comments: Array.from({ length: 2 + (k % 4) }, (_, i) => comment(i, new Date(created))) });
+  }
+  // Inserted in creation order, as a live blog would have written them.
+  posts.sort((a, b) => a._id.getTimestamp().getTime() - b._id.getTimestamp().getTime());
+  for (const p of posts) await db.collection('posts').insertOne(p);
+  await db.collection('posts').createIndex({ author: 1 });
+
+  const sessions = Array.from({ length: 3000 }, (_, i) => ({ _id: new UUID(uuid4()), userId: i % 300, startedAt: new Date(now - i * 60_000), device: i % 3 === 0 ? 'mobile' : 'desktop' }));
+  await db.collection<{ _id: UUID }>('sessions').insertMany(sessions);
+  await db.collection('sessions').createIndex({ userId: 1 });
+
+  const events = Array.from({ length: 3000 }, (_, i) => ({ _id: new ObjectId(), type: ['view', 'click', 'share'][i % 3], at: new Date(now - (3000 - i) * 1000), value: i }));
+  await db.collection('events').insertMany(events);
+  await db.collection('events').createIndex({ type: 1, at: 1 });
+}
+
+function uuid4(): string {
+  const b = randomBytes(16);
+  b[6] = 0x40 | ((b[6] as number) & 0x0f);
+  b[8] = 0x80 | ((b[8] as number) & 0x3f);
+  return b.toString('hex');
+}

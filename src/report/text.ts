@@ -1,0 +1,110 @@
+import Table from 'cli-table3';
+import { createColors } from 'picocolors';
+import { formatBytes, formatDuration, formatNumber } from '../core/format';
+import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
+
+export interface TextOptions {
+  color: boolean;
+  /** Show the measurement table under each confirmation (default true). */
+  measurements?: boolean;
+}
+
+const ICON: Record<Severity, string> = { error: '✖', warn: '▲', info: 'ℹ' };
+
+function fmtMeasure(m: Measurement): string {
+  const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : (x: number) => `${formatNumber(x)} ops/s`;
+  return f(m.median);
+}
+
+function fmtInterval(m: Measurement): string {
+  if (m.trials <= 1) return '';
+  const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : formatNumber;
+  return `${f(m.low)} – ${f(m.high)}`;
+}
+
+function wrap(text: string, width: number, indent: string): string {
+  const words = text.split(/\s+/);
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** The readable report for the terminal and the mongosh prompt. Colour only when asked (a TTY). */
+export function formatText(result: CheckResult, opts: TextOptions): string {
+  const c = createColors(opts.color);
+  const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
+  const width = 96;
+  const out: string[] = [];
+  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
+  out.push(c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`));
+  const confirmLine = !result.confirm.enabled
+    ? 'confirmation off'
+    : result.confirm.where
+      ? `confirmed on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
+      : 'nothing to confirm';
+  out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
+  out.push('');
+  if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
+  for (const f of result.findings) out.push(formatFinding(f, c, sev, width, opts.measurements !== false), '');
+  const skipped = result.notes.filter((n) => n.level !== 'info');
+  const info = result.notes.filter((n) => n.level === 'info');
+  if (skipped.length) {
+    out.push(c.bold('Could not check'));
+    for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}.${n.target.collection ?? ''}: ` : ''}${n.message}`, width, '  '));
+    out.push('');
+  }
+  if (info.length) {
+    out.push(c.bold('Notes'));
+    for (const n of info) out.push(wrap(`- ${n.target ? `${n.target.db}.${n.target.collection ?? ''}: ` : ''}${n.message}`, width, '  '));
+    out.push('');
+  }
+  const counts = (['error', 'warn', 'info'] as const).map((s) => [s, result.findings.filter((f) => f.severity === s).length] as const);
+  out.push(counts.map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`)).join(c.dim(' · ')));
+  return out.join('\n');
+}
+
+type Colors = ReturnType<typeof createColors>;
+
+function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) => string>, width: number, withTable: boolean): string {
+  const lines: string[] = [];
+  const where = `${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` ${c.dim('›')} ${f.target.path}` : ''}${f.target.index ? ` ${c.dim('index')} ${f.target.index}` : ''}`;
+  lines.push(`${sev[f.severity](`${ICON[f.severity]} ${f.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(f.ruleId)}`);
+  lines.push(wrap(f.message, width, '  '));
+  if (f.recommendation) {
+    lines.push(wrap(`→ ${c.bold(f.recommendation.action)}: ${f.recommendation.reason}`, width, '  '));
+    for (const cmd of f.recommendation.commands ?? []) lines.push(`      ${c.green(cmd)}`);
+  }
+  if (f.confirmation) lines.push(formatConfirmation(f.confirmation, c, width, withTable));
+  lines.push(c.dim(`  ${f.docsUrl}`));
+  return lines.join('\n');
+}
+
+const STATUS: Record<Confirmation['status'], string> = {
+  supported: '✔ confirmed',
+  refuted: '✖ not borne out',
+  inconclusive: '≈ inconclusive',
+  'not-run': '○ not measured',
+  error: '! experiment failed',
+};
+
+function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable: boolean): string {
+  const color = k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
+  const lines = [wrap(`${color(STATUS[k.status])}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
+  if (withTable && k.measurements.length > 0) {
+    const t = new Table({
+      head: ['measurement', 'median', '95% interval', 'trials'],
+      style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
+      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '   ', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' ' },
+    });
+    for (const m of k.measurements) t.push([m.label, fmtMeasure(m), fmtInterval(m), String(m.trials)]);
+    lines.push(c.dim(t.toString()));
+  }
+  return lines.join('\n');
+}
