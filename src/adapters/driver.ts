@@ -40,7 +40,7 @@ export class DriverAdapter implements Adapter {
 
   async command(db: string, cmd: Doc): Promise<Doc> {
     this.count++;
-    return (await this.client.db(db).command(cmd)) as Doc;
+    return (await this.client.db(db).command(cmd));
   }
 
   async close(): Promise<void> {

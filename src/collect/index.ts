@@ -18,6 +18,7 @@ import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
 import { readSample } from './sample';
+import { collectionCollectors, snapshotCollectors } from './extras';
 
 export interface CollectOptions {
   db: string;
@@ -56,7 +57,7 @@ function detectTimeField(docs: readonly Doc[]): string | null {
   const first = docs[0] as Doc;
   for (const key of Object.keys(first)) {
     if (!TIME_FIELD_NAMES.test(key)) continue;
-    const dated = docs.filter((d) => d[key] !== null && typeof d[key] === 'object' && isDate(d[key] as object)).length;
+    const dated = docs.filter((d) => d[key] !== null && typeof d[key] === 'object' && isDate(d[key])).length;
     if (dated >= docs.length * 0.9) return key;
   }
   const oids = docs.filter((d) => (d._id as { _bsontype?: string } | null)?._bsontype === 'ObjectId').length;
@@ -117,8 +118,14 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
   const firstReal = chosen.find((c) => c.type === 'collection');
   if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS);
 
-  const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, (c) => collectCollection(adapter, server, opts, c, maxTimeMS));
-  return {
+  const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
+    const { snap, rawDocs } = await collectCollection(adapter, server, opts, c, maxTimeMS);
+    if (snap.type === 'collection') {
+      for (const collector of collectionCollectors) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
+    }
+    return snap;
+  });
+  const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     collectedAt: new Date().toISOString(),
@@ -126,8 +133,11 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
     server,
     databases: [{ name: opts.db, collections }],
     notes,
-    roundTrips: adapter.roundTrips - start,
+    roundTrips: 0,
   };
+  for (const collector of snapshotCollectors) await collector({ adapter, snapshot, maxTimeMS, options: opts });
+  snapshot.roundTrips = adapter.roundTrips - start;
+  return snapshot;
 }
 
 function emptySample(requested: number): SampleSnapshot {
@@ -154,7 +164,8 @@ function validatorOf(options: Doc): CollectionSnapshot['validator'] {
   return out;
 }
 
-async function collectCollection(adapter: Adapter, server: ServerInfo, opts: CollectOptions, c: ListedCollection, maxTimeMS: number): Promise<CollectionSnapshot> {
+async function collectCollection(adapter: Adapter, server: ServerInfo, opts: CollectOptions, c: ListedCollection, maxTimeMS: number): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[] }> {
+  let rawDocs: Doc[] = [];
   const db = opts.db;
   const type = collectionType(c);
   const notes: Note[] = [];
@@ -173,11 +184,11 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
   };
   if (type === 'view') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${String(c.options.viewOn ?? 'unknown')}) instead` });
-    return snap;
+    return { snap, rawDocs };
   }
   if (type === 'timeseries') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
-    return snap;
+    return { snap, rawDocs };
   }
 
   // 1. storage stats and count
@@ -222,7 +233,7 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
   const count = snap.stats?.count ?? null;
   if (count === 0) {
     notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
-    return snap;
+    return { snap, rawDocs };
   }
   const avg = snap.stats?.avgObjSize ?? 0;
   const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
@@ -231,6 +242,7 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
   if (requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round((opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes) / 1048576)} MiB` });
   try {
     const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes: opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes });
+    rawDocs = raw.docs;
     const timeField = opts.timeField ?? detectTimeField(raw.docs);
     const profiler = new Profiler(timeField);
     const docs = raw.docs.map((d) => profiler.profile(d));
@@ -262,7 +274,7 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
     notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
     snap.sample = emptySample(requested);
   }
-  return snap;
+  return { snap, rawDocs };
 }
 
 async function readNaturalIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<Doc[]> {

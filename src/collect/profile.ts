@@ -197,7 +197,7 @@ export class Profiler {
         return 12;
       case 'Binary':
         this.note(path, 'binData');
-        return 5 + binaryLength(v as never);
+        return 5 + binaryLength(v);
       case 'Long':
         this.note(path, 'long');
         return 8;

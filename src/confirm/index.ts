@@ -61,7 +61,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
       const started = performance.now();
       log(`confirming ${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
       try {
-        const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings) as never);
+        const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings));
         f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };
       } catch (err) {
         const interrupted = opts.signal?.aborted === true;

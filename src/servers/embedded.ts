@@ -101,7 +101,7 @@ async function startMemoryServer(): Promise<RunningServer> {
   let mod: MemoryServerModule;
   try {
     // A devDependency: absent in production installs, so load it lazily.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     mod = require('mongodb-memory-server') as MemoryServerModule;
   } catch (err) {
     throw new Error(`not installed (${oneLine(err)})`);

@@ -1,0 +1,31 @@
+import type { Adapter, Doc } from '../adapters/types';
+import type { CollectionSnapshot, ServerInfo, Snapshot } from '../core/types';
+import type { CollectOptions } from './index';
+
+export interface CollectionCollectorContext {
+  adapter: Adapter;
+  server: ServerInfo;
+  collection: CollectionSnapshot;
+  /** The sampled documents as read (for in-process measurements). Never store them in the snapshot. */
+  rawDocs: readonly Doc[];
+  maxTimeMS: number;
+  options: CollectOptions;
+}
+
+export interface SnapshotCollectorContext {
+  adapter: Adapter;
+  snapshot: Snapshot;
+  maxTimeMS: number;
+  options: CollectOptions;
+}
+
+/**
+ * Extra read-only collectors, one file each under src/collect/, that fill optional snapshot fields a rule
+ * needs. Each runs after the core collection of a collection (or of the whole snapshot), must not throw
+ * (record a note instead) and must count its round trips against the budget in bench/README.md.
+ */
+export type CollectionCollector = (ctx: CollectionCollectorContext) => Promise<void>;
+export type SnapshotCollector = (ctx: SnapshotCollectorContext) => Promise<void>;
+
+export const collectionCollectors: CollectionCollector[] = [];
+export const snapshotCollectors: SnapshotCollector[] = [];
