@@ -87,7 +87,7 @@ export default defineRule<ArrayGrowthOptions>({
       longArray:
         'Array `{{path}}` holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}} of its document ({{why}}).',
       growingArray:
-        'Array `{{path}}` grows by up to {{perDay}} elements per document per day; at that pace a document passes {{warnSize}} {{warnWhen}} and 16 MiB {{maxWhen}} ({{why}}). Up to {{max}} elements now (p95 {{p95}}).',
+        'Array `{{path}}` grows by up to {{perDay}} elements per document per day: at that pace a document passes 16 MiB {{maxWhen}}; {{warnClause}}. Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each.',
     },
     options: arrayGrowthOptionsSchema,
     requires: { capabilities: [] },
@@ -99,7 +99,7 @@ export default defineRule<ArrayGrowthOptions>({
       const grade = severityOf(s, options);
       if (!grade) continue;
       const when = (days: number | null): string =>
-        days === null ? 'never at this pace' : days <= 0 ? 'already (it is past it)' : `in ${formatNumber(Math.round(days))} days (${new Date(now + days * 86_400_000).toISOString().slice(0, 10)})`;
+        days === null ? 'never at this pace' : days <= 0 ? 'already' : `in ${formatNumber(Math.round(days))} days (${new Date(now + days * 86_400_000).toISOString().slice(0, 10)})`;
       const growthDriven = s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= options.warnWithinDays;
       report({
         messageId: growthDriven ? 'growingArray' : 'longArray',
@@ -114,8 +114,12 @@ export default defineRule<ArrayGrowthOptions>({
           elementBytes: formatBytes(s.elementBytes),
           share: `${Math.round(s.share * 100)}%`,
           perDay: s.growth ? formatNumber(s.growth.maxPerDay) : '0',
-          warnSize: `${formatNumber(options.warnDocBytes / 1e6)} MB`,
-          warnWhen: when(s.daysToWarnBytes),
+          warnClause:
+            s.daysToWarnBytes === null
+              ? 'no document is on course to pass the warning size'
+              : s.daysToWarnBytes <= 0
+                ? `one is already past ${formatNumber(options.warnDocBytes / 1e6)} MB`
+                : `one passes ${formatNumber(options.warnDocBytes / 1e6)} MB ${when(s.daysToWarnBytes)}`,
           maxWhen: when(s.daysToMaxBytes),
           why: grade.why,
         },

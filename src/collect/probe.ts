@@ -16,7 +16,7 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<
   const build = await adapter.command('admin', { buildInfo: 1 });
   const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
-  const hello = await adapter.command('admin', { hello: 1 }).catch(() => ({}));
+  const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
   const topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
   let storageEngine: string | null = null;
   let cacheBytes: number | null = null;

@@ -2,7 +2,7 @@ import { commandCursor } from '../adapters/cursor';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
-import { type Finding, type Snapshot, severityRank } from '../core/types';
+import type { Finding, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
 import { Budget } from './harness';
 import { Scratch } from './scratch';
@@ -25,7 +25,7 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
 }
 
 /**
- * The only writer. For each warn/error finding whose rule has an experiment, runs it against a scratch
+ * The only writer. For each finding whose rule has an experiment, runs it against a scratch
  * database and attaches the result. The scratch database is dropped at the end, whatever happened.
  */
 export async function confirmFindings(snapshot: Snapshot, findings: Finding[], source: Adapter, rules: readonly Rule[], opts: ConfirmOptions = {}): Promise<ConfirmRun> {
@@ -35,18 +35,20 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
     budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
   };
   const byId = new Map(rules.map((r) => [r.id, r]));
-  const todo = findings.filter((f) => severityRank(f.severity) >= severityRank('warn') && byId.get(f.ruleId)?.confirm && f.messageId !== 'internalError');
-  if (todo.length === 0) return { findings, where: null, cleanedUp: null, notes: [] };
+  const todo = new Set(findings.filter((f) => byId.get(f.ruleId)?.confirm && f.messageId !== 'internalError'));
+  if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes: [] };
 
   const scratch = new Scratch(opts.scratchAdapter ?? source);
   opts.onScratch?.(scratch);
   const log = opts.log ?? (() => undefined);
   const notes: string[] = [];
-  const out = findings.map((f) => ({ ...f }));
+  const out: Finding[] = [];
   try {
-    for (const f of out) {
-      if (!todo.some((t) => t.ruleId === f.ruleId && t.target === f.target && t.messageId === f.messageId)) continue;
-      if (opts.signal?.aborted) break;
+    for (const original of findings) {
+      const f = { ...original };
+      out.push(f);
+      if (!todo.has(original)) continue;
+      if (opts.signal?.aborted) continue;
       const rule = byId.get(f.ruleId) as Rule;
       const budget = new Budget(settings.budgetMs, opts.signal);
       const ctx: ConfirmContext = {

@@ -31,9 +31,12 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Removes the password (and only it) from a connection string for display. */
+/**
+ * A connection string for display: the password masked and the query string dropped (options can carry
+ * secrets too, such as AWS session tokens).
+ */
 export function redactUri(uri: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/)([^@/]*)@/i, (_m, scheme: string, cred: string) => {
+  return uri.replace(/\?.*$/, '').replace(/^(mongodb(?:\+srv)?:\/\/)([^@/]*)@/i, (_m, scheme: string, cred: string) => {
     const user = cred.split(':')[0] ?? '';
     return `${scheme}${user ? `${user}:****@` : '****@'}`;
   });

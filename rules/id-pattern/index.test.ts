@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { IdProfile } from '../../src/core/types';
+import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { uuid4Hex, uuid7Hex } from './confirm';
+import rule from './index';
+
+const N = 200;
+const inOrder = Array.from({ length: N }, (_, i) => i);
+// a fixed shuffle (random order with respect to insertion)
+const shuffled = inOrder.map((i) => (i * 7919) % N);
+
+function ids(over: Partial<IdProfile>): IdProfile {
+  return {
+    types: { objectId: N },
+    uuidVersions: {},
+    sizeBytes: { p50: 12, max: 12, mean: 12 },
+    leadingByteEntropy: [0, 0.5, 3.2, 6.9],
+    naturalOrderRanks: inOrder,
+    naturalOrderSource: 'natural-scan',
+    ...over,
+  };
+}
+
+const uuid4: Partial<IdProfile> = { types: { uuid: N }, uuidVersions: { '4': N }, sizeBytes: { p50: 21, max: 21, mean: 21 }, leadingByteEntropy: [7.4, 7.4, 7.5, 7.4], naturalOrderRanks: shuffled };
+
+function coll(name: string, id: IdProfile, over: Parameters<typeof collectionOf>[1] = {}) {
+  return collectionOf(name, {
+    sample: { method: '$sample', random: true, requested: N, size: N, docs: [{ bytes: 100, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }], id, fields: {}, timeSource: null },
+    indexes: [
+      { name: '_id_', key: { _id: 1 }, sizeBytes: 40_000, accesses: null },
+      { name: 'userId_1', key: { userId: 1 }, sizeBytes: 30_000, accesses: null },
+    ],
+    ...over,
+  });
+}
+
+ruleTester(rule, {
+  valid: [
+    { name: 'ObjectId _id on a regular collection only gets the clustered suggestion (info)', snapshot: snapshotOf([coll('events', ids({}))]), allowInfo: true },
+    { name: 'capped collection with monotonic _id: no clustered advice', snapshot: snapshotOf([coll('log', ids({}), { capped: true })]) },
+    { name: 'already clustered on ObjectId', snapshot: snapshotOf([coll('events', ids({}), { clustered: true })]) },
+    { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
+    {
+      name: 'server older than 5.3: no clustered suggestion',
+      snapshot: (() => {
+        const s = snapshotOf([coll('events', ids({}))]);
+        s.server.capabilities.clusteredCollections = { supported: false, evidence: 'server version 5.0.3 is older than 5.3' };
+        return s;
+      })(),
+    },
+  ],
+  invalid: [
+    { name: 'UUID v4 _id: advise against clustering', snapshot: snapshotOf([coll('sessions', ids(uuid4))]), expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'UUID v4' }] },
+    { name: 'monotonic ObjectId: recommend clustering', snapshot: snapshotOf([coll('events', ids({}))]), expect: [{ messageId: 'recommendClustered', severity: 'info' }] },
+    {
+      name: 'mixed _id types',
+      snapshot: snapshotOf([coll('mixed', ids({ types: { objectId: 150, string: 50 } }))]),
+      expect: [{ messageId: 'mixedTypes', severity: 'warn', messageIncludes: 'objectId 75%' }],
+    },
+    { name: 'clustered on random UUIDs', snapshot: snapshotOf([coll('sessions', ids(uuid4), { clustered: true })]), expect: [{ messageId: 'clusteredOnRandom', severity: 'warn' }] },
+    {
+      name: 'large string _id: advise against clustering',
+      snapshot: snapshotOf([coll('docs', ids({ types: { string: N }, sizeBytes: { p50: 45, max: 50, mean: 45 } }))]),
+      expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (40 bytes)' }],
+    },
+    {
+      name: 'too few _ids in natural order to judge',
+      snapshot: snapshotOf([coll('tiny', ids({ naturalOrderRanks: [0, 1, 2], leadingByteEntropy: [0, 0, 0, 0] }))]),
+      expect: [{ messageId: 'orderUnknown', messageIncludes: 'only 3' }],
+    },
+  ],
+});
+
+describe('id-pattern details', () => {
+  it('estimates the secondary index penalty from the real index sizes: (idSize - 8) bytes per entry', () => {
+    const [f] = runRule(rule, snapshotOf([coll('sessions', ids(uuid4))]));
+    // 1,000 documents x 1 secondary index x (16 - 8) bytes
+    expect(f?.evidence.secondaryIndexExtraBytes).toBe(8000);
+    expect(f?.evidence.secondaryIndexBytes).toBe(30_000);
+  });
+
+  it('uses the analyzeShardKey line (0.7) as an option', () => {
+    const weak = inOrder.map((i) => (i % 2 === 0 ? i : N - i));
+    const strict = runRule(rule, snapshotOf([coll('e', ids({ naturalOrderRanks: weak }))]), { monotonicThreshold: 0.99 });
+    expect(strict.some((f) => f.messageId === 'recommendClustered')).toBe(false);
+  });
+
+  it('generates UUIDs of the right version', () => {
+    expect(uuid4Hex()[12]).toBe('4');
+    const a = uuid7Hex(1_700_000_000_000, 1);
+    const b = uuid7Hex(1_700_000_000_001, 0);
+    expect(a[12]).toBe('7');
+    expect(a < b).toBe(true);
+  });
+});

@@ -1,0 +1,272 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { UserError } from './errors';
+import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
+
+/*
+ * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The schema checks every core field
+ * strictly (required, type, enum) but leaves objects open: collectors add optional fields for new rules, and a
+ * snapshot carrying them must still load. So no `additionalProperties: false` anywhere.
+ */
+
+const num = { type: 'number' } as const;
+const nonNegInt = { type: 'integer', minimum: 0 } as const;
+const nullableNum = { type: ['number', 'null'] } as const;
+const str = { type: 'string' } as const;
+
+const capability = {
+  type: 'object',
+  required: ['supported', 'evidence'],
+  properties: { supported: { type: ['boolean', 'null'] }, evidence: str },
+} as const;
+
+const CORE_CAPABILITIES = ['sample', 'indexStats', 'bsonSize', 'arraySize', 'collStats', 'validators', 'clusteredCollections', 'collMod'];
+
+const target = {
+  type: 'object',
+  required: ['db'],
+  properties: { db: str, collection: str, path: str, index: str },
+} as const;
+
+const note = {
+  type: 'object',
+  required: ['level', 'message'],
+  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str },
+} as const;
+
+const index = {
+  type: 'object',
+  required: ['name', 'key', 'sizeBytes', 'accesses'],
+  properties: {
+    name: str,
+    key: { type: 'object', additionalProperties: { type: ['number', 'string'] } },
+    unique: { type: 'boolean' },
+    sparse: { type: 'boolean' },
+    hidden: { type: 'boolean' },
+    partial: { type: 'boolean' },
+    expireAfterSeconds: num,
+    collation: { type: 'object' },
+    sizeBytes: nullableNum,
+    accesses: {
+      type: ['array', 'null'],
+      items: { type: 'object', required: ['host', 'ops', 'since'], properties: { host: str, ops: num, since: str } },
+    },
+  },
+} as const;
+
+const stats = {
+  type: ['object', 'null'],
+  required: ['count', 'sizeBytes', 'avgObjSize', 'storageSizeBytes', 'totalIndexSizeBytes', 'nindexes', 'blockCompressor'],
+  properties: {
+    count: num,
+    sizeBytes: num,
+    avgObjSize: num,
+    storageSizeBytes: num,
+    totalIndexSizeBytes: num,
+    nindexes: num,
+    blockCompressor: { type: ['string', 'null'] },
+  },
+} as const;
+
+const arrayProfile = {
+  type: 'object',
+  required: ['path', 'occurrences', 'maxLength', 'totalLength', 'bytes', 'elementBytes', 'kinds'],
+  properties: { path: str, occurrences: nonNegInt, maxLength: nonNegInt, totalLength: nonNegInt, bytes: num, elementBytes: num, kinds: nonNegInt },
+} as const;
+
+const docProfile = {
+  type: 'object',
+  required: ['bytes', 'createdAt', 'measuredOnServer', 'arrays', 'largestFields'],
+  properties: {
+    bytes: num,
+    createdAt: nullableNum,
+    measuredOnServer: { type: 'boolean' },
+    arrays: { type: 'array', items: arrayProfile },
+    largestFields: { type: 'array', items: { type: 'object', required: ['path', 'bytes'], properties: { path: str, bytes: num } } },
+  },
+} as const;
+
+const idProfile = {
+  type: ['object', 'null'],
+  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy', 'naturalOrderRanks', 'naturalOrderSource'],
+  properties: {
+    types: { type: 'object', additionalProperties: num },
+    uuidVersions: { type: 'object', additionalProperties: num },
+    sizeBytes: { type: 'object', required: ['p50', 'max', 'mean'], properties: { p50: num, max: num, mean: num } },
+    leadingByteEntropy: { type: 'array', items: num },
+    // Ranks, not values: whole numbers only, which also keeps _id values out of this field.
+    naturalOrderRanks: { type: 'array', items: nonNegInt },
+    naturalOrderSource: { enum: ['natural-scan', 'none'] },
+  },
+} as const;
+
+const sample = {
+  type: 'object',
+  required: ['method', 'random', 'requested', 'size', 'docs', 'id', 'fields', 'timeSource'],
+  properties: {
+    method: { enum: ['$sample', 'natural-order', 'none'] },
+    random: { type: 'boolean' },
+    requested: nonNegInt,
+    size: nonNegInt,
+    docs: { type: 'array', items: docProfile },
+    id: idProfile,
+    fields: {
+      type: 'object',
+      additionalProperties: { type: 'object', required: ['present', 'types'], properties: { present: num, types: { type: 'object', additionalProperties: num } } },
+    },
+    timeSource: { type: ['string', 'null'] },
+  },
+} as const;
+
+const collection = {
+  type: 'object',
+  required: ['db', 'name', 'type', 'capped', 'clustered', 'validator', 'stats', 'indexes', 'sample', 'notes'],
+  properties: {
+    db: str,
+    name: str,
+    type: { enum: ['collection', 'view', 'timeseries', 'system', 'unknown'] },
+    capped: { type: 'boolean' },
+    clustered: { type: 'boolean' },
+    validator: {
+      type: 'object',
+      required: ['present'],
+      properties: {
+        present: { type: 'boolean' },
+        jsonSchema: { type: 'object' },
+        queryOperators: { type: 'array', items: str },
+        validationLevel: str,
+        validationAction: str,
+      },
+    },
+    stats,
+    indexes: { type: 'array', items: index },
+    sample,
+    notes: { type: 'array', items: note },
+  },
+} as const;
+
+/** JSON Schema (draft-07) of the snapshot file, format version {@link SNAPSHOT_VERSION}. */
+export const SNAPSHOT_JSON_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: `https://mongo-advisor.dev/schemas/snapshot-v${SNAPSHOT_VERSION}.json`,
+  title: 'mongo-advisor snapshot',
+  description: 'What `mongo-advisor collect` read from a deployment: paths, types, sizes, counts and shapes, never document values.',
+  type: 'object',
+  required: ['format', 'version', 'collectedAt', 'source', 'server', 'databases', 'notes', 'roundTrips'],
+  properties: {
+    format: { const: SNAPSHOT_FORMAT },
+    version: { const: SNAPSHOT_VERSION },
+    collectedAt: { type: 'string', format: 'date-time' },
+    source: str,
+    server: {
+      type: 'object',
+      required: ['version', 'versionArray', 'flavor', 'storageEngine', 'topology', 'capabilities', 'cacheBytes'],
+      properties: {
+        version: str,
+        versionArray: { type: 'array', items: num },
+        flavor: { enum: ['mongodb', 'ferretdb'] },
+        storageEngine: { type: ['string', 'null'] },
+        topology: { enum: ['standalone', 'replicaSet', 'sharded', 'unknown'] },
+        capabilities: { type: 'object', required: CORE_CAPABILITIES, additionalProperties: capability },
+        cacheBytes: nullableNum,
+      },
+    },
+    databases: {
+      type: 'array',
+      items: { type: 'object', required: ['name', 'collections'], properties: { name: str, collections: { type: 'array', items: collection } } },
+    },
+    notes: { type: 'array', items: note },
+    roundTrips: nonNegInt,
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+// draft-07 "format" is an annotation unless a format plugin is loaded; checked by hand below.
+ajv.addFormat('date-time', (s: string) => !Number.isNaN(Date.parse(s)));
+const validateSnapshot = ajv.compile(SNAPSHOT_JSON_SCHEMA);
+
+function where(e: ErrorObject): string {
+  return e.instancePath ? e.instancePath.replace(/^\//, '').replace(/\//g, '.') : '(top level)';
+}
+
+function describe(e: ErrorObject): string {
+  if (e.keyword === 'required') return `${where(e)}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === 'enum') return `${where(e)} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `${where(e)} ${e.message ?? 'is invalid'}`;
+}
+
+/** Says what a parsed JSON value is when it is not a snapshot, or null when it claims to be one. */
+function recognise(data: unknown, file: string): string | null {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return `${file} is not a mongo-advisor snapshot: it holds ${Array.isArray(data) ? 'an array' : `a ${data === null ? 'null' : typeof data}`}, not an object. Create one with: mongo-advisor collect <uri> --db <name> --out ${file}`;
+  }
+  const d = data as Record<string, unknown>;
+  if (d.format === SNAPSHOT_FORMAT) return null;
+  if (d.format === 'mongo-advisor-baseline') return `${file} is a mongo-advisor baseline, not a snapshot: pass it with --baseline. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+  if (typeof d.tool === 'object' && d.tool !== null && (d.tool as { name?: unknown }).name === 'mongo-advisor' && Array.isArray(d.findings)) {
+    return `${file} is a mongo-advisor report (check --format json), not a snapshot: it holds findings, not what was collected. Create a snapshot with: mongo-advisor collect <uri> --db <name> --out snap.json`;
+  }
+  if (typeof d.version === 'string' && d.$schema !== undefined && Array.isArray(d.runs)) return `${file} is a SARIF log, not a mongo-advisor snapshot. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+  if (typeof d.format === 'string') return `${file} is not a mongo-advisor snapshot: its format is "${d.format}", expected "${SNAPSHOT_FORMAT}".`;
+  if (Array.isArray(d.collections) || Array.isArray(d.databases)) {
+    return `${file} looks like a declared spec or another tool's output, not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}"). For a spec, pass it with --spec. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+  }
+  return `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: mongo-advisor collect <uri> --db <name> --out snap.json`;
+}
+
+/** Checks a parsed value and returns it as a Snapshot, or throws a UserError saying what it is and what to do. */
+export function parseSnapshot(data: unknown, file = 'the snapshot'): Snapshot {
+  const foreign = recognise(data, file);
+  if (foreign) throw new UserError(foreign);
+  const version = (data as { version?: unknown }).version;
+  if (typeof version !== 'number' || !Number.isInteger(version)) {
+    throw new UserError(`${file} is a mongo-advisor snapshot without a valid format version (${JSON.stringify(version)}): it was edited or truncated. Collect it again with: mongo-advisor collect <uri> --out ${file}`);
+  }
+  if (version > SNAPSHOT_VERSION) {
+    throw new UserError(`${file} is a snapshot of format version ${version}, written by a newer mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Upgrade mongo-advisor (npm install -g mongo-advisor@latest) or collect it again with this version.`);
+  }
+  if (version < SNAPSHOT_VERSION) {
+    throw new UserError(`${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Collect it again with: mongo-advisor collect <uri> --out ${file}`);
+  }
+  if (!validateSnapshot(data)) {
+    const errors = validateSnapshot.errors ?? [];
+    const shown = errors.slice(0, 5).map(describe).join('; ');
+    throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect it again with: mongo-advisor collect <uri> --out ${file}`);
+  }
+  return data as unknown as Snapshot;
+}
+
+/** Reads and checks a snapshot file; every failure is a UserError with the file name and what to do. */
+export function loadSnapshot(file: string): Snapshot {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserError(`Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> --out ${file}`);
+    if (code === 'EISDIR') throw new UserError(`${file} is a directory, not a snapshot file.`);
+    throw new UserError(`Could not read ${file}: ${(err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: mongo-advisor collect <uri> --db <name> --out ${file}`);
+  }
+  return parseSnapshot(data, file);
+}
+
+/** The snapshot as written to disk: checked against the schema first, so a file we write is one we can read. */
+export function serializeSnapshot(snapshot: Snapshot): string {
+  parseSnapshot(JSON.parse(JSON.stringify(snapshot)) as unknown, 'the collected snapshot');
+  return `${JSON.stringify(snapshot, null, 1)}\n`;
+}
+
+export function saveSnapshot(file: string, snapshot: Snapshot): void {
+  const text = serializeSnapshot(snapshot);
+  try {
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new UserError(`Could not write the snapshot to ${file}: ${(err as Error).message}`);
+  }
+}

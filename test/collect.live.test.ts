@@ -1,0 +1,98 @@
+import { MongoClient, ObjectId, UUID } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DriverAdapter } from '../src/adapters/driver';
+import { check } from '../src/check';
+import { collectSnapshot } from '../src/collect';
+import { UserError } from '../src/core/errors';
+import { SCRATCH_PREFIX } from '../src/confirm/scratch';
+
+const DB = 'mongo_advisor_test_collect';
+const SECRET = 'SECRET-VALUE-do-not-print';
+
+describe('collect (live)', () => {
+  const uri = inject('mongoUri');
+  let client: MongoClient;
+  let adapter: DriverAdapter;
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    const db = client.db(DB);
+    await db.dropDatabase();
+    const old = Math.floor(Date.now() / 1000) - 200 * 86400;
+    await db.collection('posts').insertMany(
+      Array.from({ length: 30 }, (_, i) => ({
+        _id: ObjectId.createFromTime(old + i * 86400),
+        title: `${SECRET} ${i}`,
+        tags: ['a', 'b', SECRET],
+        comments: Array.from({ length: i * 10 }, (_, k) => ({ by: SECRET, text: 'x'.repeat(100), replies: [{ t: k }] })),
+      })),
+    );
+    await db.collection('mixed').insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() as never }]);
+    await db.createCollection('empty');
+    await client.db(DB).collection('posts').createIndex({ title: 1 });
+    adapter = await DriverAdapter.connect(uri);
+  });
+
+  afterAll(async () => {
+    await adapter?.close();
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  it('profiles arrays (nested, of scalars, of arrays) without keeping any value', async () => {
+    const snap = await collectSnapshot(adapter, { db: DB, sampleSize: 30 });
+    const json = JSON.stringify(snap);
+    expect(json).not.toContain(SECRET);
+    expect(json).not.toContain('xxxxxxxxxx');
+    const posts = snap.databases[0]?.collections.find((c) => c.name === 'posts');
+    expect(posts?.sample.size).toBe(30);
+    const paths = new Set(posts?.sample.docs.flatMap((d) => d.arrays.map((a) => a.path)));
+    // arrays of arrays are covered in test/profile-paths.test.ts: FerretDB refuses to store them
+    expect([...paths].sort()).toEqual(['comments', 'comments.replies', 'tags']);
+    const biggest = posts?.sample.docs.reduce((m, d) => Math.max(m, d.arrays.find((a) => a.path === 'comments')?.maxLength ?? 0), 0);
+    expect(biggest).toBe(290);
+    expect(posts?.sample.timeSource).toBe('_id');
+    expect(posts?.sample.id?.types.objectId).toBe(30);
+    expect(posts?.indexes.map((i) => i.name).sort()).toEqual(['_id_', 'title_1']);
+    expect(posts?.stats?.count).toBe(30);
+  });
+
+  it('names mixed _id types and says when the sample is not random', async () => {
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'] });
+    const mixed = snap.databases[0]?.collections[0];
+    expect(Object.keys(mixed?.sample.id?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
+    if (snap.server.capabilities.sample.supported !== true) {
+      expect(mixed?.sample.random).toBe(false);
+      expect(mixed?.notes.some((n) => n.message.includes('not random'))).toBe(true);
+    }
+  });
+
+  it('says an empty collection was not sampled', async () => {
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['empty'] });
+    expect(snap.databases[0]?.collections[0]?.notes.map((n) => n.message).join()).toMatch(/empty: nothing to sample/);
+  });
+
+  it('stays within 5 round trips per collection, after a fixed start', async () => {
+    const one = await collectSnapshot(adapter, { db: DB, collections: ['posts'] });
+    const two = await collectSnapshot(adapter, { db: DB, collections: ['posts', 'mixed'] });
+    expect(two.roundTrips - one.roundTrips).toBeLessThanOrEqual(5);
+  });
+
+  it('rejects an unknown database or collection with a message that lists what exists', async () => {
+    await expect(collectSnapshot(adapter, { db: 'no_such_db_here' })).rejects.toThrow(UserError);
+    await expect(collectSnapshot(adapter, { db: DB, collections: ['nope'] })).rejects.toThrow(/Collection "nope" does not exist in database "mongo_advisor_test_collect"\. Collections there: .*posts/);
+  });
+
+  it('check --no-confirm writes nothing; check with confirmation leaves no scratch database', async () => {
+    const before = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    const countBefore = await client.db(DB).collection('posts').countDocuments();
+    await check(adapter, { db: DB, confirm: false });
+    const after = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    expect((after.databases as { name: string }[]).map((d) => d.name).sort()).toEqual((before.databases as { name: string }[]).map((d) => d.name).sort());
+    const result = await check(adapter, { db: DB, collections: ['mixed'], budgetMs: 5000 });
+    expect(await client.db(DB).collection('posts').countDocuments()).toBe(countBefore);
+    const dbs = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[];
+    expect(dbs.filter((d) => d.name.startsWith(SCRATCH_PREFIX))).toEqual([]);
+    expect(result.findings.some((f) => f.ruleId === 'id-pattern' && f.messageId === 'mixedTypes')).toBe(true);
+  });
+});
