@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dropDb, seedBlog } from './support/seed';
+
+const ROOT = join(__dirname, '..');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const PLUGIN = join(ROOT, 'dist', 'advisor.js');
+const DB = 'mongo_advisor_test_mongosh';
+
+function mongosh(uri: string, script: string, json = false): { code: number | null; out: string; err: string } {
+  const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+  const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
+  const r = spawnSync(MONGOSH, args, { encoding: 'utf8', timeout: 240_000, env: { ...process.env, MONGOSH_NO_UPDATE_CHECK: '1' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('mongosh plugin (real mongosh, real server)', () => {
+  const uri = inject('mongoUri');
+
+  beforeAll(async () => {
+    if (!existsSync(PLUGIN)) throw new Error('dist/advisor.js is missing: run `npm run build` first (npm test does it)');
+    await seedBlog(uri, DB);
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it("load('dist/advisor.js'); advisor.check('posts') prints the readable report with its confirmation", () => {
+    const r = mongosh(uri, "advisor.check('posts')");
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/mongo-advisor \d+\.\d+\.\d+/);
+    expect(r.out).toMatch(/posts › comments\s+array-growth/);
+    expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
+    expect(r.out).toMatch(/✔ confirmed: .*\$pushes into an array of/s);
+    expect(r.out).toMatch(/dropped afterwards/);
+  }, 300_000);
+
+  it('with --json the value is the result fields; options are honoured', () => {
+    const r = mongosh(uri, "advisor.check('sessions', { confirm: false, sampleSize: 50 })", true);
+    expect(r.code, r.err).toBe(0);
+    const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string }[]; confirm: { enabled: boolean }; scope: { collections: string[] } };
+    expect(result.confirm.enabled).toBe(false);
+    expect(result.scope.collections).toEqual(['sessions']);
+    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContain('id-pattern/adviseAgainstClustered');
+  });
+
+  it('bad input gives one clear line and no stack trace', () => {
+    const r = mongosh(uri, "advisor.check('nope', { confirm: false })");
+    expect(r.code).not.toBe(0);
+    const text = r.out + r.err;
+    expect(text).toMatch(/Collection "nope" does not exist in database "mongo_advisor_test_mongosh"/);
+    expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    const bad = mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
+    expect(bad.out + bad.err).toMatch(/Unknown option "sampelSize"/);
+  });
+
+  it('advisor.help() explains the commands', () => {
+    const r = mongosh(uri, 'advisor.help()');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('advisor.check("posts", { confirm: false })');
+  });
+});
