@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rules } from '../src/core/registry';
+
+const RULES_DIR = join(__dirname, '..', 'rules');
+const HEADINGS = ['## What it checks', '## Why', '## Options', '## Confirmation', '## When not to use it'];
+const folders = readdirSync(RULES_DIR).filter((f) => statSync(join(RULES_DIR, f)).isDirectory()).sort();
+
+describe('rules, their folders, READMEs and the registry stay in step', () => {
+  it('the registry lists every folder once, sorted by id', () => {
+    const ids = rules.map((r) => r.id);
+    expect(ids).toEqual([...ids].sort());
+    expect(ids).toEqual(folders);
+  });
+
+  for (const rule of rules) {
+    describe(rule.id, () => {
+      it('has a README with the fixed headings, in order, naming every option', () => {
+        const readme = readFileSync(join(RULES_DIR, rule.id, 'README.md'), 'utf8');
+        let at = -1;
+        for (const h of HEADINGS) {
+          const i = readme.indexOf(`\n${h}\n`);
+          expect(i, `${rule.id}/README.md lacks "${h}"`).toBeGreaterThan(at);
+          at = i;
+        }
+        for (const name of Object.keys(rule.meta.options.properties)) expect(readme, `${rule.id}/README.md does not document option ${name}`).toContain(`\`${name}\``);
+      });
+      it('gives every option a default and a description', () => {
+        for (const [name, p] of Object.entries(rule.meta.options.properties)) {
+          expect(p.default, `${rule.id}.${name}`).not.toBeUndefined();
+          expect(p.description.length, `${rule.id}.${name}`).toBeGreaterThan(20);
+        }
+      });
+      it('has tests', () => {
+        const files = readdirSync(join(RULES_DIR, rule.id));
+        expect(files.some((f) => f.endsWith('.test.ts'))).toBe(true);
+      });
+    });
+  }
+});
