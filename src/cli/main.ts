@@ -4,12 +4,14 @@ import { OptionsError } from '../core/options';
 import { VERSION } from '../version';
 import { registerCheck } from './commands/check';
 import { registerDemo } from './commands/demo';
+import { registerCollect } from './commands/collect';
+import { registerAnalyze } from './commands/analyze';
 import { defaultIo, EXIT, type Io } from './io';
 
 export { EXIT } from './io';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [registerCheck, registerDemo];
+const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('mongo-advisor')

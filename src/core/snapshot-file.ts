@@ -167,7 +167,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
         flavor: { enum: ['mongodb', 'ferretdb'] },
         storageEngine: { type: ['string', 'null'] },
         topology: { enum: ['standalone', 'replicaSet', 'sharded', 'unknown'] },
-        capabilities: { type: 'object', required: CORE_CAPABILITIES, additionalProperties: capability },
+        capabilities: { type: 'object', required: CORE_CAPABILITIES, properties: Object.fromEntries(CORE_CAPABILITIES.map((c) => [c, capability])), additionalProperties: capability },
         cacheBytes: nullableNum,
       },
     },
@@ -180,7 +180,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true });
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 // draft-07 "format" is an annotation unless a format plugin is loaded; checked by hand below.
 ajv.addFormat('date-time', (s: string) => !Number.isNaN(Date.parse(s)));
 const validateSnapshot = ajv.compile(SNAPSHOT_JSON_SCHEMA);
@@ -233,7 +233,7 @@ export function parseSnapshot(data: unknown, file = 'the snapshot'): Snapshot {
     const shown = errors.slice(0, 5).map(describe).join('; ');
     throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect it again with: mongo-advisor collect <uri> --out ${file}`);
   }
-  return data as unknown as Snapshot;
+  return data;
 }
 
 /** Reads and checks a snapshot file; every failure is a UserError with the file name and what to do. */
@@ -258,7 +258,10 @@ export function loadSnapshot(file: string): Snapshot {
 
 /** The snapshot as written to disk: checked against the schema first, so a file we write is one we can read. */
 export function serializeSnapshot(snapshot: Snapshot): string {
-  parseSnapshot(JSON.parse(JSON.stringify(snapshot)) as unknown, 'the collected snapshot');
+  if (!validateSnapshot(JSON.parse(JSON.stringify(snapshot)))) {
+    // Not the user's doing: collect produced something its own schema refuses.
+    throw new Error(`the collected snapshot does not match its schema (${(validateSnapshot.errors ?? []).slice(0, 3).map(describe).join('; ')})`);
+  }
   return `${JSON.stringify(snapshot, null, 1)}\n`;
 }
 

@@ -1,0 +1,37 @@
+import { Command, Option } from 'commander';
+import { type LintResult } from '../../core/baseline';
+import { loadConfig, settingsOf } from '../../core/config';
+import { loadSnapshot } from '../../core/snapshot-file';
+import { SEVERITIES, type Severity } from '../../core/types';
+import type { Io } from '../io';
+import { analyzeOffline, emit, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { exitCodeFor } from './check';
+
+interface AnalyzeFlags {
+  format: ReportFormat;
+  failOn: Severity;
+  config?: string;
+  output?: string;
+  color?: boolean;
+}
+
+/** `mongo-advisor analyze <snapshot>`: every rule over a snapshot file, offline (no server, no confirmation). */
+export function registerAnalyze(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('analyze')
+    .description('run every rule over a snapshot file written by collect, offline')
+    .argument('<snapshot>', 'snapshot file (mongo-advisor collect … --out snap.json)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
+    .addOption(new Option('--fail-on <severity>', 'lowest severity that makes the exit code 1').choices([...SEVERITIES]).default('warn'))
+    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .option('--color', 'force colour')
+    .option('--no-color', 'no colour')
+    .action(async (file: string, flags: AnalyzeFlags) => {
+      const { config } = loadConfig(flags.config ? { file: flags.config } : {});
+      const snapshot = loadSnapshot(file);
+      const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
+      emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output) }), flags.output);
+      setExit(exitCodeFor(result, flags.failOn));
+    });
+}

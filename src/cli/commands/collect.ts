@@ -1,0 +1,62 @@
+import { Command } from 'commander';
+import { formatBytes } from '../../core/format';
+import { UserError } from '../../core/errors';
+import { serializeSnapshot } from '../../core/snapshot-file';
+import { collectDeployment } from '../deployment';
+import type { Io } from '../io';
+import { createProgress } from '../progress';
+import { connect, emit } from '../shared';
+import { dbFromUri, positiveInt } from './check';
+
+interface CollectFlags {
+  db?: string[];
+  collection?: string[];
+  out?: string;
+  sampleSize?: number;
+  maxTimeMs: number;
+  timeField?: string;
+  concurrency: number;
+  quiet?: boolean;
+}
+
+/** `mongo-advisor collect <uri>`: read-only, redacted snapshot for `analyze` and `lint` to read anywhere. */
+export function registerCollect(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('collect')
+    .description('read a deployment (read-only) into a redacted snapshot file: paths, types, sizes, counts, never document values')
+    .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
+    .option('--db <name...>', 'databases to read (default: the one in the connection string, else every user database)')
+    .option('-c, --collection <name...>', 'collections to read (one database only; default: all non-system collections)')
+    .option('-o, --out <file>', 'where to write the snapshot (default: stdout)')
+    .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
+    .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .option('--time-field <field>', "field holding each document's creation date (default: detected)")
+    .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
+    .option('-q, --quiet', 'no progress bar on stderr')
+    .action(async (uri: string, flags: CollectFlags) => {
+      const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
+      if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
+      const adapter = await connect(uri);
+      try {
+        const snapshot = await collectDeployment(adapter, {
+          dbs,
+          ...(flags.collection?.length ? { collections: flags.collection } : {}),
+          ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),
+          ...(flags.timeField ? { timeField: flags.timeField } : {}),
+          maxTimeMS: flags.maxTimeMs,
+          concurrency: flags.concurrency,
+          dbConcurrency: Math.min(2, flags.concurrency),
+          progress: createProgress({ enabled: !flags.quiet }),
+        });
+        const text = serializeSnapshot(snapshot);
+        emit(io, text, flags.out, 'snapshot');
+        const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
+        if (flags.out && flags.out !== '-') {
+          io.err(`${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${flags.out}`);
+        }
+        setExit(0);
+      } finally {
+        await adapter.close().catch(() => undefined);
+      }
+    });
+}

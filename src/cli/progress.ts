@@ -1,0 +1,37 @@
+import { Presets, SingleBar } from 'cli-progress';
+
+/** A progress bar on stderr for long runs; does nothing when stderr is not a terminal (CI logs, pipes). */
+export interface Progress {
+  /** Starts (or restarts) a stage with a known number of steps. */
+  stage(label: string, total: number): void;
+  tick(detail?: string): void;
+  stop(): void;
+}
+
+const silent: Progress = { stage: () => undefined, tick: () => undefined, stop: () => undefined };
+
+export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteStream }): Progress {
+  const stream = opts.stream ?? process.stderr;
+  if (!opts.enabled || stream.isTTY !== true) return silent;
+  let bar: SingleBar | null = null;
+  let value = 0;
+  return {
+    stage(label, total) {
+      bar?.stop();
+      value = 0;
+      bar = new SingleBar(
+        { stream, format: `${label.padEnd(12)} {bar} {value}/{total} · {duration_formatted} · {detail}`, hideCursor: true, clearOnComplete: true, etaBuffer: 20 },
+        Presets.shades_classic,
+      );
+      bar.start(Math.max(total, 1), 0, { detail: '' });
+    },
+    tick(detail = '') {
+      value++;
+      bar?.update(value, { detail: detail.length > 48 ? `${detail.slice(0, 47)}…` : detail });
+    },
+    stop() {
+      bar?.stop();
+      bar = null;
+    },
+  };
+}

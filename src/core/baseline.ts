@@ -1,0 +1,156 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { UserError } from './errors';
+import { type CheckResult, type Finding, SEVERITIES, type Severity, severityRank } from './types';
+
+/*
+ * A baseline accepts known findings so CI fails only on new ones. A finding is known by what it is about
+ * (rule, message kind, database, collection, path, index), not by its wording: the numbers in a message move
+ * as data grows, and that must not turn an accepted finding into a new one. A finding whose severity rose
+ * above the accepted one counts again ("updated"), as SARIF's baselineState has it.
+ */
+
+export const BASELINE_FORMAT = 'mongo-advisor-baseline';
+export const BASELINE_VERSION = 1;
+
+export interface BaselineEntry {
+  fingerprint: string;
+  ruleId: string;
+  severity: Severity;
+  /** For the person reviewing the file; not compared. */
+  message: string;
+}
+
+export interface BaselineFile {
+  format: typeof BASELINE_FORMAT;
+  version: typeof BASELINE_VERSION;
+  createdAt: string;
+  findings: BaselineEntry[];
+}
+
+/** SARIF 2.1.0 §3.27.24 baselineState values. */
+export type BaselineState = 'new' | 'unchanged' | 'updated' | 'absent';
+
+export interface BaselineComparison {
+  file: string;
+  /** By fingerprint, for each current finding. */
+  states: Record<string, BaselineState>;
+  accepted: number;
+  /** Entries of the baseline no longer found (fixed, or out of scope this run). */
+  absent: BaselineEntry[];
+}
+
+/** What lint adds to a check result: the gate's settings, the baseline comparison and the verdict. */
+export interface LintInfo {
+  failOn: Severity;
+  maxWarnings: number | null;
+  baseline: BaselineComparison | null;
+  /** Findings that count (not accepted by the baseline), by severity. */
+  counted: Record<Severity, number>;
+  exitCode: 0 | 1;
+  /** Why the run passed or failed, one line. */
+  verdict: string;
+}
+
+export type LintResult = CheckResult & { lint?: LintInfo };
+
+/** Stable identity of a finding: `ruleId/messageId db.collection path index`. */
+export function fingerprint(f: Pick<Finding, 'ruleId' | 'messageId' | 'target'>): string {
+  const t = f.target;
+  return [`${f.ruleId}/${f.messageId}`, `${t.db}.${t.collection ?? '*'}`, t.path ?? '', t.index ? `index:${t.index}` : ''].filter(Boolean).join(' ');
+}
+
+export function buildBaseline(findings: readonly Finding[], now = new Date()): BaselineFile {
+  const seen = new Map<string, BaselineEntry>();
+  for (const f of findings) {
+    const fp = fingerprint(f);
+    const prev = seen.get(fp);
+    if (!prev || severityRank(f.severity) > severityRank(prev.severity)) seen.set(fp, { fingerprint: fp, ruleId: f.ruleId, severity: f.severity, message: f.message });
+  }
+  return {
+    format: BASELINE_FORMAT,
+    version: BASELINE_VERSION,
+    createdAt: now.toISOString(),
+    findings: [...seen.values()].sort((a, b) => a.fingerprint.localeCompare(b.fingerprint)),
+  };
+}
+
+export function parseBaseline(data: unknown, file: string): BaselineFile {
+  const d = data as Partial<BaselineFile> | null;
+  if (d === null || typeof d !== 'object' || d.format !== BASELINE_FORMAT) {
+    const what = d && typeof d === 'object' && (d as { format?: unknown }).format === 'mongo-advisor-snapshot' ? 'a snapshot' : 'not a mongo-advisor baseline';
+    throw new UserError(`${file} is ${what}; a baseline is written by: mongo-advisor lint <uri-or-snapshot> --baseline ${file} --update-baseline`);
+  }
+  if (d.version !== BASELINE_VERSION) {
+    throw new UserError(`${file} is a baseline of format version ${String(d.version)}; this mongo-advisor reads version ${BASELINE_VERSION}. Write it again with --update-baseline.`);
+  }
+  const bad = !Array.isArray(d.findings) || d.findings.some((e) => typeof e?.fingerprint !== 'string' || !SEVERITIES.includes(e.severity));
+  if (bad) throw new UserError(`${file} is a damaged baseline: every entry of "findings" needs a "fingerprint" and a "severity" (${SEVERITIES.join(', ')}). Write it again with --update-baseline.`);
+  return d as BaselineFile;
+}
+
+/** Reads a baseline; a missing file is an error (a typo must not silently accept nothing). */
+export function loadBaseline(file: string): BaselineFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Baseline file ${file} does not exist. Create it with: mongo-advisor lint <uri-or-snapshot> --baseline ${file} --update-baseline`);
+    throw new UserError(`Could not read the baseline ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return parseBaseline(JSON.parse(text), file);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a baseline. Write it again with --update-baseline.`);
+  }
+}
+
+export function saveBaseline(file: string, baseline: BaselineFile): void {
+  try {
+    writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
+  } catch (err) {
+    throw new UserError(`Could not write the baseline to ${file}: ${(err as Error).message}`);
+  }
+}
+
+export function compareBaseline(findings: readonly Finding[], baseline: BaselineFile, file: string): BaselineComparison {
+  const known = new Map(baseline.findings.map((e) => [e.fingerprint, e]));
+  const states: Record<string, BaselineState> = {};
+  let accepted = 0;
+  for (const f of findings) {
+    const fp = fingerprint(f);
+    const entry = known.get(fp);
+    const state: BaselineState = !entry ? 'new' : severityRank(f.severity) > severityRank(entry.severity) ? 'updated' : 'unchanged';
+    // Several findings may share a fingerprint; the worst state wins.
+    if (states[fp] === undefined || state !== 'unchanged') states[fp] = state;
+  }
+  for (const f of findings) if (states[fingerprint(f)] === 'unchanged') accepted++;
+  const current = new Set(findings.map(fingerprint));
+  const absent = baseline.findings.filter((e) => !current.has(e.fingerprint));
+  return { file, states, accepted, absent };
+}
+
+/** True when the finding counts for the gate: no baseline, or new or worse than accepted. */
+export function counts(f: Finding, baseline: BaselineComparison | null): boolean {
+  return !baseline || baseline.states[fingerprint(f)] !== 'unchanged';
+}
+
+/** The gate: exit 1 when a counted finding reaches failOn, or counted warnings exceed maxWarnings. */
+export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings: number | null; baseline: BaselineComparison | null }): LintInfo {
+  const counted: Record<Severity, number> = { error: 0, warn: 0, info: 0 };
+  for (const f of result.findings) if (counts(f, opts.baseline)) counted[f.severity]++;
+  const failing = SEVERITIES.filter((s) => severityRank(s) >= severityRank(opts.failOn)).reduce((n, s) => n + counted[s], 0);
+  const accepted = opts.baseline ? ` (${opts.baseline.accepted} accepted by the baseline)` : '';
+  let exitCode: 0 | 1 = 0;
+  let verdict: string;
+  if (failing > 0) {
+    exitCode = 1;
+    verdict = `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or above ${opts.failOn}${accepted}`;
+  } else if (opts.maxWarnings !== null && counted.warn > opts.maxWarnings) {
+    exitCode = 1;
+    verdict = `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than --max-warnings ${opts.maxWarnings}${accepted}`;
+  } else {
+    verdict = `passed: no new finding at or above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at most ${opts.maxWarnings} warnings` : ''}${accepted}`;
+  }
+  return { failOn: opts.failOn, maxWarnings: opts.maxWarnings, baseline: opts.baseline, counted, exitCode, verdict };
+}

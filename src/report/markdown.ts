@@ -1,0 +1,80 @@
+import { counts, fingerprint, type LintResult } from '../core/baseline';
+import { formatDuration, formatNumber } from '../core/format';
+import type { Confirmation, Finding, Severity } from '../core/types';
+import { targetLabel } from './catalog';
+
+const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
+const STATUS: Record<Confirmation['status'], string> = {
+  supported: '✅ confirmed',
+  refuted: '❌ not borne out',
+  inconclusive: '≈ inconclusive',
+  'not-run': '○ not measured',
+  error: '⚠️ experiment failed',
+};
+
+/** Text inside a table cell or a line: no pipes, no newlines, no stray HTML. */
+function cell(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
+}
+
+function ratioText(c: Confirmation): string {
+  if (!c.ratio) return '';
+  const r = c.ratio;
+  return ` (${cell(r.label)} ${formatNumber(r.median)}×, 95% interval ${formatNumber(r.low)}–${formatNumber(r.high)})`;
+}
+
+function findingDetails(f: Finding, state: string | undefined): string {
+  const lines = [`#### ${ICON[f.severity]} ${cell(targetLabel(f))} — \`${f.ruleId}\`${state && state !== 'new' ? ` _(${state === 'unchanged' ? 'accepted by the baseline' : 'worse than the baseline'})_` : ''}`, '', cell(f.message), ''];
+  if (f.recommendation) {
+    lines.push(`**${cell(f.recommendation.action)}**: ${cell(f.recommendation.reason)}`, '');
+    if (f.recommendation.commands?.length) lines.push('```js', ...f.recommendation.commands, '```', '');
+  }
+  if (f.confirmation) lines.push(`${STATUS[f.confirmation.status]}: ${cell(f.confirmation.summary)}${ratioText(f.confirmation)}`, '');
+  lines.push(`[${f.ruleId}](${f.docsUrl})`, '');
+  return lines.join('\n');
+}
+
+/** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
+export function formatMarkdown(result: LintResult): string {
+  const baseline = result.lint?.baseline ?? null;
+  const out: string[] = [];
+  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}`;
+  out.push(`## mongo-advisor: ${cell(result.scope.db)}`, '');
+  if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${cell(result.lint.verdict)}**`, '');
+  out.push(
+    `${formatNumber(result.scope.collections.length)} collections on ${cell(result.source)} (${cell(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
+    '',
+  );
+  const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
+  out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
+  out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);
+  if (baseline) {
+    const fresh = (s: Severity): number => result.findings.filter((f) => f.severity === s && counts(f, baseline)).length;
+    out.push(`| new (not in baseline) | ${fresh('error')} | ${fresh('warn')} | ${fresh('info')} |`);
+  }
+  out.push('');
+  if (result.findings.length === 0) out.push('No findings.', '');
+  else {
+    out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
+    for (const f of result.findings) {
+      const state = baseline?.states[fingerprint(f)];
+      const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
+      out.push(`| ${sev} | ${cell(targetLabel(f))} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—'} |`);
+    }
+    out.push('', '<details><summary>Details and recommendations</summary>', '');
+    for (const f of result.findings) out.push(findingDetails(f, baseline?.states[fingerprint(f)]));
+    out.push('</details>', '');
+  }
+  if (baseline?.absent.length) {
+    out.push(`${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found (fixed, or not checked this run); prune them with \`--update-baseline\`:`, '');
+    for (const a of baseline.absent) out.push(`- \`${cell(a.fingerprint)}\``);
+    out.push('');
+  }
+  const skipped = result.notes.filter((n) => n.level !== 'info');
+  if (skipped.length) {
+    out.push('### Could not check', '');
+    for (const n of skipped) out.push(`- ${n.target ? `${cell(targetLabel({ target: n.target }))}: ` : ''}${cell(n.message)}`);
+    out.push('');
+  }
+  return out.join('\n');
+}

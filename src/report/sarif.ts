@@ -1,0 +1,115 @@
+import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
+import { fingerprint, type LintResult } from '../core/baseline';
+import type { Finding, Severity } from '../core/types';
+import { type Locate, type RuleInfo, ruleCatalog, targetLabel } from './catalog';
+
+export interface SarifOptions {
+  /** Rules to describe in tool.driver.rules (default: every rule the advisor has). */
+  rules?: RuleInfo[];
+  /** A repository file for each finding (e.g. the declared spec). */
+  locate?: Locate;
+}
+
+const LEVEL: Record<Severity, Result.level> = { error: 'error', warn: 'warning', info: 'note' };
+
+/**
+ * Where a finding lives. GitHub code scanning refuses a result without a repository-relative file, so a finding
+ * that points at no file gets a stable pseudo path, mongodb/<db>/<collection>, plus a logical location.
+ */
+function locationOf(f: Finding, locate: Locate | undefined): Location {
+  const src = locate?.(f) ?? null;
+  const pseudo = ['mongodb', f.target.db, f.target.collection].filter(Boolean).map((p) => encodeURIComponent(p as string)).join('/');
+  const fq = [f.target.db, f.target.collection, f.target.path].filter(Boolean).join('.');
+  return {
+    physicalLocation: {
+      artifactLocation: { uri: src?.uri ?? pseudo, ...(src ? {} : { uriBaseId: '%SRCROOT%' }) },
+      ...(src?.line ? { region: { startLine: src.line } } : {}),
+    },
+    logicalLocations: [{ fullyQualifiedName: fq, kind: f.target.index ? 'index' : f.target.path ? 'field' : f.target.collection ? 'collection' : 'database' }],
+    message: { text: targetLabel(f) },
+  };
+}
+
+function markdownOf(f: Finding): string {
+  const lines = [f.message];
+  if (f.recommendation) {
+    lines.push('', `**${f.recommendation.action}**: ${f.recommendation.reason}`);
+    if (f.recommendation.commands?.length) lines.push('', '```js', ...f.recommendation.commands, '```');
+  }
+  if (f.confirmation) lines.push('', `Confirmation (${f.confirmation.status}): ${f.confirmation.summary}`);
+  return lines.join('\n');
+}
+
+/** SARIF 2.1.0 log: one run, every rule described with its helpUri, one result per finding. */
+export function formatSarif(result: LintResult, opts: SarifOptions = {}): string {
+  const catalog = opts.rules ?? ruleCatalog();
+  // Rules a finding names but the catalog lacks (an internal error of an unknown rule) still get a descriptor.
+  for (const f of result.findings) {
+    if (!catalog.some((r) => r.id === f.ruleId)) catalog.push({ id: f.ruleId, description: f.ruleId, docsUrl: f.docsUrl, severity: f.severity });
+  }
+  const descriptors: ReportingDescriptor[] = catalog.map((r) => ({
+    id: r.id,
+    name: r.id.replace(/(^|-)(\w)/g, (_m, _d: string, c: string) => c.toUpperCase()),
+    shortDescription: { text: r.description },
+    fullDescription: { text: r.description },
+    helpUri: r.docsUrl,
+    help: { text: `${r.description}. See ${r.docsUrl}`, markdown: `${r.description}. See [the MongoDB manual](${r.docsUrl}).` },
+    defaultConfiguration: { level: LEVEL[r.severity] },
+  }));
+  const baseline = result.lint?.baseline ?? null;
+  const results: Result[] = result.findings.map((f) => {
+    const fp = fingerprint(f);
+    const r: Result = {
+      ruleId: f.ruleId,
+      ruleIndex: catalog.findIndex((c) => c.id === f.ruleId),
+      level: LEVEL[f.severity],
+      message: { text: `${targetLabel(f)}: ${f.message}`, markdown: markdownOf(f) },
+      locations: [locationOf(f, opts.locate)],
+      partialFingerprints: { 'mongoAdvisorFinding/v1': fp },
+      properties: {
+        messageId: f.messageId,
+        target: { ...f.target },
+        evidence: f.evidence,
+        ...(f.confirmation ? { confirmation: { status: f.confirmation.status, summary: f.confirmation.summary, ...(f.confirmation.ratio ? { ratio: f.confirmation.ratio } : {}) } } : {}),
+      },
+    };
+    if (baseline) r.baselineState = baseline.states[fp] ?? 'new';
+    return r;
+  });
+  const log: Log = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'mongo-advisor',
+            version: result.tool.version,
+            semanticVersion: result.tool.version,
+            informationUri: 'https://www.npmjs.com/package/mongo-advisor',
+            rules: descriptors,
+          },
+        },
+        automationDetails: { id: `mongo-advisor/${result.scope.db}/` },
+        invocations: [
+          {
+            executionSuccessful: true,
+            startTimeUtc: result.startedAt,
+            toolExecutionNotifications: result.notes
+              .filter((n) => n.level !== 'info')
+              .map((n) => ({ level: n.level === 'error' ? 'error' : 'note', message: { text: `${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}` } })),
+            ...(result.lint ? { exitCode: result.lint.exitCode, exitCodeDescription: result.lint.verdict } : {}),
+          },
+        ],
+        results,
+        properties: {
+          source: result.source,
+          server: result.server,
+          scope: result.scope,
+          ...(baseline ? { baseline: { file: baseline.file, accepted: baseline.accepted, absent: baseline.absent.map((a) => a.fingerprint) } } : {}),
+        },
+      },
+    ],
+  };
+  return JSON.stringify(log, null, 2);
+}

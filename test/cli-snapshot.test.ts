@@ -1,0 +1,153 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Binary, MongoClient, ObjectId } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../src/cli/main';
+import { loadSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from '../src/core/snapshot-file';
+import type { CheckResult, Snapshot } from '../src/core/types';
+import { collectionOf, snapshotOf } from './support/fixtures';
+import { dropDb, seedBlog } from './support/seed';
+
+const DB = 'mongo_advisor_test_cli_snapshot';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += `${s}\n`), isTTY: false });
+  return { code, out, err };
+}
+
+/** Every leaf value of the seeded documents, as they could show up in a file: strings, _id forms, dates. */
+function leafValues(v: unknown, out: { strings: Set<string>; ids: Set<string>; dates: Set<string> }, key = ''): void {
+  if (typeof v === 'string') out.strings.add(v);
+  else if (v instanceof Date) out.dates.add(v.toISOString());
+  else if (v instanceof ObjectId) {
+    out.ids.add(v.toHexString());
+    out.dates.add(v.getTimestamp().toISOString());
+  } else if (v instanceof Binary) {
+    out.ids.add(Buffer.from(v.buffer).toString('hex'));
+    out.ids.add(Buffer.from(v.buffer).toString('base64'));
+    if (v.sub_type === 4) out.ids.add(v.toUUID().toHexString(true));
+  } else if (Array.isArray(v)) v.forEach((x) => leafValues(x, out, key));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) leafValues(x, out, k);
+}
+
+function jsonStrings(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) v.forEach((x) => jsonStrings(x, out));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
+    out.push(k);
+    jsonStrings(x, out);
+  }
+  return out;
+}
+
+describe('snapshot file format (pure)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-snap-'));
+  const write = (name: string, data: unknown): string => {
+    const f = join(dir, name);
+    writeFileSync(f, typeof data === 'string' ? data : JSON.stringify(data));
+    return f;
+  };
+
+  it('accepts a fixture snapshot, and optional fields other collectors add', () => {
+    const s = snapshotOf([collectionOf('posts', { indexUsageMembers: { read: ['a:1'], notRead: [] } })]);
+    (s.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
+    expect(() => parseSnapshot(JSON.parse(JSON.stringify(s)), 'x.json')).not.toThrow();
+  });
+
+  it('names the bad core field', () => {
+    const s = snapshotOf([collectionOf('posts')]) as unknown as { databases: { collections: Record<string, unknown>[] }[] };
+    delete s.databases[0]?.collections[0]?.stats;
+    (s.databases[0]?.collections[0] as Record<string, unknown>).type = 'table';
+    expect(() => parseSnapshot(s, 'x.json')).toThrow(/databases\.0\.collections\.0: missing "stats".*databases\.0\.collections\.0\.type must be one of "collection"/);
+  });
+
+  it('says what an old, a newer and a foreign file is, and what to do', () => {
+    const s = snapshotOf([]);
+    expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(/format version 0, written by an older mongo-advisor.*Collect it again with: mongo-advisor collect/);
+    expect(() => loadSnapshot(write('new.json', { ...s, version: 99 }))).toThrow(/format version 99, written by a newer mongo-advisor.*Upgrade mongo-advisor/);
+    expect(() => loadSnapshot(write('report.json', { tool: { name: 'mongo-advisor', version: '1' }, findings: [] }))).toThrow(/is a mongo-advisor report \(check --format json\), not a snapshot/);
+    expect(() => loadSnapshot(write('sarif.json', { version: '2.1.0', $schema: 'x', runs: [] }))).toThrow(/is a SARIF log/);
+    expect(() => loadSnapshot(write('other.json', { hello: 1 }))).toThrow(/is not a mongo-advisor snapshot \(no "format": "mongo-advisor-snapshot" field\)/);
+    expect(() => loadSnapshot(write('bad.json', '{ nope'))).toThrow(/is not JSON/);
+    expect(() => loadSnapshot(join(dir, 'missing.json'))).toThrow(/does not exist\. Create it with: mongo-advisor collect/);
+  });
+
+  it('leaves every object open (collectors add optional fields), so no additionalProperties: false', () => {
+    expect(JSON.stringify(SNAPSHOT_JSON_SCHEMA)).not.toContain('"additionalProperties":false');
+  });
+
+  it('analyze of a foreign file exits 2 with one line and no stack', async () => {
+    const r = await cli(['analyze', write('foreign.json', { collections: [] })]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/looks like a declared spec or another tool's output/);
+  });
+});
+
+describe('collect + analyze (real server, demo data)', () => {
+  const uri = inject('mongoUri');
+  const dir = mkdtempSync(join(tmpdir(), 'ma-collect-'));
+  const file = join(dir, 'snap.json');
+
+  beforeAll(async () => {
+    await seedBlog(uri, DB);
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it('collect writes a snapshot that validates against the schema', async () => {
+    const r = await cli(['collect', uri, '--db', DB, '--out', file]);
+    expect(r.err).toMatch(/3 collections in 1 database, .* no document values/);
+    expect(r.code).toBe(0);
+    const snap: Snapshot = loadSnapshot(file);
+    expect(snap.databases[0]?.collections.map((c) => c.name)).toEqual(['events', 'posts', 'sessions']);
+    expect(snap.source).not.toMatch(/:[^/@]+@/);
+  });
+
+  it('analyze of the file gives the same findings as a live check --no-confirm', async () => {
+    const offline = await cli(['analyze', file, '--format', 'json']);
+    const live = await cli(['check', uri, '--db', DB, '--no-confirm', '--format', 'json']);
+    expect(live.code).toBe(1);
+    expect(offline.code).toBe(live.code);
+    const a = JSON.parse(offline.out) as CheckResult;
+    const b = JSON.parse(live.out) as CheckResult;
+    expect(a.findings.length).toBeGreaterThan(0);
+    expect(a.findings).toEqual(b.findings);
+    expect(a.scope).toEqual(b.scope);
+    expect(a.notes.map((n) => n.message).sort()).toEqual(b.notes.map((n) => n.message).sort());
+  });
+
+  it('the snapshot holds no sampled value: no strings, _ids or dates of the documents', async () => {
+    const client = await MongoClient.connect(uri);
+    const values = { strings: new Set<string>(), ids: new Set<string>(), dates: new Set<string>() };
+    let docs = 0;
+    try {
+      for (const c of ['posts', 'sessions', 'events']) {
+        for (const d of await client.db(DB).collection(c).find().toArray()) {
+          leafValues(d, values);
+          docs++;
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    expect(docs).toBe(20 + 3000 + 3000);
+    const text = readFileSync(file, 'utf8');
+    const strings = jsonStrings(JSON.parse(text));
+    // The advisor's own words (enum values such as flavor "mongodb") may equal a data value by chance.
+    const vocabulary = new Set(jsonStrings(SNAPSHOT_JSON_SCHEMA));
+    const exact = new Set(strings.filter((x) => !vocabulary.has(x)));
+    // Every string value of the data: not one equals a string in the snapshot, and the longer ones appear nowhere.
+    const leaked = [...values.strings].filter((v) => exact.has(v) || (v.length >= 8 && text.includes(v)));
+    expect(leaked).toEqual([]);
+    expect([...values.ids].filter((id) => text.toLowerCase().includes(id.toLowerCase()))).toEqual([]);
+    expect([...values.dates].filter((d) => text.includes(d) || text.includes(d.slice(0, 19)))).toEqual([]);
+    // Sanity: the scan looks at what matters (titles, comment text, _ids of both kinds).
+    expect(values.strings.size).toBeGreaterThan(10);
+    expect(values.ids.size).toBeGreaterThan(6000);
+  });
+});
