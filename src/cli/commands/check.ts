@@ -48,7 +48,7 @@ function onInterrupt(io: Io): { signal: AbortSignal; track: (s: Scratch) => void
   const handler = (): void => {
     count++;
     if (count > 1) process.exit(130);
-    io.err('Interrupted: stopping and dropping the scratch database (Ctrl-C again to quit at once)…');
+    io.err(scratch ? `Interrupted: stopping and dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…` : 'Interrupted (no scratch database was written).');
     controller.abort();
     const done = scratch ? scratch.cleanup() : Promise.resolve(null);
     void done.then((problem) => {
