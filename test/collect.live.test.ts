@@ -27,7 +27,7 @@ describe('collect (live)', () => {
         comments: Array.from({ length: i * 10 }, (_, k) => ({ by: SECRET, text: 'x'.repeat(100), replies: [{ t: k }] })),
       })),
     );
-    await db.collection('mixed').insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() as never }]);
+    await db.collection<{ _id: unknown }>('mixed').insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() }]);
     await db.createCollection('empty');
     await client.db(DB).collection('posts').createIndex({ title: 1 });
     adapter = await DriverAdapter.connect(uri);

@@ -22,6 +22,12 @@ export interface Adapter {
   /** Commands sent so far (each is one round trip). */
   readonly roundTrips: number;
   command(db: string, cmd: Doc): Promise<Doc>;
+  /**
+   * A direct connection to one replica-set member (`host:port` as `hello.hosts` lists it), with the same
+   * credentials and TLS settings. Optional: only adapters that own their connection can open another one.
+   * Connections are cached per host and closed by `close()`; their commands count in `roundTrips`.
+   */
+  connectMember?(host: string): Promise<Adapter>;
   close(): Promise<void>;
 }
 
@@ -38,10 +44,10 @@ export function asServerError(err: unknown): ServerError {
     return {
       ...(typeof e.code === 'number' ? { code: e.code } : {}),
       ...(typeof e.codeName === 'string' ? { codeName: e.codeName } : {}),
-      message: typeof e.message === 'string' ? e.message : typeof e.errmsg === 'string' ? e.errmsg : String(err),
+      message: typeof e.message === 'string' ? e.message : typeof e.errmsg === 'string' ? e.errmsg : JSON.stringify(err),
     };
   }
-  return { message: String(err) };
+  return { message: typeof err === 'string' ? err : JSON.stringify(err) ?? 'unknown error' };
 }
 
 /** Short description of a server error for reports: "CommandNotFound (59): no such command". */

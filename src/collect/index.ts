@@ -1,6 +1,7 @@
 import { commandCursor } from '../adapters/cursor';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { UserError } from '../core/errors';
+import { stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import {
   type CollectionSnapshot,
@@ -96,7 +97,7 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
       `Database "${opts.db}" does not exist on ${adapter.source}. ${names.length ? `Databases there: ${names.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
     );
   }
-  const all = listed.map((c) => ({ name: String(c.name), type: String(c.type ?? 'collection'), options: (c.options as Doc | undefined) ?? {} }));
+  const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
   let chosen: ListedCollection[];
   if (opts.collections && opts.collections.length > 0) {
     chosen = [];
@@ -183,7 +184,7 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
     notes,
   };
   if (type === 'view') {
-    notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${String(c.options.viewOn ?? 'unknown')}) instead` });
+    notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead` });
     return { snap, rawDocs };
   }
   if (type === 'timeseries') {
@@ -222,7 +223,7 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
         const acc = s.accesses as { ops?: unknown; since?: unknown } | undefined;
         if (!ix || !acc) continue;
         const since = acc.since;
-        (ix.accesses ??= []).push({ host: String(s.host ?? ''), ops: num(acc.ops), since: since && typeof since === 'object' && isDate(since) ? since.toISOString() : String(since) });
+        (ix.accesses ??= []).push({ host: stringOr(s.host, ''), ops: num(acc.ops), since: since && typeof since === 'object' && isDate(since) ? since.toISOString() : String(since) });
       }
     } catch (err) {
       notes.push({ level: 'skipped', target, message: `index use could not be read ($indexStats): ${describeServerError(err)}` });

@@ -1,3 +1,8 @@
+/** A string field of a server reply, or the fallback when it is missing or not a string. */
+export function stringOr(v: unknown, fallback: string): string {
+  return typeof v === 'string' ? v : fallback;
+}
+
 /** Fills {{name}} placeholders; a missing value stays visible rather than printing "undefined". */
 export function fillTemplate(template: string, data: Record<string, string | number> = {}): string {
   return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => {

@@ -41,7 +41,7 @@ function asPrintable(result: CheckResult): CheckResult {
       return formatText(this as unknown as CheckResult, { color: false });
     },
   };
-  return Object.assign(Object.create(proto) as object, result) as CheckResult;
+  return Object.assign(Object.create(proto) as object, result);
 }
 
 function printableText(text: string): { [k: symbol]: () => string } {
