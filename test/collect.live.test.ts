@@ -78,6 +78,31 @@ describe('collect (live)', () => {
     expect(two.roundTrips - one.roundTrips).toBeLessThanOrEqual(5);
   });
 
+  it('sends only read commands, each with maxTimeMS (getMore and killCursors excepted)', async () => {
+    const sent: Record<string, unknown>[] = [];
+    const recording = {
+      kind: adapter.kind,
+      source: adapter.source,
+      bson: adapter.bson,
+      get roundTrips() {
+        return sent.length;
+      },
+      command: async (db: string, cmd: Record<string, unknown>) => {
+        sent.push(cmd);
+        return adapter.command(db, cmd);
+      },
+      close: async () => undefined,
+    };
+    await collectSnapshot(recording, { db: DB });
+    const names = sent.map((c) => Object.keys(c)[0]);
+    const writes = ['insert', 'update', 'delete', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'collMod', 'findAndModify'];
+    expect(names.filter((n) => writes.includes(n ?? ''))).toEqual([]);
+    const readOnlyExempt = ['getMore', 'killCursors', 'hello'];
+    const withoutLimit = sent.filter((c) => !readOnlyExempt.includes(Object.keys(c)[0] ?? '') && typeof c.maxTimeMS !== 'number');
+    expect(withoutLimit.map((c) => Object.keys(c)[0])).toEqual([]);
+    expect(names).toContain('listCollections');
+  });
+
   it('rejects an unknown database or collection with a message that lists what exists', async () => {
     await expect(collectSnapshot(adapter, { db: 'no_such_db_here' })).rejects.toThrow(UserError);
     await expect(collectSnapshot(adapter, { db: DB, collections: ['nope'] })).rejects.toThrow(/Collection "nope" does not exist in database "mongo_advisor_test_collect"\. Collections there: .*posts/);

@@ -36,6 +36,9 @@ export interface ArrayPathStats {
   /** Length the fastest-growing document reaches in a year at its rate. */
   projectedLengthInYear: number | null;
   largestDocBytes: number;
+  /** Sampled documents at or past warnLength, and past errorLength. */
+  docsAtWarn: number;
+  docsPastError: number;
 }
 
 export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now: number): ArrayPathStats[] {
@@ -88,6 +91,8 @@ export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now
       daysToMaxBytes: daysToMax,
       projectedLengthInYear: projected === null ? null : Math.round(projected),
       largestDocBytes: Math.max(...list.map((x) => x.docBytes)),
+      docsAtWarn: lengths.filter((n) => n >= o.warnLength).length,
+      docsPastError: lengths.filter((n) => n > o.errorLength).length,
     });
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));

@@ -85,9 +85,9 @@ export default defineRule<ArrayGrowthOptions>({
     severity: 'warn',
     messages: {
       longArray:
-        'Array `{{path}}` holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}} of its document ({{why}}).',
+        'Array `{{path}}` holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}} of its document ({{why}}); {{heavy}}.',
       growingArray:
-        'Array `{{path}}` grows by up to {{perDay}} elements per document per day: at that pace a document passes 16 MiB {{maxWhen}}; {{warnClause}}. Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each.',
+        'Array `{{path}}` grows by up to {{perDay}} elements per document per day: at that pace a document passes 16 MiB {{maxWhen}}; {{warnClause}}. Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{heavy}}.',
     },
     options: arrayGrowthOptionsSchema,
     requires: { capabilities: [] },
@@ -122,9 +122,12 @@ export default defineRule<ArrayGrowthOptions>({
                 : `one passes ${formatNumber(options.warnDocBytes / 1e6)} MB ${when(s.daysToWarnBytes)}`,
           maxWhen: when(s.daysToMaxBytes),
           why: grade.why,
+          heavy: `${formatNumber(s.docsAtWarn)} of ${formatNumber(s.docsWithPath)} sampled documents hold ${formatNumber(options.warnLength)} or more${s.docsPastError ? ` (${formatNumber(s.docsPastError)} past ${formatNumber(options.errorLength)})` : ''}`,
         },
         evidence: {
           docsWithPath: s.docsWithPath,
+          docsAtWarnLength: s.docsAtWarn,
+          docsPastErrorLength: s.docsPastError,
           sampleSize: collection.sample.size,
           sampleRandom: collection.sample.random,
           lengthP50: s.lengths.p50,

@@ -13,7 +13,7 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
 
 /** Server facts from buildInfo, hello and serverStatus: three read-only round trips. */
 export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<ServerInfo> {
-  const build = await adapter.command('admin', { buildInfo: 1 });
+  const build = await adapter.command('admin', { buildInfo: 1, maxTimeMS });
   const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
   const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
