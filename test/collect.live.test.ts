@@ -29,6 +29,8 @@ describe('collect (live)', () => {
     );
     await db.collection<{ _id: unknown }>('mixed').insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() }]);
     await db.createCollection('empty');
+    await db.createCollection('log', { capped: true, size: 1_000_000 });
+    await db.collection('log').insertMany(Array.from({ length: 40 }, (_, i) => ({ _id: new ObjectId(), i })));
     await client.db(DB).collection('posts').createIndex({ title: 1 });
     adapter = await DriverAdapter.connect(uri);
   });
@@ -101,6 +103,13 @@ describe('collect (live)', () => {
     const withoutLimit = sent.filter((c) => !readOnlyExempt.includes(Object.keys(c)[0] ?? '') && typeof c.maxTimeMS !== 'number');
     expect(withoutLimit.map((c) => Object.keys(c)[0])).toEqual([]);
     expect(names).toContain('listCollections');
+  });
+
+  it('never suggests clustering a capped collection', async () => {
+    const r = await check(adapter, { db: DB, collections: ['log'], confirm: false });
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['log'] });
+    expect(snap.databases[0]?.collections[0]?.capped).toBe(true);
+    expect(r.findings.filter((f) => f.messageId === 'recommendClustered')).toEqual([]);
   });
 
   it('rejects an unknown database or collection with a message that lists what exists', async () => {

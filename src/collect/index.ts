@@ -73,7 +73,7 @@ function isSystem(name: string): boolean {
   return name.startsWith('system.');
 }
 
-interface ListedCollection {
+export interface ListedCollection {
   name: string;
   type: string;
   options: Doc;
@@ -145,14 +145,14 @@ function emptySample(requested: number): SampleSnapshot {
   return { method: 'none', random: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null };
 }
 
-function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
+export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
   if (c.type === 'view') return 'view';
   if (c.type === 'timeseries' || c.options.timeseries !== undefined) return 'timeseries';
   if (c.type === 'collection') return 'collection';
   return 'unknown';
 }
 
-function validatorOf(options: Doc): CollectionSnapshot['validator'] {
+export function validatorOf(options: Doc): CollectionSnapshot['validator'] {
   const v = options.validator as Doc | undefined;
   const out: CollectionSnapshot['validator'] = { present: v !== undefined && Object.keys(v).length > 0 };
   if (v && typeof v.$jsonSchema === 'object') out.jsonSchema = v.$jsonSchema as Record<string, unknown>;
