@@ -6,12 +6,13 @@ import { registerCheck } from './commands/check';
 import { registerDemo } from './commands/demo';
 import { registerCollect } from './commands/collect';
 import { registerAnalyze } from './commands/analyze';
+import { registerLint } from './commands/lint';
 import { defaultIo, EXIT, type Io } from './io';
 
 export { EXIT } from './io';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze];
+const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze, registerLint];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('mongo-advisor')

@@ -1,0 +1,155 @@
+import * as path from 'node:path';
+import { Command, Option } from 'commander';
+import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
+import { type AdvisorConfig, loadConfig, settingsOf } from '../../core/config';
+import { UserError } from '../../core/errors';
+import { loadSnapshot } from '../../core/snapshot-file';
+import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
+import type { Locate } from '../../report/catalog';
+import { lintSpec } from '../../spec';
+import { runLive } from '../live';
+import type { Io } from '../io';
+import { createProgress } from '../progress';
+import { analyzeOffline, connect, emit, isUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { dbFromUri, positiveInt } from './check';
+import { VERSION } from '../../version';
+
+interface LintFlags {
+  spec?: string;
+  db?: string[];
+  collection?: string[];
+  format: ReportFormat;
+  output?: string;
+  failOn?: Severity;
+  maxWarnings?: number;
+  baseline?: string;
+  updateBaseline?: boolean;
+  config?: string;
+  confirm: boolean;
+  sampleSize?: number;
+  maxTimeMs: number;
+  concurrency: number;
+  color?: boolean;
+  quiet?: boolean;
+}
+
+function relativeTo(dir: string, file: string | undefined): string | undefined {
+  return file === undefined ? undefined : path.resolve(dir, file);
+}
+
+/** A result with no database behind it: a spec checked on its own. */
+function emptyResult(source: string, db: string): CheckResult {
+  return {
+    tool: { name: 'mongo-advisor', version: VERSION },
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    source,
+    server: { version: 'n/a', flavor: 'mongodb', storageEngine: null, topology: 'unknown' },
+    scope: { db, collections: [] },
+    findings: [],
+    notes: [],
+    roundTrips: 0,
+    confirm: { enabled: false, where: null, cleanedUp: null },
+  };
+}
+
+async function runLint(target: string | undefined, flags: LintFlags, io: Io): Promise<number> {
+  const loaded = loadConfig(flags.config ? { file: flags.config } : {});
+  const config: AdvisorConfig = loaded.config;
+  const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
+  const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
+  const failOn = flags.failOn ?? config.failOn ?? 'error';
+  const maxWarnings = flags.maxWarnings ?? config.maxWarnings ?? null;
+  if (!target && !specFile) throw new UserError('lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or --spec <file>.');
+  if (flags.updateBaseline && !baselineFile) throw new UserError('--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.');
+  const settings = settingsOf(config);
+  const t0 = performance.now();
+
+  let result: CheckResult;
+  let snapshot: Snapshot | null = null;
+  if (target && isUri(target)) {
+    const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
+    if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
+    const adapter = await connect(target);
+    try {
+      const live = await runLive(
+        adapter,
+        {
+          dbs,
+          ...(flags.collection?.length ? { collections: flags.collection } : {}),
+          ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
+          maxTimeMS: flags.maxTimeMs,
+          concurrency: flags.concurrency,
+          confirm: flags.confirm,
+          settings,
+          progress: createProgress({ enabled: !flags.quiet }),
+        },
+        io,
+      );
+      result = live.result;
+      snapshot = live.snapshot;
+    } finally {
+      await adapter.close().catch(() => undefined);
+    }
+  } else if (target) {
+    if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
+    if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
+    snapshot = loadSnapshot(target);
+    result = await analyzeOffline(snapshot, settings);
+  } else {
+    result = emptyResult(`spec ${specFile ?? ''}`, '(spec)');
+  }
+
+  let locate: Locate | undefined;
+  if (specFile) {
+    const spec = lintSpec(specFile, snapshot, config);
+    result = {
+      ...result,
+      findings: [...result.findings, ...spec.findings].sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
+      notes: [...result.notes, ...spec.notes],
+      ...(snapshot ? {} : { scope: spec.scope }),
+    };
+    locate = spec.locate;
+  }
+  result = { ...result, durationMs: Math.round(performance.now() - t0) };
+
+  if (flags.updateBaseline && baselineFile) {
+    const baseline = buildBaseline(result.findings);
+    saveBaseline(baselineFile, baseline);
+    io.err(`Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`);
+  }
+  const comparison = baselineFile ? compareBaseline(result.findings, loadBaseline(baselineFile), baselineFile) : null;
+  const lint = judge(result, { failOn, maxWarnings, baseline: comparison });
+  const out: LintResult = { ...result, lint };
+  emit(io, render(out, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), ...(locate ? { locate } : {}) }), flags.output);
+  if (flags.format !== 'text' || flags.output) io.err(`mongo-advisor lint ${lint.verdict}`);
+  return lint.exitCode;
+}
+
+/** `mongo-advisor lint [uri|snapshot]`: the CI gate. Exit 0 pass, 1 findings, 2 usage, input or connection error. */
+export function registerLint(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('lint')
+    .description('CI gate: check a server, a snapshot file or a declared spec; exit 0 (pass), 1 (findings), 2 (error)')
+    .argument('[target]', 'connection string (mongodb://…) or snapshot file (from collect)')
+    .option('--spec <file>', 'declared collections, validators and indexes (JSON or JS); with a target, also reports drift')
+    .option('--db <name...>', 'databases to check on a server (default: the one in the connection string, else every user database)')
+    .option('-c, --collection <name...>', 'collections to check (one database only)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .addOption(new Option('--fail-on <severity>', 'lowest severity of a new finding that fails the run (default error)').choices([...SEVERITIES]))
+    .option('--max-warnings <n>', 'fail when more than n new warnings (default: no limit)', nonNegativeInt)
+    .option('--baseline <file>', 'accepted findings: only findings not in it (or worse than in it) count')
+    .option('--update-baseline', 'write every current finding to the baseline file, then judge against it')
+    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option('--confirm', 'run the scratch experiments (off in lint: CI usually may not write)', false)
+    .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
+    .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .option('--concurrency <n>', 'collections read at once', positiveInt, 4)
+    .option('--color', 'force colour')
+    .option('--no-color', 'no colour')
+    .option('-q, --quiet', 'no progress bar on stderr')
+    .action(async (target: string | undefined, flags: LintFlags) => {
+      setExit(await runLint(target, flags, io));
+    });
+}

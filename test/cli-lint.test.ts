@@ -1,0 +1,179 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Ajv from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../src/cli/main';
+import type { LintResult } from '../src/core/baseline';
+import { loadConfig } from '../src/core/config';
+import type { Snapshot } from '../src/core/types';
+import { dropDb, seedBlog } from './support/seed';
+
+const DB = 'mongo_advisor_test_cli_lint';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += `${s}\n`), isTTY: false });
+  return { code, out, err };
+}
+
+const noStack = (s: string): void => expect(s).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+
+describe('config file (pure)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-config-'));
+
+  it('is found in a parent directory, or in package.json "mongoAdvisor"', () => {
+    const project = join(dir, 'a');
+    mkdirSync(join(project, 'deep', 'er'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'x', mongoAdvisor: { rules: { 'id-pattern': 'off' }, failOn: 'warn' } }));
+    const found = loadConfig({ cwd: join(project, 'deep', 'er') });
+    expect(found.file).toBe(`${join(project, 'package.json')}#mongoAdvisor`);
+    expect(found.config.failOn).toBe('warn');
+    writeFileSync(join(project, 'deep', '.mongo-advisor.json'), JSON.stringify({ rules: { 'array-growth': { severity: 'info', options: { warnLength: 500 } } } }));
+    expect(loadConfig({ cwd: join(project, 'deep', 'er') }).file).toBe(join(project, 'deep', '.mongo-advisor.json'));
+  });
+
+  it('names the bad key and the allowed values', () => {
+    const bad = (config: unknown): string => {
+      const f = join(dir, `c${Math.random()}.json`);
+      writeFileSync(f, JSON.stringify(config));
+      try {
+        loadConfig({ file: f });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    expect(bad({ failOn: 'fatal' })).toMatch(/failOn is "fatal"; allowed values: "info", "warn", "error"/);
+    expect(bad({ rulez: {} })).toMatch(/unknown key "rulez"; allowed keys: \$schema, rules, failOn/);
+    expect(bad({ rules: { 'no-such-rule': 'off' } })).toMatch(/unknown rule "no-such-rule" in rules; known rules: array-growth, id-pattern/);
+    expect(bad({ rules: { 'array-growth': 'loud' } })).toMatch(/rules\.array-growth is "loud"; allowed values: "off", "info", "warn", "error", or an object with severity, enabled, options/);
+    expect(bad({ rules: { 'array-growth': { severity: 'high' } } })).toMatch(/rules\.array-growth\.severity is "high"; allowed values: "info", "warn", "error"/);
+    expect(bad({ rules: { 'array-growth': { options: { warnLength: 'many' } } } })).toMatch(/rules\.array-growth\.options: option "warnLength" of rule array-growth must be integer/);
+    expect(bad({ rules: { 'array-growth': { options: { nope: 1 } } } })).toMatch(/unknown option "nope" for rule array-growth.*Options of array-growth: infoLength/);
+    expect(bad({ maxWarnings: -1 })).toMatch(/maxWarnings must be >= 0 \(got -1\)/);
+  });
+});
+
+describe('lint (CLI, demo data)', () => {
+  const uri = inject('mongoUri');
+  const dir = mkdtempSync(join(tmpdir(), 'ma-lint-'));
+  const snap = join(dir, 'snap.json');
+  const cfg = (name: string, config: unknown): string => {
+    const f = join(dir, name);
+    writeFileSync(f, JSON.stringify(config));
+    return f;
+  };
+
+  beforeAll(async () => {
+    await seedBlog(uri, DB);
+    const r = await cli(['collect', uri, '--db', DB, '--out', snap]);
+    if (r.code !== 0) throw new Error(r.err);
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it('exit 1: a finding at the default failing severity (error)', async () => {
+    const r = await cli(['lint', snap, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.out) as LintResult;
+    expect(result.lint?.counted.error).toBeGreaterThan(0);
+    expect(result.lint?.verdict).toMatch(/^failed: \d+ new findings? at or above error/);
+  });
+
+  it('exit 0: nothing reaches the failing severity once the config turns the rule down', async () => {
+    const r = await cli(['lint', snap, '--config', cfg('down.json', { rules: { 'array-growth': 'warn' } })]);
+    expect(r.out).toMatch(/mongo-advisor lint passed: no new finding at or above error/);
+    expect(r.code).toBe(0);
+  });
+
+  it('exit 1: --max-warnings exceeded (and exit 0 when within it)', async () => {
+    const config = cfg('warn.json', { rules: { 'array-growth': 'warn', 'id-pattern': 'warn' } });
+    const over = await cli(['lint', snap, '--config', config, '--max-warnings', '2']);
+    expect(over.out).toMatch(/failed: 4 new warnings, more than --max-warnings 2/);
+    expect(over.code).toBe(1);
+    expect((await cli(['lint', snap, '--config', config, '--max-warnings', '4'])).code).toBe(0);
+  });
+
+  it('--fail-on info fails on info findings', async () => {
+    const r = await cli(['lint', snap, '--config', cfg('off.json', { rules: { 'array-growth': 'off' } }), '--fail-on', 'info']);
+    expect(r.code).toBe(1);
+  });
+
+  it('a baseline accepts known findings; a new or worse finding fails again', async () => {
+    const base = join(dir, 'baseline.json');
+    const write = await cli(['lint', snap, '--baseline', base, '--update-baseline', '--format', 'json']);
+    expect(write.err).toMatch(/Wrote 4 accepted findings to the baseline/);
+    expect(write.code).toBe(0);
+    const accepted = await cli(['lint', snap, '--baseline', base]);
+    expect(accepted.out).toMatch(/4 findings accepted by the baseline/);
+    expect(accepted.code).toBe(0);
+    // Drop the error finding from the baseline: it is new again.
+    const file = JSON.parse(readFileSync(base, 'utf8')) as { findings: { ruleId: string }[] };
+    file.findings = file.findings.filter((f) => f.ruleId !== 'array-growth');
+    writeFileSync(base, JSON.stringify(file));
+    const fresh = await cli(['lint', snap, '--baseline', base, '--format', 'sarif']);
+    expect(fresh.code).toBe(1);
+    const log = JSON.parse(fresh.out) as { runs: { results: { ruleId: string; baselineState: string }[] }[] };
+    expect(log.runs[0]?.results.find((x) => x.ruleId === 'array-growth')?.baselineState).toBe('new');
+    expect(log.runs[0]?.results.filter((x) => x.baselineState === 'unchanged')).toHaveLength(3);
+  });
+
+  it('writes SARIF that validates, JUnit that parses and Markdown, to --output files', async () => {
+    const schema = JSON.parse(readFileSync(join(__dirname, '..', 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+    const ajv = new Ajv({ strict: false, unicodeRegExp: false });
+    addFormats(ajv);
+    const validate = ajv.compile(schema);
+    for (const [format, check] of [
+      ['sarif', (t: string) => expect(validate(JSON.parse(t))).toBe(true)],
+      ['junit', (t: string) => expect(XMLValidator.validate(t)).toBe(true)],
+      ['markdown', (t: string) => expect(t).toMatch(/^## mongo-advisor: mongo_advisor_test_cli_lint/)],
+    ] as const) {
+      const out = join(dir, `report.${format}`);
+      const r = await cli(['lint', snap, '--format', format, '--output', out]);
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+      expect(r.err).toMatch(/Wrote the report to .*\nmongo-advisor lint failed/);
+      check(readFileSync(out, 'utf8'));
+    }
+  });
+
+  it('exit 2: usage and input errors, each one line without a stack', async () => {
+    const cases: [string[], RegExp][] = [
+      [['lint'], /lint needs something to check: a connection string, a snapshot file/],
+      [['lint', snap, '--update-baseline'], /--update-baseline needs --baseline <file>/],
+      [['lint', snap, '--confirm'], /--confirm needs a live server/],
+      [['lint', snap, '--baseline', join(dir, 'nope.json')], /Baseline file .*nope\.json does not exist\. Create it with: mongo-advisor lint/],
+      [['lint', snap, '--config', cfg('bad.json', { rules: { 'array-growth': 'loud' } })], /Invalid configuration in .*bad\.json: rules\.array-growth is "loud"/],
+      [['lint', join(dir, 'missing-snap.json')], /Snapshot file .*missing-snap\.json does not exist/],
+      [['lint', snap, '--format', 'xml'], /argument 'xml' is invalid\. Allowed choices are text, json, sarif, junit, markdown/],
+      [['lint', snap, '--max-warnings', 'lots'], /expected a whole number, 0 or more/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(args);
+      expect(r.err).toMatch(message);
+      expect(r.code, args.join(' ')).toBe(2);
+      noStack(r.err);
+    }
+  });
+
+  it('exit 2: a server that cannot be reached', async () => {
+    const r = await cli(['lint', 'mongodb://127.0.0.1:1/app?serverSelectionTimeoutMS=500']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/Could not reach a MongoDB server at mongodb:\/\/127\.0\.0\.1:1/);
+  });
+
+  it('against the live server: the same findings as the snapshot, confirmation off by default', async () => {
+    const r = await cli(['lint', uri, '--db', DB, '--format', 'json', '--quiet']);
+    expect(r.code).toBe(1);
+    const live = JSON.parse(r.out) as LintResult;
+    expect(live.confirm.enabled).toBe(false);
+    const offline = JSON.parse((await cli(['lint', snap, '--format', 'json'])).out) as LintResult;
+    expect(live.findings).toEqual(offline.findings);
+    expect((JSON.parse(readFileSync(snap, 'utf8')) as Snapshot).databases[0]?.name).toBe(DB);
+  });
+});
