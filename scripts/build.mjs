@@ -1,6 +1,6 @@
 // Builds dist/: the CLI, the Node API, the mongosh core bundle and the tiny file mongosh load()s.
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, chmodSync, copyFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url)));
 const common = {
@@ -22,6 +22,9 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/mongosh/index.ts'], outfile: 'dist/advisor-core.cjs', external: ['mongodb'] }),
 ]);
 chmodSync('dist/cli.cjs', 0o755);
+// The HTML report's own script and stylesheet, read at run time beside dist/cli.cjs (Chart.js comes from its package).
+mkdirSync('dist/report-html', { recursive: true });
+for (const f of ['report.js', 'report.css']) copyFileSync(`src/report/html/${f}`, `dist/report-html/${f}`);
 
 // mongosh passes load()ed files through its async rewriter; code reached by require() is left alone.
 writeFileSync(

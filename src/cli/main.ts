@@ -7,12 +7,13 @@ import { registerDemo } from './commands/demo';
 import { registerCollect } from './commands/collect';
 import { registerAnalyze } from './commands/analyze';
 import { registerLint } from './commands/lint';
+import { registerAudit } from './commands/audit';
 import { defaultIo, EXIT, type Io } from './io';
 
 export { EXIT } from './io';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze, registerLint];
+const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze, registerLint, registerAudit];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('mongo-advisor')

@@ -1,0 +1,74 @@
+import { Command, Option } from 'commander';
+import { loadConfig, settingsOf } from '../../core/config';
+import { formatJson } from '../../report/json';
+import { formatHtml } from '../../report/html';
+import { ticketSummary } from '../../report/html-data';
+import { formatMarkdown } from '../../report/markdown';
+import { formatText } from '../../report/text';
+import type { Io } from '../io';
+import { runLive } from '../live';
+import { createProgress } from '../progress';
+import { connect, emit } from '../shared';
+import { positiveInt } from './check';
+
+const AUDIT_FORMATS = ['html', 'json', 'markdown', 'text'] as const;
+
+interface AuditFlags {
+  db?: string[];
+  out: string;
+  format: (typeof AUDIT_FORMATS)[number];
+  confirm: boolean;
+  confirmBudget: number;
+  concurrency: number;
+  sampleSize?: number;
+  maxTimeMs: number;
+  config?: string;
+  quiet?: boolean;
+}
+
+/** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket summary. */
+export function registerAudit(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command('audit')
+    .description('audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket')
+    .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
+    .option('--db <name...>', 'databases to audit (default: every user database)')
+    .option('-o, --out <file>', 'where to write the report', 'mongo-advisor-audit.html')
+    .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
+    .option('--no-confirm', 'skip the scratch experiments (read-only run)')
+    .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
+    .option('--concurrency <n>', 'collections read at once (databases: at most 2)', positiveInt, 4)
+    .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
+    .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option('-q, --quiet', 'no progress bar on stderr')
+    .action(async (uri: string, flags: AuditFlags) => {
+      const { config } = loadConfig(flags.config ? { file: flags.config } : {});
+      const adapter = await connect(uri);
+      try {
+        const { result, snapshot } = await runLive(
+          adapter,
+          {
+            dbs: flags.db ?? [],
+            ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
+            maxTimeMS: flags.maxTimeMs,
+            concurrency: flags.concurrency,
+            confirm: flags.confirm,
+            confirmBudgetMs: flags.confirmBudget * 1000,
+            settings: settingsOf(config),
+            progress: createProgress({ enabled: !flags.quiet }),
+          },
+          io,
+        );
+        const report = { result, snapshot };
+        const text =
+          flags.format === 'html' ? formatHtml(report) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result) : formatText(result, { color: false });
+        emit(io, text, flags.out, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+        // The ticket summary goes to stdout when the report went to a file: paste-ready.
+        if (flags.out !== '-') io.out(ticketSummary(report));
+        setExit(0);
+      } finally {
+        await adapter.close().catch(() => undefined);
+      }
+    });
+}

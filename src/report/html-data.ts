@@ -1,0 +1,187 @@
+import { formatBytes, formatNumber } from '../core/format';
+import { spearmanWithPosition } from '../core/stats';
+import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
+import { targetLabel } from './catalog';
+
+/** What `audit` hands the HTML report: the result and the snapshot it came from (shapes only, no values). */
+export interface AuditReport {
+  result: CheckResult;
+  snapshot: Snapshot;
+}
+
+/**
+ * Array length buckets, cut where the domain facts put thresholds: the blog field report saw no cost up to ~100
+ * items, Compass flags 250+, 1,000 measured 2.3x slower, Atlas flags 10,000+ (26.5x slower).
+ */
+export const LENGTH_BUCKETS: { label: string; min: number; max: number }[] = [
+  { label: '0', min: 0, max: 0 },
+  { label: '1–99', min: 1, max: 99 },
+  { label: '100–249', min: 100, max: 249 },
+  { label: '250–999', min: 250, max: 999 },
+  { label: '1,000–9,999', min: 1000, max: 9999 },
+  { label: '10,000+', min: 10000, max: Infinity },
+];
+
+export interface ArraySeries {
+  collection: string;
+  path: string;
+  maxLength: number;
+  /** Sampled documents per LENGTH_BUCKETS bucket (documents without the array count as 0). */
+  buckets: number[];
+  /** [creation time ms, length] per sampled document with a known creation time. */
+  growth: [number, number][];
+}
+
+export interface IdOrderSeries {
+  collection: string;
+  idType: string;
+  rho: number;
+  n: number;
+  /** [position read in natural order, rank of its _id], at most MAX_POINTS. */
+  points: [number, number][];
+}
+
+export interface IndexBar {
+  collection: string;
+  name: string;
+  sizeBytes: number;
+}
+
+export interface ConfirmationBar {
+  label: string;
+  severity: Severity;
+  status: Confirmation['status'];
+  summary: string;
+  ratio: { label: string; median: number; low: number; high: number } | null;
+  measurements: { label: string; unit: string; median: number; low: number; high: number; trials: number }[];
+}
+
+export interface ChartData {
+  lengthBuckets: string[];
+  arrays: ArraySeries[];
+  idOrder: IdOrderSeries[];
+  indexes: { cacheBytes: number | null; totalBytes: number; top: IndexBar[]; count: number };
+  confirmations: ConfirmationBar[];
+}
+
+const MAX_ARRAY_SERIES = 8;
+const MAX_ID_SERIES = 6;
+const MAX_POINTS = 1500;
+const MAX_INDEX_BARS = 20;
+
+function downsample<T>(xs: readonly T[], max: number): T[] {
+  if (xs.length <= max) return [...xs];
+  const step = xs.length / max;
+  return Array.from({ length: max }, (_, i) => xs[Math.floor(i * step)] as T);
+}
+
+/** Chart series from the snapshot and the findings. Pure; bounded in size whatever the deployment. */
+export function chartData(report: AuditReport): ChartData {
+  const { snapshot, result } = report;
+  const arrays: ArraySeries[] = [];
+  const idOrder: IdOrderSeries[] = [];
+  const indexBars: IndexBar[] = [];
+  for (const db of snapshot.databases) {
+    for (const c of db.collections) {
+      const name = `${db.name}.${c.name}`;
+      const docs = c.sample.docs;
+      const paths = new Map<string, number>();
+      for (const d of docs) for (const a of d.arrays) paths.set(a.path, Math.max(paths.get(a.path) ?? 0, a.maxLength));
+      for (const [path, maxLength] of paths) {
+        const buckets = LENGTH_BUCKETS.map(() => 0);
+        const growth: [number, number][] = [];
+        for (const d of docs) {
+          const len = d.arrays.find((a) => a.path === path)?.maxLength ?? 0;
+          const i = LENGTH_BUCKETS.findIndex((b) => len >= b.min && len <= b.max);
+          buckets[i] = (buckets[i] ?? 0) + 1;
+          if (d.createdAt !== null) growth.push([d.createdAt, len]);
+        }
+        growth.sort((a, b) => a[0] - b[0]);
+        arrays.push({ collection: name, path, maxLength, buckets, growth: downsample(growth, MAX_POINTS) });
+      }
+      const id = c.sample.id;
+      if (id && id.naturalOrderRanks.length >= 3) {
+        const types = Object.entries(id.types).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
+        const top = types[0]?.[0] ?? 'unknown';
+        const uuid = top === 'uuid' && Object.keys(id.uuidVersions).length ? ` v${Object.keys(id.uuidVersions).join('/')}` : '';
+        idOrder.push({
+          collection: name,
+          idType: `${top}${uuid}`,
+          rho: spearmanWithPosition(id.naturalOrderRanks),
+          n: id.naturalOrderRanks.length,
+          points: downsample(
+            id.naturalOrderRanks.map((r, i) => [i, r] as [number, number]),
+            MAX_POINTS,
+          ),
+        });
+      }
+      for (const ix of c.indexes) if (ix.sizeBytes !== null) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
+    }
+  }
+  arrays.sort((a, b) => b.maxLength - a.maxLength);
+  idOrder.sort((a, b) => b.n - a.n);
+  indexBars.sort((a, b) => b.sizeBytes - a.sizeBytes);
+  return {
+    lengthBuckets: LENGTH_BUCKETS.map((b) => b.label),
+    arrays: arrays.slice(0, MAX_ARRAY_SERIES),
+    idOrder: idOrder.slice(0, MAX_ID_SERIES),
+    indexes: { cacheBytes: snapshot.server.cacheBytes, totalBytes: indexBars.reduce((n, i) => n + i.sizeBytes, 0), top: indexBars.slice(0, MAX_INDEX_BARS), count: indexBars.length },
+    confirmations: result.findings.filter((f) => f.confirmation).map(confirmationBar),
+  };
+}
+
+function confirmationBar(f: Finding): ConfirmationBar {
+  const c = f.confirmation as Confirmation;
+  return {
+    label: `${targetLabel(f)} (${f.ruleId})`,
+    severity: f.severity,
+    status: c.status,
+    summary: c.summary,
+    ratio: c.ratio ?? null,
+    measurements: c.measurements.map((m) => ({ label: m.label, unit: m.unit, median: m.median, low: m.low, high: m.high, trials: m.trials })),
+  };
+}
+
+const STATUS_WORD: Record<Confirmation['status'], string> = {
+  supported: 'confirmed',
+  refuted: 'not borne out',
+  inconclusive: 'inconclusive',
+  'not-run': 'not measured',
+  error: 'experiment failed',
+};
+
+function firstSentence(s: string): string {
+  const m = /^(.+?[.!?])(\s|$)/.exec(s);
+  return m?.[1] ?? s;
+}
+
+/** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
+export function ticketSummary(report: AuditReport): string {
+  const { result, snapshot } = report;
+  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
+  const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
+  const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
+  const lines = [
+    `MongoDB schema audit of ${result.source} (${server}) on ${result.startedAt.slice(0, 10)}`,
+    `Scope: ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'} (${snapshot.databases.map((d) => d.name).join(', ')}), ${ncoll} collection${ncoll === 1 ? '' : 's'}. Confirmation on a scratch copy: ${result.confirm.enabled ? 'on' : 'off'}.`,
+    `Findings: ${count('error')} error${count('error') === 1 ? '' : 's'}, ${count('warn')} warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info.`,
+  ];
+  const idx = chartData(report).indexes;
+  if (idx.count > 0) lines.push(`Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in all${idx.cacheBytes ? ` against a ${formatBytes(idx.cacheBytes)} WiredTiger cache (${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)` : ' (cache size not reported by the server)'}.`);
+  if (result.findings.length) lines.push('');
+  result.findings.forEach((f, i) => {
+    let line = `${i + 1}. [${f.severity}] ${targetLabel(f)} (${f.ruleId}): ${firstSentence(f.message)}`;
+    if (f.recommendation) line += ` Suggested: ${f.recommendation.action}.`;
+    const c = f.confirmation;
+    if (c) line += ` Measured: ${STATUS_WORD[c.status]}${c.ratio ? `, ${c.ratio.label} ${formatNumber(c.ratio.median)}x (95% interval ${formatNumber(c.ratio.low)}–${formatNumber(c.ratio.high)})` : ''}.`;
+    lines.push(line);
+  });
+  const skipped = result.notes.filter((n) => n.level !== 'info');
+  if (skipped.length) {
+    lines.push('', `Not checked (${skipped.length}):`);
+    for (const n of skipped.slice(0, 10)) lines.push(`- ${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}`);
+    if (skipped.length > 10) lines.push(`- … and ${skipped.length - 10} more (see the report)`);
+  }
+  lines.push('', `Generated by mongo-advisor ${result.tool.version}; the report holds paths, types, sizes and counts, no document values.`);
+  return lines.join('\n');
+}

@@ -1,0 +1,236 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main } from '../src/cli/main';
+import type { CheckResult, DocProfile, Finding, Snapshot } from '../src/core/types';
+import { formatHtml, loadHtmlAssets } from '../src/report/html';
+import { chartData, ticketSummary } from '../src/report/html-data';
+import { collectionOf, docWithArray, snapshotOf } from './support/fixtures';
+import { dropDb, seedBlog } from './support/seed';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) console.log(`[audit-html] skipping the browser tests: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it in CI)`);
+const DB = 'mongo_advisor_test_audit';
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-01T00:00:00Z');
+
+/** A deployment shaped like the demo blog: growing comments, a monotonic and a random _id, sized indexes. */
+function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
+  const postDocs: DocProfile[] = [1, 10, 100, 1000, 10000, 3, 4, 5, 2, 6].map((n, i) => docWithArray('comments', n, 1000, NOW - (400 - i * 40) * DAY));
+  const tagDocs: DocProfile[] = Array.from({ length: 40 }, (_, i) => docWithArray('readings', 50 + i * 30, 16, NOW - (40 - i) * DAY));
+  const n = 300;
+  const monotonic = Array.from({ length: n }, (_, i) => i);
+  let seed = 7;
+  const random = [...monotonic].sort(() => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5);
+  const posts = collectionOf('posts', {
+    sample: { method: '$sample', random: true, requested: 10, size: 10, docs: postDocs, id: { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3], naturalOrderRanks: monotonic, naturalOrderSource: 'natural-scan' }, fields: {}, timeSource: '_id' },
+    indexes: [
+      { name: '_id_', key: { _id: 1 }, sizeBytes: 2_400_000, accesses: null },
+      { name: 'author_1', key: { author: 1 }, sizeBytes: 900_000, accesses: null },
+    ],
+  });
+  const sessions = collectionOf('sessions', {
+    sample: { method: '$sample', random: true, requested: 300, size: 0, docs: [], id: { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9], naturalOrderRanks: random, naturalOrderSource: 'natural-scan' }, fields: {}, timeSource: null },
+    indexes: [
+      { name: '_id_', key: { _id: 1 }, sizeBytes: 96_000_000, accesses: null },
+      { name: 'userId_1', key: { userId: 1 }, sizeBytes: 41_000_000, accesses: null },
+    ],
+  });
+  const sensors = collectionOf('sensors', { sample: { method: '$sample', random: true, requested: 40, size: 40, docs: tagDocs, id: null, fields: {}, timeSource: 'createdAt' } });
+  const snapshot = snapshotOf([posts, sessions, sensors]);
+  const findings: Finding[] = [
+    {
+      ruleId: 'array-growth',
+      messageId: 'growing',
+      severity: 'error',
+      target: { db: 'app', collection: 'posts', path: 'comments' },
+      message: 'Array `comments` grows by up to 222 elements per document per day.',
+      evidence: { maxLength: 10000 },
+      recommendation: { action: 'reference', reason: 'Each $push rewrites the whole document.', commands: ['db.createCollection("comments")'] },
+      docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
+      confirmation: {
+        status: 'supported',
+        summary: '$push into the 10,000-element array took 26x as long as an insert into a child collection.',
+        ratio: { label: 'push / insert', median: 26.4, low: 21.9, high: 31.0 },
+        measurements: [
+          { label: '$push into the array', unit: 'ms', median: 3.4, low: 3.0, high: 3.9, trials: 9 },
+          { label: 'insert into comments', unit: 'ms', median: 0.13, low: 0.11, high: 0.15, trials: 9 },
+        ],
+        where: 'mongo_advisor_scratch_1a2b',
+        durationMs: 5200,
+      },
+    },
+    {
+      ruleId: 'id-pattern',
+      messageId: 'adviseAgainstClustered',
+      severity: 'info',
+      target: { db: 'app', collection: 'sessions', path: '_id' },
+      message: '`_id` is UUID v4 (16 bytes) and random: keep this a regular collection.',
+      evidence: {},
+      docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
+      confirmation: { status: 'refuted', summary: 'Inserts into a clustered copy were not slower.', ratio: { label: 'clustered / regular insert', median: 0.94, low: 0.81, high: 1.08 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 3000 },
+    },
+    {
+      ruleId: 'id-pattern',
+      messageId: 'suggestClustered',
+      severity: 'info',
+      target: { db: 'app', collection: 'posts', path: '_id' },
+      message: '`_id` is ObjectId, monotonic: a clustered collection would store documents in _id order.',
+      evidence: {},
+      docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
+      confirmation: { status: 'supported', summary: 'Range scans on _id were faster on a clustered copy.', ratio: { label: 'regular / clustered range scan', median: 1.7, low: 1.4, high: 2.1 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 4000 },
+    },
+  ];
+  const result: CheckResult = {
+    tool: { name: 'mongo-advisor', version: '0.1.0' },
+    startedAt: new Date(NOW).toISOString(),
+    durationMs: 48_000,
+    source: 'mongodb://db1.example:27017/',
+    server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
+    scope: { db: 'app', collections: ['posts', 'sessions', 'sensors'] },
+    findings,
+    notes: [{ level: 'skipped', target: { db: 'app', collection: 'sensors' }, message: 'index use could not be read ($indexStats): Unauthorized' }],
+    roundTrips: 31,
+    confirm: { enabled: true, where: 'mongo_advisor_scratch_1a2b', cleanedUp: true },
+  };
+  return { result, snapshot };
+}
+
+interface PageReport {
+  errors: string[];
+  external: string[];
+  drawn: number;
+  canvases: number;
+  empties: string[];
+}
+
+async function openInChromium(context: BrowserContext, file: string, screenshot?: string): Promise<PageReport> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  const external: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => {
+    if (!/^(file|data|about):/.test(r.url())) external.push(r.url());
+  });
+  await page.setViewportSize({ width: 1360, height: 900 });
+  await page.goto(`file://${file}`, { waitUntil: 'load' });
+  await page.waitForSelector('body[data-charts-drawn]', { timeout: 15_000 });
+  const drawn = Number(await page.getAttribute('body', 'data-charts-drawn'));
+  const canvases = await page.locator('canvas').count();
+  const empties = await page.locator('.empty').allTextContents();
+  if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
+  await page.close();
+  return { errors, external, drawn, canvases, empties };
+}
+
+describe('HTML report data (pure)', () => {
+  it('buckets array lengths at the domain thresholds and keeps every series bounded', () => {
+    const data = chartData(fixtureReport());
+    const comments = data.arrays.find((a) => a.path === 'comments');
+    expect(data.lengthBuckets).toEqual(['0', '1–99', '100–249', '250–999', '1,000–9,999', '10,000+']);
+    expect(comments?.buckets).toEqual([0, 7, 1, 0, 1, 1]);
+    expect(comments?.growth).toHaveLength(10);
+    expect(data.idOrder.map((s) => [s.collection, s.idType, Math.round(s.rho * 100) / 100])).toEqual([
+      ['app.posts', 'objectId', 1],
+      ['app.sessions', 'uuid v4', expect.closeTo(0, 0) as number],
+    ]);
+    expect(data.indexes).toMatchObject({ cacheBytes: 8 * 1024 ** 3, count: 5 });
+    expect(data.confirmations.map((c) => c.status)).toEqual(['supported', 'refuted', 'supported']);
+  });
+
+  it('writes a ticket summary with counts, one line per finding and the measured interval', () => {
+    const text = ticketSummary(fixtureReport());
+    expect(text).toMatch(/^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replicaSet\) on 2026-11-01/);
+    expect(text).toContain('Findings: 1 error, 0 warnings, 2 info.');
+    expect(text).toContain('1. [error] app.posts › comments (array-growth): Array `comments` grows by up to 222 elements per document per day. Suggested: reference. Measured: confirmed, push / insert 26.4x (95% interval 21.9–31).');
+    expect(text).toContain('Not checked (1):');
+  });
+
+  it('is self-contained: Chart.js inlined, a CSP that forbids requests, data that cannot close its script tag', () => {
+    const { result, snapshot } = fixtureReport();
+    const evil = { ...result, source: 'mongodb://x/</script><script>alert(1)</script>' };
+    const html = formatHtml({ result: evil, snapshot });
+    const assets = loadHtmlAssets();
+    expect(assets.chartJs).not.toMatch(/<\/script|<!--/i);
+    expect(html).toContain(assets.chartJs.slice(0, 200));
+    expect(html).toContain("default-src 'none'");
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
+    expect(html).not.toContain('<script>alert(1)</script>');
+  });
+});
+
+describe('HTML report in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-html-'));
+  let context: BrowserContext | null = null;
+
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it.skipIf(!HAS_CHROMIUM)('draws all five charts with no console error and no request, and saves a screenshot', async () => {
+    const file = join(dir, 'fixture.html');
+    writeFileSync(file, formatHtml(fixtureReport()));
+    const shot = join(tmpdir(), 'mongo-advisor-audit-report.png');
+    const page = await openInChromium(context as BrowserContext, file, shot);
+    console.log(`[audit-html] screenshot: ${shot}`);
+    expect(page.errors).toEqual([]);
+    expect(page.external).toEqual([]);
+    expect(page.empties).toEqual([]);
+    expect(page.canvases).toBe(5);
+    expect(page.drawn).toBe(5);
+    expect(readFileSync(shot).length).toBeGreaterThan(50_000);
+  });
+
+  describe('a live audit of the demo data', () => {
+    const uri = inject('mongoUri');
+    beforeAll(async () => {
+      await seedBlog(uri, DB);
+    });
+    afterAll(async () => {
+      await dropDb(uri, DB);
+    });
+
+    it.skipIf(!HAS_CHROMIUM)('audit writes a report that loads cleanly, and prints the ticket summary', async () => {
+      const out = join(dir, 'live.html');
+      let stdout = '';
+      let stderr = '';
+      const code = await main(['audit', uri, '--db', DB, '--no-confirm', '--out', out], { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), isTTY: false });
+      expect(stderr).toMatch(/Wrote the HTML report to/);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^MongoDB schema audit of .* on \d{4}-\d{2}-\d{2}\nScope: 1 database \(mongo_advisor_test_audit\), 3 collections\. Confirmation on a scratch copy: off\./);
+      const page = await openInChromium(context as BrowserContext, out, join(tmpdir(), 'mongo-advisor-audit-live.png'));
+      expect(page.errors).toEqual([]);
+      expect(page.external).toEqual([]);
+      // Without confirmation there is no experiment to plot; the other four charts draw.
+      expect(page.empties).toEqual(['No experiment ran (confirmation was off, or no finding has one).']);
+      expect(page.drawn).toBe(4);
+    });
+
+    it('the built CLI finds its report assets beside dist/cli.cjs', () => {
+      const cli = join(__dirname, '..', 'dist', 'cli.cjs');
+      if (!existsSync(cli)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
+      const out = join(dir, 'built.html');
+      const r = spawnSync(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], { encoding: 'utf8', timeout: 120_000 });
+      expect(r.stderr).toMatch(/Wrote the HTML report to/);
+      expect(r.status).toBe(0);
+      const html = readFileSync(out, 'utf8');
+      expect(html).toContain(loadHtmlAssets().chartJs.slice(0, 200));
+      expect(html).toContain("document.getElementById('audit-data')");
+    });
+  });
+});
