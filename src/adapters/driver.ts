@@ -1,4 +1,4 @@
-import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
+import { Long, MongoClient, type MongoClientOptions, ObjectId, UUID } from 'mongodb';
 import { redactUri } from '../core/format';
 import type { Adapter, BsonKit, Doc } from './types';
 
@@ -19,8 +19,10 @@ export class DriverAdapter implements Adapter {
   readonly bson = bson;
   readonly source: string;
   private count = 0;
+  /** Direct connections to replica-set members, by host (connectMember); failures are cached too. */
+  private readonly members = new Map<string, Promise<DriverAdapter>>();
 
-  private constructor(private readonly client: MongoClient, uri: string) {
+  private constructor(private readonly client: MongoClient, uri: string, private readonly parent: DriverAdapter | null = null) {
     this.source = redactUri(uri);
   }
 
@@ -40,10 +42,64 @@ export class DriverAdapter implements Adapter {
 
   async command(db: string, cmd: Doc): Promise<Doc> {
     this.count++;
+    if (this.parent) this.parent.count++;
     return (await this.client.db(db).command(cmd));
   }
 
+  /** A direct connection to one member with this client's credentials and TLS settings; cached per host. */
+  connectMember(host: string): Promise<DriverAdapter> {
+    if (this.parent) return this.parent.connectMember(host);
+    let member = this.members.get(host);
+    if (!member) {
+      member = (async () => {
+        const client = new MongoClient(`mongodb://${host}/`, memberOptions(this.client.options));
+        try {
+          await client.connect();
+        } catch (err) {
+          await client.close().catch(() => undefined);
+          throw err;
+        }
+        return new DriverAdapter(client, `mongodb://${host}/`, this);
+      })();
+      member.catch(() => undefined);
+      this.members.set(host, member);
+    }
+    return member;
+  }
+
   async close(): Promise<void> {
+    const members = [...this.members.values()];
+    this.members.clear();
+    await Promise.all(members.map(async (m) => (await m.catch(() => null))?.client.close().catch(() => undefined)));
     await this.client.close();
   }
+}
+
+/** The options of a direct connection to one member: same credentials and TLS, no replica-set discovery. */
+function memberOptions(o: MongoClient['options']): MongoClientOptions {
+  const out: MongoClientOptions = {
+    appName: 'mongo-advisor',
+    directConnection: true,
+    serverSelectionTimeoutMS: o.serverSelectionTimeoutMS,
+    connectTimeoutMS: o.connectTimeoutMS,
+    tls: o.tls,
+  };
+  if (o.tlsCAFile) out.tlsCAFile = o.tlsCAFile;
+  if (o.tlsCertificateKeyFile) out.tlsCertificateKeyFile = o.tlsCertificateKeyFile;
+  if (o.tlsCRLFile) out.tlsCRLFile = o.tlsCRLFile;
+  // tlsInsecure may not be combined with the two it implies
+  if (o.tlsInsecure) out.tlsInsecure = true;
+  else {
+    if (o.tlsAllowInvalidCertificates) out.tlsAllowInvalidCertificates = true;
+    if (o.tlsAllowInvalidHostnames) out.tlsAllowInvalidHostnames = true;
+  }
+  for (const k of ['ca', 'cert', 'key', 'passphrase', 'crl'] as const) if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k];
+  const cred = o.credentials;
+  if (cred) {
+    if (cred.username) out.auth = { username: cred.username, ...(cred.password ? { password: cred.password } : {}) };
+    out.authSource = cred.source;
+    if (cred.mechanism && cred.mechanism !== 'DEFAULT') out.authMechanism = cred.mechanism;
+    if (cred.mechanismProperties && Object.keys(cred.mechanismProperties).length > 0) out.authMechanismProperties = cred.mechanismProperties;
+  }
+  return out;
 }

@@ -1,6 +1,9 @@
 import type { Adapter, Doc } from '../adapters/types';
 import type { CollectionSnapshot, ServerInfo, Snapshot } from '../core/types';
 import type { CollectOptions } from './index';
+import { collectIndexUsageMembers } from './index-usage-members';
+import { collectStringCardinality } from './validator-census';
+import { collectValidatorDryRun } from './validator-dry-run';
 
 export interface CollectionCollectorContext {
   adapter: Adapter;
@@ -27,5 +30,5 @@ export interface SnapshotCollectorContext {
 export type CollectionCollector = (ctx: CollectionCollectorContext) => Promise<void>;
 export type SnapshotCollector = (ctx: SnapshotCollectorContext) => Promise<void>;
 
-export const collectionCollectors: CollectionCollector[] = [];
+export const collectionCollectors: CollectionCollector[] = [collectIndexUsageMembers, collectStringCardinality, collectValidatorDryRun];
 export const snapshotCollectors: SnapshotCollector[] = [];

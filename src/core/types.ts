@@ -164,6 +164,40 @@ export interface CollectionSnapshot {
   sample: SampleSnapshot;
   /** What could not be read for this collection, with the reason. */
   notes: Note[];
+  /** index-usage: replica-set members whose $indexStats were summed, and those not read with the reason (absent on a standalone). */
+  indexUsageMembers?: IndexUsageMembers;
+  /** validator: the stored validator checked against the sample (counts per path, never values) and counted on the server. */
+  validatorDryRun?: ValidatorDryRun;
+  /** validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
+  stringCardinality?: Record<string, number>;
+}
+
+/** Which replica-set members' $indexStats went into IndexSnapshot.accesses. */
+export interface IndexUsageMembers {
+  read: string[];
+  notRead: { host: string; reason: string }[];
+  /** Set when hidden members could not be listed (hello omits them), with the reason. */
+  hiddenUnknown?: string;
+}
+
+/** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
+export interface ValidatorDryRun {
+  /** Sampled documents checked in-process against the $jsonSchema (0 when it could not run). */
+  checked: number;
+  /** Checked documents failing the $jsonSchema. */
+  violations: number;
+  /** Failing documents per field path (`a.b`, array elements `a.$[]`). */
+  byPath: Record<string, number>;
+  /** Schema parts the in-process check could not evaluate, as "keyword at path"; those parts were not checked. */
+  unsupportedKeywords: string[];
+  /** Checks decided in the document's favour because the host hides the BSON type, as "path: what". */
+  undecided: string[];
+  /** Why the in-process check did not run (query-operator validator, schema that does not compile). */
+  skippedReason?: string;
+  /** Documents failing the whole validator by a server-side count of {$nor: [validator]}; null when not counted. */
+  serverViolators: number | null;
+  /** Why the server-side count is missing. */
+  serverReason?: string;
 }
 
 export interface DatabaseSnapshot {

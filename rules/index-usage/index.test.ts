@@ -1,0 +1,266 @@
+import { describe, expect, it } from 'vitest';
+import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
+import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind } from './analyze';
+import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
+import rule from './index';
+
+// collectedAt of the fixtures is 2026-11-01; counters that started 60 days earlier are well past the warm-up.
+const OLD = '2026-09-02T00:00:00.000Z';
+const RECENT = '2026-10-30T00:00:00.000Z';
+const GB = 1024 ** 3;
+
+/** An index as collect writes it from listIndexes + $collStats indexSizes + $indexStats (one row per member). */
+function ix(name: string, key: IndexSnapshot['key'], accesses: [string, number, string][] | null = [['m1.example.net:27017', 120, OLD]], over: Partial<IndexSnapshot> = {}): IndexSnapshot {
+  return { name, key, sizeBytes: 1_048_576, accesses: accesses && accesses.map(([host, ops, since]) => ({ host, ops, since })), ...over };
+}
+
+const idIndex = ix('_id_', { _id: 1 }, [['m1.example.net:27017', 0, OLD]]);
+
+function coll(indexes: IndexSnapshot[], over: Partial<CollectionSnapshot> = {}): CollectionSnapshot {
+  return collectionOf('orders', { indexes: [idIndex, ...indexes], stats: { count: 100_000, sizeBytes: 50_000_000, avgObjSize: 500, storageSizeBytes: 20_000_000, totalIndexSizeBytes: (indexes.length + 1) * 1_048_576, nindexes: indexes.length + 1, blockCompressor: 'snappy' }, ...over });
+}
+
+const members = ['m1.example.net:27017', 'm2.example.net:27017', 'm3.example.net:27017'];
+/** A replica set of three, every member read, as the index-usage-members collector records it. */
+function replicaSet(c: CollectionSnapshot, notRead: { host: string; reason: string }[] = []): Snapshot {
+  const read = members.filter((m) => !notRead.some((n) => n.host === m));
+  const s = snapshotOf([{ ...c, indexUsageMembers: { read, notRead } }]);
+  s.server.topology = 'replicaSet';
+  return s;
+}
+const everywhere = (ops: [number, number, number], since = OLD): [string, number, string][] => members.map((m, i) => [m, ops[i] as number, since]);
+
+function withCache(s: Snapshot, cacheBytes: number | null): Snapshot {
+  s.server.cacheBytes = cacheBytes;
+  return s;
+}
+
+ruleTester(rule, {
+  valid: [
+    { name: 'every index used, on a standalone', snapshot: snapshotOf([coll([ix('status_1', { status: 1 }), ix('customer_1_date_-1', { customer: 1, date: -1 })])]) },
+    { name: 'only the _id index', snapshot: snapshotOf([coll([])]) },
+    {
+      name: 'an index used only on a secondary is used (sum over members)',
+      snapshot: replicaSet(coll([ix('report_1', { report: 1 }, everywhere([0, 0, 4200]))])),
+    },
+    { name: '{a:1} is not a prefix of {ab:1}', snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('ab_1', { ab: 1 })])]) },
+    { name: 'different direction is not the same prefix', snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_-1_b_1', { a: -1, b: 1 })])]) },
+    { name: 'ten indexes is still within the Compass line', snapshot: snapshotOf([coll(Array.from({ length: 9 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]) },
+    { name: 'indexes well inside the cache', snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), 8 * GB) },
+    {
+      name: 'hidden, unique, TTL and partial indexes without use are kept, with the reason (info only)',
+      allowInfo: true,
+      snapshot: snapshotOf([
+        coll([
+          ix('email_1', { email: 1 }, [['h:27017', 0, OLD]], { unique: true }),
+          ix('expires_1', { expiresAt: 1 }, [['h:27017', 0, OLD]], { expireAfterSeconds: 3600 }),
+          ix('old_1', { old: 1 }, [['h:27017', 0, OLD]], { hidden: true }),
+          ix('open_1', { state: 1 }, [['h:27017', 0, OLD]], { partial: true }),
+        ]),
+      ]),
+    },
+    { name: 'counters younger than the warm-up prove nothing (info only)', allowInfo: true, snapshot: replicaSet(coll([ix('status_1', { status: 1 }, members.map((m, i) => [m, 0, i === 2 ? RECENT : OLD]))])) },
+    {
+      name: 'a 2dsphere index led by a field is not a false redundancy (info only)',
+      allowInfo: true,
+      snapshot: snapshotOf([coll([ix('city_1', { city: 1 }), ix('city_1_loc_2dsphere', { city: 1, loc: '2dsphere' })])]),
+    },
+    {
+      name: 'different collations: not redundant (info only)',
+      allowInfo: true,
+      snapshot: snapshotOf([coll([ix('name_1', { name: 1 }, undefined, { collation: { locale: 'fr', strength: 2 } }), ix('name_1_age_1', { name: 1, age: 1 })])]),
+    },
+    {
+      name: 'FerretDB: no $indexStats, no WiredTiger cache (info only)',
+      allowInfo: true,
+      snapshot: (() => {
+        const s = withCache(snapshotOf([coll([ix('status_1', { status: 1 }, null)])]), null);
+        s.server.flavor = 'ferretdb';
+        s.server.capabilities.indexStats = { supported: false, evidence: 'aggregate $indexStats failed: CommandNotFound (59): $indexStats is not implemented' };
+        return s;
+      })(),
+    },
+  ],
+  invalid: [
+    {
+      name: 'unused on a standalone',
+      snapshot: snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]),
+      expect: [{ messageId: 'unused', severity: 'warn', messageIncludes: 'recorded no use in the last 60 days; it takes 1.0 MB and a write on every insert.' }],
+    },
+    {
+      name: 'unused on every member of a replica set',
+      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]))])),
+      expect: [{ messageId: 'unused', severity: 'warn', messageIncludes: 'summed over 3 of 3 members' }],
+    },
+    {
+      name: 'a member not read lowers the verdict to info and is named',
+      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 2))]), [{ host: 'm3.example.net:27017', reason: 'could not connect: Authentication failed' }]),
+      expect: [{ messageId: 'unused', severity: 'info', messageIncludes: 'Not read: m3.example.net:27017 (could not connect: Authentication failed)' }],
+    },
+    {
+      name: 'the mongosh adapter reads one member: said so',
+      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 1))]), [
+        { host: 'm2.example.net:27017', reason: 'the mongosh adapter has one connection and cannot open another' },
+        { host: 'm3.example.net:27017', reason: 'the mongosh adapter has one connection and cannot open another' },
+      ]),
+      expect: [{ messageId: 'unused', severity: 'info', messageIncludes: '1 of 3 members' }],
+    },
+    {
+      name: 'at or below unusedMaxOps counts as unused',
+      snapshot: snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 3, OLD]])])]),
+      options: { unusedMaxOps: 5 },
+      expect: [{ messageId: 'unused', messageIncludes: 'recorded 3 uses' }],
+    },
+    {
+      name: 'kept indexes are listed with why',
+      snapshot: snapshotOf([coll([ix('expires_1', { expiresAt: 1 }, [['h:27017', 0, OLD]], { expireAfterSeconds: 60 })])]),
+      expect: [{ messageId: 'kept', severity: 'info', messageIncludes: 'TTL: the server deletes expired documents through it, and those deletes do not count as use' }],
+    },
+    {
+      name: 'warm-up: names the member whose counters are young',
+      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, members.map((m, i) => [m, 0, i === 2 ? RECENT : OLD]))])),
+      expect: [{ messageId: 'tooRecent', messageIncludes: 'counters on m3.example.net:27017 started 2 days ago, within the 7-day warm-up' }],
+    },
+    {
+      name: 'redundant prefix',
+      snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 })])]),
+      expect: [{ messageId: 'redundant', severity: 'warn', messageIncludes: 'Index `a_1` { a: 1 } is a prefix of `a_1_b_1` { a: 1, b: 1 }' }],
+    },
+    {
+      name: 'redundant prefix of a longer compound index with descending fields',
+      snapshot: snapshotOf([coll([ix('a_1_b_-1', { a: 1, b: -1 }), ix('a_1_b_-1_c_1', { a: 1, b: -1, c: 1 })])]),
+      expect: [{ messageId: 'redundant', messageIncludes: 'queries on `a`, `b`' }],
+    },
+    {
+      name: 'unique prefix is not redundant',
+      snapshot: snapshotOf([coll([ix('sku_1', { sku: 1 }, undefined, { unique: true }), ix('sku_1_w_1', { sku: 1, w: 1 })])]),
+      expect: [{ messageId: 'notRedundant', severity: 'info', messageIncludes: 'unique: it enforces a constraint' }],
+    },
+    {
+      name: 'text index led by a field: a clear line',
+      snapshot: snapshotOf([coll([ix('cat_1', { cat: 1 }), ix('cat_1_body_text', { cat: 1, _fts: 'text', _ftsx: 1 })])]),
+      expect: [{ messageId: 'notRedundant', messageIncludes: 'is a text index' }],
+    },
+    {
+      name: 'hashed index led by the same field',
+      snapshot: snapshotOf([coll([ix('t_1', { t: 1 }), ix('t_1_h_hashed', { t: 1, h: 'hashed' })])]),
+      expect: [{ messageId: 'notRedundant', messageIncludes: 'hashed index' }],
+    },
+    {
+      name: 'more than 10 indexes: warn (Compass)',
+      snapshot: snapshotOf([coll(Array.from({ length: 10 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
+      expect: [{ messageId: 'tooMany', severity: 'warn', messageIncludes: '11 indexes on this collection, more than 10 (the Compass line)' }],
+    },
+    {
+      name: 'more than 30 indexes: error (Atlas)',
+      snapshot: snapshotOf([coll(Array.from({ length: 30 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
+      expect: [{ messageId: 'tooMany', severity: 'error', messageIncludes: 'more than 30 (the Atlas line)' }],
+    },
+    {
+      name: 'indexes over half the WiredTiger cache',
+      snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } })]), 4 * GB),
+      expect: [{ messageId: 'indexesVsCache', severity: 'warn', messageIncludes: '75% of the WiredTiger cache (4.0 GB)' }],
+    },
+    {
+      name: 'no cache size: said so',
+      snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null),
+      expect: [{ messageId: 'cacheUnknown', severity: 'info', messageIncludes: 'clusterMonitor' }],
+    },
+    {
+      name: 'no $indexStats: said once',
+      snapshot: (() => {
+        const s = snapshotOf([coll([ix('status_1', { status: 1 }, null)])]);
+        s.server.capabilities.indexStats = { supported: false, evidence: 'aggregate $indexStats failed: Unauthorized (13)' };
+        return s;
+      })(),
+      expect: [{ messageId: 'usageNotChecked', severity: 'info', messageIncludes: 'Unauthorized (13)' }],
+    },
+    {
+      name: 'sharded: shard secondaries are not read, so info',
+      snapshot: (() => {
+        const s = snapshotOf([coll([ix('status_1', { status: 1 }, [['shardA-1:27018', 0, OLD], ['shardB-1:27018', 0, OLD]])])]);
+        s.server.topology = 'sharded';
+        return s;
+      })(),
+      expect: [{ messageId: 'unused', severity: 'info', messageIncludes: '2 shard primaries (through mongos)' }],
+    },
+  ],
+});
+
+describe('index-usage helpers', () => {
+  it('prefix compares whole field names, types and directions', () => {
+    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 1, b: 1 }))).toBe(true);
+    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { ab: 1 }))).toBe(false);
+    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { b: 1, a: 1 }))).toBe(false);
+    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 2, b: 1 }))).toBe(true);
+    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 'hashed' }))).toBe(false);
+  });
+
+  it('names special kinds, wildcard included', () => {
+    expect(specialKind(ix('w', { '$**': 1 }))).toBe('wildcard');
+    expect(specialKind(ix('w', { 'attrs.$**': 1 }))).toBe('wildcard');
+    expect(specialKind(ix('t', { _fts: 'text', _ftsx: 1 }))).toBe('text');
+    expect(specialKind(ix('g', { loc: '2dsphere' }))).toBe('2dsphere');
+    expect(specialKind(ix('b', { a: 1, b: -1 }))).toBeNull();
+  });
+
+  it('lists every reason two prefix-related indexes are not interchangeable', () => {
+    const why = prefixBlockers(ix('a', { a: 1 }, null, { sparse: true, expireAfterSeconds: 1 }), ix('b', { a: 1, b: 1 }, null, { hidden: true }));
+    expect(why.join(' | ')).toMatch(/sparse.*TTL.*hidden/);
+  });
+
+  it('hides then drops, on 4.4+', () => {
+    const s = snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]);
+    const [f] = runRule(rule, s).filter((x) => x.messageId === 'unused');
+    expect(f?.recommendation?.commands).toEqual(['db.orders.hideIndex("status_1")', 'db.orders.dropIndex("status_1")']);
+    s.server.versionArray = [4, 2, 0, 0];
+    const [g] = runRule(rule, s).filter((x) => x.messageId === 'unused');
+    expect(g?.recommendation?.commands).toEqual(['db.orders.dropIndex("status_1")']);
+  });
+
+  it('writes odd collection names and keys as mongosh needs them', () => {
+    expect(shellCollection('order-items')).toBe('db.getCollection("order-items")');
+    expect(shellCollection('stats')).toBe('db.getCollection("stats")');
+    expect(formatKey({ 'a.b': 1, loc: '2dsphere' })).toBe('{ "a.b": 1, loc: "2dsphere" }');
+  });
+
+  it('evidence holds no document values, only names, counts and sizes', () => {
+    const findings = runRule(rule, replicaSet(coll([ix('a_1', { a: 1 }, everywhere([0, 0, 0])), ix('a_1_b_1', { a: 1, b: 1 })])));
+    expect(findings.map((f) => f.messageId).sort()).toEqual(['redundant', 'unused']);
+    for (const f of findings) for (const v of Object.values(f.evidence)) expect(['number', 'string', 'boolean'].includes(typeof v) || v === null).toBe(true);
+  });
+});
+
+describe('index-usage confirmation helpers', () => {
+  it('rebuilds index specs for scratch: no unique, no TTL, no _id', () => {
+    // listIndexes output as documented (v, key, name, options)
+    const { specs, changes } = scratchSpecs([
+      { v: 2, key: { _id: 1 }, name: '_id_' },
+      { v: 2, key: { email: 1 }, name: 'email_1', unique: true },
+      { v: 2, key: { at: 1 }, name: 'at_1', expireAfterSeconds: 3600 },
+      { v: 2, key: { s: 1 }, name: 's_1', partialFilterExpression: { s: { $exists: true } }, collation: { locale: 'en', strength: 2 } },
+    ]);
+    expect(specs).toEqual([
+      { key: { email: 1 }, name: 'email_1' },
+      { key: { at: 1 }, name: 'at_1' },
+      { key: { s: 1 }, name: 's_1', partialFilterExpression: { s: { $exists: true } }, collation: { locale: 'en', strength: 2 } },
+    ]);
+    expect(changes).toHaveLength(2);
+  });
+
+  it('finds the index in classic, slot-based and sharded explain output', () => {
+    // queryPlanner.winningPlan shapes from the explain results page
+    const classic = { stage: 'FETCH', inputStage: { stage: 'IXSCAN', keyPattern: { a: 1, b: 1 }, indexName: 'a_1_b_1' } };
+    const sbe = { queryPlan: { stage: 'FETCH', planNodeId: 2, inputStage: { stage: 'IXSCAN', planNodeId: 1, indexName: 'a_1_b_1' } }, slotBasedPlan: { slots: '', stages: '' } };
+    const sharded = { stage: 'SINGLE_SHARD', shards: [{ shardName: 's0', winningPlan: classic }] };
+    for (const p of [classic, sbe, sharded]) expect(planIndexes(p)).toEqual({ indexes: ['a_1_b_1'], collscan: false });
+    expect(planIndexes({ stage: 'COLLSCAN', direction: 'forward' })).toEqual({ indexes: [], collscan: true });
+  });
+
+  it('builds an equality filter on the prefix from a document with single values', () => {
+    expect(prefixFilter([{ a: [1, 2], b: 1 }, { a: 3, b: { c: 4 } }], ['a', 'b.c'])).toEqual({ a: 3, 'b.c': 4 });
+    expect(prefixFilter([{ b: 1 }], ['a'])).toBeNull();
+  });
+});

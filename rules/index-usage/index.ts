@@ -1,0 +1,251 @@
+import { formatBytes, formatNumber } from '../../src/core/format';
+import { defineRule, type Report } from '../../src/core/rule';
+import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
+import {
+  type IndexUsage,
+  type IndexUsageOptions,
+  formatKey,
+  indexBytes,
+  indexUsage,
+  membersRead,
+  prefixPairs,
+  shellCollection,
+} from './analyze';
+import { confirmIndexUsage } from './confirm';
+
+export const indexUsageOptionsSchema = {
+  type: 'object' as const,
+  additionalProperties: false as const,
+  properties: {
+    warmupDays: {
+      type: 'number',
+      minimum: 0,
+      default: 7,
+      description: "Counters younger than this prove nothing (they restart with the server and when an index is built): Atlas calls an index unused after no use for 7+ days (domain.md §6).",
+    },
+    unusedMaxOps: {
+      type: 'integer',
+      minimum: 0,
+      default: 0,
+      description: 'Uses ($indexStats accesses.ops summed over every member read) at or below which an index counts as unused: pt-mongodb-index-check flags accesses.ops == 0 (domain.md §6).',
+    },
+    warnIndexes: { type: 'integer', minimum: 1, default: 10, description: 'More indexes than this on one collection is a warning: Compass flags more than 10 (domain.md §5, §6).' },
+    errorIndexes: { type: 'integer', minimum: 1, default: 30, description: 'More indexes than this on one collection is an error: Atlas flags more than 30 per collection (domain.md §5).' },
+    cacheShareWarn: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      default: 0.5,
+      description:
+        "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk (domain.md §2: ~13k vs ~1.22M QPS when the data no longer fit in RAM).",
+    },
+  },
+};
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
+const days = (d: number): string => (d < 1 ? `${formatNumber(Math.round(d * 24))} hours` : plural(Math.floor(d), 'day'));
+const names = (list: readonly { index: { name: string } }[]): string => list.map((u) => `\`${u.index.name}\``).join(', ');
+
+function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {
+  const c = shellCollection(coll);
+  const [major = 0, minor = 0] = snapshot.server.versionArray;
+  const canHide = snapshot.server.flavor === 'mongodb' && (major > 4 || (major === 4 && minor >= 4));
+  return canHide ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`] : [`${c}.dropIndex(${JSON.stringify(index)})`];
+}
+
+function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOptions, report: Report): void {
+  const collectedAt = Date.parse(snapshot.collectedAt);
+  const usage: IndexUsage[] = c.indexes.filter((i) => i.name !== '_id_').map((i) => indexUsage(i, collectedAt, o));
+  const target = { db: c.db, collection: c.name };
+  for (const u of usage.filter((x) => x.status === 'unused')) {
+    const who = membersRead(snapshot, c, u.index);
+    report({
+      messageId: 'unused',
+      severity: who.complete ? 'warn' : 'info',
+      target: { ...target, index: u.index.name },
+      data: {
+        index: u.index.name,
+        key: formatKey(u.index.key),
+        uses: u.ops === 0 ? 'no use' : plural(u.ops, 'use'),
+        days: days(u.windowDays ?? 0),
+        members: who.text ? `, summed over ${who.text}` : '',
+        size: u.index.sizeBytes === null ? 'an unknown size' : formatBytes(u.index.sizeBytes),
+        missing: who.missing ? ` ${who.missing}` : '',
+      },
+      evidence: {
+        ops: u.ops,
+        windowDays: u.windowDays === null ? null : Math.floor(u.windowDays),
+        membersRead: (u.index.accesses ?? []).length,
+        allMembersRead: who.complete,
+        sizeBytes: u.index.sizeBytes,
+        key: formatKey(u.index.key),
+      },
+      recommendation: {
+        action: 'hide it, then drop it',
+        reason: `An unused index still takes a write on every insert (and on updates to its fields), disk and cache. hideIndex keeps it maintained but invisible to the planner, and unhideIndex brings it back at once if a query slows down; drop it after a full business cycle${who.complete ? '' : ', and only after checking the members not read'}.`,
+        commands: hideThenDrop(snapshot, c.name, u.index.name),
+      },
+    });
+  }
+  const kept = usage.filter((x) => x.status === 'kept');
+  if (kept.length) {
+    report({
+      messageId: 'kept',
+      severity: 'info',
+      target,
+      data: { list: kept.map((u) => `\`${u.index.name}\` (${u.keptReason ?? ''})`).join('; ') },
+      evidence: { indexes: kept.length },
+    });
+  }
+  const early = usage.filter((x) => x.status === 'tooRecent');
+  if (early.length) {
+    const youngest = early.reduce((a, b) => ((a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b));
+    report({
+      messageId: 'tooRecent',
+      severity: 'info',
+      target,
+      data: {
+        list: names(early),
+        host: youngest.youngestHost || 'a member',
+        age: youngest.windowDays === null ? 'at an unknown time' : `${days(youngest.windowDays)} ago`,
+        warmup: o.warmupDays,
+      },
+      evidence: { indexes: early.length, youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10, warmupDays: o.warmupDays },
+    });
+  }
+}
+
+function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, report: Report): void {
+  for (const p of prefixPairs(c)) {
+    const target = { db: c.db, collection: c.name, index: p.shorter.name };
+    const data = { index: p.shorter.name, key: formatKey(p.shorter.key), longer: p.longer.name, longerKey: formatKey(p.longer.key) };
+    if (p.blockers.length) {
+      report({ messageId: 'notRedundant', severity: 'info', target, data: { ...data, why: p.blockers.join('; ') }, evidence: { longer: p.longer.name, reasons: p.blockers.length } });
+      continue;
+    }
+    const ops = (ix: typeof p.shorter): number | null => (ix.accesses ? ix.accesses.reduce((s, a) => s + a.ops, 0) : null);
+    report({
+      messageId: 'redundant',
+      severity: 'warn',
+      target,
+      data: {
+        ...data,
+        fields: Object.keys(p.shorter.key).map((f) => `\`${f}\``).join(', '),
+        size: p.shorter.sizeBytes === null ? 'its space' : formatBytes(p.shorter.sizeBytes),
+      },
+      evidence: {
+        key: formatKey(p.shorter.key),
+        longer: p.longer.name,
+        longerKey: formatKey(p.longer.key),
+        sizeBytes: p.shorter.sizeBytes,
+        longerSizeBytes: p.longer.sizeBytes,
+        ops: ops(p.shorter),
+        longerOps: ops(p.longer),
+      },
+      recommendation: {
+        action: 'hide it, then drop it',
+        reason: `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its entries are larger, so those queries read a little more. Check with explain() that the planner picks it (the confirmation does this on a scratch copy), then drop the shorter index.`,
+        commands: hideThenDrop(snapshot, c.name, p.shorter.name),
+      },
+    });
+  }
+}
+
+function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: Report): void {
+  const n = c.indexes.length;
+  const over = n > o.errorIndexes ? { severity: 'error' as const, limit: o.errorIndexes, source: 'the Atlas line' } : n > o.warnIndexes ? { severity: 'warn' as const, limit: o.warnIndexes, source: 'the Compass line' } : null;
+  if (!over) return;
+  report({
+    messageId: 'tooMany',
+    severity: over.severity,
+    target: { db: c.db, collection: c.name },
+    data: { count: n, limit: over.limit, source: over.source },
+    evidence: { indexes: n, limit: over.limit, totalIndexBytes: indexBytes(c) },
+    recommendation: {
+      action: 'consolidate',
+      reason: 'Drop the unused and redundant ones (reported separately when found), and fold single-field indexes into compound indexes that lead with the fields queried by equality, then sort, then range (ESR). Review each index\'s use first:',
+      commands: [`${shellCollection(c.name)}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])`],
+    },
+  });
+}
+
+function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report): void {
+  for (const db of snapshot.databases) {
+    const colls = db.collections.filter((c) => c.type === 'collection');
+    const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
+    if (sizes.length === 0) continue;
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const cache = snapshot.server.cacheBytes;
+    const n = `${plural(colls.length, 'collection')} checked`;
+    if (cache === null || cache <= 0) {
+      const engine = snapshot.server.storageEngine;
+      const why = snapshot.server.flavor === 'ferretdb'
+        ? 'this FerretDB server has no WiredTiger cache to compare with'
+        : engine && engine !== 'wiredTiger'
+          ? `the storage engine is ${engine}, not WiredTiger`
+          : "serverStatus did not report wiredTiger.cache['maximum bytes configured'] (reading it needs the clusterMonitor role)";
+      report({ messageId: 'cacheUnknown', severity: 'info', target: { db: db.name }, data: { size: formatBytes(total), collections: n, why }, evidence: { totalIndexBytes: total } });
+      continue;
+    }
+    const share = total / cache;
+    if (share <= o.cacheShareWarn) continue;
+    report({
+      messageId: 'indexesVsCache',
+      severity: 'warn',
+      target: { db: db.name },
+      data: { collections: n, size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` },
+      evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length },
+      recommendation: {
+        action: 'shrink the index set, or grow the cache',
+        reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
+      },
+    });
+  }
+}
+
+export default defineRule<IndexUsageOptions>({
+  id: 'index-usage',
+  scope: 'snapshot',
+  meta: {
+    description: 'Unused (summed over every replica-set member), redundant and too many indexes, and index size against the cache',
+    docsUrl: 'https://www.mongodb.com/docs/manual/reference/operator/aggregation/indexStats/',
+    severity: 'warn',
+    messages: {
+      unused: 'Index `{{index}}` {{key}} recorded {{uses}} in the last {{days}}{{members}}; it takes {{size}} and a write on every insert.{{missing}}',
+      kept: 'No recorded use, but not called unused: {{list}}.',
+      tooRecent:
+        'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}}, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
+      usageNotChecked: 'Index use was not checked: the server lacks $indexStats ({{evidence}}). Redundant indexes, index counts and sizes were still checked.',
+      redundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
+      notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
+      tooMany: '{{count}} indexes on this collection, more than {{limit}} ({{source}}): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
+      indexesVsCache:
+        'Indexes of the {{collections}} take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); past {{limit}}, documents compete with indexes for the cache and reads start going to disk.',
+      cacheUnknown: 'Indexes of the {{collections}} take {{size}}; not compared with the cache: {{why}}.',
+    },
+    options: indexUsageOptionsSchema,
+    requires: { capabilities: [] },
+  },
+  analyze({ snapshot, options, report }) {
+    const colls = snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection');
+    const usageCap = snapshot.server.capabilities.indexStats;
+    if (usageCap.supported !== true && colls.some((c) => c.indexes.some((i) => i.name !== '_id_'))) {
+      report({
+        messageId: 'usageNotChecked',
+        severity: 'info',
+        target: { db: snapshot.databases[0]?.name ?? '' },
+        data: { evidence: usageCap.evidence },
+        evidence: { indexStats: usageCap.supported },
+      });
+    }
+    for (const c of colls) {
+      if (usageCap.supported === true) checkUsage(snapshot, c, options, report);
+      checkPrefixes(snapshot, c, report);
+      checkCount(c, options, report);
+    }
+    checkCache(snapshot, options, report);
+  },
+  confirm: {
+    describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',
+    run: confirmIndexUsage,
+  },
+});

@@ -1,0 +1,160 @@
+import { Decimal128, Double, Int32, Long, ObjectId } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { dryRunSample } from '../../src/collect/validator-dry-run';
+import { CARDINALITY_CAP, stringCardinality } from '../../src/collect/validator-census';
+import { bsonTypesOf, canonicalKey, compileJsonSchema } from '../../src/collect/validator-schema';
+
+// The validator from MongoDB's manual ("Specify JSON Schema Validation"), as listCollections returns it.
+const students = {
+  bsonType: 'object',
+  title: 'Student Object Validation',
+  required: ['address', 'major', 'name', 'year'],
+  properties: {
+    name: { bsonType: 'string', description: "'name' must be a string and is required" },
+    year: { bsonType: 'int', minimum: 2017, maximum: 3017, description: "'year' must be an integer in [ 2017, 3017 ] and is required" },
+    gpa: { bsonType: ['double'], description: "'gpa' must be a double if the field exists" },
+    address: { bsonType: 'object', required: ['city'], properties: { city: { bsonType: 'string' } } },
+    major: { enum: ['Math', 'English', 'Computer Science', 'History', null] },
+  },
+};
+
+const good = { _id: new ObjectId(), name: 'Alice', year: 2019, major: 'History', gpa: 3.2, address: { city: 'NYC', street: '33rd Street' } };
+
+describe('validator dry run (ajv over host BSON values)', () => {
+  it('passes a valid document and names the failing paths of invalid ones', () => {
+    const bad = [
+      { ...good, year: 2016 }, // minimum
+      { ...good, name: 42 }, // bsonType string
+      { ...good, major: 'Biology' }, // enum
+      { _id: new ObjectId(), name: 'Bob', year: 2020, major: 'Math' }, // required address
+      { ...good, address: { street: 'x' } }, // nested required
+    ];
+    const run = dryRunSample(students, [], [good, ...bad]);
+    expect(run.checked).toBe(6);
+    expect(run.violations).toBe(5);
+    expect(run.byPath).toEqual({ year: 1, name: 1, major: 1, address: 1, 'address.city': 1 });
+    expect(run.unsupportedKeywords).toEqual([]);
+    expect(run.skippedReason).toBeUndefined();
+  });
+
+  it('tells BSON types apart by _bsontype: Long is not int, Decimal128 is not double, Int32 is int', () => {
+    const r = dryRunSample(students, [], [
+      { ...good, year: new Long(2019) },
+      { ...good, gpa: Decimal128.fromString('3.2') },
+      { ...good, year: new Int32(2019) },
+      { ...good, gpa: new Double(3) },
+    ]);
+    expect(r.violations).toBe(2);
+    expect(r.byPath).toEqual({ year: 1, gpa: 1 });
+  });
+
+  it('numbers keywords see Long and Decimal128 values (minimum on a Long)', () => {
+    const r = dryRunSample({ properties: { n: { bsonType: 'long', minimum: 10 } } }, [], [{ n: new Long(5) }, { n: new Long(50) }]);
+    expect(r.byPath).toEqual({ n: 1 });
+  });
+
+  it('says which whole-number checks it could not decide (int vs double)', () => {
+    const r = dryRunSample({ properties: { price: { bsonType: 'double' } } }, [], [{ price: 10 }, { price: 10.5 }]);
+    expect(r.violations).toBe(0);
+    expect(r.undecided).toEqual(['price: bsonType double on whole numbers (the host returns int, long and double alike)']);
+  });
+
+  it('draft-4 exclusiveMaximum (boolean) is honoured', () => {
+    const r = dryRunSample({ properties: { n: { bsonType: 'number', maximum: 5, exclusiveMaximum: true } } }, [], [{ n: 5 }, { n: 4 }]);
+    expect(r.byPath).toEqual({ n: 1 });
+  });
+
+  it('JSON `type` means BSON types: number covers Long, object excludes ObjectId', () => {
+    const r = dryRunSample({ properties: { n: { type: 'number' }, o: { type: 'object' } } }, [], [{ n: new Long(1), o: {} }, { n: 1, o: new ObjectId() }]);
+    expect(r.byPath).toEqual({ o: 1 });
+  });
+
+  it('array items and uniqueItems use BSON equality (two equal ObjectIds are duplicates)', () => {
+    const id = new ObjectId();
+    const schema = { properties: { tags: { bsonType: 'array', uniqueItems: true, items: { bsonType: 'string', maxLength: 3 } } } };
+    const r = dryRunSample(schema, [], [{ tags: ['a', 'b'] }, { tags: ['a', 'toolong'] }, { tags: [id, new ObjectId(id.toHexString())] }]);
+    expect(r.byPath).toEqual({ 'tags.$[]': 2, tags: 1 });
+  });
+
+  it('additionalProperties false names the extra field', () => {
+    const r = dryRunSample({ bsonType: 'object', additionalProperties: false, properties: { _id: {}, a: {} } }, [], [{ _id: 1, a: 1 }, { _id: 2, a: 1, extra: true }]);
+    expect(r.byPath).toEqual({ extra: 1 });
+  });
+
+  it('anyOf counts once at its own path, not once per branch', () => {
+    const r = dryRunSample({ properties: { v: { anyOf: [{ bsonType: 'string' }, { bsonType: 'int', minimum: 0 }] } } }, [], [{ v: 'x' }, { v: -1 }, { v: true }]);
+    expect(r.byPath).toEqual({ v: 2 });
+  });
+
+  it('names keywords it cannot check (encrypt, unknown) instead of passing them silently', () => {
+    const schema = { properties: { ssn: { encrypt: { bsonType: 'string', algorithm: 'AEAD_AES_256_CBC_HMAC_SHA_512-Deterministic' } }, code: { bsonType: 'string', pattern: '(?>a+)b' } } };
+    const r = dryRunSample(schema, [], [{ ssn: 'x', code: 'ab' }]);
+    expect(r.unsupportedKeywords).toEqual([
+      'encrypt at ssn (field-level encryption: the driver and server check it, not the advisor)',
+      'pattern at code (not a JavaScript regular expression (the server uses PCRE))',
+    ]);
+    expect(r.checked).toBe(1);
+  });
+
+  it('a query-operator validator is not run in-process, with the reason', () => {
+    const r = dryRunSample(undefined, ['$or', 'status'], [{ a: 1 }]);
+    expect(r.checked).toBe(0);
+    expect(r.skippedReason).toContain('query operators ($or, field match)');
+  });
+
+  it('a validator mixing $jsonSchema and query operators runs the schema and names the rest', () => {
+    const r = dryRunSample({ required: ['a'] }, ['$expr'], [{ a: 1 }, { b: 1 }]);
+    expect(r.violations).toBe(1);
+    expect(r.unsupportedKeywords).toEqual(['query operators beside $jsonSchema ($expr)']);
+  });
+
+  it('keeps no values: only paths and counts', () => {
+    const secret = 'SECRET-VALUE';
+    const r = dryRunSample({ properties: { s: { bsonType: 'int' } } }, [], [{ s: secret }]);
+    expect(JSON.stringify(r)).not.toContain(secret);
+  });
+
+  it('keyword values it cannot use are named, not passed', () => {
+    const r = dryRunSample({ properties: { a: { bsonType: 'int', minimum: 'x' }, b: { multipleOf: 0 } }, dependencies: 5 }, [], [{ a: 1, b: 1 }]);
+    expect(r.unsupportedKeywords).toEqual(['minimum at a (not a number)', 'multipleOf at b (not a positive number)', 'dependencies at (document) (not an object)']);
+    expect(r.violations).toBe(0);
+  });
+});
+
+describe('BSON helpers', () => {
+  it('bsonTypesOf reads _bsontype and hedges JavaScript numbers', () => {
+    expect(bsonTypesOf(new Long(1))).toEqual(['long']);
+    expect(bsonTypesOf(new Int32(1))).toEqual(['int']);
+    expect(bsonTypesOf(1)).toEqual(['int', 'long', 'double']);
+    expect(bsonTypesOf(1.5)).toEqual(['double']);
+    expect(bsonTypesOf(2 ** 40)).toEqual(['long', 'double']);
+    expect(bsonTypesOf(new Date())).toEqual(['date']);
+    expect(bsonTypesOf({ _bsontype: 'ObjectId' })).toEqual(['objectId']);
+  });
+
+  it('canonicalKey equates numbers across BSON types', () => {
+    expect(canonicalKey(new Long(3))).toBe(canonicalKey(3));
+    expect(canonicalKey(new Int32(3))).toBe(canonicalKey(new Double(3)));
+    expect(canonicalKey({ a: 1, b: 'x' })).not.toBe(canonicalKey({ b: 'x', a: 1 }));
+  });
+
+  it('compileJsonSchema can be disposed and compiled again', () => {
+    const a = compileJsonSchema({ required: ['x'] });
+    a.dispose();
+    const b = compileJsonSchema({ required: ['x'] });
+    expect(b.check({})).toEqual(['x']);
+    b.dispose();
+  });
+});
+
+describe('string cardinality (counts only)', () => {
+  it('counts distinct strings per census path, capped', () => {
+    const docs = [
+      { status: 'a', tags: ['x', 'y'], items: [{ sku: 's1' }, { sku: 's2' }], nested: { k: 'v' } },
+      { status: 'b', tags: ['x'], items: [{ sku: 's1' }], nested: { k: 'v' } },
+      ...Array.from({ length: 100 }, (_, i) => ({ status: 'a', free: `t${i}` })),
+    ];
+    const c = stringCardinality(docs);
+    expect(c).toEqual({ status: 2, 'tags.$[]': 2, 'items.sku': 2, 'nested.k': 1, free: CARDINALITY_CAP + 1 });
+  });
+});

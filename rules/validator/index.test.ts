@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../src/core/options';
+import type { CollectionSnapshot, FieldProfile, Snapshot, ValidatorDryRun } from '../../src/core/types';
+import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { describeCost } from './confirm';
+import rule from './index';
+import { type ValidatorOptions, ShellCode, plainSchema, proposeSchema, shellLiteral } from './propose';
+
+const N = 200;
+const opts = resolveOptions<ValidatorOptions>('validator', rule.meta.options, {});
+
+/** The field census as collect writes it (src/collect/profile.ts): present counts and types per path. */
+const census: Record<string, FieldProfile> = {
+  _id: { present: N, types: { objectId: N } },
+  name: { present: N, types: { string: N } },
+  status: { present: N, types: { string: N } },
+  total: { present: N, types: { int: 150, double: 50 } },
+  email: { present: 199, types: { string: 199 } },
+  nickname: { present: 40, types: { string: 30, null: 10 } },
+  address: { present: N, types: { object: N } },
+  'address.city': { present: N, types: { string: N } },
+  'address.zip': { present: 120, types: { string: 120 } },
+  tags: { present: N, types: { array: N } },
+  'tags.$[]': { present: 600, types: { string: 600 } },
+  items: { present: N, types: { array: N } },
+  'items.sku': { present: 500, types: { string: 500 } },
+  'items.qty': { present: 500, types: { int: 500 } },
+  createdAt: { present: N, types: { date: N } },
+};
+
+function orders(over: Partial<CollectionSnapshot> = {}, fields: Record<string, FieldProfile> = census): CollectionSnapshot {
+  return collectionOf('orders', {
+    stats: { count: 100_000, sizeBytes: 50_000_000, avgObjSize: 500, storageSizeBytes: 2e7, totalIndexSizeBytes: 1e6, nindexes: 1, blockCompressor: 'snappy' },
+    sample: { method: '$sample', random: true, requested: N, size: N, docs: [], id: null, fields, timeSource: '_id' },
+    ...over,
+  });
+}
+
+// listCollections options of a collection with the manual's student validator
+const studentSchema = { bsonType: 'object', required: ['name', 'year'], properties: { name: { bsonType: 'string' }, year: { bsonType: 'int', minimum: 2017 } } };
+function validated(level: string, action: string, dry: Partial<ValidatorDryRun> | null): CollectionSnapshot {
+  const run: ValidatorDryRun = { checked: N, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: 0, ...dry };
+  return orders({ validator: { present: true, jsonSchema: studentSchema, validationLevel: level, validationAction: action }, ...(dry ? { validatorDryRun: run } : {}) });
+}
+
+function version(s: Snapshot, v: number[]): Snapshot {
+  s.server.versionArray = v;
+  s.server.version = v.join('.');
+  return s;
+}
+
+ruleTester(rule, {
+  valid: [
+    { name: 'strict/error validator, nothing fails (server count 0)', snapshot: snapshotOf([validated('strict', 'error', {})]) },
+    { name: 'strict/error validator, no dry run in the snapshot', snapshot: snapshotOf([validated('strict', 'error', null)]) },
+    { name: 'no validator, no sample: nothing to say', snapshot: snapshotOf([collectionOf('empty')]) },
+    { name: 'no validator: the proposal is an info line', snapshot: snapshotOf([orders()]), allowInfo: true },
+    { name: 'warn action with nothing failing: info only', snapshot: snapshotOf([validated('strict', 'warn', {})]), allowInfo: true },
+    { name: 'moderate with failing documents: info only', snapshot: snapshotOf([validated('moderate', 'error', { serverViolators: 12 })]), allowInfo: true },
+  ],
+  invalid: [
+    {
+      name: 'strict/error with failing documents: warn, moderate, with the paths',
+      snapshot: snapshotOf([validated('strict', 'error', { serverViolators: 1204, violations: 3, byPath: { year: 2, 'address.city': 1 } })]),
+      expect: [{ messageId: 'violationsStrict', severity: 'warn', messageIncludes: '1,204 documents of 100,000 (counted on the server) fail the validator' }, { messageIncludes: '`year` (2), `address.city` (1)' }],
+    },
+    {
+      name: 'sample violations when the server could not count',
+      snapshot: snapshotOf([validated('strict', 'error', { serverViolators: null, serverReason: 'the server-side count stopped at maxTimeMS (10000 ms)', violations: 4, byPath: { year: 4 } })]),
+      expect: [{ messageId: 'violationsStrict', messageIncludes: '4 of 200 sampled documents fail' }],
+    },
+    {
+      name: 'validationLevel off: warn',
+      snapshot: snapshotOf([validated('off', 'error', {})]),
+      expect: [{ messageId: 'levelOff', severity: 'warn' }],
+    },
+    {
+      name: 'warn with nothing failing: switch to error',
+      snapshot: snapshotOf([validated('strict', 'warn', {})]),
+      expect: [{ messageId: 'readyForError', severity: 'info', messageIncludes: 'counted on the server), yet it runs with validationAction "warn"' }],
+    },
+    {
+      name: 'moderate with nothing failing: switch to strict',
+      snapshot: snapshotOf([validated('moderate', 'error', {})]),
+      expect: [{ messageId: 'readyForError', messageIncludes: 'validationLevel "moderate"' }],
+    },
+    {
+      name: 'warn action and failing documents: info with paths',
+      snapshot: snapshotOf([validated('strict', 'warn', { serverViolators: 7, violations: 1, byPath: { name: 1 } })]),
+      expect: [{ messageId: 'violations', severity: 'info', messageIncludes: '`name` (1)' }],
+    },
+    {
+      name: 'query-operator validator: a clear line, server count used',
+      snapshot: snapshotOf([
+        orders({
+          validator: { present: true, queryOperators: ['$or'], validationLevel: 'strict', validationAction: 'warn' },
+          validatorDryRun: { checked: 0, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: 0, skippedReason: 'the validator is written with query operators ($or), not $jsonSchema; the advisor evaluates only $jsonSchema in-process' },
+        }),
+      ]),
+      expect: [
+        { messageId: 'notChecked', messageIncludes: 'query operators ($or), not $jsonSchema' },
+        { messageId: 'readyForError', messageIncludes: 'counted on the server' },
+      ],
+    },
+    {
+      name: 'keywords ajv lacks: a clear line',
+      snapshot: snapshotOf([validated('strict', 'error', { unsupportedKeywords: ['encrypt at ssn (field-level encryption: the driver and server check it, not the advisor)'], undecided: ['year: bsonType int on whole numbers (the host returns int, long and double alike)'] })]),
+      expect: [{ messageId: 'partialCheck', messageIncludes: 'encrypt at ssn' }, { messageId: 'partialCheck', messageIncludes: 'On the server, 0 documents of 100,000 fail the whole validator.' }],
+    },
+    {
+      name: 'no validator: proposal with required fields and a gap',
+      snapshot: snapshotOf([orders()]),
+      expect: [{ messageId: 'missing', severity: 'info', messageIncludes: 'required but missing from some sampled documents: `email` (1)' }],
+    },
+    {
+      name: 'too few documents to propose',
+      snapshot: snapshotOf([orders({}, { _id: { present: 5, types: { objectId: 5 } }, a: { present: 5, types: { int: 5 } } })]),
+      expect: [{ messageId: 'missingUnproposed', messageIncludes: '(5, fewer than 20)' }],
+    },
+  ],
+});
+
+describe('validator proposal', () => {
+  it('types every path, requires fields in 99% of documents, nests objects and array items', () => {
+    const p = proposeSchema(orders(), opts);
+    expect(p?.required).toEqual(['_id', 'address', 'createdAt', 'email', 'items', 'name', 'status', 'tags', 'total']);
+    expect(p?.gaps).toEqual([{ path: 'email', missing: 1 }]);
+    const props = p?.schema.properties as Record<string, Record<string, unknown>>;
+    expect(props.total).toEqual({ bsonType: 'number' });
+    expect(props.nickname).toEqual({ bsonType: ['null', 'string'] });
+    expect(props.address).toEqual({ bsonType: 'object', properties: { city: { bsonType: 'string' }, zip: { bsonType: 'string' } }, required: ['city'] });
+    expect(props.tags).toEqual({ bsonType: 'array', items: { bsonType: 'string' } });
+    expect(props.items).toEqual({ bsonType: 'array', items: { bsonType: 'object', properties: { qty: { bsonType: 'number' }, sku: { bsonType: 'string' } } } });
+  });
+
+  it('prints a ready mongosh block: schema, count first, then collMod', () => {
+    const [f] = runRule(rule, snapshotOf([orders()]));
+    const cmds = f?.recommendation?.commands ?? [];
+    expect(cmds[0]).toMatch(/^var schema = \{ bsonType: "object", required: \["_id", "address", /);
+    expect(cmds[1]).toBe('db.orders.countDocuments({ $nor: [{ $jsonSchema: schema }] })');
+    // a gap in the sample: start with moderate + warn
+    expect(cmds[2]).toBe('db.runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, validationLevel: "moderate", validationAction: "warn" })');
+  });
+
+  it('without gaps: strict + error, and errorAndLog on 8.1+', () => {
+    const fields = { ...census, email: { present: N, types: { string: N } } };
+    const [f] = runRule(rule, version(snapshotOf([orders({}, fields)]), [8, 1, 0, 0]));
+    const cmds = f?.recommendation?.commands ?? [];
+    expect(cmds[2]).toContain('validationLevel: "strict", validationAction: "error"');
+    expect(cmds[3]).toBe('db.runCommand({ collMod: "orders", validationAction: "errorAndLog" })');
+    const [g] = runRule(rule, version(snapshotOf([orders({}, fields)]), [8, 0, 4, 0]));
+    expect(g?.recommendation?.commands).toHaveLength(3);
+  });
+
+  it('enums are off by default; opted in, they are read with distinct(), never printed', () => {
+    const withCard = orders({ stringCardinality: { status: 4, name: 65, 'tags.$[]': 3, nickname: 2 } });
+    const off = proposeSchema(withCard, opts);
+    expect(off?.enums).toEqual([]);
+    const on = proposeSchema(withCard, { ...opts, proposeEnums: true });
+    // nickname: 2 values but only 30 strings < 10 × 2 … 30 ≥ 20, so it qualifies; name has too many values
+    expect(on?.enums).toEqual(['nickname', 'status', 'tags.$[]']);
+    const text = shellLiteral(on?.schema);
+    expect(text).toContain('status: { bsonType: "string", enum: db.orders.distinct("status", { "status": { $type: "string" } }) }');
+    expect(text).toContain('enum: db.orders.distinct("nickname", { "nickname": { $type: "string" } }).concat([null])');
+    expect(text).toContain('items: { bsonType: "string", enum: db.orders.distinct("tags", { "tags": { $type: "string" } }) }');
+    // the scratch experiment gets the schema without shell code
+    expect(JSON.stringify(plainSchema(on?.schema))).not.toContain('distinct');
+  });
+
+  it('leaves map-like objects open', () => {
+    const fields: Record<string, FieldProfile> = { _id: census._id as FieldProfile, attrs: { present: N, types: { object: N } } };
+    for (let i = 0; i < 150; i++) fields[`attrs.k${i}`] = { present: 1, types: { int: 1 } };
+    const p = proposeSchema(orders({}, fields), opts);
+    expect(p?.open).toEqual(['attrs']);
+    expect((p?.schema.properties as Record<string, unknown>).attrs).toEqual({ bsonType: 'object' });
+  });
+
+  it('shell literals quote odd keys and keep ShellCode verbatim', () => {
+    expect(shellLiteral({ 'a-b': 1, ok: [true, null], c: new ShellCode('db.x.distinct("c")') })).toBe('{ "a-b": 1, ok: [true, null], c: db.x.distinct("c") }');
+  });
+
+  it('the report holds no document values', () => {
+    const secret = 'SECRET-VALUE';
+    const fields = { ...census, [`status`]: { present: N, types: { string: N } } };
+    const findings = runRule(rule, snapshotOf([orders({ stringCardinality: { status: 3 } }, fields)]), { proposeEnums: true });
+    expect(JSON.stringify(findings)).not.toContain(secret);
+    for (const f of findings) for (const v of Object.values(f.evidence)) expect(['number', 'string', 'boolean'].includes(typeof v) || v === null).toBe(true);
+  });
+});
+
+describe('validator cost wording', () => {
+  it('says "within noise" whenever the interval includes 1', () => {
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1)).toEqual({ text: 'within noise', verdict: 'negligible' });
+    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1)).toEqual({ text: 'at most 8% slower', verdict: 'negligible' });
+    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1)).toEqual({ text: '40% slower', verdict: 'costly' });
+    expect(describeCost({ label: '', median: 1.1, low: 1.05, high: 1.2 }, 1.1).verdict).toBe('unclear');
+  });
+});
