@@ -33,3 +33,10 @@ writeFileSync(
 require('module').createRequire(__filename)('./advisor-core.cjs').install(globalThis);
 `,
 );
+
+// The mongosh snippet package: built JS only (snippet install runs npm with --ignore-scripts).
+mkdirSync('dist/snippet', { recursive: true });
+for (const f of ['index.js', 'README.md']) copyFileSync(`snippet/${f}`, `dist/snippet/${f}`);
+copyFileSync('dist/advisor-core.cjs', 'dist/snippet/advisor-core.cjs');
+const snippetPkg = JSON.parse(readFileSync('snippet/package.template.json', 'utf8'));
+writeFileSync('dist/snippet/package.json', `${JSON.stringify({ ...snippetPkg, version: pkg.version }, null, 2)}\n`);

@@ -1,0 +1,71 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dropDb, seedBlog } from './support/seed';
+
+const ROOT = join(__dirname, '..');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const PACKAGE = join(ROOT, 'dist', 'snippet');
+const DB = 'mongo_advisor_test_snippet';
+
+function run(cmd: string, args: string[], env: Record<string, string>, cwd?: string): { code: number | null; out: string; err: string } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 240_000, cwd, env: { ...process.env, ...env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('mongosh snippet package (npm pack, offline install, real mongosh, real server)', () => {
+  const uri = inject('mongoUri');
+  const home = mkdtempSync(join(tmpdir(), 'ma-snippet-home-'));
+  const snippets = join(home, '.mongodb', 'mongosh', 'snippets');
+  // A fresh HOME: mongosh finds its snippet folder there; npm keeps its cache there and stays offline.
+  const env = { HOME: home, MONGOSH_NO_UPDATE_CHECK: '1', npm_config_update_notifier: 'false', npm_config_cache: join(home, '.npm') };
+  let pkg: { name: string; version: string; main: string; scripts?: unknown; dependencies?: unknown };
+
+  beforeAll(async () => {
+    if (!existsSync(join(PACKAGE, 'package.json'))) throw new Error('dist/snippet is missing: run `npm run build` first (npm test does it)');
+    pkg = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as typeof pkg;
+    await seedBlog(uri, DB);
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it('ships built JS only: no dependencies, no install scripts, the core bundle beside the loader', () => {
+    expect(pkg.scripts).toBeUndefined();
+    expect(pkg.dependencies).toBeUndefined();
+    expect(pkg.version).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(readdirSync(PACKAGE).sort()).toEqual(['README.md', 'advisor-core.cjs', 'index.js', 'package.json']);
+    expect(readFileSync(join(PACKAGE, pkg.main), 'utf8')).toContain("createRequire(__filename)('./advisor-core.cjs').install(globalThis)");
+  });
+
+  it('installs offline into the snippet folder and `snippet load-all` defines advisor, which checks a collection', () => {
+    const pack = run('npm', ['pack', PACKAGE, '--pack-destination', home, '--silent'], env);
+    expect(pack.code, pack.err).toBe(0);
+    const tgz = join(home, pack.out.trim().split('\n').pop() as string);
+    expect(existsSync(tgz)).toBe(true);
+
+    mkdirSync(snippets, { recursive: true });
+    writeFileSync(join(snippets, 'package.json'), '{}\n');
+    // What `snippet install` does: npm install --ignore-scripts into the folder, saved to its package.json.
+    const install = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', tgz], env, snippets);
+    expect(install.code, install.err).toBe(0);
+    expect(existsSync(join(snippets, 'node_modules', pkg.name, 'advisor-core.cjs'))).toBe(true);
+    expect(Object.keys((JSON.parse(readFileSync(join(snippets, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies)).toEqual([pkg.name]);
+
+    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+    const sh = run(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', 'snippet load-all', '--eval', "advisor.check('sessions', { confirm: false })"], env);
+    expect(sh.code, sh.err).toBe(0);
+    const result = JSON.parse(sh.out) as { tool: { version: string }; scope: { db: string; collections: string[] }; findings: { ruleId: string; messageId: string }[] };
+    expect(result.tool.version).toBe(pkg.version);
+    expect(result.scope).toEqual({ db: DB, collections: ['sessions'] });
+    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContain('id-pattern/adviseAgainstClustered');
+  });
+
+  it('without load-all, advisor is not defined (the snippet is what brings it)', () => {
+    const sh = run(MONGOSH, ['--nodb', '--quiet', '--norc', '--eval', 'typeof advisor'], env);
+    expect(sh.code, sh.err).toBe(0);
+    expect(sh.out.trim()).toBe('undefined');
+  });
+});
