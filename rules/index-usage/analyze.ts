@@ -73,13 +73,22 @@ export function prefixBlockers(a: IndexSnapshot, b: IndexSnapshot): string[] {
   return why;
 }
 
+/** Indexes that can serve `shorter`'s queries in its place: compatible indexes whose key starts with its key. */
+export function standIns(c: CollectionSnapshot, shorter: IndexSnapshot): string[] {
+  return c.indexes.filter((b) => b !== shorter && isKeyPrefix(shorter, b) && prefixBlockers(shorter, b).length === 0).map((b) => b.name);
+}
+
 export interface PrefixPair {
   shorter: IndexSnapshot;
   longer: IndexSnapshot;
   blockers: string[];
 }
 
-/** Every (shorter, longer) pair where the shorter key is a prefix of the longer one, longest partner first. */
+/**
+ * Every (shorter, longer) pair where the shorter key is a prefix of the longer one. A shorter index with a
+ * compatible partner gets one pair, with its longest compatible partner (never itself redundant); without one,
+ * every blocked pair, so each reason is said.
+ */
 export function prefixPairs(c: CollectionSnapshot): PrefixPair[] {
   const out: PrefixPair[] = [];
   for (const a of c.indexes) {
@@ -90,8 +99,7 @@ export function prefixPairs(c: CollectionSnapshot): PrefixPair[] {
       .filter((b) => Object.keys(b.key).length > Object.keys(a.key).length || a.name > b.name);
     if (partners.length === 0) continue;
     const compatible = partners.map((b) => ({ shorter: a, longer: b, blockers: prefixBlockers(a, b) }));
-    const clean = compatible.filter((p) => p.blockers.length === 0).sort((x, y) => Object.keys(x.longer.key).length - Object.keys(y.longer.key).length);
-    // one line per shorter index: the shortest compatible partner if there is one, else every blocked pair
+    const clean = compatible.filter((p) => p.blockers.length === 0).sort((x, y) => Object.keys(y.longer.key).length - Object.keys(x.longer.key).length || x.longer.name.localeCompare(y.longer.name));
     if (clean[0]) out.push(clean[0]);
     else out.push(...compatible);
   }

@@ -4,7 +4,7 @@ import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
-import type { IndexUsageOptions } from './analyze';
+import { type IndexUsageOptions, standIns } from './analyze';
 import { alternate, fmtRatio, withoutId } from './trials';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -173,8 +173,11 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   const r = await insertCost(ctx, copies, `without ${index}`);
   const sizes = await indexSizes(ctx, [index, longer]);
 
-  const shorterKey = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((c) => c.name === collection)?.indexes.find((i) => i.name === index)?.key ?? {};
-  const fields = Object.keys(shorterKey);
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  const shorter = c?.indexes.find((i) => i.name === index);
+  const fields = Object.keys(shorter?.key ?? {});
+  // any compatible index led by the same fields may serve the query (with three in a chain, the middle one)
+  const acceptable = new Set(c && shorter ? standIns(c, shorter) : [longer]);
   const filter = prefixFilter(copies.docs, fields);
   let planLine: string;
   let planVerdict: 'picks' | 'other' | 'unknown';
@@ -186,9 +189,10 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
     try {
       const out = await ctx.scratch.command({ explain: { find: LESS, filter }, verbosity: 'queryPlanner' });
       const plan = planIndexes((out.queryPlanner as Doc | undefined)?.winningPlan ?? out.queryPlanner ?? out);
-      if (plan.indexes.includes(longer)) {
+      const picked = plan.indexes.filter((x) => acceptable.has(x));
+      if (picked.length) {
         planVerdict = 'picks';
-        planLine = `With \`${index}\` dropped from the copy, explain() of ${shape} picks \`${longer}\`.`;
+        planLine = `With \`${index}\` dropped from the copy, explain() of ${shape} picks \`${picked.join('`, `')}\`${picked.includes(longer) ? '' : `, which is led by the same fields as \`${longer}\``}.`;
       } else if (plan.indexes.length || plan.collscan) {
         planVerdict = 'other';
         planLine = `With \`${index}\` dropped from the copy, explain() of ${shape} chose ${plan.indexes.length ? plan.indexes.map((x) => `\`${x}\``).join(', ') : 'a collection scan'}, not \`${longer}\`.`;

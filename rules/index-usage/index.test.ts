@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
-import { formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind } from './analyze';
+import { formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
 import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
 import rule from './index';
 
@@ -134,6 +134,14 @@ ruleTester(rule, {
       expect: [{ messageId: 'redundant', messageIncludes: 'queries on `a`, `b`' }],
     },
     {
+      name: 'a chain of prefixes points each shorter index at the longest one',
+      snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 }), ix('a_1_b_1_c_1', { a: 1, b: 1, c: 1 })])]),
+      expect: [
+        { messageId: 'redundant', messageIncludes: 'Index `a_1` { a: 1 } is a prefix of `a_1_b_1_c_1`' },
+        { messageId: 'redundant', messageIncludes: 'Index `a_1_b_1` { a: 1, b: 1 } is a prefix of `a_1_b_1_c_1`' },
+      ],
+    },
+    {
       name: 'unique prefix is not redundant',
       snapshot: snapshotOf([coll([ix('sku_1', { sku: 1 }, undefined, { unique: true }), ix('sku_1_w_1', { sku: 1, w: 1 })])]),
       expect: [{ messageId: 'notRedundant', severity: 'info', messageIncludes: 'unique: it enforces a constraint' }],
@@ -196,6 +204,11 @@ describe('index-usage helpers', () => {
     expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { b: 1, a: 1 }))).toBe(false);
     expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 2, b: 1 }))).toBe(true);
     expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 'hashed' }))).toBe(false);
+  });
+
+  it('stand-ins are the compatible indexes led by the same fields', () => {
+    const c = coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 }), ix('a_1_c_1', { a: 1, c: 1 }, null, { collation: { locale: 'fr' } })]);
+    expect(standIns(c, c.indexes[1] as IndexSnapshot)).toEqual(['a_1_b_1']);
   });
 
   it('names special kinds, wildcard included', () => {

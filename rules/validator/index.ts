@@ -222,7 +222,11 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
       messageId: 'missingUnproposed',
       severity: 'info',
       target,
-      data: { documents: formatNumber(censusDocuments(c)), min: o.minSample },
+      data: {
+        why: censusDocuments(c) === 0
+          ? `the ${plural(c.sample.size, 'sampled document')} were too large to read whole and were measured on the server, so no field census exists`
+          : `too few sampled documents (${formatNumber(censusDocuments(c))}, fewer than ${formatNumber(o.minSample)})`,
+      },
       evidence: { sampleSize: c.sample.size, minSample: o.minSample },
     });
     return;
@@ -269,7 +273,7 @@ export default defineRule<ValidatorOptions>({
     severity: 'info',
     messages: {
       missing: 'No validator: nothing stops a write from dropping a field or changing its type. Proposed from {{documents}}: {{required}} required, {{fields}} field paths typed{{extra}}.',
-      missingUnproposed: 'No validator, and too few sampled documents ({{documents}}, fewer than {{min}}) to propose one.',
+      missingUnproposed: 'No validator, and none proposed: {{why}}.',
       levelOff: 'The validator is stored but validationLevel is "off": it checks no write. {{count}} fail it.',
       violationsStrict:
         '{{count}} fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is rejected unless it makes them valid.{{paths}}',
