@@ -1,0 +1,88 @@
+import type { Doc } from '../../src/adapters/types';
+import type { ConfirmContext } from '../../src/confirm/context';
+import { ratioOf, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
+import { formatDuration, formatNumber } from '../../src/core/format';
+import type { Confirmation, Finding, IndexDefinition } from '../../src/core/types';
+import type { CollectionCountOptions } from './analyze';
+
+type Result = Omit<Confirmation, 'durationMs' | 'where'>;
+/** Collections per trial: enough for the per-collection cost to show, few enough to create in well under a second. */
+const MAX_TENANTS = 50;
+const DOCS_PER_TENANT = 10;
+
+/** Plain ascending/descending keys only: special index types are not needed to time a first access. */
+function plainIndexes(defs: readonly IndexDefinition[], prefix: string | null): Doc[] {
+  return defs
+    .filter((d) => Object.values(d.key).every((v) => v === 1 || v === -1) && d.expireAfterSeconds === undefined && !d.partial)
+    .map((d, i) => ({ key: prefix ? { [prefix]: 1, ...d.key } : d.key, name: `ix_${i}`, ...(d.unique ? { unique: true } : {}) }));
+}
+
+function strip(doc: Doc): Doc {
+  const { _id: _ignored, ...rest } = doc;
+  return rest;
+}
+
+/**
+ * Each trial makes N fresh tenant collections (untimed), then times the first find on each; the folded side
+ * adds N fresh tenants to one collection (untimed) and times the first find for each. Fresh every trial, so
+ * every timed access is a first access.
+ */
+export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o: CollectionCountOptions): Promise<Result> {
+  if (f.messageId !== 'tenantCollections') {
+    return { status: 'not-run', summary: 'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.', measurements: [] };
+  }
+  const group = ctx.snapshot.deployment?.tenantGroups.find((g) => g.db === f.target.db && g.pattern === f.evidence.pattern);
+  if (!group) return { status: 'not-run', summary: 'The tenant group is not in the snapshot, so there was nothing to copy.', measurements: [] };
+  if (group.kind === 'timeseries') {
+    return { status: 'not-run', summary: 'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.', reason: 'time-series group', measurements: [] };
+  }
+  const s = ctx.scratch;
+  const field = o.tenantField;
+  const n = Math.min(group.members, MAX_TENANTS);
+  const example = group.examples[0];
+  let docs: Doc[] = [];
+  try {
+    docs = example ? (await ctx.sourceDocs(group.db, example, { limit: DOCS_PER_TENANT })).map(strip) : [];
+  } catch {
+    docs = [];
+  }
+  const real = docs.length > 0;
+  if (!real) docs = Array.from({ length: DOCS_PER_TENANT }, (_, i) => ({ n: i, pad: 'x'.repeat(200) }));
+  const separateIx = plainIndexes(group.indexes, null);
+  const foldedIx = [{ key: { [field]: 1 }, name: 'tenant_1' }, ...plainIndexes(group.indexes, field)];
+
+  await s.drop('folded');
+  await s.create('folded');
+  await s.command({ createIndexes: 'folded', indexes: foldedIx });
+  const made: string[] = [];
+  const budget = ctx.budget;
+  const makeSeparate = async (trial: number): Promise<void> => {
+    for (let j = 0; j < n; j++) {
+      const name = `tenant_${trial}_${j}`;
+      await s.create(name);
+      if (separateIx.length) await s.command({ createIndexes: name, indexes: separateIx });
+      await s.command({ insert: name, documents: docs.map((d) => ({ ...d })), ordered: false });
+      made.push(name);
+    }
+  };
+  const separate = await timeTrials(`first find on each of ${n} new collections`, budget.slice(0.6), async (trial) => {
+    for (let j = 0; j < n; j++) await s.command({ find: `tenant_${trial}_${j}`, filter: {}, limit: DOCS_PER_TENANT, singleBatch: true });
+  }, undefined, makeSeparate);
+  const folded = await timeTrials(`first find for each of ${n} new tenants in one collection`, budget, async (trial) => {
+    for (let j = 0; j < n; j++) await s.command({ find: 'folded', filter: { [field]: `t${trial}_${j}` }, limit: DOCS_PER_TENANT, singleBatch: true });
+  }, undefined, async (trial) => {
+    const batch: Doc[] = [];
+    for (let j = 0; j < n; j++) for (const d of docs) batch.push({ ...d, [field]: `t${trial}_${j}` });
+    await s.insertMany('folded', batch, 512);
+  });
+  for (const name of made) await s.drop(name);
+  await s.drop('folded');
+
+  const measurements = [toMeasurement(separate), toMeasurement(folded)];
+  const ratio = ratioOf(`first access, ${n} collections / one collection with ${field}`, separate, folded);
+  const what = real ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant` : `${docs.length} filler documents per tenant`;
+  const summary = `With ${what} and the group's ${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}: the first find on each of ${n} new collections took ${formatDuration(measurements[0]?.median ?? 0)} per pass against ${formatDuration(measurements[1]?.median ?? 0)} for ${n} new tenants in one collection: ${ratio.median.toFixed(2)}x (95% CI ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}, ${separate.samples.length} and ${folded.samples.length} trials after one warm-up). The group has ${formatNumber(group.members)} collections; the cost per collection grows with the handle count (domain.md §5), so this understates it.`;
+  if (!separate.complete || !folded.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio, measurements };
+  const v = verdict(ratio, 1);
+  return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio, measurements };
+}

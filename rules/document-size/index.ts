@@ -1,0 +1,102 @@
+import { formatBytes, formatNumber } from '../../src/core/format';
+import { defineRule } from '../../src/core/rule';
+import type { Recommendation, Severity } from '../../src/core/types';
+import { type DocumentSizeOptions, type DocumentSizeStats, documentSizeStats } from './analyze';
+
+const MiB = 1024 * 1024;
+
+export const documentSizeOptionsSchema = {
+  type: 'object' as const,
+  additionalProperties: false as const,
+  properties: {
+    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (domain.md §3).' },
+    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's bloated-document signal is 10,000,000 bytes (domain.md §3, §6)." },
+    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: 'Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (domain.md §3: hard limit 16 MiB).' },
+    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (domain.md §3)." },
+    arrayShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Share of the document an array must hold for the finding to point to array-growth: our choice (half the document).' },
+  },
+};
+
+function severityOf(s: DocumentSizeStats, o: DocumentSizeOptions): { severity: Severity; threshold: string } {
+  if (s.largest.bytes >= o.errorShare * o.maxDocBytes) return { severity: 'error', threshold: `${Math.round(o.errorShare * 100)}% of the 16 MiB limit` };
+  if (s.largest.bytes > o.warnBytes) return { severity: 'warn', threshold: `${formatNumber(o.warnBytes / 1e6)} MB (Compass)` };
+  return { severity: 'info', threshold: `${formatNumber(o.infoBytes / 1e6)} MB (Atlas)` };
+}
+
+function recommend(collection: string, s: DocumentSizeStats): Recommendation {
+  const top = s.largest.largestFields[0];
+  if (s.dominantArray) {
+    return {
+      action: 'move the array out (see array-growth)',
+      reason: `The array \`${s.dominantArray.path}\` is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and every read pulls it. The array-growth rule measures whether it still grows and proposes a child collection or buckets.`,
+    };
+  }
+  if (top && s.largestFieldType === 'binData') {
+    return {
+      action: 'store the binary outside the document',
+      reason: `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, and the document keeps a reference, so reads that do not need it stay small.`,
+      commands: [`db.${collection}.find({}, { ${JSON.stringify(top.path)}: 0 })  // reads without the large field meanwhile`],
+    };
+  }
+  return {
+    action: 'split the document (subset pattern)',
+    reason: `Keep the fields read together in ${collection} and move ${top ? `\`${top.path}\`` : 'the largest fields'} to a collection keyed by the parent's _id, read only when needed; the working set then holds small documents.`,
+    ...(top ? { commands: [`db.createCollection("${collection}_${top.path.replace(/[^A-Za-z0-9_]/g, '_')}")`, `db.${collection}_${top.path.replace(/[^A-Za-z0-9_]/g, '_')}.createIndex({ parentId: 1 })`] } : {}),
+  };
+}
+
+export default defineRule<DocumentSizeOptions>({
+  id: 'document-size',
+  scope: 'collection',
+  meta: {
+    description: 'Documents near the size limits: 2 MB (Atlas), 10 MB (Compass), 16 MiB (hard limit)',
+    docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/',
+    severity: 'warn',
+    messages: {
+      largeDocument:
+        'Sampled documents reach {{bytes}} ({{share}} of the 16 MiB limit){{measured}}; {{over}} of {{sample}} sampled documents are over {{threshold}}. Largest fields: {{fields}}.{{arrayHint}}',
+    },
+    options: documentSizeOptionsSchema,
+    requires: { capabilities: [] },
+  },
+  analyze({ collection: c, options, report }) {
+    if (!c) return;
+    const s = documentSizeStats(c, options);
+    if (!s) return;
+    const grade = severityOf(s, options);
+    const over = grade.severity === 'error' ? s.overError : grade.severity === 'warn' ? s.overWarn : s.overInfo;
+    const fields = s.largest.largestFields.map((f) => `\`${f.path}\` ${formatBytes(f.bytes)}`).join(', ') || 'not measured';
+    report({
+      messageId: 'largeDocument',
+      severity: grade.severity,
+      target: { db: c.db, collection: c.name, ...(s.largest.largestFields[0] ? { path: s.largest.largestFields[0].path } : {}) },
+      data: {
+        bytes: formatBytes(s.largest.bytes),
+        share: `${Math.round((s.largest.bytes / options.maxDocBytes) * 100)}%`,
+        measured: s.largest.measuredOnServer ? ', measured on the server with $bsonSize' : '',
+        over,
+        sample: s.sampleSize,
+        threshold: grade.threshold,
+        fields,
+        arrayHint: s.dominantArray
+          ? ` The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) is ${Math.round(s.dominantArray.share * 100)}% of it: see array-growth.`
+          : '',
+      },
+      evidence: {
+        largestDocBytes: s.largest.bytes,
+        measuredOnServer: s.largest.measuredOnServer,
+        sampleSize: s.sampleSize,
+        sampleRandom: c.sample.random,
+        docsOverInfoBytes: s.overInfo,
+        docsOverWarnBytes: s.overWarn,
+        docsOverErrorShare: s.overError,
+        largestField: s.largest.largestFields[0]?.path ?? null,
+        largestFieldBytes: s.largest.largestFields[0]?.bytes ?? null,
+        largestFieldType: s.largestFieldType,
+        dominantArray: s.dominantArray?.path ?? null,
+        avgObjSize: c.stats ? Math.round(c.stats.avgObjSize) : null,
+      },
+      recommendation: recommend(c.name, s),
+    });
+  },
+});

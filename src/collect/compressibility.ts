@@ -1,0 +1,154 @@
+import { createRequire } from 'node:module';
+import * as zlib from 'node:zlib';
+import { BSON, EJSON } from 'bson';
+import type { Doc } from '../adapters/types';
+import type { Compressibility } from '../core/types';
+import type { CollectionCollectorContext, SnapshotCollectorContext } from './extras';
+
+/** WiredTiger's default leaf page for collections (leaf_page_max=32KB): the unit a block compressor sees. */
+export const BLOCK_BYTES = 32 * 1024;
+/** WiredTiger's default levels: zlib 6 (Z_DEFAULT_COMPRESSION), zstd 6 (MongoDB's zstdDefaultCompressionLevel). */
+const ZLIB_LEVEL = 6;
+const ZSTD_LEVEL = 6;
+/** At most this much of the sample is compressed (the sample itself is capped at 64 MiB by collect). */
+const MAX_BYTES = 16 * 1024 * 1024;
+
+type Codec = (block: Buffer) => number;
+type CodecName = 'snappy' | 'zlib' | 'zstd';
+
+interface Codecs {
+  fns: Partial<Record<CodecName, Codec>>;
+  unavailable: Partial<Record<CodecName, string>>;
+}
+
+// Optional native and WebAssembly codecs are loaded at run time, never bundled: the mongosh bundle cannot
+// carry a .node file, and a missing codec must cost one "unavailable" line, not the whole collect.
+const load = createRequire(__filename);
+let loaded: Promise<Codecs> | null = null;
+
+function reason(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 160) ?? 'unknown error';
+}
+
+/** The three block compressors MongoDB offers, each as "bytes in -> compressed bytes". Loaded once. */
+export function loadCodecs(): Promise<Codecs> {
+  loaded ??= (async (): Promise<Codecs> => {
+    const fns: Codecs['fns'] = {};
+    const unavailable: Codecs['unavailable'] = {};
+    fns.zlib = (b) => zlib.deflateSync(b, { level: ZLIB_LEVEL }).length;
+    try {
+      const snappy = load('snappy') as { compressSync(b: Buffer): Buffer };
+      snappy.compressSync(Buffer.from('probe'));
+      fns.snappy = (b) => snappy.compressSync(b).length;
+    } catch (err) {
+      unavailable.snappy = `the snappy package could not load (${reason(err)})`;
+    }
+    // Node 22.15+ has zstd built in; Node 20 does not.
+    const zlibZstd = zlib as unknown as { zstdCompressSync?: (b: Buffer, o?: unknown) => Buffer; constants: Record<string, number | undefined> };
+    if (typeof zlibZstd.zstdCompressSync === 'function') {
+      const level = zlibZstd.constants.ZSTD_c_compressionLevel;
+      const compress = zlibZstd.zstdCompressSync;
+      fns.zstd = (b) => compress(b, level === undefined ? undefined : { params: { [level]: ZSTD_LEVEL } }).length;
+    } else {
+      try {
+        const zstd = load('@bokuweb/zstd-wasm') as { init(): Promise<void>; compress(b: Uint8Array, level: number): Uint8Array };
+        await zstd.init();
+        fns.zstd = (b) => zstd.compress(b, ZSTD_LEVEL).length;
+      } catch (err) {
+        unavailable.zstd = `no zstd here: Node ${process.versions.node} has no built-in zstd and @bokuweb/zstd-wasm could not load (${reason(err)})`;
+      }
+    }
+    return { fns, unavailable };
+  })();
+  return loaded;
+}
+
+/**
+ * Serialises documents as the server stores them (BSON). mongosh hands over its own copy of the bson
+ * library, whose objects another copy may refuse ("Unsupported BSON version"); then Extended JSON, then JSON.
+ */
+export function serializeDocs(docs: readonly Doc[]): { buffers: Buffer[]; serializer: Compressibility['serializer'] } {
+  try {
+    return { buffers: docs.map((d) => Buffer.from(BSON.serialize(d, { ignoreUndefined: false }))), serializer: 'bson' };
+  } catch {
+    // fall through
+  }
+  try {
+    return { buffers: docs.map((d) => Buffer.from(EJSON.stringify(d, { relaxed: false }), 'utf8')), serializer: 'ejson' };
+  } catch {
+    // fall through
+  }
+  const plain = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+  return { buffers: docs.map((d) => Buffer.from(JSON.stringify(d, plain) ?? '', 'utf8')), serializer: 'json' };
+}
+
+/** Concatenates documents into blocks of about `blockBytes`, as WiredTiger fills a leaf page before compressing it. */
+export function toBlocks(buffers: readonly Buffer[], blockBytes = BLOCK_BYTES, maxBytes = MAX_BYTES): { blocks: Buffer[]; docs: number; bytes: number } {
+  const blocks: Buffer[] = [];
+  let current: Buffer[] = [];
+  let size = 0;
+  let bytes = 0;
+  let docs = 0;
+  for (const b of buffers) {
+    if (bytes + b.length > maxBytes && docs > 0) break;
+    current.push(b);
+    size += b.length;
+    bytes += b.length;
+    docs++;
+    if (size >= blockBytes) {
+      blocks.push(Buffer.concat(current));
+      current = [];
+      size = 0;
+    }
+  }
+  if (current.length) blocks.push(Buffer.concat(current));
+  return { blocks, docs, bytes };
+}
+
+/** Compressed bytes of the sample per codec, measured in process. Never stores a document. */
+export async function measureCompressibility(docs: readonly Doc[]): Promise<Compressibility | null> {
+  if (docs.length === 0) return null;
+  const { buffers, serializer } = serializeDocs(docs);
+  const { blocks, docs: used, bytes } = toBlocks(buffers);
+  const { fns, unavailable } = await loadCodecs();
+  const run = (name: CodecName): number | null => {
+    const f = fns[name];
+    if (!f) return null;
+    let total = 0;
+    for (const b of blocks) total += Math.min(b.length, f(b)); // WiredTiger keeps a block uncompressed when compression does not pay
+    return total;
+  };
+  const out: Compressibility = { docs: used, bytes, serializer, blockBytes: BLOCK_BYTES, codecs: { snappy: run('snappy'), zlib: run('zlib'), zstd: run('zstd') } };
+  if (Object.keys(unavailable).length) out.unavailable = unavailable;
+  return out;
+}
+
+/** Collection collector: the sampled documents' compressibility with snappy, zlib and zstd. */
+export async function collectCompressibility(ctx: CollectionCollectorContext): Promise<void> {
+  if (ctx.rawDocs.length === 0) return;
+  try {
+    const c = await measureCompressibility(ctx.rawDocs);
+    if (c) ctx.collection.compressibility = c;
+  } catch (err) {
+    ctx.collection.notes.push({ level: 'skipped', target: { db: ctx.collection.db, collection: ctx.collection.name }, message: `compression: the sample's compressibility could not be measured: ${reason(err)}` });
+  }
+}
+
+/** Snapshot collector: one line when block compressors do not apply to this server. */
+export async function noteCompressionSupport(ctx: SnapshotCollectorContext): Promise<void> {
+  const { server } = ctx.snapshot;
+  if (server.storageEngine === 'wiredTiger') return;
+  const compressors = ctx.snapshot.databases.some((d) => d.collections.some((c) => c.stats?.blockCompressor));
+  if (server.flavor === 'mongodb' && server.storageEngine === null) {
+    if (server.cacheBytes === null && compressors) {
+      ctx.snapshot.notes.push({ level: 'info', message: 'compression: serverStatus could not be read (it needs the clusterMonitor role), so the WiredTiger cache size is unknown; compression is judged on ratios alone' });
+    }
+    if (compressors) return;
+  }
+  const measured = ctx.snapshot.databases.some((d) => d.collections.some((c) => c.compressibility));
+  const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
+  ctx.snapshot.notes.push({
+    level: 'skipped',
+    message: `compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${measured ? ' (the sample\'s compressibility was still measured and is in the snapshot)' : ''}`,
+  });
+}
