@@ -91,6 +91,11 @@ describe('collect + analyze (real server, demo data)', () => {
   const uri = inject('mongoUri');
   const dir = mkdtempSync(join(tmpdir(), 'ma-collect-'));
   const file = join(dir, 'snap.json');
+  const configFile = (config: unknown): string => {
+    const f = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(f, JSON.stringify(config));
+    return f;
+  };
 
   beforeAll(async () => {
     await seedBlog(uri, DB);
@@ -119,6 +124,21 @@ describe('collect + analyze (real server, demo data)', () => {
     expect(a.findings).toEqual(b.findings);
     expect(a.scope).toEqual(b.scope);
     expect(a.notes.map((n) => n.message).sort()).toEqual(b.notes.map((n) => n.message).sort());
+  });
+
+  it('analyze exits 0 when nothing reaches --fail-on; collect and audit exit 2 on an unknown database', async () => {
+    // Turn down whichever rules report errors on the demo data (other rules may join array-growth there).
+    const all = JSON.parse((await cli(['analyze', file, '--format', 'json'])).out) as CheckResult;
+    const loud = [...new Set(all.findings.filter((f) => f.severity === 'error').map((f) => f.ruleId))];
+    expect(loud).toContain('array-growth');
+    const config = configFile({ rules: Object.fromEntries(loud.map((id) => [id, 'warn'])) });
+    expect((await cli(['analyze', file, '--fail-on', 'error', '--config', config])).code).toBe(0);
+    expect((await cli(['analyze', file, '--fail-on', 'warn', '--config', config])).code).toBe(1);
+    for (const cmd of ['collect', 'audit']) {
+      const r = await cli([cmd, uri, '--db', 'no_such_db_xyz', '--no-confirm', '--out', join(dir, 'x')].filter((a) => cmd === 'audit' || a !== '--no-confirm'));
+      expect(r.err).toMatch(/Database "no_such_db_xyz" does not exist/);
+      expect(r.code).toBe(2);
+    }
   });
 
   it('the snapshot holds no sampled value: no strings, _ids or dates of the documents', async () => {
