@@ -108,5 +108,9 @@ export default defineRule<IdPatternOptions>({
       report({ messageId: 'orderUnknown', target, data: { reason }, evidence });
     }
   },
-  confirm: { describe: 'inserts and an _id range scan on clustered vs regular scratch collections, plus secondary index sizes', run: confirmIdPattern },
+  confirm: {
+    describe: 'inserts and an _id range scan on clustered vs regular scratch collections, plus secondary index sizes',
+    appliesTo: (f) => f.messageId === 'recommendClustered' || f.messageId === 'adviseAgainstClustered',
+    run: confirmIdPattern,
+  },
 });

@@ -246,6 +246,7 @@ export default defineRule<IndexUsageOptions>({
   },
   confirm: {
     describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',
+    appliesTo: (f) => ['unused', 'redundant', 'tooMany', 'indexesVsCache'].includes(f.messageId),
     run: confirmIndexUsage,
   },
 });

@@ -13,7 +13,7 @@ const PLAIN = 'validator_without';
 const CHECKED = 'validator_with';
 const INSERT_BATCH = 500;
 const UPDATE_BATCH = 200;
-const MEASURED = new Set(['missing', 'levelOff', 'violationsStrict', 'violations', 'readyForError', 'violationsUnknown']);
+export const MEASURED_FINDINGS = new Set(['missing', 'levelOff', 'violationsStrict', 'violations', 'readyForError', 'violationsUnknown']);
 
 const notRun = (summary: string, reason?: string): Result => ({ status: 'not-run', summary, measurements: [], ...(reason ? { reason } : {}) });
 
@@ -64,7 +64,7 @@ async function ids(ctx: ConfirmContext, coll: string, limit: number): Promise<un
  * accepts none and would otherwise measure nothing.
  */
 export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: ValidatorOptions): Promise<Result> {
-  if (!MEASURED.has(f.messageId)) return notRun('Nothing to measure: this line reports what the in-process check could not do.');
+  if (!MEASURED_FINDINGS.has(f.messageId)) return notRun('Nothing to measure: this line reports what the in-process check could not do.');
   const target = await validatorToMeasure(ctx, f, o);
   if (typeof target === 'string') return notRun('Nothing was measured.', target);
   const { db, collection } = f.target;

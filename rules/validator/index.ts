@@ -2,7 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import { defineRule, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { shellCollection } from '../index-usage/analyze';
-import { confirmValidator } from './confirm';
+import { confirmValidator, MEASURED_FINDINGS } from './confirm';
 import { type ValidatorOptions, censusDocuments, proposeSchema, shellLiteral } from './propose';
 
 export const validatorOptionsSchema = {
@@ -291,5 +291,9 @@ export default defineRule<ValidatorOptions>({
     if (c.validator.present) analyzeExisting(snapshot, c, report);
     else analyzeMissing(snapshot, c, options, report);
   },
-  confirm: { describe: 'insert and update time on a scratch copy with vs without the validator (read back to prove the server kept it)', run: confirmValidator },
+  confirm: {
+    describe: 'insert and update time on a scratch copy with vs without the validator (read back to prove the server kept it)',
+    appliesTo: (f) => MEASURED_FINDINGS.has(f.messageId),
+    run: confirmValidator,
+  },
 });

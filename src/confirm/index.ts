@@ -35,7 +35,12 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
     budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
   };
   const byId = new Map(rules.map((r) => [r.id, r]));
-  const todo = new Set(findings.filter((f) => byId.get(f.ruleId)?.confirm && f.messageId !== 'internalError'));
+  const todo = new Set(
+    findings.filter((f) => {
+      const c = byId.get(f.ruleId)?.confirm;
+      return c !== undefined && f.messageId !== 'internalError' && (c.appliesTo?.(f) ?? true);
+    }),
+  );
   if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes: [] };
 
   const scratch = new Scratch(opts.scratchAdapter ?? source);

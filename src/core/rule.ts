@@ -36,6 +36,8 @@ export interface RuleMeta {
 export interface RuleConfirm<O> {
   /** One line: what the experiment measures. */
   describe: string;
+  /** Which findings the experiment can test; all of the rule's findings when absent. Others get no confirmation line. */
+  appliesTo?: (finding: Finding) => boolean;
   run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;
 }
 

@@ -57,12 +57,12 @@ export function formatText(result: CheckResult, opts: TextOptions): string {
   const info = result.notes.filter((n) => n.level === 'info');
   if (skipped.length) {
     out.push(c.bold('Could not check'));
-    for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}.${n.target.collection ?? ''}: ` : ''}${n.message}`, width, '  '));
+    for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
     out.push('');
   }
   if (info.length) {
     out.push(c.bold('Notes'));
-    for (const n of info) out.push(wrap(`- ${n.target ? `${n.target.db}.${n.target.collection ?? ''}: ` : ''}${n.message}`, width, '  '));
+    for (const n of info) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
     out.push('');
   }
   const counts = (['error', 'warn', 'info'] as const).map((s) => [s, result.findings.filter((f) => f.severity === s).length] as const);
@@ -74,7 +74,7 @@ type Colors = ReturnType<typeof createColors>;
 
 function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) => string>, width: number, withTable: boolean): string {
   const lines: string[] = [];
-  const where = `${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` ${c.dim('›')} ${f.target.path}` : ''}${f.target.index ? ` ${c.dim('index')} ${f.target.index}` : ''}`;
+  const where = `${f.target.db}${f.target.collection ? `.${f.target.collection}` : ''}${f.target.path ? ` ${c.dim('›')} ${f.target.path}` : ''}${f.target.index ? ` ${c.dim('index')} ${f.target.index}` : ''}`;
   lines.push(`${sev[f.severity](`${ICON[f.severity]} ${f.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(f.ruleId)}`);
   lines.push(wrap(f.message, width, '  '));
   if (f.recommendation) {

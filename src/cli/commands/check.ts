@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
 import type { Scratch } from '../../confirm/scratch';
+import { loadConfig, settingsOf } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
@@ -38,6 +39,7 @@ interface CheckFlags {
   timeField?: string;
   color?: boolean;
   quiet?: boolean;
+  config?: string;
 }
 
 /** Interrupts confirmation on Ctrl-C, drops the scratch database, then exits 130. A second Ctrl-C exits at once. */
@@ -73,6 +75,8 @@ function onInterrupt(io: Io): { signal: AbortSignal; track: (s: Scratch) => void
 async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number> {
   const db = flags.db ?? dbFromUri(uri);
   if (!db) throw new UserError('Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).');
+  // Read the configuration before connecting, so a bad file fails fast.
+  const { config } = loadConfig(flags.config ? { file: flags.config } : {});
   let adapter: DriverAdapter;
   try {
     adapter = await DriverAdapter.connect(uri);
@@ -97,6 +101,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       ...(flags.timeField ? { timeField: flags.timeField } : {}),
       maxTimeMS: flags.maxTimeMs,
       confirm: flags.confirm,
+      settings: settingsOf(config),
       budgetMs: flags.confirmBudget * 1000,
       maxDocs: flags.confirmDocs,
       signal: interrupt.signal,
@@ -133,6 +138,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-q, --quiet', 'no progress lines on stderr')
+    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .action(async (uri: string, flags: CheckFlags) => {
       setExit(await runCheck(uri, flags, io));
     });
