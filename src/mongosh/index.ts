@@ -2,6 +2,8 @@ import { inspect } from 'node:util';
 import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
 import { UserError } from '../core/errors';
+import { OptionsError } from '../core/options';
+import type { AnalyzeSettings } from '../core/runner';
 import { formatText } from '../report/text';
 import type { CheckResult } from '../core/types';
 import { VERSION } from '../version';
@@ -15,6 +17,8 @@ export interface PluginCheckOptions {
   /** Seconds each confirmation may take (default 30). */
   confirmBudget?: number;
   maxTimeMS?: number;
+  /** Rule settings as in .mongo-advisor.json: { 'array-growth': { options: { warnLength: 500 } }, 'id-pattern': 'off' }. */
+  rules?: AnalyzeSettings['rules'];
 }
 
 const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on a scratch copy
@@ -23,13 +27,14 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.check("posts", { confirm: false })     skip the scratch experiments (read-only)
   advisor.check("posts", { sampleSize: 2000 })   sample size (default min(max(20, 4% of count), 10000))
   advisor.check()                                check every collection of the current database
+  advisor.check("posts", { rules: { "array-growth": { options: { warnLength: 500 } } } })
   advisor.check("posts", { db: "blog" })         another database
   advisor.help()                                 this text
 
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
 
-const OPTION_KEYS = ['confirm', 'sampleSize', 'db', 'confirmBudget', 'maxTimeMS'];
+const OPTION_KEYS = ['confirm', 'sampleSize', 'db', 'confirmBudget', 'maxTimeMS', 'rules'];
 
 /** A check result that prints as the readable report at the prompt and as its fields with --json. */
 function asPrintable(result: CheckResult): CheckResult {
@@ -77,10 +82,11 @@ export function install(g: Record<string, unknown>): void {
           ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
           ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
           confirm: o.confirm !== false,
+          ...(o.rules ? { settings: { rules: o.rules } } : {}),
         });
         return asPrintable(result);
       } catch (err) {
-        if (err instanceof UserError) {
+        if (err instanceof UserError || err instanceof OptionsError) {
           const e = new Error(err.message);
           e.name = 'mongo-advisor';
           e.stack = `${e.name}: ${e.message}`;
