@@ -111,23 +111,27 @@ function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-async function readDataHandles(adapter: Adapter, snapshot: Snapshot, maxTimeMS: number): Promise<Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'>> {
-  let status: Doc;
-  try {
-    status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0, asserts: 0, connections: 0 });
-  } catch (err) {
-    return { dataHandles: null, dataHandlesReason: `serverStatus was refused (${describeServerError(err)}); data-handle figures need the clusterMonitor role` };
-  }
+/** Data-handle figures from a serverStatus reply (documented field names), or the reason there are none. */
+export function dataHandlesFrom(status: Doc, server: Pick<Snapshot['server'], 'flavor' | 'storageEngine'>): Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'> {
   const wt = status.wiredTiger as Doc | undefined;
   if (!wt) {
-    const engine = (status.storageEngine as Doc | undefined)?.name ?? snapshot.server.storageEngine;
-    const what = snapshot.server.flavor === 'ferretdb' ? 'FerretDB has no WiredTiger' : `the storage engine is ${typeof engine === 'string' ? engine : 'not reported'}, not WiredTiger`;
+    const engine = (status.storageEngine as Doc | undefined)?.name ?? server.storageEngine;
+    const what = server.flavor === 'ferretdb' ? 'FerretDB has no WiredTiger' : `the storage engine is ${typeof engine === 'string' ? engine : 'not reported'}, not WiredTiger`;
     return { dataHandles: null, dataHandlesReason: `serverStatus has no wiredTiger section (${what}), so there are no data-handle figures` };
   }
   const dh = wt['data-handle'] as Doc | undefined;
   const active = num(dh?.['connection data handles currently active']);
   if (!dh || active === null) return { dataHandles: null, dataHandlesReason: 'serverStatus().wiredTiger has no "data-handle" section on this server version' };
   return { dataHandles: { active, sweeps: num(dh['connection sweeps']), closedBySweep: num(dh['connection sweep dhandles closed']) } };
+}
+
+async function readDataHandles(adapter: Adapter, snapshot: Snapshot, maxTimeMS: number): Promise<Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'>> {
+  try {
+    const status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0, asserts: 0, connections: 0 });
+    return dataHandlesFrom(status, snapshot.server);
+  } catch (err) {
+    return { dataHandles: null, dataHandlesReason: `serverStatus was refused (${describeServerError(err)}); data-handle figures need the clusterMonitor role` };
+  }
 }
 
 /**

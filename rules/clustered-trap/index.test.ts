@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { planStages } from '../../src/collect/clustered-explain';
+import type { ClusteredExplain } from '../../src/core/types';
+import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import rule from './index';
+
+const oid = (n: number): { $oid: string } => ({ $oid: n.toString(16).padStart(24, '0') });
+const filter = { _id: { $in: [oid(1), oid(2)] } };
+
+/** explain() replies at verbosity queryPlanner, shaped as the MongoDB manual shows them. */
+const explainFind = (winningPlan: Record<string, unknown>) => ({
+  explainVersion: '1',
+  queryPlanner: { namespace: 'app.events', indexFilterSet: false, parsedQuery: filter, planCacheKey: 'A1B2C3D4', maxIndexedOrSolutionsReached: false, winningPlan, rejectedPlans: [] },
+  command: { find: 'events', filter, $db: 'app' },
+  serverInfo: { host: 'db0', port: 27017, version: '6.0.5' },
+  ok: 1,
+});
+const COLLSCAN = { stage: 'COLLSCAN', filter, direction: 'forward' };
+const CLUSTERED = { stage: 'CLUSTERED_IXSCAN', filter, direction: 'forward', minRecord: oid(1), maxRecord: oid(2) };
+const BOUNDED_53 = { stage: 'COLLSCAN', filter, direction: 'forward', minRecord: oid(1), maxRecord: oid(2) };
+
+function explained(find: Record<string, unknown>, del: Record<string, unknown>, version = '6.0.5'): ClusteredExplain {
+  return { find: planStages(explainFind(find)), deleteMany: planStages(explainFind({ stage: 'DELETE', inputStage: del })), serverVersion: version };
+}
+
+const clustered = (e: ClusteredExplain | undefined, over = {}) =>
+  snapshotOf([collectionOf('events', { clustered: true, indexes: [], ...(e ? { clusteredExplain: e } : {}), ...over })]);
+
+ruleTester(rule, {
+  valid: [
+    { name: 'clustered, both plans use the clustered key', snapshot: clustered(explained(CLUSTERED, CLUSTERED, '7.0.12')) },
+    { name: 'clustered, 5.3-style bounded collection scan', snapshot: clustered(explained(BOUNDED_53, BOUNDED_53, '5.3.2')) },
+    { name: 'a regular collection is not checked', snapshot: snapshotOf([collectionOf('events', { clusteredExplain: explained(COLLSCAN, COLLSCAN) })]) },
+    { name: 'plans not read (fewer than two documents)', snapshot: clustered({ find: null, deleteMany: null, serverVersion: '6.0.5', reason: 'the collection holds 1 document: a two-_id $in needs two' }) },
+    { name: 'clustered, collected before this rule existed', snapshot: clustered(undefined) },
+  ],
+  invalid: [
+    {
+      name: 'the 6.0.5 trap: both plans scan',
+      snapshot: clustered(explained(COLLSCAN, COLLSCAN)),
+      expect: [{ messageId: 'scanOnIn', severity: 'warn', path: '_id', messageIncludes: 'find() and deleteMany()' }],
+    },
+    {
+      name: 'only deleteMany scans',
+      snapshot: clustered(explained(CLUSTERED, COLLSCAN, '6.0.5')),
+      expect: [{ messageId: 'scanOnIn', messageIncludes: 'deleteMany: DELETE > COLLSCAN' }],
+    },
+  ],
+});
+
+describe('plan stage names', () => {
+  it('walks classic plans root first', () => {
+    expect(planStages(explainFind({ stage: 'FETCH', inputStage: { stage: 'IXSCAN', keyPattern: { a: 1 } } }))).toEqual(['FETCH', 'IXSCAN']);
+    expect(planStages(explainFind({ stage: 'SUBPLAN', inputStage: { stage: 'OR', inputStages: [{ stage: 'IXSCAN' }, { stage: 'IXSCAN' }] } }))).toEqual(['SUBPLAN', 'OR', 'IXSCAN', 'IXSCAN']);
+  });
+
+  it('reads the slot-based engine shape (7.0+: winningPlan.queryPlan)', () => {
+    expect(planStages(explainFind({ queryPlan: { stage: 'COLLSCAN', planNodeId: 1, filter, direction: 'forward' }, slotBasedPlan: { slots: '$$RESULT=s5', stages: '[1] filter ...' } }))).toEqual(['COLLSCAN']);
+  });
+
+  it('reads sharded plans', () => {
+    expect(planStages(explainFind({ stage: 'SHARD_MERGE', shards: [{ shardName: 's0', winningPlan: { stage: 'SHARDING_FILTER', inputStage: COLLSCAN } }] }))).toEqual(['SHARD_MERGE', 'SHARDING_FILTER', 'COLLSCAN']);
+  });
+
+  it('keeps no _id value: a bounded scan is only marked bounded', () => {
+    const stages = planStages(explainFind(BOUNDED_53));
+    expect(stages).toEqual(['COLLSCAN[bounded]']);
+    expect(JSON.stringify(stages)).not.toContain('0000');
+  });
+
+  it('returns null for a shape it cannot read (FerretDB answers with SQL plan lines)', () => {
+    expect(planStages({ queryPlanner: { Plan: ['id=2 parent=0 notused=0 detail=SCAN t1_0844ecd6'] }, explainVersion: '1', ok: 1 })).toBeNull();
+  });
+
+  it('names the plans and the server version in the message', () => {
+    const f = runRule(rule, clustered(explained(COLLSCAN, COLLSCAN)))[0];
+    expect(f?.message).toContain('(find: COLLSCAN; deleteMany: DELETE > COLLSCAN) on MongoDB 6.0.5');
+    expect(f?.evidence).toMatchObject({ findPlan: 'COLLSCAN', deleteManyPlan: 'DELETE > COLLSCAN' });
+  });
+});

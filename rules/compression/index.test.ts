@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { ObjectId } from 'bson';
+import { BLOCK_BYTES, measureCompressibility, serializeDocs, toBlocks } from '../../src/collect/compressibility';
+import type { CollectionSnapshot, Compressibility } from '../../src/core/types';
+import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { compressorOf } from './confirm';
+import rule from './index';
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** $collStats storageStats as the manual shows it, trimmed; creationString is WiredTiger's, as MongoDB returns it. */
+function storageStats(compressor: string, size: number, storageSize: number, indexes: number): Record<string, unknown> {
+  return {
+    size,
+    count: Math.round(size / 1000),
+    avgObjSize: 1000,
+    storageSize,
+    freeStorageSize: 0,
+    capped: false,
+    wiredTiger: {
+      metadata: { formatVersion: 1 },
+      creationString: `access_pattern_hint=none,allocation_size=4KB,app_metadata=(formatVersion=1),block_allocation=best,block_compressor=${compressor},cache_resident=false,checksum=on,internal_page_max=4KB,leaf_page_max=32KB,memory_page_max=10m,prefix_compression=false,split_pct=90,type=file`,
+    },
+    nindexes: 2,
+    totalIndexSize: indexes,
+    indexSizes: { _id_: indexes / 2, userId_1: indexes / 2 },
+  };
+}
+
+function collection(name: string, compressor: string, size: number, storageSize: number, indexes: number, comp?: Compressibility): CollectionSnapshot {
+  const st = storageStats(compressor, size, storageSize, indexes);
+  return collectionOf(name, {
+    stats: { count: Number(st.count), sizeBytes: size, avgObjSize: 1000, storageSizeBytes: storageSize, totalIndexSizeBytes: indexes, nindexes: 2, blockCompressor: compressorOf(st) },
+    sample: { method: '$sample', random: true, requested: 1000, size: 1000, docs: [], id: null, fields: {}, timeSource: null },
+    ...(comp ? { compressibility: comp } : {}),
+  });
+}
+
+/** What the collector stores for a sample of 1 MB: per codec, the compressed bytes. */
+const comp = (snappy: number, zlib: number, zstd: number | null): Compressibility => ({
+  docs: 1000,
+  bytes: 1_000_000,
+  serializer: 'bson',
+  blockBytes: BLOCK_BYTES,
+  codecs: { snappy, zlib, zstd },
+  ...(zstd === null ? { unavailable: { zstd: 'no zstd here' } } : {}),
+});
+
+const snap = (c: CollectionSnapshot, cacheBytes: number | null = 8 * GiB) => {
+  const s = snapshotOf([c]);
+  s.server.cacheBytes = cacheBytes;
+  return s;
+};
+
+ruleTester(rule, {
+  valid: [
+    { name: 'already zstd', snapshot: snap(collection('events', 'zstd', 10 * GiB, 2 * GiB, GiB, comp(400_000, 250_000, 200_000)), 1 * GiB) },
+    { name: 'zstd barely better (1.1x) and the data fits the cache', snapshot: snap(collection('events', 'snappy', 500 * MiB, 200 * MiB, 50 * MiB, comp(400_000, 380_000, 364_000))) },
+    { name: 'zstd much better but the collection is tiny', snapshot: snap(collection('events', 'snappy', 2 * MiB, 1 * MiB, MiB, comp(500_000, 250_000, 200_000))) },
+    { name: 'empty collection', snapshot: snap(collectionOf('e', { stats: { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } })) },
+    {
+      name: 'FerretDB: no WiredTiger, no block compressor',
+      snapshot: (() => {
+        const s = snap(collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000)), null);
+        s.server.flavor = 'ferretdb';
+        s.server.storageEngine = null;
+        const c = s.databases[0]?.collections[0];
+        if (c?.stats) c.stats.blockCompressor = null;
+        return s;
+      })(),
+    },
+    { name: 'MongoDB 4.0 has no zstd', snapshot: (() => { const s = snap(collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000)), GiB); s.server.versionArray = [4, 0, 28, 0]; return s; })() },
+  ],
+  invalid: [
+    {
+      name: 'zstd 1.6x smaller than snappy on a large collection that fits the cache',
+      snapshot: snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))),
+      expect: [{ messageId: 'zstdSmaller', severity: 'info', messageIncludes: '1.60x smaller' }],
+    },
+    {
+      name: 'data outgrows the cache and zstd is much smaller: warn',
+      snapshot: snap(collection('events', 'snappy', 20 * GiB, 9 * GiB, 2 * GiB, comp(450_000, 300_000, 250_000)), 8 * GiB),
+      expect: [{ messageId: 'zstdSmaller', severity: 'warn', messageIncludes: 'outgrow the cache' }],
+    },
+    {
+      name: 'data outgrows the cache, zstd only a little smaller',
+      snapshot: snap(collection('events', 'snappy', 20 * GiB, 9 * GiB, 2 * GiB, comp(450_000, 420_000, 400_000)), 8 * GiB),
+      expect: [{ messageId: 'outgrowsCache', severity: 'warn', messageIncludes: '1.13x smaller than with snappy' }],
+    },
+    {
+      name: 'data outgrows the cache and zstd could not be measured here',
+      snapshot: snap(collection('events', 'snappy', 20 * GiB, 9 * GiB, 2 * GiB, comp(450_000, 300_000, null)), 8 * GiB),
+      expect: [{ messageId: 'outgrowsCache', messageIncludes: "zstd's gain could not be measured here (no zstd here)" }],
+    },
+    {
+      name: 'no compression at all (block_compressor=none)',
+      snapshot: snap(collection('events', 'none', 600 * MiB, 600 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))),
+      expect: [{ messageId: 'zstdSmaller', messageIncludes: 'uses none (1.0:1 on disk)' }],
+    },
+  ],
+});
+
+describe('compression recommendation', () => {
+  it('creates a zstd copy with the documented configString', () => {
+    const f = runRule(rule, snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))))[0];
+    expect(f?.recommendation?.commands?.[0]).toBe('db.createCollection("events_zstd", { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })');
+    expect(f?.evidence.sampleRatioZstd).toBe(4);
+  });
+
+  it('reads the block compressor back from a creationString', () => {
+    expect(compressorOf(storageStats('zstd', 1, 1, 1))).toBe('zstd');
+    expect(compressorOf(storageStats('', 1, 1, 1))).toBe('none');
+    expect(compressorOf({ size: 1 })).toBeNull();
+  });
+});
+
+describe('compressibility of a sample', () => {
+  const docs = Array.from({ length: 400 }, (_, i) => ({ _id: new ObjectId(), i, status: i % 3 ? 'open' : 'closed', note: `customer ${i % 17} asked about order ${i % 5}`, tags: ['a', 'b', 'c'] }));
+
+  it('serialises BSON as stored and compresses WiredTiger-sized blocks with all three codecs', async () => {
+    const c = await measureCompressibility(docs);
+    expect(c?.serializer).toBe('bson');
+    expect(c?.docs).toBe(400);
+    expect(c?.unavailable).toBeUndefined();
+    const { snappy, zlib, zstd } = c!.codecs;
+    for (const b of [snappy, zlib, zstd]) expect(b).toBeGreaterThan(0);
+    expect(snappy!).toBeLessThan(c!.bytes);
+    expect(zstd!).toBeLessThan(snappy!);
+    expect(zlib!).toBeLessThan(snappy!);
+  });
+
+  it('falls back to Extended JSON when the host hands over another bson copy', () => {
+    // What mongosh's own bson objects look like to a different major version of the library.
+    const foreign = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, id: new Uint8Array(12), toHexString: () => '00'.repeat(12) }, n: 1 };
+    const out = serializeDocs([foreign]);
+    expect(out.serializer).not.toBe('bson');
+    expect(out.buffers[0]?.length).toBeGreaterThan(0);
+  });
+
+  it('cuts blocks at the leaf page size and stops at the byte cap', () => {
+    const buffers = Array.from({ length: 10 }, () => Buffer.alloc(10_000));
+    const { blocks, docs: used, bytes } = toBlocks(buffers, 32 * 1024, 75_000);
+    expect(used).toBe(7);
+    expect(bytes).toBe(70_000);
+    expect(blocks.map((b) => b.length)).toEqual([40_000, 30_000]);
+  });
+
+  it('measures nothing without documents', async () => {
+    expect(await measureCompressibility([])).toBeNull();
+  });
+});
