@@ -25,19 +25,23 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   const { db, collection } = f.target;
   const current = String(f.evidence.blockCompressor ?? 'snappy');
   const s = ctx.scratch;
-  if (ctx.snapshot.server.flavor === 'ferretdb') {
-    return { status: 'not-run', summary: 'Not measured: FerretDB has no WiredTiger, so there is no block compressor to compare.', reason: 'no WiredTiger on this server (FerretDB)', measurements: [] };
-  }
   const codecs = [...new Set([current, 'zstd'])];
   const names = codecs.map((c) => `compression_${c}`);
   for (const n of names) await s.drop(n);
   // 1. one scratch collection per compressor, proven by reading the creationString back
   for (let i = 0; i < codecs.length; i++) {
-    await s.create(names[i] as string, { storageEngine: { wiredTiger: { configString: `block_compressor=${codecs[i] as string}` } } });
-    const applied = compressorOf(await s.collStats(names[i] as string));
-    if (applied !== codecs[i]) {
+    const name = names[i] as string;
+    let refused: string | null = null;
+    try {
+      await s.create(name, { storageEngine: { wiredTiger: { configString: `block_compressor=${codecs[i] as string}` } } });
+    } catch (err) {
+      refused = `the server refused to create it: ${describeServerError(err)}`;
+    }
+    const applied = refused ? null : compressorOf(await s.collStats(name));
+    if (refused || applied !== codecs[i]) {
       for (const n of names) await s.drop(n);
-      const why = applied === null ? 'the server reports no WiredTiger creationString' : `the server created it with block_compressor=${applied}`;
+      const noWt = ctx.snapshot.server.flavor === 'ferretdb' ? ' (FerretDB has no WiredTiger)' : '';
+      const why = refused ?? (applied === null ? `the server reports no WiredTiger creationString${noWt}` : `the server created it with block_compressor=${applied}`);
       return { status: 'not-run', summary: `Not measured: a scratch collection asked for block_compressor=${codecs[i] as string}, but ${why}.`, reason: why, measurements: [] };
     }
   }

@@ -1,0 +1,115 @@
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DriverAdapter } from '../../src/adapters/driver';
+import type { Adapter, Doc } from '../../src/adapters/types';
+import { collectSnapshot } from '../../src/collect';
+import { confirmFindings } from '../../src/confirm';
+import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
+import type { Snapshot } from '../../src/core/types';
+import { runRule } from '../../test/support/rule-tester';
+import rule from './index';
+
+const DB = 'mongo_advisor_test_collection_count';
+const TENANTS = 12;
+
+/** The driver adapter, recording which commands went where (to check what the inventory sends). */
+function recording(inner: Adapter, log: { db: string; name: string }[]): Adapter {
+  return {
+    kind: inner.kind,
+    source: inner.source,
+    bson: inner.bson,
+    get roundTrips() {
+      return inner.roundTrips;
+    },
+    command: (db: string, cmd: Doc) => {
+      log.push({ db, name: Object.keys(cmd)[0] ?? '' });
+      return inner.command(db, cmd);
+    },
+    close: () => inner.close(),
+  };
+}
+
+describe('collection-count (live)', () => {
+  const uri = inject('mongoUri');
+  const kind = inject('serverKind');
+  let client: MongoClient;
+  let adapter: DriverAdapter;
+  let snap: Snapshot;
+  let viewReason: string | null = null;
+  const sent: { db: string; name: string }[] = [];
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    const db = client.db(DB);
+    await db.dropDatabase();
+    for (let i = 0; i < TENANTS; i++) {
+      const c = db.collection(`tenant_${i}`);
+      await c.insertMany([{ userId: i, createdAt: new Date(), kind: 'a' }, { userId: i + 1, createdAt: new Date(), kind: 'b' }]);
+      await c.createIndex({ userId: 1, createdAt: -1 });
+    }
+    await db.collection('settings').insertOne({ key: 'theme' });
+    try {
+      await db.createCollection('settings_view', { viewOn: 'settings', pipeline: [{ $match: { key: 'theme' } }] });
+    } catch (err) {
+      viewReason = (err as Error).message.split('\n')[0] ?? 'refused';
+    }
+    adapter = await DriverAdapter.connect(uri);
+    snap = await collectSnapshot(recording(adapter, sent), { db: DB });
+  });
+
+  afterAll(async () => {
+    await adapter?.close();
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  it('counts the database: collections, indexes and views', () => {
+    const d = snap.deployment?.databases.find((x) => x.name === DB);
+    expect(d?.collections).toBe(TENANTS + 1);
+    expect(d?.indexes).toBe(TENANTS * 2 + 1);
+    if (viewReason) console.log(`[collection-count live] views not checked: this server (${kind}) refused a view: ${viewReason}`);
+    else expect(d?.views).toBe(1);
+    expect(snap.deployment?.totals.collections).toBeGreaterThanOrEqual(TENANTS + 1);
+  });
+
+  it('reuses the index lists the core collect read: no second listIndexes on the checked database', () => {
+    const listIndexes = sent.filter((s) => s.db === DB && s.name === 'listIndexes');
+    expect(listIndexes.length).toBe(TENANTS + 1); // the core collect's, one per collection
+    expect(snap.deployment?.roundTrips).toBeGreaterThan(0);
+  });
+
+  it('finds the per-tenant group with its shared index set', () => {
+    const g = snap.deployment?.tenantGroups.find((x) => x.db === DB);
+    expect(g).toMatchObject({ pattern: 'tenant_{id}', members: TENANTS, indexesRead: TENANTS, sameIndexes: TENANTS, kind: 'collection' });
+    expect(g?.indexes.map((i) => i.key)).toEqual([{ userId: 1, createdAt: -1 }]);
+    expect(g?.examples.length).toBe(3);
+  });
+
+  it('reads data handles where WiredTiger has them, and says why not elsewhere', () => {
+    const inv = snap.deployment;
+    if (snap.server.storageEngine === 'wiredTiger') {
+      expect(inv?.dataHandles?.active).toBeGreaterThan(0);
+    } else {
+      console.log(`[collection-count live] data handles not read on ${kind}: ${inv?.dataHandlesReason ?? ''}`);
+      expect(inv?.dataHandles).toBeNull();
+      expect(snap.notes.some((n) => n.message.startsWith('collection-count: serverStatus has no wiredTiger section'))).toBe(true);
+    }
+  });
+
+  it('recommends folding the tenants, and the confirmation times first access on scratch', async () => {
+    const findings = runRule(rule, snap).filter((f) => f.messageId === 'tenantCollections' && f.target.db === DB);
+    expect(findings.length).toBe(1);
+    expect(findings[0]?.message).toContain('Fold them into one `tenant` collection');
+    expect(findings[0]?.recommendation?.commands).toContain('db.getCollection("tenant").createIndex({ tenantId: 1, userId: 1, createdAt: -1 })');
+    // Only warn findings are confirmed by default; a group of 12 is info, so ask for it explicitly.
+    const asWarn = findings.map((f) => ({ ...f, severity: 'warn' as const }));
+    const run = await confirmFindings(snap, asWarn, adapter, [rule], { budgetMs: 20_000 });
+    const c = run.findings[0]?.confirmation;
+    console.log(`[collection-count live] ${c?.status ?? 'none'}: ${c?.summary ?? ''}`);
+    expect(['supported', 'refuted', 'inconclusive']).toContain(c?.status);
+    expect(c?.measurements.map((m) => m.label)).toEqual([`first find on each of ${TENANTS} new collections`, `first find for each of ${TENANTS} new tenants in one collection`]);
+    expect(run.cleanedUp).toBe(true);
+    const dbs = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    expect(dbs.databases.some((d) => d.name.startsWith(SCRATCH_PREFIX) && run.where?.includes(d.name))).toBe(false);
+  });
+});

@@ -1,0 +1,80 @@
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DriverAdapter } from '../../src/adapters/driver';
+import { collectSnapshot } from '../../src/collect';
+import { confirmFindings } from '../../src/confirm';
+import type { Finding, Snapshot } from '../../src/core/types';
+import { runRule } from '../../test/support/rule-tester';
+import rule from './index';
+
+const DB = 'mongo_advisor_test_compression';
+
+describe('compression (live)', () => {
+  const uri = inject('mongoUri');
+  const kind = inject('serverKind');
+  let client: MongoClient;
+  let adapter: DriverAdapter;
+  let snap: Snapshot;
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    const db = client.db(DB);
+    await db.dropDatabase();
+    await db.collection('logs').insertMany(
+      Array.from({ length: 600 }, (_, i) => ({ level: i % 7 ? 'info' : 'warn', service: `svc-${i % 4}`, message: `request ${i % 50} served in ${i % 13} ms from cache region eu-west`, at: new Date(1_700_000_000_000 + i * 1000) })),
+    );
+    adapter = await DriverAdapter.connect(uri);
+    snap = await collectSnapshot(adapter, { db: DB, sampleSize: 600 });
+  });
+
+  afterAll(async () => {
+    await adapter?.close();
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  it('measures the sample with snappy, zlib and zstd in process, storing byte counts only', () => {
+    const c = snap.databases[0]?.collections.find((x) => x.name === 'logs')?.compressibility;
+    expect(c?.serializer).toBe('bson');
+    expect(c?.docs).toBe(600);
+    expect(c?.unavailable).toBeUndefined();
+    expect(c?.codecs.zstd).toBeGreaterThan(0);
+    expect(c!.codecs.zstd!).toBeLessThan(c!.codecs.snappy!);
+    expect(JSON.stringify(c)).not.toContain('request');
+  });
+
+  it('gives advice only where WiredTiger sets block compressors, and says why not elsewhere', () => {
+    const stats = snap.databases[0]?.collections.find((x) => x.name === 'logs')?.stats;
+    if (snap.server.storageEngine === 'wiredTiger') {
+      expect(stats?.blockCompressor).toBeTruthy();
+    } else {
+      const note = snap.notes.find((n) => n.message.startsWith('compression:'));
+      console.log(`[compression live] no advice on ${kind}: ${note?.message ?? ''}`);
+      expect(note?.message).toContain('WiredTiger');
+      expect(runRule(rule, snap)).toEqual([]);
+    }
+  });
+
+  it('confirms on scratch collections created with each compressor, proven by their creationString', async () => {
+    const finding: Finding = {
+      ruleId: 'compression',
+      messageId: 'zstdSmaller',
+      severity: 'warn',
+      target: { db: DB, collection: 'logs' },
+      message: 'forced for the live test',
+      evidence: { blockCompressor: 'snappy', sampleDocs: 600, sampleBytes: 600 * 150 },
+      docsUrl: '',
+    };
+    const run = await confirmFindings(snap, [finding], adapter, [rule], { budgetMs: 20_000 });
+    const c = run.findings[0]?.confirmation;
+    console.log(`[compression live] ${c?.status ?? 'none'}: ${c?.summary ?? ''}`);
+    expect(run.cleanedUp).toBe(true);
+    if (snap.server.storageEngine !== 'wiredTiger') {
+      expect(c?.status).toBe('not-run');
+      expect(c?.reason).toMatch(/creationString|refused/);
+      return;
+    }
+    expect(['supported', 'refuted', 'inconclusive']).toContain(c?.status);
+    expect(c?.measurements.map((m) => m.label).slice(0, 2)).toEqual(['storageSize, snappy', 'storageSize, zstd']);
+  });
+});

@@ -1,0 +1,52 @@
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DriverAdapter } from '../../src/adapters/driver';
+import { collectSnapshot } from '../../src/collect';
+import type { Snapshot } from '../../src/core/types';
+import { runRule } from '../../test/support/rule-tester';
+import rule from './index';
+
+const DB = 'mongo_advisor_test_document_size';
+const MARKER = 'Zq7';
+
+describe('document-size (live)', () => {
+  const uri = inject('mongoUri');
+  let client: MongoClient;
+  let adapter: DriverAdapter;
+  let snap: Snapshot;
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    const db = client.db(DB);
+    await db.dropDatabase();
+    await db.collection('pages').insertMany(Array.from({ length: 20 }, (_, i) => ({ slug: `p${i}`, html: '<p>short</p>' })));
+    await db.collection('pages').insertOne({ slug: 'huge', html: MARKER.repeat(800_000), meta: { lang: 'en' } });
+    await db.collection('threads').insertMany(Array.from({ length: 20 }, (_, i) => ({ title: `t${i}`, comments: [] })));
+    await db.collection('threads').insertOne({ title: 'busy', comments: Array.from({ length: 2500 }, (_, i) => ({ by: `u${i % 40}`, text: 'c'.repeat(900) })) });
+    adapter = await DriverAdapter.connect(uri);
+    snap = await collectSnapshot(adapter, { db: DB, sampleSize: 100 });
+  });
+
+  afterAll(async () => {
+    await adapter?.close();
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  it('names the largest field of a 2.4 MB document, never its value', () => {
+    const f = runRule(rule, snap).find((x) => x.target.collection === 'pages');
+    expect(f?.severity).toBe('info');
+    expect(f?.target.path).toBe('html');
+    expect(f?.message).toMatch(/^Sampled documents reach 2\.3 MB .*over 2 MB \(Atlas\)\. Largest fields: `html` 2\.3 MB/);
+    expect(JSON.stringify(f)).not.toContain(MARKER);
+    const measured = snap.server.capabilities.bsonSize.supported === true;
+    expect(f?.evidence.measuredOnServer).toBe(measured);
+    if (!measured) console.log('[document-size live] sizes measured in process: the server lacks $bsonSize');
+  });
+
+  it('points to array-growth when an array is most of the document', () => {
+    const f = runRule(rule, snap).find((x) => x.target.collection === 'threads');
+    expect(f?.target.path).toBe('comments');
+    expect(f?.message).toContain('see array-growth');
+  });
+});
