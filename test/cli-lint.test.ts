@@ -172,6 +172,17 @@ describe('lint (CLI, demo data)', () => {
     expect(r.err).toMatch(/Could not reach a MongoDB server at mongodb:\/\/127\.0\.0\.1:1/);
   });
 
+  it('--confirm turns the scratch experiments on, and the scratch database is dropped', async () => {
+    const r = await cli(['lint', uri, '--db', DB, '-c', 'events', '--confirm', '--format', 'json', '--quiet', '--config', base]);
+    const result = JSON.parse(r.out) as LintResult;
+    expect(result.confirm.enabled).toBe(true);
+    expect(result.confirm.cleanedUp).not.toBe(false);
+    const confirmed = result.findings.filter((f) => f.confirmation);
+    expect(confirmed.length).toBeGreaterThan(0);
+    for (const f of confirmed) expect(['supported', 'refuted', 'inconclusive', 'not-run', 'error']).toContain(f.confirmation?.status);
+    expect([0, 1]).toContain(r.code);
+  });
+
   it('against the live server: the same findings as the snapshot, confirmation off by default', async () => {
     const r = await cli(['lint', uri, '--db', DB, '--format', 'json', '--quiet', '--config', base]);
     expect(r.code).toBe(1);
