@@ -1,5 +1,6 @@
 // Builds dist/: the CLI, the Node API, the mongosh core bundle and the tiny file mongosh load()s.
 import { build } from 'esbuild';
+import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync, mkdirSync, chmodSync, copyFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url)));
@@ -40,3 +41,19 @@ for (const f of ['index.js', 'README.md']) copyFileSync(`snippet/${f}`, `dist/sn
 copyFileSync('dist/advisor-core.cjs', 'dist/snippet/advisor-core.cjs');
 const snippetPkg = JSON.parse(readFileSync('snippet/package.template.json', 'utf8'));
 writeFileSync('dist/snippet/package.json', `${JSON.stringify({ ...snippetPkg, version: pkg.version }, null, 2)}\n`);
+
+// JSON Schemas of the files users write or keep (config, declared spec, snapshot), for editors' "$schema".
+const schemaBundle = await build({
+  ...common,
+  stdin: {
+    contents: "module.exports = { snapshot: require('./src/core/snapshot-file').SNAPSHOT_JSON_SCHEMA, config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: require('./src/spec/format').SPEC_JSON_SCHEMA };",
+    resolveDir: '.',
+    loader: 'js',
+  },
+  packages: 'external',
+  write: false,
+});
+const schemaModule = { exports: {} };
+new Function('module', 'exports', 'require', schemaBundle.outputFiles[0].text)(schemaModule, schemaModule.exports, createRequire(import.meta.url));
+mkdirSync('dist/schemas', { recursive: true });
+for (const [name, schema] of Object.entries(schemaModule.exports)) writeFileSync(`dist/schemas/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
