@@ -24,8 +24,8 @@ export const collectionCountOptionsSchema = {
 
 const n = (x: number): string => formatNumber(x);
 
-function tablesText(d: { collections: number; indexes: number | null }): string {
-  return d.indexes === null ? `${n(d.collections)}+ WiredTiger tables (index count unknown)` : `${n(d.collections + d.indexes)} WiredTiger tables`;
+function tablesText(d: { collections: number; indexes: number | null }, kind: string): string {
+  return d.indexes === null ? `${n(d.collections)}+ ${kind} (index count unknown)` : `${n(d.collections + d.indexes)} ${kind}`;
 }
 
 function handlesText(inv: DeploymentInventory): string {
@@ -68,6 +68,9 @@ export default defineRule<CollectionCountOptions>({
     const inv = snapshot.deployment;
     if (!inv) return;
     const t = inv.totals;
+    const server = snapshot.server;
+    const onWiredTiger = server.storageEngine === 'wiredTiger' || (server.storageEngine === null && server.flavor === 'mongodb');
+    const tables = onWiredTiger ? 'WiredTiger tables' : 'tables (WiredTiger tables on MongoDB)';
     const extra = (views: number, ts: number): string =>
       [views ? ` ${n(views)} views are not counted: a view has no table of its own.` : '', ts ? ` ${n(ts)} time-series collections count through their system.buckets collections.` : ''].join('');
     const warnedDeployment = t.collections >= options.deploymentWarn;
@@ -75,7 +78,7 @@ export default defineRule<CollectionCountOptions>({
       report({
         messageId: 'manyInDeployment',
         target: { db: snapshot.databases[0]?.name ?? '' },
-        data: { collections: n(t.collections), indexes: t.indexes === null ? 'an unknown number of' : n(t.indexes), databases: n(t.databases), tables: tablesText(t), limit: n(options.deploymentWarn), handles: handlesText(inv), extra: extra(t.views, t.timeseries) },
+        data: { collections: n(t.collections), indexes: t.indexes === null ? 'an unknown number of' : n(t.indexes), databases: n(t.databases), tables: tablesText(t, tables), limit: n(options.deploymentWarn), handles: handlesText(inv), extra: extra(t.views, t.timeseries) },
         evidence: { collections: t.collections, indexes: t.indexes, databases: t.databases, views: t.views, timeseries: t.timeseries, ...handleEvidence(inv) },
       });
     }
@@ -93,7 +96,7 @@ export default defineRule<CollectionCountOptions>({
         messageId: 'manyInDatabase',
         severity: 'info',
         target: { db: d.name },
-        data: { db: d.name, collections: n(d.collections), indexes: d.indexes === null ? 'an unknown number of' : n(d.indexes), tables: tablesText(d), limit: n(options.perDatabaseInfo), extra: extra(d.views, d.timeseries) },
+        data: { db: d.name, collections: n(d.collections), indexes: d.indexes === null ? 'an unknown number of' : n(d.indexes), tables: tablesText(d, tables), limit: n(options.perDatabaseInfo), extra: extra(d.views, d.timeseries) },
         evidence: { collections: d.collections, indexes: d.indexes, views: d.views, timeseries: d.timeseries },
       });
     }
@@ -133,7 +136,7 @@ export default defineRule<CollectionCountOptions>({
             }
           : {
               action: `fold into one collection with ${field} leading each index`,
-              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} WiredTiger tables and data handles; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (domain.md §5).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${onWiredTiger ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (domain.md §5).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
               commands: [
                 `db.createCollection(${JSON.stringify(target)})`,
                 ...plan.commands,
