@@ -79,6 +79,12 @@ describe('snapshot file format (pure)', () => {
     expect(JSON.stringify(SNAPSHOT_JSON_SCHEMA)).not.toContain('"additionalProperties":false');
   });
 
+  it('analyze of a connection string says to use check, lint or collect', async () => {
+    const r = await cli(['analyze', 'mongodb://localhost:27017/app']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/analyze reads a snapshot file, not a server: run mongo-advisor check mongodb:\/\/localhost:27017\/app/);
+  });
+
   it('analyze of a foreign file exits 2 with one line and no stack', async () => {
     const r = await cli(['analyze', write('foreign.json', { collections: [] })]);
     expect(r.code).toBe(2);

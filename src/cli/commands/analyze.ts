@@ -4,7 +4,8 @@ import { loadConfig, settingsOf } from '../../core/config';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { SEVERITIES, type Severity } from '../../core/types';
 import type { Io } from '../io';
-import { analyzeOffline, emit, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { UserError } from '../../core/errors';
+import { analyzeOffline, emit, isUri, REPORT_FORMATS, type ReportFormat, render } from '../shared';
 import { exitCodeFor } from './check';
 
 interface AnalyzeFlags {
@@ -28,6 +29,7 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .action(async (file: string, flags: AnalyzeFlags) => {
+      if (isUri(file)) throw new UserError(`analyze reads a snapshot file, not a server: run mongo-advisor check ${file} (or lint), or collect a snapshot first with mongo-advisor collect ${file} --out snap.json.`);
       const { config } = loadConfig(flags.config ? { file: flags.config } : {});
       const snapshot = loadSnapshot(file);
       const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
