@@ -57,10 +57,12 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
     const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
     const sh = run(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', 'snippet load-all', '--eval', "advisor.check('sessions', { confirm: false })"], env);
     expect(sh.code, sh.err).toBe(0);
-    const result = JSON.parse(sh.out) as { tool: { version: string }; scope: { db: string; collections: string[] }; findings: { ruleId: string; messageId: string }[] };
+    const result = JSON.parse(sh.out) as { tool: { version: string }; scope: { db: string; collections: string[] }; findings: { ruleId: string; target: { collection?: string } }[]; confirm: { enabled: boolean } };
     expect(result.tool.version).toBe(pkg.version);
     expect(result.scope).toEqual({ db: DB, collections: ['sessions'] });
-    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContain('id-pattern/adviseAgainstClustered');
+    expect(result.confirm.enabled).toBe(false);
+    // Which rules fire is the rules' business; that the snippet's advisor read the collection and reported on it is ours.
+    expect(result.findings.filter((f) => f.target.collection === 'sessions').length).toBeGreaterThan(0);
   });
 
   it('without load-all, advisor is not defined (the snippet is what brings it)', () => {
