@@ -1,0 +1,206 @@
+/**
+ * The advisor's in-process analysis of sampled documents against mongodb-schema's parseSchema (Compass'
+ * schema engine), on the same documents in one run. Prints docs/s medians and their ratio.
+ *
+ *   npm run bench:analyze-throughput -- [--docs 20000] [--max-comments 99] [--runs 5] [--warmup 1] [--profile]
+ *
+ * --profile times the advisor alone (no ratio), for `node --cpu-prof bench/run.mjs analyze-throughput --profile`.
+ *
+ * "The advisor's analysis" is what `check` does in process per sample: Profiler.profile for every document,
+ * profileIds over the sampled _ids (and the _ids read in natural order, capped at 10,000 as collect caps
+ * them), then analyze() with every registered rule over the resulting snapshot.
+ */
+import { BSON } from 'mongodb';
+import { parseSchema } from 'mongodb-schema';
+import { performance } from 'node:perf_hooks';
+import { profileIds } from '../src/collect/id-profile';
+import { Profiler } from '../src/collect/profile';
+import { rules } from '../src/core/registry';
+import { analyze } from '../src/core/runner';
+import type { Capability, CapabilityName, DocProfile, IdProfile, FieldProfile, Snapshot } from '../src/core/types';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/core/types';
+import { blogPosts, type Post } from './lib/blog';
+import { fmt, intArg, machine, markdownTable, median } from './lib/report';
+
+const NATURAL_IDS_CAP = 10_000; // collect reads at most 10,000 _ids in natural order
+
+function snapshotOf(docs: DocProfile[], id: IdProfile, fields: Map<string, FieldProfile>): Snapshot {
+  const yes: Capability = { supported: true, evidence: 'bench: every capability assumed, so every rule runs' };
+  const names: CapabilityName[] = ['sample', 'indexStats', 'bsonSize', 'arraySize', 'collStats', 'validators', 'clusteredCollections', 'collMod'];
+  let bytes = 0;
+  for (const d of docs) bytes += d.bytes;
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    collectedAt: new Date().toISOString(),
+    source: 'bench (in process)',
+    server: {
+      version: '8.0.0',
+      versionArray: [8, 0, 0],
+      flavor: 'mongodb',
+      storageEngine: 'wiredTiger',
+      topology: 'standalone',
+      capabilities: Object.fromEntries(names.map((n) => [n, yes])) as Record<CapabilityName, Capability>,
+      cacheBytes: 1024 ** 3,
+    },
+    databases: [
+      {
+        name: 'blog',
+        collections: [
+          {
+            db: 'blog',
+            name: 'posts',
+            type: 'collection',
+            capped: false,
+            clustered: false,
+            validator: { present: false },
+            stats: { count: docs.length, sizeBytes: bytes, avgObjSize: bytes / docs.length, storageSizeBytes: bytes / 2, totalIndexSizeBytes: docs.length * 20, nindexes: 1, blockCompressor: 'snappy' },
+            indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: docs.length * 20, accesses: [{ host: 'bench', ops: 1, since: new Date().toISOString() }] }],
+            sample: { method: '$sample', random: true, requested: docs.length, size: docs.length, docs, id, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
+            notes: [],
+          },
+        ],
+      },
+    ],
+    notes: [],
+    roundTrips: 0,
+  };
+}
+
+/** What check does in process with a sample: profile each document, profile the _ids, run the rules. */
+function advisor(posts: readonly Post[]): number {
+  const profiler = new Profiler('createdAt');
+  const docs = new Array<DocProfile>(posts.length);
+  const ids = new Array<unknown>(posts.length);
+  for (let i = 0; i < posts.length; i++) {
+    const p = posts[i] as Post;
+    docs[i] = profiler.profile(p as unknown as Record<string, unknown>);
+    ids[i] = p._id;
+  }
+  const id = profileIds(ids, ids.slice(0, NATURAL_IDS_CAP));
+  return analyze(snapshotOf(docs, id, profiler.fields)).findings.length;
+}
+
+/** Visits every value once, as cheaply as JavaScript allows: the floor any analysis pays. */
+function traverse(v: unknown): number {
+  if (v === null || typeof v !== 'object') return 1;
+  if (Array.isArray(v)) {
+    let n = 1;
+    for (let i = 0; i < v.length; i++) n += traverse(v[i]);
+    return n;
+  }
+  if ((v as { _bsontype?: unknown })._bsontype !== undefined || v instanceof Date) return 1;
+  let n = 1;
+  const o = v as Record<string, unknown>;
+  for (const k in o) n += traverse(o[k]);
+  return n;
+}
+
+interface Contender {
+  name: string;
+  run: (docs: readonly Post[]) => unknown;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const n = intArg(argv, 'docs', 20_000);
+  const maxComments = intArg(argv, 'max-comments', 99);
+  const runs = intArg(argv, 'runs', 5);
+  const warmup = argv.includes('--warmup') ? intArg(argv, 'warmup', 1) : 1;
+  const gc = (globalThis as { gc?: () => void }).gc;
+
+  const make = blogPosts({ maxComments, seed: 7 });
+  // Round-tripped through BSON so they are exactly what the driver hands back from a sample (flat strings,
+  // ints as numbers, Date and ObjectId objects), not the generator's own objects.
+  let comments = 0;
+  let bsonBytes = 0;
+  const posts: Post[] = Array.from({ length: n }, (_, i) => {
+    const bytes = BSON.serialize(make(i));
+    bsonBytes += bytes.length;
+    const p = BSON.deserialize(bytes) as Post;
+    comments += p.comments.length;
+    return p;
+  });
+  console.log(`# analyze-throughput`);
+  console.log(machine());
+  console.log(`${n.toLocaleString('en-US')} blog posts, 0-${maxComments} comments each (${comments.toLocaleString('en-US')} comments), mean BSON size ${fmt(bsonBytes / n)} bytes; ${runs} timed runs after ${warmup} warm-up${gc ? ', GC before each timing' : ' (run node with --expose-gc to collect garbage between timings)'}`);
+  console.log(`rules registered: ${rules.map((r) => r.id).join(', ')}`);
+
+  const contenders: Contender[] = [
+    { name: 'bare traversal', run: (d) => { let s = 0; for (const p of d) s += traverse(p); return s; } },
+    { name: 'mongo-advisor (profile + profileIds + analyze)', run: advisor },
+    { name: 'mongodb-schema parseSchema (defaults)', run: (d) => parseSchema(d) },
+    { name: 'mongodb-schema parseSchema (storeValues: false)', run: (d) => parseSchema(d, { storeValues: false }) },
+  ];
+  if (argv.includes('--profile')) {
+    const ids = posts.map((p) => p._id);
+    for (let round = 0; round < warmup + runs; round++) {
+      gc?.();
+      const t0 = performance.now();
+      const profiler = new Profiler('createdAt');
+      const docs = posts.map((p) => profiler.profile(p as unknown as Record<string, unknown>));
+      const t1 = performance.now();
+      const id = profileIds(ids, ids.slice(0, NATURAL_IDS_CAP));
+      const t2 = performance.now();
+      analyze(snapshotOf(docs, id, profiler.fields));
+      const t3 = performance.now();
+      process.stderr.write(`advisor run ${round + 1}: ${fmt(t3 - t0)} ms = Profiler.profile ${fmt(t1 - t0)} + profileIds ${fmt(t2 - t1)} + analyze ${fmt(t3 - t2)}\n`);
+      if (round === warmup + runs - 1) {
+        const snapshot = snapshotOf(docs, id, profiler.fields);
+        const each = rules.map((r) => {
+          const r0 = performance.now();
+          analyze(snapshot, { only: [r.id] });
+          return `${r.id} ${fmt(performance.now() - r0)}`;
+        });
+        process.stderr.write(`analyze per rule (ms): ${each.join(', ')}\n`);
+      }
+    }
+    return;
+  }
+  const ADVISOR = 1;
+  const SCHEMA = 2;
+  const wall: number[][] = contenders.map(() => []);
+  const cpu: number[][] = contenders.map(() => []);
+  for (let round = 0; round < warmup + runs; round++) {
+    // Rotate the order so no contender always runs right after another's garbage.
+    for (let k = 0; k < contenders.length; k++) {
+      const c = (round + k) % contenders.length;
+      gc?.();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await (contenders[c] as Contender).run(posts);
+      const ms = performance.now() - t0;
+      const used = process.cpuUsage(c0);
+      if (round >= warmup) {
+        (wall[c] as number[]).push(ms);
+        (cpu[c] as number[]).push((used.user + used.system) / 1000);
+      }
+    }
+    if (round >= warmup) process.stderr.write(`run ${round - warmup + 1}/${runs}: ${contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt((wall[i] as number[]).at(-1) as number)} ms`).join(', ')}\n`);
+  }
+
+  const rate = (ms: number): number => (n / ms) * 1000;
+  const schemaRate = median((wall[SCHEMA] as number[]).map(rate));
+  const schemaCpuRate = median((cpu[SCHEMA] as number[]).map(rate));
+  const rows = contenders.map((c, i) => {
+    const rates = (wall[i] as number[]).map(rate);
+    const m = median(rates);
+    const cpuRate = median((cpu[i] as number[]).map(rate));
+    return [c.name, fmt(median(wall[i] as number[])), fmt(m), fmt(Math.min(...rates)), fmt(Math.max(...rates)), `${(m / schemaRate).toFixed(1)}x`, fmt(cpuRate), `${(cpuRate / schemaCpuRate).toFixed(1)}x`];
+  });
+  console.log('');
+  console.log(markdownTable(['analysis', 'median ms', 'median docs/s', 'min docs/s', 'max docs/s', 'vs parseSchema', 'docs/s of CPU time', 'vs parseSchema (CPU)'], rows));
+  // The ratio within a run (nearest in time, same machine state) is less noisy than the ratio of medians.
+  const ratios = (t: number[][]): number[] => (t[ADVISOR] as number[]).map((a, i) => ((t[SCHEMA] as number[])[i] as number) / a);
+  const perRun = ratios(wall);
+  const ratio = median(perRun);
+  const cpuRatio = median(ratios(cpu));
+  console.log('');
+  console.log(`advisor / parseSchema throughput: ${ratio.toFixed(1)}x wall time (median of ${runs} per-run ratios; range ${Math.min(...perRun).toFixed(1)}x-${Math.max(...perRun).toFixed(1)}x), ${cpuRatio.toFixed(1)}x CPU time. Target: at least 10x. ${ratio >= 10 ? 'MET' : 'NOT MET'}`);
+  console.log(`advisor findings on these documents: ${String(advisor(posts))}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});
