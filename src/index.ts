@@ -8,3 +8,7 @@ export type { Adapter } from './adapters/types';
 export type { CheckResult, Finding, Snapshot, Confirmation } from './core/types';
 export { formatText } from './report/text';
 export { formatJson } from './report/json';
+export { loadSnapshot, saveSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from './core/snapshot-file';
+export { formatSarif } from './report/sarif';
+export { formatJunit } from './report/junit';
+export { loadConfig, settingsOf } from './core/config';

@@ -1,7 +1,6 @@
 import { commandCursor } from '../adapters/cursor';
 import type { Adapter } from '../adapters/types';
 import { collectSnapshot, type CollectOptions } from '../collect';
-import { type CollectionCollector, collectionCollectors } from '../collect/extras';
 import { UserError } from '../core/errors';
 import { mapPool } from '../core/pool';
 import type { Capability, CapabilityName, Snapshot } from '../core/types';
@@ -64,7 +63,6 @@ export async function collectDeployment(adapter: Adapter, opts: DeploymentCollec
     const { dbs: _dbs, dbConcurrency: _c, progress: _p, ...rest } = opts;
     return { ...rest, db };
   });
-  let ticker: CollectionCollector | null = null;
   if (progress) {
     // One listCollections per database gives the bar its total; the sizes come with the collection itself.
     let total = 0;
@@ -77,12 +75,11 @@ export async function collectDeployment(adapter: Adapter, opts: DeploymentCollec
       }
     }
     progress.stage('collecting', total);
-    const mine = new Set<CollectOptions>(perDb);
-    // The collector hook runs after each collection is read: it only counts, and only our own calls.
-    ticker = async (ctx) => {
-      if (mine.has(ctx.options)) progress.tick(`${ctx.collection.db}.${ctx.collection.name}`);
-    };
-    collectionCollectors.push(ticker);
+    for (const o of perDb) {
+      o.onCollection = (c) => {
+        if (c.type === 'collection') progress.tick(`${c.db}.${c.name}`);
+      };
+    }
   }
   try {
     const parts = await mapPool(perDb, opts.dbConcurrency ?? 2, (o) => collectSnapshot(adapter, o));
@@ -90,10 +87,6 @@ export async function collectDeployment(adapter: Adapter, opts: DeploymentCollec
     merged.roundTrips = adapter.roundTrips - start;
     return merged;
   } finally {
-    if (ticker) {
-      const i = collectionCollectors.indexOf(ticker);
-      if (i >= 0) collectionCollectors.splice(i, 1);
-    }
     progress?.stop();
   }
 }

@@ -37,6 +37,8 @@ export interface CollectOptions {
   concurrency?: number;
   /** Field holding each document's creation time; detected when absent (a created* date field, else ObjectId _id). */
   timeField?: string;
+  /** Called after each collection is read (progress bars). */
+  onCollection?: (c: CollectionSnapshot) => void;
 }
 
 export const COLLECT_DEFAULTS = {
@@ -124,6 +126,7 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
     if (snap.type === 'collection') {
       for (const collector of collectionCollectors) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
     }
+    opts.onCollection?.(snap);
     return snap;
   });
   const snapshot: Snapshot = {

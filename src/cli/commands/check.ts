@@ -3,8 +3,9 @@ import { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
 import type { Scratch } from '../../confirm/scratch';
 import { loadConfig, settingsOf } from '../../core/config';
+import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
-import { type CheckResult, SEVERITIES, type Severity, severityRank } from '../../core/types';
+import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
 import { formatText } from '../../report/text';
 import { connectionError } from '../errors';
@@ -40,6 +41,7 @@ interface CheckFlags {
   color?: boolean;
   quiet?: boolean;
   config?: string;
+  saveSnapshot?: string;
 }
 
 /** Interrupts confirmation on Ctrl-C, drops the scratch database, then exits 130. A second Ctrl-C exits at once. */
@@ -102,6 +104,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       maxTimeMS: flags.maxTimeMs,
       confirm: flags.confirm,
       settings: settingsOf(config),
+      ...(flags.saveSnapshot ? { onSnapshot: (s: Snapshot) => saveSnapshot(flags.saveSnapshot as string, s) } : {}),
       budgetMs: flags.confirmBudget * 1000,
       maxDocs: flags.confirmDocs,
       signal: interrupt.signal,
@@ -138,6 +141,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-q, --quiet', 'no progress lines on stderr')
+    .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .action(async (uri: string, flags: CheckFlags) => {
       setExit(await runCheck(uri, flags, io));
