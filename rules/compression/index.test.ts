@@ -131,11 +131,19 @@ describe('compressibility of a sample', () => {
     expect(zlib!).toBeLessThan(snappy!);
   });
 
-  it('falls back to Extended JSON when the host hands over another bson copy', () => {
+  it('rebuilds values from another bson copy (mongosh\'s) with ours, so the bytes are still BSON', () => {
     // What mongosh's own bson objects look like to a different major version of the library.
-    const foreign = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, id: new Uint8Array(12), toHexString: () => '00'.repeat(12) }, n: 1 };
+    const real = new ObjectId();
+    const foreign = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, toExtendedJSON: () => ({ $oid: real.toHexString() }) }, n: 1, at: new Date(0), tags: ['a'] };
     const out = serializeDocs([foreign]);
-    expect(out.serializer).not.toBe('bson');
+    expect(out.serializer).toBe('bson');
+    expect(out.buffers[0]).toEqual(serializeDocs([{ _id: real, n: 1, at: new Date(0), tags: ['a'] }]).buffers[0]);
+  });
+
+  it('falls back to text, and says so, when a foreign value cannot be rebuilt', () => {
+    const opaque = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, id: new Uint8Array(12) }, n: 1 };
+    const out = serializeDocs([opaque]);
+    expect(['ejson', 'json']).toContain(out.serializer);
     expect(out.buffers[0]?.length).toBeGreaterThan(0);
   });
 

@@ -64,12 +64,39 @@ export function loadCodecs(): Promise<Codecs> {
 }
 
 /**
+ * A document whose BSON values come from another copy of the bson library (mongosh's), rebuilt with ours:
+ * each foreign value gives its canonical Extended JSON (`toExtendedJSON`, which every bson type has) and ours
+ * parses it back. Throws on a value it cannot rebuild.
+ */
+export function adoptForeignBson(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== 'object' || v instanceof Date || v instanceof Uint8Array || v instanceof RegExp) return v;
+  if (depth > 200) throw new Error('document nested too deeply');
+  const bsonType = (v as { _bsontype?: unknown })._bsontype;
+  if (typeof bsonType === 'string') {
+    const ext = (v as { toExtendedJSON?: (o?: unknown) => unknown }).toExtendedJSON;
+    if (typeof ext !== 'function') throw new Error(`a ${bsonType} value without toExtendedJSON`);
+    return (EJSON.deserialize({ v: ext.call(v, { relaxed: false, legacy: false }) }, { relaxed: false }) as { v: unknown }).v;
+  }
+  if (Array.isArray(v)) return v.map((x) => adoptForeignBson(x, depth + 1));
+  const out: Doc = {};
+  for (const [k, x] of Object.entries(v as Doc)) out[k] = adoptForeignBson(x, depth + 1);
+  return out;
+}
+
+/**
  * Serialises documents as the server stores them (BSON). mongosh hands over its own copy of the bson
- * library, whose objects another copy may refuse ("Unsupported BSON version"); then Extended JSON, then JSON.
+ * library, whose objects another copy refuses ("Unsupported BSON version"): those are rebuilt with ours first;
+ * failing that, Extended JSON text, then JSON text, and the serializer used is recorded.
  */
 export function serializeDocs(docs: readonly Doc[]): { buffers: Buffer[]; serializer: Compressibility['serializer'] } {
+  const bson = (d: Doc): Buffer => Buffer.from(BSON.serialize(d, { ignoreUndefined: false }));
   try {
-    return { buffers: docs.map((d) => Buffer.from(BSON.serialize(d, { ignoreUndefined: false }))), serializer: 'bson' };
+    return { buffers: docs.map(bson), serializer: 'bson' };
+  } catch {
+    // another bson copy's objects, most likely
+  }
+  try {
+    return { buffers: docs.map((d) => bson(adoptForeignBson(d) as Doc)), serializer: 'bson' };
   } catch {
     // fall through
   }

@@ -1,0 +1,191 @@
+/**
+ * `check --no-confirm` of a database holding many mostly-empty collections (1,000 and 10,000 by default):
+ * wall time, round trips (by command), peak memory of this process, snapshot size, and the deployment
+ * inventory alone. Target: 10,000 collections in under 30 s, memory under 300 MB.
+ *
+ *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100]
+ *
+ * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else mongodb-memory-server,
+ * else FerretDB. Peak memory is this process's (the advisor's), sampled every 25 ms; the server's is not in it.
+ */
+import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
+import { performance } from 'node:perf_hooks';
+import type { Adapter, BsonKit, Doc } from '../src/adapters/types';
+import { check } from '../src/check';
+import { collectDeployment } from '../src/collect/deployment';
+import { mapPool } from '../src/core/pool';
+import type { Snapshot } from '../src/core/types';
+import { startServer } from '../src/servers/embedded';
+import { fmt, machine, markdownTable, stringArg } from './lib/report';
+
+const DB = 'mongo_advisor_bench_collection_count';
+
+const bson: BsonKit = {
+  objectId: () => new ObjectId(),
+  uuid: (hex) => new UUID(hex),
+  long: (v) => Long.fromString(String(v)),
+};
+
+/** The driver adapter's command path, tallying commands by name and the time the client waited on each. */
+class CountingAdapter implements Adapter {
+  readonly kind = 'driver' as const;
+  readonly bson = bson;
+  private count = 0;
+  tally = new Map<string, { n: number; ms: number }>();
+  constructor(private readonly client: MongoClient, readonly source: string) {}
+  get roundTrips(): number {
+    return this.count;
+  }
+  async command(db: string, cmd: Doc): Promise<Doc> {
+    this.count++;
+    const name = Object.keys(cmd)[0] ?? '?';
+    const label = name === 'aggregate' ? `aggregate ${Object.keys(((cmd.pipeline as Doc[] | undefined) ?? [])[0] ?? {})[0] ?? ''}` : name;
+    const t0 = performance.now();
+    try {
+      return await this.client.db(db).command(cmd);
+    } finally {
+      const t = this.tally.get(label) ?? { n: 0, ms: 0 };
+      t.n++;
+      t.ms += performance.now() - t0;
+      this.tally.set(label, t);
+    }
+  }
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** Peak RSS and heap of this process while `work` runs. */
+async function peakMemory<T>(work: () => Promise<T>): Promise<{ value: T; rss: number; heap: number }> {
+  let rss = process.memoryUsage().rss;
+  let heap = process.memoryUsage().heapUsed;
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    rss = Math.max(rss, m.rss);
+    heap = Math.max(heap, m.heapUsed);
+  }, 25);
+  try {
+    const value = await work();
+    const m = process.memoryUsage();
+    return { value, rss: Math.max(rss, m.rss), heap: Math.max(heap, m.heapUsed) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Grows the database to `target` collections named tenant_<i>, each with one secondary index; every `docsEvery`-th gets 5 documents. */
+async function seed(client: MongoClient, target: number, docsEvery: number): Promise<void> {
+  const db = client.db(DB);
+  const have = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  const todo = Array.from({ length: target }, (_, i) => i).filter((i) => !have.has(`tenant_${i}`));
+  if (todo.length === 0) return;
+  const t0 = performance.now();
+  let done = 0;
+  await mapPool(todo, 8, async (i) => {
+    const name = `tenant_${i}`;
+    await db.createCollection(name);
+    await db.collection(name).createIndex({ userId: 1, createdAt: -1 });
+    if (i % docsEvery === 0) await db.collection(name).insertMany(Array.from({ length: 5 }, (_, k) => ({ userId: k, createdAt: new Date(), note: `n${k}` })));
+    if (++done % 1000 === 0) process.stderr.write(`  seeded ${done.toLocaleString('en-US')} of ${todo.length.toLocaleString('en-US')} collections (${fmt((performance.now() - t0) / 1000)} s)\n`);
+  });
+}
+
+interface Row {
+  size: number;
+  concurrency: number;
+  wallS: number;
+  collectS: number;
+  roundTrips: number;
+  inventoryS: number;
+  inventoryRoundTrips: number;
+  rssMB: number;
+  heapMB: number;
+  snapshotKB: number;
+  deploymentBytes: number;
+  findings: string;
+  top: string;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const sizes = (stringArg(argv, 'sizes') ?? '1000,10000').split(',').map(Number);
+  const lanes = (stringArg(argv, 'concurrency') ?? '4').split(',').map(Number);
+  const docsEvery = Number(stringArg(argv, 'with-docs-every') ?? '100');
+  const server = await startServer({ log: (l) => process.stderr.write(`${l}\n`) });
+  console.log(`server: ${server.description}`);
+  console.log(machine());
+  const client = await MongoClient.connect(server.uri);
+  const rows: Row[] = [];
+  try {
+    await client.db(DB).dropDatabase();
+    for (const size of [...sizes].sort((a, b) => a - b)) {
+      process.stderr.write(`seeding ${size.toLocaleString('en-US')} collections…\n`);
+      await seed(client, size, docsEvery);
+      for (const concurrency of lanes) {
+        const adapter = new CountingAdapter(await MongoClient.connect(server.uri), server.uri);
+        let snapshot: Snapshot | undefined;
+        let collected = 0;
+        const t0 = performance.now();
+        const { value: result, rss, heap } = await peakMemory(() =>
+          check(adapter, {
+            db: DB,
+            confirm: false,
+            concurrency,
+            onSnapshot: (s) => {
+              collected = performance.now();
+              snapshot = s;
+            },
+          }),
+        );
+        const wall = performance.now() - t0;
+        const roundTrips = adapter.roundTrips;
+        const top = [...adapter.tally].sort((a, b) => b[1].ms - a[1].ms).slice(0, 4).map(([l, t]) => `${l} x${t.n.toLocaleString('en-US')} ${fmt(t.ms / 1000)} s`).join('; ');
+        // The inventory alone, on the snapshot just taken (it reads the same server state again).
+        const inv = { ...(snapshot as Snapshot), notes: [] as Snapshot['notes'] };
+        const before = adapter.roundTrips;
+        const i0 = performance.now();
+        await collectDeployment({ adapter, snapshot: inv, maxTimeMS: 10_000, options: { db: DB } });
+        const inventoryS = (performance.now() - i0) / 1000;
+        const byRule = new Map<string, number>();
+        for (const f of result.findings) byRule.set(`${f.ruleId}/${f.messageId}`, (byRule.get(`${f.ruleId}/${f.messageId}`) ?? 0) + 1);
+        rows.push({
+          size,
+          concurrency,
+          wallS: wall / 1000,
+          collectS: (collected - t0) / 1000,
+          roundTrips,
+          inventoryS,
+          inventoryRoundTrips: adapter.roundTrips - before,
+          rssMB: rss / 2 ** 20,
+          heapMB: heap / 2 ** 20,
+          snapshotKB: Buffer.byteLength(JSON.stringify(snapshot)) / 1024,
+          deploymentBytes: Buffer.byteLength(JSON.stringify(snapshot?.deployment ?? null)),
+          findings: [...byRule].map(([k, v]) => `${k} ${v}`).filter((s) => s.startsWith('collection-count')).join(', ') || 'none',
+          top,
+        });
+        const r = rows[rows.length - 1] as Row;
+        console.log(
+          `${size.toLocaleString('en-US')} collections, concurrency ${concurrency}: wall ${fmt(r.wallS)} s (collect ${fmt(r.collectS)} s), ${roundTrips.toLocaleString('en-US')} round trips, peak RSS ${fmt(r.rssMB)} MB, heap ${fmt(r.heapMB)} MB; inventory alone ${fmt(r.inventoryS)} s / ${r.inventoryRoundTrips} round trips; snapshot ${fmt(r.snapshotKB)} KB of which deployment ${r.deploymentBytes} B; ${r.findings}`,
+        );
+        console.log(`  slowest commands: ${top}`);
+        await adapter.close();
+      }
+    }
+  } finally {
+    await client.db(DB).dropDatabase().catch(() => undefined);
+    await client.close();
+    await server.stop();
+  }
+  console.log('');
+  console.log(
+    markdownTable(
+      ['collections', 'concurrency', 'wall s', 'collect s', 'round trips', 'inventory s', 'inventory round trips', 'peak RSS MB', 'peak heap MB', 'snapshot KB', 'deployment B'],
+      rows.map((r) => [r.size.toLocaleString('en-US'), String(r.concurrency), fmt(r.wallS), fmt(r.collectS), r.roundTrips.toLocaleString('en-US'), fmt(r.inventoryS), String(r.inventoryRoundTrips), fmt(r.rssMB), fmt(r.heapMB), fmt(r.snapshotKB), r.deploymentBytes.toLocaleString('en-US')]),
+    ),
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
