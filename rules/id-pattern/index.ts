@@ -9,7 +9,7 @@ export const idPatternOptionsSchema = {
   properties: {
     monotonicThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.7, description: "Spearman correlation of _id order with natural (insertion) order at which _id is monotonic: the server's own analyzeShardKey line." },
     randomThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.3, description: 'Below this absolute correlation (with high leading-byte entropy) _id is random.' },
-    randomEntropyShare: { type: 'number', minimum: 0, maximum: 1, default: 0.9, description: "Entropy of _id's first byte, as a share of the most the sample can show, at which leading bytes count as random (UUID v4)." },
+    randomEntropyShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: "Entropy of _id's first byte, as a share of the most the sample can show (min(8, log2 n) bits), at which leading bytes count as random (UUID v4). Random bytes score 0.88-0.99 even in small samples; ObjectId and UUID v7 lead with a timestamp and score near 0." },
     smallIdBytes: { type: 'integer', minimum: 1, default: 16, description: "Largest _id (BSON bytes of the value) still small enough to cluster on: a UUID's 16 bytes; ObjectId is 12." },
     minSample: { type: 'integer', minimum: 2, default: 20, description: "Fewest _ids needed to judge their order (mongosh analyze-schema's minimum sample)." },
     recordIdBytes: { type: 'integer', minimum: 1, default: 8, description: 'Bytes of the recordId a regular collection stores in each secondary index entry.' },
