@@ -33,7 +33,7 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(r.out).toMatch(/mongo-advisor \d+\.\d+\.\d+/);
     expect(r.out).toMatch(/posts › comments\s+array-growth/);
     expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
-    expect(r.out).toMatch(/✔ confirmed: .*\$pushes into an array of/s);
+    expect(r.out).toMatch(/✔ confirmed: .*a \$push into an array of/s);
     expect(r.out).toMatch(/dropped afterwards/);
   }, 300_000);
 

@@ -4,6 +4,7 @@ import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import { formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
 import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
+import { analyze } from '../../src/core/runner';
 import rule from './index';
 
 // collectedAt of the fixtures is 2026-11-01; counters that started 60 days earlier are well past the warm-up.
@@ -172,20 +173,6 @@ ruleTester(rule, {
       expect: [{ messageId: 'indexesVsCache', severity: 'warn', messageIncludes: '75% of the WiredTiger cache (4.0 GB)' }],
     },
     {
-      name: 'no cache size: said so',
-      snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null),
-      expect: [{ messageId: 'cacheUnknown', severity: 'info', messageIncludes: 'clusterMonitor' }],
-    },
-    {
-      name: 'no $indexStats: said once',
-      snapshot: (() => {
-        const s = snapshotOf([coll([ix('status_1', { status: 1 }, null)])]);
-        s.server.capabilities.indexStats = { supported: false, evidence: 'aggregate $indexStats failed: Unauthorized (13)' };
-        return s;
-      })(),
-      expect: [{ messageId: 'usageNotChecked', severity: 'info', messageIncludes: 'Unauthorized (13)' }],
-    },
-    {
       name: 'sharded: shard secondaries are not read, so info',
       snapshot: (() => {
         const s = snapshotOf([coll([ix('status_1', { status: 1 }, [['shardA-1:27018', 0, OLD], ['shardB-1:27018', 0, OLD]])])]);
@@ -275,5 +262,20 @@ describe('index-usage confirmation helpers', () => {
   it('builds an equality filter on the prefix from a document with single values', () => {
     expect(prefixFilter([{ a: [1, 2], b: 1 }, { a: 3, b: { c: 4 } }], ['a', 'b.c'])).toEqual({ a: 3, 'b.c': 4 });
     expect(prefixFilter([{ b: 1 }], ['a'])).toBeNull();
+  });
+});
+
+describe('index-usage: what it could not check goes to the notes, not the findings', () => {
+  it('no cache size: said so', () => {
+    const out = analyze(withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null), { only: ['index-usage'] }, [rule]);
+    expect(out.findings.filter((f) => f.severity !== 'info')).toEqual([]);
+    expect(out.notes.map((n) => n.message).join('\n')).toMatch(/index-usage: indexes of the 1 collection checked take .*not compared with the cache: .*clusterMonitor/);
+  });
+  it('no $indexStats: said once', () => {
+    const s = snapshotOf([coll([ix('status_1', { status: 1 }, null)])]);
+    s.server.capabilities.indexStats = { supported: false, evidence: 'aggregate $indexStats failed: Unauthorized (13)' };
+    const notes = analyze(s, { only: ['index-usage'] }, [rule]).notes.filter((n) => n.message.includes('$indexStats'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.message).toContain('Unauthorized (13)');
   });
 });

@@ -1,5 +1,5 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
 import {
   type IndexUsage,
@@ -168,7 +168,7 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: Report)
   });
 }
 
-function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report): void {
+function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, note: NoteFn): void {
   for (const db of snapshot.databases) {
     const colls = db.collections.filter((c) => c.type === 'collection');
     const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
@@ -183,7 +183,7 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report): v
         : engine && engine !== 'wiredTiger'
           ? `the storage engine is ${engine}, not WiredTiger`
           : "serverStatus did not report wiredTiger.cache['maximum bytes configured'] (reading it needs the clusterMonitor role)";
-      report({ messageId: 'cacheUnknown', severity: 'info', target: { db: db.name }, data: { size: formatBytes(total), collections: n, why }, evidence: { totalIndexBytes: total } });
+      note(`indexes of the ${n} take ${formatBytes(total)}; not compared with the cache: ${why}.`, { db: db.name });
       continue;
     }
     const share = total / cache;
@@ -214,35 +214,27 @@ export default defineRule<IndexUsageOptions>({
       kept: 'No recorded use, but not called unused: {{list}}.',
       tooRecent:
         'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}}, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
-      usageNotChecked: 'Index use was not checked: the server lacks $indexStats ({{evidence}}). Redundant indexes, index counts and sizes were still checked.',
       redundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
       notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
       tooMany: '{{count}} indexes on this collection, more than {{limit}} ({{source}}): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
       indexesVsCache:
         'Indexes of the {{collections}} take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); past {{limit}}, documents compete with indexes for the cache and reads start going to disk.',
-      cacheUnknown: 'Indexes of the {{collections}} take {{size}}; not compared with the cache: {{why}}.',
     },
     options: indexUsageOptionsSchema,
     requires: { capabilities: [] },
   },
-  analyze({ snapshot, options, report }) {
+  analyze({ snapshot, options, report, note }) {
     const colls = snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection');
     const usageCap = snapshot.server.capabilities.indexStats;
     if (usageCap.supported !== true && colls.some((c) => c.indexes.some((i) => i.name !== '_id_'))) {
-      report({
-        messageId: 'usageNotChecked',
-        severity: 'info',
-        target: { db: snapshot.databases[0]?.name ?? '' },
-        data: { evidence: usageCap.evidence },
-        evidence: { indexStats: usageCap.supported },
-      });
+      note(`index use was not checked: the server lacks $indexStats (${usageCap.evidence}). Redundant indexes, index counts and sizes were still checked.`, { db: snapshot.databases[0]?.name ?? '' });
     }
     for (const c of colls) {
       if (usageCap.supported === true) checkUsage(snapshot, c, options, report);
       checkPrefixes(snapshot, c, report);
       checkCount(c, options, report);
     }
-    checkCache(snapshot, options, report);
+    checkCache(snapshot, options, report, note);
   },
   confirm: {
     describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',

@@ -21,6 +21,9 @@ export interface FindingInput {
 
 export type Report = (finding: FindingInput) => void;
 
+/** Says what the rule could not check, and why: printed under "Could not check", never as a finding. */
+export type NoteFn = (message: string, target?: Target) => void;
+
 export interface RuleMeta {
   description: string;
   /** The MongoDB manual page behind the rule; the rule's own README is rules/<id>/README.md. */
@@ -49,7 +52,7 @@ export interface Rule<O extends Record<string, unknown> = Record<string, unknown
    * receive one collection at a time; `scope: 'snapshot'` rules see all of it once.
    */
   scope: 'collection' | 'snapshot';
-  analyze(input: { snapshot: Snapshot; collection: CollectionSnapshot | null; options: O; report: Report }): void;
+  analyze(input: { snapshot: Snapshot; collection: CollectionSnapshot | null; options: O; report: Report; note: NoteFn }): void;
   confirm?: RuleConfirm<O>;
 }
 

@@ -2,7 +2,7 @@ import { fillTemplate } from './format';
 import { resolveOptions } from './options';
 import { rules as allRules } from './registry';
 import type { Rule, FindingInput } from './rule';
-import { type Finding, type Note, type Severity, type Snapshot, severityRank } from './types';
+import { type Finding, type Note, type Severity, type Snapshot, type Target, severityRank } from './types';
 
 export type RuleSetting = 'off' | Severity | { severity?: Severity; options?: Record<string, unknown>; enabled?: boolean };
 export interface AnalyzeSettings {
@@ -59,9 +59,12 @@ export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, rule
         docsUrl: rule.meta.docsUrl,
       });
     };
+    const note = (message: string, target?: Target): void => {
+      notes.push({ level: 'skipped', ...(target ? { target } : {}), message: `${rule.id}: ${message}` });
+    };
     const run = (collection: Snapshot['databases'][number]['collections'][number] | null): void => {
       try {
-        rule.analyze({ snapshot, collection, options, report });
+        rule.analyze({ snapshot, collection, options, report, note });
       } catch (err) {
         const target = collection ? { db: collection.db, collection: collection.name } : { db: snapshot.databases[0]?.name ?? '' };
         findings.push({
