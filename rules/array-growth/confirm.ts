@@ -32,6 +32,8 @@ async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: numbe
   return { item: syntheticItem(elementBytes), real: false };
 }
 
+const fmtRatio = (x: number): string => `${x.toFixed(x >= 10 ? 0 : 1)}x`;
+
 export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: ArrayGrowthOptions): Promise<Omit<Confirmation, 'durationMs' | 'where'>> {
   const elementBytes = Math.max(1, Number(f.evidence.elementBytes) || 1024);
   const { item, real } = await itemTemplate(ctx, f, elementBytes);
@@ -81,13 +83,12 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
     };
   }
   const ratio = ratioOf(`$push / referenced insert at ${formatNumber(largest.length)} elements`, largest.embedded, largest.referenced);
-  const first = complete[0];
-  const base = first && first !== largest ? ratioOf('at 1', first.embedded, first.referenced) : null;
+  // The field report's shape: the slowdown at each length, as one line.
+  const series = complete.map((p) => `${formatNumber(p.length)} → ${fmtRatio(ratioOf('', p.embedded, p.referenced).median)}`).join(', ');
   const v = verdict(ratio, 1);
-  const fmt = (x: number): string => `${x.toFixed(x >= 10 ? 0 : 1)}x`;
   const parts = [
-    `With ${itemNote}, a $push into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for inserting the same item into a child collection: ${fmt(ratio.median)} (95% CI ${fmt(ratio.low)}–${fmt(ratio.high)})`,
-    base ? `; at ${formatNumber(first!.length)} element${first!.length === 1 ? '' : 's'} the ratio was ${fmt(base.median)}` : '',
+    `With ${itemNote}, a $push into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for inserting the same item into a child collection: ${fmtRatio(ratio.median)} (95% CI ${fmtRatio(ratio.low)}–${fmtRatio(ratio.high)})`,
+    complete.length > 1 ? `. Slowdown by array length: ${series}` : '',
     skipped.length ? `. Not measured within the budget: ${skipped.map((x) => formatNumber(x)).join(', ')} elements` : '',
     '.',
   ];
