@@ -91,13 +91,16 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
   const server = await probeServer(adapter, maxTimeMS);
   const notes: Note[] = [];
 
-  const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
   const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
-  if (listed.length === 0 && dbs && !dbs.some((d) => d.name === opts.db)) {
-    const names = dbs.map((d) => d.name).filter((n) => !['admin', 'local', 'config'].includes(n));
-    throw new UserError(
-      `Database "${opts.db}" does not exist on ${adapter.source}. ${names.length ? `Databases there: ${names.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
-    );
+  if (listed.length === 0) {
+    // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
+    const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
+    if (dbs && !dbs.some((d) => d.name === opts.db)) {
+      const names = dbs.map((d) => d.name).filter((n) => !['admin', 'local', 'config'].includes(n));
+      throw new UserError(
+        `Database "${opts.db}" does not exist on ${adapter.source}. ${names.length ? `Databases there: ${names.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
+      );
+    }
   }
   const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
   let chosen: ListedCollection[];
@@ -282,7 +285,8 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
 }
 
 async function readNaturalIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<Doc[]> {
-  const cmd = { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, maxTimeMS };
+  // singleBatch: the server closes the cursor with its reply (no killCursors round trip).
+  const cmd = { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, singleBatch: true, maxTimeMS };
   try {
     return await commandCursor(adapter, db, { ...cmd, hint: { $natural: 1 } }, { limit, maxTimeMS });
   } catch {

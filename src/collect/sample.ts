@@ -36,6 +36,7 @@ const TOP_FIELD = '__advisorTop';
  * Where $bsonSize works, documents over `largeDocBytes` come back as their top-level field shapes only:
  * _id, total size, and for each array its length and bytes, measured by the server.
  */
+// batchSize = the sample size: one reply carries the whole sample (up to 16 MiB) instead of many getMores.
 export async function readSample(adapter: Adapter, server: ServerInfo, db: string, coll: string, plan: SamplePlan): Promise<RawSample> {
   const caps = server.capabilities;
   const random = caps.sample.supported === true;
@@ -71,7 +72,7 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
         },
       },
     ];
-    const rows = await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: {}, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, { maxTimeMS: plan.maxTimeMS });
+    const rows = await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: plan.requested }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, { maxTimeMS: plan.maxTimeMS });
     const docs: Doc[] = [];
     const large: DocProfile[] = [];
     const largeIds: unknown[] = [];
@@ -86,8 +87,8 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     return { method: random ? '$sample' : 'natural-order', random, docs, large, largeIds };
   }
   const docs = random
-    ? await commandCursor(adapter, db, { aggregate: coll, pipeline: head, cursor: {}, maxTimeMS: plan.maxTimeMS }, { maxTimeMS: plan.maxTimeMS })
-    : await commandCursor(adapter, db, { find: coll, filter: {}, limit: plan.requested, maxTimeMS: plan.maxTimeMS }, { limit: plan.requested, maxTimeMS: plan.maxTimeMS });
+    ? await commandCursor(adapter, db, { aggregate: coll, pipeline: head, cursor: { batchSize: plan.requested }, maxTimeMS: plan.maxTimeMS }, { maxTimeMS: plan.maxTimeMS })
+    : await commandCursor(adapter, db, { find: coll, filter: {}, limit: plan.requested, batchSize: plan.requested, maxTimeMS: plan.maxTimeMS }, { limit: plan.requested, maxTimeMS: plan.maxTimeMS });
   return { method: random ? '$sample' : 'natural-order', random, docs, large: [], largeIds: [] };
 }
 
