@@ -90,7 +90,7 @@ export function profileIds(sampledIds: readonly unknown[], naturalIds: readonly 
   const types: Partial<Record<IdType, number>> = {};
   const uuidVersions: Record<string, number> = {};
   const sizes: number[] = [];
-  const hist: Map<number, number>[] = Array.from({ length: LEADING_BYTES }, () => new Map());
+  const hist: Map<number, number>[] = Array.from({ length: LEADING_BYTES }, () => new Map<number, number>());
   for (const v of sampledIds) {
     const s = idShape(v);
     types[s.type] = (types[s.type] ?? 0) + 1;
