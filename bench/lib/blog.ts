@@ -3,6 +3,7 @@
  * from a seeded generator so every run sees the same shapes and sizes.
  */
 import { ObjectId } from 'mongodb';
+import { prng as rng } from '../../src/core/stats';
 
 export interface Comment {
   author: string;
@@ -23,17 +24,8 @@ export interface Post {
   comments: Comment[];
 }
 
-/** mulberry32: a small, fast, seeded PRNG (uniform in [0, 1)). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG the advisor's bootstrap uses (mulberry32, uniform in [0, 1)). */
+export { rng };
 
 const WORDS = ['mongo', 'schema', 'index', 'array', 'embed', 'shard', 'cache', 'query', 'write', 'read', 'page', 'tree', 'café', 'naïve', 'zstd'];
 const TAGS = ['db', 'nosql', 'perf', 'ops', 'howto', 'news'];

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
+import { CONFIRMATION_STATUS } from './text';
 import { type AuditReport, chartData, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
@@ -48,13 +49,6 @@ function jsonForScript(v: unknown): string {
   return JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-const STATUS: Record<Confirmation['status'], string> = {
-  supported: '✔ confirmed',
-  refuted: '✖ not borne out',
-  inconclusive: '≈ inconclusive',
-  'not-run': '○ not measured',
-  error: '! experiment failed',
-};
 
 function confirmationCell(c: Confirmation | undefined): string {
   if (!c) return '<span class="muted">—</span>';
@@ -62,7 +56,7 @@ function confirmationCell(c: Confirmation | undefined): string {
   const ms = c.measurements.length
     ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(m.unit === 'bytes' ? formatBytes(m.median) : m.unit === 'ms' ? formatDuration(m.median) : `${formatNumber(m.median)} ops/s`)}${m.trials > 1 ? ` (${esc(formatNumber(m.low))}–${esc(formatNumber(m.high))}, ${m.trials} trials)` : ''}`).join('<br>')}`
     : '';
-  return `${esc(STATUS[c.status])}: ${esc(c.summary)}${c.reason ? ` (${esc(c.reason)})` : ''}${ratio}${ms}`;
+  return `${esc(CONFIRMATION_STATUS[c.status])}: ${esc(c.summary)}${c.reason ? ` (${esc(c.reason)})` : ''}${ratio}${ms}`;
 }
 
 function findingRow(f: Finding): string {

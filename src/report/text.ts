@@ -86,7 +86,8 @@ function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) 
   return lines.join('\n');
 }
 
-const STATUS: Record<Confirmation['status'], string> = {
+/** How each confirmation status reads in every human format. */
+export const CONFIRMATION_STATUS: Record<Confirmation['status'], string> = {
   supported: '✔ confirmed',
   refuted: '✖ not borne out',
   inconclusive: '≈ inconclusive',
@@ -96,7 +97,7 @@ const STATUS: Record<Confirmation['status'], string> = {
 
 function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable: boolean): string {
   const color = k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
-  const lines = [wrap(`${color(STATUS[k.status])}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
+  const lines = [wrap(`${color(CONFIRMATION_STATUS[k.status])}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
   if (withTable && k.measurements.length > 0) {
     const t = new Table({
       head: ['measurement', 'median', '95% interval', 'trials'],
