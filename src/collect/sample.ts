@@ -88,7 +88,7 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
   }
   const docs = random
     ? await commandCursor(adapter, db, { aggregate: coll, pipeline: head, cursor: { batchSize: plan.requested }, maxTimeMS: plan.maxTimeMS }, { maxTimeMS: plan.maxTimeMS })
-    : await commandCursor(adapter, db, { find: coll, filter: {}, limit: plan.requested, batchSize: plan.requested, maxTimeMS: plan.maxTimeMS }, { limit: plan.requested, maxTimeMS: plan.maxTimeMS });
+    : await commandCursor(adapter, db, { find: coll, filter: {}, limit: plan.requested, batchSize: plan.requested, singleBatch: true, maxTimeMS: plan.maxTimeMS }, { limit: plan.requested, maxTimeMS: plan.maxTimeMS });
   return { method: random ? '$sample' : 'natural-order', random, docs, large: [], largeIds: [] };
 }
 
