@@ -3,7 +3,7 @@
  * wall time, round trips (by command), peak memory of this process, snapshot size, and the deployment
  * inventory alone. Target: 10,000 collections in under 30 s, memory under 300 MB.
  *
- *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100]
+ *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100] [--probe-only]
  *
  * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else mongodb-memory-server,
  * else FerretDB. Peak memory is this process's (the advisor's), sampled every 25 ms; the server's is not in it.
@@ -90,6 +90,30 @@ async function seed(client: MongoClient, target: number, docsEvery: number): Pro
   });
 }
 
+/**
+ * What one per-collection command costs at this size, on `probes` collections spread over the database, one at a
+ * time: the core collect's `$collStats` (storage stats and count) and `listIndexes`, and the fast `count` that could
+ * tell empty collections apart before `$collStats`.
+ */
+async function probeCommands(client: MongoClient, size: number, probes: number): Promise<string> {
+  const db = client.db(DB);
+  const names = Array.from({ length: Math.min(probes, size) }, (_, i) => `tenant_${Math.floor((i * size) / Math.min(probes, size))}`);
+  const timeIt = async (label: string, run: (name: string) => Promise<unknown>): Promise<string> => {
+    const t0 = performance.now();
+    for (const n of names) await run(n);
+    return `${label} ${fmt((performance.now() - t0) / names.length, 2)} ms`;
+  };
+  const parts = [
+    await timeIt('$collStats storageStats+count', (n) => db.command({ aggregate: n, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {} })),
+    await timeIt('listIndexes', (n) => db.command({ listIndexes: n })),
+    await timeIt('count (no filter)', (n) => db.command({ count: n })),
+  ];
+  const t0 = performance.now();
+  await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+  parts.push(`listDatabases ${fmt(performance.now() - t0)} ms`);
+  return `per command, one at a time over ${names.length} collections: ${parts.join('; ')}`;
+}
+
 interface Row {
   size: number;
   concurrency: number;
@@ -111,6 +135,7 @@ async function main(): Promise<void> {
   const sizes = (stringArg(argv, 'sizes') ?? '1000,10000').split(',').map(Number);
   const lanes = (stringArg(argv, 'concurrency') ?? '4').split(',').map(Number);
   const docsEvery = Number(stringArg(argv, 'with-docs-every') ?? '100');
+  const runCheck = !argv.includes('--probe-only');
   const server = await startServer({ log: (l) => process.stderr.write(`${l}\n`) });
   console.log(`server: ${server.description}`);
   console.log(machine());
@@ -121,7 +146,8 @@ async function main(): Promise<void> {
     for (const size of [...sizes].sort((a, b) => a - b)) {
       process.stderr.write(`seeding ${size.toLocaleString('en-US')} collections…\n`);
       await seed(client, size, docsEvery);
-      for (const concurrency of lanes) {
+      console.log(`${size.toLocaleString('en-US')} collections, ${await probeCommands(client, size, 200)}`);
+      for (const concurrency of runCheck ? lanes : []) {
         const adapter = new CountingAdapter(await MongoClient.connect(server.uri), server.uri);
         let snapshot: Snapshot | undefined;
         let collected = 0;

@@ -105,6 +105,26 @@ function spread<T>(items: readonly T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)] as T);
 }
 
+/** Grace on top of maxTimeMS before the inventory stops waiting for a server that does not honour it. */
+const DEADLINE_GRACE_MS = 2_000;
+
+class Deadline extends Error {}
+
+/** `p`, or a Deadline error after `ms`: some servers ignore maxTimeMS on listDatabases (FerretDB took minutes at 10,000 collections). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Deadline(`no answer within ${(ms / 1000).toFixed(1)} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function num(v: unknown): number | null {
   if (v === undefined || v === null) return null;
   const n = Number(v);
@@ -148,11 +168,14 @@ export async function collectDeployment(ctx: SnapshotCollectorContext): Promise<
 
   let dbNames: string[] = ctx.databaseNames ? [...ctx.databaseNames] : [];
   if (!ctx.databaseNames) {
+    const listing = adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS });
     try {
-      const r = await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS });
+      const r = await within(listing, maxTimeMS + DEADLINE_GRACE_MS);
       dbNames = ((r.databases as { name?: unknown }[] | undefined) ?? []).map((d) => String(d.name));
     } catch (err) {
-      notes.push({ level: 'skipped', message: `collection-count: databases could not be listed (${describeServerError(err)}); only the checked database was counted` });
+      listing.catch(() => undefined); // it may still answer, or fail, after we stopped waiting
+      const why = err instanceof Deadline ? `listDatabases gave ${err.message} although it was sent with maxTimeMS ${maxTimeMS}` : describeServerError(err);
+      notes.push({ level: 'skipped', message: `collection-count: databases could not be listed (${why}); only the checked database was counted` });
     }
   }
   for (const d of snapshot.databases) if (!dbNames.includes(d.name)) dbNames.push(d.name);
