@@ -65,6 +65,6 @@ describe('document-size recommendation', () => {
 
   it('never prints a document value: paths and sizes only', () => {
     const f = runRule(rule, snapshotOf([sampled([doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]))[0];
-    expect(f?.message).toBe('Sampled documents reach 2.4 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.2 MB.');
+    expect(f?.message).toBe('Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB.');
   });
 });

@@ -4,6 +4,8 @@ import type { Recommendation, Severity } from '../../src/core/types';
 import { type DocumentSizeOptions, type DocumentSizeStats, documentSizeStats } from './analyze';
 
 const MiB = 1024 * 1024;
+/** Decimal megabytes, the unit of the Atlas (2 MB) and Compass (10,000,000 bytes) lines the message compares with. */
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB`;
 
 export const documentSizeOptionsSchema = {
   type: 'object' as const,
@@ -65,13 +67,13 @@ export default defineRule<DocumentSizeOptions>({
     if (!s) return;
     const grade = severityOf(s, options);
     const over = grade.severity === 'error' ? s.overError : grade.severity === 'warn' ? s.overWarn : s.overInfo;
-    const fields = s.largest.largestFields.map((f) => `\`${f.path}\` ${formatBytes(f.bytes)}`).join(', ') || 'not measured';
+    const fields = s.largest.largestFields.map((f) => `\`${f.path}\` ${f.bytes >= 100_000 ? mb(f.bytes) : formatBytes(f.bytes)}`).join(', ') || 'not measured';
     report({
       messageId: 'largeDocument',
       severity: grade.severity,
       target: { db: c.db, collection: c.name, ...(s.largest.largestFields[0] ? { path: s.largest.largestFields[0].path } : {}) },
       data: {
-        bytes: formatBytes(s.largest.bytes),
+        bytes: mb(s.largest.bytes),
         share: `${Math.round((s.largest.bytes / options.maxDocBytes) * 100)}%`,
         measured: s.largest.measuredOnServer ? ', measured on the server with $bsonSize' : '',
         over,

@@ -37,7 +37,7 @@ describe('document-size (live)', () => {
     const f = runRule(rule, snap).find((x) => x.target.collection === 'pages');
     expect(f?.severity).toBe('info');
     expect(f?.target.path).toBe('html');
-    expect(f?.message).toMatch(/^Sampled documents reach 2\.3 MB .*over 2 MB \(Atlas\)\. Largest fields: `html` 2\.3 MB/);
+    expect(f?.message).toMatch(/^Sampled documents reach 2\.40 MB .*over 2 MB \(Atlas\)\. Largest fields: `html` 2\.40 MB/);
     expect(JSON.stringify(f)).not.toContain(MARKER);
     const measured = snap.server.capabilities.bsonSize.supported === true;
     expect(f?.evidence.measuredOnServer).toBe(measured);
