@@ -1,6 +1,9 @@
 import type { Adapter, Doc } from '../adapters/types';
 import type { CollectionSnapshot, ServerInfo, Snapshot } from '../core/types';
 import type { CollectOptions } from './index';
+import { collectClusteredExplain } from './clustered-explain';
+import { collectCompressibility, noteCompressionSupport } from './compressibility';
+import { collectDeployment } from './deployment';
 import { collectIndexUsageMembers } from './index-usage-members';
 import { collectStringCardinality } from './validator-census';
 import { collectValidatorDryRun } from './validator-dry-run';
@@ -20,6 +23,8 @@ export interface SnapshotCollectorContext {
   snapshot: Snapshot;
   maxTimeMS: number;
   options: CollectOptions;
+  /** Database names the core collect already read with listDatabases, when it passes them (saves a second call). */
+  databaseNames?: string[];
 }
 
 /**
@@ -30,5 +35,11 @@ export interface SnapshotCollectorContext {
 export type CollectionCollector = (ctx: CollectionCollectorContext) => Promise<void>;
 export type SnapshotCollector = (ctx: SnapshotCollectorContext) => Promise<void>;
 
-export const collectionCollectors: CollectionCollector[] = [collectIndexUsageMembers, collectStringCardinality, collectValidatorDryRun];
-export const snapshotCollectors: SnapshotCollector[] = [];
+export const collectionCollectors: CollectionCollector[] = [
+  collectClusteredExplain,
+  collectCompressibility,
+  collectIndexUsageMembers,
+  collectStringCardinality,
+  collectValidatorDryRun,
+];
+export const snapshotCollectors: SnapshotCollector[] = [collectDeployment, noteCompressionSupport];

@@ -170,6 +170,35 @@ export interface CollectionSnapshot {
   validatorDryRun?: ValidatorDryRun;
   /** validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
   stringCardinality?: Record<string, number>;
+  /** compression: the sample's bytes compressed in process with each block compressor (byte counts only). */
+  compressibility?: Compressibility;
+  /** clustered-trap: plan stage names of explain() for a two-_id $in find and deleteMany (never the _ids). */
+  clusteredExplain?: ClusteredExplain;
+}
+
+/** The sampled documents serialised and compressed in WiredTiger-sized blocks, per codec. */
+export interface Compressibility {
+  /** Documents measured and their serialised bytes (the uncompressed size). */
+  docs: number;
+  bytes: number;
+  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects could not be. */
+  serializer: 'bson' | 'ejson' | 'json';
+  /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
+  blockBytes: number;
+  /** Compressed bytes per codec; null with the reason in `unavailable` when the codec could not load. */
+  codecs: { snappy: number | null; zlib: number | null; zstd: number | null };
+  unavailable?: Partial<Record<'snappy' | 'zlib' | 'zstd', string>>;
+}
+
+/** explain() of `find({_id: {$in: [a, b]}})` and of a deleteMany with that filter, verbosity queryPlanner. */
+export interface ClusteredExplain {
+  /** Stage names from the winning plan's root down, e.g. ["FETCH", "CLUSTERED_IXSCAN"]; null when not read. */
+  find: string[] | null;
+  deleteMany: string[] | null;
+  /** Server version the plans came from. */
+  serverVersion: string;
+  /** Why a plan is missing (fewer than two documents, explain refused, unknown plan shape). */
+  reason?: string;
 }
 
 /** Which replica-set members' $indexStats went into IndexSnapshot.accesses. */
@@ -232,6 +261,61 @@ export interface Snapshot {
   notes: Note[];
   /** Commands sent while collecting. */
   roundTrips: number;
+  /** collection-count: the deployment's databases, collections and indexes counted read-only, with per-tenant groups. */
+  deployment?: DeploymentInventory;
+}
+
+/** Every database's collections and indexes (each a WiredTiger table), counted, not listed. */
+export interface DeploymentInventory {
+  databases: DatabaseCount[];
+  totals: { databases: number; collections: number; views: number; timeseries: number; indexes: number | null };
+  /** Names that share a pattern with a varying id (`tenant_{id}`), with their common index set. */
+  tenantGroups: TenantGroup[];
+  /** serverStatus().wiredTiger["data-handle"] figures; null with `dataHandlesReason` when the server has none. */
+  dataHandles: { active: number; sweeps: number | null; closedBySweep: number | null } | null;
+  dataHandlesReason?: string;
+  /** Databases not inventoried, with the reason. */
+  skipped: { db: string; reason: string }[];
+  /** Commands the inventory sent. */
+  roundTrips: number;
+}
+
+export interface DatabaseCount {
+  name: string;
+  /** Collections with a table of their own (system and time-series bucket collections included, views not). */
+  collections: number;
+  views: number;
+  timeseries: number;
+  /** Indexes over those collections; null when some index lists could not be read. */
+  indexes: number | null;
+}
+
+export interface TenantGroup {
+  db: string;
+  /** The shared name with the varying part as `{id}`, e.g. `orders_{id}`. */
+  pattern: string;
+  members: number;
+  /** Up to three member names (collection names are metadata, not document values). */
+  examples: string[];
+  /** 'timeseries' when the members are time-series collections. */
+  kind: 'collection' | 'timeseries';
+  /** Members whose indexes were read, and how many of those share the most common index set. */
+  indexesRead: number;
+  sameIndexes: number;
+  /** The most common index set, `_id_` left out. */
+  indexes: IndexDefinition[];
+}
+
+/** An index as listIndexes describes it, options reduced to flags (no filter values). */
+export interface IndexDefinition {
+  name: string;
+  key: Record<string, number | string>;
+  unique?: boolean;
+  sparse?: boolean;
+  partial?: boolean;
+  expireAfterSeconds?: number;
+  /** Fields of a text index (from its weights): listIndexes shows its key as {_fts: "text", _ftsx: 1}. */
+  textFields?: string[];
 }
 
 export interface Recommendation {
