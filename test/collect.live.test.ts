@@ -74,6 +74,15 @@ describe('collect (live)', () => {
     expect(snap.databases[0]?.collections[0]?.notes.map((n) => n.message).join()).toMatch(/empty: nothing to sample/);
   });
 
+  it('in many-collection databases, tells empty collections by a count and reads only their indexes', async () => {
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['empty', 'posts'], countFirstAbove: 1 });
+    const empty = snap.databases[0]?.collections.find((c) => c.name === 'empty');
+    expect(empty?.stats?.count).toBe(0);
+    expect(empty?.indexes.map((i) => i.name)).toEqual(['_id_']);
+    expect(empty?.notes.map((n) => n.message).join()).toMatch(/storage statistics were not read/);
+    expect(snap.databases[0]?.collections.find((c) => c.name === 'posts')?.sample.size).toBeGreaterThan(0);
+  });
+
   it('stays within 5 round trips per collection, after a fixed start', async () => {
     const one = await collectSnapshot(adapter, { db: DB, collections: ['posts'] });
     const two = await collectSnapshot(adapter, { db: DB, collections: ['posts', 'mixed'] });

@@ -37,6 +37,8 @@ export interface CollectOptions {
   concurrency?: number;
   /** Field holding each document's creation time; detected when absent (a created* date field, else ObjectId _id). */
   timeField?: string;
+  /** Above this many collections, empty ones are told by a cheap count and skipped (default 100, see COLLECT_DEFAULTS). */
+  countFirstAbove?: number;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
 }
@@ -46,6 +48,12 @@ export const COLLECT_DEFAULTS = {
   largeDocBytes: 1024 * 1024,
   maxTimeMS: 10_000,
   concurrency: 4,
+  /**
+   * Above this many collections in a database, ask a cheap `count` before `$collStats` and skip the rest for empty
+   * collections: many-collection databases are mostly empty tenants, and on MongoDB reading storage statistics opens
+   * WiredTiger data handles that then stay open about 28 h (close_idle_time). 100 is Atlas' collections-per-database line.
+   */
+  countFirstAbove: 100,
 };
 
 /** mongosh's analyze-schema snippet: min(max(20, 4% of count), 10000). */
@@ -124,8 +132,9 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
   const firstReal = chosen.find((c) => c.type === 'collection');
   if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS);
 
+  const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
   const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
-    const { snap, rawDocs } = await collectCollection(adapter, server, opts, c, maxTimeMS);
+    const { snap, rawDocs } = await collectCollection(adapter, server, opts, c, maxTimeMS, countFirst);
     if (snap.type === 'collection') {
       for (const collector of collectionCollectors) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
     }
@@ -171,7 +180,14 @@ export function validatorOf(options: Doc): CollectionSnapshot['validator'] {
   return out;
 }
 
-async function collectCollection(adapter: Adapter, server: ServerInfo, opts: CollectOptions, c: ListedCollection, maxTimeMS: number): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[] }> {
+async function collectCollection(
+  adapter: Adapter,
+  server: ServerInfo,
+  opts: CollectOptions,
+  c: ListedCollection,
+  maxTimeMS: number,
+  countFirst = false,
+): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[] }> {
   let rawDocs: Doc[] = [];
   const db = opts.db;
   const type = collectionType(c);
@@ -196,6 +212,25 @@ async function collectCollection(adapter: Adapter, server: ServerInfo, opts: Col
   if (type === 'timeseries') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
     return { snap, rawDocs };
+  }
+
+  // 0. in many-collection databases, a cheap count first: an empty collection needs only its index list
+  if (countFirst) {
+    const empty = await adapter
+      .command(db, { count: c.name, maxTimeMS })
+      .then((r) => num(r.n) === 0)
+      .catch(() => false);
+    if (empty) {
+      snap.stats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
+      try {
+        snap.indexes = (await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS })).map((i) => indexOf(i, {}));
+        snap.stats.nindexes = snap.indexes.length;
+      } catch (err) {
+        notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+      }
+      notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove} collections)` });
+      return { snap, rawDocs };
+    }
   }
 
   // 1. storage stats and count
