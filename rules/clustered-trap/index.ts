@@ -13,7 +13,7 @@ export const clusteredTrapOptionsSchema = {
       type: 'array',
       items: { type: 'string' },
       default: ['COLLSCAN'],
-      description: 'Plan stages that mean the whole collection is read: on 6.0.5 a two-_id $in find and deleteMany on a clustered collection planned a COLLSCAN (domain.md §1). A COLLSCAN bounded by the clustered key reads COLLSCAN[bounded] and does not count.',
+      description: 'Plan stages that mean the whole collection is read: on 6.0.5 a two-_id $in find and deleteMany on a clustered collection planned a COLLSCAN (the clustered-collections field report). A COLLSCAN bounded by the clustered key reads COLLSCAN[bounded] and does not count.',
     },
   },
 };

@@ -8,17 +8,17 @@ export const collectionCountOptionsSchema = {
   type: 'object' as const,
   additionalProperties: false as const,
   properties: {
-    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database (domain.md §5).' },
-    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000 (domain.md §5, §6)." },
+    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database (the many-collections field report).' },
+    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000 (the field reports)." },
     dataHandlesWarn: {
       type: 'integer',
       minimum: 1,
       default: 10_000,
-      description: 'Open WiredTiger data handles to warn at: each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (domain.md §5).',
+      description: 'Open WiredTiger data handles to warn at: each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (the many-collections field report).',
     },
-    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line (domain.md §5).' },
+    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line (the many-collections field report).' },
     tenantSameIndexShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: 'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, so a few collections with an extra index do not hide the pattern.' },
-    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (domain.md §5: a tenant field leading the indexes).' },
+    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (the many-collections field report: a tenant field leading the indexes).' },
   },
 };
 
@@ -136,7 +136,7 @@ export default defineRule<CollectionCountOptions>({
             }
           : {
               action: `fold into one collection with ${field} leading each index`,
-              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${onWiredTiger ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (domain.md §5).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${onWiredTiger ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (the many-collections field report).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
               commands: [
                 `db.createCollection(${JSON.stringify(target)})`,
                 ...plan.commands,

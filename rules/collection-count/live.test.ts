@@ -4,10 +4,10 @@ import { DriverAdapter } from '../../src/adapters/driver';
 import type { Adapter, Doc } from '../../src/adapters/types';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
-import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
 import type { Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
+import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_collection_count';
 const TENANTS = 12;
@@ -109,7 +109,6 @@ describe('collection-count (live)', () => {
     expect(['supported', 'refuted', 'inconclusive']).toContain(c?.status);
     expect(c?.measurements.map((m) => m.label)).toEqual([`first find on each of ${TENANTS} new collections`, `first find for each of ${TENANTS} new tenants in one collection`]);
     expect(run.cleanedUp).toBe(true);
-    const dbs = await client.db('admin').admin().listDatabases({ nameOnly: true });
-    expect(dbs.databases.some((d) => d.name.startsWith(SCRATCH_PREFIX) && run.where?.includes(d.name))).toBe(false);
+    await expectScratchDropped(client, run.where);
   });
 });

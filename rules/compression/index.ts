@@ -8,8 +8,8 @@ export const compressionOptionsSchema = {
   type: 'object' as const,
   additionalProperties: false as const,
   properties: {
-    minGain: { type: 'number', minimum: 1, default: 1.3, description: "How much better zstd's ratio must be than the current compressor's, on the same sample, to recommend it: 1.3x (issue 3; domain.md §2: snappy stored 103 GB of Wikipedia in 62 GB where a stronger scheme needed 23 GB)." },
-    cacheShare: { type: 'number', exclusiveMinimum: 0, default: 1, description: "Uncompressed data plus indexes, as a share of the WiredTiger cache, past which the collection outgrows it and compressed size decides read speed (domain.md §2: 27 GB limit ~13k vs ~1.22M QPS once the smaller copy fit in RAM)." },
+    minGain: { type: 'number', minimum: 1, default: 1.3, description: "How much better zstd's ratio must be than the current compressor's, on the same sample, to recommend it: 1.3x (the compression field report: snappy stored 103 GB of Wikipedia in 62 GB where a stronger scheme needed 23 GB)." },
+    cacheShare: { type: 'number', exclusiveMinimum: 0, default: 1, description: "Uncompressed data plus indexes, as a share of the WiredTiger cache, past which the collection outgrows it and compressed size decides read speed (the compression field report: 27 GB limit ~13k vs ~1.22M QPS once the smaller copy fit in RAM)." },
     minDataBytes: { type: 'integer', minimum: 0, default: 64 * 1024 * 1024, description: 'Collections smaller than this (uncompressed) get a ratio finding only when they outgrow the cache: our choice, below it the disk and cache saved are too small to be worth recreating the collection.' },
   },
 };
@@ -20,7 +20,7 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
   const target = `${collection}_zstd`;
   return {
     action: 'zstd block compression',
-    reason: `The block compressor is fixed when a collection is created: create a zstd copy, copy the documents, rebuild the indexes, then swap names. ${s.outgrowsCache ? 'Data outgrowing the cache is read from disk, where smaller blocks mean fewer reads (domain.md §2: compressed blocks in the OS cache beat uncompressed pages when IO is weak).' : 'zstd costs a little more CPU per block than snappy and stores less.'} New collections can default to zstd with the mongod option storage.wiredTiger.collectionConfig.blockCompressor.`,
+    reason: `The block compressor is fixed when a collection is created: create a zstd copy, copy the documents, rebuild the indexes, then swap names. ${s.outgrowsCache ? 'Data outgrowing the cache is read from disk, where smaller blocks mean fewer reads (the compression field report: compressed blocks in the OS cache beat uncompressed pages when IO is weak).' : 'zstd costs a little more CPU per block than snappy and stores less.'} New collections can default to zstd with the mongod option storage.wiredTiger.collectionConfig.blockCompressor.`,
     commands: [
       `db.createCollection("${target}", { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })`,
       `db.${collection}.aggregate([{ $merge: { into: "${target}" } }])`,

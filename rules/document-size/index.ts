@@ -11,10 +11,10 @@ export const documentSizeOptionsSchema = {
   type: 'object' as const,
   additionalProperties: false as const,
   properties: {
-    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (domain.md §3).' },
-    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's bloated-document signal is 10,000,000 bytes (domain.md §3, §6)." },
-    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: 'Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (domain.md §3: hard limit 16 MiB).' },
-    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (domain.md §3)." },
+    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (the embedding field report).' },
+    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's bloated-document signal is 10,000,000 bytes (the field reports)." },
+    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: 'Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (the embedding field report: hard limit 16 MiB).' },
+    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (the embedding field report)." },
     arrayShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Share of the document an array must hold for the finding to point to array-growth: our choice (half the document).' },
   },
 };

@@ -21,22 +21,22 @@ export const indexUsageOptionsSchema = {
       type: 'number',
       minimum: 0,
       default: 7,
-      description: "Counters younger than this prove nothing (they restart with the server and when an index is built): Atlas calls an index unused after no use for 7+ days (domain.md §6).",
+      description: "Counters younger than this prove nothing (they restart with the server and when an index is built): Atlas calls an index unused after no use for 7+ days.",
     },
     unusedMaxOps: {
       type: 'integer',
       minimum: 0,
       default: 0,
-      description: 'Uses ($indexStats accesses.ops summed over every member read) at or below which an index counts as unused: pt-mongodb-index-check flags accesses.ops == 0 (domain.md §6).',
+      description: 'Uses ($indexStats accesses.ops summed over every member read) at or below which an index counts as unused: pt-mongodb-index-check flags accesses.ops == 0.',
     },
-    warnIndexes: { type: 'integer', minimum: 1, default: 10, description: 'More indexes than this on one collection is a warning: Compass flags more than 10 (domain.md §5, §6).' },
-    errorIndexes: { type: 'integer', minimum: 1, default: 30, description: 'More indexes than this on one collection is an error: Atlas flags more than 30 per collection (domain.md §5).' },
+    warnIndexes: { type: 'integer', minimum: 1, default: 10, description: 'More indexes than this on one collection is a warning: Compass flags more than 10 (the field reports).' },
+    errorIndexes: { type: 'integer', minimum: 1, default: 30, description: 'More indexes than this on one collection is an error: Atlas flags more than 30 per collection (the many-collections field report).' },
     cacheShareWarn: {
       type: 'number',
       exclusiveMinimum: 0,
       default: 0.5,
       description:
-        "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk (domain.md §2: ~13k vs ~1.22M QPS when the data no longer fit in RAM).",
+        "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk (the compression field report: ~13k vs ~1.22M QPS when the data no longer fit in RAM).",
     },
   },
 };

@@ -20,7 +20,7 @@ export const validatorOptionsSchema = {
       type: 'integer',
       minimum: 1,
       default: 20,
-      description: "Fewest sampled documents to propose a validator from: mongosh's analyze-schema snippet never samples fewer than 20 (domain.md §6).",
+      description: "Fewest sampled documents to propose a validator from: mongosh's analyze-schema snippet never samples fewer than 20.",
     },
     proposeEnums: {
       type: 'boolean',
@@ -46,7 +46,7 @@ export const validatorOptionsSchema = {
       minimum: 1,
       default: 1.1,
       description:
-        'Confirmation: a validator costing at most this ratio of the time without it counts as negligible. The YCSB field report (domain.md §4) saw runs differ by up to 7% either way with and without a validator (r10/i90: 112k vs 120k ops/s).',
+        'Confirmation: a validator costing at most this ratio of the time without it counts as negligible. The YCSB field report (the validator field report) saw runs differ by up to 7% either way with and without a validator (r10/i90: 112k vs 120k ops/s).',
     },
   },
 };

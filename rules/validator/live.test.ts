@@ -4,9 +4,9 @@ import { DriverAdapter } from '../../src/adapters/driver';
 import { describeServerError } from '../../src/adapters/types';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
-import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
+import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_validator';
 const SECRET = 'SECRET-VALUE-do-not-print';
@@ -84,8 +84,7 @@ describe('validator (live)', () => {
       expect(k?.measurements).toEqual([]);
     }
     expect(run.cleanedUp).not.toBe(false);
-    const dbs = await client.db('admin').admin().listDatabases();
-    expect(dbs.databases.filter((d) => d.name.startsWith(SCRATCH_PREFIX))).toEqual([]);
+    if (run.where) await expectScratchDropped(client, run.where);
   });
 
   it('dry-runs a stored validator over the sample and counts violators on the server', async (ctx) => {
