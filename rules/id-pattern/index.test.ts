@@ -41,6 +41,7 @@ ruleTester(rule, {
     { name: 'capped collection with monotonic _id: no clustered advice', snapshot: snapshotOf([coll('log', ids({}), { capped: true })]) },
     { name: 'already clustered on ObjectId', snapshot: snapshotOf([coll('events', ids({}), { clustered: true })]) },
     { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
+    { name: 'too few _ids to judge their order: nothing to say', snapshot: snapshotOf([coll('tiny', ids({ naturalOrderRanks: [0, 1, 2], leadingByteEntropy: [0, 0, 0, 0] }))]) },
     {
       name: 'server older than 5.3: no clustered suggestion',
       snapshot: (() => {
@@ -65,9 +66,9 @@ ruleTester(rule, {
       expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (40 bytes)' }],
     },
     {
-      name: 'too few _ids in natural order to judge',
-      snapshot: snapshotOf([coll('tiny', ids({ naturalOrderRanks: [0, 1, 2], leadingByteEntropy: [0, 0, 0, 0] }))]),
-      expect: [{ messageId: 'orderUnknown', messageIncludes: 'only 3' }],
+      name: 'a correlation between the two lines',
+      snapshot: snapshotOf([coll('half', ids({ naturalOrderRanks: inOrder.map((i) => (i % 4 === 0 ? N - 1 - i : i)), leadingByteEntropy: [0, 0, 0, 0] }))]),
+      expect: [{ messageId: 'orderUnknown', messageIncludes: 'between random' }],
     },
   ],
 });

@@ -1,4 +1,4 @@
-import { formatBytes, formatNumber } from '../../src/core/format';
+import { formatBytes } from '../../src/core/format';
 import { defineRule } from '../../src/core/rule';
 import { type IdPatternOptions, idPatternStats, secondaryIndexPenalty } from './analyze';
 import { confirmIdPattern } from './confirm';
@@ -102,8 +102,10 @@ export default defineRule<IdPatternOptions>({
       return;
     }
     if (s.order === 'unknown' || s.order === 'unclear') {
+      // A collection with fewer documents than minSample has no order worth judging: nothing to say.
+      if (s.monotonicity === null && c.sample.id?.naturalOrderSource !== 'none') return;
       const reason = s.monotonicity === null
-        ? c.sample.id?.naturalOrderSource === 'none' ? 'the natural-order read failed' : `only ${formatNumber(c.sample.id?.naturalOrderRanks.length ?? 0)} _ids read in natural order (need ${options.minSample})`
+        ? 'the natural-order read failed'
         : `the correlation with insertion order is ${s.monotonicity.toFixed(2)}, between random (< ${options.randomThreshold}) and monotonic (≥ ${options.monotonicThreshold})`;
       report({ messageId: 'orderUnknown', target, data: { reason }, evidence });
     }

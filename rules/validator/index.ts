@@ -1,5 +1,5 @@
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { shellCollection } from '../index-usage/analyze';
 import { confirmValidator, MEASURED_FINDINGS } from './confirm';
@@ -213,22 +213,15 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
   }
 }
 
-function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: Report): void {
+function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: Report, note: NoteFn): void {
   const target = { db: c.db, collection: c.name };
   if (c.sample.size === 0) return;
   const p = proposeSchema(c, o);
   if (!p) {
-    report({
-      messageId: 'missingUnproposed',
-      severity: 'info',
-      target,
-      data: {
-        why: censusDocuments(c) === 0
-          ? `the ${plural(c.sample.size, 'sampled document')} were too large to read whole and were measured on the server, so no field census exists`
-          : `too few sampled documents (${formatNumber(censusDocuments(c))}, fewer than ${formatNumber(o.minSample)})`,
-      },
-      evidence: { sampleSize: c.sample.size, minSample: o.minSample },
-    });
+    // Too few documents to propose from is the data's size, not a limit of the check: nothing to say.
+    if (censusDocuments(c) === 0) {
+      note(`no validator, and none proposed: the ${plural(c.sample.size, 'sampled document')} were too large to read whole and were measured on the server, so no field census exists`, target);
+    }
     return;
   }
   const clean = p.gaps.length === 0;
@@ -273,7 +266,6 @@ export default defineRule<ValidatorOptions>({
     severity: 'info',
     messages: {
       missing: 'No validator: nothing stops a write from dropping a field or changing its type. Proposed from {{documents}}: {{required}} required, {{fields}} field paths typed{{extra}}.',
-      missingUnproposed: 'No validator, and none proposed: {{why}}.',
       levelOff: 'The validator is stored but validationLevel is "off": it checks no write. {{count}} fail it.',
       violationsStrict:
         '{{count}} fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is rejected unless it makes them valid.{{paths}}',
@@ -286,10 +278,10 @@ export default defineRule<ValidatorOptions>({
     options: validatorOptionsSchema,
     requires: { capabilities: [] },
   },
-  analyze({ snapshot, collection: c, options, report }) {
+  analyze({ snapshot, collection: c, options, report, note }) {
     if (!c) return;
     if (c.validator.present) analyzeExisting(snapshot, c, report);
-    else analyzeMissing(snapshot, c, options, report);
+    else analyzeMissing(snapshot, c, options, report, note);
   },
   confirm: {
     describe: 'insert and update time on a scratch copy with vs without the validator (read back to prove the server kept it)',

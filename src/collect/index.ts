@@ -151,6 +151,15 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
     notes,
     roundTrips: 0,
   };
+  const notRandom = collections.filter((c) => c.sample.method === 'natural-order');
+  if (notRandom.length > 0) {
+    // One line for the whole run: the cause is the server, not the collection.
+    notes.push({
+      level: 'info',
+      target: { db: opts.db },
+      message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${server.capabilities.sample.evidence})`,
+    });
+  }
   for (const collector of snapshotCollectors) await collector({ adapter, snapshot, maxTimeMS, options: opts });
   snapshot.roundTrips = adapter.roundTrips - start;
   return snapshot;
@@ -293,7 +302,6 @@ async function collectCollection(
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
     });
     docs.push(...raw.large);
-    if (!raw.random) notes.push({ level: 'info', target, message: `the sample is the first ${docs.length} documents in natural order, not random: the server lacks $sample (${server.capabilities.sample.evidence})` });
     if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length} sampled documents over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB were measured on the server (top-level fields only)` });
     let naturalIds: unknown[] | null = null;
     try {

@@ -3,7 +3,7 @@ import { DriverAdapter } from '../adapters/driver';
 import { check } from '../check';
 import { formatText } from '../report/text';
 import { startServer } from '../servers/embedded';
-import { seedDemo } from './seed';
+import { DEMO_SETTINGS, seedDemo } from './seed';
 
 export const DEMO_DB = 'mongo_advisor_demo_blog';
 
@@ -21,12 +21,12 @@ export async function runDemo(opts: { confirm: boolean; color: boolean; io: Demo
   const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
   try {
     await client.connect();
-    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id)…`);
+    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, a clustered collection…`);
     await seedDemo(client, DEMO_DB);
     const adapter = await DriverAdapter.connect(server.uri);
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
-      const result = await check(adapter, { db: DEMO_DB, confirm: opts.confirm, log: (l) => io.err(`  ${l}`) });
+      const result = await check(adapter, { db: DEMO_DB, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => io.err(`  ${l}`) });
       io.out(formatText(result, { color: opts.color }));
       return 0;
     } finally {

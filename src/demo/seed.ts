@@ -18,8 +18,14 @@ export const DEMO_POSTS = [
 ];
 
 /**
- * Seeds `db`: posts (embedded comments, 1 to 10,000 per post, plus 15 small posts), sessions (UUID v4 _id)
- * and events (ObjectId _id), each with a secondary index. Documents are inserted whole.
+ * Seeds `db` so that every rule has something to look at:
+ * - posts: embedded comments, 1 to 10,000 per post, plus 15 small posts (array-growth, document-size), with a
+ *   redundant index pair {author} / {author, title} (index-usage);
+ * - sessions (UUID v4 _id) and events (ObjectId _id), each with a secondary index (id-pattern, validator);
+ * - tenant_<n>_events: 12 small per-tenant collections with the same index (collection-count);
+ * - logs: repetitive text, compressible (compression, on WiredTiger);
+ * - readings: a clustered collection where the server has them (clustered-trap; other servers ignore or refuse it).
+ * Documents are inserted whole.
  */
 export async function seedDemo(client: MongoClient, dbName: string): Promise<void> {
   const db = client.db(dbName);
@@ -44,6 +50,7 @@ export async function seedDemo(client: MongoClient, dbName: string): Promise<voi
   posts.sort((a, b) => a._id.getTimestamp().getTime() - b._id.getTimestamp().getTime());
   for (const p of posts) await db.collection('posts').insertOne(p);
   await db.collection('posts').createIndex({ author: 1 });
+  await db.collection('posts').createIndex({ author: 1, title: 1 });
 
   const sessions = Array.from({ length: 3000 }, (_, i) => ({ _id: new UUID(uuid4()), userId: i % 300, startedAt: new Date(now - i * 60_000), device: i % 3 === 0 ? 'mobile' : 'desktop' }));
   await db.collection<{ _id: UUID }>('sessions').insertMany(sessions);
@@ -52,7 +59,23 @@ export async function seedDemo(client: MongoClient, dbName: string): Promise<voi
   const events = Array.from({ length: 3000 }, (_, i) => ({ _id: new ObjectId(), type: ['view', 'click', 'share'][i % 3], at: new Date(now - (3000 - i) * 1000), value: i }));
   await db.collection('events').insertMany(events);
   await db.collection('events').createIndex({ type: 1, at: 1 });
+
+  for (let t = 1; t <= 12; t++) {
+    const tenant = db.collection(`tenant_${t}_events`);
+    await tenant.insertMany(Array.from({ length: 5 }, (_, i) => ({ userId: i, at: new Date(now - i * 60_000), kind: 'login' })));
+    await tenant.createIndex({ userId: 1, at: -1 });
+  }
+
+  const line = 'GET /api/v1/posts/42/comments 200 12ms user-agent=Mozilla/5.0 (X11; Linux x86_64) ';
+  await db.collection('logs').insertMany(Array.from({ length: 3000 }, (_, i) => ({ at: new Date(now - i * 1000), level: i % 50 === 0 ? 'warn' : 'info', message: line.repeat(12), host: `web-${i % 4}` })));
+
+  // Clustered where the server supports it; a server that ignores or refuses the option gets a regular collection.
+  await db.createCollection('readings', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'readings clustered key' } }).catch(() => db.createCollection('readings'));
+  await db.collection('readings').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: new ObjectId(), sensor: i % 10, value: i * 0.5 })));
 }
+
+/** Settings the demo runs with: the compression rule's size floor lowered so the small demo logs qualify. */
+export const DEMO_SETTINGS = { rules: { compression: { options: { minDataBytes: 1024 * 1024 } } } };
 
 function uuid4(): string {
   const b = randomBytes(16);
