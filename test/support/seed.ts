@@ -1,11 +1,11 @@
 import { MongoClient } from 'mongodb';
 import { seedDemo } from '../../src/demo/seed';
 
-/** Seeds the demo blog into `db` on the test server (the same data `npm run demo` uses). */
+/** Seeds the demo blog's posts, sessions and events into `db` on the test server (the core of `npm run demo`'s data). */
 export async function seedBlog(uri: string, db: string): Promise<void> {
   const client = await MongoClient.connect(uri);
   try {
-    await seedDemo(client, db);
+    await seedDemo(client, db, { extras: false });
   } finally {
     await client.close();
   }
