@@ -65,6 +65,12 @@ export function formatText(result: CheckResult, opts: TextOptions): string {
     for (const n of info) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
     out.push('');
   }
+  if (result.findings.length > 3) {
+    // Where a long report's findings come from, at a glance.
+    const byRule = new Map<string, number>();
+    for (const f of result.findings) byRule.set(f.ruleId, (byRule.get(f.ruleId) ?? 0) + 1);
+    out.push(c.dim(`by rule: ${[...byRule].sort((a, b) => a[0].localeCompare(b[0])).map(([id, n]) => `${id} ${n}`).join(' · ')}`));
+  }
   const counts = (['error', 'warn', 'info'] as const).map((s) => [s, result.findings.filter((f) => f.severity === s).length] as const);
   out.push(counts.map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`)).join(c.dim(' · ')));
   return out.join('\n');
