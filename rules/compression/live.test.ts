@@ -1,36 +1,23 @@
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DriverAdapter } from '../../src/adapters/driver';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
 import type { Finding, Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
+import { useLiveDb } from '../../test/support/live-db';
 
 const DB = 'mongo_advisor_test_compression';
 
 describe('compression (live)', () => {
-  const uri = inject('mongoUri');
-  const kind = inject('serverKind');
-  let client: MongoClient;
-  let adapter: DriverAdapter;
-  let snap: Snapshot;
-
-  beforeAll(async () => {
-    client = await MongoClient.connect(uri);
-    const db = client.db(DB);
-    await db.dropDatabase();
+  const live = useLiveDb(DB, async (db) => {
     await db.collection('logs').insertMany(
       Array.from({ length: 600 }, (_, i) => ({ level: i % 7 ? 'info' : 'warn', service: `svc-${i % 4}`, message: `request ${i % 50} served in ${i % 13} ms from cache region eu-west`, at: new Date(1_700_000_000_000 + i * 1000) })),
     );
-    adapter = await DriverAdapter.connect(uri);
-    snap = await collectSnapshot(adapter, { db: DB, sampleSize: 600 });
   });
+  let snap: Snapshot;
 
-  afterAll(async () => {
-    await adapter?.close();
-    await client?.db(DB).dropDatabase();
-    await client?.close();
+  beforeAll(async () => {
+    snap = await collectSnapshot(live.adapter, { db: DB, sampleSize: 600 });
   });
 
   it('measures the sample with snappy, zlib and zstd in process, storing byte counts only', () => {
@@ -49,7 +36,7 @@ describe('compression (live)', () => {
       expect(stats?.blockCompressor).toBeTruthy();
     } else {
       const note = snap.notes.find((n) => n.message.startsWith('compression:'));
-      console.log(`[compression live] no advice on ${kind}: ${note?.message ?? ''}`);
+      console.log(`[compression live] no advice on ${live.kind}: ${note?.message ?? ''}`);
       expect(note?.message).toContain('WiredTiger');
       expect(runRule(rule, snap)).toEqual([]);
     }
@@ -65,7 +52,7 @@ describe('compression (live)', () => {
       evidence: { blockCompressor: 'snappy', sampleDocs: 600, sampleBytes: 600 * 150 },
       docsUrl: '',
     };
-    const run = await confirmFindings(snap, [finding], adapter, [rule], { budgetMs: 20_000 });
+    const run = await confirmFindings(snap, [finding], live.adapter, [rule], { budgetMs: 20_000 });
     const c = run.findings[0]?.confirmation;
     console.log(`[compression live] ${c?.status ?? 'none'}: ${c?.summary ?? ''}`);
     expect(run.cleanedUp).toBe(true);

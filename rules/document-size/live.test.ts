@@ -1,36 +1,24 @@
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DriverAdapter } from '../../src/adapters/driver';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../src/collect';
 import type { Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
+import { useLiveDb } from '../../test/support/live-db';
 
 const DB = 'mongo_advisor_test_document_size';
 const MARKER = 'Zq7';
 
 describe('document-size (live)', () => {
-  const uri = inject('mongoUri');
-  let client: MongoClient;
-  let adapter: DriverAdapter;
-  let snap: Snapshot;
-
-  beforeAll(async () => {
-    client = await MongoClient.connect(uri);
-    const db = client.db(DB);
-    await db.dropDatabase();
+  const live = useLiveDb(DB, async (db) => {
     await db.collection('pages').insertMany(Array.from({ length: 20 }, (_, i) => ({ slug: `p${i}`, html: '<p>short</p>' })));
     await db.collection('pages').insertOne({ slug: 'huge', html: MARKER.repeat(800_000), meta: { lang: 'en' } });
     await db.collection('threads').insertMany(Array.from({ length: 20 }, (_, i) => ({ title: `t${i}`, comments: [] })));
     await db.collection('threads').insertOne({ title: 'busy', comments: Array.from({ length: 2500 }, (_, i) => ({ by: `u${i % 40}`, text: 'c'.repeat(900) })) });
-    adapter = await DriverAdapter.connect(uri);
-    snap = await collectSnapshot(adapter, { db: DB, sampleSize: 100 });
   });
+  let snap: Snapshot;
 
-  afterAll(async () => {
-    await adapter?.close();
-    await client?.db(DB).dropDatabase();
-    await client?.close();
+  beforeAll(async () => {
+    snap = await collectSnapshot(live.adapter, { db: DB, sampleSize: 100 });
   });
 
   it('names the largest field of a 2.4 MB document, never its value', () => {

@@ -1,6 +1,4 @@
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DriverAdapter } from '../../src/adapters/driver';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { collectSnapshot } from '../../src/collect';
 import { readMember } from '../../src/collect/index-usage-members';
 import { confirmFindings } from '../../src/confirm';
@@ -9,20 +7,12 @@ import { runRule } from '../../test/support/rule-tester';
 import { analyze } from '../../src/core/runner';
 import rule from './index';
 import { expectScratchDropped } from '../../test/support/scratch';
+import { useLiveDb } from '../../test/support/live-db';
 
 const DB = 'mongo_advisor_test_index_usage';
 
 describe('index-usage (live)', () => {
-  const uri = inject('mongoUri');
-  const kind = inject('serverKind');
-  let client: MongoClient;
-  let adapter: DriverAdapter;
-  let snap: Snapshot;
-
-  beforeAll(async () => {
-    client = await MongoClient.connect(uri);
-    const db = client.db(DB);
-    await db.dropDatabase();
+  const live = useLiveDb(DB, async (db) => {
     const now = Date.now();
     await db.collection('orders').insertMany(
       Array.from({ length: 400 }, (_, i) => ({ status: ['new', 'paid', 'shipped'][i % 3], customer: `c${i % 50}`, total: i * 3, createdAt: new Date(now - i * 60_000) })),
@@ -35,14 +25,11 @@ describe('index-usage (live)', () => {
     ]);
     // use one index, so that on a server with $indexStats it is not "unused"
     for (let i = 0; i < 5; i++) await db.collection('orders').find({ customer: `c${i}` }).hint('customer_1').toArray();
-    adapter = await DriverAdapter.connect(uri);
-    snap = await collectSnapshot(adapter, { db: DB });
   });
+  let snap: Snapshot;
 
-  afterAll(async () => {
-    await adapter?.close();
-    await client?.db(DB).dropDatabase();
-    await client?.close();
+  beforeAll(async () => {
+    snap = await collectSnapshot(live.adapter, { db: DB });
   });
 
   it('finds the redundant prefix on real listIndexes output', () => {
@@ -60,7 +47,7 @@ describe('index-usage (live)', () => {
   it('sums use where the server has $indexStats, and says so where it has not', () => {
     const hasIndexStats = snap.server.capabilities.indexStats.supported === true;
     if (!hasIndexStats) {
-      console.log(`[index-usage live] ${kind}: no $indexStats (${snap.server.capabilities.indexStats.evidence}); checking the "not checked" line instead of unused indexes`);
+      console.log(`[index-usage live] ${live.kind}: no $indexStats (${snap.server.capabilities.indexStats.evidence}); checking the "not checked" line instead of unused indexes`);
       const notes = analyze(snap, { only: ['index-usage'] }, [rule]).notes.map((n) => n.message);
       expect(notes.join('\n')).toContain('index-usage: index use was not checked: the server lacks $indexStats');
       return;
@@ -76,11 +63,11 @@ describe('index-usage (live)', () => {
   });
 
   it('opens a direct member connection with the same settings, counts its round trips, reads or explains $indexStats there', async () => {
-    const host = /^mongodb:\/\/(?:[^@/]*@)?([^/?]+)/.exec(uri)?.[1];
+    const host = /^mongodb:\/\/(?:[^@/]*@)?([^/?]+)/.exec(live.uri)?.[1];
     expect(host).toBeTruthy();
-    const before = adapter.roundTrips;
-    const member = await adapter.connectMember(host as string);
-    expect(await adapter.connectMember(host as string)).toBe(member); // cached per host
+    const before = live.adapter.roundTrips;
+    const member = await live.adapter.connectMember(host as string);
+    expect(await live.adapter.connectMember(host as string)).toBe(member); // cached per host
     const ping = await member.command('admin', { ping: 1 });
     expect(ping.ok).toBe(1);
     const copy = structuredClone(snap.databases[0]?.collections.find((c) => c.name === 'orders'));
@@ -92,24 +79,24 @@ describe('index-usage (live)', () => {
       expect(problem).toBeNull();
       expect(copy.indexes.find((i) => i.name === 'total_1')?.accesses).toHaveLength(1);
     } else {
-      console.log(`[index-usage live] ${kind}: $indexStats refused on the member connection too, recorded as: ${problem ?? ''}`);
+      console.log(`[index-usage live] ${live.kind}: $indexStats refused on the member connection too, recorded as: ${problem ?? ''}`);
       expect(problem).toMatch(/^\$indexStats failed there: /);
     }
-    expect(adapter.roundTrips).toBeGreaterThan(before);
+    expect(live.adapter.roundTrips).toBeGreaterThan(before);
   });
 
   it('confirms the redundant index on a scratch copy and drops it afterwards', async () => {
     const [f] = runRule(rule, snap).filter((x) => x.messageId === 'redundant');
     expect(f).toBeDefined();
     if (!f) return;
-    const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: 8_000, maxDocs: 400 });
+    const run = await confirmFindings(snap, [f], live.adapter, [rule], { budgetMs: 8_000, maxDocs: 400 });
     const k = run.findings[0]?.confirmation;
-    console.log(`[index-usage live] ${kind}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+    console.log(`[index-usage live] ${live.kind}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
     expect(['supported', 'refuted', 'inconclusive']).toContain(k?.status);
     expect(k?.summary).toMatch(/Inserting 400 copied documents took/);
     expect(k?.measurements.filter((m) => m.unit === 'ms')).toHaveLength(2);
-    if (kind !== 'ferretdb') expect(k?.status).toBe('supported'); // the planner picks the longer index
+    if (live.kind !== 'ferretdb') expect(k?.status).toBe('supported'); // the planner picks the longer index
     expect(run.cleanedUp).toBe(true);
-    if (run.where) await expectScratchDropped(client, run.where);
+    if (run.where) await expectScratchDropped(live.client, run.where);
   });
 });
