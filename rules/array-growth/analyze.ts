@@ -13,6 +13,7 @@ export interface ArrayGrowthOptions extends Record<string, unknown> {
   warnDocBytes: number;
   maxDocBytes: number;
   minAgeDays: number;
+  growingWithinDays: number;
   bucketElementBytes: number;
 }
 

@@ -19,6 +19,7 @@ export const arrayGrowthOptionsSchema = {
     warnDocBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'The "warning size" whose projected date is reported. Atlas flags documents over 2 MB.' },
     maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB." },
     minAgeDays: { type: 'number', minimum: 0, default: 1, description: 'Documents younger than this give no growth rate (too little time to tell).' },
+    growingWithinDays: { type: 'number', minimum: 0, default: 3650, description: 'An info-level array that reaches 16 MiB within this many days still counts as growing, so it gets the reference advice rather than "keep embedded, and bound it". Our choice: ten years, a document that will outgrow the limit in its service life.' },
     bucketElementBytes: { type: 'integer', minimum: 1, default: 64, description: 'Elements smaller than this (readings, timestamps, ids) suit the bucket pattern better than a child collection.' },
   },
 };
@@ -50,7 +51,7 @@ function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): { severity: Sever
 function recommend(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions): Recommendation {
   const leaf = s.path.split('.').filter((p) => p !== '$[]').pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
-  const growing = s.growth !== null && s.growth.medianPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < 10 * 365;
+  const growing = s.growth !== null && s.growth.medianPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
   if (severity === 'info' && !growing) {
     return {
       action: 'keep embedded, and bound it',

@@ -16,5 +16,5 @@ export function connectionError(err: unknown, uri: string): UserError {
   if (name === 'MongoServerSelectionError' || /ECONNREFUSED|ENOTFOUND|timed out|Server selection/i.test(e.message)) {
     return new UserError(`Could not reach a MongoDB server at ${shown}: ${e.message.split('\n')[0] ?? ''}. Check that the server is running and the host and port are right.`);
   }
-  return new UserError(`Could not connect to ${shown}: ${e.message.split('\n')[0] ?? ''}`);
+  return new UserError(`Could not connect to ${shown}: ${e.message.split('\n')[0] ?? ''}. Check the connection string's options (TLS, authSource, replicaSet) and that this machine may connect to the server.`);
 }

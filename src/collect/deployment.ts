@@ -145,7 +145,8 @@ export function dataHandlesFrom(status: Doc, server: Pick<Snapshot['server'], 'f
   return { dataHandles: { active, sweeps: num(dh['connection sweeps']), closedBySweep: num(dh['connection sweep dhandles closed']) } };
 }
 
-async function readDataHandles(adapter: Adapter, snapshot: Snapshot, maxTimeMS: number): Promise<Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'>> {
+async function readDataHandles(adapter: Adapter, snapshot: Snapshot, maxTimeMS: number, known: Doc | null | undefined): Promise<Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'>> {
+  if (known) return dataHandlesFrom(known, snapshot.server);
   try {
     const status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0, asserts: 0, connections: 0 });
     return dataHandlesFrom(status, snapshot.server);
@@ -182,6 +183,8 @@ export async function collectDeployment(ctx: SnapshotCollectorContext): Promise<
   dbNames.sort();
 
   const listedPerDb = await mapPool(dbNames, DB_CONCURRENCY, async (db): Promise<Listed[] | null> => {
+    const already = ctx.listedCollections?.[db];
+    if (already) return already.map((r) => ({ db, name: r.name, type: r.type === 'view' ? 'view' : r.type === 'timeseries' ? 'timeseries' : 'collection' }));
     try {
       const rows = await commandCursor(adapter, db, { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: { batchSize: 10_000 }, maxTimeMS }, { maxTimeMS });
       return rows.map((r) => ({ db, name: String(r.name), type: r.type === 'view' ? 'view' : r.type === 'timeseries' ? 'timeseries' : 'collection' }));
@@ -300,7 +303,7 @@ export async function collectDeployment(ctx: SnapshotCollectorContext): Promise<
     }
   }
 
-  const handles = await readDataHandles(adapter, snapshot, maxTimeMS);
+  const handles = await readDataHandles(adapter, snapshot, maxTimeMS, ctx.serverStatus);
   const sum = (pick: (d: DatabaseCount) => number): number => databases.reduce((s, d) => s + pick(d), 0);
   snapshot.deployment = {
     databases,

@@ -23,8 +23,12 @@ export interface SnapshotCollectorContext {
   snapshot: Snapshot;
   maxTimeMS: number;
   options: CollectOptions;
-  /** Database names the core collect already read with listDatabases, when it passes them (saves a second call). */
+  /** Database names the core collect already read with listDatabases, when it did (saves a second call). */
   databaseNames?: string[];
+  /** The serverStatus reply the core collect's probe read; null when the server refused it. Not stored. */
+  serverStatus?: Doc | null;
+  /** listCollections replies the core collect already read, by database (saves a second call per database). */
+  listedCollections?: Record<string, { name: string; type: string }[]>;
 }
 
 /**

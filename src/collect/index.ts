@@ -96,13 +96,15 @@ export interface ListedCollection {
 export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): Promise<Snapshot> {
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
-  const server = await probeServer(adapter, maxTimeMS);
+  const { server, status: serverStatus } = await probeServer(adapter, maxTimeMS);
   const notes: Note[] = [];
 
   const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
+  let databaseNames: string[] | undefined;
   if (listed.length === 0) {
     // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
     const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
+    databaseNames = dbs?.map((d) => d.name);
     if (dbs && !dbs.some((d) => d.name === opts.db)) {
       const names = dbs.map((d) => d.name).filter((n) => !['admin', 'local', 'config'].includes(n));
       throw new UserError(
@@ -160,7 +162,10 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
       message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${server.capabilities.sample.evidence})`,
     });
   }
-  for (const collector of snapshotCollectors) await collector({ adapter, snapshot, maxTimeMS, options: opts });
+  const listedCollections = { [opts.db]: all.map((c) => ({ name: c.name, type: c.type })) };
+  for (const collector of snapshotCollectors) {
+    await collector({ adapter, snapshot, maxTimeMS, options: opts, serverStatus, listedCollections, ...(databaseNames ? { databaseNames } : {}) });
+  }
   snapshot.roundTrips = adapter.roundTrips - start;
   return snapshot;
 }

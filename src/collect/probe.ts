@@ -11,8 +11,11 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
   return a > major || (a === major && b >= minor);
 }
 
-/** Server facts from buildInfo, hello and serverStatus: three read-only round trips. */
-export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<ServerInfo> {
+/**
+ * Server facts from buildInfo, hello and serverStatus: three read-only round trips. The serverStatus reply is
+ * returned too (null when refused), for collectors that need more of it; it is never stored in the snapshot.
+ */
+export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<{ server: ServerInfo; status: Doc | null }> {
   const build = await adapter.command('admin', { buildInfo: 1, maxTimeMS });
   const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
@@ -20,8 +23,9 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<
   const topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
   let storageEngine: string | null = null;
   let cacheBytes: number | null = null;
+  let status: Doc | null = null;
   try {
-    const status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
+    status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
     storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
     const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
     cacheBytes = cache === undefined ? null : Number(cache);
@@ -40,7 +44,8 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<
       : no(`server version ${String(build.version)} is older than 5.3`),
     collMod: unknown('not proven without a write'),
   };
-  return { version: String(build.version), versionArray, flavor, storageEngine, topology, capabilities, cacheBytes };
+  const server: ServerInfo = { version: String(build.version), versionArray, flavor, storageEngine, topology, capabilities, cacheBytes };
+  return { server, status };
 }
 
 /**

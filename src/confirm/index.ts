@@ -48,6 +48,18 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
   const log = opts.log ?? (() => undefined);
   const notes: string[] = [];
   const out: Finding[] = [];
+  // Several experiments copy the same collection: read each (collection, filter, limit) once per run.
+  const copies = new Map<string, Promise<Doc[]>>();
+  const sourceDocs: ConfirmContext['sourceDocs'] = (db, coll, o) => {
+    const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null]);
+    let read = copies.get(key);
+    if (!read) {
+      read = readSourceDocs(source, snapshot, db, coll, settings, o);
+      read.catch(() => copies.delete(key)); // a failed read is retried by the next experiment
+      copies.set(key, read);
+    }
+    return read;
+  };
   try {
     for (const original of findings) {
       const f = { ...original };
@@ -62,7 +74,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
         snapshot,
         settings,
         budget,
-        sourceDocs: (db, coll, o) => readSourceDocs(source, snapshot, db, coll, settings, o),
+        sourceDocs,
         log,
       };
       const started = performance.now();
