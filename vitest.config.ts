@@ -1,16 +1,30 @@
 import { defineConfig } from 'vitest/config';
+import { ALL_TEST_FILES, LIVE_TEST_FILES, testServers } from './test/projects';
+
+// One project per server for the live tests (test/projects.ts), one `unit` project without a server for the rest.
+const servers = testServers();
+if (!process.env.MONGO_ADVISOR_TESTS_ANNOUNCED) {
+  // vitest loads this file once per project: say it once.
+  process.env.MONGO_ADVISOR_TESTS_ANNOUNCED = '1';
+  process.stdout.write(`[mongo-advisor tests] live tests run on: ${servers.join(', ')} (MONGODB_URI or MONGO_ADVISOR_TEST_SERVERS choose)\n`);
+}
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'rules/**/*.test.ts', 'src/**/*.test.ts'],
-    // Starts (and on first use builds) the server; vitest puts no timeout on
-    // globalSetup itself, so a cold FerretDB build cannot time it out.
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 120_000,
+    // vitest puts no timeout on globalSetup itself, so a cold FerretDB build or SecantusDB install cannot time it out.
     hookTimeout: 300_000,
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
     minWorkers: 1,
+    reporters: ['default', './test/support/skip-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: [...ALL_TEST_FILES], exclude: [...LIVE_TEST_FILES, '**/node_modules/**'] } },
+      ...servers.map((name) => ({
+        extends: true as const,
+        test: { name, include: [...LIVE_TEST_FILES], globalSetup: ['test/global-setup.ts'] },
+      })),
+    ],
   },
 });

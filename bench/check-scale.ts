@@ -2,10 +2,10 @@
  * Wall time and round trips of `check --no-confirm` on one collection as it grows (10k, 100k, 1M posts).
  *
  *   npm run bench:check-scale -- [--sizes 10000,100000,1000000] [--runs 3] [--max-comments 5]
- *                                [--batch 10000] [--seed-budget-min 10] [--prefer-ferret]
+ *                                [--batch 10000] [--seed-budget-min 10] [--server secantusdb|ferretdb]
  *
- * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else mongodb-memory-server,
- * else FerretDB. Round trips are counted twice: by the advisor (Adapter.roundTrips, what the CLI reports)
+ * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else the first of --server
+ * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts; the first line printed names it. Round trips are counted twice: by the advisor (Adapter.roundTrips, what the CLI reports)
  * and by the driver's command monitoring (CommandStartedEvent), the honest count of what went on the wire.
  */
 import { Long, MongoClient, ObjectId, UUID, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from 'mongodb';
@@ -15,7 +15,7 @@ import { check } from '../src/check';
 import type { Snapshot } from '../src/core/types';
 import { startServer, type RunningServer } from '../src/servers/embedded';
 import { blogPosts } from './lib/blog';
-import { fmt, intArg, machine, markdownTable, median, stringArg } from './lib/report';
+import { fmt, intArg, machine, markdownTable, median, serverOrder, stringArg } from './lib/report';
 
 const DB = 'mongo_advisor_bench_check_scale';
 const COLL = 'posts';
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
 
   console.log('# check-scale');
   console.log(machine());
-  const server: RunningServer = await startServer({ preferFerret: argv.includes('--prefer-ferret'), log: (l) => process.stderr.write(`${l}\n`) });
+  const server: RunningServer = await startServer({ order: serverOrder(argv), log: (l) => process.stderr.write(`${l}\n`) });
   console.log(`server: ${server.description}`);
   const seeder = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
   const adapter = new MonitoredAdapter(new MongoClient(server.uri, { monitorCommands: true, serverSelectionTimeoutMS: 10_000, appName: 'mongo-advisor' }), server.description);

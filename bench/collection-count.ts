@@ -3,10 +3,10 @@
  * wall time, round trips (by command), peak memory of this process, snapshot size, and the deployment
  * inventory alone. Target: 10,000 collections in under 30 s, memory under 300 MB.
  *
- *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100] [--probe-only]
+ *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100] [--probe-only] [--server secantusdb|ferretdb]
  *
- * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else mongodb-memory-server,
- * else FerretDB. Peak memory is this process's (the advisor's), sampled every 25 ms; the server's is not in it.
+ * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else the first of --server
+ * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts. Peak memory is this process's (the advisor's), sampled every 25 ms; the server's is not in it.
  */
 import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +16,7 @@ import { collectDeployment } from '../src/collect/deployment';
 import { mapPool } from '../src/core/pool';
 import type { Snapshot } from '../src/core/types';
 import { startServer } from '../src/servers/embedded';
-import { fmt, machine, markdownTable, stringArg } from './lib/report';
+import { fmt, machine, markdownTable, serverOrder, stringArg } from './lib/report';
 
 const DB = 'mongo_advisor_bench_collection_count';
 
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   const lanes = (stringArg(argv, 'concurrency') ?? '4').split(',').map(Number);
   const docsEvery = Number(stringArg(argv, 'with-docs-every') ?? '100');
   const runCheck = !argv.includes('--probe-only');
-  const server = await startServer({ log: (l) => process.stderr.write(`${l}\n`) });
+  const server = await startServer({ order: serverOrder(argv), log: (l) => process.stderr.write(`${l}\n`) });
   console.log(`server: ${server.description}`);
   console.log(machine());
   const client = await MongoClient.connect(server.uri);

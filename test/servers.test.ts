@@ -25,7 +25,7 @@ describe('test server (from globalSetup)', () => {
   });
 
   it('provides a known server kind and a mongodb:// URI', () => {
-    expect(['MONGODB_URI', 'mongodb-memory-server', 'ferretdb']).toContain(kind);
+    expect(['MONGODB_URI', 'mongodb-memory-server', 'ferretdb', 'secantusdb']).toContain(kind);
     expect(uri).toMatch(/^mongodb(\+srv)?:\/\//);
   });
 

@@ -1,6 +1,7 @@
 /** Small helpers the benches share: medians, number formatting, a Markdown table, the machine. */
 import { execFileSync } from 'node:child_process';
 import * as os from 'node:os';
+import { EMBEDDED_KINDS, type EmbeddedKind } from '../../src/servers/embedded';
 
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
@@ -59,4 +60,15 @@ export function stringArg(argv: readonly string[], name: string): string | undef
     if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
   }
   return undefined;
+}
+
+/** `--server ferretdb|secantusdb|mongodb-memory-server` (a comma list is an order of fallbacks); default: the demo's order. */
+export function serverOrder(argv: readonly string[]): EmbeddedKind[] | undefined {
+  const raw = stringArg(argv, 'server');
+  if (raw === undefined) return undefined;
+  const kinds = raw.split(',').map((s) => s.trim());
+  for (const k of kinds) {
+    if (!(EMBEDDED_KINDS as readonly string[]).includes(k)) throw new Error(`--server ${k}: expected one of ${EMBEDDED_KINDS.join(', ')}`);
+  }
+  return kinds as EmbeddedKind[];
 }

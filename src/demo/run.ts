@@ -15,7 +15,7 @@ interface DemoIo {
 /** Starts a server the way the tests do, seeds the blog, runs check with confirmation, prints it, cleans up. */
 export async function runDemo(opts: { confirm: boolean; color: boolean; io: DemoIo }): Promise<number> {
   const { io } = opts;
-  io.err('Starting an embedded server (MONGODB_URI, else mongodb-memory-server, else FerretDB)…');
+  io.err('Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…');
   const server = await startServer({ log: (l) => io.err(`  ${l}`) });
   io.err(`Server: ${server.description}`);
   const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
