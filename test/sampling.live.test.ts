@@ -60,10 +60,10 @@ describe('sampling (live)', () => {
     const raw = await readSample(live.adapter, server, DB, 'big', { requested: 6, maxTimeMS: 10_000, largeDocBytes: 1024 * 1024 });
     expect(raw.docs).toHaveLength(5);
     expect(raw.large).toHaveLength(1);
-    const big = await live.db.collection('big').findOne({ i: 99 });
+    const big = await live.db.collection<{ i: number; items: unknown[] }>('big').findOne({ i: 99 });
     const [large] = raw.large;
     expect(large?.measuredOnServer).toBe(true);
-    expect(large?.bytes).toBe(calculateObjectSize(big as object));
+    expect(large?.bytes).toBe(calculateObjectSize(big ?? {}));
     const items = large?.arrays.find((a) => a.path === 'items');
     expect(items?.maxLength).toBe(3000);
     // The array's bytes as BSON: the whole field of the server's reply, minus the key.
