@@ -1,7 +1,7 @@
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Timed, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { type Budget, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
 import { alternate, fmtRatio, withoutId } from '../index-usage/trials';
@@ -13,20 +13,32 @@ const PLAIN = 'validator_without';
 const CHECKED = 'validator_with';
 const INSERT_BATCH = 500;
 const UPDATE_BATCH = 200;
+const BATCH_BYTES = 8 * 1024 * 1024;
+const MIN_TRIALS = 5;
+/** Each round times a few milliseconds of writes: more trials than the default (within the budget) narrow the interval. */
+const PLAN: TrialPlan = { warmup: 2, trials: 21 };
 export const MEASURED_FINDINGS = new Set(['missing', 'levelOff', 'violationsStrict', 'violations', 'readyForError', 'violationsUnknown']);
 
 const notRun = (summary: string, reason?: string): Result => ({ status: 'not-run', summary, measurements: [], ...(reason ? { reason } : {}) });
 
 type Ratio = ReturnType<typeof ratioOf>;
 
-/** How a with/without ratio reads: "within noise" whenever the interval includes 1. */
+/**
+ * How a with/without ratio reads: "within noise" whenever the interval includes 1. Negligible only when the interval
+ * also stays under noiseRatio: a wide interval that includes 1 cannot show that the validator costs next to nothing.
+ */
 export function describeCost(r: Ratio, noiseRatio: number): { text: string; verdict: 'negligible' | 'costly' | 'unclear' } {
   const pct = (x: number): string => `${Math.round((x - 1) * 100)}%`;
-  if (r.low <= 1 && r.high >= 1) return { text: 'within noise', verdict: 'negligible' };
+  if (r.low <= 1 && r.high >= 1) {
+    // "within noise" as the field report says it; but an interval reaching past noiseRatio cannot show the cost is small
+    if (r.high <= noiseRatio) return { text: 'within noise', verdict: 'negligible' };
+    return { text: `within noise, but the interval reaches ${pct(r.high)} slower`, verdict: 'unclear' };
+  }
   if (r.high < 1) return { text: 'no slower with it', verdict: 'negligible' };
   if (r.high <= noiseRatio) return { text: `at most ${pct(r.high)} slower`, verdict: 'negligible' };
   if (r.low > noiseRatio) return { text: `${pct(r.median)} slower`, verdict: 'costly' };
-  return { text: `${pct(r.median)} slower, possibly within noise`, verdict: 'unclear' };
+  // the interval excludes 1 (so not "within noise") but reaches below noiseRatio: slower, maybe negligibly
+  return { text: `${pct(r.median)} slower, though possibly by no more than the ${pct(noiseRatio)} noise allowance`, verdict: 'unclear' };
 }
 
 /** The validator to measure: the collection's own (read from the source), or the proposal (without enums). */
@@ -44,33 +56,113 @@ async function validatorToMeasure(ctx: ConfirmContext, f: Finding, o: ValidatorO
   return { validator: { $jsonSchema: plainSchema(p.schema) }, what: `the proposed validator${o.proposeEnums ? ' (enums left out)' : ''}` };
 }
 
-async function insertAll(ctx: ConfirmContext, coll: string, docs: readonly Doc[]): Promise<number> {
-  let n = 0;
-  for (let i = 0; i < docs.length; i += 1000) {
-    const r = await ctx.scratch.command({ insert: coll, documents: docs.slice(i, i + 1000), ordered: false });
-    n += Number(r.n ?? 0);
-  }
-  return n;
+/** The copies as a driver sends them: each keeps its own `_id` (value and BSON type); one without gets a client-side ObjectId. */
+export function withIds(docs: readonly Doc[], objectId: () => unknown): Doc[] {
+  return docs.map((d) => (d._id === undefined ? { _id: objectId(), ...d } : d));
 }
 
-async function ids(ctx: ConfirmContext, coll: string, limit: number): Promise<unknown[]> {
-  const rows = await commandCursor(ctx.scratch.adapter, ctx.scratch.db, { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit }, { limit, maxTimeMS: 10_000 });
-  return rows.map((r) => r._id);
+/** A write error as the server reports it in `writeErrors`. */
+interface WriteError {
+  code?: number;
+  codeName?: string;
+  errmsg?: string;
+}
+
+const DUPLICATE_KEY = 11000;
+
+function describeWriteError(e: WriteError | undefined): string {
+  if (!e) return 'no write error reported';
+  const head = e.codeName ?? (e.code === 121 ? 'DocumentValidationFailure' : e.code === DUPLICATE_KEY ? 'DuplicateKey' : 'error');
+  return `${head}${e.code !== undefined ? ` (${e.code})` : ''}: ${(e.errmsg ?? '').split('\n')[0] ?? ''}`.slice(0, 240);
+}
+
+/** Thrown when the server refuses a write the experiment needs: the timings would not compare like with like. */
+class Refused extends Error {
+  constructor(readonly what: string, readonly done: number, readonly sent: number, readonly first: WriteError | undefined) {
+    super(`${what}: the server wrote ${done} of ${sent} (${describeWriteError(first)})`);
+  }
+}
+
+interface Written {
+  /** Documents written (insert: inserted; update: matched). */
+  n: number;
+  nModified: number;
+  errors: WriteError[];
+}
+
+async function write(ctx: ConfirmContext, cmd: Doc): Promise<Written> {
+  const r = await ctx.scratch.command(cmd);
+  return { n: Number(r.n ?? 0), nModified: Number(r.nModified ?? 0), errors: (r.writeErrors as WriteError[] | undefined) ?? [] };
+}
+
+/** Inserts in batches of about BATCH_BYTES (by the collection's average document size); counts what the server wrote. */
+async function insertAll(ctx: ConfirmContext, coll: string, docs: readonly Doc[], perBatch: number): Promise<Written> {
+  const out: Written = { n: 0, nModified: 0, errors: [] };
+  for (let i = 0; i < docs.length; i += perBatch) {
+    const w = await write(ctx, { insert: coll, documents: docs.slice(i, i + perBatch), ordered: false });
+    out.n += w.n;
+    out.errors.push(...w.errors);
+  }
+  return out;
+}
+
+interface ResetArm {
+  label: string;
+  /** Untimed, before each run. */
+  reset: () => Promise<void>;
+  run: () => Promise<void>;
+}
+
+/**
+ * Times two arms in alternation (A B, B A, …) like index-usage's `alternate`, with an untimed reset before each
+ * run; the first round is a warm-up.
+ */
+async function alternateWithReset(budget: Budget, a: ResetArm, b: ResetArm, plan: TrialPlan): Promise<[Timed, Timed]> {
+  const sa: number[] = [];
+  const sb: number[] = [];
+  const rounds = plan.warmup + Math.max(MIN_TRIALS, plan.trials);
+  for (let i = 0; i < rounds; i++) {
+    budget.throwIfAborted();
+    if (budget.exhausted && (sa.length >= MIN_TRIALS || i > 0)) break;
+    const order: [ResetArm, number[]][] = i % 2 === 0 ? [[a, sa], [b, sb]] : [[b, sb], [a, sa]];
+    for (const [arm, samples] of order) {
+      await arm.reset();
+      const t0 = performance.now();
+      await arm.run();
+      const dt = performance.now() - t0;
+      if (i >= plan.warmup) samples.push(dt);
+    }
+  }
+  return [
+    { label: a.label, samples: sa, complete: sa.length >= MIN_TRIALS },
+    { label: b.label, samples: sb, complete: sb.length >= MIN_TRIALS },
+  ];
+}
+
+/** Documents per insert or update command: about BATCH_BYTES by the collection's average (or largest sampled) document. */
+function perBatchOf(ctx: ConfirmContext, db: string, collection: string): number {
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  const largestSampled = Math.max(0, ...(c?.sample.docs ?? []).map((d) => d.bytes));
+  const approx = c?.stats?.avgObjSize || largestSampled || 1024;
+  return Math.max(1, Math.min(1000, Math.floor(BATCH_BYTES / approx)));
 }
 
 /**
  * Insert and update time on two scratch collections, one with the validator (strict, error) and one without,
  * timed in alternation. The server must prove it kept the validator (listCollections read-back): FerretDB
- * accepts none and would otherwise measure nothing.
+ * accepts none and would otherwise measure nothing. Copies keep their own `_id`s (a schema may type `_id`: a string
+ * `_id` stays a string); each timed insert starts from an emptied collection (untimed), so the same `_id`s can be
+ * inserted again without duplicates.
  */
 export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: ValidatorOptions): Promise<Result> {
   if (!MEASURED_FINDINGS.has(f.messageId)) return notRun('Nothing to measure: this line reports what the in-process check could not do.');
   const target = await validatorToMeasure(ctx, f, o);
   if (typeof target === 'string') return notRun('Nothing was measured.', target);
-  const { db, collection } = f.target;
-  const docs = (await ctx.sourceDocs(db, collection ?? '')).map(withoutId);
-  if (docs.length === 0) return notRun('Nothing was measured: the collection returned no documents to copy.');
+  const { db } = f.target;
+  const collection = f.target.collection ?? '';
   const s = ctx.scratch;
+  const copies = withIds(await ctx.sourceDocs(db, collection), () => s.adapter.bson.objectId());
+  if (copies.length === 0) return notRun('Nothing was measured: the collection returned no documents to copy.');
   await s.drop(PLAIN);
   await s.drop(CHECKED);
   await s.create(PLAIN);
@@ -82,68 +174,117 @@ export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: Valid
     // FerretDB dumps its internal Go value into the message: keep the sentence, drop the dump
     return notRun('The server refused to create a collection with the validator, so nothing was measured.', describeServerError(err).replace(/ with value &\{.*\}(?= is not implemented)/, ''));
   }
-  if (kept.validator === undefined) {
+  try {
+    if (kept.validator === undefined) {
+      return notRun(
+        'The server accepted the validator but did not keep it (listCollections shows none on the scratch collection), so nothing was measured.',
+        ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB silently lacks validators' : 'this server does not store validators',
+      );
+    }
+    return await measure(ctx, target, copies, perBatchOf(ctx, db, collection), o);
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    return {
+      status: 'error',
+      summary: `The server refused ${formatNumber(err.sent - err.done)} of ${formatNumber(err.sent)} writes while ${err.what}, so the two arms would not time the same work and no timing is reported.`,
+      reason: describeWriteError(err.first),
+      measurements: [],
+    };
+  } finally {
     await s.drop(PLAIN);
     await s.drop(CHECKED);
-    return notRun(
-      'The server accepted the validator but did not keep it (listCollections shows none on the scratch collection), so nothing was measured.',
-      ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB silently lacks validators' : 'this server does not store validators',
-    );
   }
-  // Only documents the validator accepts can be inserted into both: find them with the validator as a filter.
-  await insertAll(ctx, PLAIN, docs);
-  const passing = (await commandCursor(s.adapter, s.db, { find: PLAIN, filter: target.validator, limit: docs.length, batchSize: docs.length }, { limit: docs.length, maxTimeMS: 30_000 })).map(withoutId);
+}
+
+async function measure(ctx: ConfirmContext, target: { validator: Doc; what: string }, copies: readonly Doc[], perBatch: number, o: ValidatorOptions): Promise<Result> {
+  const s = ctx.scratch;
+  // Which copies pass: load them (with their _ids) into the plain collection, then query it with the validator itself.
+  const loaded = await insertAll(ctx, PLAIN, copies, perBatch);
+  const duplicates = loaded.errors.filter((e) => e.code === DUPLICATE_KEY).length; // $sample may return a document twice
+  const refused = loaded.errors.filter((e) => e.code !== DUPLICATE_KEY);
+  if (loaded.n === 0) {
+    return notRun(`The server accepted none of the ${formatNumber(copies.length)} copied documents into a scratch collection without a validator, so nothing was measured.`, describeWriteError(refused[0]));
+  }
+  const passing = await commandCursor(s.adapter, s.db, { find: PLAIN, filter: target.validator, limit: loaded.n, batchSize: loaded.n }, { limit: loaded.n, maxTimeMS: 30_000 });
   await s.drop(PLAIN);
   await s.create(PLAIN);
   if (passing.length === 0) {
-    await s.drop(PLAIN);
-    await s.drop(CHECKED);
-    return notRun(`None of the ${formatNumber(docs.length)} copied documents passes ${target.what}, so every insert would be rejected and nothing comparable could be timed.`);
+    return notRun(`None of the ${formatNumber(loaded.n)} copied documents passes ${target.what} (used as a query filter on scratch), so every insert would be rejected and nothing comparable could be timed.`);
   }
+
   const batch = passing.slice(0, INSERT_BATCH);
-  const insert = (coll: string) => async (): Promise<void> => {
-    const n = await insertAll(ctx, coll, batch);
-    if (n !== batch.length) throw new Error(`the server accepted ${n} of ${batch.length} documents that pass the validator`);
+  const empty = (coll: string) => async (): Promise<void> => {
+    await write(ctx, { delete: coll, deletes: [{ q: {}, limit: 0 }] });
   };
-  const [insWith, insWithout] = await alternate(
+  const insert = (coll: string, where: string) => async (): Promise<void> => {
+    const w = await insertAll(ctx, coll, batch, perBatch);
+    if (w.n !== batch.length) throw new Refused(`inserting copied documents that pass the validator (as a query filter) into the scratch collection ${where}`, w.n, batch.length, w.errors[0]);
+  };
+  const [insWith, insWithout] = await alternateWithReset(
     ctx.budget.slice(0.5),
-    { label: `insert ${formatNumber(batch.length)} docs, with the validator`, run: insert(CHECKED) },
-    { label: `insert ${formatNumber(batch.length)} docs, without`, run: insert(PLAIN) },
+    { label: `insert ${formatNumber(batch.length)} docs, with the validator`, reset: empty(CHECKED), run: insert(CHECKED, 'with the validator') },
+    { label: `insert ${formatNumber(batch.length)} docs, without`, reset: empty(PLAIN), run: insert(PLAIN, 'without it') },
+    PLAN,
   );
 
-  const n = Math.min(UPDATE_BATCH, passing.length);
-  const idsWith = await ids(ctx, CHECKED, n);
-  const idsWithout = await ids(ctx, PLAIN, n);
-  const rounds = new Map<string, number>();
-  const update = (coll: string, targets: unknown[]) => async (): Promise<void> => {
-    const t = (rounds.get(coll) ?? 0) + 1;
-    rounds.set(coll, t);
-    // replace each document by another document that passes: a real change the validator must check
-    const updates = targets.map((id, i) => ({ q: { _id: id }, u: passing[(i + t) % passing.length] as Doc }));
-    await s.command({ update: coll, updates, ordered: false });
-  };
-  const [updWith, updWithout] = await alternate(
-    ctx.budget.slice(1),
-    { label: `replace ${formatNumber(idsWith.length)} docs, with the validator`, run: update(CHECKED, idsWith) },
-    { label: `replace ${formatNumber(idsWithout.length)} docs, without`, run: update(PLAIN, idsWithout) },
-  );
-  await s.drop(PLAIN);
-  await s.drop(CHECKED);
+  // Both collections now hold `batch`. Replace some of them by other passing documents: a real change the validator
+  // must check. The replacement has no _id (the target keeps its own); with two or more distinct documents each
+  // round changes every target (round t gives target i the contents of document i + t).
+  const replacements = passing.map(withoutId);
+  const targets = batch.slice(0, UPDATE_BATCH).map((d) => d._id);
+  const tally = { sent: 0, unchanged: 0 };
+  let updates: [Timed, Timed] | null = null;
+  if (replacements.length >= 2) {
+    const update = (coll: string, where: string) => {
+      let round = 0;
+      return async (): Promise<void> => {
+        round++;
+        const all = targets.map((id, i) => ({ q: { _id: id }, u: replacements[(i + round) % replacements.length] as Doc }));
+        for (let i = 0; i < all.length; i += perBatch) {
+          const part = all.slice(i, i + perBatch);
+          const w = await write(ctx, { update: coll, updates: part, ordered: false });
+          if (w.errors.length > 0 || w.n !== part.length) throw new Refused(`replacing copied documents by other passing ones in the scratch collection ${where}`, w.n, part.length, w.errors[0]);
+          tally.sent += part.length;
+          tally.unchanged += part.length - w.nModified;
+        }
+      };
+    };
+    updates = await alternate(
+      ctx.budget.slice(1),
+      { label: `replace ${formatNumber(targets.length)} docs, with the validator`, run: update(CHECKED, 'with the validator') },
+      { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
+      PLAN,
+    );
+  }
 
-  const measurements = [insWith, insWithout, updWith, updWithout].map((t: Timed) => toMeasurement(t));
+  const timed: Timed[] = [insWith, insWithout, ...(updates ?? [])];
+  const measurements = timed.map((t) => toMeasurement(t));
   const insRatio = ratioOf('insert time, with / without the validator', insWith, insWithout);
-  const updRatio = ratioOf('update time, with / without the validator', updWith, updWithout);
   const ins = describeCost(insRatio, o.noiseRatio);
-  const upd = describeCost(updRatio, o.noiseRatio);
-  const complete = insWith.complete && insWithout.complete && updWith.complete && updWithout.complete;
-  const skipped = docs.length - passing.length;
-  const summary =
-    `With ${target.what} kept by the server (read back from listCollections): inserting ${formatNumber(batch.length)} copied documents took ${fmtRatio(insRatio)} as long as without it, ${ins.text}; ` +
-    `replacing ${formatNumber(idsWith.length)} documents took ${fmtRatio(updRatio)}, ${upd.text}.` +
-    `${skipped > 0 ? ` ${formatNumber(skipped)} of the ${formatNumber(docs.length)} copied documents fail the validator and were left out.` : ''}` +
-    ' The field report (YCSB, 10M documents) also found validator cost within noise.' +
-    `${complete ? '' : ' The time budget ran out before five trials of each.'}`;
-  const verdicts = [ins.verdict, upd.verdict];
+  const updRatio = updates ? ratioOf('update time, with / without the validator', updates[0], updates[1]) : null;
+  const upd = updRatio ? describeCost(updRatio, o.noiseRatio) : null;
+  const complete = timed.every((t) => t.complete);
+  const verdicts = [ins.verdict, ...(upd ? [upd.verdict] : [])];
   const status = !complete ? 'inconclusive' : verdicts.includes('costly') ? 'refuted' : verdicts.every((v) => v === 'negligible') ? 'supported' : 'inconclusive';
-  return { status, summary, ratio: insRatio, measurements };
+
+  const failing = loaded.n - passing.length;
+  const parts = [
+    `With ${target.what} set to "strict"/"error" on a scratch collection and kept by the server (read back from listCollections): ` +
+      `inserting ${formatNumber(batch.length)} copied documents took ${fmtRatio(insRatio)} as long as without it, ${ins.text}` +
+      (updRatio && upd ? `; replacing ${formatNumber(targets.length)} of them by other copied documents took ${fmtRatio(updRatio)}, ${upd.text}.` : '.'),
+  ];
+  if (!updates) parts.push('Updates were not timed: only one copied document passes the validator, so replacing a document by another would change nothing.');
+  if (failing > 0) parts.push(`${formatNumber(failing)} of the ${formatNumber(loaded.n)} copied documents fail the validator and were left out.`);
+  if (duplicates > 0) parts.push(`$sample returned ${formatNumber(duplicates)} of the documents twice; each was copied once.`);
+  if (refused.length > 0) parts.push(`The server refused ${formatNumber(refused.length)} copies even without the validator (${describeWriteError(refused[0])}); they were left out.`);
+  if (tally.unchanged > 0) parts.push(`${formatNumber(tally.unchanged)} of the ${formatNumber(tally.sent)} replacements sent left the document as it was (identical fields), so the server had nothing to write or validate for them.`);
+  parts.push(
+    status === 'supported'
+      ? 'The field report (YCSB, 10M documents) also found validator cost within noise.'
+      : verdicts.includes('costly')
+        ? 'The field report (YCSB, 10M documents) found validator cost within noise; this run did not.'
+        : 'The field report (YCSB, 10M documents) found validator cost within noise.',
+  );
+  if (!complete) parts.push('The time budget ran out before five timed trials of each, so the result is inconclusive.');
+  return { status, summary: parts.join(' '), ratio: insRatio, measurements };
 }
