@@ -1,9 +1,10 @@
+import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/core/options';
 import type { CollectionSnapshot, FieldProfile, Snapshot, ValidatorDryRun } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
-import { describeCost } from './confirm';
+import { describeCost, withIds } from './confirm';
 import { analyze } from '../../src/core/runner';
 import rule from './index';
 import { type ValidatorOptions, ShellCode, plainSchema, proposeSchema, shellLiteral } from './propose';
@@ -85,6 +86,11 @@ ruleTester(rule, {
       name: 'moderate with nothing failing: switch to strict',
       snapshot: snapshotOf([validated('moderate', 'error', {})]),
       expect: [{ messageId: 'readyForError', messageIncludes: 'validationLevel "moderate"' }],
+    },
+    {
+      name: 'moderate + error with failing documents: fix them, then strict (the action is already error)',
+      snapshot: snapshotOf([validated('moderate', 'error', { serverViolators: 12 })]),
+      expect: [{ messageId: 'violations', severity: 'info', messageIncludes: '12 documents of 100,000 (counted on the server) fail the validator ("moderate", action "error")' }],
     },
     {
       name: 'warn action and failing documents: info with paths',
@@ -187,10 +193,36 @@ describe('validator proposal', () => {
 
 describe('validator cost wording', () => {
   it('says "within noise" whenever the interval includes 1', () => {
-    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1)).toEqual({ text: 'within noise', verdict: 'negligible' });
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1)).toEqual({ text: 'within noise', verdict: 'negligible' });
     expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1)).toEqual({ text: 'at most 8% slower', verdict: 'negligible' });
     expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1)).toEqual({ text: '40% slower', verdict: 'costly' });
-    expect(describeCost({ label: '', median: 1.1, low: 1.05, high: 1.2 }, 1.1).verdict).toBe('unclear');
+    expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1)).toEqual({ text: '55% slower, though possibly by no more than the 10% noise allowance', verdict: 'unclear' });
+  });
+
+  it('a wide interval that includes 1 is within noise but not shown negligible (it reaches past noiseRatio)', () => {
+    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1)).toEqual({ text: 'within noise, but the interval reaches 143% slower', verdict: 'unclear' });
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1).verdict).toBe('unclear');
+  });
+});
+
+describe('validator confirmation copies', () => {
+  it('keep their own _id (value and BSON type) and get a client-side ObjectId only when they have none', () => {
+    const made: unknown[] = [];
+    const objectId = (): unknown => {
+      const id = new ObjectId();
+      made.push(id);
+      return id;
+    };
+    const oid = new ObjectId();
+    const docs = [{ _id: 'user-1', a: 1 }, { _id: oid, a: 2 }, { _id: 7, a: 3 }, { a: 4 }];
+    const out = withIds(docs, objectId);
+    expect(out.slice(0, 3)).toEqual(docs.slice(0, 3));
+    expect(out[0]?._id).toBe('user-1');
+    expect(out[1]?._id).toBe(oid);
+    expect(made).toHaveLength(1);
+    expect(out[3]).toEqual({ _id: made[0], a: 4 });
+    expect(Object.keys(out[3] ?? {})[0]).toBe('_id');
+    expect(docs[3]).toEqual({ a: 4 }); // the shared source copy is not changed
   });
 });
 
@@ -199,5 +231,29 @@ describe('validator: too few documents to propose one', () => {
     const out = analyze(snapshotOf([orders({}, { _id: { present: 5, types: { objectId: 5 } }, a: { present: 5, types: { int: 5 } } })]), { only: ['validator'] }, [rule]);
     expect(out.findings).toEqual([]);
     expect(out.notes).toEqual([]);
+  });
+});
+
+describe('validator: advice for failing documents under a validator that is not strict + error', () => {
+  const rec = (level: string, action: string, dry: Partial<ValidatorDryRun>) =>
+    runRule(rule, snapshotOf([validated(level, action, dry)])).find((f) => f.messageId === 'violations')?.recommendation;
+
+  it('moderate + error: fix them, then validationLevel strict (never "switch to error" when it already is)', () => {
+    const r = rec('moderate', 'error', { serverViolators: 12 });
+    expect(r?.action).toBe('fix the failing documents, then switch to validationLevel "strict"');
+    expect(r?.reason).toContain('"moderate" lets updates to these documents through without checking them');
+    expect(r?.reason).not.toContain('switch to error');
+  });
+
+  it('strict + warn: fix them, then validationAction error', () => {
+    const r = rec('strict', 'warn', { serverViolators: 7 });
+    expect(r?.action).toBe('fix the failing documents, then switch to validationAction "error"');
+    expect(r?.reason).toContain('"warn" only logs invalid writes');
+  });
+
+  it('moderate + warn: both, and a sample-only count says to count the whole collection', () => {
+    const r = rec('moderate', 'warn', { serverViolators: null, violations: 3, byPath: { year: 3 } });
+    expect(r?.action).toBe('fix the failing documents, then switch to validationAction "error" and validationLevel "strict"');
+    expect(r?.reason).toContain('The count is from the sample: count the whole collection first.');
   });
 });

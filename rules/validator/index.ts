@@ -76,6 +76,14 @@ function byPathText(byPath: Record<string, number>, max = 8): string {
   return `${shown.join(', ')}${entries.length > max ? `, and ${entries.length - max} more` : ''}`;
 }
 
+/** Why failing documents must be fixed before tightening a validator that is not both "strict" and rejecting. */
+function nextStep(level: string, action: string): string {
+  const warns = action === 'warn';
+  if (level === 'moderate' && warns) return 'Today "warn" only logs invalid writes and "moderate" does not check updates to these documents at all; with "strict" and "error", any update to one of them is rejected unless it makes it valid.';
+  if (level === 'moderate') return '"moderate" lets updates to these documents through without checking them; with "strict", any update to one of them is rejected unless it makes it valid.';
+  return '"warn" only logs invalid writes; with "error", any update to one of these documents is rejected unless it makes it valid.';
+}
+
 interface Count {
   /** Known number of failing documents (server) or failing sampled documents; null when unknown. */
   failing: number | null;
@@ -157,8 +165,8 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
           commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
         }
       : {
-          action: 'fix the failing documents, then switch to error',
-          reason: `Until they pass, "error" would reject updates to them${level === 'moderate' ? ' (moderate already lets them through)' : ''}. List them by _id:`,
+          action: `fix the failing documents, then switch to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
+          reason: `${nextStep(level, action)}${count.whole ? '' : ' The count is from the sample: count the whole collection first.'} List them by _id:`,
           commands: [findViolators(c)],
         };
     report({

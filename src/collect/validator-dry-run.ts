@@ -71,7 +71,7 @@ export async function collectValidatorDryRun(ctx: CollectionCollectorContext): P
     } catch (err) {
       const e = asServerError(err);
       run.serverReason = e.code === 50 || e.codeName === 'MaxTimeMSExpired'
-        ? `the server-side count stopped at maxTimeMS (${maxTimeMS} ms); raise it with --max-time-ms to count every document`
+        ? `the server-side count stopped at maxTimeMS (${maxTimeMS} ms); raise it (--max-time-ms on the CLI, { maxTimeMS } in mongosh) to count every document`
         : `the server-side count failed: ${describeServerError(err)}`;
     }
   }
