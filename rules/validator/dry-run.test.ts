@@ -53,6 +53,15 @@ describe('validator dry run (ajv over host BSON values)', () => {
     expect(r.byPath).toEqual({ n: 1 });
   });
 
+  it('Decimal128 values are numbers for minimum, maximum, exclusiveMaximum, multipleOf, and equal to 5 in an enum (MongoDB; SecantusDB skips them)', () => {
+    const five = Decimal128.fromString('5');
+    const schema = { properties: { min: { minimum: 10 }, max: { maximum: 5, exclusiveMaximum: true }, mult: { multipleOf: 2 }, e: { enum: [5] } } };
+    const r = dryRunSample(schema, [], [{ min: five, max: five, mult: five, e: five }, { min: Decimal128.fromString('10'), max: Decimal128.fromString('4.5'), mult: Decimal128.fromString('4'), e: new Long(5) }]);
+    expect(r.byPath).toEqual({ min: 1, max: 1, mult: 1 });
+    expect(r.violations).toBe(1);
+    expect(r.unsupportedKeywords).toEqual([]);
+  });
+
   it('says which whole-number checks it could not decide (int vs double)', () => {
     const r = dryRunSample({ properties: { price: { bsonType: 'double' } } }, [], [{ price: 10 }, { price: 10.5 }]);
     expect(r.violations).toBe(0);

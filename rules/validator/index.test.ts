@@ -116,6 +116,15 @@ ruleTester(rule, {
       expect: [{ messageId: 'partialCheck', messageIncludes: 'encrypt at ssn' }, { messageId: 'partialCheck', messageIncludes: 'On the server, 0 documents of 100,000 fail the whole validator.' }],
     },
     {
+      name: 'the sample fails more documents than the server counts: the disagreement is named, the advice follows the server',
+      snapshot: snapshotOf([validated('strict', 'warn', { serverViolators: 0, violations: 2, byPath: { year: 2 } })]),
+      expect: [
+        { messageId: 'countsDisagree', severity: 'info', messageIncludes: 'finds 2 of 200 sampled documents failing the validator, but the server counts only 0 documents failing it' },
+        { messageId: 'countsDisagree', messageIncludes: 'Failing paths in the sample: `year` (2).' },
+        { messageId: 'readyForError', messageIncludes: 'counted on the server' },
+      ],
+    },
+    {
       name: 'no validator: proposal with required fields and a gap',
       snapshot: snapshotOf([orders()]),
       expect: [{ messageId: 'missing', severity: 'info', messageIncludes: 'required but missing from some sampled documents: `email` (1)' }],

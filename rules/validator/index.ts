@@ -136,6 +136,17 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
     report({ messageId: 'partialCheck', severity: 'info', target, data: { list: [...d.unsupportedKeywords, ...d.undecided].join('; '), server: serverPart }, evidence });
   }
 
+  if (d && d.serverViolators !== null && d.violations > d.serverViolators) {
+    // the sample is part of the collection: more failing sampled documents than failing documents overall is a disagreement
+    report({
+      messageId: 'countsDisagree',
+      severity: 'info',
+      target,
+      data: { sample: `${formatNumber(d.violations)} of ${plural(d.checked, 'sampled document')}`, server: plural(d.serverViolators, 'document'), paths: pathsSentence },
+      evidence,
+    });
+  }
+
   if (level === 'off') {
     const clean = count.failing === 0;
     report({
@@ -282,6 +293,8 @@ export default defineRule<ValidatorOptions>({
       violationsUnknown: 'The validator runs as {{current}}, and how many documents fail it is unknown.',
       notChecked: 'The sample was not checked against the validator in-process: {{reason}}.{{server}}',
       partialCheck: 'The in-process check of the sample left out what it cannot evaluate: {{list}}.{{server}}',
+      countsDisagree:
+        "The in-process check finds {{sample}} failing the validator, but the server counts only {{server}} failing it in the whole collection: the server and the advisor's reading of $jsonSchema (MongoDB's documented semantics) judge some values differently, or the documents changed between the sample and the count. The advice follows the server's count, since the server is what enforces the validator.{{paths}}",
     },
     options: validatorOptionsSchema,
     requires: { capabilities: [] },

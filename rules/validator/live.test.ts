@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { Decimal128, Int32, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
 import { describeServerError } from '../../src/adapters/types';
@@ -39,6 +39,9 @@ describe('validator (live)', () => {
     if (keepsValidators) {
       // documents first, then the validator (strict, error): 5 of 60 fail it on `age`
       await db.collection('members').insertMany(Array.from({ length: 60 }, (_, i) => ({ name: `m${i}`, age: i < 5 ? `${SECRET}` : 30 + i })));
+      // 30 whole-number prices, then 3 Decimal128 prices over the validator's maximum (warn: nothing is rejected)
+      await db.collection('prices').insertMany([...Array.from({ length: 30 }, (_, i) => ({ price: new Int32(10 + i) })), ...Array.from({ length: 3 }, () => ({ price: Decimal128.fromString('150.5') }))]);
+      await db.command({ collMod: 'prices', validator: { $jsonSchema: { properties: { price: { bsonType: 'number', maximum: 100 } } } }, validationLevel: 'strict', validationAction: 'warn' });
       await db.command({ collMod: 'members', validator: { $jsonSchema: { bsonType: 'object', required: ['name', 'age'], properties: { name: { bsonType: 'string' }, age: { bsonType: 'int', minimum: 0 } } } }, validationLevel: 'strict', validationAction: 'error' });
     } else {
       console.log(`[validator live] ${kind}: no validators (${why}); the dry run and violation tests are skipped, the proposal and the not-run confirmation are tested`);
@@ -153,5 +156,30 @@ describe('validator (live)', () => {
     expect(['supported', 'refuted', 'inconclusive'], k?.summary).toContain(k?.status);
     expect(k?.summary).not.toMatch(/refused|None of the/);
     if (run.where) await expectScratchDropped(client, run.where);
+  });
+
+  // MongoDB documents minimum/maximum/multipleOf for numbers, Decimal128 included (bsonType "number" covers it);
+  // SecantusDB's $jsonSchema skips Decimal128 values for them, so its count misses such documents. The advisor's
+  // in-process check follows MongoDB, and when the server counts fewer failing documents than the sample shows, the
+  // report says the two disagree (the advice still follows the server, which enforces the validator).
+  it('counts Decimal128 values against maximum in-process as MongoDB documents it, and names a server count that disagrees', async (ctx) => {
+    if (!keepsValidators) {
+      console.log(`[validator live] skipped on ${kind}: ${why}`);
+      ctx.skip(why);
+    }
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['prices'], sampleSize: 33 });
+    const dry = snap.databases[0]?.collections[0]?.validatorDryRun;
+    expect(dry).toMatchObject({ checked: 33, violations: 3, byPath: { price: 3 } });
+    const findings = runRule(rule, snap);
+    const disagree = findings.find((f) => f.messageId === 'countsDisagree');
+    console.log(`[validator live] ${kind}: Decimal128 150.5 against maximum 100: the server counts ${String(dry?.serverViolators)} of 3 failing${dry?.serverViolators === 3 ? ' (as MongoDB documents)' : ' (MongoDB documents 3: the server skips Decimal128 for maximum)'}`);
+    if (dry?.serverViolators === 3) {
+      expect(disagree).toBeUndefined();
+      expect(findings.find((f) => f.messageId === 'violations')?.message).toContain('3 documents of 33 (counted on the server) fail the validator');
+    } else {
+      expect(dry?.serverViolators).toBeLessThan(3);
+      expect(disagree?.message).toContain(`finds 3 of 33 sampled documents failing the validator, but the server counts only ${String(dry?.serverViolators)}`);
+      expect(disagree?.message).toContain('`price` (3)');
+    }
   });
 });
