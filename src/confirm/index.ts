@@ -86,7 +86,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
         const interrupted = opts.signal?.aborted === true;
         f.confirmation = {
           status: interrupted ? 'not-run' : 'error',
-          summary: interrupted ? 'Interrupted before the measurement finished.' : `The experiment failed: ${describeServerError(err)}`,
+          summary: interrupted ? 'Interrupted before the measurement finished.' : `${describeServerError(err)}; nothing was measured.`,
           measurements: [],
           where: scratch.where,
           durationMs: performance.now() - started,
