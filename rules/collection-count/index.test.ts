@@ -222,4 +222,27 @@ describe('tenant name patterns', () => {
     );
     expect(dataHandlesFrom(serverStatus(31), { flavor: 'mongodb', storageEngine: 'wiredTiger' }).dataHandles).toEqual({ active: 31, sweeps: 4321, closedBySweep: 120 });
   });
+
+  it('reads the figures from the section the reply carries, not from the engine it names', () => {
+    // SecantusDB 0.7 (reports MongoDB 8.2.11): serverStatus names storageEngine wiredTiger but has no wiredTiger
+    // section, where MongoDB's manual documents serverStatus().wiredTiger on WiredTiger servers. Keys as that server sent them.
+    const secantus = { host: 'secantus', version: '8.2.11', storageEngine: { name: 'wiredTiger', supportsCommittedReads: true, persistent: false }, ok: 1 };
+    const r = dataHandlesFrom(secantus, { flavor: 'mongodb', storageEngine: 'wiredTiger' });
+    expect(r.dataHandles).toBeNull();
+    expect(r.dataHandlesReason).toBe('the server reports storage engine wiredTiger but its serverStatus has no wiredTiger section, so the data-handle figures could not be read');
+    expect(r.dataHandlesReason).not.toMatch(/not WiredTiger/);
+    // a wiredTiger section without the data-handle figures says which part is missing
+    expect(dataHandlesFrom({ ...secantus, wiredTiger: { cache: {} } }, { flavor: 'mongodb', storageEngine: 'wiredTiger' }).dataHandlesReason).toContain('no "data-handle" section');
+    expect(dataHandlesFrom({ ok: 1 }, { flavor: 'ferretdb', storageEngine: null }).dataHandlesReason).toContain('FerretDB has no WiredTiger');
+  });
+
+  it('says data handles were not read, with the reason, in the deployment warning', () => {
+    const inv = inventory({
+      totals: { databases: 1, collections: 12_000, views: 0, timeseries: 0, indexes: 24_000 },
+      ...dataHandlesFrom({ storageEngine: { name: 'wiredTiger' }, ok: 1 }, { flavor: 'mongodb', storageEngine: 'wiredTiger' }),
+    });
+    const [f] = runRule(rule, snap(inv)).filter((x) => x.messageId === 'manyInDeployment');
+    expect(f?.message).toContain('data handles not read: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger section');
+    expect(f?.evidence.dataHandlesActive).toBeNull();
+  });
 });

@@ -131,17 +131,26 @@ function num(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Data-handle figures from a serverStatus reply (documented field names), or the reason there are none. */
+/**
+ * Data-handle figures from a serverStatus reply (documented field names), or the reason there are none. Decided by
+ * the section the reply carries, not by the engine's name: a server may name WiredTiger and still not report it.
+ */
 export function dataHandlesFrom(status: Doc, server: Pick<Snapshot['server'], 'flavor' | 'storageEngine'>): Pick<DeploymentInventory, 'dataHandles' | 'dataHandlesReason'> {
   const wt = status.wiredTiger as Doc | undefined;
   if (!wt) {
-    const engine = (status.storageEngine as Doc | undefined)?.name ?? server.storageEngine;
-    const what = server.flavor === 'ferretdb' ? 'FerretDB has no WiredTiger' : `the storage engine is ${typeof engine === 'string' ? engine : 'not reported'}, not WiredTiger`;
-    return { dataHandles: null, dataHandlesReason: `serverStatus has no wiredTiger section (${what}), so there are no data-handle figures` };
+    const named = (status.storageEngine as Doc | undefined)?.name ?? server.storageEngine;
+    const engine = typeof named === 'string' && named !== '' ? named : null;
+    let why: string;
+    if (server.flavor === 'ferretdb') why = 'serverStatus has no wiredTiger section (FerretDB has no WiredTiger), so there are no data-handle figures';
+    else if (engine === 'wiredTiger') why = 'the server reports storage engine wiredTiger but its serverStatus has no wiredTiger section, so the data-handle figures could not be read';
+    else if (engine) why = `serverStatus has no wiredTiger section (the storage engine is ${engine}, not WiredTiger), so there are no data-handle figures`;
+    else why = 'serverStatus names no storage engine and has no wiredTiger section, so there are no data-handle figures';
+    return { dataHandles: null, dataHandlesReason: why };
   }
   const dh = wt['data-handle'] as Doc | undefined;
   const active = num(dh?.['connection data handles currently active']);
-  if (!dh || active === null) return { dataHandles: null, dataHandlesReason: 'serverStatus().wiredTiger has no "data-handle" section on this server version' };
+  if (!dh) return { dataHandles: null, dataHandlesReason: 'serverStatus().wiredTiger has no "data-handle" section, so the data-handle figures could not be read' };
+  if (active === null) return { dataHandles: null, dataHandlesReason: 'serverStatus().wiredTiger["data-handle"] has no "connection data handles currently active" figure, so the data-handle figures could not be read' };
   return { dataHandles: { active, sweeps: num(dh['connection sweeps']), closedBySweep: num(dh['connection sweep dhandles closed']) } };
 }
 
