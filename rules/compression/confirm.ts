@@ -40,8 +40,10 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
     const applied = refused ? null : compressorOf(await s.collStats(name));
     if (refused || applied !== codecs[i]) {
       for (const n of names) await s.drop(n);
-      const noWt = ctx.snapshot.server.flavor === 'ferretdb' ? ' (FerretDB has no WiredTiger)' : '';
-      const why = refused ?? (applied === null ? `the server reports no WiredTiger creationString${noWt}` : `the server created it with block_compressor=${applied}`);
+      const server = ctx.snapshot.server;
+      const engine = server.flavor === 'ferretdb' ? ' (FerretDB has no WiredTiger)' : server.storageEngine === 'wiredTiger' ? ', although the server reports storage engine wiredTiger' : '';
+      const unread = `its $collStats storageStats carry no wiredTiger.creationString, so the compressor it got cannot be read back${engine}`;
+      const why = refused ?? (applied === null ? unread : `the server created it with block_compressor=${applied}`);
       return { status: 'not-run', summary: `Not measured: a scratch collection asked for block_compressor=${codecs[i] as string}, but ${why}.`, reason: why, measurements: [] };
     }
   }

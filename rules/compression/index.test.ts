@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectId } from 'bson';
-import { BLOCK_BYTES, measureCompressibility, serializeDocs, toBlocks } from '../../src/collect/compressibility';
-import type { CollectionSnapshot, Compressibility } from '../../src/core/types';
+import { BLOCK_BYTES, measureCompressibility, noteCompressionSupport, serializeDocs, toBlocks } from '../../src/collect/compressibility';
+import type { SnapshotCollectorContext } from '../../src/collect/extras';
+import type { CollectionSnapshot, Compressibility, Snapshot } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import { compressorOf } from './confirm';
@@ -157,5 +158,49 @@ describe('compressibility of a sample', () => {
 
   it('measures nothing without documents', async () => {
     expect(await measureCompressibility([])).toBeNull();
+  });
+});
+
+describe('compression: what could not be read goes to the notes', () => {
+  const noteOf = async (s: Snapshot): Promise<string[]> => {
+    await noteCompressionSupport({ snapshot: s } as SnapshotCollectorContext);
+    return s.notes.map((n) => n.message);
+  };
+
+  it('a server naming wiredTiger whose $collStats carries no creationString: said, with the collection, and no advice', async () => {
+    // SecantusDB 0.7 (reports MongoDB 8.2.11, serverStatus storageEngine.name "wiredTiger") answers $collStats with
+    // storageStats {size: 0, count, avgObjSize: 0, storageSize: 0, indexSizes, totalIndexSize: 0, nindexes} and no
+    // wiredTiger section, where the manual's $collStats output carries storageStats.wiredTiger.creationString.
+    const s = snap(collectionOf('logs', { stats: { count: 600, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 1, blockCompressor: null }, compressibility: comp(400_000, 280_000, 250_000) }), null);
+    expect(await noteOf(s)).toEqual([
+      "compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for the one collection with documents (app.logs), so the block compressor could not be read; no compression advice for it (the sample's compressibility was still measured and is in the snapshot)",
+    ]);
+    expect(runRule(rule, s)).toEqual([]);
+  });
+
+  it('names the collections whose compressor could not be read when others could', async () => {
+    const s = snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000)));
+    s.databases[0]?.collections.push(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }));
+    expect(await noteOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for 1 of 2 collections with documents (app.logs), so the block compressor could not be read; no compression advice for it']);
+  });
+
+  it('compressor read but no cache figure in serverStatus: ratios alone, and why', async () => {
+    expect(await noteOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null))).toEqual([
+      'compression: serverStatus has no wiredTiger.cache["maximum bytes configured"], so the WiredTiger cache size is unknown; compression is judged on ratios alone',
+    ]);
+    const refused = snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null);
+    refused.server.storageEngine = null;
+    expect((await noteOf(refused))[0]).toContain('serverStatus could not be read (it needs the clusterMonitor role)');
+  });
+
+  it('another engine or FerretDB: block compressors do not apply', async () => {
+    const s = snap(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), null);
+    s.server.flavor = 'ferretdb';
+    s.server.storageEngine = null;
+    expect(await noteOf(s)).toEqual(['compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice']);
+  });
+
+  it('every compressor read and a cache known: nothing to say', async () => {
+    expect(await noteOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB)))).toEqual([]);
   });
 });

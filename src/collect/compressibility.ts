@@ -164,21 +164,40 @@ export async function collectCompressibility(ctx: CollectionCollectorContext): P
   }
 }
 
-/** Snapshot collector: one line when block compressors do not apply to this server. */
+const MAX_NAMES = 5;
+
+/**
+ * Snapshot collector: one line when block compressors do not apply to this server, or could not be read. Decided by
+ * what $collStats returned (a WiredTiger creationString naming the block_compressor), not by the engine's name: a
+ * server may name wiredTiger and still not report it.
+ */
 export async function noteCompressionSupport(ctx: SnapshotCollectorContext): Promise<void> {
   const { server } = ctx.snapshot;
-  if (server.storageEngine === 'wiredTiger') return;
-  const compressors = ctx.snapshot.databases.some((d) => d.collections.some((c) => c.stats?.blockCompressor));
-  if (server.flavor === 'mongodb' && server.storageEngine === null) {
-    if (server.cacheBytes === null && compressors) {
-      ctx.snapshot.notes.push({ level: 'info', message: 'compression: serverStatus could not be read (it needs the clusterMonitor role), so the WiredTiger cache size is unknown; compression is judged on ratios alone' });
-    }
-    if (compressors) return;
+  const notes = ctx.snapshot.notes;
+  // collections whose $collStats answered and counted documents: those a block compressor applies to
+  const withDocs = ctx.snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection' && c.stats !== null && c.stats.count > 0);
+  const read = withDocs.filter((c) => c.stats?.blockCompressor);
+  const unread = withDocs.filter((c) => !c.stats?.blockCompressor);
+  const still = (cs: readonly { compressibility?: unknown }[]): string => (cs.some((c) => c.compressibility) ? " (the sample's compressibility was still measured and is in the snapshot)" : '');
+  const otherEngine = server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
+  if (otherEngine || (server.storageEngine === null && read.length === 0)) {
+    const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
+    notes.push({ level: 'skipped', message: `compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}` });
+    return;
   }
-  const measured = ctx.snapshot.databases.some((d) => d.collections.some((c) => c.compressibility));
-  const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
-  ctx.snapshot.notes.push({
-    level: 'skipped',
-    message: `compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${measured ? ' (the sample\'s compressibility was still measured and is in the snapshot)' : ''}`,
-  });
+  if (unread.length > 0) {
+    const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');
+    const which = unread.length === withDocs.length ? `${withDocs.length === 1 ? 'the one collection' : `any of the ${withDocs.length} collections`} with documents (${names})` : `${unread.length} of ${withDocs.length} collections with documents (${names})`;
+    const engine = server.storageEngine === 'wiredTiger' ? 'the server reports storage engine wiredTiger but ' : '';
+    notes.push({
+      level: 'skipped',
+      message: `compression: ${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}`,
+    });
+  }
+  if (read.length > 0 && server.cacheBytes === null) {
+    const why = server.storageEngine === null
+      ? 'serverStatus could not be read (it needs the clusterMonitor role)'
+      : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
+    notes.push({ level: 'info', message: `compression: ${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone` });
+  }
 }
