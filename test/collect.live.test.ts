@@ -66,7 +66,31 @@ describe('collect (live)', () => {
     if (snap.server.capabilities.sample.supported !== true) {
       expect(mixed?.sample.random).toBe(false);
       expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(true);
+    } else {
+      expect(mixed?.sample.random).toBe(true);
+      expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
     }
+  });
+
+  it('gives sizes $collStats measured, and never a size it did not measure as 0 B', async () => {
+    // What the server proves it reports, read with the test's own client.
+    const [row] = await client.db(DB).collection('posts').aggregate([{ $collStats: { storageStats: {} } }]).toArray();
+    const st = (row?.storageStats ?? {}) as { size?: unknown; storageSize?: unknown; indexSizes?: Record<string, unknown> };
+    const measured = Number(st.size ?? 0) > 0 || Number(st.storageSize ?? 0) > 0;
+    const r = await check(adapter, { db: DB, collections: ['posts'], confirm: false });
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['posts'] });
+    const posts = snap.databases[0]?.collections[0];
+    console.log(`[collect live] posts: $collStats size ${String(st.size)}, storageSize ${String(st.storageSize)}, indexSizes ${JSON.stringify(st.indexSizes ?? null)}`);
+    for (const ix of posts?.indexes ?? []) {
+      if (Number(st.indexSizes?.[ix.name] ?? 0) > 0) expect(ix.sizeBytes).toBeGreaterThan(0);
+      else expect(ix.sizeBytes).toBeNull();
+    }
+    const note = snap.notes.find((n) => n.message.startsWith('storage sizes were not read'));
+    if (measured) expect(note).toBeUndefined();
+    else expect(note?.message).toBe('storage sizes were not read (1 collection: posts): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B');
+    // the rules that print sizes (index-usage, compression) never print an unmeasured 0 B
+    const texts = [...r.findings.filter((f) => ['index-usage', 'compression'].includes(f.ruleId)).map((f) => f.message), ...r.notes.map((n) => n.message).filter((m) => /^(index-usage|compression):/.test(m))];
+    expect(texts.filter((t) => /(^|[^.\d])0 B\b/.test(t))).toEqual([]);
   });
 
   it('says an empty collection was not sampled', async () => {

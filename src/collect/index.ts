@@ -162,6 +162,14 @@ export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): P
       message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${server.capabilities.sample.evidence})`,
     });
   }
+  const unsized = collections.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
+  if (unsized.length > 0) {
+    notes.push({
+      level: 'skipped',
+      target: { db: opts.db },
+      message: `storage sizes were not read (${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${unsized.slice(0, 5).map((c) => c.name).join(', ')}${unsized.length > 5 ? ', …' : ''}): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B`,
+    });
+  }
   const listedCollections = { [opts.db]: all.map((c) => ({ name: c.name, type: c.type })) };
   for (const collector of snapshotCollectors) {
     await collector({ adapter, snapshot, maxTimeMS, options: opts, serverStatus, listedCollections, ...(databaseNames ? { databaseNames } : {}) });
@@ -256,6 +264,8 @@ async function collectCollection(
       const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
       for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
     }
+    // An index of a collection with documents never takes 0 bytes: such a figure was not measured, so it stays unknown.
+    if (snap.stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
     if (server.capabilities.collStats.supported !== true) server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${db}.${c.name}` };
   } catch (err) {
     server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${describeServerError(err)}` };
