@@ -106,7 +106,7 @@ export function prefixPairs(c: CollectionSnapshot): PrefixPair[] {
   return out;
 }
 
-export type UsageStatus = 'used' | 'unused' | 'kept' | 'tooRecent' | 'unknown';
+export type UsageStatus = 'used' | 'unused' | 'kept' | 'tooRecent' | 'unreadable' | 'unknown';
 
 export interface IndexUsage {
   index: IndexSnapshot;
@@ -118,6 +118,8 @@ export interface IndexUsage {
   youngestHost: string | null;
   /** For kept: why an index with no recorded use is not called unused. */
   keptReason?: string;
+  /** For unreadable: the members whose `accesses.since` is not a date, with what they gave instead. */
+  noSince?: { host: string; since: string }[];
 }
 
 /** Why an index with no recorded use is kept anyway, or null. */
@@ -137,9 +139,13 @@ export function indexUsage(ix: IndexSnapshot, collectedAt: number, o: IndexUsage
   const ops = acc.reduce((s, a) => s + a.ops, 0);
   let windowDays: number | null = null;
   let youngestHost: string | null = null;
+  const noSince: { host: string; since: string }[] = [];
   for (const a of acc) {
     const since = Date.parse(a.since);
-    if (!Number.isFinite(since)) continue;
+    if (!Number.isFinite(since)) {
+      noSince.push({ host: a.host, since: a.since });
+      continue;
+    }
     const days = (collectedAt - since) / DAY_MS;
     if (windowDays === null || days < windowDays) {
       windowDays = days;
@@ -147,6 +153,9 @@ export function indexUsage(ix: IndexSnapshot, collectedAt: number, o: IndexUsage
     }
   }
   if (ops > o.unusedMaxOps) return { index: ix, status: 'used', ops, windowDays, youngestHost };
+  // MongoDB documents accesses.ops as the operations since accesses.since: without that date the counter is not a
+  // measure of use over any known time (a server may answer $indexStats without counting), so nothing is concluded.
+  if (noSince.length > 0) return { index: ix, status: 'unreadable', ops, windowDays, youngestHost, noSince };
   const kept = keptReason(ix);
   if (kept) return { index: ix, status: 'kept', ops, windowDays, youngestHost, keptReason: kept };
   if (windowDays === null || windowDays < o.warmupDays) return { index: ix, status: 'tooRecent', ops, windowDays, youngestHost };
@@ -171,8 +180,9 @@ export function membersRead(snapshot: Snapshot, c: CollectionSnapshot, ix: Index
   if (!m) return { text: 'the connected member only', complete: false, missing: 'The other members were not read; an index used only there would look unused here.' };
   const total = m.read.length + m.notRead.length;
   const parts: string[] = [];
+  const counted = total === 1 && m.read.length === 1 ? `the only member listed (${m.read[0] ?? ''})` : `${m.read.length} of ${total} member${total === 1 ? '' : 's'}`;
   if (m.notRead.length) parts.push(`Not read: ${m.notRead.map((n) => `${n.host} (${n.reason})`).join('; ')}; an index used only there would look unused here.`);
   // Hidden members take no reads through read preferences, so their absence does not lower the verdict.
   if (m.hiddenUnknown) parts.push(`Hidden members, if any, were not read: ${m.hiddenUnknown}.`);
-  return { text: `${m.read.length} of ${total} member${total === 1 ? '' : 's'}`, complete: m.notRead.length === 0, missing: parts.join(' ') };
+  return { text: counted, complete: m.notRead.length === 0, missing: parts.join(' ') };
 }

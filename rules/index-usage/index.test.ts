@@ -266,10 +266,83 @@ describe('index-usage confirmation helpers', () => {
 });
 
 describe('index-usage: what it could not check goes to the notes, not the findings', () => {
-  it('no cache size: said so', () => {
-    const out = analyze(withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null), { only: ['index-usage'] }, [rule]);
+  const notesOf = (s: Snapshot, options: Record<string, unknown> = {}) => {
+    const out = analyze(s, { rules: { 'index-usage': { options } }, only: ['index-usage'] }, [rule]);
+    return { findings: out.findings, notes: out.notes.map((n) => n.message) };
+  };
+
+  it('no cache size because serverStatus was refused: said so', () => {
+    const s = withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null);
+    s.server.storageEngine = null; // the engine's name comes from serverStatus too
+    const out = notesOf(s);
     expect(out.findings.filter((f) => f.severity !== 'info')).toEqual([]);
-    expect(out.notes.map((n) => n.message).join('\n')).toMatch(/index-usage: indexes of the 1 collection checked take .*not compared with the cache: .*clusterMonitor/);
+    expect(out.notes.join('\n')).toMatch(/index-usage: indexes of the 1 collection checked take 2\.0 MB; not compared with the cache: serverStatus could not be read \(it needs the clusterMonitor role\)/);
+  });
+
+  it('a server naming wiredTiger without a wiredTiger section in serverStatus: said as such', () => {
+    const out = notesOf(withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null));
+    expect(out.notes.join('\n')).toContain("not compared with the cache: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured']");
+    expect(out.notes.join('\n')).not.toMatch(/clusterMonitor|not WiredTiger/);
+  });
+
+  it('index sizes that could not be read are never given as 0 B', () => {
+    // SecantusDB 0.7: $collStats storageStats {size: 0, storageSize: 0, totalIndexSize: 0, indexSizes: {_id_: 0, …}}
+    // on a collection of 400 documents; collect keeps those index sizes unknown (null), not 0.
+    const unsized = coll([ix('status_1', { status: 1 }, undefined, { sizeBytes: null })], { stats: { count: 400, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 2, blockCompressor: null } });
+    const ids = unsized.indexes[0];
+    if (ids) unsized.indexes[0] = { ...ids, sizeBytes: null };
+    const out = notesOf(withCache(snapshotOf([unsized]), null));
+    expect(out.notes.join('\n')).toContain('index-usage: index sizes could not be read for 1 collection (orders; see the notes), so they were not compared with the cache.');
+    expect(out.notes.join('\n')).not.toMatch(/\b0 B\b/);
+    // with some sizes read, the total is a floor and says so
+    const other = collectionOf('users', { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }], stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } });
+    const mixed = snapshotOf([unsized, { ...other, db: 'app' }]);
+    expect(notesOf(mixed).notes.join('\n')).toContain('index-usage: indexes of the 2 collections checked take at least 4.0 KB, 0% of the WiredTiger cache (8.0 GB); index sizes could not be read for 1 collection (orders; see the notes), so the share may be higher.');
+    // the redundant finding does not claim 0 B either
+    const r = notesOf(snapshotOf([coll([ix('a_1', { a: 1 }, undefined, { sizeBytes: null }), ix('a_1_b_1', { a: 1, b: 1 })])])).findings.find((f) => f.messageId === 'redundant');
+    expect(r?.message).toContain('Dropping it saves its space');
+  });
+
+  it('counters without a start date are not read as use: one note, no unused, no warm-up, no kept line', () => {
+    // SecantusDB 0.7 answers $indexStats with {name, key, host: "secantus", accesses: {ops: 0, since: null}} and its
+    // ops stay 0 after queries; MongoDB's manual documents accesses.since as the date counting started.
+    // collect stores the since it got as text ("null").
+    const nullSince: [string, number, string][] = [['secantus', 0, 'null']];
+    const s = snapshotOf([
+      coll([
+        ix('status_1', { status: 1 }, nullSince),
+        ix('total_1', { total: 1 }, nullSince),
+        ix('email_1', { email: 1 }, nullSince, { unique: true }),
+        ix('customer_1', { customer: 1 }, [['secantus', 5, 'null']]),
+      ]),
+    ]);
+    for (const options of [{}, { warmupDays: 0 }]) {
+      const out = notesOf(s, options);
+      expect(out.findings.filter((f) => ['unused', 'tooRecent', 'kept'].includes(f.messageId))).toEqual([]);
+      expect(out.notes.filter((n) => n.includes('not judged'))).toEqual([
+        'index-usage: index use was not judged for 3 indexes with no recorded use (orders: `status_1`, `total_1`, `email_1`): $indexStats on secantus gave accesses.since null, where MongoDB gives the date its counters started. Without it accesses.ops is not a count over any known time, so none is called unused. Redundant indexes and index counts were still checked.',
+      ]);
+    }
+    // a member with a date and one without: still not judged (the sum would hide the dateless member's share)
+    const mixed = replicaSet(coll([ix('status_1', { status: 1 }, [['m1.example.net:27017', 0, OLD], ['m2.example.net:27017', 0, 'undefined']])]));
+    const out = notesOf(mixed);
+    expect(out.findings.filter((f) => f.messageId === 'unused')).toEqual([]);
+    expect(out.notes.join('\n')).toContain('$indexStats on m2.example.net:27017 gave no accesses.since');
+  });
+
+  it('counters with MongoDB\'s documented shape are judged as before', () => {
+    // $indexStats row as the manual shows it: accesses: { ops: NumberLong(0), since: ISODate(...) }
+    const out = notesOf(snapshotOf([coll([ix('status_1', { status: 1 }, [['examplehost.local:27017', 0, OLD]])])]));
+    expect(out.findings.map((f) => f.messageId)).toContain('unused');
+    expect(out.notes.filter((n) => n.includes('not judged'))).toEqual([]);
+  });
+
+  it('a one-member replica set reads as such in the unused line', () => {
+    const s = snapshotOf([{ ...coll([ix('status_1', { status: 1 }, [['db0.example.net:27017', 0, OLD]])]), indexUsageMembers: { read: ['db0.example.net:27017'], notRead: [] } }]);
+    s.server.topology = 'replicaSet';
+    const [f] = notesOf(s).findings.filter((x) => x.messageId === 'unused');
+    expect(f?.severity).toBe('warn');
+    expect(f?.message).toContain('summed over the only member listed (db0.example.net:27017)');
   });
   it('no $indexStats: said once', () => {
     const s = snapshotOf([coll([ix('status_1', { status: 1 }, null)])]);

@@ -52,7 +52,8 @@ function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[]
   return canHide ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`] : [`${c}.dropIndex(${JSON.stringify(index)})`];
 }
 
-function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOptions, report: Report): void {
+/** Returns the indexes whose counters could not be read as use (no `accesses.since` date), for one note per run. */
+function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOptions, report: Report): IndexUsage[] {
   const collectedAt = Date.parse(snapshot.collectedAt);
   const usage: IndexUsage[] = c.indexes.filter((i) => i.name !== '_id_').map((i) => indexUsage(i, collectedAt, o));
   const target = { db: c.db, collection: c.name };
@@ -112,6 +113,23 @@ function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOpti
       evidence: { indexes: early.length, youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10, warmupDays: o.warmupDays },
     });
   }
+  return usage.filter((x) => x.status === 'unreadable');
+}
+
+/** One line for every index whose $indexStats counters carry no start date: not judged, and why. */
+function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUsage }[], note: NoteFn, db: string): void {
+  if (unreadable.length === 0) return;
+  const byColl = new Map<string, string[]>();
+  for (const { c, u } of unreadable) byColl.set(c.name, [...(byColl.get(c.name) ?? []), `\`${u.index.name}\``]);
+  const list = [...byColl].slice(0, 5).map(([coll, ixs]) => `${coll}: ${ixs.join(', ')}`).join('; ') + (byColl.size > 5 ? '; …' : '');
+  const gave = new Map<string, string>();
+  for (const { u } of unreadable) for (const m of u.noSince ?? []) gave.set(m.host || 'a member', m.since === 'undefined' ? 'no accesses.since' : `accesses.since ${m.since}`);
+  const hosts = [...gave].map(([h, v]) => `${h} gave ${v}`).join('; ');
+  const maxOps = Math.max(...unreadable.map(({ u }) => u.ops));
+  note(
+    `index use was not judged for ${plural(unreadable.length, 'index', 'indexes')} with ${maxOps === 0 ? 'no recorded use' : `at most ${plural(maxOps, 'recorded use')}`} (${list}): $indexStats on ${hosts}, where MongoDB gives the date its counters started. Without it accesses.ops is not a count over any known time, so none is called unused. Redundant indexes and index counts were still checked.`,
+    { db },
+  );
 }
 
 function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, report: Report): void {
@@ -168,32 +186,44 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: Report)
   });
 }
 
+function cacheUnknownReason(snapshot: Snapshot): string {
+  const engine = snapshot.server.storageEngine;
+  if (snapshot.server.flavor === 'ferretdb') return 'this FerretDB server has no WiredTiger cache to compare with';
+  if (engine === 'wiredTiger') return "the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured']";
+  if (engine) return `the storage engine is ${engine}, not WiredTiger`;
+  return "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes configured'] is unknown";
+}
+
 function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, note: NoteFn): void {
   for (const db of snapshot.databases) {
     const colls = db.collections.filter((c) => c.type === 'collection');
     const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
-    if (sizes.length === 0) continue;
-    const total = sizes.reduce((a, b) => a + b, 0);
-    const cache = snapshot.server.cacheBytes;
+    // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
+    const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
     const n = `${plural(colls.length, 'collection')} checked`;
+    const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map((c) => c.name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
+    if (sizes.length === 0) {
+      if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, { db: db.name });
+      continue;
+    }
+    const total = sizes.reduce((a, b) => a + b, 0);
+    const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
+    const cache = snapshot.server.cacheBytes;
     if (cache === null || cache <= 0) {
-      const engine = snapshot.server.storageEngine;
-      const why = snapshot.server.flavor === 'ferretdb'
-        ? 'this FerretDB server has no WiredTiger cache to compare with'
-        : engine && engine !== 'wiredTiger'
-          ? `the storage engine is ${engine}, not WiredTiger`
-          : "serverStatus did not report wiredTiger.cache['maximum bytes configured'] (reading it needs the clusterMonitor role)";
-      note(`indexes of the ${n} take ${formatBytes(total)}; not compared with the cache: ${why}.`, { db: db.name });
+      note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, { db: db.name });
       continue;
     }
     const share = total / cache;
-    if (share <= o.cacheShareWarn) continue;
+    if (share <= o.cacheShareWarn) {
+      if (unknown.length) note(`indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache (${formatBytes(cache)}); ${unknownText}, so the share may be higher.`, { db: db.name });
+      continue;
+    }
     report({
       messageId: 'indexesVsCache',
       severity: 'warn',
       target: { db: db.name },
-      data: { collections: n, size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` },
-      evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length },
+      data: { collections: n, size, share: `${unknown.length ? 'at least ' : ''}${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` },
+      evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length, collectionsWithUnknownIndexSizes: unknown.length },
       recommendation: {
         action: 'shrink the index set, or grow the cache',
         reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
@@ -229,11 +259,13 @@ export default defineRule<IndexUsageOptions>({
     if (usageCap.supported !== true && colls.some((c) => c.indexes.some((i) => i.name !== '_id_'))) {
       note(`index use was not checked: the server lacks $indexStats (${usageCap.evidence}). Redundant indexes, index counts and sizes were still checked.`, { db: snapshot.databases[0]?.name ?? '' });
     }
+    const unreadable: { c: CollectionSnapshot; u: IndexUsage }[] = [];
     for (const c of colls) {
-      if (usageCap.supported === true) checkUsage(snapshot, c, options, report);
+      if (usageCap.supported === true) unreadable.push(...checkUsage(snapshot, c, options, report).map((u) => ({ c, u })));
       checkPrefixes(snapshot, c, report);
       checkCount(c, options, report);
     }
+    noteUnreadable(unreadable, note, snapshot.databases[0]?.name ?? '');
     checkCache(snapshot, options, report, note);
   },
   confirm: {

@@ -42,16 +42,22 @@ export function memberList(hello: Doc, config: Doc | null, configError: string |
 
 /**
  * Adds one member's $indexStats rows to the collection's indexes. Rows whose `host` was already read (the
- * connected node seen under another name) are skipped, so no member is counted twice. Returns the rows used.
+ * connected node seen under another name, or a server that does not name each member apart) are skipped, so no
+ * counter is added twice. Returns the rows used and the host names skipped as already read.
  */
-export function mergeMemberStats(collection: CollectionSnapshot, rows: readonly Doc[]): number {
+export function mergeMemberStats(collection: CollectionSnapshot, rows: readonly Doc[]): { used: number; alreadyRead: string[] } {
   const seen = new Set(collection.indexes.flatMap((i) => (i.accesses ?? []).map((a) => a.host)));
+  const alreadyRead = new Set<string>();
   let used = 0;
   for (const s of rows) {
     const ix = collection.indexes.find((i) => i.name === s.name);
     const acc = s.accesses as { ops?: unknown; since?: unknown } | undefined;
     const host = typeof s.host === 'string' ? s.host : '';
-    if (!ix || !acc || seen.has(host)) continue;
+    if (!ix || !acc) continue;
+    if (seen.has(host)) {
+      alreadyRead.add(host);
+      continue;
+    }
     const since = acc.since;
     (ix.accesses ??= []).push({
       host,
@@ -60,7 +66,7 @@ export function mergeMemberStats(collection: CollectionSnapshot, rows: readonly 
     });
     used++;
   }
-  return used;
+  return { used, alreadyRead: [...alreadyRead] };
 }
 
 interface MemberPlan {
@@ -106,15 +112,23 @@ async function planFor(adapter: Adapter, maxTimeMS: number): Promise<MemberPlan>
   return await plan;
 }
 
-/** Reads one member's $indexStats for the collection; returns the reason it could not, or null. */
+/**
+ * Reads one member's $indexStats for the collection; returns the reason its counters were not added, or null.
+ * MongoDB documents `host` as the member's own hostname and port, so another member's rows naming a host already
+ * read cannot be told apart from that member's: they are not added, and the member counts as not read.
+ */
 export async function readMember(member: Adapter, collection: CollectionSnapshot, maxTimeMS: number): Promise<string | null> {
+  let rows: Doc[];
   try {
-    const rows = await commandCursor(member, collection.db, { aggregate: collection.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
-    mergeMemberStats(collection, rows);
-    return null;
+    rows = await commandCursor(member, collection.db, { aggregate: collection.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
   } catch (err) {
     return `$indexStats failed there: ${describeServerError(err)}`;
   }
+  const { used, alreadyRead } = mergeMemberStats(collection, rows);
+  if (used === 0 && alreadyRead.length > 0) {
+    return `its $indexStats rows name host ${alreadyRead.map((h) => JSON.stringify(h)).join(', ')}, whose counters were already read, so they could not be told apart from that member's and were not added twice`;
+  }
+  return null;
 }
 
 /**
