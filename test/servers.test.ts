@@ -63,8 +63,11 @@ describe('startServer with MONGODB_URI', () => {
       const server = await startServer();
       expect(server.kind).toBe('MONGODB_URI');
       expect(server.uri).toBe('mongodb://user:secret@db.example:27017/');
-      expect(server.description).toBe('MONGODB_URI at mongodb://user:***@db.example:27017/');
+      expect(server.description).toBe('MONGODB_URI at mongodb://user:****@db.example:27017/');
       await expect(server.stop()).resolves.toBeUndefined();
+      // Options can carry secrets too (AWS session tokens): the description drops the query string.
+      process.env.MONGODB_URI = 'mongodb://db.example:27017/?authMechanismProperties=AWS_SESSION_TOKEN:tok-secret';
+      expect((await startServer()).description).not.toContain('tok-secret');
     } finally {
       if (saved === undefined) delete process.env.MONGODB_URI;
       else process.env.MONGODB_URI = saved;

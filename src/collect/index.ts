@@ -317,7 +317,7 @@ async function collectCollection(
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
     });
     docs.push(...raw.large);
-    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length} sampled documents over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB were measured on the server (top-level fields only)` });
+    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? '1 sampled document' : `${raw.large.length} sampled documents`} over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     let naturalIds: unknown[] | null = null;
     try {
       naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);

@@ -10,6 +10,7 @@
  * Every attempt that fails leaves a one-line reason, which ends up in the chosen server's `description` or, when
  * nothing works, in the thrown error.
  */
+import { redactUri } from '../core/format';
 import { type Log, noLog, oneLine, type RunningServer, type ServerKind } from './child';
 import { startFerret } from './ferretdb';
 import { startMemoryServer } from './memory-server';
@@ -72,9 +73,4 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       'or install Go >= 1.22 (https://go.dev/dl/) so FerretDB can be built, ' +
       'or give mongodb-memory-server network access to download mongod.',
   );
-}
-
-/** Hides the password in a connection string, for descriptions and logs. */
-function redactUri(uri: string): string {
-  return uri.replace(/^(mongodb(?:\+srv)?:\/\/[^:@/]+):[^@/]*@/, '$1:***@');
 }
