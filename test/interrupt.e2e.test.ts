@@ -45,6 +45,6 @@ describe('Ctrl-C during confirmation (real CLI)', () => {
     expect(code).toBe(130);
     const name = /dropping the scratch database (\S+)/.exec(err)?.[1];
     expect(name, err).toMatch(new RegExp(`^${SCRATCH_PREFIX}`));
-    expect(await scratchDbs(client)).not.toContain(name);
+    expect(await scratchDbs(client), err).not.toContain(name);
   }, 120_000);
 });
