@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { planStages } from '../../src/collect/clustered-explain';
+import { planOf, planStages } from '../../src/collect/clustered-explain';
 import type { ClusteredExplain } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { flaggedOps } from './confirm';
 import rule from './index';
 
 const oid = (n: number): { $oid: string } => ({ $oid: n.toString(16).padStart(24, '0') });
@@ -77,5 +78,46 @@ describe('plan stage names', () => {
     const f = runRule(rule, clustered(explained(COLLSCAN, COLLSCAN)))[0];
     expect(f?.message).toContain('(find: COLLSCAN; deleteMany: DELETE > COLLSCAN) on MongoDB 6.0.5');
     expect(f?.evidence).toMatchObject({ findPlan: 'COLLSCAN', deleteManyPlan: 'DELETE > COLLSCAN' });
+  });
+});
+
+/** explain() of `{delete: "events", deletes: [{q: filter, limit: 0}]}` at verbosity queryPlanner. */
+const explainDelete = (winningPlan: Record<string, unknown>, parsedQuery: Record<string, unknown> = filter) => ({
+  explainVersion: '1',
+  queryPlanner: { namespace: 'app.events', indexFilterSet: false, parsedQuery, winningPlan, rejectedPlans: [] },
+  command: { delete: 'events', deletes: [{ q: filter, limit: 0 }], $db: 'app' },
+  ok: 1,
+});
+
+describe('which explain replies are plans of the command explained', () => {
+  it('reads MongoDB delete plans: DELETE at the root, BATCHED_DELETE for multi-document deletes from 6.1, under SHARD_WRITE when sharded', () => {
+    expect(planOf(explainDelete({ stage: 'DELETE', inputStage: COLLSCAN }), 'delete')).toEqual({ stages: ['DELETE', 'COLLSCAN'] });
+    expect(planOf(explainDelete({ stage: 'BATCHED_DELETE', inputStage: CLUSTERED }), 'delete')).toEqual({ stages: ['BATCHED_DELETE', 'CLUSTERED_IXSCAN'] });
+    expect(planOf(explainDelete({ stage: 'SHARD_WRITE', shards: [{ shardName: 's0', winningPlan: { stage: 'DELETE', inputStage: COLLSCAN } }] }), 'delete')).toEqual({ stages: ['SHARD_WRITE', 'DELETE', 'COLLSCAN'] });
+  });
+
+  it("does not judge SecantusDB 8.2.11's delete explain: a bare COLLSCAN over parsedQuery {} (it reads no deletes[].q)", () => {
+    // The reply as SecantusDB sent it on 2026-11-23, for a clustered and a regular collection alike.
+    const r = planOf(explainDelete({ isCached: false, stage: 'COLLSCAN', direction: 'forward' }, {}), 'delete');
+    expect(r).toEqual({ reason: 'the deleteMany explain is not a plan of that deleteMany (winning plan COLLSCAN: no DELETE or BATCHED_DELETE stage; an empty parsedQuery for the two-_id filter), so it is not judged' });
+    // so the rule cannot warn about a scan the server never planned for the filter
+    const e: ClusteredExplain = { find: ['FETCH', 'IXSCAN'], deleteMany: null, serverVersion: '8.2.11', reason: 'reason' in r ? r.reason : '' };
+    expect(runRule(rule, clustered(e))).toEqual([]);
+  });
+
+  it('a delete plan without a delete stage is not read, even with the filter parsed', () => {
+    expect(planOf(explainDelete(COLLSCAN), 'delete')).toEqual({ reason: 'the deleteMany explain is not a plan of that deleteMany (winning plan COLLSCAN: no DELETE or BATCHED_DELETE stage), so it is not judged' });
+  });
+
+  it('a find plan of an empty filter is not read; a find plan of the filter is', () => {
+    expect(planOf(explainDelete(COLLSCAN, {}), 'find')).toEqual({ reason: 'the find explain is not a plan of that find (winning plan COLLSCAN: an empty parsedQuery for the two-_id filter), so it is not judged' });
+    expect(planOf(explainFind(CLUSTERED), 'find')).toEqual({ stages: ['CLUSTERED_IXSCAN'] });
+  });
+
+  it('the confirmation times the operations the finding names', () => {
+    const [both] = runRule(rule, clustered(explained(COLLSCAN, COLLSCAN)));
+    expect(flaggedOps(both as never, ['COLLSCAN'])).toEqual(['find', 'deleteMany']);
+    const [del] = runRule(rule, clustered(explained(CLUSTERED, COLLSCAN)));
+    expect(flaggedOps(del as never, ['COLLSCAN'])).toEqual(['deleteMany']);
   });
 });

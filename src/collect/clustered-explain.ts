@@ -32,6 +32,30 @@ export function planStages(explain: Doc): string[] | null {
   return out.length ? out : null;
 }
 
+/** The stages MongoDB roots a delete's plan at: DELETE, BATCHED_DELETE (6.1+, multi-document deletes), EXPRESS_DELETE (8.0+, one _id). */
+export const DELETE_STAGES: readonly string[] = ['DELETE', 'BATCHED_DELETE', 'EXPRESS_DELETE'];
+
+/**
+ * Stage names of an explain reply, when the reply is a plan of the command explained: for a delete, MongoDB puts a
+ * delete stage over the plan that finds the documents, and parsedQuery echoes the (non-empty) filter. A reply without
+ * a delete stage, or with an empty parsedQuery, did not plan this command's filter: its stages say nothing about it,
+ * and the reason says so (stage names only: never a value).
+ */
+export function planOf(explain: Doc, kind: 'find' | 'delete'): { stages: string[] } | { reason: string } {
+  const stages = planStages(explain);
+  if (!stages) return { reason: `the ${kind === 'find' ? 'find' : 'deleteMany'} explain has no winning plan this advisor can read` };
+  const parsed = (explain.queryPlanner as Doc | undefined)?.parsedQuery;
+  const emptyFilter = parsed !== null && typeof parsed === 'object' && Object.keys(parsed).length === 0;
+  const noDelete = kind === 'delete' && !stages.some((st) => DELETE_STAGES.includes(st));
+  if (!emptyFilter && !noDelete) return { stages };
+  const why = [
+    ...(noDelete ? [`no ${DELETE_STAGES.slice(0, 2).join(' or ')} stage`] : []),
+    ...(emptyFilter ? ['an empty parsedQuery for the two-_id filter'] : []),
+  ].join('; ');
+  const op = kind === 'find' ? 'find' : 'deleteMany';
+  return { reason: `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is not judged` };
+}
+
 /**
  * Collection collector, clustered collections only: explain (verbosity queryPlanner, which plans without
  * executing, for the delete too) of a find and a deleteMany on `_id: {$in: [a, b]}`, with two _ids read
@@ -63,14 +87,16 @@ async function explainClustered(ctx: CollectionCollectorContext): Promise<void> 
   const filter = { _id: { $in: ids } };
   const problems: string[] = [];
   try {
-    out.find = planStages(await adapter.command(c.db, { explain: { find: c.name, filter }, verbosity: 'queryPlanner', maxTimeMS }));
-    if (!out.find) problems.push('the find explain has no winning plan this advisor can read');
+    const plan = planOf(await adapter.command(c.db, { explain: { find: c.name, filter }, verbosity: 'queryPlanner', maxTimeMS }), 'find');
+    if ('stages' in plan) out.find = plan.stages;
+    else problems.push(plan.reason);
   } catch (err) {
     problems.push(`explain of the find was refused: ${describeServerError(err)}`);
   }
   try {
-    out.deleteMany = planStages(await adapter.command(c.db, { explain: { delete: c.name, deletes: [{ q: filter, limit: 0 }] }, verbosity: 'queryPlanner', maxTimeMS }));
-    if (!out.deleteMany) problems.push('the deleteMany explain has no winning plan this advisor can read');
+    const plan = planOf(await adapter.command(c.db, { explain: { delete: c.name, deletes: [{ q: filter, limit: 0 }] }, verbosity: 'queryPlanner', maxTimeMS }), 'delete');
+    if ('stages' in plan) out.deleteMany = plan.stages;
+    else problems.push(plan.reason);
   } catch (err) {
     problems.push(`explain of the deleteMany was refused: ${describeServerError(err)}`);
   }
