@@ -54,7 +54,9 @@ export function idPatternStats(c: CollectionSnapshot, o: IdPatternOptions): IdPa
   if (total === 0) return null;
   counts.sort((a, b) => b[1] - a[1]);
   const mainType = (counts[0] as [IdType, number])[0];
-  const rho = p.naturalOrderRanks.length >= o.minSample ? spearmanWithPosition(p.naturalOrderRanks) : null;
+  // A clustered collection stores its documents in _id order, so its natural order is the _id order (rho would read 1
+  // whatever the insertion order was): there, only the leading bytes can tell a random _id.
+  const rho = !c.clustered && p.naturalOrderRanks.length >= o.minSample ? spearmanWithPosition(p.naturalOrderRanks) : null;
   const maxBits = Math.min(8, Math.log2(Math.max(2, total)));
   const first = p.leadingByteEntropy[0];
   const entropyShare = first === undefined ? null : first / maxBits;
@@ -78,11 +80,24 @@ export function idPatternStats(c: CollectionSnapshot, o: IdPatternOptions): IdPa
   };
 }
 
-/** Extra bytes secondary indexes would carry if entries held the _id instead of an 8-byte recordId. */
-export function secondaryIndexPenalty(c: CollectionSnapshot, idBytes: number, recordIdBytes: number): { entries: number; extraBytes: number; currentBytes: number } {
+/**
+ * Extra bytes secondary indexes would carry if entries held the _id instead of an 8-byte recordId.
+ * `currentBytes` is null when the server reported no size (or 0 bytes) for any secondary index of a collection that
+ * holds documents: those sizes were not measured, and are not 0.
+ */
+export function secondaryIndexPenalty(c: CollectionSnapshot, idBytes: number, recordIdBytes: number): { entries: number; extraBytes: number; currentBytes: number | null; secondaryIndexes: number } {
   const count = c.stats?.count ?? 0;
   const secondary = c.indexes.filter((i) => i.name !== '_id_');
   const perEntry = idBytes - recordIdBytes;
-  const currentBytes = secondary.reduce((s, i) => s + (i.sizeBytes ?? 0), 0);
-  return { entries: count * secondary.length, extraBytes: Math.max(0, perEntry) * count * secondary.length, currentBytes };
+  const unmeasured = count > 0 && secondary.some((i) => i.sizeBytes === null || i.sizeBytes === 0);
+  const currentBytes = unmeasured ? null : secondary.reduce((s, i) => s + (i.sizeBytes ?? 0), 0);
+  return { entries: count * secondary.length, extraBytes: Math.max(0, perEntry) * count * secondary.length, currentBytes, secondaryIndexes: secondary.length };
+}
+
+/** How today's secondary index bytes compare with the estimated growth, in words. */
+export function penaltyShare(p: ReturnType<typeof secondaryIndexPenalty>, formatBytes: (n: number) => string): string {
+  if (p.secondaryIndexes === 0) return 'no secondary indexes today';
+  const n = `${p.secondaryIndexes} secondary ${p.secondaryIndexes === 1 ? 'index' : 'indexes'}`;
+  if (p.currentBytes === null) return `${n} today; the server reported no size for them, so the share is unknown`;
+  return `${Math.round((p.extraBytes / p.currentBytes) * 100)}% of today's ${formatBytes(p.currentBytes)} in ${n}`;
 }

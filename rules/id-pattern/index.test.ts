@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { IdProfile } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
-import { uuid4Hex, uuid7Hex } from './confirm';
+import { planInsertBatch, uuid4Hex, uuid7Hex } from './confirm';
 import rule from './index';
 
 const N = 200;
@@ -61,6 +61,13 @@ ruleTester(rule, {
     },
     { name: 'clustered on random UUIDs', snapshot: snapshotOf([coll('sessions', ids(uuid4), { clustered: true })]), expect: [{ messageId: 'clusteredOnRandom', severity: 'warn' }] },
     {
+      // MongoDB keys a clustered collection's records by _id: a $natural scan returns _ids sorted, whatever the
+      // insertion order. The leading bytes still tell random UUIDs.
+      name: 'clustered on random UUIDs, read in natural order as MongoDB returns it (_id order)',
+      snapshot: snapshotOf([coll('sessions', ids({ ...uuid4, naturalOrderRanks: inOrder }), { clustered: true })]),
+      expect: [{ messageId: 'clusteredOnRandom', severity: 'warn' }],
+    },
+    {
       name: 'large string _id: advise against clustering',
       snapshot: snapshotOf([coll('docs', ids({ types: { string: N }, sizeBytes: { p50: 45, max: 50, mean: 45 } }))]),
       expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (40 bytes)' }],
@@ -93,5 +100,29 @@ describe('id-pattern details', () => {
     const b = uuid7Hex(1_700_000_000_001, 0);
     expect(a[12]).toBe('7');
     expect(a < b).toBe(true);
+  });
+
+  it('does not call unmeasured index sizes "no secondary indexes": a server that reports 0 bytes leaves the share unknown', () => {
+    const unmeasured = coll('events', ids({}), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 0, accesses: null }, { name: 'type_1', key: { type: 1 }, sizeBytes: 0, accesses: null }] });
+    const [f] = runRule(rule, snapshotOf([unmeasured]));
+    expect(f?.message).toContain('1 secondary index today; the server reported no size for them, so the share is unknown');
+    expect(f?.evidence.secondaryIndexBytes).toBeNull();
+    const none = coll('events', ids({}), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] });
+    expect(runRule(rule, snapshotOf([none]))[0]?.message).toContain('(no secondary indexes today)');
+    const [against] = runRule(rule, snapshotOf([coll('sessions', ids(uuid4), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] })]));
+    expect(against?.message).toContain('would grow by 8 bytes (none here today: the collection has no secondary index)');
+  });
+});
+
+describe('id-pattern experiment batches', () => {
+  it('fills a batch with the copied documents in turn, up to the count and the byte limit', () => {
+    expect(planInsertBatch([100, 100, 100], 5, 10_000)).toEqual({ picks: [0, 1, 2, 0, 1], bytes: 500, tooLarge: 0 });
+    expect(planInsertBatch([100, 300, 40, 100], 500, 450)).toEqual({ picks: [0, 1, 2], bytes: 440, tooLarge: 0 });
+  });
+
+  it('leaves out documents over the limit, and takes the smallest alone when every one is', () => {
+    expect(planInsertBatch([3_000_000, 20_000, 20_000], 500, 50_000)).toEqual({ picks: [1, 2], bytes: 40_000, tooLarge: 1 });
+    expect(planInsertBatch([5_000_000, 3_000_000], 500, 1_000_000)).toEqual({ picks: [1], bytes: 3_000_000, tooLarge: 2 });
+    expect(planInsertBatch([], 500, 1000)).toEqual({ picks: [], bytes: 0, tooLarge: 0 });
   });
 });

@@ -1,0 +1,99 @@
+import { ObjectId, UUID } from 'mongodb';
+import { describe, expect, inject, it } from 'vitest';
+import { check } from '../../src/check';
+import type { CheckResult, Finding } from '../../src/core/types';
+import { useLiveDb } from '../../test/support/live-db';
+import { expectScratchDropped } from '../../test/support/scratch';
+
+const DB = 'mongo_advisor_test_id_pattern';
+const BIG = 6;
+const BIG_BYTES = 3 * 1024 * 1024;
+
+describe('id-pattern confirmation (live): clustered vs regular on scratch', () => {
+  const caps = inject('capabilities');
+  const live = useLiveDb(DB, async (db) => {
+    const now = Date.now();
+    await db.collection('events').insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: new ObjectId(), type: ['view', 'click', 'share'][i % 3], at: new Date(now - (3000 - i) * 1000), value: i })));
+    await db.collection('events').createIndex({ type: 1, at: 1 });
+    // Documents of very different sizes: six of 3 MB among thirty of 20 KB, inserted one by one in _id order.
+    for (let i = 0; i < 36; i++) {
+      await db.collection('blobs').insertOne({ _id: new ObjectId(), kind: i % 6 === 0 ? 'big' : 'small', body: 'b'.repeat(i % 6 === 0 ? BIG_BYTES : 20 * 1024) });
+    }
+    // Random UUIDs in a clustered collection (a regular one where the server ignores clusteredIndex).
+    await db.createCollection('clustered_sessions', { clusteredIndex: { key: { _id: 1 }, unique: true } });
+    await db.collection<{ _id: UUID }>('clustered_sessions').insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: new UUID(), i })));
+  });
+
+  async function confirmed(collection: string): Promise<{ result: CheckResult; finding: Finding }> {
+    const result = await check(live.adapter, { db: DB, collections: [collection], budgetMs: 15_000, settings: { only: ['id-pattern'] } });
+    const finding = result.findings.find((f) => f.ruleId === 'id-pattern' && f.messageId === 'recommendClustered');
+    expect(finding, JSON.stringify(result.findings.map((f) => f.message))).toBeDefined();
+    console.log(`[id-pattern live] ${collection}: ${finding?.confirmation?.status}: ${finding?.confirmation?.summary}`);
+    expect(result.confirm.cleanedUp).toBe(true);
+    await expectScratchDropped(live.client, result.confirm.where);
+    return { result, finding: finding as Finding };
+  }
+
+  it('runs the experiment where clustered collections are kept, and never shows an index size the server did not measure', async () => {
+    const { finding } = await confirmed('events');
+    const c = finding.confirmation;
+    if (!caps.has.clustered) {
+      // FerretDB accepts clusteredIndex and ignores it: read back, and nothing is measured.
+      expect(c).toMatchObject({ status: 'not-run', reason: 'clustered collections are not supported by this server', measurements: [] });
+      return;
+    }
+    expect(c?.status).toMatch(/^(supported|refuted|inconclusive)$/);
+    expect(c?.summary).toMatch(/^With new ObjectIds \(monotonic\) and batches of 500 documents \([\d.]+ KB\) drawn in turn from the 500 copied from events: inserts took/);
+    // both copies hold _ids from the same stretch (made interleaved), so the range returns as many documents from each, ±1
+    const scanned = /an _id range scan \((\d+) documents (?:each|clustered, (\d+) regular)\)/.exec(c?.summary ?? '');
+    expect(scanned, c?.summary).not.toBeNull();
+    expect(Math.abs(Number(scanned?.[1]) - Number(scanned?.[2] ?? scanned?.[1]))).toBeLessThanOrEqual(1);
+    expect(Number(scanned?.[1])).toBeGreaterThan(100);
+    expect(c?.measurements.slice(0, 4).map((m) => m.label)).toEqual(['insert 500 docs, clustered', 'insert 500 docs, regular', '_id range scan, clustered', '_id range scan, regular']);
+    const sizes = c?.measurements.filter((m) => m.unit === 'bytes') ?? [];
+    if (caps.has.storageSizes) {
+      expect(sizes.map((m) => m.label)).toEqual(['secondary index bytes, clustered', 'secondary index bytes, regular']);
+      expect(sizes.every((m) => m.median > 0)).toBe(true);
+    } else {
+      // SecantusDB: $collStats lists every index with 0 bytes. Said, not shown.
+      expect(sizes).toEqual([]);
+      expect(c?.summary).toMatch(/ Secondary index sizes could not be read: \$collStats reported 0 bytes for every secondary index \(`type_1_at_1`\) of both copies, which hold [\d,]+ (documents each|and [\d,]+ documents): this server did not measure the index storage, so no size is shown\.$/);
+    }
+  }, 120_000);
+
+  it('bounds what each timed insert writes by bytes, not only by count: large documents are left out and said so', async () => {
+    const { finding } = await confirmed('blobs');
+    const c = finding.confirmation;
+    if (!caps.has.clustered) {
+      expect(c?.status).toBe('not-run');
+      return;
+    }
+    expect(c?.status).toMatch(/^(supported|refuted|inconclusive)$/);
+    // 32 MB of copies in all (the default copy limit): 2 MB per batch over 8 runs and two collections.
+    const batch = /^With new ObjectIds \(monotonic\) and batches of (\d+) documents \(([\d.]+) (KB|MB)\) drawn in turn from the (\d+) copied from blobs \((\d+) over the 2\.0 MB batch limit left out\):/.exec(c?.summary ?? '');
+    expect(batch, c?.summary).not.toBeNull();
+    const [, docs, size, unit, copied, left] = batch as unknown as string[];
+    expect(Number(size) * (unit === 'MB' ? 1024 : 1)).toBeLessThanOrEqual(2048);
+    expect(Number(docs)).toBeGreaterThan(1);
+    expect(Number(left)).toBeLessThanOrEqual(BIG);
+    expect(Number(left)).toBeGreaterThan(0);
+    expect(Number(copied)).toBeGreaterThan(Number(left));
+    expect(c?.measurements[0]?.label).toBe(`insert ${docs} docs, clustered`);
+  }, 120_000);
+
+  it('tells a random _id in a clustered collection by its leading bytes: natural order there is _id order on MongoDB', async () => {
+    const natural = await live.db.collection<{ _id: UUID }>('clustered_sessions').find({}, { projection: { _id: 1 } }).hint({ $natural: 1 }).toArray();
+    const hex = natural.map((d) => d._id.toHexString());
+    const sorted = hex.every((h, i) => i === 0 || (hex[i - 1] as string) <= h);
+    const result = await check(live.adapter, { db: DB, collections: ['clustered_sessions'], confirm: false, settings: { only: ['id-pattern'] } });
+    const f = result.findings.find((x) => x.ruleId === 'id-pattern');
+    if (!caps.has.clustered) {
+      expect(f?.messageId).toBe('adviseAgainstClustered');
+      return;
+    }
+    if (!sorted) console.log('[id-pattern live] divergence: a $natural scan of a clustered collection returns insertion order here; MongoDB returns _id order (records are keyed by _id)');
+    expect(f?.messageId).toBe('clusteredOnRandom');
+    // the insertion-order correlation is not read on a clustered collection, whatever this server's natural order
+    expect(f?.evidence).toMatchObject({ clustered: true, monotonicity: null, order: 'random', idType: 'UUID v4' });
+  });
+});
