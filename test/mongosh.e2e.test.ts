@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,11 +9,20 @@ const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh';
 
-function mongosh(uri: string, script: string, json = false): { code: number | null; out: string; err: string } {
+/**
+ * Runs the real mongosh. Asynchronous on purpose: a spawnSync would block this test worker's event loop for the whole
+ * run (tens of seconds with a confirmation), and vitest's worker calls time out meanwhile.
+ */
+async function mongosh(uri: string, script: string, json = false): Promise<{ code: number | null; out: string; err: string }> {
   const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
   const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
-  const r = spawnSync(MONGOSH, args, { encoding: 'utf8', timeout: 240_000, env: { ...process.env, MONGOSH_NO_UPDATE_CHECK: '1' } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+  const child = spawn(MONGOSH, args, { timeout: 240_000, env: { ...process.env, MONGOSH_NO_UPDATE_CHECK: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  return { code, out, err };
 }
 
 describe('mongosh plugin (real mongosh, real server)', () => {
@@ -27,8 +36,8 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     await dropDb(uri, DB);
   });
 
-  it("load('dist/advisor.js'); advisor.check('posts') prints the readable report with its confirmation", () => {
-    const r = mongosh(uri, "advisor.check('posts')");
+  it("load('dist/advisor.js'); advisor.check('posts') prints the readable report with its confirmation", async () => {
+    const r = await mongosh(uri, "advisor.check('posts')");
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/mongo-advisor \d+\.\d+\.\d+/);
     expect(r.out).toMatch(/posts › comments\s+array-growth/);
@@ -43,8 +52,8 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(idPattern).not.toContain('experiment failed');
   }, 300_000);
 
-  it('with --json the value is the result fields; options are honoured', () => {
-    const r = mongosh(uri, "advisor.check('sessions', { confirm: false, sampleSize: 50 })", true);
+  it('with --json the value is the result fields; options are honoured', async () => {
+    const r = await mongosh(uri, "advisor.check('sessions', { confirm: false, sampleSize: 50 })", true);
     expect(r.code, r.err).toBe(0);
     const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string }[]; confirm: { enabled: boolean }; scope: { collections: string[] } };
     expect(result.confirm.enabled).toBe(false);
@@ -52,18 +61,18 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContain('id-pattern/adviseAgainstClustered');
   });
 
-  it('bad input gives one clear line and no stack trace', () => {
-    const r = mongosh(uri, "advisor.check('nope', { confirm: false })");
+  it('bad input gives one clear line and no stack trace', async () => {
+    const r = await mongosh(uri, "advisor.check('nope', { confirm: false })");
     expect(r.code).not.toBe(0);
     const text = r.out + r.err;
     expect(text).toMatch(/Collection "nope" does not exist in database "mongo_advisor_test_mongosh"/);
     expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
-    const bad = mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
+    const bad = await mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
     expect(bad.out + bad.err).toMatch(/Unknown option "sampelSize"/);
   });
 
-  it('advisor.help() explains the commands', () => {
-    const r = mongosh(uri, 'advisor.help()');
+  it('advisor.help() explains the commands', async () => {
+    const r = await mongosh(uri, 'advisor.help()');
     expect(r.code).toBe(0);
     expect(r.out).toContain('advisor.check("posts", { confirm: false })');
   });
