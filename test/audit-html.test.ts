@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import type { CheckResult, DocProfile, Finding, Snapshot } from '../src/core/typ
 import { formatHtml, loadHtmlAssets } from '../src/report/html';
 import { chartData, ticketSummary } from '../src/report/html-data';
 import { collectionOf, docWithArray, snapshotOf } from './support/fixtures';
+import { runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -221,13 +221,13 @@ describe('HTML report in headless Chromium', () => {
       expect(page.drawn).toBe(4);
     });
 
-    it('the built CLI finds its report assets beside dist/cli.cjs', () => {
+    it('the built CLI finds its report assets beside dist/cli.cjs', async () => {
       const cli = join(__dirname, '..', 'dist', 'cli.cjs');
       if (!existsSync(cli)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
       const out = join(dir, 'built.html');
-      const r = spawnSync(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], { encoding: 'utf8', timeout: 120_000 });
-      expect(r.stderr).toMatch(/Wrote the HTML report to/);
-      expect(r.status).toBe(0);
+      const r = await runProcess(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], { timeoutMs: 120_000 });
+      expect(r.err).toMatch(/Wrote the HTML report to/);
+      expect(r.code).toBe(0);
       const html = readFileSync(out, 'utf8');
       expect(html).toContain(loadHtmlAssets().chartJs.slice(0, 200));
       expect(html).toContain("document.getElementById('audit-data')");

@@ -1,16 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_cli';
 
-function run(args: string[], env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 240_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+async function run(args: string[], env: Record<string, string> = {}): Promise<ProcessResult> {
+  return await runProcess(process.execPath, [CLI, ...args], { env });
 }
 
 function noStack(s: string): void {
@@ -28,8 +27,8 @@ describe('CLI (real binary, real server)', () => {
     await dropDb(uri, DB);
   });
 
-  it('check --no-confirm --format json: exit 1 with the array-growth and id-pattern findings', () => {
-    const r = run(['check', uri, '--db', DB, '--no-confirm', '--format', 'json']);
+  it('check --no-confirm --format json: exit 1 with the array-growth and id-pattern findings', async () => {
+    const r = await run(['check', uri, '--db', DB, '--no-confirm', '--format', 'json']);
     expect(r.code).toBe(1);
     const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string; target: { collection: string; path?: string }; confirmation?: unknown }[]; confirm: { enabled: boolean } };
     expect(result.confirm.enabled).toBe(false);
@@ -39,53 +38,53 @@ describe('CLI (real binary, real server)', () => {
     expect(result.findings.every((f) => f.confirmation === undefined)).toBe(true);
   });
 
-  it('--fail-on: exit 0 when nothing reaches it', () => {
-    const r = run(['check', uri, '--db', DB, '--collection', 'events', '--no-confirm', '--fail-on', 'warn']);
+  it('--fail-on: exit 0 when nothing reaches it', async () => {
+    const r = await run(['check', uri, '--db', DB, '--collection', 'events', '--no-confirm', '--fail-on', 'warn']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('mongo-advisor');
   });
 
-  it('an unknown database: exit 2, one clear line, no stack trace', () => {
-    const r = run(['check', uri, '--db', 'no_such_database_xyz', '--no-confirm']);
+  it('an unknown database: exit 2, one clear line, no stack trace', async () => {
+    const r = await run(['check', uri, '--db', 'no_such_database_xyz', '--no-confirm']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/Database "no_such_database_xyz" does not exist/);
     noStack(r.err);
   });
 
-  it('an unknown collection names the ones that exist', () => {
-    const r = run(['check', uri, '--db', DB, '--collection', 'postz', '--no-confirm']);
+  it('an unknown collection names the ones that exist', async () => {
+    const r = await run(['check', uri, '--db', DB, '--collection', 'postz', '--no-confirm']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/Collection "postz" does not exist .* Collections there: events, posts, sessions/);
   });
 
-  it('a connection string that is not one: exit 2', () => {
-    const r = run(['check', 'http://localhost:27017', '--db', 'x']);
+  it('a connection string that is not one: exit 2', async () => {
+    const r = await run(['check', 'http://localhost:27017', '--db', 'x']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/not a MongoDB connection string/);
     noStack(r.err);
   });
 
-  it('an unreachable server: exit 2, and the password is never echoed', () => {
-    const r = run(['check', 'mongodb://alice:s3cretpass@127.0.0.1:9/?serverSelectionTimeoutMS=500', '--db', 'x']);
+  it('an unreachable server: exit 2, and the password is never echoed', async () => {
+    const r = await run(['check', 'mongodb://alice:s3cretpass@127.0.0.1:9/?serverSelectionTimeoutMS=500', '--db', 'x']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/Could not reach a MongoDB server at mongodb:\/\/alice:\*\*\*\*@127\.0\.0\.1:9/);
     expect(r.err + r.out).not.toContain('s3cretpass');
     noStack(r.err);
   });
 
-  it('usage errors: exit 2; --help and --version: exit 0', () => {
-    expect(run(['check']).code).toBe(2);
-    expect(run(['check', uri, '--format', 'xml']).code).toBe(2);
-    expect(run(['check', uri, '--sample-size', '-3']).code).toBe(2);
-    expect(run(['check', uri]).err).toMatch(/Which database\?/);
-    const help = run(['--help']);
+  it('usage errors: exit 2; --help and --version: exit 0', async () => {
+    expect((await run(['check'])).code).toBe(2);
+    expect((await run(['check', uri, '--format', 'xml'])).code).toBe(2);
+    expect((await run(['check', uri, '--sample-size', '-3'])).code).toBe(2);
+    expect((await run(['check', uri])).err).toMatch(/Which database\?/);
+    const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('check');
-    expect(run(['--version']).code).toBe(0);
+    expect((await run(['--version'])).code).toBe(0);
   });
 
-  it('demo: findings for the 1,000- and 10,000-comment posts, a measured push slowdown, advice against clustering UUIDs', () => {
-    const r = run(['demo', '--no-color'], { MONGODB_URI: uri });
+  it('demo: findings for the 1,000- and 10,000-comment posts, a measured push slowdown, advice against clustering UUIDs', async () => {
+    const r = await run(['demo', '--no-color'], { MONGODB_URI: uri });
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
     expect(r.out).toMatch(/→ reference/);

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
@@ -9,20 +9,11 @@ const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh';
 
-/**
- * Runs the real mongosh. Asynchronous on purpose: a spawnSync would block this test worker's event loop for the whole
- * run (tens of seconds with a confirmation), and vitest's worker calls time out meanwhile.
- */
-async function mongosh(uri: string, script: string, json = false): Promise<{ code: number | null; out: string; err: string }> {
+/** Runs the real mongosh (asynchronously: see runProcess). */
+async function mongosh(uri: string, script: string, json = false): Promise<ProcessResult> {
   const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
   const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
-  const child = spawn(MONGOSH, args, { timeout: 240_000, env: { ...process.env, MONGOSH_NO_UPDATE_CHECK: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  return { code, out, err };
+  return await runProcess(MONGOSH, args, { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
 }
 
 describe('mongosh plugin (real mongosh, real server)', () => {

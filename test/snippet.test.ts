@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
@@ -10,9 +10,8 @@ const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 const PACKAGE = join(ROOT, 'dist', 'snippet');
 const DB = 'mongo_advisor_test_snippet';
 
-function run(cmd: string, args: string[], env: Record<string, string>, cwd?: string): { code: number | null; out: string; err: string } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 240_000, cwd, env: { ...process.env, ...env } });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+async function run(cmd: string, args: string[], env: Record<string, string>, cwd?: string): Promise<ProcessResult> {
+  return await runProcess(cmd, args, { env, cwd });
 }
 
 describe('mongosh snippet package (npm pack, offline install, real mongosh, real server)', () => {
@@ -40,8 +39,8 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
     expect(readFileSync(join(PACKAGE, pkg.main), 'utf8')).toContain("createRequire(__filename)('./advisor-core.cjs').install(globalThis)");
   });
 
-  it('installs offline into the snippet folder and `snippet load-all` defines advisor, which checks a collection', () => {
-    const pack = run('npm', ['pack', PACKAGE, '--pack-destination', home, '--silent'], env);
+  it('installs offline into the snippet folder and `snippet load-all` defines advisor, which checks a collection', async () => {
+    const pack = await run('npm', ['pack', PACKAGE, '--pack-destination', home, '--silent'], env);
     expect(pack.code, pack.err).toBe(0);
     const tgz = join(home, pack.out.trim().split('\n').pop() as string);
     expect(existsSync(tgz)).toBe(true);
@@ -49,13 +48,13 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
     mkdirSync(snippets, { recursive: true });
     writeFileSync(join(snippets, 'package.json'), '{}\n');
     // What `snippet install` does: npm install --ignore-scripts into the folder, saved to its package.json.
-    const install = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', tgz], env, snippets);
+    const install = await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', tgz], env, snippets);
     expect(install.code, install.err).toBe(0);
     expect(existsSync(join(snippets, 'node_modules', pkg.name, 'advisor-core.cjs'))).toBe(true);
     expect(Object.keys((JSON.parse(readFileSync(join(snippets, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies)).toEqual([pkg.name]);
 
     const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const sh = run(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', 'snippet load-all', '--eval', "advisor.check('sessions', { confirm: false })"], env);
+    const sh = await run(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', 'snippet load-all', '--eval', "advisor.check('sessions', { confirm: false })"], env);
     expect(sh.code, sh.err).toBe(0);
     const result = JSON.parse(sh.out) as { tool: { version: string }; scope: { db: string; collections: string[] }; findings: { ruleId: string; target: { collection?: string } }[]; confirm: { enabled: boolean } };
     expect(result.tool.version).toBe(pkg.version);
@@ -65,8 +64,8 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
     expect(result.findings.filter((f) => f.target.collection === 'sessions').length).toBeGreaterThan(0);
   });
 
-  it('without load-all, advisor is not defined (the snippet is what brings it)', () => {
-    const sh = run(MONGOSH, ['--nodb', '--quiet', '--norc', '--eval', 'typeof advisor'], env);
+  it('without load-all, advisor is not defined (the snippet is what brings it)', async () => {
+    const sh = await run(MONGOSH, ['--nodb', '--quiet', '--norc', '--eval', 'typeof advisor'], env);
     expect(sh.code, sh.err).toBe(0);
     expect(sh.out.trim()).toBe('undefined');
   });
