@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     server = fromEnv;
   } else if ((EMBEDDED_KINDS as readonly string[]).includes(name)) {
     // Only slow steps log (a cold FerretDB build, a first SecantusDB install).
-    server = await startEmbedded(name as EmbeddedKind, (line) => process.stderr.write(`[mongo-advisor tests] ${name}: ${line}\n`));
+    server = await startEmbedded(name as EmbeddedKind, (line) => process.stderr.write(`[mongo-advisor tests] ${name}: ${line}\n`), { testCommands: true });
   } else {
     throw new Error(`test/global-setup.ts: no server for project ${JSON.stringify(name)}`);
   }

@@ -32,13 +32,16 @@ export interface StartServerOptions {
   order?: readonly EmbeddedKind[];
 }
 
-/** Starts one embedded server of the given kind (no fallback). */
-export async function startEmbedded(kind: EmbeddedKind, log: Log = noLog): Promise<RunningServer> {
+/**
+ * Starts one embedded server of the given kind (no fallback). `testCommands`: enable test-only commands such as
+ * `configureFailPoint` where the server can (SecantusDB); for the test suite only.
+ */
+export async function startEmbedded(kind: EmbeddedKind, log: Log = noLog, opts: { testCommands?: boolean } = {}): Promise<RunningServer> {
   switch (kind) {
     case 'mongodb-memory-server':
       return await startMemoryServer();
     case 'secantusdb':
-      return await startSecantus(log);
+      return await startSecantus(log, opts);
     case 'ferretdb':
       return await startFerret(log);
   }

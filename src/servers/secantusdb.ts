@@ -105,8 +105,11 @@ async function findPython(): Promise<string> {
   throw new Error(`SecantusDB needs Python ${MIN_PYTHON.join('.')}+ with venv (${seen.join('; ')}); set MONGO_ADVISOR_PYTHON to one`);
 }
 
-/** Installs (first time) and starts SecantusDB on a free loopback port with a private WiredTiger folder. */
-export async function startSecantus(log: Log = noLog): Promise<RunningServer> {
+/**
+ * Installs (first time) and starts SecantusDB on a free loopback port with a private WiredTiger folder.
+ * `testCommands` turns on mongod's test-only commands (`configureFailPoint`), for the test suite's fault injection.
+ */
+export async function startSecantus(log: Log = noLog, opts: { testCommands?: boolean } = {}): Promise<RunningServer> {
   const server = await ensureSecantus(log);
   const { uri, stop } = await spawnServer({
     name: 'SecantusDB',
@@ -115,7 +118,7 @@ export async function startSecantus(log: Log = noLog): Promise<RunningServer> {
       // An explicit (empty) config file turns off its discovery of ./, ~/.secantus/ and /etc/secantus/ configs.
       await fsp.writeFile(path.join(dir, 'secantusd.toml'), '# mongo-advisor: defaults only\n');
     },
-    args: (port, dir) => ['--config', path.join(dir, 'secantusd.toml'), '--host', '127.0.0.1', '--port', String(port), '--storage-path', path.join(dir, 'data'), '--log-level', 'WARNING'],
+    args: (port, dir) => ['--config', path.join(dir, 'secantusd.toml'), '--host', '127.0.0.1', '--port', String(port), '--storage-path', path.join(dir, 'data'), '--log-level', 'WARNING', ...(opts.testCommands ? ['--enable-test-commands'] : [])],
     ready: 'tcp',
     readyTimeoutMs: READY_TIMEOUT_MS,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },

@@ -29,6 +29,7 @@ export const CAPABILITY_LABELS = {
   wiredTigerStatus: 'serverStatus.wiredTiger',
   profiler: 'system.profile',
   replicaSet: 'replica set',
+  failpoints: 'configureFailPoint (test commands)',
 } as const;
 export type CapabilityKey = keyof typeof CAPABILITY_LABELS;
 
@@ -116,6 +117,10 @@ export async function probeTestServer(uri: string): Promise<ServerCapabilities> 
     await check('profiler', async () => {
       const r = await db.command({ profile: -1 });
       return typeof r.was === 'number' ? true : 'profile -1 answered without a level';
+    });
+    await check('failpoints', async () => {
+      await admin.command({ configureFailPoint: 'failCommand', mode: 'off' });
+      return true;
     });
     await db.dropDatabase();
     return { server, has, why };
