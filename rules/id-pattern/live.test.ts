@@ -85,15 +85,19 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
     const natural = await live.db.collection<{ _id: UUID }>('clustered_sessions').find({}, { projection: { _id: 1 } }).hint({ $natural: 1 }).toArray();
     const hex = natural.map((d) => d._id.toHexString());
     const sorted = hex.every((h, i) => i === 0 || (hex[i - 1] as string) <= h);
-    const result = await check(live.adapter, { db: DB, collections: ['clustered_sessions'], confirm: false, settings: { only: ['id-pattern'] } });
+    // Every document: with 20 random _ids the order correlation of a regular collection strays past the random line
+    // about one run in five; with 300 it does not.
+    const result = await check(live.adapter, { db: DB, collections: ['clustered_sessions'], confirm: false, sampleSize: 300, settings: { only: ['id-pattern'] } });
     const f = result.findings.find((x) => x.ruleId === 'id-pattern');
     if (!caps.has.clustered) {
+      // The server ignored clusteredIndex: a regular collection of random _ids, and the advice is to keep it regular.
       expect(f?.messageId).toBe('adviseAgainstClustered');
-      return;
+      expect(f?.evidence).toMatchObject({ clustered: false, order: 'random' });
+    } else {
+      if (!sorted) console.log('[id-pattern live] divergence: a $natural scan of a clustered collection returns insertion order here; MongoDB returns _id order (records are keyed by _id)');
+      expect(f?.messageId).toBe('clusteredOnRandom');
+      // the insertion-order correlation is not read on a clustered collection, whatever this server's natural order
+      expect(f?.evidence).toMatchObject({ clustered: true, monotonicity: null, order: 'random', idType: 'UUID v4' });
     }
-    if (!sorted) console.log('[id-pattern live] divergence: a $natural scan of a clustered collection returns insertion order here; MongoDB returns _id order (records are keyed by _id)');
-    expect(f?.messageId).toBe('clusteredOnRandom');
-    // the insertion-order correlation is not read on a clustered collection, whatever this server's natural order
-    expect(f?.evidence).toMatchObject({ clustered: true, monotonicity: null, order: 'random', idType: 'UUID v4' });
   });
 });

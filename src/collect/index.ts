@@ -319,10 +319,14 @@ async function collectCollection(
     docs.push(...raw.large);
     if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? '1 sampled document' : `${raw.large.length} sampled documents`} over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     let naturalIds: unknown[] | null = null;
-    try {
-      naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
-    } catch (err) {
-      notes.push({ level: 'skipped', target, message: `_id order in natural order could not be read: ${describeServerError(err)}` });
+    // A clustered collection's natural order is its _id order (MongoDB's clustered-collection docs): it says nothing
+    // about insertion order, so it is not read.
+    if (!snap.clustered) {
+      try {
+        naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
+      } catch (err) {
+        notes.push({ level: 'skipped', target, message: `_id order in natural order could not be read: ${describeServerError(err)}` });
+      }
     }
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
     snap.sample = {

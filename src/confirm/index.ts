@@ -102,7 +102,11 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
 
 async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {
   const c = snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
-  const avg = c?.stats?.avgObjSize ?? 0;
+  // $collStats' average first; a server that reports 0 (SecantusDB) falls back to the sampled documents' sizes, so the
+  // copy stays bounded by bytes whatever the server says.
+  const sampled = c?.sample.docs ?? [];
+  const sampledAvg = sampled.length ? sampled.reduce((s, d) => s + d.bytes, 0) / sampled.length : 0;
+  const avg = (c?.stats?.avgObjSize ?? 0) > 0 ? (c?.stats?.avgObjSize ?? 0) : sampledAvg;
   const byBytes = avg > 0 ? Math.max(1, Math.floor(settings.maxBytes / avg)) : settings.maxDocs;
   const limit = Math.min(o.limit ?? settings.maxDocs, settings.maxDocs, byBytes);
   const maxTimeMS = 30_000;
