@@ -1,6 +1,7 @@
 // Builds dist/: the CLI, the Node API, the mongosh core bundle and the tiny file mongosh load()s.
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, chmodSync, copyFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url)));
@@ -19,6 +20,8 @@ await Promise.all([
   // CLI and Node API: dependencies stay in node_modules.
   build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs', packages: 'external', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.cjs', packages: 'external' }),
+  // The demo and its embedded servers, loaded by the CLI only when `demo` runs (never by check, lint or audit).
+  build({ ...common, entryPoints: ['src/demo/run.ts'], outfile: 'dist/demo.cjs', packages: 'external' }),
   // mongosh: self-contained (the snippet package ships it alone); it never imports the driver.
   build({ ...common, entryPoints: ['src/mongosh/index.ts'], outfile: 'dist/advisor-core.cjs', external: ['mongodb'] }),
 ]);
@@ -57,3 +60,9 @@ const schemaModule = { exports: {} };
 new Function('module', 'exports', 'require', schemaBundle.outputFiles[0].text)(schemaModule, schemaModule.exports, createRequire(import.meta.url));
 mkdirSync('dist/schemas', { recursive: true });
 for (const [name, schema] of Object.entries(schemaModule.exports)) writeFileSync(`dist/schemas/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
+
+// Type declarations for Node callers (package.json "types"): tsc over src/index.ts. `--skip-types` (the demo) saves
+// the ~10 s this takes.
+if (!process.argv.includes('--skip-types')) {
+  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+}

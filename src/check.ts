@@ -1,7 +1,9 @@
 import type { Adapter } from './adapters/types';
 import { collectSnapshot, type CollectOptions } from './collect';
 import { confirmFindings, type ConfirmOptions } from './confirm';
+import { UserError } from './core/errors';
 import { rules } from './core/registry';
+import type { Rule } from './core/rule';
 import { analyze, type AnalyzeSettings } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { VERSION } from './version';
@@ -13,6 +15,18 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
   settings?: AnalyzeSettings;
   /** Called with the snapshot before analysis (the CLI uses it for --save-snapshot). */
   onSnapshot?: (s: Snapshot) => void;
+  /** Your own rules (made with `defineRule`), run beside the built-in ones; their ids must be new. */
+  extraRules?: readonly Rule[];
+}
+
+/** The built-in rules plus a caller's own, checked for clashing ids. */
+export function rulesWith(extra: readonly Rule[] = []): readonly Rule[] {
+  const ids = new Set(rules.map((r) => r.id));
+  for (const r of extra) {
+    if (ids.has(r.id)) throw new UserError(`A rule with the id "${r.id}" is already registered: give your rule another id.`);
+    ids.add(r.id);
+  }
+  return extra.length ? [...rules, ...extra] : rules;
 }
 
 /** collect -> analyze -> confirm. The one entry point the CLI, the mongosh plugin and Node callers share. */
@@ -27,13 +41,14 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
 }
 
 export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started = Date.now(), t0 = performance.now()): Promise<CheckResult> {
-  const { findings, notes } = analyze(snapshot, opts.settings);
+  const all = rulesWith(opts.extraRules);
+  const { findings, notes } = analyze(snapshot, opts.settings, all);
   for (const db of snapshot.databases) for (const c of db.collections) notes.push(...c.notes);
   notes.push(...snapshot.notes);
   let result = findings;
   let confirm: CheckResult['confirm'] = { enabled: false, where: null, cleanedUp: null };
   if (opts.confirm !== false && adapter) {
-    const run = await confirmFindings(snapshot, findings, adapter, rules, { ...opts, ...(opts.settings ? { settings: opts.settings } : {}) });
+    const run = await confirmFindings(snapshot, findings, adapter, all, { ...opts, ...(opts.settings ? { settings: opts.settings } : {}) });
     result = run.findings;
     confirm = { enabled: true, where: run.where, cleanedUp: run.cleanedUp };
     for (const n of run.notes) notes.push({ level: 'error', message: n });

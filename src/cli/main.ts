@@ -39,13 +39,18 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
       return EXIT.usage;
     }
-    if (err instanceof UserError || err instanceof OptionsError) {
+    if (isUserError(err) || err instanceof OptionsError) {
       io.err(`mongo-advisor: ${err.message}`);
-      return err instanceof UserError ? err.exitCode : EXIT.usage;
+      return isUserError(err) ? err.exitCode : EXIT.usage;
     }
     io.err(`mongo-advisor: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
     if (process.env.MONGO_ADVISOR_DEBUG) io.err(String((err as Error).stack));
     else io.err('This is a bug in mongo-advisor; rerun with MONGO_ADVISOR_DEBUG=1 for details and report it.');
     return EXIT.usage;
   }
+}
+
+/** By name as well as class: `demo` runs from its own bundle (dist/demo.cjs), whose UserError is another class. */
+function isUserError(err: unknown): err is UserError {
+  return err instanceof UserError || (err instanceof Error && err.name === 'UserError' && typeof (err as UserError).exitCode === 'number');
 }

@@ -2,7 +2,9 @@ import { MongoClient } from 'mongodb';
 import { DriverAdapter } from '../adapters/driver';
 import { check } from '../check';
 import { formatText } from '../report/text';
-import { startServer } from '../servers/embedded';
+import { connectionError } from '../cli/errors';
+import { UserError } from '../core/errors';
+import { type RunningServer, startServer } from '../servers/embedded';
 import { DEMO_SETTINGS, seedDemo } from './seed';
 
 export const DEMO_DB = 'mongo_advisor_demo_blog';
@@ -16,11 +18,22 @@ interface DemoIo {
 export async function runDemo(opts: { confirm: boolean; color: boolean; io: DemoIo }): Promise<number> {
   const { io } = opts;
   io.err('Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…');
-  const server = await startServer({ log: (l) => io.err(`  ${l}`) });
+  let server: RunningServer;
+  try {
+    server = await startServer({ log: (l) => io.err(`  ${l}`) });
+  } catch (err) {
+    // Says which servers were tried, why each failed, and what to install or set.
+    throw new UserError((err as Error).message.trim());
+  }
   io.err(`Server: ${server.description}`);
   const client = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
   try {
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      const e = connectionError(err, server.uri);
+      throw server.kind === 'MONGODB_URI' ? new UserError(`${e.message} (from MONGODB_URI: fix it, or unset it to let the demo start an embedded server)`) : e;
+    }
     io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, a clustered collection…`);
     await seedDemo(client, DEMO_DB);
     const adapter = await DriverAdapter.connect(server.uri);

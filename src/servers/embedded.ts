@@ -69,7 +69,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     }
   }
   throw new Error(
-    'mongo-advisor could not start a MongoDB-compatible server:\n' +
+    'no MongoDB-compatible server could be started:\n' +
       skipped.map((s) => `  - ${s}\n`).join('') +
       'To fix this, set MONGODB_URI to a server you can use (e.g. MONGODB_URI=mongodb://127.0.0.1:27017/), ' +
       'or install Python 3.10+ with venv and pip (SecantusDB is installed from PyPI), ' +
