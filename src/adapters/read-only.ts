@@ -1,0 +1,392 @@
+import type { Adapter, Doc } from './types';
+
+/**
+ * The read-only promise, held by construction: collect and analyze (and confirm, when it reads the source) get an
+ * adapter that sends only the reading commands listed here, and refuses everything else before it reaches the
+ * server. The scratch handle gets the other gate below, which writes only inside databases named with
+ * SCRATCH_PREFIX.
+ */
+
+/** Every database the advisor writes to starts with this; nothing else is ever written. */
+export const SCRATCH_PREFIX = 'mongo_advisor_scratch_';
+
+/** A command a gate refused to send. Thrown before anything reaches the server. */
+export class RefusedCommand extends Error {
+  override name = 'RefusedCommand';
+  constructor(
+    message: string,
+    /** The command's name (the first key of the command document). */
+    readonly command: string,
+    /** The database it was to be sent to. */
+    readonly db: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The reading commands collect, analyze and confirm's source reads may send, and why each is here. Anything not
+ * listed is refused; the entries with conditions are checked in `whyNotReading`.
+ */
+const READING: Record<string, string> = {
+  find: 'reads documents (the sample in natural order, _ids, clustered-trap probes, source copies without $sample)',
+  aggregate: 'reads through a pipeline ($collStats, $indexStats, $sample, $bsonSize probes, source copies); refused with a $out or $merge stage anywhere in it',
+  count: 'counts documents (empty collections in large databases; the validator collector counts violators)',
+  listCollections: 'lists collections and their options',
+  listIndexes: 'lists index definitions',
+  listDatabases: 'names databases (a missing database, the deployment inventory)',
+  buildInfo: 'server version and flavor',
+  hello: 'topology (standalone, replica set, sharded) and replica-set members',
+  isMaster: "hello's legacy name, for servers older than 4.4.2",
+  ismaster: "hello's legacy lower-case spelling",
+  serverStatus: 'storage engine, cache size and data handles',
+  replSetGetConfig: 'replica-set members for $indexStats on each (index-usage)',
+  dbStats: 'database statistics (a read; listed as a reading command, no collector sends it today)',
+  connectionStatus: 'the authenticated user and roles (a read; no collector sends it today)',
+  ping: 'a no-op liveness check (the member-connection test sends it)',
+  explain: 'query plans; the explained command must itself read, or be a delete/update explained at queryPlanner only',
+  getMore: 'the next batch of a cursor this adapter opened',
+  killCursors: 'closes a cursor this adapter opened (a read stopped early)',
+};
+
+/** Commands an explain may wrap at any verbosity: they only read, so executing them is reading. */
+const EXPLAINED_READS = new Set(['find', 'aggregate', 'count', 'distinct']);
+/**
+ * Writes an explain may wrap at verbosity "queryPlanner" only. MongoDB's explain docs
+ * (https://www.mongodb.com/docs/manual/reference/command/explain/, "Verbosity Modes"): in queryPlanner mode
+ * "MongoDB runs the query optimizer to choose the winning plan for the operation under evaluation" and returns
+ * that plan; only executionStats and allPlansExecution (the default when verbosity is absent) execute the plan.
+ * The same page says explain of a write does not modify the database, but the gate does not lean on that: a
+ * delete or update is let through only where nothing is executed at all. The clustered-trap collector explains a
+ * multi-value `_id` deleteMany this way.
+ */
+const PLANNED_WRITES = new Set(['delete', 'update']);
+
+/** Aggregation stages that write their results to a collection. */
+const WRITE_STAGES = new Set(['$out', '$merge']);
+
+/** The command's name: its first key, as the server reads it. */
+export function commandName(cmd: unknown): string {
+  if (!isPlainDoc(cmd)) return '(not a command document)';
+  return Object.keys(cmd)[0] ?? '(empty command)';
+}
+
+/** A command document the gates can read ahead: a plain object that does not serialize through its own toBSON. */
+function shapeProblem(cmd: unknown, what = 'a command'): string | null {
+  if (!isPlainDoc(cmd)) return `${what} must be a plain document`;
+  if (typeof cmd.toBSON === 'function') return `${what} that serializes through its own toBSON cannot be checked`;
+  if ('$db' in cmd) return `${what} may not name its own database ($db)`;
+  return null;
+}
+
+function isPlainDoc(v: unknown): v is Doc {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The children of a value as the BSON serializer will write them: arrays' items, Maps' entries, objects' own keys.
+ * BSON values (ObjectId, Long, Binary… carry `_bsontype`), dates, regular expressions and byte arrays are leaves.
+ * An object that would serialize through its own `toBSON` cannot be read ahead: `unreadable`.
+ */
+function childrenOf(v: unknown): [string, unknown][] | 'leaf' | 'unreadable' {
+  if (v === null || typeof v !== 'object') return 'leaf';
+  if (Array.isArray(v)) return v.map((x, i) => [`[${i}]`, x]);
+  if (v instanceof Map) return [...(v as Map<unknown, unknown>).entries()].map(([k, x]) => [`.${String(k)}`, x]);
+  if ('_bsontype' in v || v instanceof Date || v instanceof RegExp || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return 'leaf';
+  if (typeof (v as { toBSON?: unknown }).toBSON === 'function') return 'unreadable';
+  return Object.entries(v).map(([k, x]) => [`.${k}`, x]);
+}
+
+interface StageFound {
+  stage: string;
+  /** Where it sits, as a path from the pipeline: pipeline[1].$facet.a[0]. */
+  path: string;
+  value: unknown;
+}
+
+/**
+ * Every $out and $merge anywhere in a pipeline: top-level stages and those nested in $facet, $lookup and
+ * $unionWith sub-pipelines (or anywhere else: the whole pipeline is walked, not only the stages known to nest).
+ * A part that cannot be read ahead (a toBSON method, nesting past 200 levels) is reported as a stage too.
+ */
+export function writeStages(pipeline: unknown, root = 'pipeline'): StageFound[] {
+  const found: StageFound[] = [];
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: string, depth: number): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    const children = childrenOf(v);
+    if (children === 'leaf') return;
+    if (children === 'unreadable' || depth > 200) {
+      found.push({ stage: children === 'unreadable' ? '(value with its own toBSON)' : '(nesting deeper than 200 levels)', path, value: undefined });
+      return;
+    }
+    seen.add(v);
+    for (const [k, x] of children) {
+      const key = k.startsWith('.') ? k.slice(1) : null;
+      if (key !== null && WRITE_STAGES.has(key)) found.push({ stage: key, path, value: x });
+      walk(x, `${path}${k}`, depth + 1);
+    }
+  };
+  walk(pipeline, root, 0);
+  return found;
+}
+
+function stageProblem(w: StageFound): string {
+  return w.stage.startsWith('(') ? `the pipeline cannot be checked at ${w.path}: ${w.stage.slice(1, -1)}` : `a ${w.stage} stage at ${w.path} writes the pipeline's results to a collection`;
+}
+
+function cursorKey(db: string, id: unknown): string | null {
+  let s: string;
+  if (typeof id === 'number' || typeof id === 'bigint') s = String(id);
+  else if (id !== null && typeof id === 'object' && typeof (id as { toString?: unknown }).toString === 'function' && (id as { toString: () => string }).toString !== Object.prototype.toString) s = (id as { toString: () => string }).toString();
+  else return null;
+  return s === '0' ? null : `${db}\u0000${s}`;
+}
+
+function cursorLabel(id: unknown): string {
+  return cursorKey('', id)?.slice(1) ?? String(id);
+}
+
+/**
+ * Why `cmd` is not a reading command (a sentence for the refusal), or null when it is one. Cursor ownership
+ * (getMore, killCursors) is the gate's to check: here they only need the shape.
+ */
+export function whyNotReading(cmd: unknown): string | null {
+  const shape = shapeProblem(cmd);
+  if (shape !== null || !isPlainDoc(cmd)) return shape;
+  const name = commandName(cmd);
+  if (!Object.hasOwn(READING, name)) return `${name} is not on the allow-list of reading commands (${Object.keys(READING).join(', ')})`;
+  if (name === 'aggregate') {
+    if (!Array.isArray(cmd.pipeline)) return 'an aggregate without a pipeline array cannot be checked';
+    const w = writeStages(cmd.pipeline)[0];
+    if (w) return stageProblem(w);
+  }
+  if (name === 'explain') {
+    const inner = cmd.explain;
+    const innerShape = shapeProblem(inner, 'the explained command');
+    if (innerShape !== null || !isPlainDoc(inner)) return innerShape;
+    const innerName = commandName(inner);
+    if (PLANNED_WRITES.has(innerName)) {
+      if (cmd.verbosity !== 'queryPlanner') {
+        const v = cmd.verbosity === undefined ? 'no verbosity (the server then uses allPlansExecution)' : `verbosity ${JSON.stringify(cmd.verbosity)}`;
+        return `explain of ${innerName} with ${v} executes the ${innerName}'s plan; only verbosity "queryPlanner" plans it without executing`;
+      }
+      return null;
+    }
+    if (!EXPLAINED_READS.has(innerName)) return `explain of ${innerName}: only explains of ${[...EXPLAINED_READS].join(', ')} (any verbosity) and of ${[...PLANNED_WRITES].join(', ')} (queryPlanner) are allowed`;
+    if (innerName === 'aggregate') {
+      if (!Array.isArray(inner.pipeline)) return 'an explained aggregate without a pipeline array cannot be checked';
+      const w = writeStages(inner.pipeline, 'explain.pipeline')[0];
+      if (w) return stageProblem(w);
+    }
+  }
+  return null;
+}
+
+/** Adapters made by readOnly (so wrapping twice is a no-op) and the read-only adapter made for each inner one. */
+const readOnlyGates = new WeakSet<Adapter>();
+const readOnlyOf = new WeakMap<Adapter, Adapter>();
+
+/** Whether an adapter is a read-only gate made by `readOnly`. */
+export function isReadOnly(adapter: Adapter): boolean {
+  return readOnlyGates.has(adapter);
+}
+
+/**
+ * The adapter collect, analyze and confirm's source reads get: the same connection, sending only reading commands.
+ * Anything else throws a RefusedCommand before it reaches the server. getMore and killCursors pass only for cursor
+ * ids this adapter opened (read from its replies' `cursor.id`). Member connections it opens are read-only too.
+ * One gate per inner adapter: wrapping the same adapter again returns the same gate (with the cursors it opened),
+ * and wrapping a gate returns it.
+ */
+export function readOnly(adapter: Adapter): Adapter {
+  if (readOnlyGates.has(adapter)) return adapter;
+  let gate = readOnlyOf.get(adapter);
+  if (!gate) {
+    gate = new ReadOnlyAdapter(adapter);
+    readOnlyGates.add(gate);
+    readOnlyOf.set(adapter, gate);
+  }
+  return gate;
+}
+
+class ReadOnlyAdapter implements Adapter {
+  readonly kind: Adapter['kind'];
+  readonly source: string;
+  readonly bson: Adapter['bson'];
+  readonly connectMember?: (host: string) => Promise<Adapter>;
+  /** Private (#): an experiment handed this adapter cannot reach the connection behind it. */
+  readonly #inner: Adapter;
+  /** Cursors this adapter opened and that are still open, as db + id. */
+  readonly #cursors = new Set<string>();
+
+  constructor(inner: Adapter) {
+    this.#inner = inner;
+    this.kind = inner.kind;
+    this.source = inner.source;
+    this.bson = inner.bson;
+    if (inner.connectMember) {
+      const connect = inner.connectMember.bind(inner);
+      this.connectMember = async (host: string) => readOnly(await connect(host));
+    }
+  }
+
+  get roundTrips(): number {
+    return this.#inner.roundTrips;
+  }
+
+  async command(db: string, cmd: Doc): Promise<Doc> {
+    const name = commandName(cmd);
+    const why = whyNotReading(cmd) ?? this.#notOurs(db, name, cmd);
+    if (why !== null) {
+      throw new RefusedCommand(`mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`, name, db);
+    }
+    const reply = await this.#inner.command(db, cmd);
+    if (name === 'killCursors') {
+      for (const id of cmd.cursors as unknown[]) this.#cursors.delete(cursorKey(db, id) as string);
+    } else {
+      const cursor = (reply as { cursor?: { id?: unknown } } | null)?.cursor;
+      const key = cursorKey(db, cursor?.id);
+      if (key) this.#cursors.add(key);
+      else if (name === 'getMore') this.#cursors.delete(cursorKey(db, cmd.getMore) as string);
+    }
+    return reply;
+  }
+
+  /** getMore and killCursors: every cursor id must be one this adapter opened on this database. */
+  #notOurs(db: string, name: string, cmd: Doc): string | null {
+    if (name === 'getMore') {
+      const key = cursorKey(db, cmd.getMore);
+      return key !== null && this.#cursors.has(key) ? null : `getMore of cursor ${cursorLabel(cmd.getMore)} on ${db}, which this inspection did not open`;
+    }
+    if (name === 'killCursors') {
+      if (!Array.isArray(cmd.cursors) || cmd.cursors.length === 0) return 'killCursors without a list of cursor ids';
+      const foreign = (cmd.cursors as unknown[]).filter((id) => {
+        const key = cursorKey(db, id);
+        return key === null || !this.#cursors.has(key);
+      });
+      return foreign.length === 0 ? null : `killCursors of cursor ${foreign.map(cursorLabel).join(', ')} on ${db}, which this inspection did not open`;
+    }
+    return null;
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+/**
+ * Commands the scratch handle may send to a database named with the scratch prefix: each acts only on the
+ * database it is sent to (aggregate and explain are checked for $out/$merge into other databases).
+ */
+const SCRATCH_COMMANDS = new Set([
+  'create',
+  'drop',
+  'dropDatabase',
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+  'createIndexes',
+  'dropIndexes',
+  'collMod',
+  'find',
+  'aggregate',
+  'count',
+  'distinct',
+  'explain',
+  'listCollections',
+  'listIndexes',
+  'collStats',
+  'dbStats',
+  'getMore',
+  'killCursors',
+]);
+
+/** Where a $out or $merge writes: its database, or null for the database the command is sent to. */
+function stageTargetDb(stage: string, value: unknown): string | null | undefined {
+  if (typeof value === 'string') return null;
+  if (!isPlainDoc(value)) return undefined;
+  const into = stage === '$merge' ? value.into : value;
+  if (typeof into === 'string') return null;
+  if (!isPlainDoc(into)) return undefined;
+  if (into.db === undefined) return null;
+  return typeof into.db === 'string' ? into.db : undefined;
+}
+
+function whyNotScratch(db: string, cmd: unknown, prefix: string, depth = 0): string | null {
+  const shape = shapeProblem(cmd, depth > 0 ? 'the explained command' : 'a command');
+  if (shape !== null || !isPlainDoc(cmd)) return shape;
+  const name = commandName(cmd);
+  if (!db.startsWith(prefix)) {
+    // Outside scratch: the two server-level commands cleanup and experiments need, nothing else.
+    if (db === 'admin' && name === 'listDatabases') return null; // cleanup checks that the scratch database is gone
+    if (db === 'admin' && name === 'fsync') {
+      // A checkpoint, so storage sizes count what was written to scratch. With lock it would block every write on
+      // the server until fsyncUnlock: refused.
+      return cmd.lock === undefined || cmd.lock === false || cmd.lock === 0 ? null : 'fsync with lock blocks every write on the server';
+    }
+    return `the database is outside the scratch prefix ${prefix}; outside it only listDatabases and fsync (without lock) are sent to admin`;
+  }
+  if (!SCRATCH_COMMANDS.has(name)) return `${name} is not on the scratch handle's list (${[...SCRATCH_COMMANDS].join(', ')})`;
+  if (name === 'aggregate' || name === 'create') {
+    if (cmd.pipeline !== undefined) {
+      for (const w of writeStages(cmd.pipeline)) {
+        if (w.stage.startsWith('(')) return stageProblem(w);
+        const target = stageTargetDb(w.stage, w.value);
+        if (target === undefined) return `the ${w.stage} stage at ${w.path} has a target that cannot be read`;
+        if (target !== null && !target.startsWith(prefix)) return `the ${w.stage} stage at ${w.path} writes to database ${target}`;
+      }
+    }
+  }
+  if (name === 'explain') {
+    if (depth > 0) return 'explain must wrap one command, not another explain';
+    return whyNotScratch(db, cmd.explain, prefix, depth + 1);
+  }
+  return null;
+}
+
+/**
+ * The adapter the scratch handle writes through: any command of its list inside databases whose names start with
+ * `prefix`; outside them only listDatabases and fsync on admin. Anything else throws a RefusedCommand before it
+ * reaches the server. Used for the source server's connection and for a `--scratch-uri` one alike.
+ */
+export function scratchOnly(adapter: Adapter, prefix = SCRATCH_PREFIX): Adapter {
+  return new ScratchOnlyAdapter(adapter, prefix);
+}
+
+class ScratchOnlyAdapter implements Adapter {
+  readonly kind: Adapter['kind'];
+  readonly source: string;
+  readonly bson: Adapter['bson'];
+  readonly #inner: Adapter;
+  readonly #prefix: string;
+
+  constructor(inner: Adapter, prefix: string) {
+    if (!prefix) throw new Error('a scratch gate needs a database prefix');
+    this.#inner = inner;
+    this.#prefix = prefix;
+    this.kind = inner.kind;
+    this.source = inner.source;
+    this.bson = inner.bson;
+  }
+
+  get roundTrips(): number {
+    return this.#inner.roundTrips;
+  }
+
+  async command(db: string, cmd: Doc): Promise<Doc> {
+    const why = whyNotScratch(db, cmd, this.#prefix);
+    if (why !== null) {
+      const name = commandName(cmd);
+      throw new RefusedCommand(`mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases named ${this.#prefix}… (${why})`, name, db);
+    }
+    return await this.#inner.command(db, cmd);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
