@@ -1,5 +1,6 @@
 import { Long, MongoClient, type MongoClientOptions, ObjectId, UUID } from 'mongodb';
 import { redactUri } from '../core/format';
+import { readOnly } from './read-only';
 import type { Adapter, BsonKit, Doc } from './types';
 
 const bson: BsonKit = {
@@ -46,9 +47,16 @@ export class DriverAdapter implements Adapter {
     return (await this.client.db(db).command(cmd));
   }
 
-  /** A direct connection to one member with this client's credentials and TLS settings; cached per host. */
-  connectMember(host: string): Promise<DriverAdapter> {
-    if (this.parent) return this.parent.connectMember(host);
+  /**
+   * A direct connection to one member with this client's credentials and TLS settings; cached per host. It is
+   * handed out read-only (src/adapters/read-only.ts): members are only ever read ($indexStats on each).
+   */
+  async connectMember(host: string): Promise<Adapter> {
+    return readOnly(await this.memberConnection(host));
+  }
+
+  private memberConnection(host: string): Promise<DriverAdapter> {
+    if (this.parent) return this.parent.memberConnection(host);
     let member = this.members.get(host);
     if (!member) {
       member = (async () => {

@@ -25,7 +25,8 @@ export interface Adapter {
   /**
    * A direct connection to one replica-set member (`host:port` as `hello.hosts` lists it), with the same
    * credentials and TLS settings. Optional: only adapters that own their connection can open another one.
-   * Connections are cached per host and closed by `close()`; their commands count in `roundTrips`.
+   * Connections are cached per host and closed by `close()`; their commands count in `roundTrips`. Members are only
+   * read: the driver hands them out through `readOnly` (src/adapters/read-only.ts), and so does a read-only gate.
    */
   connectMember?(host: string): Promise<Adapter>;
   close(): Promise<void>;

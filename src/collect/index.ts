@@ -1,4 +1,5 @@
 import { commandCursor } from '../adapters/cursor';
+import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { UserError } from '../core/errors';
 import { stringOr } from '../core/format';
@@ -90,10 +91,13 @@ export interface ListedCollection {
 }
 
 /**
- * Reads everything the rules need into a plain, redacted snapshot. Read-only; every command carries maxTimeMS.
+ * Reads everything the rules need into a plain, redacted snapshot. Read-only by construction: every collector gets
+ * the adapter through `readOnly` (src/adapters/read-only.ts), which refuses any command that is not a read before it
+ * reaches the server. Every command carries maxTimeMS.
  * Round trips: 3 for the server, 2 for the database, 4 probes once, then 5 per collection.
  */
-export async function collectSnapshot(adapter: Adapter, opts: CollectOptions): Promise<Snapshot> {
+export async function collectSnapshot(given: Adapter, opts: CollectOptions): Promise<Snapshot> {
+  const adapter = readOnly(given);
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   const { server, status: serverStatus } = await probeServer(adapter, maxTimeMS);
