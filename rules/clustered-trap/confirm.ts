@@ -62,7 +62,7 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
   for (let i = 0; i < DOCS; i += BATCH) {
     const docs: Doc[] = [];
     for (let j = 0; j < BATCH; j++) {
-      const id = s.adapter.bson.objectId();
+      const id = s.bson.objectId();
       ids.push(id);
       docs.push({ _id: id, n: i + j, pad: 'x'.repeat(100) });
     }

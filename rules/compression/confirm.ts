@@ -59,7 +59,7 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   let flushed = true;
   let flushNote = '';
   try {
-    await s.adapter.command('admin', { fsync: 1 });
+    await s.fsync();
   } catch (err) {
     flushed = false;
     flushNote = ` fsync was refused (${describeServerError(err)}), so sizes may predate WiredTiger's next checkpoint.`;

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { commandCursor } from '../../src/adapters/cursor';
 import { type BsonKit, type Doc, describeServerError } from '../../src/adapters/types';
 import { Profiler } from '../../src/collect/profile';
 import type { ConfirmContext } from '../../src/confirm/context';
@@ -113,7 +112,7 @@ type IndexSizes = { sizes: Record<string, number> } | { error: string };
 /** storageStats.indexSizes of the named indexes, or why they could not be read. */
 async function indexSizes(s: Scratch, coll: string, names: readonly string[]): Promise<IndexSizes> {
   try {
-    const rows = await commandCursor(s.adapter, s.db, { aggregate: coll, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {}, maxTimeMS: 10_000 }, { maxTimeMS: 10_000 });
+    const rows = await s.cursor({ aggregate: coll, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {}, maxTimeMS: 10_000 }, { maxTimeMS: 10_000 });
     const sizes = (rows[0]?.storageStats as Doc | undefined)?.indexSizes as Doc | undefined;
     if (!sizes) return { error: '$collStats returned no storageStats.indexSizes' };
     const missing = names.filter((n) => sizes[n] === undefined);
@@ -141,7 +140,7 @@ async function compareIndexSizes(s: Scratch, names: readonly string[], docs: { c
   if (names.length === 0) return { ...none, text: ' The collection has no secondary index, so there are no index sizes to compare.' };
   let flushNote = '';
   try {
-    await s.adapter.command('admin', { fsync: 1 });
+    await s.fsync();
   } catch (err) {
     flushNote = ` fsync was refused (${describeServerError(err)}), so the sizes may predate WiredTiger's next checkpoint and are not used in the verdict.`;
   }
@@ -231,7 +230,7 @@ async function measure(ctx: ConfirmContext, f: Finding): Promise<Result> {
 
   // Every run's _ids made up front and interleaved (one for the clustered copy, then one for the regular one), so both
   // copies hold _ids from the same stretch: an _id range then covers the same share of each.
-  const gen = idGenerator(s.adapter.bson, f.evidence);
+  const gen = idGenerator(s.bson, f.evidence);
   const runs: { clustered: Doc[]; regular: Doc[] }[] = [];
   for (let k = 0; k < RUNS; k++) {
     const clustered: Doc[] = [];

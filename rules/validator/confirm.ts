@@ -161,7 +161,7 @@ export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: Valid
   const { db } = f.target;
   const collection = f.target.collection ?? '';
   const s = ctx.scratch;
-  const copies = withIds(await ctx.sourceDocs(db, collection), () => s.adapter.bson.objectId());
+  const copies = withIds(await ctx.sourceDocs(db, collection), () => s.bson.objectId());
   if (copies.length === 0) return notRun('Nothing was measured: the collection returned no documents to copy.');
   await s.drop(PLAIN);
   await s.drop(CHECKED);
@@ -205,7 +205,7 @@ async function measure(ctx: ConfirmContext, target: { validator: Doc; what: stri
   if (loaded.n === 0) {
     return notRun(`The server accepted none of the ${formatNumber(copies.length)} copied documents into a scratch collection without a validator, so nothing was measured.`, describeWriteError(refused[0]));
   }
-  const passing = await commandCursor(s.adapter, s.db, { find: PLAIN, filter: target.validator, limit: loaded.n, batchSize: loaded.n }, { limit: loaded.n, maxTimeMS: 30_000 });
+  const passing = await s.cursor({ find: PLAIN, filter: target.validator, limit: loaded.n, batchSize: loaded.n }, { limit: loaded.n, maxTimeMS: 30_000 });
   await s.drop(PLAIN);
   await s.create(PLAIN);
   if (passing.length === 0) {

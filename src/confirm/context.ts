@@ -16,7 +16,12 @@ export const CONFIRM_DEFAULTS: ConfirmSettings = { maxDocs: 5000, maxBytes: 32 *
 
 /** What a rule's experiment gets: a read-only way to copy sample documents, and the scratch database to write in. */
 export interface ConfirmContext {
+  /**
+   * The inspected server, read-only (src/adapters/read-only.ts): reading commands only; anything else throws
+   * before it reaches the server.
+   */
   source: Adapter;
+  /** The only way to write: commands to the scratch database, and nothing outside it. */
   scratch: Scratch;
   snapshot: Snapshot;
   settings: ConfirmSettings;

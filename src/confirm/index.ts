@@ -1,4 +1,5 @@
 import { commandCursor } from '../adapters/cursor';
+import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
@@ -27,8 +28,11 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
 /**
  * The only writer. For each finding whose rule has an experiment, runs it against a scratch
  * database and attaches the result. The scratch database is dropped at the end, whatever happened.
+ * Experiments read the source only through `readOnly(source)` and write only through the Scratch handle, which
+ * sends nothing outside its mongo_advisor_scratch_ database (src/adapters/read-only.ts).
  */
-export async function confirmFindings(snapshot: Snapshot, findings: Finding[], source: Adapter, rules: readonly Rule[], opts: ConfirmOptions = {}): Promise<ConfirmRun> {
+export async function confirmFindings(snapshot: Snapshot, findings: Finding[], given: Adapter, rules: readonly Rule[], opts: ConfirmOptions = {}): Promise<ConfirmRun> {
+  const source = readOnly(given);
   const settings: ConfirmSettings = {
     maxDocs: opts.maxDocs ?? CONFIRM_DEFAULTS.maxDocs,
     maxBytes: opts.maxBytes ?? CONFIRM_DEFAULTS.maxBytes,
@@ -43,7 +47,8 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], s
   );
   if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes: [] };
 
-  const scratch = new Scratch(opts.scratchAdapter ?? source);
+  // The scratch handle gets the connection itself (it must write), behind its own gate: only the scratch database.
+  const scratch = new Scratch(opts.scratchAdapter ?? given);
   opts.onScratch?.(scratch);
   const log = opts.log ?? (() => undefined);
   const notes: string[] = [];

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { commandCursor } from '../adapters/cursor';
-import { type Adapter, type Doc, asServerError, describeServerError } from '../adapters/types';
+import { SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
+import { type Adapter, type BsonKit, type Doc, asServerError, describeServerError } from '../adapters/types';
 
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
-export const SCRATCH_PREFIX = 'mongo_advisor_scratch_';
+export { SCRATCH_PREFIX };
 
 const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 /** dropDatabase attempts before cleanup gives up, and the pause before the second (doubled before the third). */
@@ -19,9 +20,19 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * A scratch database on the user's server (or on another URI): the only place the advisor writes.
  * Drop it with `cleanup()`; the checker calls that on success, error and Ctrl-C.
+ *
+ * Every command goes through `scratchOnly` (src/adapters/read-only.ts): the handle sends only to its own database
+ * (plus listDatabases and fsync on admin), and the adapter beneath it is private, so an experiment has no way to
+ * write anywhere else. What experiments need besides commands is here: `bson` (the host's BSON values), `cursor`
+ * (a cursor read to the end) and `fsync` (a checkpoint before reading storage sizes).
  */
 export class Scratch {
   readonly db: string;
+  /** BSON values made with the host's own library (ObjectIds, UUIDs, 64-bit integers). */
+  readonly bson: BsonKit;
+  /** The server, described without a password. */
+  readonly source: string;
+  readonly #adapter: Adapter;
   private used = false;
   private dropped = false;
   private cleaning: Promise<string | null> | null = null;
@@ -29,24 +40,48 @@ export class Scratch {
   private closing = false;
   private readonly inflight = new Set<Promise<unknown>>();
 
-  constructor(readonly adapter: Adapter, suffix = randomBytes(4).toString('hex')) {
+  constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex')) {
+    this.#adapter = scratchOnly(adapter);
+    this.bson = adapter.bson;
+    this.source = adapter.source;
     this.db = `${SCRATCH_PREFIX}${suffix}`;
   }
 
   get where(): string {
-    return `scratch database ${this.db} on ${this.adapter.source}`;
+    return `scratch database ${this.db} on ${this.source}`;
   }
 
   async command(cmd: Doc): Promise<Doc> {
     if (this.closing) throw new Error(`the scratch database ${this.db} is being dropped: no more commands are sent to it`);
     this.used = true;
-    const sent = this.adapter.command(this.db, cmd);
+    const sent = this.#adapter.command(this.db, cmd);
     this.inflight.add(sent);
     try {
       return await sent;
     } finally {
       this.inflight.delete(sent);
     }
+  }
+
+  /**
+   * A cursor-returning command (find, aggregate, listCollections…) on the scratch database, read to the end or to
+   * `limit` documents; getMore and killCursors go to the same database.
+   */
+  async cursor(cmd: Doc, opts: { limit?: number; maxTimeMS?: number } = {}): Promise<Doc[]> {
+    const handle: Adapter = {
+      kind: this.#adapter.kind,
+      source: this.source,
+      bson: this.bson,
+      roundTrips: 0,
+      command: (db, c) => (db === this.db ? this.command(c) : Promise.reject(new Error(`the scratch handle sends only to ${this.db}, not ${db}`))),
+      close: () => Promise.resolve(),
+    };
+    return await commandCursor(handle, this.db, cmd, { maxTimeMS: opts.maxTimeMS ?? 10_000, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+  }
+
+  /** fsync on admin (never with lock): a checkpoint, so storage sizes count what was written to scratch. */
+  async fsync(): Promise<Doc> {
+    return await this.#adapter.command('admin', { fsync: 1 });
   }
 
   /** Creates a collection and returns the options the server reports back (listCollections), not the ones asked for. */
@@ -56,7 +91,7 @@ export class Scratch {
   }
 
   async optionsOf(name: string): Promise<Doc> {
-    const rows = await commandCursor(this.adapter, this.db, { listCollections: 1, filter: { name }, cursor: {} }, { maxTimeMS: 10_000 });
+    const rows = await this.cursor({ listCollections: 1, filter: { name }, cursor: {} });
     return (rows[0]?.options as Doc | undefined) ?? {};
   }
 
@@ -81,7 +116,7 @@ export class Scratch {
 
   async collStats(coll: string): Promise<Doc | null> {
     try {
-      const rows = await commandCursor(this.adapter, this.db, { aggregate: coll, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {} }, { maxTimeMS: 10_000 });
+      const rows = await this.cursor({ aggregate: coll, pipeline: [{ $collStats: { storageStats: {} } }], cursor: {} });
       return (rows[0]?.storageStats as Doc | undefined) ?? null;
     } catch {
       return null;
@@ -117,7 +152,7 @@ export class Scratch {
     for (let attempt = 1; attempt <= DROP_ATTEMPTS; attempt++) {
       if (attempt > 1) await sleep(DROP_PAUSE_MS * 2 ** (attempt - 2));
       try {
-        await this.adapter.command(this.db, { dropDatabase: 1 });
+        await this.#adapter.command(this.db, { dropDatabase: 1 });
       } catch (err) {
         failures.push(`attempt ${attempt}: ${describeServerError(err)}`);
         const code = asServerError(err).code;
@@ -149,7 +184,7 @@ export class Scratch {
   /** Whether listDatabases lists the scratch database; a string says why that could not be read. */
   private async listed(): Promise<boolean | string> {
     try {
-      const r = await this.adapter.command('admin', { listDatabases: 1, nameOnly: true, filter: { name: this.db } });
+      const r = await this.#adapter.command('admin', { listDatabases: 1, nameOnly: true, filter: { name: this.db } });
       return ((r.databases as Doc[] | undefined) ?? []).some((d) => d.name === this.db);
     } catch (err) {
       return `listDatabases failed: ${describeServerError(err)}`;
