@@ -1,4 +1,9 @@
-import type { Capability, CapabilityName, CollectionSnapshot, DocProfile, Snapshot } from '../../src/core/types';
+import type { Capability, CapabilityName, CollectionSnapshot, DocProfile, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+
+/*
+ * Snapshot fixtures for rule tests. Each builds what `collect` would write: the rule tester checks every case's
+ * snapshot against the snapshot file's schema (src/core/snapshot-file.ts), so a fixture cannot drift from it.
+ */
 
 const yes: Capability = { supported: true, evidence: 'fixture' };
 
@@ -18,6 +23,38 @@ export function snapshotOf(collections: CollectionSnapshot[], over: Partial<Snap
     roundTrips: 0,
     ...over,
   };
+}
+
+export type ServerOverrides = Partial<Omit<ServerInfo, 'capabilities'>> & { capabilities?: Partial<Record<CapabilityName, Capability>> };
+
+/**
+ * A copy of the snapshot with server fields replaced; capabilities are merged. A `version` without a `versionArray`
+ * sets both, so the two never disagree.
+ */
+export function withServer(snapshot: Snapshot, over: ServerOverrides): Snapshot {
+  const { capabilities, ...rest } = over;
+  const versionArray = rest.versionArray ?? (rest.version !== undefined ? versionArrayOf(rest.version) : snapshot.server.versionArray);
+  return {
+    ...snapshot,
+    server: { ...snapshot.server, ...rest, versionArray, capabilities: { ...snapshot.server.capabilities, ...capabilities } },
+  };
+}
+
+/** buildInfo's versionArray for a version string: '6.0.5' → [6, 0, 5, 0]. */
+export function versionArrayOf(version: string): number[] {
+  const parts = version.split(/[.-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
+  while (parts.length < 3) parts.push(0);
+  return [...parts, 0];
+}
+
+/** A capability proven missing, with the server's answer as evidence. */
+export function unsupported(evidence: string): Capability {
+  return { supported: false, evidence };
+}
+
+/** A random `$sample` of these document profiles, as collect writes it; override the rest. */
+export function sampleOf(docs: DocProfile[], over: Partial<SampleSnapshot> = {}): SampleSnapshot {
+  return { method: '$sample', random: true, requested: docs.length, size: docs.length, docs, id: null, fields: {}, timeSource: null, ...over };
 }
 
 /** A regular collection with an _id index and no documents sampled; override what the case needs. */
