@@ -70,7 +70,7 @@ ruleTester(rule, {
     {
       name: 'large string _id: advise against clustering',
       snapshot: snapshotOf([coll('docs', ids({ types: { string: N }, sizeBytes: { p50: 45, max: 50, mean: 45 } }))]),
-      expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (40 bytes)' }],
+      expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (over 16 bytes): keep this a regular collection — clustered on such keys, every secondary index entry' }],
     },
     {
       name: 'a correlation between the two lines',

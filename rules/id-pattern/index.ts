@@ -28,7 +28,7 @@ export default defineRule<IdPatternOptions>({
       recommendClustered:
         '`_id` is {{label}} ({{bytes}} bytes), monotonic (ρ = {{rho}}): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes would grow by about {{penalty}} ({{penaltyShare}}).',
       adviseAgainstClustered:
-        '`_id` is {{label}} ({{bytes}} bytes) and {{why}}: keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes ({{penalty}}).',
+        '`_id` is {{label}} ({{bytes}} bytes) and {{why}}: keep this a regular collection — clustered on such keys, {{scatter}}every secondary index entry would grow by {{perEntry}} bytes ({{penalty}}).',
       clusteredOnRandom:
         'This clustered collection has a {{why}} `_id` ({{label}}): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
       orderUnknown: '`_id` order could not be judged: {{reason}}.',
@@ -65,7 +65,7 @@ export default defineRule<IdPatternOptions>({
     const idValueBytes = s.mainType === 'uuid' ? 16 : s.mainType === 'string' ? Math.max(0, s.idBytes - 5) : s.idBytes;
     const penalty = secondaryIndexPenalty(c, idValueBytes, options.recordIdBytes);
     const penaltyShare = shareOf(penalty, formatBytes);
-    const why = s.order === 'random' ? `random (ρ = ${s.monotonicity === null ? 'n/a' : s.monotonicity.toFixed(2)}, leading bytes ${Math.round((s.leadingEntropyShare ?? 0) * 100)}% of maximal entropy)` : `large (${idValueBytes} bytes)`;
+    const why = s.order === 'random' ? `random (ρ = ${s.monotonicity === null ? 'n/a' : s.monotonicity.toFixed(2)}, leading bytes ${Math.round((s.leadingEntropyShare ?? 0) * 100)}% of maximal entropy)` : `large (over ${options.smallIdBytes} bytes)`;
     if (c.clustered) {
       if (s.order === 'random') report({ messageId: 'clusteredOnRandom', severity: 'warn', target, data: { why: 'random', label: s.label }, evidence });
       return;
@@ -74,7 +74,8 @@ export default defineRule<IdPatternOptions>({
       report({
         messageId: 'adviseAgainstClustered',
         target,
-        data: { label: s.label, bytes: idValueBytes, why, perEntry: Math.max(0, idValueBytes - options.recordIdBytes), penalty: penalty.secondaryIndexes === 0 ? 'none here today: the collection has no secondary index' : `≈ ${formatBytes(penalty.extraBytes)} here` },
+        // only a random key scatters inserts; a large monotonic one still appends at the end of the tree
+        data: { label: s.label, bytes: idValueBytes, why, scatter: s.order === 'random' ? 'inserts land all over the tree, and ' : '', perEntry: Math.max(0, idValueBytes - options.recordIdBytes), penalty: penalty.secondaryIndexes === 0 ? 'none here today: the collection has no secondary index' : `≈ ${formatBytes(penalty.extraBytes)} here` },
         evidence: { ...evidence, secondaryIndexExtraBytes: penalty.extraBytes, secondaryIndexBytes: penalty.currentBytes },
         recommendation: {
           action: 'regular collection',
