@@ -1,4 +1,5 @@
 import { commandCursor } from '../adapters/cursor';
+import { readOnly } from '../adapters/read-only';
 import type { Adapter } from '../adapters/types';
 import { collectSnapshot, type CollectOptions } from '../collect';
 import { UserError } from '../core/errors';
@@ -53,7 +54,9 @@ export function mergeSnapshots(parts: readonly Snapshot[]): Snapshot {
  * Collects several databases (all user databases when none are named) into one snapshot, with at most
  * `dbConcurrency` databases and `concurrency` collections in flight. The progress bar advances per collection.
  */
-export async function collectDeployment(adapter: Adapter, opts: DeploymentCollectOptions): Promise<Snapshot> {
+export async function collectDeployment(source: Adapter, opts: DeploymentCollectOptions): Promise<Snapshot> {
+  // Inspection only reads: the same gate collectSnapshot puts in front of every collector.
+  const adapter = readOnly(source);
   const maxTimeMS = opts.maxTimeMS ?? 10_000;
   const start = adapter.roundTrips;
   const dbs = opts.dbs.length > 0 ? opts.dbs : await listUserDatabases(adapter, maxTimeMS);
