@@ -5,7 +5,7 @@ import { ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { type IndexUsageOptions, standIns } from './analyze';
-import { alternate, fmtRatio, withoutId } from './trials';
+import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 

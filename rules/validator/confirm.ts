@@ -1,10 +1,10 @@
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Budget, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
-import { alternate, fmtRatio, withoutId } from '../index-usage/trials';
+import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
 import { type ValidatorOptions, plainSchema, proposeSchema } from './propose';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -14,7 +14,6 @@ const CHECKED = 'validator_with';
 const INSERT_BATCH = 500;
 const UPDATE_BATCH = 200;
 const BATCH_BYTES = 8 * 1024 * 1024;
-const MIN_TRIALS = 5;
 /** Each round times a few milliseconds of writes: more trials than the default (within the budget) narrow the interval. */
 const PLAN: TrialPlan = { warmup: 2, trials: 21 };
 export const MEASURED_FINDINGS = new Set(['missing', 'levelOff', 'violationsStrict', 'violations', 'readyForError', 'violationsUnknown']);
@@ -106,39 +105,6 @@ async function insertAll(ctx: ConfirmContext, coll: string, docs: readonly Doc[]
   return out;
 }
 
-interface ResetArm {
-  label: string;
-  /** Untimed, before each run. */
-  reset: () => Promise<void>;
-  run: () => Promise<void>;
-}
-
-/**
- * Times two arms in alternation (A B, B A, …) like index-usage's `alternate`, with an untimed reset before each
- * run; the first round is a warm-up.
- */
-async function alternateWithReset(budget: Budget, a: ResetArm, b: ResetArm, plan: TrialPlan): Promise<[Timed, Timed]> {
-  const sa: number[] = [];
-  const sb: number[] = [];
-  const rounds = plan.warmup + Math.max(MIN_TRIALS, plan.trials);
-  for (let i = 0; i < rounds; i++) {
-    budget.throwIfAborted();
-    if (budget.exhausted && (sa.length >= MIN_TRIALS || i > 0)) break;
-    const order: [ResetArm, number[]][] = i % 2 === 0 ? [[a, sa], [b, sb]] : [[b, sb], [a, sa]];
-    for (const [arm, samples] of order) {
-      await arm.reset();
-      const t0 = performance.now();
-      await arm.run();
-      const dt = performance.now() - t0;
-      if (i >= plan.warmup) samples.push(dt);
-    }
-  }
-  return [
-    { label: a.label, samples: sa, complete: sa.length >= MIN_TRIALS },
-    { label: b.label, samples: sb, complete: sb.length >= MIN_TRIALS },
-  ];
-}
-
 /** Documents per insert or update command: about BATCH_BYTES by the collection's average (or largest sampled) document. */
 function perBatchOf(ctx: ConfirmContext, db: string, collection: string): number {
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
@@ -220,7 +186,7 @@ async function measure(ctx: ConfirmContext, target: { validator: Doc; what: stri
     const w = await insertAll(ctx, coll, batch, perBatch);
     if (w.n !== batch.length) throw new Refused(`inserting copied documents that pass the validator (as a query filter) into the scratch collection ${where}`, w.n, batch.length, w.errors[0]);
   };
-  const [insWith, insWithout] = await alternateWithReset(
+  const [insWith, insWithout] = await alternate(
     ctx.budget.slice(0.5),
     { label: `insert ${formatNumber(batch.length)} docs, with the validator`, reset: empty(CHECKED), run: insert(CHECKED, 'with the validator') },
     { label: `insert ${formatNumber(batch.length)} docs, without`, reset: empty(PLAIN), run: insert(PLAIN, 'without it') },

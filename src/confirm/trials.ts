@@ -1,10 +1,13 @@
-import type { Doc } from '../../src/adapters/types';
-import { type Budget, DEFAULT_TRIALS, type Timed, type TrialPlan } from '../../src/confirm/harness';
+/** The timing harness every experiment shares: two arms timed in alternation, and how their ratio is written. */
+import type { Doc } from '../adapters/types';
+import { type Budget, DEFAULT_TRIALS, type Timed, type TrialPlan } from './harness';
 
 const MIN_TRIALS = 5;
 
 export interface Arm {
   label: string;
+  /** Untimed, before each run (e.g. empty the collection the run inserts into). */
+  reset?: () => Promise<void>;
   run: () => Promise<void>;
 }
 
@@ -21,6 +24,7 @@ export async function alternate(budget: Budget, a: Arm, b: Arm, plan: TrialPlan 
     if (budget.exhausted && (sa.length >= MIN_TRIALS || i > 0)) break;
     const order: [Arm, number[]][] = i % 2 === 0 ? [[a, sa], [b, sb]] : [[b, sb], [a, sa]];
     for (const [arm, samples] of order) {
+      await arm.reset?.();
       const t0 = performance.now();
       await arm.run();
       const dt = performance.now() - t0;
