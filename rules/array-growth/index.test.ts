@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ELEMENT_KIND } from '../../src/core/types';
-import { collectionOf, docWithArray, snapshotOf } from '../../test/support/fixtures';
+import { collectionOf, docWithArray, sampleOf, snapshotOf } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import rule from './index';
 import { arrayPathStats } from './analyze';
@@ -12,8 +12,19 @@ const DAY = 86_400_000;
 const opts = resolveOptions<Parameters<typeof arrayPathStats>[1]>('array-growth', rule.meta.options, {});
 
 function posts(docs: ReturnType<typeof docWithArray>[], timeSource: string | null = '_id') {
-  return collectionOf('posts', { sample: { method: '$sample', random: true, requested: docs.length, size: docs.length, docs, id: null, fields: {}, timeSource } });
+  return collectionOf('posts', { sample: sampleOf(docs, { timeSource }) });
 }
+
+const at = (path: string) => ({ db: 'app', collection: 'posts', path });
+/** The advice for a growing array of objects: a child collection named after the array, keyed by the post. */
+const reference = (leaf: string) => ({
+  action: 'reference',
+  commands: [`db.createCollection("${leaf}")`, `db.${leaf}.createIndex({ postId: 1, _id: 1 })`, `db.${leaf}.insertOne({ postId: <post _id>, ...<item> })`],
+});
+const bound = (path: string, limit: number) => ({
+  action: 'keep embedded, and bound it',
+  commands: [`db.posts.updateOne({ _id: <id> }, { $push: { "${path}": { $each: [<item>], $slice: -${limit} } } })`],
+});
 
 ruleTester(rule, {
   valid: [
@@ -29,44 +40,119 @@ ruleTester(rule, {
     {
       name: 'the field report blog: 1,000 and 10,000 comments is a warning (Atlas errs only past 10,000)',
       snapshot: snapshotOf([posts([1, 10, 100, 1000, 10000].map((n) => docWithArray('comments', n, 1000, NOW - 3000 * DAY)))]),
-      expect: [{ messageId: 'longArray', severity: 'warn', path: 'comments', messageIncludes: '10,000' }],
+      findings: [
+        {
+          messageId: 'longArray',
+          severity: 'warn',
+          target: at('comments'),
+          message:
+            'Array `comments` holds up to 10,000 elements (p50 100, p95 8,200) of objects, 1000 B each; it is 100% of its document (1,000+ elements); 2 of 5 sampled documents hold 1,000 or more.',
+          recommendation: reference('comments'),
+        },
+      ],
     },
     {
       name: 'past 10,000 elements is an error',
       snapshot: snapshotOf([posts([1, 100, 12000].map((n) => docWithArray('comments', n, 1000, NOW - 3000 * DAY)))]),
-      expect: [{ messageId: 'longArray', severity: 'error', path: 'comments', messageIncludes: '12,000' }],
+      findings: [
+        {
+          messageId: 'longArray',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: ['holds up to 12,000 elements', '(longer than 10,000 elements)', '1 of 3 sampled documents hold 1,000 or more (1 past 10,000)'],
+          recommendation: reference('comments'),
+        },
+      ],
     },
     {
       name: '1,000 elements is a warning',
       snapshot: snapshotOf([posts([docWithArray('comments', 1000, 100, null)], null)]),
-      expect: [{ severity: 'warn', path: 'comments' }],
+      findings: [{ messageId: 'longArray', severity: 'warn', target: at('comments'), messageIncludes: ['holds up to 1,000 elements', '(1,000+ elements)'], recommendation: reference('comments') }],
     },
     {
       name: '250 elements is Compass line: info, keep embedded and bound',
       snapshot: snapshotOf([posts([docWithArray('comments', 300, 100, null)], null)]),
-      expect: [{ severity: 'info', path: 'comments', messageIncludes: '300' }],
+      findings: [{ messageId: 'longArray', severity: 'info', target: at('comments'), messageIncludes: ['holds up to 300 elements', '(250+ elements)'], recommendation: bound('comments', 250) }],
     },
     {
       name: 'slow-length array growing fast reaches 16 MiB within 90 days: error by growth',
       // 2,000 items of 1 KB in 10 days: 200/day, ~2 MB now, 16 MiB in ~70 days
       snapshot: snapshotOf([posts([docWithArray('events', 2000, 1000, NOW - 10 * DAY)])]),
-      expect: [{ messageId: 'growingArray', severity: 'error', path: 'events', messageIncludes: '16 MiB in' }],
+      findings: [
+        {
+          messageId: 'growingArray',
+          severity: 'error',
+          target: at('events'),
+          message:
+            'Array `events` grows by up to 200 elements per document per day: at that pace a document passes 16 MiB in 73 days (2027-01-13); one is already past 2 MB. Up to 2,000 elements now (p95 2,000), 1000 B each; 1 of 1 sampled documents hold 1,000 or more.',
+          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: 0, timeSource: '_id' },
+          recommendation: reference('events'),
+        },
+      ],
     },
     {
       name: 'nested array path (comments.replies)',
       snapshot: snapshotOf([posts([docWithArray('comments.replies', 1500, 200, null)], null)]),
-      expect: [{ severity: 'warn', path: 'comments.replies' }],
+      findings: [{ messageId: 'longArray', severity: 'warn', target: at('comments.replies'), messageIncludes: 'Array `comments.replies` holds up to 1,500 elements', evidence: { nested: true }, recommendation: reference('replies') }],
     },
     {
       name: 'array of arrays is named as such',
       snapshot: snapshotOf([posts([docWithArray('grid', 1200, 40, null, ELEMENT_KIND.array)], null)]),
-      expect: [{ path: 'grid', messageIncludes: 'array of arrays' }],
+      findings: [
+        {
+          messageId: 'longArray',
+          severity: 'warn',
+          target: at('grid'),
+          messageIncludes: 'of arrays (an array of arrays: index and query it with care), 40 B each',
+          evidence: { arrayOfArrays: true },
+          recommendation: { action: 'bucket pattern' },
+        },
+      ],
     },
     {
       name: 'threshold is an option',
       snapshot: snapshotOf([posts([docWithArray('comments', 60, 100, null)], null)]),
       options: { infoLength: 50 },
-      expect: [{ severity: 'info', path: 'comments' }],
+      findings: [{ messageId: 'longArray', severity: 'info', target: at('comments'), messageIncludes: ['holds up to 60 elements', '(50+ elements)'], recommendation: bound('comments', 50) }],
+    },
+    {
+      name: 'large object elements: a child collection with the index it needs',
+      snapshot: snapshotOf([posts([docWithArray('comments', 5000, 1000, null)], null)]),
+      findings: [{ messageId: 'longArray', severity: 'warn', target: at('comments'), messageIncludes: 'holds up to 5,000 elements', recommendation: reference('comments') }],
+    },
+    {
+      name: 'many small scalar elements: the bucket pattern',
+      snapshot: snapshotOf([posts([docWithArray('readings', 5000, 8, null, ELEMENT_KIND.number)], null)]),
+      findings: [
+        {
+          messageId: 'longArray',
+          severity: 'warn',
+          target: at('readings'),
+          messageIncludes: 'holds up to 5,000 elements (p50 5,000, p95 5,000) of numbers, 8 B each',
+          recommendation: {
+            action: 'bucket pattern',
+            commands: [
+              'db.createCollection("posts_readings_buckets")',
+              'db.posts_readings_buckets.createIndex({ postId: 1, first: 1 })',
+              'db.posts_readings_buckets.updateOne({ postId: <id>, count: { $lt: 200 } }, { $push: { items: <item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: true })',
+            ],
+          },
+        },
+      ],
+    },
+    {
+      name: 'evidence: lengths and the time source, no document values',
+      snapshot: snapshotOf([posts([docWithArray('comments', 5000, 1000, NOW - 30 * DAY)])]),
+      findings: [
+        {
+          messageId: 'growingArray',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: 'grows by up to 167 elements per document per day',
+          evidence: { lengthMax: 5000, timeSource: '_id', docsWithPath: 1, sampleSize: 1 },
+          recommendation: reference('comments'),
+        },
+      ],
     },
   ],
 });
@@ -90,27 +176,6 @@ describe('array-growth analysis', () => {
     const [s] = arrayPathStats(c, opts, NOW);
     expect(s?.growth).toBeNull();
     expect(s?.daysToMaxBytes).toBeNull();
-  });
-
-  it('recommends a child collection with the index it needs for large object elements', () => {
-    const snapshot = snapshotOf([posts([docWithArray('comments', 5000, 1000, null)], null)]);
-    const [f] = runRule(rule, snapshot);
-    expect(f?.recommendation?.action).toBe('reference');
-    expect(f?.recommendation?.commands?.join('\n')).toContain('createIndex({ postId: 1, _id: 1 })');
-  });
-
-  it('recommends the bucket pattern for many small scalar elements', () => {
-    const snapshot = snapshotOf([posts([docWithArray('readings', 5000, 8, null, ELEMENT_KIND.number)], null)]);
-    const [f] = runRule(rule, snapshot);
-    expect(f?.recommendation?.action).toBe('bucket pattern');
-  });
-
-  it('reports evidence without document values', () => {
-    const snapshot = snapshotOf([posts([docWithArray('comments', 5000, 1000, NOW - 30 * DAY)])]);
-    const [f] = runRule(rule, snapshot);
-    for (const v of Object.values(f?.evidence ?? {})) expect(['number', 'string', 'boolean'].includes(typeof v) || v === null).toBe(true);
-    expect(f?.evidence.lengthMax).toBe(5000);
-    expect(f?.evidence.timeSource).toBe('_id');
   });
 
   it('rejects an unknown option with a message naming it', () => {

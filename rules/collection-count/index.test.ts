@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dataHandlesFrom, groupByPattern, indexDefinitionOf, indexSignature, namePatterns } from '../../src/collect/deployment';
 import type { DeploymentInventory, IndexDefinition, TenantGroup } from '../../src/core/types';
 import { collectionOf, snapshotOf } from '../../test/support/fixtures';
-import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { ruleTester } from '../../test/support/rule-tester';
 import rule from './index';
 import { foldedIndexes, foldedName } from './analyze';
 
@@ -55,6 +55,19 @@ function inventory(over: Partial<DeploymentInventory> = {}): DeploymentInventory
 
 const snap = (inv: DeploymentInventory | undefined) => snapshotOf([collectionOf('orders')], inv ? { deployment: inv } : {});
 
+const onDb = (db = 'app') => ({ db });
+const tenants = { db: 'app', collection: 'orders_acme' };
+/** The fold of `orders_{id}` with the tenant field leading each index, unique per tenant. */
+const fold = (field: string) => ({
+  action: `fold into one collection with ${field} leading each index`,
+  commands: [
+    'db.createCollection("orders")',
+    `db.getCollection("orders").createIndex({ ${field}: 1, userId: 1, createdAt: -1 })`,
+    `db.getCollection("orders").createIndex({ ${field}: 1, email: 1 }, { unique: true })`,
+    `db.getCollection("orders_acme").aggregate([{ $set: { ${field}: "<tenant id>" } }, { $merge: { into: "orders" } }])  // once per tenant collection`,
+  ],
+});
+
 ruleTester(rule, {
   valid: [
     { name: 'a small deployment', snapshot: snap(inventory()) },
@@ -74,7 +87,24 @@ ruleTester(rule, {
     {
       name: 'over 100 collections in one database (Atlas)',
       snapshot: snap(inventory({ databases: [{ name: 'app', collections: 150, views: 2, timeseries: 1, indexes: 400 }], totals: { databases: 1, collections: 150, views: 2, timeseries: 1, indexes: 400 } })),
-      expect: [{ messageId: 'manyInDatabase', severity: 'info', messageIncludes: '550 WiredTiger tables' }, { messageIncludes: '2 views are not counted' }],
+      findings: [
+        {
+          messageId: 'manyInDatabase',
+          severity: 'info',
+          target: onDb(),
+          messageIncludes: ['550 WiredTiger tables', '2 views are not counted'],
+          data: {
+            db: 'app',
+            collections: '150',
+            indexes: '400',
+            tables: '550 WiredTiger tables',
+            limit: '100',
+            extra: ' 2 views are not counted: a view has no table of its own. 1 time-series collections count through their system.buckets collections.',
+          },
+          evidence: { collections: 150, indexes: 400, views: 2, timeseries: 1 },
+          recommendation: null,
+        },
+      ],
     },
     {
       name: '10,000 collections in the deployment (Compass), with the data-handle figures',
@@ -88,48 +118,89 @@ ruleTester(rule, {
           ...dataHandlesFrom(serverStatus(14_250), { flavor: 'mongodb', storageEngine: 'wiredTiger' }),
         }),
       ),
-      expect: [
-        { messageId: 'manyInDeployment', severity: 'warn', messageIncludes: '14,250 data handles' },
-        { messageId: 'manyInDatabase', messageIncludes: 'index count unknown' },
+      findings: [
+        {
+          messageId: 'manyInDeployment',
+          severity: 'warn',
+          target: onDb(),
+          message:
+            'The deployment holds 10,500 collections and an unknown number of indexes in 2 databases: 10,500+ WiredTiger tables (index count unknown), each with a file and a data handle (Compass flags 10,000 collections); WiredTiger holds 14,250 data handles open (4,321 sweeps so far).',
+          evidence: { collections: 10500, indexes: null, dataHandlesActive: 14_250, dataHandleSweeps: 4321, dataHandlesClosedBySweep: 120 },
+        },
+        { messageId: 'manyInDatabase', severity: 'info', target: onDb('app'), messageIncludes: 'Database `app` holds 6,000 collections and 18,000 indexes (24,000 WiredTiger tables)' },
+        { messageId: 'manyInDatabase', severity: 'info', target: onDb('archive'), messageIncludes: 'index count unknown' },
+      ],
+    },
+    {
+      name: 'the deployment warning says data handles were not read, with the reason',
+      snapshot: snap(
+        inventory({
+          totals: { databases: 1, collections: 12_000, views: 0, timeseries: 0, indexes: 24_000 },
+          ...dataHandlesFrom({ storageEngine: { name: 'wiredTiger' }, ok: 1 }, { flavor: 'mongodb', storageEngine: 'wiredTiger' }),
+        }),
+      ),
+      findings: [
+        {
+          messageId: 'manyInDeployment',
+          severity: 'warn',
+          target: onDb(),
+          messageIncludes: '; data handles not read: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger section',
+          evidence: { dataHandlesActive: null },
+        },
       ],
     },
     {
       name: 'many open data handles in a deployment under the collection limit',
       snapshot: snap(inventory(dataHandlesFrom(serverStatus(12_000), { flavor: 'mongodb', storageEngine: 'wiredTiger' }))),
-      expect: [{ messageId: 'manyDataHandles', severity: 'warn' }],
+      findings: [{ messageId: 'manyDataHandles', severity: 'warn', target: onDb(), data: { active: '12,000', limit: '10,000' }, evidence: { dataHandlesActive: 12_000 } }],
     },
     {
       name: 'per-tenant collections with the same indexes',
       snapshot: snap(inventory({ tenantGroups: [group()] })),
-      expect: [{ messageId: 'tenantCollections', severity: 'warn', collection: 'orders_acme', messageIncludes: 'Fold them into one `orders` collection' }],
+      findings: [
+        {
+          messageId: 'tenantCollections',
+          severity: 'warn',
+          target: tenants,
+          message:
+            '250 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, `orders_initech`) and 248 of 250 read have the same indexes: one collection per tenant. Fold them into one `orders` collection with a `tenantId` field leading each index.',
+          evidence: { tablesSaved: 250 * 4 - 4, foldedCollection: 'orders', tenantField: 'tenantId' },
+          // each tenant index gets the tenant field in front, unique per tenant
+          recommendation: { ...fold('tenantId'), reasonIncludes: 'unique index email_1' },
+        },
+      ],
     },
     {
       name: 'a smaller tenant group is info',
       snapshot: snap(inventory({ tenantGroups: [group({ members: 20, indexesRead: 20, sameIndexes: 19 })] })),
-      expect: [{ messageId: 'tenantCollections', severity: 'info' }],
+      findings: [{ messageId: 'tenantCollections', severity: 'info', target: tenants, messageIncludes: '20 collections in `app` are named `orders_{id}`', recommendation: fold('tenantId') }],
     },
     {
       name: 'the tenant field is an option',
       snapshot: snap(inventory({ tenantGroups: [group()] })),
       options: { tenantField: 'accountId' },
-      expect: [{ messageIncludes: '`accountId` field leading each index' }],
+      findings: [{ messageId: 'tenantCollections', severity: 'warn', target: tenants, messageIncludes: '`accountId` field leading each index', recommendation: fold('accountId') }],
+    },
+    {
+      name: 'time-series tenants: one time-series collection with the tenant in its metaField',
+      snapshot: snap(inventory({ tenantGroups: [group({ kind: 'timeseries', pattern: 'metrics_{id}', examples: ['metrics_1'] })] })),
+      findings: [
+        {
+          messageId: 'tenantCollections',
+          severity: 'warn',
+          target: { db: 'app', collection: 'metrics_1' },
+          messageIncludes: 'Fold them into one `metrics` collection',
+          recommendation: {
+            action: 'one time-series collection with tenantId in its metaField',
+            commands: [/^db\.createCollection\("metrics", \{ timeseries: \{ timeField/, /^db\.getCollection\("metrics_1"\)\.aggregate\(\[\{ \$set: \{ "meta\.tenantId": "<tenant id>" \} \}/],
+          },
+        },
+      ],
     },
   ],
 });
 
 describe('collection-count recommendation', () => {
-  it('creates each tenant index with the tenant field in front, unique per tenant', () => {
-    const f = runRule(rule, snap(inventory({ tenantGroups: [group()] })))[0];
-    expect(f?.recommendation?.commands).toEqual([
-      'db.createCollection("orders")',
-      'db.getCollection("orders").createIndex({ tenantId: 1, userId: 1, createdAt: -1 })',
-      'db.getCollection("orders").createIndex({ tenantId: 1, email: 1 }, { unique: true })',
-      'db.getCollection("orders_acme").aggregate([{ $set: { tenantId: "<tenant id>" } }, { $merge: { into: "orders" } }])  // once per tenant collection',
-    ]);
-    expect(f?.recommendation?.reason).toContain('unique index email_1');
-    expect(f?.evidence.tablesSaved).toBe(250 * 4 - 4);
-  });
-
   it('says what to do with text, 2d, hashed, wildcard and TTL indexes', () => {
     const specs = [
       { v: 2, key: { _fts: 'text', _ftsx: 1 }, name: 'body_text', weights: { body: 1, title: 1 }, default_language: 'english', language_override: 'language', textIndexVersion: 3 },
@@ -166,11 +237,6 @@ describe('collection-count recommendation', () => {
     expect(plan.commands).toEqual(['db.getCollection("events").createIndex({ tenantId: 1 })']);
   });
 
-  it('proposes a metaField for time-series tenants', () => {
-    const f = runRule(rule, snap(inventory({ tenantGroups: [group({ kind: 'timeseries', pattern: 'metrics_{id}', examples: ['metrics_1'] })] })))[0];
-    expect(f?.recommendation?.action).toBe('one time-series collection with tenantId in its metaField');
-    expect(f?.recommendation?.commands?.[0]).toContain('timeseries: { timeField');
-  });
 });
 
 describe('tenant name patterns', () => {
@@ -236,13 +302,4 @@ describe('tenant name patterns', () => {
     expect(dataHandlesFrom({ ok: 1 }, { flavor: 'ferretdb', storageEngine: null }).dataHandlesReason).toContain('FerretDB has no WiredTiger');
   });
 
-  it('says data handles were not read, with the reason, in the deployment warning', () => {
-    const inv = inventory({
-      totals: { databases: 1, collections: 12_000, views: 0, timeseries: 0, indexes: 24_000 },
-      ...dataHandlesFrom({ storageEngine: { name: 'wiredTiger' }, ok: 1 }, { flavor: 'mongodb', storageEngine: 'wiredTiger' }),
-    });
-    const [f] = runRule(rule, snap(inv)).filter((x) => x.messageId === 'manyInDeployment');
-    expect(f?.message).toContain('data handles not read: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger section');
-    expect(f?.evidence.dataHandlesActive).toBeNull();
-  });
 });

@@ -1,7 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import type { CollectionSnapshot, DocProfile } from '../../src/core/types';
-import { collectionOf, docWithArray, snapshotOf } from '../../test/support/fixtures';
-import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { collectionOf, docWithArray, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester } from '../../test/support/rule-tester';
 import rule from './index';
 
 const MiB = 1024 * 1024;
@@ -12,10 +11,12 @@ function doc(bytes: number, fields: { path: string; bytes: number }[], measuredO
 }
 
 function sampled(docs: DocProfile[], fields: CollectionSnapshot['sample']['fields'] = {}): CollectionSnapshot {
-  return collectionOf('reports', { sample: { method: '$sample', random: true, requested: docs.length, size: docs.length, docs, id: null, fields, timeSource: null } });
+  return collectionOf('reports', { sample: sampleOf(docs, { fields }) });
 }
 
 const small = Array.from({ length: 30 }, () => doc(4_000, [{ path: 'body', bytes: 3_000 }]));
+const at = (path: string) => ({ db: 'app', collection: 'reports', path });
+const subset = (field: string) => ({ action: 'split the document (subset pattern)', commands: [`db.createCollection("reports_${field}")`, `db.reports_${field}.createIndex({ parentId: 1 })`] });
 
 ruleTester(rule, {
   valid: [
@@ -27,44 +28,81 @@ ruleTester(rule, {
     {
       name: 'a 2.5 MB document (Atlas)',
       snapshot: snapshotOf([sampled([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }, { path: 'meta', bytes: 150_000 }])])]),
-      expect: [{ messageId: 'largeDocument', severity: 'info', path: 'html', messageIncludes: '1 of 31 sampled documents are over 2 MB (Atlas)' }],
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'info',
+          target: at('html'),
+          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 31 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB, `meta` 0.15 MB.',
+          evidence: { largestDocBytes: 2_500_000, docsOverInfoBytes: 1, docsOverWarnBytes: 0, largestField: 'html', dominantArray: null },
+          recommendation: subset('html'),
+        },
+      ],
+    },
+    {
+      // never prints a document value: paths and sizes only
+      name: 'one 2.5 MB document alone: paths and sizes only',
+      snapshot: snapshotOf([sampled([doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]),
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'info',
+          target: at('html'),
+          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB.',
+          recommendation: subset('html'),
+        },
+      ],
     },
     {
       name: 'an 11 MB document measured on the server (Compass)',
       snapshot: snapshotOf([sampled([...small, doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true)], { pdf: { present: 1, types: { binData: 1 } } })]),
-      expect: [{ messageId: 'largeDocument', severity: 'warn', messageIncludes: 'measured on the server with $bsonSize' }],
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'warn',
+          target: at('pdf'),
+          message:
+            'Sampled documents reach 11.0 MB (66% of the 16 MiB limit), measured on the server with $bsonSize; 1 of 31 sampled documents are over 10 MB (Compass). Largest fields: `pdf` 10.9 MB.',
+          // binaries go out of the document
+          evidence: { measuredOnServer: true, largestFieldType: 'binData', docsOverWarnBytes: 1 },
+          recommendation: { action: 'store the binary outside the document', commands: ['db.reports.find({}, { "pdf": 0 })  // reads without the large field meanwhile'] },
+        },
+      ],
     },
     {
       name: 'within 20% of 16 MiB: error',
       snapshot: snapshotOf([sampled([...small, doc(14 * MiB, [{ path: 'blob', bytes: 14 * MiB - 100 }], true)])]),
-      expect: [{ messageId: 'largeDocument', severity: 'error', messageIncludes: '88% of the 16 MiB limit' }],
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'error',
+          target: at('blob'),
+          messageIncludes: ['reach 14.7 MB (88% of the 16 MiB limit), measured on the server with $bsonSize', '1 of 31 sampled documents are over 80% of the 16 MiB limit'],
+          evidence: { docsOverErrorShare: 1, largestFieldType: null },
+          recommendation: subset('blob'),
+        },
+      ],
     },
     {
       name: 'an array dominates: points to array-growth',
       snapshot: snapshotOf([sampled([...small, docWithArray('comments', 3000, 1000, null)])]),
-      expect: [{ messageIncludes: 'see array-growth', path: 'comments' }],
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'info',
+          target: at('comments'),
+          messageIncludes: 'The array `comments` (3,000 elements) is 100% of it: see array-growth.',
+          // dominant arrays go to array-growth
+          evidence: { dominantArray: 'comments' },
+          recommendation: { action: 'move the array out (see array-growth)', reasonIncludes: 'The array `comments` is 100% of the document' },
+        },
+      ],
     },
     {
       name: 'thresholds are options',
       snapshot: snapshotOf([sampled(small)]),
       options: { infoBytes: 3_000 },
-      expect: [{ severity: 'info' }],
+      findings: [{ messageId: 'largeDocument', severity: 'info', target: at('body'), messageIncludes: '30 of 30 sampled documents are over', evidence: { docsOverInfoBytes: 30 }, recommendation: subset('body') }],
     },
   ],
-});
-
-describe('document-size recommendation', () => {
-  it('sends dominant arrays to array-growth and binaries out of the document', () => {
-    const arr = runRule(rule, snapshotOf([sampled([docWithArray('comments', 3000, 1000, null)])]))[0];
-    expect(arr?.recommendation?.action).toBe('move the array out (see array-growth)');
-    expect(arr?.evidence.dominantArray).toBe('comments');
-    const bin = runRule(rule, snapshotOf([sampled([doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true)], { pdf: { present: 1, types: { binData: 1 } } })]))[0];
-    expect(bin?.recommendation?.action).toBe('store the binary outside the document');
-    expect(bin?.evidence.largestFieldType).toBe('binData');
-  });
-
-  it('never prints a document value: paths and sizes only', () => {
-    const f = runRule(rule, snapshotOf([sampled([doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]))[0];
-    expect(f?.message).toBe('Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB.');
-  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { IdProfile } from '../../src/core/types';
-import { collectionOf, snapshotOf } from '../../test/support/fixtures';
-import { ruleTester, runRule } from '../../test/support/rule-tester';
+import type { IdProfile, IndexSnapshot } from '../../src/core/types';
+import { collectionOf, sampleOf, snapshotOf, unsupported, withServer } from '../../test/support/fixtures';
+import { ruleTester } from '../../test/support/rule-tester';
 import { planInsertBatch, uuid4Hex, uuid7Hex } from './confirm';
 import rule from './index';
 
@@ -26,7 +26,7 @@ const uuid4: Partial<IdProfile> = { types: { uuid: N }, uuidVersions: { '4': N }
 
 function coll(name: string, id: IdProfile, over: Parameters<typeof collectionOf>[1] = {}) {
   return collectionOf(name, {
-    sample: { method: '$sample', random: true, requested: N, size: N, docs: [{ bytes: 100, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }], id, fields: {}, timeSource: null },
+    sample: sampleOf([{ bytes: 100, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }], { requested: N, size: N, id }),
     indexes: [
       { name: '_id_', key: { _id: 1 }, sizeBytes: 40_000, accesses: null },
       { name: 'userId_1', key: { userId: 1 }, sizeBytes: 30_000, accesses: null },
@@ -35,82 +35,170 @@ function coll(name: string, id: IdProfile, over: Parameters<typeof collectionOf>
   });
 }
 
+const onId = (collection: string) => ({ db: 'app', collection, path: '_id' });
+const clusteredCopy = (name: string) => ({ action: 'clustered collection (when you next create it)', commands: [`db.createCollection("${name}_clustered", { clusteredIndex: { key: { _id: 1 }, unique: true } })`] });
+const sizeOnly = (bytes: number): IndexSnapshot[] => [
+  { name: '_id_', key: { _id: 1 }, sizeBytes: bytes, accesses: null },
+  { name: 'type_1', key: { type: 1 }, sizeBytes: bytes, accesses: null },
+];
+// every other _id out of place: rho 0.5 (> 0.3, < 0.99)
+const weak = inOrder.map((i) => (i % 2 === 0 ? i : N - i));
+
 ruleTester(rule, {
   valid: [
-    { name: 'ObjectId _id on a regular collection only gets the clustered suggestion (info)', snapshot: snapshotOf([coll('events', ids({}))]), allowInfo: true },
     { name: 'capped collection with monotonic _id: no clustered advice', snapshot: snapshotOf([coll('log', ids({}), { capped: true })]) },
     { name: 'already clustered on ObjectId', snapshot: snapshotOf([coll('events', ids({}), { clustered: true })]) },
     { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
     { name: 'too few _ids to judge their order: nothing to say', snapshot: snapshotOf([coll('tiny', ids({ naturalOrderRanks: [0, 1, 2], leadingByteEntropy: [0, 0, 0, 0] }))]) },
     {
       name: 'server older than 5.3: no clustered suggestion',
-      snapshot: (() => {
-        const s = snapshotOf([coll('events', ids({}))]);
-        s.server.capabilities.clusteredCollections = { supported: false, evidence: 'server version 5.0.3 is older than 5.3' };
-        return s;
-      })(),
+      snapshot: withServer(snapshotOf([coll('events', ids({}))]), { version: '5.0.3', capabilities: { clusteredCollections: unsupported('server version 5.0.3 is older than 5.3') } }),
     },
   ],
   invalid: [
-    { name: 'UUID v4 _id: advise against clustering', snapshot: snapshotOf([coll('sessions', ids(uuid4))]), expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'UUID v4' }] },
-    { name: 'monotonic ObjectId: recommend clustering', snapshot: snapshotOf([coll('events', ids({}))]), expect: [{ messageId: 'recommendClustered', severity: 'info' }] },
+    {
+      name: 'UUID v4 _id: advise against clustering',
+      snapshot: snapshotOf([coll('sessions', ids(uuid4))]),
+      findings: [
+        {
+          messageId: 'adviseAgainstClustered',
+          severity: 'info',
+          target: onId('sessions'),
+          message:
+            '`_id` is UUID v4 (16 bytes) and random (ρ = -0.01, leading bytes 97% of maximal entropy): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by 8 bytes (≈ 7.8 KB here).',
+          // the secondary index penalty from the real index sizes: 1,000 documents x 1 secondary index x (16 - 8) bytes
+          evidence: { secondaryIndexExtraBytes: 8000, secondaryIndexBytes: 30_000, order: 'random', idType: 'UUID v4' },
+          recommendation: { action: 'regular collection', reasonIncludes: 'Random keys scatter inserts across a clustered tree' },
+        },
+      ],
+    },
+    {
+      // also: ObjectId _id on a regular collection gets only the clustered suggestion, an info line
+      name: 'monotonic ObjectId on a regular collection: recommend clustering (info), nothing else',
+      snapshot: snapshotOf([coll('events', ids({}))]),
+      findings: [
+        {
+          messageId: 'recommendClustered',
+          severity: 'info',
+          target: onId('events'),
+          message:
+            "`_id` is ObjectId (12 bytes), monotonic (ρ = 1.00): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes would grow by about 3.9 KB (13% of today's 29.3 KB in 1 secondary index).",
+          evidence: { monotonicity: 1, order: 'monotonic', secondaryIndexExtraBytes: 4000, secondaryIndexBytes: 30_000, clusteredSupport: 'fixture' },
+          recommendation: clusteredCopy('events'),
+        },
+      ],
+    },
     {
       name: 'mixed _id types',
       snapshot: snapshotOf([coll('mixed', ids({ types: { objectId: 150, string: 50 } }))]),
-      expect: [{ messageId: 'mixedTypes', severity: 'warn', messageIncludes: 'objectId 75%' }],
+      findings: [
+        {
+          messageId: 'mixedTypes',
+          severity: 'warn',
+          target: onId('mixed'),
+          message: '`_id` mixes types: objectId 75%, string 25%. Range scans and a clustered key need one type.',
+          recommendation: { action: 'one _id type', commands: [] },
+        },
+        // the main type, ObjectId, is still judged on its own
+        { messageId: 'recommendClustered', severity: 'info', target: onId('mixed'), messageIncludes: '`_id` is ObjectId (12 bytes), monotonic (ρ = 1.00)', recommendation: clusteredCopy('mixed') },
+      ],
     },
-    { name: 'clustered on random UUIDs', snapshot: snapshotOf([coll('sessions', ids(uuid4), { clustered: true })]), expect: [{ messageId: 'clusteredOnRandom', severity: 'warn' }] },
+    {
+      name: 'clustered on random UUIDs',
+      snapshot: snapshotOf([coll('sessions', ids(uuid4), { clustered: true })]),
+      findings: [
+        {
+          messageId: 'clusteredOnRandom',
+          severity: 'warn',
+          target: onId('sessions'),
+          message: 'This clustered collection has a random `_id` (UUID v4): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
+          recommendation: null,
+        },
+      ],
+    },
     {
       // MongoDB keys a clustered collection's records by _id: a $natural scan returns _ids sorted, whatever the
       // insertion order. The leading bytes still tell random UUIDs.
       name: 'clustered on random UUIDs, read in natural order as MongoDB returns it (_id order)',
       snapshot: snapshotOf([coll('sessions', ids({ ...uuid4, naturalOrderRanks: inOrder }), { clustered: true })]),
-      expect: [{ messageId: 'clusteredOnRandom', severity: 'warn' }],
+      findings: [{ messageId: 'clusteredOnRandom', severity: 'warn', target: onId('sessions'), data: { why: 'random', label: 'UUID v4' }, evidence: { monotonicity: null, order: 'random' } }],
     },
     {
       name: 'large string _id: advise against clustering',
       snapshot: snapshotOf([coll('docs', ids({ types: { string: N }, sizeBytes: { p50: 45, max: 50, mean: 45 } }))]),
-      expect: [{ messageId: 'adviseAgainstClustered', messageIncludes: 'large (over 16 bytes): keep this a regular collection — clustered on such keys, every secondary index entry' }],
+      findings: [
+        {
+          messageId: 'adviseAgainstClustered',
+          severity: 'info',
+          target: onId('docs'),
+          // a large but monotonic key: no claim that inserts scatter
+          message:
+            '`_id` is string (40 bytes) and large (over 16 bytes): keep this a regular collection — clustered on such keys, every secondary index entry would grow by 32 bytes (≈ 31.3 KB here).',
+          recommendation: { action: 'regular collection', reason: 'Every secondary index entry of a clustered collection holds the _id (40 bytes) instead of an 8-byte recordId.' },
+        },
+      ],
     },
     {
       name: 'a correlation between the two lines',
       snapshot: snapshotOf([coll('half', ids({ naturalOrderRanks: inOrder.map((i) => (i % 4 === 0 ? N - 1 - i : i)), leadingByteEntropy: [0, 0, 0, 0] }))]),
-      expect: [{ messageId: 'orderUnknown', messageIncludes: 'between random' }],
+      findings: [
+        {
+          messageId: 'orderUnknown',
+          severity: 'info',
+          target: onId('half'),
+          message: '`_id` order could not be judged: the correlation with insertion order is 0.50, between random (< 0.3) and monotonic (≥ 0.7).',
+          recommendation: null,
+        },
+      ],
+    },
+    {
+      name: "the analyzeShardKey line (0.7) is an option: at 0.99 a weaker order is not monotonic",
+      snapshot: snapshotOf([coll('e', ids({ naturalOrderRanks: weak }))]),
+      options: { monotonicThreshold: 0.99 },
+      findings: [{ messageId: 'orderUnknown', severity: 'info', target: onId('e'), messageIncludes: 'between random (< 0.3) and monotonic (≥ 0.99)' }],
+    },
+    {
+      name: 'unmeasured index sizes are not "no secondary indexes": a server that reports 0 bytes leaves the share unknown',
+      snapshot: snapshotOf([coll('events', ids({}), { indexes: sizeOnly(0) })]),
+      findings: [
+        {
+          messageId: 'recommendClustered',
+          severity: 'info',
+          target: onId('events'),
+          messageIncludes: '1 secondary index today; the server reported no size for them, so the share is unknown',
+          evidence: { secondaryIndexBytes: null },
+          recommendation: clusteredCopy('events'),
+        },
+      ],
+    },
+    {
+      name: 'no secondary index: said so',
+      snapshot: snapshotOf([coll('events', ids({}), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] })]),
+      findings: [{ messageId: 'recommendClustered', severity: 'info', target: onId('events'), messageIncludes: 'Secondary indexes would grow by about 0 B (no secondary indexes today).', recommendation: clusteredCopy('events') }],
+    },
+    {
+      name: 'random _id and no secondary index: nothing would grow here today',
+      snapshot: snapshotOf([coll('sessions', ids(uuid4), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] })]),
+      findings: [
+        {
+          messageId: 'adviseAgainstClustered',
+          severity: 'info',
+          target: onId('sessions'),
+          messageIncludes: 'would grow by 8 bytes (none here today: the collection has no secondary index)',
+          recommendation: { action: 'regular collection' },
+        },
+      ],
     },
   ],
 });
 
 describe('id-pattern details', () => {
-  it('estimates the secondary index penalty from the real index sizes: (idSize - 8) bytes per entry', () => {
-    const [f] = runRule(rule, snapshotOf([coll('sessions', ids(uuid4))]));
-    // 1,000 documents x 1 secondary index x (16 - 8) bytes
-    expect(f?.evidence.secondaryIndexExtraBytes).toBe(8000);
-    expect(f?.evidence.secondaryIndexBytes).toBe(30_000);
-  });
-
-  it('uses the analyzeShardKey line (0.7) as an option', () => {
-    const weak = inOrder.map((i) => (i % 2 === 0 ? i : N - i));
-    const strict = runRule(rule, snapshotOf([coll('e', ids({ naturalOrderRanks: weak }))]), { monotonicThreshold: 0.99 });
-    expect(strict.some((f) => f.messageId === 'recommendClustered')).toBe(false);
-  });
-
   it('generates UUIDs of the right version', () => {
     expect(uuid4Hex()[12]).toBe('4');
     const a = uuid7Hex(1_700_000_000_000, 1);
     const b = uuid7Hex(1_700_000_000_001, 0);
     expect(a[12]).toBe('7');
     expect(a < b).toBe(true);
-  });
-
-  it('does not call unmeasured index sizes "no secondary indexes": a server that reports 0 bytes leaves the share unknown', () => {
-    const unmeasured = coll('events', ids({}), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 0, accesses: null }, { name: 'type_1', key: { type: 1 }, sizeBytes: 0, accesses: null }] });
-    const [f] = runRule(rule, snapshotOf([unmeasured]));
-    expect(f?.message).toContain('1 secondary index today; the server reported no size for them, so the share is unknown');
-    expect(f?.evidence.secondaryIndexBytes).toBeNull();
-    const none = coll('events', ids({}), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] });
-    expect(runRule(rule, snapshotOf([none]))[0]?.message).toContain('(no secondary indexes today)');
-    const [against] = runRule(rule, snapshotOf([coll('sessions', ids(uuid4), { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }] })]));
-    expect(against?.message).toContain('would grow by 8 bytes (none here today: the collection has no secondary index)');
   });
 });
 

@@ -1,64 +1,414 @@
-import { describe, expect, it } from 'vitest';
+import { isDeepStrictEqual } from 'node:util';
+import { describe, it } from 'vitest';
+import { fillTemplate } from '../../src/core/format';
 import type { Rule } from '../../src/core/rule';
-import { analyze, type RuleSetting } from '../../src/core/runner';
-import type { Finding, Snapshot } from '../../src/core/types';
+import { analyze, type AnalyzeOutput, type RuleSetting } from '../../src/core/runner';
+import { parseSnapshot } from '../../src/core/snapshot-file';
+import type { Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
+
+/*
+ * The strict rule tester, after ESLint's RuleTester.
+ *
+ * - A valid case must produce no finding at all, of any severity (an info line is a finding: such a case is an
+ *   invalid case that lists it).
+ * - An invalid case lists every finding the rule reports, at least one. Expected and reported findings are matched
+ *   one to one and in any order: the runner sorts findings by severity and target, not in the order the rule
+ *   reported them, so order carries nothing a test should pin. The largest one-to-one matching is found; every
+ *   expected finding left without a partner ("missing") and every reported finding left without one ("unexpected",
+ *   a duplicate included) fails the case, and the failure lists both sides.
+ * - Every expected finding names its messageId (one of the rule's messages), severity and target (compared whole: db,
+ *   collection, path and index exactly as reported, no key more or less). It may pin the text with `data` (the
+ *   message must equal the rule's template filled with it, as ESLint's `data`), `message` (exact) or
+ *   `messageIncludes`, and `evidence` fields and the `recommendation` (or its absence, `null`).
+ * - Every reported finding's text (message, recommendation action, reason and commands) must hold no leftover
+ *   {{placeholder}} and no "undefined", "NaN", "Infinity", "[object …]" or bare "null" where a value should be; its
+ *   evidence must be flat JSON values (finite numbers, strings, booleans, null), its ruleId the rule's, its docsUrl a
+ *   link. Notes get the same text checks (they may quote a server's "null"); a case that lists `notes` must match
+ *   the rule's notes one to one too.
+ * - A rule that throws (the runner's internalError finding) fails the case, whatever it expected.
+ * - Each case's snapshot must pass the snapshot file's schema (parseSnapshot, src/core/snapshot-file.ts) and survive
+ *   a JSON round trip unchanged, so fixtures are snapshots `collect` could write and `analyze` could load. The rule
+ *   runs on a deep-frozen JSON copy, so a rule that writes to its input throws and fails the case.
+ */
+
+/** A note the rule must leave: the exact text (with the runner's `<rule id>: ` prefix), or parts it must include. */
+export type ExpectedNote = string | { includes: string | string[] };
 
 export interface RuleCase {
   name: string;
   snapshot: Snapshot;
   options?: Record<string, unknown>;
+  /**
+   * Every note ("could not check") the rule leaves, matched one to one in any order; `[]` means none. Notes are not
+   * checked when absent.
+   */
+  notes?: ExpectedNote[];
 }
 
 export interface ExpectedFinding {
-  messageId?: string;
-  severity?: Finding['severity'];
-  path?: string;
-  collection?: string;
-  messageIncludes?: string;
+  messageId: string;
+  severity: Severity;
+  /** Compared whole with the reported target: every key it has, and no other. */
+  target: Target;
+  /** The message must equal the rule's template for messageId filled with these values (ESLint's `data`). */
+  data?: Record<string, string | number>;
+  /** The message must equal this text. */
+  message?: string;
+  /** The message must contain each of these. */
+  messageIncludes?: string | string[];
+  /** Each listed evidence field must equal the reported one. */
+  evidence?: Finding['evidence'];
+  /**
+   * The listed recommendation fields must equal the reported ones; `commands` lists every command (a RegExp matches
+   * the command it stands for), `reasonIncludes` parts the reason must contain. `null`: no recommendation.
+   */
+  recommendation?: { action?: string; reason?: string; reasonIncludes?: string | string[]; commands?: (string | RegExp)[] } | null;
 }
 
 export interface InvalidCase extends RuleCase {
-  /** Each expected finding must match one reported finding (partial match); at least one is required. */
-  expect: ExpectedFinding[];
+  /** Every finding the rule reports for this snapshot, in any order; at least one. */
+  findings: ExpectedFinding[];
 }
 
-export function runRule(rule: Rule, snapshot: Snapshot, options: Record<string, unknown> = {}): Finding[] {
+export interface RuleCases {
+  valid: RuleCase[];
+  invalid: InvalidCase[];
+}
+
+/** Runs one rule over a snapshot with the given options, as `analyze` does: its findings and notes; no checks. */
+export function runRuleWithNotes(rule: Rule, snapshot: Snapshot, options: Record<string, unknown> = {}): AnalyzeOutput {
   const setting: RuleSetting = { options };
-  const out = analyze(snapshot, { rules: { [rule.id]: setting }, only: [rule.id] }, [rule]);
-  return out.findings;
+  return analyze(snapshot, { rules: { [rule.id]: setting }, only: [rule.id] }, [rule]);
+}
+
+/** Runs one rule over a snapshot with the given options, as `analyze` does; its findings, no checks. */
+export function runRule(rule: Rule, snapshot: Snapshot, options: Record<string, unknown> = {}): Finding[] {
+  return runRuleWithNotes(rule, snapshot, options).findings;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pure checks: exported so test/rule-tester.test.ts can prove they fail on wrong expectations.
+
+const PLACEHOLDER = /\{\{\s*\w+\s*\}\}/;
+/** Words that mean a value was missing when the text was built. */
+const BAD_WORDS: [RegExp, string][] = [
+  [/\bundefined\b/, '"undefined"'],
+  [/\bNaN\b/, '"NaN"'],
+  [/-?\bInfinity\b/, '"Infinity"'],
+  [/\[object \w+\]/, '"[object …]"'],
+];
+/**
+ * "null" in prose is a value that went missing. In mongosh commands `null` is also a literal (`[true, null]`,
+ * `bsonType: ["null", "string"]`, `.concat([null])`), so there only a null where a name belongs is flagged: quoted
+ * as a whole string argument of a call, or after a dot (`db.null`).
+ */
+const NULL_IN_PROSE = /\bnull\b/;
+const NULL_IN_COMMAND = /\(\s*"null"\s*[,)]|\.null\b|<null>/;
+
+function textProblems(where: string, text: unknown, nullCheck: RegExp | null): string[] {
+  if (typeof text !== 'string' || text.trim() === '') return [`${where} is empty`];
+  const problems: string[] = [];
+  const placeholder = PLACEHOLDER.exec(text);
+  if (placeholder) problems.push(`${where} has a leftover placeholder ${placeholder[0]}: ${JSON.stringify(text)}`);
+  for (const [re, word] of BAD_WORDS) if (re.test(text)) problems.push(`${where} has ${word} where a value should be: ${JSON.stringify(text)}`);
+  if (nullCheck?.test(text)) problems.push(`${where} has "null" where a value should be: ${JSON.stringify(text)}`);
+  return problems;
 }
 
 /**
- * The strict rule test, after ESLint's RuleTester: a valid case must produce no finding at warn or above
- * (info is allowed only when `allowInfo`), an invalid case at least the findings it expects.
+ * What is wrong with one reported finding whatever the case expects: leftover placeholders and missing values in
+ * its text, evidence that is not a flat JSON value, another rule's id, no docs link. Empty when clean.
  */
-export function ruleTester(rule: Rule, cases: { valid: (RuleCase & { allowInfo?: boolean })[]; invalid: InvalidCase[] }): void {
+export function findingTextProblems(f: Finding, ruleId?: string): string[] {
+  const problems: string[] = [];
+  if (ruleId !== undefined && f.ruleId !== ruleId) problems.push(`ruleId is ${JSON.stringify(f.ruleId)}, not ${JSON.stringify(ruleId)}`);
+  if (typeof f.docsUrl !== 'string' || !/^https:\/\//.test(f.docsUrl)) problems.push(`docsUrl is not a link: ${JSON.stringify(f.docsUrl)}`);
+  for (const [k, v] of Object.entries(f.evidence ?? {})) {
+    const flat = v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+    if (!flat) problems.push(`evidence.${k} is ${typeof v === 'number' ? String(v) : `a${typeof v === 'object' ? 'n object' : ` ${typeof v}`}`}, not a string, finite number, boolean or null`);
+  }
+  const texts: [string, string, boolean][] = [['message', f.message, false]];
+  if (f.recommendation) {
+    texts.push(['recommendation.action', f.recommendation.action, false], ['recommendation.reason', f.recommendation.reason, false]);
+    (f.recommendation.commands ?? []).forEach((c, i) => texts.push([`recommendation.commands[${i}]`, c, true]));
+  }
+  for (const [where, text, command] of texts) problems.push(...textProblems(where, text, command ? NULL_IN_COMMAND : NULL_IN_PROSE));
+  return problems;
+}
+
+/**
+ * What is wrong with the text of a note. Notes may quote what a server answered ("accesses.since null"), so "null"
+ * is allowed there; the other checks hold.
+ */
+export function noteTextProblems(n: Note): string[] {
+  return textProblems('note', n.message, null);
+}
+
+const targetText = (t: Target | undefined): string => (t === undefined ? 'no target' : `${t.db}${t.collection !== undefined ? `.${t.collection}` : ''}${t.path !== undefined ? ` › ${t.path}` : ''}${t.index !== undefined ? ` [index ${t.index}]` : ''}`);
+
+/** One line per reported finding, as failures print them. */
+export function describeFinding(f: Finding): string {
+  return `${f.severity} ${f.messageId} ${JSON.stringify(f.target)}: ${JSON.stringify(f.message)}`;
+}
+
+function describeExpected(e: ExpectedFinding): string {
+  const text = e.message !== undefined ? ` message ${JSON.stringify(e.message)}` : '';
+  const data = e.data !== undefined ? ` data ${JSON.stringify(e.data)}` : '';
+  const inc = e.messageIncludes !== undefined ? ` including ${JSON.stringify(e.messageIncludes)}` : '';
+  const ev = e.evidence !== undefined ? ` evidence ${JSON.stringify(e.evidence)}` : '';
+  const rec =
+    e.recommendation === null
+      ? ' no recommendation'
+      : e.recommendation !== undefined
+        ? ` recommendation ${JSON.stringify({ ...e.recommendation, ...(e.recommendation.commands ? { commands: showCommands(e.recommendation.commands) } : {}) })}`
+        : '';
+  return `${e.severity} ${e.messageId} ${JSON.stringify(e.target)}:${text}${data}${inc}${ev}${rec}`;
+}
+
+const showCommands = (list: readonly (string | RegExp)[]): string => `[${list.map((c) => (typeof c === 'string' ? JSON.stringify(c) : String(c))).join(', ')}]`;
+
+/** Why reported finding `f` does not satisfy expectation `e`; empty when it does. */
+export function mismatches(e: ExpectedFinding, f: Finding, messages?: Record<string, string>): string[] {
+  const why: string[] = [];
+  if (f.messageId !== e.messageId) why.push(`messageId: expected ${e.messageId}, got ${f.messageId}`);
+  if (f.severity !== e.severity) why.push(`severity: expected ${e.severity}, got ${f.severity}`);
+  if (!isDeepStrictEqual({ ...f.target }, { ...e.target })) why.push(`target: expected ${JSON.stringify(e.target)} (${targetText(e.target)}), got ${JSON.stringify(f.target)}`);
+  if (e.data !== undefined) {
+    const template = messages?.[e.messageId];
+    if (template === undefined) why.push(`data: the rule has no message ${e.messageId} to fill`);
+    else {
+      const want = fillTemplate(template, e.data);
+      if (f.message !== want) why.push(`message (from data): expected ${JSON.stringify(want)}, got ${JSON.stringify(f.message)}`);
+    }
+  }
+  if (e.message !== undefined && f.message !== e.message) why.push(`message: expected ${JSON.stringify(e.message)}, got ${JSON.stringify(f.message)}`);
+  for (const part of e.messageIncludes === undefined ? [] : Array.isArray(e.messageIncludes) ? e.messageIncludes : [e.messageIncludes]) {
+    if (!f.message.includes(part)) why.push(`message does not include ${JSON.stringify(part)}: ${JSON.stringify(f.message)}`);
+  }
+  for (const [k, v] of Object.entries(e.evidence ?? {})) {
+    if (!(k in f.evidence)) why.push(`evidence.${k}: expected ${JSON.stringify(v)}, not reported`);
+    else if (!isDeepStrictEqual(f.evidence[k], v)) why.push(`evidence.${k}: expected ${JSON.stringify(v)}, got ${JSON.stringify(f.evidence[k])}`);
+  }
+  const er = e.recommendation;
+  if (er === null && f.recommendation !== undefined) why.push(`recommendation: expected none, got ${JSON.stringify(f.recommendation)}`);
+  if (er) {
+    const r = f.recommendation;
+    if (!r) why.push('recommendation: expected one, none reported');
+    else {
+      if (er.action !== undefined && r.action !== er.action) why.push(`recommendation.action: expected ${JSON.stringify(er.action)}, got ${JSON.stringify(r.action)}`);
+      if (er.reason !== undefined && r.reason !== er.reason) why.push(`recommendation.reason: expected ${JSON.stringify(er.reason)}, got ${JSON.stringify(r.reason)}`);
+      for (const part of er.reasonIncludes === undefined ? [] : Array.isArray(er.reasonIncludes) ? er.reasonIncludes : [er.reasonIncludes]) {
+        if (!r.reason.includes(part)) why.push(`recommendation.reason does not include ${JSON.stringify(part)}: ${JSON.stringify(r.reason)}`);
+      }
+      if (er.commands !== undefined) {
+        const got = r.commands ?? [];
+        const fitsAll = got.length === er.commands.length && er.commands.every((want, i) => (typeof want === 'string' ? got[i] === want : want.test(got[i] ?? '')));
+        if (!fitsAll) why.push(`recommendation.commands: expected ${showCommands(er.commands)}, got ${JSON.stringify(r.commands ?? [])}`);
+      }
+    }
+  }
+  return why;
+}
+
+/** What is wrong with an expectation itself (before any finding is looked at). */
+export function expectationProblems(expected: readonly ExpectedFinding[], messages: Record<string, string>): string[] {
+  const problems: string[] = [];
+  if (expected.length === 0) problems.push('an invalid case must list at least one finding (a case with none is a valid case)');
+  expected.forEach((e, i) => {
+    if (!Object.hasOwn(messages, e.messageId)) problems.push(`expected finding #${i + 1}: messageId ${JSON.stringify(e.messageId)} is not one of the rule's messages (${Object.keys(messages).join(', ')})`);
+    else if (e.data !== undefined) {
+      const left = PLACEHOLDER.exec(fillTemplate(messages[e.messageId] as string, e.data));
+      if (left) problems.push(`expected finding #${i + 1}: data leaves ${left[0]} unfilled in ${e.messageId}`);
+    }
+    if (typeof e.target?.db !== 'string') problems.push(`expected finding #${i + 1}: target needs a db`);
+  });
+  return problems;
+}
+
+/**
+ * The largest one-to-one matching of `left` to `right` items where `fits(l, r)` (Kuhn's augmenting paths), so an
+ * expectation loose enough to fit two items cannot take the one a stricter expectation needs. Returns, for each
+ * right item, the index of its left partner or null.
+ */
+export function matchOneToOne(left: number, right: number, fits: (l: number, r: number) => boolean): (number | null)[] {
+  const ownerOf: (number | null)[] = Array.from({ length: right }, () => null);
+  const tryAssign = (l: number, seen: boolean[]): boolean => {
+    for (let r = 0; r < right; r++) {
+      if (seen[r] || !fits(l, r)) continue;
+      seen[r] = true;
+      const owner = ownerOf[r];
+      if (owner === null || owner === undefined || tryAssign(owner, seen)) {
+        ownerOf[r] = l;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let l = 0; l < left; l++) tryAssign(l, Array.from({ length: right }, () => false));
+  return ownerOf;
+}
+
+export interface Comparison {
+  pass: boolean;
+  /** Pairs [expected index, reported index] of the one-to-one matching. */
+  matched: [number, number][];
+  missing: ExpectedFinding[];
+  unexpected: Finding[];
+  /** Empty when pass; else the failure text, both sides listed. */
+  report: string;
+}
+
+/**
+ * Matches expected findings to reported ones, one to one and in any order (the largest matching). Passes only when
+ * every expected and every reported finding has a partner; the report lists what is missing (with the closest
+ * reported finding and how it differs), what is unexpected, and both whole lists.
+ */
+export function compareFindings(expected: readonly ExpectedFinding[], reported: readonly Finding[], messages?: Record<string, string>): Comparison {
+  const fits = expected.map((e) => reported.map((f) => mismatches(e, f, messages)));
+  const ownerOf = matchOneToOne(expected.length, reported.length, (ei, ri) => fits[ei]?.[ri]?.length === 0);
+  const matched: [number, number][] = [];
+  ownerOf.forEach((ei, ri) => {
+    if (ei !== null && ei !== undefined) matched.push([ei, ri]);
+  });
+  const matchedExpected = new Set(matched.map(([ei]) => ei));
+  const missingIdx = expected.map((_, i) => i).filter((i) => !matchedExpected.has(i));
+  const unexpectedIdx = reported.map((_, i) => i).filter((i) => ownerOf[i] === null);
+  const missing = missingIdx.map((i) => expected[i] as ExpectedFinding);
+  const unexpected = unexpectedIdx.map((i) => reported[i] as Finding);
+  const pass = missing.length === 0 && unexpected.length === 0;
+  if (pass) return { pass, matched, missing, unexpected, report: '' };
+  const lines = [`expected ${expected.length} finding(s), the rule reported ${reported.length}; matched one to one in any order: ${matched.length}.`];
+  if (missing.length) {
+    lines.push(`missing (expected, not reported): ${missing.length}`);
+    for (const ei of missingIdx) {
+      lines.push(`  - ${describeExpected(expected[ei] as ExpectedFinding)}`);
+      // the closest reported finding, preferring one left unmatched, and why it does not fit
+      const best = reported
+        .map((f, ri) => ({ f, ri, why: fits[ei]?.[ri] ?? [] }))
+        .sort((a, b) => a.why.length - b.why.length || Number(ownerOf[a.ri] !== null) - Number(ownerOf[b.ri] !== null))[0];
+      if (!best) continue;
+      const owner = ownerOf[best.ri];
+      lines.push(`      closest reported${owner !== null && owner !== undefined ? ` (matched to expected #${owner + 1})` : ''}: ${describeFinding(best.f)}`);
+      for (const w of best.why.length ? best.why : ['fits, but each finding it fits is matched to another expectation: the rule reported fewer of these than expected']) lines.push(`        ${w}`);
+    }
+  }
+  if (unexpected.length) {
+    lines.push(`unexpected (reported, not expected): ${unexpected.length}`);
+    for (const f of unexpected) lines.push(`  - ${describeFinding(f)}`);
+  }
+  lines.push('expected (all):');
+  expected.forEach((e, i) => lines.push(`  ${i + 1}. ${describeExpected(e)}`));
+  lines.push('reported (all):');
+  if (reported.length === 0) lines.push('  (none)');
+  reported.forEach((f, i) => lines.push(`  ${i + 1}. ${describeFinding(f)}`));
+  return { pass, matched, missing, unexpected, report: lines.join('\n') };
+}
+
+const noteFits = (e: ExpectedNote, n: Note): boolean =>
+  typeof e === 'string' ? n.message === e : (Array.isArray(e.includes) ? e.includes : [e.includes]).every((part) => n.message.includes(part));
+
+/** Matches expected notes to the rule's notes, one to one in any order; the failure text, or '' when they match. */
+export function compareNotes(expected: readonly ExpectedNote[], notes: readonly Note[]): string {
+  const ownerOf = matchOneToOne(expected.length, notes.length, (ei, ni) => noteFits(expected[ei] as ExpectedNote, notes[ni] as Note));
+  const matched = new Set(ownerOf.filter((o): o is number => o !== null));
+  const missing = expected.filter((_, i) => !matched.has(i));
+  const unexpected = notes.filter((_, i) => ownerOf[i] === null);
+  if (missing.length === 0 && unexpected.length === 0) return '';
+  return [
+    `expected ${expected.length} note(s), the rule left ${notes.length}.`,
+    ...(missing.length ? [`missing notes: ${missing.length}`, ...missing.map((e) => `  - ${JSON.stringify(e)}`)] : []),
+    ...(unexpected.length ? [`unexpected notes: ${unexpected.length}`, ...unexpected.map((n) => `  - ${JSON.stringify(n.message)}`)] : []),
+    'notes left (all):',
+    ...(notes.length ? notes.map((n, i) => `  ${i + 1}. ${JSON.stringify(n.message)}`) : ['  (none)']),
+  ].join('\n');
+}
+
+/** Why a fixture is not a snapshot a file could hold: schema errors, values a JSON round trip changes. Empty when fine. */
+export function snapshotProblems(snapshot: Snapshot): string[] {
+  let clone: unknown;
+  try {
+    clone = JSON.parse(JSON.stringify(snapshot)) as unknown;
+  } catch (err) {
+    return [`the snapshot fixture is not JSON: ${(err as Error).message}`];
+  }
+  const problems: string[] = [];
+  try {
+    parseSnapshot(clone, 'the snapshot fixture');
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  if (!isDeepStrictEqual(clone, snapshot)) problems.push('the snapshot fixture changes in a JSON round trip (undefined, NaN, Infinity, a Date or a class instance in it): a snapshot file could not hold it');
+  return problems;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v as Record<string, unknown>)) deepFreeze(x);
+  }
+  return v;
+}
+
+/** Runs the rule on a frozen JSON copy of the case's snapshot (what a loaded snapshot file gives it). */
+function runCase(rule: Rule, c: RuleCase): AnalyzeOutput {
+  const frozen = deepFreeze(JSON.parse(JSON.stringify(c.snapshot)) as Snapshot);
+  return runRuleWithNotes(rule, frozen, c.options);
+}
+
+/** Every problem of one case; empty when it passes. `findings` absent: a valid case. */
+export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding[] }): string[] {
+  const problems = snapshotProblems(c.snapshot).map((p) => `snapshot: ${p}`);
+  if (c.findings) problems.push(...expectationProblems(c.findings, rule.meta.messages));
+  let out: AnalyzeOutput;
+  try {
+    out = runCase(rule, c);
+  } catch (err) {
+    // resolveOptions throws for options the rule's schema refuses
+    return [...problems, `the run threw: ${err instanceof Error ? err.message : String(err)}`];
+  }
+  const reported = out.findings;
+  for (const f of reported.filter((x) => x.messageId === 'internalError')) problems.push(`the rule threw: ${f.message}`);
+  for (const f of reported) for (const p of findingTextProblems(f, rule.id)) problems.push(`${f.severity} ${f.messageId} ${JSON.stringify(f.target)}: ${p}`);
+  for (const n of out.notes) for (const p of noteTextProblems(n)) problems.push(p);
+  if (c.notes) {
+    const notes = compareNotes(c.notes, out.notes);
+    if (notes) problems.push(notes);
+  }
+  if (!c.findings) {
+    if (reported.length) problems.push(`a valid case must produce no finding at all; the rule reported ${reported.length}:\n${reported.map((f) => `  - ${describeFinding(f)}`).join('\n')}`);
+    return problems;
+  }
+  const cmp = compareFindings(c.findings, reported, rule.meta.messages);
+  if (!cmp.pass) problems.push(cmp.report);
+  return problems;
+}
+
+/** Names used twice (ESLint's RuleTester refuses duplicate cases too). */
+function duplicateNames(cases: RuleCases): string[] {
+  const seen = new Set<string>();
+  const dup: string[] = [];
+  for (const c of [...cases.valid.map((v) => `valid: ${v.name}`), ...cases.invalid.map((v) => `invalid: ${v.name}`)]) {
+    if (seen.has(c)) dup.push(c);
+    seen.add(c);
+  }
+  return dup;
+}
+
+function fail(rule: Rule, name: string, problems: string[]): void {
+  if (problems.length) throw new Error(`rule ${rule.id}, ${name}:\n${problems.join('\n')}`);
+}
+
+/** Registers one vitest test per case under `rule <id>`. */
+export function ruleTester(rule: Rule, cases: RuleCases): void {
   describe(`rule ${rule.id}`, () => {
-    for (const c of cases.valid) {
-      it(`valid: ${c.name}`, () => {
-        const findings = runRule(rule, c.snapshot, c.options);
-        const relevant = c.allowInfo ? findings.filter((f) => f.severity !== 'info') : findings;
-        expect(relevant.map((f) => `${f.severity} ${f.messageId}: ${f.message}`)).toEqual([]);
-        expect(findings.every((f) => f.messageId !== 'internalError')).toBe(true);
-      });
-    }
-    for (const c of cases.invalid) {
-      it(`invalid: ${c.name}`, () => {
-        const findings = runRule(rule, c.snapshot, c.options);
-        expect(c.expect.length).toBeGreaterThan(0);
-        expect(findings.length).toBeGreaterThan(0);
-        for (const e of c.expect) {
-          const hit = findings.find(
-            (f) =>
-              (e.messageId === undefined || f.messageId === e.messageId) &&
-              (e.severity === undefined || f.severity === e.severity) &&
-              (e.path === undefined || f.target.path === e.path) &&
-              (e.collection === undefined || f.target.collection === e.collection) &&
-              (e.messageIncludes === undefined || f.message.includes(e.messageIncludes)),
-          );
-          expect(hit, `expected ${JSON.stringify(e)} among ${JSON.stringify(findings.map((f) => [f.severity, f.messageId, f.target]))}`).toBeDefined();
-        }
-      });
-    }
+    it('has uniquely named cases, valid and invalid ones', () => {
+      fail(rule, 'cases', [
+        ...duplicateNames(cases).map((n) => `case named twice: ${n}`),
+        ...(cases.valid.length === 0 ? ['no valid case'] : []),
+        ...(cases.invalid.length === 0 ? ['no invalid case'] : []),
+      ]);
+    });
+    for (const c of cases.valid) it(`valid: ${c.name}`, () => fail(rule, `valid case "${c.name}"`, checkCase(rule, c)));
+    for (const c of cases.invalid) it(`invalid: ${c.name}`, () => fail(rule, `invalid case "${c.name}"`, checkCase(rule, c)));
   });
 }
