@@ -1,4 +1,8 @@
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
+import { isKeyPrefix, prefixBlockers } from '../../src/lib/index-keys';
+
+export { formatKey, isKeyPrefix, prefixBlockers, specialKind } from '../../src/lib/index-keys';
+export { shellCollection } from '../../src/lib/shell';
 
 const DAY_MS = 86_400_000;
 
@@ -8,69 +12,6 @@ export interface IndexUsageOptions extends Record<string, unknown> {
   warnIndexes: number;
   errorIndexes: number;
   cacheShareWarn: number;
-}
-
-/** `db.name` where mongosh allows it, else `db.getCollection("name")` (odd names, names of db methods). */
-export function shellCollection(name: string): string {
-  const reserved = new Set(['stats', 'version', 'help', 'auth', 'logout', 'getName', 'runCommand', 'aggregate', 'watch', 'getMongo', 'getSiblingDB', 'createCollection', 'dropDatabase']);
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !reserved.has(name) ? `db.${name}` : `db.getCollection(${JSON.stringify(name)})`;
-}
-
-/** `{ a: 1, "b.c": -1, loc: "2dsphere" }` as mongosh prints a key pattern. */
-export function formatKey(key: IndexSnapshot['key']): string {
-  const parts = Object.entries(key).map(([k, v]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`);
-  return `{ ${parts.join(', ')} }`;
-}
-
-/** The special index kind (text, 2dsphere, 2d, hashed, wildcard, columnstore…) or null for a B-tree index. */
-export function specialKind(ix: IndexSnapshot): string | null {
-  for (const [field, v] of Object.entries(ix.key)) {
-    if (field === '$**' || field.endsWith('.$**')) return typeof v === 'string' ? v : 'wildcard';
-    if (typeof v === 'string') return v;
-  }
-  return null;
-}
-
-function sameDirection(a: number | string, b: number | string): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  return Math.sign(a) === Math.sign(b);
-}
-
-/** Whether `a`'s key is a leading part of `b`'s: same fields in the same order with the same types and directions. */
-export function isKeyPrefix(a: IndexSnapshot, b: IndexSnapshot): boolean {
-  const ka = Object.entries(a.key);
-  const kb = Object.entries(b.key);
-  if (ka.length === 0 || ka.length > kb.length) return false;
-  return ka.every(([field, v], i) => {
-    const other = kb[i];
-    return other !== undefined && other[0] === field && sameDirection(v, other[1]);
-  });
-}
-
-function canonical(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'undefined';
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  return `{${Object.keys(v as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-}
-
-/**
- * Why the shorter index `a` cannot simply give way to `b`, although its key is a prefix of `b`'s; empty when it
- * can. Special kinds store other keys than a B-tree; collation, uniqueness, sparseness and partial filters change
- * which documents and which queries an index serves.
- */
-export function prefixBlockers(a: IndexSnapshot, b: IndexSnapshot): string[] {
-  const why: string[] = [];
-  const ka = specialKind(a);
-  const kb = specialKind(b);
-  if (ka) why.push(`\`${a.name}\` is a ${ka} index, which stores other keys than a B-tree index`);
-  if (kb) why.push(`\`${b.name}\` is a ${kb} index, which stores other keys than a B-tree index${kb === '2dsphere' ? ' and skips documents without the geo field' : ''}`);
-  if (canonical(a.collation ?? null) !== canonical(b.collation ?? null)) why.push('their collations differ, and a query uses an index only with a matching collation');
-  if (a.unique) why.push(`\`${a.name}\` is unique: it enforces a constraint the longer index does not`);
-  if (a.sparse || b.sparse) why.push(`${a.sparse ? `\`${a.name}\`` : `\`${b.name}\``} is sparse: it skips documents without its fields, so the two answer different queries`);
-  if (a.partial || b.partial) why.push(`${a.partial ? `\`${a.name}\`` : `\`${b.name}\``} is partial: it holds only documents matching its filter`);
-  if (a.expireAfterSeconds !== undefined) why.push(`\`${a.name}\` is a TTL index: the server's deletes need it`);
-  if (b.hidden) why.push(`\`${b.name}\` is hidden, so the planner cannot use it in \`${a.name}\`'s place`);
-  return why;
 }
 
 /** Indexes that can serve `shorter`'s queries in its place: compatible indexes whose key starts with its key. */

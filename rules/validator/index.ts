@@ -1,7 +1,7 @@
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
-import { shellCollection } from '../index-usage/analyze';
+import { shellCollection } from '../../src/lib/shell';
 import { confirmValidator, MEASURED_FINDINGS } from './confirm';
 import { type ValidatorOptions, censusDocuments, proposeSchema, shellLiteral } from './propose';
 

@@ -1,5 +1,5 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
-import { shellCollection } from '../index-usage/analyze';
+import { shellCollection } from '../../src/lib/shell';
 
 type Doc = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
 import type { FindingInput } from '../core/rule';
+import { type IndexShape, isKeyPrefix, prefixBlockers } from '../lib/index-keys';
 import { type DeclaredCollection, type DeclaredIndex, dbOf, defaultIndexName, type Spec } from './format';
 
 /** A spec finding before the runner-like wrapper turns it into a Finding (rule id, docs, severity). */
@@ -156,20 +157,19 @@ export function validatorProblems(c: DeclaredCollection): string[] {
   return out;
 }
 
-const isPlainKey = (key: Record<string, number | string>): boolean => Object.values(key).every((v) => typeof v === 'number');
 const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean => JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
 
-/** True when `a`'s key is a strict prefix of `b`'s (same fields, same directions, in order). */
-function isPrefix(a: Record<string, number | string>, b: Record<string, number | string>): boolean {
-  const ea = Object.entries(a);
-  const eb = Object.entries(b);
-  return ea.length < eb.length && ea.every(([k, v], i) => eb[i]?.[0] === k && eb[i]?.[1] === v);
-}
-
-/** An index whose behaviour is more than "find by these keys": it cannot be dropped for a longer one. */
-function special(i: DeclaredIndex): boolean {
-  return i.unique === true || i.sparse === true || i.partialFilterExpression !== undefined || i.expireAfterSeconds !== undefined || i.collation !== undefined || i.hidden === true;
-}
+/** A declared index in the shape the shared prefix checks read (src/lib/index-keys.ts), as listIndexes would give it. */
+const shapeOf = (i: DeclaredIndex): IndexShape => ({
+  name: i.name ?? defaultIndexName(i.key),
+  key: i.key,
+  ...(i.unique === true ? { unique: true } : {}),
+  ...(i.sparse === true ? { sparse: true } : {}),
+  ...(i.hidden === true ? { hidden: true } : {}),
+  ...(i.partialFilterExpression !== undefined ? { partial: true } : {}),
+  ...(i.expireAfterSeconds !== undefined ? { expireAfterSeconds: i.expireAfterSeconds } : {}),
+  ...(i.collation !== undefined ? { collation: i.collation } : {}),
+});
 
 const optionsText = (i: DeclaredIndex): string => JSON.stringify({ u: i.unique ?? false, s: i.sparse ?? false, p: i.partialFilterExpression ?? null, c: i.collation ?? null, t: i.expireAfterSeconds ?? null });
 
@@ -195,7 +195,9 @@ export function redundantIndexes(c: DeclaredCollection, spec: Spec): SpecFinding
         });
         break;
       }
-      if (isPlainKey(ix.key) && isPlainKey(other.key) && !special(ix) && other.partialFilterExpression === undefined && other.sparse !== true && isPrefix(ix.key, other.key)) {
+      // The same test as the live index-usage rule: a strict prefix, and nothing (kind, collation, uniqueness,
+      // sparseness, partial filter, TTL, a hidden longer index) that stops the longer index serving its queries.
+      if (Object.keys(ix.key).length < Object.keys(other.key).length && isKeyPrefix(shapeOf(ix), shapeOf(other)) && prefixBlockers(shapeOf(ix), shapeOf(other)).length === 0) {
         out.push({
           ruleId: 'spec-redundant-index',
           messageId: 'prefix',
