@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(__dirname, '..');
+
+/** Writes a probe file that crosses a layer, lints it with the project's config, and removes it. */
+async function restrictedImports(dir: string, source: string): Promise<string[]> {
+  const file = join(ROOT, dir, `__layer_probe_${randomBytes(4).toString('hex')}.ts`);
+  writeFileSync(file, `${source}\nexport const probe = x;\n`);
+  try {
+    const [result] = await new ESLint({ cwd: ROOT }).lintFiles([file]);
+    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+describe('npm run lint keeps the layers', () => {
+  it('fails a rule that imports another rule', async () => {
+    expect(await restrictedImports('rules/array-growth', "import x from '../validator/index';")).toEqual([expect.stringMatching(/A rule never imports another rule/)]);
+  });
+
+  it('fails the engine importing a rule, and a collector loading the embedded servers', async () => {
+    expect(await restrictedImports('src/collect', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/src\/ never imports a rule/)]);
+    expect(await restrictedImports('src/collect', "import { startServer as x } from '../servers/embedded';")).toEqual([expect.stringMatching(/never loads a front door/)]);
+  });
+
+  it('fails a reporter that reaches into confirm', async () => {
+    expect(await restrictedImports('src/report', "import { Scratch as x } from '../confirm/scratch';")).toEqual([expect.stringMatching(/Reporters only format/)]);
+  });
+
+  it('lets the allowed imports through', async () => {
+    expect(await restrictedImports('rules/array-growth', "import { formatBytes as x } from '../../src/core/format';")).toEqual([]);
+  });
+}, 120_000);
