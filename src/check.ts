@@ -4,7 +4,7 @@ import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
 import { rules } from './core/registry';
 import type { Rule } from './core/rule';
-import { analyze, type AnalyzeSettings } from './core/runner';
+import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { VERSION } from './version';
 
@@ -35,7 +35,9 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   const t0 = performance.now();
   const log = opts.log ?? (() => undefined);
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
-  const snapshot = await collectSnapshot(adapter, opts);
+  // Collect only what the enabled rules read (the plan); the snapshot records which parts ran.
+  const parts = opts.parts ?? collectPlan(enabledRules(rulesWith(opts.extraRules), opts.settings));
+  const snapshot = await collectSnapshot(adapter, { ...opts, parts });
   opts.onSnapshot?.(snapshot);
   return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
 }

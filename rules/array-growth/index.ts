@@ -79,6 +79,7 @@ function recommend(collection: string, s: ArrayPathStats, severity: Severity, o:
 
 export default defineRule<ArrayGrowthOptions>({
   id: 'array-growth',
+  needs: [],
   scope: 'collection',
   meta: {
     description: 'Arrays that grow without bound inside documents: embed or reference',

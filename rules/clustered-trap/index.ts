@@ -20,6 +20,7 @@ export const clusteredTrapOptionsSchema = {
 
 export default defineRule<ClusteredTrapOptions>({
   id: 'clustered-trap',
+  needs: ['clusteredExplain'],
   scope: 'collection',
   meta: {
     description: 'Clustered collections whose multi-_id $in find or deleteMany plans a collection scan',

@@ -48,6 +48,7 @@ function isTenantGroup(g: TenantGroup, o: CollectionCountOptions): boolean {
 
 export default defineRule<CollectionCountOptions>({
   id: 'collection-count',
+  needs: ['serverStatus', 'deployment'],
   scope: 'snapshot',
   meta: {
     description: 'Collections and indexes in the deployment (each a WiredTiger table and data handle), and per-tenant collections',

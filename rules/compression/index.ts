@@ -32,6 +32,7 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
 
 export default defineRule<CompressionOptions>({
   id: 'compression',
+  needs: ['serverStatus', 'compressibility'],
   scope: 'collection',
   meta: {
     description: 'Block compressor per collection: zstd when data outgrows the cache or compresses much better',

@@ -49,6 +49,7 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
 
 export default defineRule<DocumentSizeOptions>({
   id: 'document-size',
+  needs: [],
   scope: 'collection',
   meta: {
     description: 'Documents near the size limits: 2 MB (Atlas), 10 MB (Compass), 16 MiB (hard limit)',

@@ -18,6 +18,7 @@ export const idPatternOptionsSchema = {
 
 export default defineRule<IdPatternOptions>({
   id: 'id-pattern',
+  needs: ['naturalOrder'],
   scope: 'collection',
   meta: {
     description: '_id type, size and order: clustered or regular collection',

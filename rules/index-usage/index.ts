@@ -234,6 +234,7 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, no
 
 export default defineRule<IndexUsageOptions>({
   id: 'index-usage',
+  needs: ['serverStatus', 'indexStats', 'members'],
   scope: 'snapshot',
   meta: {
     description: 'Unused (summed over every replica-set member), redundant and too many indexes, and index size against the cache',

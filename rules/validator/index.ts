@@ -278,6 +278,7 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
 
 export default defineRule<ValidatorOptions>({
   id: 'validator',
+  needs: ['validatorCensus'],
   scope: 'collection',
   meta: {
     description: 'Schema validation: presence, level and action, a dry run of $jsonSchema over the sample, and a proposal where there is none',

@@ -4,7 +4,7 @@ import type { Adapter } from '../adapters/types';
 import { collectSnapshot, type CollectOptions } from '../collect';
 import { UserError } from '../core/errors';
 import { mapPool } from '../core/pool';
-import type { Capability, CapabilityName, Snapshot } from '../core/types';
+import { type Capability, type CapabilityName, COLLECT_PARTS, type Snapshot } from '../core/types';
 import type { Progress } from './progress';
 
 /** Databases the server keeps for itself, and the advisor's own scratch databases. */
@@ -62,8 +62,10 @@ export async function collectDeployment(source: Adapter, opts: DeploymentCollect
   const dbs = opts.dbs.length > 0 ? opts.dbs : await listUserDatabases(adapter, maxTimeMS);
   if (dbs.length === 0) throw new UserError(`${adapter.source} holds no user databases to inspect (admin, local and config are the server's own).`);
   const progress = opts.progress;
-  const perDb: CollectOptions[] = dbs.map((db) => {
+  const perDb: CollectOptions[] = dbs.map((db, i) => {
     const { dbs: _dbs, dbConcurrency: _c, progress: _p, ...rest } = opts;
+    // The deployment-wide inventory is read once, with the first database (mergeSnapshots keeps the first's).
+    if (i > 0) return { ...rest, db, parts: (rest.parts ?? COLLECT_PARTS).filter((p) => p !== 'deployment') };
     return { ...rest, db };
   });
   if (progress) {

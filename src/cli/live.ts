@@ -2,7 +2,7 @@ import type { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
 import type { Scratch } from '../confirm/scratch';
 import { rules } from '../core/registry';
-import { analyze, type AnalyzeSettings } from '../core/runner';
+import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
 import type { CheckResult, Snapshot } from '../core/types';
 import { collectDeployment } from './deployment';
 import type { Io } from './io';
@@ -36,6 +36,8 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     concurrency: opts.concurrency,
     dbConcurrency: Math.min(2, opts.concurrency),
     progress: opts.progress,
+    // Only what the enabled rules read (the plan); the snapshot records which parts ran.
+    parts: collectPlan(enabledRules(rules, opts.settings)),
   });
   const controller = new AbortController();
   let scratch: Scratch | null = null;

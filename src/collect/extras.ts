@@ -1,5 +1,5 @@
 import type { Adapter, Doc } from '../adapters/types';
-import type { CollectionSnapshot, ServerInfo, Snapshot } from '../core/types';
+import type { CollectPart, CollectionSnapshot, ServerInfo, Snapshot } from '../core/types';
 import type { CollectOptions } from './index';
 import { collectClusteredExplain } from './clustered-explain';
 import { collectCompressibility, noteCompressionSupport } from './compressibility';
@@ -39,11 +39,15 @@ export interface SnapshotCollectorContext {
 export type CollectionCollector = (ctx: CollectionCollectorContext) => Promise<void>;
 export type SnapshotCollector = (ctx: SnapshotCollectorContext) => Promise<void>;
 
-export const collectionCollectors: CollectionCollector[] = [
-  collectClusteredExplain,
-  collectCompressibility,
-  collectIndexUsageMembers,
-  collectStringCardinality,
-  collectValidatorDryRun,
+/** Each extra collector with the part of the plan it serves: it runs only when an enabled rule needs that part. */
+export const collectionCollectors: [CollectPart, CollectionCollector][] = [
+  ['clusteredExplain', collectClusteredExplain],
+  ['compressibility', collectCompressibility],
+  ['members', collectIndexUsageMembers],
+  ['validatorCensus', collectStringCardinality],
+  ['validatorCensus', collectValidatorDryRun],
 ];
-export const snapshotCollectors: SnapshotCollector[] = [collectDeployment, noteCompressionSupport];
+export const snapshotCollectors: [CollectPart, SnapshotCollector][] = [
+  ['deployment', collectDeployment],
+  ['compressibility', noteCompressionSupport],
+];

@@ -5,6 +5,8 @@ import { UserError } from '../core/errors';
 import { stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import {
+  COLLECT_PARTS,
+  type CollectPart,
   type CollectionSnapshot,
   type CollectionStats,
   type IndexSnapshot,
@@ -32,6 +34,8 @@ export interface CollectOptions {
   sampleMaxBytes?: number;
   /** Documents above this are measured on the server, not pulled (default 1 MiB). */
   largeDocBytes?: number;
+  /** The optional parts to run (src/core/types.ts COLLECT_PARTS): check passes what its enabled rules need; all when absent. */
+  parts?: readonly CollectPart[];
   /** maxTimeMS on every command (default 10 s). */
   maxTimeMS?: number;
   /** Collections inspected at once (default 4). */
@@ -100,7 +104,8 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
   const adapter = readOnly(given);
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
-  const { server, status: serverStatus } = await probeServer(adapter, maxTimeMS);
+  const parts = new Set<CollectPart>(opts.parts ?? COLLECT_PARTS);
+  const { server, status: serverStatus } = await probeServer(adapter, maxTimeMS, { serverStatus: parts.has('serverStatus') });
   const notes: Note[] = [];
 
   const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
@@ -136,13 +141,15 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
   for (const c of all) proveFromCollectionOptions(server, c.options, `${opts.db}.${c.name}`);
 
   const firstReal = chosen.find((c) => c.type === 'collection');
-  if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS);
+  if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS, { indexStats: parts.has('indexStats') });
 
   const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
   const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
     const { snap, rawDocs } = await collectCollection(adapter, server, opts, c, maxTimeMS, countFirst);
     if (snap.type === 'collection') {
-      for (const collector of collectionCollectors) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
+      for (const [part, collector] of collectionCollectors) {
+        if (parts.has(part)) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
+      }
     }
     opts.onCollection?.(snap);
     return snap;
@@ -156,6 +163,7 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
     databases: [{ name: opts.db, collections }],
     notes,
     roundTrips: 0,
+    collected: COLLECT_PARTS.filter((p) => parts.has(p)),
   };
   const notRandom = collections.filter((c) => c.sample.method === 'natural-order');
   if (notRandom.length > 0) {
@@ -175,7 +183,8 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
     });
   }
   const listedCollections = { [opts.db]: all.map((c) => ({ name: c.name, type: c.type })) };
-  for (const collector of snapshotCollectors) {
+  for (const [part, collector] of snapshotCollectors) {
+    if (!parts.has(part)) continue;
     await collector({ adapter, snapshot, maxTimeMS, options: opts, serverStatus, listedCollections, ...(databaseNames ? { databaseNames } : {}) });
   }
   snapshot.roundTrips = adapter.roundTrips - start;
@@ -284,7 +293,7 @@ async function collectCollection(
   } catch (err) {
     notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
   }
-  if (server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
+  if (opts.parts?.includes('indexStats') !== false && server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
     try {
       const stats = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
       for (const s of stats) {
@@ -325,7 +334,7 @@ async function collectCollection(
     let naturalIds: unknown[] | null = null;
     // A clustered collection's natural order is its _id order (MongoDB's clustered-collection docs): it says nothing
     // about insertion order, so it is not read.
-    if (!snap.clustered) {
+    if (!snap.clustered && opts.parts?.includes('naturalOrder') !== false) {
       try {
         naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
       } catch (err) {

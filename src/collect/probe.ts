@@ -15,7 +15,7 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
  * Server facts from buildInfo, hello and serverStatus: three read-only round trips. The serverStatus reply is
  * returned too (null when refused), for collectors that need more of it; it is never stored in the snapshot.
  */
-export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<{ server: ServerInfo; status: Doc | null }> {
+export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { serverStatus?: boolean } = {}): Promise<{ server: ServerInfo; status: Doc | null }> {
   const build = await adapter.command('admin', { buildInfo: 1, maxTimeMS });
   const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
@@ -24,13 +24,16 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<
   let storageEngine: string | null = null;
   let cacheBytes: number | null = null;
   let status: Doc | null = null;
-  try {
-    status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
-    storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
-    const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
-    cacheBytes = cache === undefined ? null : Number(cache);
-  } catch {
-    // serverStatus needs the clusterMonitor role; the rules that use it say so.
+  // serverStatus only when an enabled rule reads it (storage engine, cache size, data handles): the plan says.
+  if (opts.serverStatus !== false) {
+    try {
+      status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
+      storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
+      const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
+      cacheBytes = cache === undefined ? null : Number(cache);
+    } catch {
+      // serverStatus needs the clusterMonitor role; the rules that use it say so.
+    }
   }
   const capabilities: Record<CapabilityName, Capability> = {
     sample: unknown('not probed: no collection to probe on'),
@@ -52,17 +55,20 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number): Promise<
  * Read-only aggregation probes on one existing collection: $sample, $indexStats, $bsonSize and $size.
  * Each answer (or error) is the evidence. Four round trips, once per server.
  */
-export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number): Promise<void> {
+export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number, opts: { indexStats?: boolean } = {}): Promise<void> {
   const tryPipeline = async (name: CapabilityName, pipeline: Doc[], what: string): Promise<void> => {
     try {
-      await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: 1 }, maxTimeMS }, { limit: 1, maxTimeMS });
+      // Every probe pipeline yields at most one document: a batch of 2 tells the server the cursor is done, so it
+      // closes it in the same reply (a batch of 1 leaves it open and costs a killCursors).
+      await commandCursor(adapter, db, { aggregate: coll, pipeline: [...pipeline, { $limit: 1 }], cursor: { batchSize: 2 }, maxTimeMS }, { limit: 1, maxTimeMS });
       server.capabilities[name] = yes(`${what} answered on ${db}.${coll}`);
     } catch (err) {
       server.capabilities[name] = no(`${what} failed: ${describeServerError(err)}`);
     }
   };
   await tryPipeline('sample', [{ $sample: { size: 1 } }, { $project: { _id: 1 } }], 'aggregate $sample');
-  await tryPipeline('indexStats', [{ $indexStats: {} }, { $project: { name: 1 } }], 'aggregate $indexStats');
+  if (opts.indexStats !== false) await tryPipeline('indexStats', [{ $indexStats: {} }, { $project: { name: 1 } }], 'aggregate $indexStats');
+  else server.capabilities.indexStats = unknown('not probed: no enabled rule reads index use');
   await tryPipeline('bsonSize', [{ $limit: 1 }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' } } }], 'aggregate $bsonSize');
   await tryPipeline('arraySize', [{ $limit: 1 }, { $project: { _id: 0, n: { $size: { $literal: [1, 2] } } } }], 'aggregate $size');
 }

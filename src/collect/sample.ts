@@ -36,7 +36,8 @@ const TOP_FIELD = '__advisorTop';
  * Where $bsonSize works, documents over `largeDocBytes` come back as their top-level field shapes only:
  * _id, total size, and for each array its length and bytes, measured by the server.
  */
-// batchSize = the sample size: one reply carries the whole sample (up to 16 MiB) instead of many getMores.
+// batchSize = the sample size + 1: one reply carries the whole sample (up to 16 MiB) instead of many getMores, and a
+// batch larger than the result tells the server the cursor is done (an exactly full batch leaves it open: a getMore).
 export async function readSample(adapter: Adapter, server: ServerInfo, db: string, coll: string, plan: SamplePlan): Promise<RawSample> {
   const caps = server.capabilities;
   const random = caps.sample.supported === true;
@@ -72,7 +73,7 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
         },
       },
     ];
-    const rows = await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: plan.requested }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, { maxTimeMS: plan.maxTimeMS });
+    const rows = await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: plan.requested + 1 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, { maxTimeMS: plan.maxTimeMS });
     const docs: Doc[] = [];
     const large: DocProfile[] = [];
     const largeIds: unknown[] = [];
@@ -87,7 +88,7 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     return { method: random ? '$sample' : 'natural-order', random, docs, large, largeIds };
   }
   const docs = random
-    ? await commandCursor(adapter, db, { aggregate: coll, pipeline: head, cursor: { batchSize: plan.requested }, maxTimeMS: plan.maxTimeMS }, { maxTimeMS: plan.maxTimeMS })
+    ? await commandCursor(adapter, db, { aggregate: coll, pipeline: head, cursor: { batchSize: plan.requested + 1 }, maxTimeMS: plan.maxTimeMS }, { maxTimeMS: plan.maxTimeMS })
     : await commandCursor(adapter, db, { find: coll, filter: {}, limit: plan.requested, batchSize: plan.requested, singleBatch: true, maxTimeMS: plan.maxTimeMS }, { limit: plan.requested, maxTimeMS: plan.maxTimeMS });
   return { method: random ? '$sample' : 'natural-order', random, docs, large: [], largeIds: [] };
 }

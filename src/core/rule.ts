@@ -1,4 +1,4 @@
-import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
+import type { CapabilityName, CollectPart, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
 import type { ConfirmContext } from '../confirm/context';
 
 /** JSON Schema for a rule's options: every property carries a default and a description citing its source. */
@@ -47,6 +47,8 @@ export interface RuleConfirm<O> {
 export interface Rule<O extends Record<string, unknown> = Record<string, unknown>> {
   id: string;
   meta: RuleMeta;
+  /** The optional parts of collection this rule reads (src/core/types.ts COLLECT_PARTS); collect runs only those the enabled rules need. */
+  needs?: readonly CollectPart[];
   /**
    * Pure: reads the snapshot, calls report() for each finding. Per-collection rules
    * receive one collection at a time; `scope: 'snapshot'` rules see all of it once.

@@ -2,7 +2,7 @@ import { fillTemplate } from './format';
 import { resolveOptions } from './options';
 import { rules as allRules } from './registry';
 import type { Rule, FindingInput } from './rule';
-import { type Finding, type Note, type Severity, type Snapshot, type Target, severityRank } from './types';
+import { COLLECT_PARTS, type CollectPart, type Finding, type Note, type Severity, type Snapshot, type Target, severityRank } from './types';
 
 export type RuleSetting = 'off' | Severity | { severity?: Severity; options?: Record<string, unknown>; enabled?: boolean };
 export interface AnalyzeSettings {
@@ -25,6 +25,16 @@ function settingFor(id: string, settings: AnalyzeSettings): { enabled: boolean; 
   return { enabled: s.enabled !== false, ...(s.severity ? { severity: s.severity } : {}), options: s.options ?? {} };
 }
 
+/** The rules the settings enable, in order. */
+export function enabledRules(rules: readonly Rule[], settings: AnalyzeSettings = {}): Rule[] {
+  return rules.filter((r) => settingFor(r.id, settings).enabled);
+}
+
+/** The optional parts of collection the given rules need (src/core/types.ts COLLECT_PARTS). */
+export function collectPlan(rules: readonly Rule[]): CollectPart[] {
+  return COLLECT_PARTS.filter((p) => rules.some((r) => r.needs?.includes(p)));
+}
+
 export function resolveRuleOptions(rule: Rule, settings: AnalyzeSettings = {}): Record<string, unknown> {
   return resolveOptions(rule.id, rule.meta.options, settingFor(rule.id, settings).options);
 }
@@ -37,6 +47,12 @@ export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, rule
     const setting = settingFor(rule.id, settings);
     if (!setting.enabled) continue;
     const options = resolveOptions<Record<string, unknown>>(rule.id, rule.meta.options, setting.options);
+    const uncollected = snapshot.collected ? (rule.needs ?? []).filter((p) => !snapshot.collected?.includes(p)) : [];
+    if (uncollected.length > 0) {
+      // Never a silent pass: the snapshot was collected without the data this rule reads.
+      notes.push({ level: 'skipped', message: `${rule.id}: not checked: its data (${uncollected.join(', ')}) was not collected (the rule was off when this snapshot was taken); collect again with it on` });
+      continue;
+    }
     const missing = rule.meta.requires.capabilities.filter((c) => snapshot.server.capabilities[c]?.supported !== true);
     if (missing.length > 0) {
       const why = missing.map((c) => `${c} (${snapshot.server.capabilities[c]?.evidence ?? 'not probed'})`).join(', ');

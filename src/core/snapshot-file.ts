@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { UserError } from './errors';
-import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
+import { COLLECT_PARTS, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
 
 /*
  * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The schema checks every core field
@@ -177,6 +177,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
     },
     notes: { type: 'array', items: note },
     roundTrips: nonNegInt,
+    collected: { type: 'array', items: { enum: [...COLLECT_PARTS] }, uniqueItems: true },
   },
 } as const;
 

@@ -247,6 +247,23 @@ export interface Target {
   index?: string;
 }
 
+/**
+ * Parts of collection beyond the core (server facts, collection list, stats, indexes, the sample) that only some
+ * rules need. A rule names its parts in `needs`; collect runs only the parts the enabled rules need, and the snapshot
+ * records which ran (`collected`), so a rule whose data is missing says so instead of passing silently.
+ */
+export const COLLECT_PARTS = [
+  'serverStatus', // storage engine, WiredTiger cache size and data handles
+  'indexStats', // $indexStats per collection
+  'members', // index use on every replica-set member
+  'naturalOrder', // _ids in natural order (insertion order, on a regular collection)
+  'deployment', // every database's collections and indexes counted
+  'clusteredExplain', // explain() of a multi-_id $in on clustered collections
+  'compressibility', // the sample compressed in process with each block compressor
+  'validatorCensus', // string cardinality per path and the stored validator's dry run and server count
+] as const;
+export type CollectPart = (typeof COLLECT_PARTS)[number];
+
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
 export const SNAPSHOT_VERSION = 1;
 
@@ -261,6 +278,8 @@ export interface Snapshot {
   notes: Note[];
   /** Commands sent while collecting. */
   roundTrips: number;
+  /** The optional parts collect ran (all of them when absent: snapshots from before the plan). */
+  collected?: CollectPart[];
   /** collection-count: the deployment's databases, collections and indexes counted read-only, with per-tenant groups. */
   deployment?: DeploymentInventory;
 }
