@@ -87,8 +87,12 @@ export async function collectDeployment(source: Adapter, opts: DeploymentCollect
     }
   }
   try {
-    const parts = await mapPool(perDb, opts.dbConcurrency ?? 2, (o) => collectSnapshot(adapter, o));
-    const merged = mergeSnapshots(parts);
+    // The first database alone: it probes the server, proves the capabilities and reads the deployment inventory;
+    // the others reuse its server facts (a copy each) instead of asking again.
+    const [firstOpts, ...restOpts] = perDb;
+    const first = await collectSnapshot(adapter, firstOpts as CollectOptions);
+    const rest = await mapPool(restOpts, opts.dbConcurrency ?? 2, (o) => collectSnapshot(adapter, { ...o, probed: { server: first.server, status: null } }));
+    const merged = mergeSnapshots([first, ...rest]);
     merged.roundTrips = adapter.roundTrips - start;
     return merged;
   } finally {

@@ -36,6 +36,11 @@ export interface CollectOptions {
   largeDocBytes?: number;
   /** The optional parts to run (src/core/types.ts COLLECT_PARTS): check passes what its enabled rules need; all when absent. */
   parts?: readonly CollectPart[];
+  /**
+   * The server as another database's collection of the same run already probed it (audit, lint of several databases):
+   * its facts and proven capabilities are reused instead of asked again. A copy is taken; the original is not touched.
+   */
+  probed?: { server: ServerInfo; status: Doc | null };
   /** maxTimeMS on every command (default 10 s). */
   maxTimeMS?: number;
   /** Collections inspected at once (default 4). */
@@ -105,7 +110,9 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   const parts = new Set<CollectPart>(opts.parts ?? COLLECT_PARTS);
-  const { server, status: serverStatus } = await probeServer(adapter, maxTimeMS, { serverStatus: parts.has('serverStatus') });
+  const { server, status: serverStatus } = opts.probed
+    ? { server: structuredClone(opts.probed.server), status: opts.probed.status }
+    : await probeServer(adapter, maxTimeMS, { serverStatus: parts.has('serverStatus') });
   const notes: Note[] = [];
 
   const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
@@ -141,7 +148,8 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
   for (const c of all) proveFromCollectionOptions(server, c.options, `${opts.db}.${c.name}`);
 
   const firstReal = chosen.find((c) => c.type === 'collection');
-  if (firstReal) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS, { indexStats: parts.has('indexStats') });
+  const probedAlready = (['sample', 'bsonSize', 'arraySize', ...(parts.has('indexStats') ? (['indexStats'] as const) : [])] as const).every((c) => server.capabilities[c].supported !== null);
+  if (firstReal && !probedAlready) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS, { indexStats: parts.has('indexStats') });
 
   const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
   const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
