@@ -103,7 +103,7 @@ export interface ListedCollection {
  * Reads everything the rules need into a plain, redacted snapshot. Read-only by construction: every collector gets
  * the adapter through `readOnly` (src/adapters/read-only.ts), which refuses any command that is not a read before it
  * reaches the server. Every command carries maxTimeMS.
- * Round trips: 3 for the server, 2 for the database, 4 probes once, then 5 per collection.
+ * Round trips: only the parts `opts.parts` names beyond the core (see COLLECT_PARTS); bench/README.md has the counts.
  */
 export async function collectSnapshot(given: Adapter, opts: CollectOptions): Promise<Snapshot> {
   const adapter = readOnly(given);
