@@ -1,4 +1,5 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
+import { isNumericBsonType } from '../../src/lib/bson-types';
 import { shellCollection } from '../../src/lib/shell';
 
 type Doc = Record<string, unknown>;
@@ -18,7 +19,6 @@ export class ShellCode {
   constructor(readonly code: string) {}
 }
 
-const NUMERIC = new Set(['int', 'long', 'double', 'decimal']);
 
 interface Node {
   name: string;
@@ -65,7 +65,7 @@ function typeNames(field: FieldProfile | null): string[] {
   const names = new Set<string>();
   for (const [t, n] of Object.entries(field?.types ?? {})) {
     if (n <= 0 || t === 'undefined') continue;
-    names.add(NUMERIC.has(t) ? 'number' : t);
+    names.add(isNumericBsonType(t) ? 'number' : t);
   }
   return [...names].sort();
 }

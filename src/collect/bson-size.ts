@@ -1,30 +1,7 @@
 /**
- * BSON type names (the `bsonType` aliases of $jsonSchema) and byte sizes of values as the driver or mongosh
- * hands them back. Types are recognised by `_bsontype`, not instanceof, so values from either host's copy of
- * the bson library work.
+ * Byte sizes of values as the driver or mongosh hands them back (BSON type names: src/lib/bson-types.ts). Types are
+ * recognised by `_bsontype`, not instanceof, so values from either host's copy of the bson library work.
  */
-export type BsonTypeName =
-  | 'double'
-  | 'string'
-  | 'object'
-  | 'array'
-  | 'binData'
-  | 'objectId'
-  | 'bool'
-  | 'date'
-  | 'null'
-  | 'regex'
-  | 'javascript'
-  | 'int'
-  | 'timestamp'
-  | 'long'
-  | 'decimal'
-  | 'minKey'
-  | 'maxKey'
-  | 'symbol'
-  | 'dbPointer'
-  | 'undefined';
-
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 

@@ -1,6 +1,6 @@
 import { ELEMENT_KIND, type ArrayProfile, type DocProfile, type FieldProfile } from '../core/types';
+import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
 import {
-  type BsonTypeName,
   binaryLength,
   isDate,
   isPlainNumberInt32,
@@ -8,10 +8,7 @@ import {
 } from './bson-size';
 
 /** Type codes for the census: an index into a counter array is cheaper than a keyed property per value. */
-const TYPE_NAMES = [
-  'double', 'string', 'object', 'array', 'binData', 'objectId', 'bool', 'date', 'null', 'regex',
-  'javascript', 'int', 'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'symbol', 'undefined',
-] as const satisfies readonly BsonTypeName[];
+const TYPE_NAMES = BSON_TYPE_NAMES;
 const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as { readonly [K in (typeof TYPE_NAMES)[number]]: number };
 
 /** What the profiler knows about one dotted path, shared by every tree node that spells it. */
@@ -293,52 +290,39 @@ export class Profiler {
   }
 
   private bsonValue(v: Record<string, unknown>, t: string, node: PathNode): number {
+    this.note(node, T[bsonTypeOfTag(t, v)]);
     switch (t) {
       case 'ObjectId':
       case 'ObjectID':
-        this.note(node, T.objectId);
         return 12;
       case 'Binary':
-        this.note(node, T.binData);
         return 5 + binaryLength(v);
       case 'Long':
-        this.note(node, T.long);
         return 8;
       case 'Int32':
-        this.note(node, T.int);
         return 4;
       case 'Double':
-        this.note(node, T.double);
         return 8;
       case 'Decimal128':
-        this.note(node, T.decimal);
         return 16;
       case 'Timestamp':
-        this.note(node, T.timestamp);
         return 8;
       case 'MinKey':
-        this.note(node, T.minKey);
         return 0;
       case 'MaxKey':
-        this.note(node, T.maxKey);
         return 0;
       case 'BSONRegExp':
-        this.note(node, T.regex);
         return utf8Bytes(text(v.pattern)) + text(v.options).length + 2;
       case 'Code': {
-        this.note(node, T.javascript);
         const code = 5 + utf8Bytes(text(v.code));
         return v.scope ? code + 4 + this.object(v.scope as Record<string, unknown>, node) : code;
       }
       case 'BSONSymbol':
       case 'Symbol':
-        this.note(node, T.symbol);
         return 5 + utf8Bytes(text(v.value));
       case 'DBRef':
-        this.note(node, T.object);
         return 5 + 2 + 5 + 5 + utf8Bytes(text(v.collection)) + 4 + 12;
       default:
-        this.note(node, T.object);
         return 0;
     }
   }

@@ -10,44 +10,21 @@
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
+import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../lib/bson-types';
 import { isDate } from './bson-size';
 
 type Doc = Record<string, unknown>;
 
-/** The aliases `$type` and `bsonType` accept. */
-export const BSON_TYPE_ALIASES: ReadonlySet<string> = new Set([
-  'double', 'string', 'object', 'array', 'binData', 'undefined', 'objectId', 'bool', 'date', 'null', 'regex', 'dbPointer',
-  'javascript', 'symbol', 'javascriptWithScope', 'int', 'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'number',
-]);
-const NUMERIC = ['int', 'long', 'double', 'decimal'];
 const JSON_TYPES: Record<string, string[]> = {
   object: ['object'],
   array: ['array'],
-  number: NUMERIC,
+  number: [...NUMERIC_BSON_TYPES],
   boolean: ['bool'],
   string: ['string'],
   null: ['null'],
 };
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
-
-const BSONTYPE_OF: Record<string, string> = {
-  ObjectId: 'objectId',
-  ObjectID: 'objectId',
-  Binary: 'binData',
-  Long: 'long',
-  Int32: 'int',
-  Double: 'double',
-  Decimal128: 'decimal',
-  Timestamp: 'timestamp',
-  BSONRegExp: 'regex',
-  MinKey: 'minKey',
-  MaxKey: 'maxKey',
-  BSONSymbol: 'symbol',
-  Symbol: 'symbol',
-  DBRef: 'object',
-  DBPointer: 'dbPointer',
-};
 
 /**
  * The BSON types a host value may have been stored as. Hosts return int32 and double (and, by default, small
@@ -74,8 +51,7 @@ export function bsonTypesOf(v: unknown): string[] {
   if (Array.isArray(v)) return ['array'];
   const t = (v as { _bsontype?: unknown })._bsontype;
   if (typeof t === 'string') {
-    if (t === 'Code') return [(v as { scope?: unknown }).scope ? 'javascriptWithScope' : 'javascript'];
-    return [BSONTYPE_OF[t] ?? 'object'];
+    return [bsonTypeOfTag(t, v)];
   }
   if (isDate(v)) return ['date'];
   if (v instanceof RegExp) return ['regex'];
@@ -354,7 +330,7 @@ export function pointerToPath(root: unknown, pointer: string): string {
 function typeCheck(allowed: readonly string[], label: string) {
   return (_data: unknown, cxt?: DataValidationCxt): boolean => {
     const candidates = bsonTypesOf(originalOf(cxt));
-    const ok = candidates.filter((t) => allowed.includes(t) || (allowed.includes('number') && NUMERIC.includes(t)));
+    const ok = candidates.filter((t) => allowed.includes(t) || (allowed.includes('number') && isNumericBsonType(t)));
     if (ok.length === 0) return false;
     if (ok.length < candidates.length && state) {
       state.undecided.add(`${at(pointerToPath(cxt?.rootData, cxt?.instancePath ?? ''))}: ${label} on whole numbers (the host returns int, long and double alike)`);

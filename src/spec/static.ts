@@ -1,4 +1,5 @@
 import type { FindingInput } from '../core/rule';
+import { BSON_TYPE_ALIASES } from '../lib/bson-types';
 import { type IndexShape, isKeyPrefix, prefixBlockers } from '../lib/index-keys';
 import { type DeclaredCollection, type DeclaredIndex, dbOf, defaultIndexName, type Spec } from './format';
 
@@ -17,11 +18,6 @@ const JSON_SCHEMA_KEYWORDS = new Set([
   'required', 'title', 'type', 'uniqueItems',
 ]);
 const OMITTED = new Set(['$ref', '$schema', 'default', 'definitions', 'format', 'id']);
-// The $type aliases (MongoDB manual, $type "Available Types"), which bsonType accepts.
-const BSON_TYPES = new Set([
-  'double', 'string', 'object', 'array', 'binData', 'undefined', 'objectId', 'bool', 'date', 'null', 'regex', 'dbPointer',
-  'javascript', 'symbol', 'javascriptWithScope', 'int', 'timestamp', 'long', 'decimal', 'minKey', 'maxKey', 'number',
-]);
 // JSON Schema "type" in MongoDB: draft 4 types less "integer" (the manual: use bsonType int or long).
 const JSON_TYPES = new Set(['object', 'array', 'number', 'boolean', 'string', 'null']);
 // Query operators a validator may not use (MongoDB manual, "Schema Validation", restrictions).
@@ -48,7 +44,7 @@ export function jsonSchemaProblems(schema: unknown, at = '$jsonSchema'): string[
     switch (k) {
       case 'bsonType': {
         const types = Array.isArray(v) ? v : [v];
-        for (const t of types) if (typeof t !== 'string' || !BSON_TYPES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
+        for (const t of types) if (typeof t !== 'string' || !BSON_TYPE_ALIASES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
         if (schema.type !== undefined) out.push(`${at}: "type" and "bsonType" cannot both be set`);
         break;
       }
