@@ -6,6 +6,7 @@ import { formatBytes, formatDuration, formatNumber } from '../../src/core/format
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { type IndexUsageOptions, standIns } from './analyze';
 import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
+import { indexFlag } from '../../src/lib/index-keys';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -22,7 +23,7 @@ export function scratchSpecs(rows: readonly Doc[]): { specs: Doc[]; changes: str
   for (const r of rows) {
     if (r.name === '_id_' || r.clustered === true) continue;
     const { v: _v, ns: _ns, background: _bg, ...spec } = r;
-    if (spec.unique === true) {
+    if (indexFlag(spec.unique)) {
       delete spec.unique;
       changes.add('unique indexes were built as non-unique so the copied documents can be inserted again');
     }

@@ -2,6 +2,7 @@ import { commandCursor } from '../adapters/cursor';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { mapPool } from '../core/pool';
 import type { DatabaseCount, DeploymentInventory, IndexDefinition, IndexSnapshot, Note, Snapshot, TenantGroup } from '../core/types';
+import { indexFromListIndexes } from '../lib/index-keys';
 import type { SnapshotCollectorContext } from './extras';
 
 /** listIndexes in flight at once: each reads only the catalog (no data handle is opened), so more lanes are cheap. */
@@ -23,14 +24,13 @@ interface Listed {
 
 /** One index entry of listIndexes reduced to what the rule needs: key and option flags, no filter values. */
 export function indexDefinitionOf(spec: Doc): IndexDefinition {
-  const key: Record<string, number | string> = {};
-  for (const [k, v] of Object.entries((spec.key as Doc | undefined) ?? {})) key[k] = typeof v === 'string' ? v : Number(v);
-  const def: IndexDefinition = { name: String(spec.name), key };
-  if (spec.unique === true) def.unique = true;
-  if (spec.sparse === true) def.sparse = true;
-  if (spec.partialFilterExpression !== undefined) def.partial = true;
-  if (spec.expireAfterSeconds !== undefined) def.expireAfterSeconds = Number(spec.expireAfterSeconds);
-  if (key._fts === 'text' && spec.weights && typeof spec.weights === 'object') def.textFields = Object.keys(spec.weights).sort();
+  const { name, key, unique, sparse, partial, expireAfterSeconds, textFields } = indexFromListIndexes(spec);
+  const def: IndexDefinition = { name, key };
+  if (unique) def.unique = true;
+  if (sparse) def.sparse = true;
+  if (partial) def.partial = true;
+  if (expireAfterSeconds !== undefined) def.expireAfterSeconds = expireAfterSeconds;
+  if (textFields) def.textFields = textFields;
   return def;
 }
 

@@ -17,6 +17,7 @@ import {
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
 } from '../core/types';
+import { indexFromListIndexes } from '../lib/index-keys';
 import { isDate, objectIdSeconds } from './bson-size';
 import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
@@ -397,15 +398,13 @@ function sumStats(rows: Doc[]): CollectionStats {
 }
 
 function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {
-  const name = String(i.name);
-  const key: Record<string, number | string> = {};
-  for (const [k, v] of Object.entries((i.key as Doc | undefined) ?? {})) key[k] = typeof v === 'string' ? v : Number(v);
+  const { name, key, unique, sparse, hidden, partial, expireAfterSeconds, collation } = indexFromListIndexes(i);
   const ix: IndexSnapshot = { name, key, sizeBytes: sizes[name] ?? null, accesses: null };
-  if (i.unique === true) ix.unique = true;
-  if (i.sparse === true) ix.sparse = true;
-  if (i.hidden === true) ix.hidden = true;
-  if (i.partialFilterExpression !== undefined) ix.partial = true;
-  if (i.expireAfterSeconds !== undefined) ix.expireAfterSeconds = num(i.expireAfterSeconds);
-  if (i.collation !== undefined) ix.collation = i.collation as Record<string, unknown>;
+  if (unique) ix.unique = true;
+  if (sparse) ix.sparse = true;
+  if (hidden) ix.hidden = true;
+  if (partial) ix.partial = true;
+  if (expireAfterSeconds !== undefined) ix.expireAfterSeconds = expireAfterSeconds;
+  if (collation !== undefined) ix.collation = collation;
   return ix;
 }

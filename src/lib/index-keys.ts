@@ -64,3 +64,54 @@ export function prefixBlockers(a: IndexShape, b: IndexShape): string[] {
   return why;
 }
 
+
+/**
+ * An index option MongoDB reads as a boolean. Like any boolean in a command, a number counts (non-zero is true):
+ * `unique: 1` from old deployments and older drivers is a unique index.
+ */
+export function indexFlag(v: unknown): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v !== null && typeof v === 'object') {
+    const o = v as { toNumber?: () => number; valueOf?: () => unknown };
+    const n = typeof o.toNumber === 'function' ? o.toNumber() : o.valueOf?.();
+    if (typeof n === 'number') return n !== 0 && !Number.isNaN(n);
+  }
+  return false;
+}
+
+function toNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v !== null && typeof v === 'object') {
+    const o = v as { toNumber?: () => number; valueOf?: () => unknown };
+    const n = typeof o.toNumber === 'function' ? o.toNumber() : o.valueOf?.();
+    if (typeof n === 'number') return n;
+  }
+  return Number(v);
+}
+
+/** One listIndexes entry reduced to its key and option flags (no filter values); text indexes keep their fields. */
+export type ListedIndex = IndexShape & {
+  /** Fields of a text index (from its weights): listIndexes shows its key as {_fts: "text", _ftsx: 1}. */
+  textFields?: string[];
+};
+
+/**
+ * The one reducer of listIndexes replies: the core collect (indexes of the checked collections), the deployment
+ * inventory (collection-count) and the rules read index options through it, so `unique: 1` is unique everywhere.
+ */
+export function indexFromListIndexes(spec: Readonly<Record<string, unknown>>): ListedIndex {
+  const key: Record<string, number | string> = {};
+  for (const [k, v] of Object.entries((spec.key as Record<string, unknown> | undefined) ?? {})) key[k] = typeof v === 'string' ? v : toNumber(v);
+  const ix: ListedIndex = { name: String(spec.name), key };
+  if (indexFlag(spec.unique)) ix.unique = true;
+  if (indexFlag(spec.sparse)) ix.sparse = true;
+  if (indexFlag(spec.hidden)) ix.hidden = true;
+  if (spec.partialFilterExpression !== undefined) ix.partial = true;
+  if (spec.expireAfterSeconds !== undefined) ix.expireAfterSeconds = toNumber(spec.expireAfterSeconds);
+  if (spec.collation !== undefined) ix.collation = spec.collation as Record<string, unknown>;
+  if (key._fts === 'text' && spec.weights && typeof spec.weights === 'object') ix.textFields = Object.keys(spec.weights).sort();
+  return ix;
+}
