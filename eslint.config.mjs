@@ -12,25 +12,30 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
-  // Layers (docs/architecture.md): the engine names no rule but in its one registry; a rule never imports another
-  // rule (shared helpers live in src/lib); reporters only format (no confirm, collect, adapter or spec internals);
-  // the core never loads a front door or the embedded test servers. Each file group gets one list (later entries
-  // would replace earlier ones for the same file).
+  // Layers (docs/architecture.md): the engine names no rule (it takes the rule list as a parameter); only the front
+  // doors (cli, mongosh, demo, the Node API in src/index.ts) import the list, rules/index.ts, and never one rule's
+  // folder; a rule never imports another rule (shared helpers live in src/lib); reporters only format (no confirm,
+  // collect, adapter or spec internals); the core never loads a front door or the embedded test servers. Each file
+  // group gets one list (later entries would replace earlier ones for the same file).
   ...layers(),
 );
 
 function layers() {
-  const noRule = { regex: '^(\\.\\./)+rules/', message: 'src/ never imports a rule: rules are listed in src/core/registry.ts only; shared helpers go to src/lib.' };
+  const noRule = { regex: '^(\\.\\./)+rules(/|$)', message: 'The engine never imports rules/: it takes the rule list as a parameter; the front doors (src/cli, src/mongosh, src/demo, src/index.ts) pass rules/index.ts in; shared helpers go to src/lib.' };
+  const listOnly = { regex: '^(\\.\\./)+rules/(?!index$)', message: 'A front door imports the rule list (rules/index.ts), never one rule\'s folder.' };
   const noOtherRule = { regex: '^\\.\\./[^./]', message: 'A rule never imports another rule: move what both need to src/lib.' };
   const noFrontDoor = { regex: '(^|/)(cli|mongosh|demo|servers)(/|$)', message: 'The core never loads a front door (cli, mongosh), the demo or the embedded test servers.' };
   const formatOnly = { regex: '^\\.\\./(confirm|collect|adapters)(/|$)|^\\.\\./spec/(?!rules$)', message: 'Reporters only format a result: no confirm, collect, adapter or spec internals.' };
   const rule = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
   const core = ['src/core/**/*.ts', 'src/collect/**/*.ts', 'src/confirm/**/*.ts', 'src/adapters/**/*.ts', 'src/lib/**/*.ts'];
+  const frontDoors = ['src/cli/**/*.ts', 'src/mongosh/**/*.ts', 'src/demo/**/*.ts', 'src/index.ts'];
   return [
-    { files: core, ignores: ['src/core/registry.ts', '**/*.test.ts'], rules: rule([noRule, noFrontDoor]) },
+    { files: core, ignores: ['**/*.test.ts'], rules: rule([noRule, noFrontDoor]) },
     { files: ['src/report/**/*.ts'], rules: rule([noRule, noFrontDoor, formatOnly]) },
-    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', 'src/core/registry.ts'], rules: rule([noRule]) },
-    { files: ['rules/**/*.ts'], ignores: ['rules/**/*.test.ts'], rules: rule([noOtherRule, noFrontDoor]) },
+    { files: frontDoors, rules: rule([listOnly]) },
+    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', ...frontDoors], rules: rule([noRule]) },
+    { files: ['rules/index.ts'], rules: rule([noFrontDoor]) },
+    { files: ['rules/**/*.ts'], ignores: ['rules/index.ts', 'rules/**/*.test.ts'], rules: rule([noOtherRule, noFrontDoor]) },
     { files: ['rules/**/*.test.ts'], rules: rule([noOtherRule]) },
   ];
 }

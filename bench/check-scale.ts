@@ -11,7 +11,7 @@
 import { Long, MongoClient, ObjectId, UUID, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from 'mongodb';
 import { performance } from 'node:perf_hooks';
 import type { Adapter, BsonKit, Doc } from '../src/adapters/types';
-import { check } from '../src/check';
+import { check } from '../src/index';
 import type { Snapshot } from '../src/core/types';
 import { startServer, type RunningServer } from '../src/servers/embedded';
 import { blogPosts } from './lib/blog';

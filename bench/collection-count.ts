@@ -11,7 +11,7 @@
 import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { performance } from 'node:perf_hooks';
 import type { Adapter, BsonKit, Doc } from '../src/adapters/types';
-import { check } from '../src/check';
+import { check } from '../src/index';
 import { collectDeployment } from '../src/collect/deployment';
 import { mapPool } from '../src/core/pool';
 import type { Snapshot } from '../src/core/types';

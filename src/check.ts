@@ -2,7 +2,6 @@ import type { Adapter } from './adapters/types';
 import { collectSnapshot, type CollectOptions } from './collect';
 import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
-import { rules } from './core/registry';
 import type { Rule } from './core/rule';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
@@ -15,12 +14,14 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
   settings?: AnalyzeSettings;
   /** Called with the snapshot before analysis (the CLI uses it for --save-snapshot). */
   onSnapshot?: (s: Snapshot) => void;
-  /** Your own rules (made with `defineRule`), run beside the built-in ones; their ids must be new. */
+  /** The rules to run: the engine names none, so the front door passes the list in (rules/index.ts for the built-in ones). */
+  rules: readonly Rule[];
+  /** Your own rules (made with `defineRule`), run beside `rules`; their ids must be new. */
   extraRules?: readonly Rule[];
 }
 
-/** The built-in rules plus a caller's own, checked for clashing ids. */
-export function rulesWith(extra: readonly Rule[] = []): readonly Rule[] {
+/** A rule list plus a caller's own rules, checked for clashing ids. */
+export function rulesWith(rules: readonly Rule[], extra: readonly Rule[] = []): readonly Rule[] {
   const ids = new Set(rules.map((r) => r.id));
   for (const r of extra) {
     if (ids.has(r.id)) throw new UserError(`A rule with the id "${r.id}" is already registered: give your rule another id.`);
@@ -36,15 +37,15 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   const log = opts.log ?? (() => undefined);
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
   // Collect only what the enabled rules read (the plan); the snapshot records which parts ran.
-  const parts = opts.parts ?? collectPlan(enabledRules(rulesWith(opts.extraRules), opts.settings));
+  const parts = opts.parts ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));
   const snapshot = await collectSnapshot(adapter, { ...opts, parts });
   opts.onSnapshot?.(snapshot);
   return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
 }
 
 export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started = Date.now(), t0 = performance.now()): Promise<CheckResult> {
-  const all = rulesWith(opts.extraRules);
-  const { findings, notes } = analyze(snapshot, opts.settings, all);
+  const all = rulesWith(opts.rules, opts.extraRules);
+  const { findings, notes } = analyze(snapshot, opts.settings ?? {}, all);
   for (const db of snapshot.databases) for (const c of db.collections) notes.push(...c.notes);
   notes.push(...snapshot.notes);
   let result = findings;

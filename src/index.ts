@@ -2,10 +2,60 @@
  * The Node API: check (collect -> analyze -> confirm), collect, analyze, your own rules with defineRule, the
  * adapters and the reporters. Types are in dist/types (package.json "types").
  */
-export { check, analyzeAndConfirm, rulesWith, type CheckOptions } from './check';
+import { rules } from '../rules';
+import type { Adapter } from './adapters/types';
+import * as engine from './check';
+import { loadConfig as loadConfigFrom, type LoadedConfig } from './core/config';
+import type { Rule } from './core/rule';
+import { analyze as analyzeWith, type AnalyzeOutput, type AnalyzeSettings } from './core/runner';
+import type { CheckResult, Snapshot } from './core/types';
+import { ruleCatalog } from './report/catalog';
+import { formatJunit as junitOf, type JunitOptions } from './report/junit';
+import { formatSarif as sarifOf, type SarifOptions } from './report/sarif';
+
+// The engine names no rule: this front door hands it the built-in list (rules/index.ts) wherever one is needed.
+
+/** Options of check(): the built-in rules always run, plus `extraRules`. */
+export type CheckOptions = Omit<engine.CheckOptions, 'rules'>;
+
+/** collect -> analyze -> confirm, with the built-in rules and your `extraRules`. */
+export function check(adapter: Adapter, opts: CheckOptions): Promise<CheckResult> {
+  return engine.check(adapter, { ...opts, rules });
+}
+
+/** analyze -> confirm over a snapshot already collected, with the built-in rules and your `extraRules`. */
+export function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started?: number, t0?: number): Promise<CheckResult> {
+  return engine.analyzeAndConfirm(snapshot, adapter, { ...opts, rules }, started, t0);
+}
+
+/** The built-in rules plus a caller's own, checked for clashing ids. */
+export function rulesWith(extra: readonly Rule[] = []): readonly Rule[] {
+  return engine.rulesWith(rules, extra);
+}
+
+/** Runs the enabled rules (default: the built-in ones) over a snapshot. Pure: no I/O. */
+export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, list: readonly Rule[] = rules): AnalyzeOutput {
+  return analyzeWith(snapshot, settings, list);
+}
+
+/** Finds and checks the configuration against the built-in rules (or the ones given). */
+export function loadConfig(opts: { cwd?: string; file?: string; rules?: readonly Rule[] } = {}): LoadedConfig {
+  return loadConfigFrom({ ...opts, rules: opts.rules ?? rules });
+}
+
+/** SARIF 2.1.0, describing the built-in rules unless `rules` is given. */
+export function formatSarif(result: Parameters<typeof sarifOf>[0], opts: Partial<SarifOptions> = {}): string {
+  return sarifOf(result, { ...opts, rules: opts.rules ?? ruleCatalog(rules) });
+}
+
+/** JUnit XML, one test case per rule and collection, over the built-in rules unless `rules` is given. */
+export function formatJunit(result: Parameters<typeof junitOf>[0], opts: Partial<JunitOptions> = {}): string {
+  return junitOf(result, { ...opts, rules: opts.rules ?? ruleCatalog(rules) });
+}
+
+export { rules };
 export { collectSnapshot, collectSnapshot as collect, type CollectOptions } from './collect';
-export { analyze, type AnalyzeSettings, type RuleSetting } from './core/runner';
-export { rules } from './core/registry';
+export type { AnalyzeSettings, RuleSetting } from './core/runner';
 export { defineRule, type Rule, type RuleMeta, type RuleConfirm, type FindingInput, type Report, type NoteFn, type OptionsSchema } from './core/rule';
 export type { ConfirmContext } from './confirm/context';
 export { DriverAdapter } from './adapters/driver';
@@ -14,7 +64,5 @@ export type { CheckResult, CollectionSnapshot, Confirmation, Finding, Note, Seve
 export { formatText } from './report/text';
 export { formatJson } from './report/json';
 export { formatMarkdown } from './report/markdown';
-export { formatSarif } from './report/sarif';
-export { formatJunit } from './report/junit';
 export { loadSnapshot, saveSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from './core/snapshot-file';
-export { loadConfig, settingsOf } from './core/config';
+export { settingsOf } from './core/config';

@@ -1,7 +1,7 @@
 import { MongoClient, ObjectId, UUID } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
-import { check } from '../src/check';
+import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
 import { UserError } from '../src/core/errors';
 import { expectScratchDropped } from './support/scratch';

@@ -23,9 +23,18 @@ describe('npm run lint keeps the layers', () => {
     expect(await restrictedImports('rules/array-growth', "import x from '../validator/index';")).toEqual([expect.stringMatching(/A rule never imports another rule/)]);
   });
 
-  it('fails the engine importing a rule, and a collector loading the embedded servers', async () => {
-    expect(await restrictedImports('src/collect', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/src\/ never imports a rule/)]);
+  it('fails the engine importing a rule or the rule list, and a collector loading the embedded servers', async () => {
+    expect(await restrictedImports('src/collect', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
+    expect(await restrictedImports('src/core', "import { rules as x } from '../../rules';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
+    expect(await restrictedImports('src/report', "import { rules as x } from '../../rules/index';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
     expect(await restrictedImports('src/collect', "import { startServer as x } from '../servers/embedded';")).toEqual([expect.stringMatching(/never loads a front door/)]);
+  });
+
+  it('fails a front door importing a single rule, and lets it import the list', async () => {
+    expect(await restrictedImports('src/cli', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/never one rule's folder/)]);
+    expect(await restrictedImports('src/cli/commands', "import x from '../../../rules/validator/index';")).toEqual([expect.stringMatching(/never one rule's folder/)]);
+    expect(await restrictedImports('src/cli', "import { rules as x } from '../../rules';")).toEqual([]);
+    expect(await restrictedImports('src/mongosh', "import { rules as x } from '../../rules/index';")).toEqual([]);
   });
 
   it('fails a reporter that reaches into confirm', async () => {

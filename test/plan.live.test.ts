@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Adapter, Doc } from '../src/adapters/types';
-import { check } from '../src/check';
-import { rules } from '../src/core/registry';
+import { check } from '../src/index';
+import { rules } from '../rules';
 import { analyze } from '../src/core/runner';
 import { COLLECT_PARTS, type Snapshot } from '../src/core/types';
 import { useLiveDb } from './support/live-db';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { check } from '../src/check';
+import { check } from '../src/index';
 import { defineRule } from '../src/core/rule';
 import { useLiveDb } from './support/live-db';
 

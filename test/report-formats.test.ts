@@ -6,6 +6,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { buildBaseline, compareBaseline, judge } from '../src/core/baseline';
 import type { CheckResult, Finding } from '../src/core/types';
+import { rules as builtIn } from '../rules';
 import { ruleCatalog } from '../src/report/catalog';
 import { formatJunit } from '../src/report/junit';
 import { formatMarkdown } from '../src/report/markdown';
@@ -64,12 +65,12 @@ const FINDINGS = [
 
 describe('SARIF', () => {
   it('validates against the official SARIF 2.1.0 JSON Schema, every rule with a helpUri', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS))) as { runs: { tool: { driver: { rules: { id: string; helpUri?: string }[] } }; results: { ruleId: string; ruleIndex: number; level: string; locations: unknown[] }[] }[] };
+    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as { runs: { tool: { driver: { rules: { id: string; helpUri?: string }[] } }; results: { ruleId: string; ruleIndex: number; level: string; locations: unknown[] }[] }[] };
     const ok = validateSarif(log);
     expect(validateSarif.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
     const run = log.runs[0];
-    expect(run?.tool.driver.rules.map((r) => r.id)).toEqual(ruleCatalog().map((r) => r.id));
+    expect(run?.tool.driver.rules.map((r) => r.id)).toEqual(ruleCatalog(builtIn).map((r) => r.id));
     expect(run?.tool.driver.rules.every((r) => /^https:\/\//.test(r.helpUri ?? ''))).toBe(true);
     expect(run?.results.map((r) => r.level)).toEqual(['error', 'warning', 'warning', 'note']);
     for (const r of run?.results ?? []) {
@@ -79,7 +80,7 @@ describe('SARIF', () => {
   });
 
   it('gives every result a repository path (code scanning needs one): the spec when known, else mongodb/<db>/<collection>', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS), { locate: (f) => (f.target.collection === 'events' ? { uri: 'db/spec.json', line: 12 } : null) })) as {
+    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn), locate: (f) => (f.target.collection === 'events' ? { uri: 'db/spec.json', line: 12 } : null) })) as {
       runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[];
     };
     expect(validateSarif(log)).toBe(true);
@@ -92,14 +93,14 @@ describe('SARIF', () => {
     const r = result(FINDINGS);
     const base = buildBaseline([FINDINGS[1] as Finding]);
     const lint = judge(r, { failOn: 'error', maxWarnings: null, baseline: compareBaseline(r.findings, base, 'b.json') });
-    const log = JSON.parse(formatSarif({ ...r, lint })) as { runs: { results: { baselineState: string }[]; invocations: { exitCode: number }[] }[] };
+    const log = JSON.parse(formatSarif({ ...r, lint }, { rules: ruleCatalog(builtIn) })) as { runs: { results: { baselineState: string }[]; invocations: { exitCode: number }[] }[] };
     expect(validateSarif(log)).toBe(true);
     expect(log.runs[0]?.results.map((x) => x.baselineState)).toEqual(['new', 'unchanged', 'new', 'new']);
     expect(log.runs[0]?.invocations[0]?.exitCode).toBe(1);
   });
 
   it('the schema check has teeth: a wrong level or a missing message fails it', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS))) as { runs: { results: Record<string, unknown>[] }[] };
+    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as { runs: { results: Record<string, unknown>[] }[] };
     const r0 = log.runs[0]?.results[0] as Record<string, unknown>;
     r0.level = 'warn';
     expect(validateSarif(log)).toBe(false);
@@ -109,7 +110,7 @@ describe('SARIF', () => {
   });
 
   it('an empty run is valid too', () => {
-    expect(validateSarif(JSON.parse(formatSarif(result([]))))).toBe(true);
+    expect(validateSarif(JSON.parse(formatSarif(result([]), { rules: ruleCatalog(builtIn) })))).toBe(true);
   });
 });
 
@@ -118,7 +119,7 @@ describe('JUnit', () => {
 
   it('parses: a suite per rule, a case per collection, failures at or above failOn only', () => {
     // The two model rules only, so the suites do not depend on which rules the registry holds.
-    const rules = ruleCatalog().filter((r) => ['array-growth', 'id-pattern'].includes(r.id));
+    const rules = ruleCatalog(builtIn).filter((r) => ['array-growth', 'id-pattern'].includes(r.id));
     const xml = formatJunit(result(FINDINGS), { failOn: 'warn', rules });
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = parser.parse(xml) as { testsuites: { tests: string; failures: string; testsuite: { name: string; failures: string; skipped: string; testcase: { name: string; failure?: unknown; 'system-out'?: string; skipped?: unknown }[] }[] } };
@@ -139,7 +140,7 @@ describe('JUnit', () => {
   });
 
   it('escapes markup and drops characters XML cannot hold', () => {
-    const xml = formatJunit(result([finding({ message: 'bad \u0001 char <x> & "q"' })]));
+    const xml = formatJunit(result([finding({ message: 'bad \u0001 char <x> & "q"' })]), { rules: ruleCatalog(builtIn) });
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('bad  char &lt;x&gt; &amp; &quot;q&quot;');
   });

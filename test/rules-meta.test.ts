@@ -1,17 +1,23 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rules } from '../src/core/registry';
+import { rules } from '../rules';
 
 const RULES_DIR = join(__dirname, '..', 'rules');
 const HEADINGS = ['## What it checks', '## Why', '## Options', '## Confirmation', '## When not to use it'];
 const folders = readdirSync(RULES_DIR).filter((f) => statSync(join(RULES_DIR, f)).isDirectory()).sort();
 
-describe('rules, their folders, READMEs and the registry stay in step', () => {
-  it('the registry lists every folder once, sorted by id', () => {
+describe('rules, their folders, READMEs and rules/index.ts stay in step', () => {
+  it('rules/index.ts lists every folder once, sorted by id', () => {
     const ids = rules.map((r) => r.id);
     expect(ids).toEqual([...ids].sort());
     expect(ids).toEqual(folders);
+  });
+
+  it('rules/index.ts imports each rule from its own folder, one import per folder, sorted', () => {
+    const source = readFileSync(join(RULES_DIR, 'index.ts'), 'utf8');
+    const imported = [...source.matchAll(/^import \w+ from '\.\/([^']+)';$/gm)].map((m) => m[1]);
+    expect(imported).toEqual(folders);
   });
 
   for (const rule of rules) {

@@ -1,6 +1,7 @@
 import { ObjectId, UUID } from 'mongodb';
 import { describe, expect, inject, it } from 'vitest';
 import { check } from '../../src/check';
+import rule from './index';
 import type { CheckResult, Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
 import { expectScratchDropped } from '../../test/support/scratch';
@@ -25,7 +26,7 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
   });
 
   async function confirmed(collection: string): Promise<{ result: CheckResult; finding: Finding }> {
-    const result = await check(live.adapter, { db: DB, collections: [collection], budgetMs: 15_000, settings: { only: ['id-pattern'] } });
+    const result = await check(live.adapter, { rules: [rule], db: DB, collections: [collection], budgetMs: 15_000, settings: { only: ['id-pattern'] } });
     const finding = result.findings.find((f) => f.ruleId === 'id-pattern' && f.messageId === 'recommendClustered');
     expect(finding, JSON.stringify(result.findings.map((f) => f.message))).toBeDefined();
     console.log(`[id-pattern live] ${collection}: ${finding?.confirmation?.status}: ${finding?.confirmation?.summary}`);
@@ -87,7 +88,7 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
     const sorted = hex.every((h, i) => i === 0 || (hex[i - 1] as string) <= h);
     // Every document: with 20 random _ids the order correlation of a regular collection strays past the random line
     // about one run in five; with 300 it does not.
-    const result = await check(live.adapter, { db: DB, collections: ['clustered_sessions'], confirm: false, sampleSize: 300, settings: { only: ['id-pattern'] } });
+    const result = await check(live.adapter, { rules: [rule], db: DB, collections: ['clustered_sessions'], confirm: false, sampleSize: 300, settings: { only: ['id-pattern'] } });
     const f = result.findings.find((x) => x.ruleId === 'id-pattern');
     if (!caps.has.clustered) {
       // The server ignored clusteredIndex: a regular collection of random _ids, and the advice is to keep it regular.

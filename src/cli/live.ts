@@ -1,7 +1,7 @@
+import { rules } from '../../rules';
 import type { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
 import type { Scratch } from '../confirm/scratch';
-import { rules } from '../core/registry';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
 import type { CheckResult, Snapshot } from '../core/types';
 import { collectDeployment } from './deployment';
@@ -57,7 +57,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
   }
   try {
     // Analysis is pure and fast: run it once ahead to give the confirmation bar its total.
-    const confirmable = opts.confirm ? analyze(snapshot, opts.settings).findings.filter((f) => f.messageId !== 'internalError' && rules.find((r) => r.id === f.ruleId)?.confirm).length : 0;
+    const confirmable = opts.confirm ? analyze(snapshot, opts.settings, rules).findings.filter((f) => f.messageId !== 'internalError' && rules.find((r) => r.id === f.ruleId)?.confirm).length : 0;
     let confirming = 0;
     const log = (line: string): void => {
       // confirmFindings logs one "confirming …" line per experiment: the bar's steps.
@@ -71,6 +71,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
       opts.confirm ? adapter : null,
       {
         db: snapshot.databases[0]?.name ?? '',
+        rules,
         confirm: opts.confirm,
         settings: opts.settings,
         signal: controller.signal,

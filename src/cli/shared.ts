@@ -1,3 +1,4 @@
+import { rules } from '../../rules';
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { DriverAdapter } from '../adapters/driver';
@@ -6,7 +7,7 @@ import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
 import type { AnalyzeSettings } from '../core/runner';
 import type { CheckResult, Snapshot } from '../core/types';
-import { type Locate } from '../report/catalog';
+import { type Locate, ruleCatalog } from '../report/catalog';
 import { formatJson } from '../report/json';
 import { formatJunit } from '../report/junit';
 import { formatMarkdown } from '../report/markdown';
@@ -64,7 +65,7 @@ export function scopeOfSnapshot(snapshot: Snapshot): CheckResult['scope'] {
 
 /** Runs every rule over a snapshot, offline: the same result a live `check --no-confirm` gives. */
 export async function analyzeOffline(snapshot: Snapshot, settings: AnalyzeSettings): Promise<CheckResult> {
-  const result = await analyzeAndConfirm(snapshot, null, { db: snapshot.databases[0]?.name ?? '', confirm: false, settings });
+  const result = await analyzeAndConfirm(snapshot, null, { db: snapshot.databases[0]?.name ?? '', rules, confirm: false, settings });
   return { ...result, scope: scopeOfSnapshot(snapshot) };
 }
 
@@ -74,9 +75,9 @@ export function render(result: LintResult, format: ReportFormat, opts: { color: 
     case 'json':
       return formatJson(result);
     case 'sarif':
-      return formatSarif(result, opts.locate ? { locate: opts.locate } : {});
+      return formatSarif(result, { rules: ruleCatalog(rules), ...(opts.locate ? { locate: opts.locate } : {}) });
     case 'junit':
-      return formatJunit(result);
+      return formatJunit(result, { rules: ruleCatalog(rules) });
     case 'markdown':
       return formatMarkdown(result);
     case 'text':

@@ -4,7 +4,6 @@ import * as path from 'node:path';
 import { SPEC_RULES } from '../spec/rules';
 import { UserError } from './errors';
 import { OptionsError } from './options';
-import { rules as registeredRules } from './registry';
 import type { Rule } from './rule';
 import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from './runner';
 import { SEVERITIES, type Severity } from './types';
@@ -71,7 +70,7 @@ const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 const validateConfig = ajv.compile(CONFIG_JSON_SCHEMA);
 
 /** Every rule id a config may name: the snapshot rules and the spec checks. */
-export function knownRuleIds(rules: readonly Rule[] = registeredRules): string[] {
+export function knownRuleIds(rules: readonly Rule[]): string[] {
   return [...rules.map((r) => r.id), ...SPEC_RULES.map((r) => r.id)].sort();
 }
 
@@ -125,7 +124,7 @@ function valueAt(data: unknown, key: string): unknown {
  * Checks a parsed configuration: its shape (ajv), the rule ids, and each rule's options against that rule's
  * own schema. Throws a UserError naming the file, the bad key and the allowed values.
  */
-export function parseConfig(data: unknown, source: string, rules: readonly Rule[] = registeredRules): AdvisorConfig {
+export function parseConfig(data: unknown, source: string, rules: readonly Rule[]): AdvisorConfig {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError(`${source} must hold a JSON object, e.g. { "rules": { "id-pattern": "off" } }`);
   }
@@ -175,8 +174,8 @@ function readJson(file: string): unknown {
  * Finds the configuration: `--config <file>` when given; else the nearest `.mongo-advisor.json`, or a
  * package.json with a `mongoAdvisor` key, from `cwd` up to the filesystem root.
  */
-export function loadConfig(opts: { cwd?: string; file?: string; rules?: readonly Rule[] } = {}): LoadedConfig {
-  const rules = opts.rules ?? registeredRules;
+export function loadConfig(opts: { cwd?: string; file?: string; rules: readonly Rule[] }): LoadedConfig {
+  const rules = opts.rules;
   if (opts.file) {
     const file = path.resolve(opts.cwd ?? process.cwd(), opts.file);
     const data = readJson(file);

@@ -1,6 +1,5 @@
 import { fillTemplate } from './format';
 import { resolveOptions } from './options';
-import { rules as allRules } from './registry';
 import type { Rule, FindingInput } from './rule';
 import { COLLECT_PARTS, type CollectPart, type Finding, type Note, type Severity, type Snapshot, type Target, severityRank } from './types';
 
@@ -39,8 +38,8 @@ export function resolveRuleOptions(rule: Rule, settings: AnalyzeSettings = {}): 
   return resolveOptions(rule.id, rule.meta.options, settingFor(rule.id, settings).options);
 }
 
-/** Runs every enabled rule over the snapshot. Pure: no I/O. A rule that throws becomes one finding; the others run. */
-export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, rules: readonly Rule[] = allRules): AnalyzeOutput {
+/** Runs every enabled rule of `rules` over the snapshot. Pure: no I/O. A rule that throws becomes one finding; the others run. */
+export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: readonly Rule[]): AnalyzeOutput {
   const findings: Finding[] = [];
   const notes: Note[] = [];
   for (const rule of rules) {

@@ -1,3 +1,4 @@
+import { rules } from '../../rules';
 import { MongoClient } from 'mongodb';
 import { DriverAdapter } from '../adapters/driver';
 import { check } from '../check';
@@ -39,7 +40,7 @@ export async function runDemo(opts: { confirm: boolean; color: boolean; io: Demo
     const adapter = await DriverAdapter.connect(server.uri);
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
-      const result = await check(adapter, { db: DEMO_DB, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => io.err(`  ${l}`) });
+      const result = await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => io.err(`  ${l}`) });
       io.out(formatText(result, { color: opts.color }));
       return 0;
     } finally {

@@ -1,3 +1,4 @@
+import { rules } from '../../rules';
 import { inspect } from 'node:util';
 import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
@@ -77,6 +78,7 @@ export function install(g: Record<string, unknown>): void {
       try {
         const result = await check(adapter, {
           db,
+          rules,
           ...(name ? { collections: [name] } : {}),
           ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
           ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),

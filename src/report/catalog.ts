@@ -1,4 +1,3 @@
-import { rules as registeredRules } from '../core/registry';
 import type { Rule } from '../core/rule';
 import type { Finding, Severity } from '../core/types';
 import { SPEC_RULES } from '../spec/rules';
@@ -11,8 +10,8 @@ export interface RuleInfo {
   severity: Severity;
 }
 
-/** Every rule a finding can come from: the snapshot rules, then the declared-spec checks. */
-export function ruleCatalog(rules: readonly Rule[] = registeredRules): RuleInfo[] {
+/** Every rule a finding can come from: the given snapshot rules, then the declared-spec checks. */
+export function ruleCatalog(rules: readonly Rule[]): RuleInfo[] {
   return [
     ...rules.map((r) => ({ id: r.id, description: r.meta.description, docsUrl: r.meta.docsUrl, severity: r.meta.severity })),
     ...SPEC_RULES.map((r) => ({ ...r })),

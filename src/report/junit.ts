@@ -1,11 +1,12 @@
 import { counts, type LintResult } from '../core/baseline';
 import { type Finding, type Severity, severityRank } from '../core/types';
-import { type RuleInfo, ruleCatalog, scopeTargets, targetLabel } from './catalog';
+import { type RuleInfo, scopeTargets, targetLabel } from './catalog';
 
 export interface JunitOptions {
   /** Findings at or above this fail their test case (default: the lint gate's, else warn). */
   failOn?: Severity;
-  rules?: RuleInfo[];
+  /** The rules a finding can come from (`ruleCatalog(rules)`: the front door passes the rule list in). */
+  rules: readonly RuleInfo[];
 }
 
 /** XML 1.0 text: escapes markup and drops the control characters XML cannot hold. */
@@ -32,10 +33,10 @@ function details(f: Finding): string {
  * when a counted finding there reaches the failing severity; findings below it, or accepted by the baseline, are
  * listed in the case's system-out without failing it. A rule the server could not run is a skipped case.
  */
-export function formatJunit(result: LintResult, opts: JunitOptions = {}): string {
+export function formatJunit(result: LintResult, opts: JunitOptions): string {
   const failOn = opts.failOn ?? result.lint?.failOn ?? 'warn';
   const baseline = result.lint?.baseline ?? null;
-  const catalog = opts.rules ?? ruleCatalog();
+  const catalog = opts.rules;
   const collections = scopeTargets(result.scope);
   const ruleIds = [...new Set([...catalog.filter((r) => !r.id.startsWith('spec-')).map((r) => r.id), ...result.findings.map((f) => f.ruleId)])];
   const suites: string[] = [];

@@ -1,11 +1,11 @@
 import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
 import { fingerprint, type LintResult } from '../core/baseline';
 import type { Finding, Severity } from '../core/types';
-import { type Locate, type RuleInfo, ruleCatalog, targetLabel } from './catalog';
+import { type Locate, type RuleInfo, targetLabel } from './catalog';
 
 export interface SarifOptions {
-  /** Rules to describe in tool.driver.rules (default: every rule the advisor has). */
-  rules?: RuleInfo[];
+  /** Rules to describe in tool.driver.rules (`ruleCatalog(rules)`: the front door passes the rule list in). */
+  rules: readonly RuleInfo[];
   /** A repository file for each finding (e.g. the declared spec). */
   locate?: Locate;
 }
@@ -41,8 +41,8 @@ function markdownOf(f: Finding): string {
 }
 
 /** SARIF 2.1.0 log: one run, every rule described with its helpUri, one result per finding. */
-export function formatSarif(result: LintResult, opts: SarifOptions = {}): string {
-  const catalog = opts.rules ?? ruleCatalog();
+export function formatSarif(result: LintResult, opts: SarifOptions): string {
+  const catalog = [...opts.rules];
   // Rules a finding names but the catalog lacks (an internal error of an unknown rule) still get a descriptor.
   for (const f of result.findings) {
     if (!catalog.some((r) => r.id === f.ruleId)) catalog.push({ id: f.ruleId, description: f.ruleId, docsUrl: f.docsUrl, severity: f.severity });

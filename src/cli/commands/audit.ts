@@ -1,3 +1,4 @@
+import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
 import { loadConfig, settingsOf } from '../../core/config';
 import { formatJson } from '../../report/json';
@@ -43,7 +44,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('-q, --quiet', 'no progress bar on stderr')
     .action(async (uri: string, flags: AuditFlags) => {
-      const { config } = loadConfig(flags.config ? { file: flags.config } : {});
+      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const adapter = await connect(uri);
       try {
         const { result, snapshot } = await runLive(

@@ -1,3 +1,4 @@
+import { rules } from '../../../rules';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
@@ -78,7 +79,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   const db = flags.db ?? dbFromUri(uri);
   if (!db) throw new UserError('Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).');
   // Read the configuration before connecting, so a bad file fails fast.
-  const { config } = loadConfig(flags.config ? { file: flags.config } : {});
+  const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   let adapter: DriverAdapter;
   try {
     adapter = await DriverAdapter.connect(uri);
@@ -97,6 +98,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       }
     }
     const result = await check(adapter, {
+      rules,
       db,
       ...(flags.collection?.length ? { collections: flags.collection } : {}),
       ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),

@@ -1,3 +1,4 @@
+import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
@@ -54,7 +55,7 @@ function emptyResult(source: string, db: string): CheckResult {
 }
 
 async function runLint(target: string | undefined, flags: LintFlags, io: Io): Promise<number> {
-  const loaded = loadConfig(flags.config ? { file: flags.config } : {});
+  const loaded = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   const config: AdvisorConfig = loaded.config;
   const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
   const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);

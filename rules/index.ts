@@ -1,0 +1,16 @@
+import type { Rule } from '../src/core/rule';
+import arrayGrowth from './array-growth';
+import clusteredTrap from './clustered-trap';
+import collectionCount from './collection-count';
+import compression from './compression';
+import documentSize from './document-size';
+import idPattern from './id-pattern';
+import indexUsage from './index-usage';
+import validator from './validator';
+
+/**
+ * The built-in rules, sorted by id: the one list. The engine names no rule; the front doors (src/cli, src/mongosh,
+ * src/demo, src/index.ts) import this list and hand it in. test/rules-meta.test.ts keeps it, the folders and their
+ * READMEs in step.
+ */
+export const rules: readonly Rule[] = [arrayGrowth, clusteredTrap, collectionCount, compression, documentSize, idPattern, indexUsage, validator];
