@@ -65,7 +65,7 @@ export default defineRule<CollectionCountOptions>({
     options: collectionCountOptionsSchema,
     requires: { capabilities: [] },
   },
-  analyze({ snapshot, options, report }) {
+  analyze({ snapshot, options, report, note }) {
     const inv = snapshot.deployment;
     if (!inv) return;
     const t = inv.totals;
@@ -101,8 +101,16 @@ export default defineRule<CollectionCountOptions>({
         evidence: { collections: d.collections, indexes: d.indexes, views: d.views, timeseries: d.timeseries },
       });
     }
+    // Per-tenant advice only for the databases this run checks: a check of one database should not advise on
+    // another's collections (audit reads them all). The others are counted in one line.
+    const checked = new Set(snapshot.databases.map((d) => d.name));
+    const elsewhere = inv.tenantGroups.filter((g) => isTenantGroup(g, options) && !checked.has(g.db));
+    if (elsewhere.length > 0) {
+      const dbs = [...new Set(elsewhere.map((g) => g.db))];
+      note(`${elsewhere.length === 1 ? '1 group' : `${elsewhere.length} groups`} of per-tenant collections in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs.slice(0, 5).map((d) => `\`${d}\``).join(', ')}${dbs.length > 5 ? ', …' : ''}) not reported here: check ${dbs.length === 1 ? 'it' : 'them'}, or run audit for the whole deployment`);
+    }
     for (const g of inv.tenantGroups) {
-      if (!isTenantGroup(g, options)) continue;
+      if (!isTenantGroup(g, options) || !checked.has(g.db)) continue;
       const target = foldedName(g.pattern);
       const field = options.tenantField;
       const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
