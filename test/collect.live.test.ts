@@ -4,6 +4,7 @@ import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
 import { UserError } from '../src/core/errors';
+import { recordingAdapter } from './support/recording';
 import { expectScratchDropped } from './support/scratch';
 
 const DB = 'mongo_advisor_test_collect';
@@ -108,9 +109,9 @@ describe('collect (live)', () => {
   });
 
   it('sends at most 6 commands about one collection (the round-trip budget in bench/README.md)', async () => {
-    const sent: Record<string, unknown>[] = [];
-    const recording = { ...adapter, kind: adapter.kind, source: adapter.source, bson: adapter.bson, roundTrips: 0, close: async () => undefined, command: async (db: string, cmd: Record<string, unknown>) => (sent.push(cmd), adapter.command(db, cmd)) };
+    const recording = recordingAdapter(adapter);
     await collectSnapshot(recording, { db: DB, collections: ['posts', 'mixed'] });
+    const sent = recording.sent.map((c) => c.cmd);
     // commands naming the collection (aggregate, find, listIndexes, count) or continuing one of its cursors
     const about = (name: string) => sent.filter((c) => Object.values(c)[0] === name || c.collection === name);
     // the first collection also carries the four capability probes, sent once per server: judge the second
@@ -119,21 +120,9 @@ describe('collect (live)', () => {
   });
 
   it('sends only read commands, each with maxTimeMS (getMore and killCursors excepted)', async () => {
-    const sent: Record<string, unknown>[] = [];
-    const recording = {
-      kind: adapter.kind,
-      source: adapter.source,
-      bson: adapter.bson,
-      get roundTrips() {
-        return sent.length;
-      },
-      command: async (db: string, cmd: Record<string, unknown>) => {
-        sent.push(cmd);
-        return adapter.command(db, cmd);
-      },
-      close: async () => undefined,
-    };
+    const recording = recordingAdapter(adapter);
     await collectSnapshot(recording, { db: DB });
+    const sent = recording.sent.map((c) => c.cmd);
     const names = sent.map((c) => Object.keys(c)[0]);
     const writes = ['insert', 'update', 'delete', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'collMod', 'findAndModify'];
     expect(names.filter((n) => writes.includes(n ?? ''))).toEqual([]);

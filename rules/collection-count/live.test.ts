@@ -1,33 +1,17 @@
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
-import type { Adapter, Doc } from '../../src/adapters/types';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
 import type { Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
+import { type SentCommand, recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_collection_count';
 const TENANTS = 12;
 
-/** The driver adapter, recording which commands went where (to check what the inventory sends). */
-function recording(inner: Adapter, log: { db: string; name: string }[]): Adapter {
-  return {
-    kind: inner.kind,
-    source: inner.source,
-    bson: inner.bson,
-    get roundTrips() {
-      return inner.roundTrips;
-    },
-    command: (db: string, cmd: Doc) => {
-      log.push({ db, name: Object.keys(cmd)[0] ?? '' });
-      return inner.command(db, cmd);
-    },
-    close: () => inner.close(),
-  };
-}
 
 describe('collection-count (live)', () => {
   const uri = inject('mongoUri');
@@ -36,7 +20,7 @@ describe('collection-count (live)', () => {
   let adapter: DriverAdapter;
   let snap: Snapshot;
   let viewReason: string | null = null;
-  const sent: { db: string; name: string }[] = [];
+  let sent: SentCommand[] = [];
 
   beforeAll(async () => {
     client = await MongoClient.connect(uri);
@@ -54,7 +38,9 @@ describe('collection-count (live)', () => {
       viewReason = (err as Error).message.split('\n')[0] ?? 'refused';
     }
     adapter = await DriverAdapter.connect(uri);
-    snap = await collectSnapshot(recording(adapter, sent), { db: DB });
+    const recorded = recordingAdapter(adapter);
+    snap = await collectSnapshot(recorded, { db: DB });
+    sent = recorded.sent;
   });
 
   afterAll(async () => {
