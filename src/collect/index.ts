@@ -5,6 +5,7 @@ import { UserError } from '../core/errors';
 import { stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import {
+  type CapabilityName,
   COLLECT_PARTS,
   type CollectPart,
   type CollectionSnapshot,
@@ -149,12 +150,14 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
   for (const c of all) proveFromCollectionOptions(server, c.options, `${opts.db}.${c.name}`);
 
   const firstReal = chosen.find((c) => c.type === 'collection');
-  const probedAlready = (['sample', 'bsonSize', 'arraySize', ...(parts.has('indexStats') ? (['indexStats'] as const) : [])] as const).every((c) => server.capabilities[c].supported !== null);
+  // A server handed over by an earlier database of the run (opts.probed) has these proven already.
+  const toProbe: CapabilityName[] = parts.has('indexStats') ? ['sample', 'bsonSize', 'arraySize', 'indexStats'] : ['sample', 'bsonSize', 'arraySize'];
+  const probedAlready = toProbe.every((c) => server.capabilities[c].supported !== null);
   if (firstReal && !probedAlready) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS, { indexStats: parts.has('indexStats') });
 
   const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
   const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
-    const { snap, rawDocs } = await collectCollection(adapter, server, opts, c, maxTimeMS, countFirst);
+    const { snap, rawDocs } = await collectCollection(adapter, server, opts, parts, c, maxTimeMS, countFirst);
     if (snap.type === 'collection') {
       for (const [part, collector] of collectionCollectors) {
         if (parts.has(part)) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
@@ -228,6 +231,7 @@ async function collectCollection(
   adapter: Adapter,
   server: ServerInfo,
   opts: CollectOptions,
+  parts: ReadonlySet<CollectPart>,
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
@@ -302,7 +306,7 @@ async function collectCollection(
   } catch (err) {
     notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
   }
-  if (opts.parts?.includes('indexStats') !== false && server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
+  if (parts.has('indexStats') && server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
     try {
       const stats = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
       for (const s of stats) {
@@ -343,7 +347,7 @@ async function collectCollection(
     let naturalIds: unknown[] | null = null;
     // A clustered collection's natural order is its _id order (MongoDB's clustered-collection docs): it says nothing
     // about insertion order, so it is not read.
-    if (!snap.clustered && opts.parts?.includes('naturalOrder') !== false) {
+    if (!snap.clustered && parts.has('naturalOrder')) {
       try {
         naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
       } catch (err) {

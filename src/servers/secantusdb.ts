@@ -54,7 +54,7 @@ async function install(log: Log): Promise<string> {
       if (fs.existsSync(marker) && (await isExecutable(server))) return server;
       const age = Date.now() - (await fsp.stat(lock).then((s) => s.mtimeMs, () => Date.now()));
       if (age > LOCK_STALE_MS) await fsp.rm(lock, { recursive: true, force: true });
-      else if (Date.now() - started > LOCK_STALE_MS) throw new Error(`another process has been installing SecantusDB for over ${LOCK_STALE_MS / 60_000} min (lock ${lock})`);
+      else if (Date.now() - started > LOCK_STALE_MS) throw new Error(`another process has been installing SecantusDB for over ${LOCK_STALE_MS / 60_000} min (lock ${lock}); if no install is running, delete that folder and run again`);
       else await new Promise((r) => setTimeout(r, 1_000));
     }
   }
