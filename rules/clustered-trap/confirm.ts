@@ -1,7 +1,7 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import { planOf } from '../../src/collect/clustered-explain';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Budget, ratioOf, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
+import { type Budget, ratioOf, type Timed, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import type { ClusteredTrapOptions } from './index';
@@ -111,16 +111,21 @@ async function compareFind(ctx: ConfirmContext, budget: Budget, filter: Doc, a: 
     await s.command({ find: NAME, filter: { _id: a }, batchSize: 1, singleBatch: true });
     await s.command({ find: NAME, filter: { _id: b }, batchSize: 1, singleBatch: true });
   });
-  const measurements = [toMeasurement(inFind), toMeasurement(single)];
-  const ratio = ratioOf('$in find time / two single-_id finds', inFind, single);
+  return opResult('find', plan, inFind, single, '$in find time / two single-_id finds', 'two single-_id finds', o);
+}
+
+/** The plan and the timed pair of one operation, as the summary reads them. */
+function opResult(op: OpResult['op'], plan: OpResult['plan'], multi: Timed, singles: Timed, ratioLabel: string, singlesText: string, o: ClusteredTrapOptions): OpResult {
+  const measurements = [toMeasurement(multi), toMeasurement(singles)];
+  const ratio = ratioOf(ratioLabel, multi, singles);
   return {
-    op: 'find',
+    op,
     plan,
     scan: 'stages' in plan && plan.stages.some((st) => o.scanStages.includes(st)),
     ratio,
     measurements,
-    complete: inFind.complete && single.complete,
-    sentence: `${planSentence(plan, 'find')}; ${ratioText(ratio, measurements[0] as Measurement, measurements[1] as Measurement, 'two single-_id finds')}`,
+    complete: multi.complete && singles.complete,
+    sentence: `${planSentence(plan, op)}; ${ratioText(ratio, measurements[0] as Measurement, measurements[1] as Measurement, singlesText)}`,
   };
 }
 
@@ -141,15 +146,5 @@ async function compareDelete(ctx: ConfirmContext, budget: Budget, filter: Doc, d
   const ones = await timeTrials('2 deleteOne of one _id each, one command', budget, async () => {
     expectTwo(await s.command({ delete: NAME, deletes: docs.map((d) => ({ q: { _id: d._id }, limit: 1 })) }), 'two deleteOne');
   }, undefined, putBack);
-  const measurements = [toMeasurement(many), toMeasurement(ones)];
-  const ratio = ratioOf('$in deleteMany time / two deleteOne', many, ones);
-  return {
-    op: 'deleteMany',
-    plan,
-    scan: 'stages' in plan && plan.stages.some((st) => o.scanStages.includes(st)),
-    ratio,
-    measurements,
-    complete: many.complete && ones.complete,
-    sentence: `${planSentence(plan, 'deleteMany')}; ${ratioText(ratio, measurements[0] as Measurement, measurements[1] as Measurement, 'two deleteOne statements in one command')}`,
-  };
+  return opResult('deleteMany', plan, many, ones, '$in deleteMany time / two deleteOne', 'two deleteOne statements in one command', o);
 }
