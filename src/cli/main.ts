@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../core/errors';
+import { terminalSafe } from '../core/format';
 import { OptionsError } from '../core/options';
 import { VERSION } from '../version';
 import { registerCheck } from './commands/check';
@@ -40,10 +41,10 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
       return EXIT.usage;
     }
     if (isUserError(err) || err instanceof OptionsError) {
-      io.err(`mongo-advisor: ${err.message}`);
+      io.err(`mongo-advisor: ${terminalSafe(err.message)}`);
       return isUserError(err) ? err.exitCode : EXIT.usage;
     }
-    io.err(`mongo-advisor: unexpected error: ${err instanceof Error ? err.message : String(err)}`);
+    io.err(`mongo-advisor: unexpected error: ${terminalSafe(err instanceof Error ? err.message : String(err))}`);
     if (process.env.MONGO_ADVISOR_DEBUG) io.err(String((err as Error).stack));
     else io.err('This is a bug in mongo-advisor; rerun with MONGO_ADVISOR_DEBUG=1 for details and report it.');
     return EXIT.usage;

@@ -46,3 +46,21 @@ export function redactUri(uri: string): string {
     return `${scheme}${user ? `${user}:****@` : '****@'}`;
   });
 }
+
+// C0 controls but tab and newline, DEL and C1 controls (ESC, CSI, OSC, BEL…), and the Unicode line separators and
+// bidirectional overrides that can reorder what a terminal shows.
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A string from the database (a name, a server message) made safe to print: every control character a terminal would
+ * act on is shown as a visible `\u{…}` escape instead, so a collection named with ESC or OSC sequences cannot recolour
+ * or rewrite the report.
+ */
+export function terminalSafe(s: string): string {
+  return s.replace(UNSAFE_FOR_TERMINAL, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+/** A copy of a JSON-shaped value with every string made terminal-safe (reporters apply it before formatting). */
+export function terminalSafeDeep<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value), (_k, v: unknown) => (typeof v === 'string' ? terminalSafe(v) : v)) as T;
+}

@@ -1,5 +1,5 @@
 import { counts, fingerprint, type LintResult } from '../core/baseline';
-import { formatDuration, formatNumber } from '../core/format';
+import { formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 
@@ -35,7 +35,9 @@ function findingDetails(f: Finding, state: string | undefined): string {
 }
 
 /** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
-export function formatMarkdown(result: LintResult): string {
+export function formatMarkdown(given: LintResult): string {
+  // Markdown is read in terminals and CI logs too: no control character from a name or a server message gets through.
+  const result = terminalSafeDeep(given);
   const baseline = result.lint?.baseline ?? null;
   const out: string[] = [];
   const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}`;

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
-import { formatBytes, formatDuration, formatNumber } from '../core/format';
+import { formatBytes, formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 
 export interface TextOptions {
@@ -37,7 +37,9 @@ function wrap(text: string, width: number, indent: string): string {
 }
 
 /** The readable report for the terminal and the mongosh prompt. Colour only when asked (a TTY). */
-export function formatText(result: CheckResult, opts: TextOptions): string {
+export function formatText(given: CheckResult, opts: TextOptions): string {
+  // Names and server messages reach a terminal: escape their control characters before any colour is added.
+  const result = terminalSafeDeep(given);
   const c = createColors(opts.color);
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
