@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 // Builds dist/: the CLI, the Node API, the mongosh core bundle and the tiny file mongosh load()s.
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
@@ -49,7 +51,8 @@ writeFileSync('dist/snippet/package.json', `${JSON.stringify({ ...snippetPkg, ve
 const schemaBundle = await build({
   ...common,
   stdin: {
-    contents: "module.exports = { snapshot: require('./src/core/snapshot-file').SNAPSHOT_JSON_SCHEMA, config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: require('./src/spec/format').SPEC_JSON_SCHEMA };",
+    // The snapshot's schema is composed with the built-in rules' collectors (each collector's data under data.<id>).
+    contents: "module.exports = { snapshot: require('./src/core/snapshot-file').snapshotJsonSchema(require('./src/core/collector').collectorsOf(require('./rules').rules)), config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: require('./src/spec/format').SPEC_JSON_SCHEMA };",
     resolveDir: '.',
     loader: 'js',
   },
@@ -57,7 +60,7 @@ const schemaBundle = await build({
   write: false,
 });
 const schemaModule = { exports: {} };
-new Function('module', 'exports', 'require', schemaBundle.outputFiles[0].text)(schemaModule, schemaModule.exports, createRequire(import.meta.url));
+new Function('module', 'exports', 'require', '__filename', '__dirname', schemaBundle.outputFiles[0].text)(schemaModule, schemaModule.exports, createRequire(import.meta.url), fileURLToPath(import.meta.url), path.dirname(fileURLToPath(import.meta.url)));
 mkdirSync('dist/schemas', { recursive: true });
 for (const [name, schema] of Object.entries(schemaModule.exports)) writeFileSync(`dist/schemas/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
 

@@ -2,7 +2,7 @@ import type { Adapter } from './adapters/types';
 import { collectSnapshot, type CollectOptions } from './collect';
 import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
-import type { Rule } from './core/rule';
+import type { AnyRule } from './core/rule';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { VERSION } from './version';
@@ -15,13 +15,13 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
   /** Called with the snapshot before analysis (the CLI uses it for --save-snapshot). */
   onSnapshot?: (s: Snapshot) => void;
   /** The rules to run: the engine names none, so the front door passes the list in (rules/index.ts for the built-in ones). */
-  rules: readonly Rule[];
+  rules: readonly AnyRule[];
   /** Your own rules (made with `defineRule`), run beside `rules`; their ids must be new. */
-  extraRules?: readonly Rule[];
+  extraRules?: readonly AnyRule[];
 }
 
 /** A rule list plus a caller's own rules, checked for clashing ids. */
-export function rulesWith(rules: readonly Rule[], extra: readonly Rule[] = []): readonly Rule[] {
+export function rulesWith(rules: readonly AnyRule[], extra: readonly AnyRule[] = []): readonly AnyRule[] {
   const ids = new Set(rules.map((r) => r.id));
   for (const r of extra) {
     if (ids.has(r.id)) throw new UserError(`A rule with the id "${r.id}" is already registered: give your rule another id.`);
@@ -36,9 +36,9 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   const t0 = performance.now();
   const log = opts.log ?? (() => undefined);
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
-  // Collect only what the enabled rules read (the plan); the snapshot records which parts ran.
-  const parts = opts.parts ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));
-  const snapshot = await collectSnapshot(adapter, { ...opts, parts });
+  // Collect only what the enabled rules read (the plan); the snapshot records which collectors ran.
+  const collectors = opts.collectors ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));
+  const snapshot = await collectSnapshot(adapter, { ...opts, collectors });
   opts.onSnapshot?.(snapshot);
   return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
 }

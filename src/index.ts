@@ -6,7 +6,9 @@ import { rules } from '../rules';
 import type { Adapter } from './adapters/types';
 import * as engine from './check';
 import { loadConfig as loadConfigFrom, type LoadedConfig } from './core/config';
-import type { Rule } from './core/rule';
+import type { AnyRule } from './core/rule';
+import { collectSnapshot, type CollectOptions } from './collect';
+import { collectPlan, enabledRules } from './core/runner';
 import { analyze as analyzeWith, type AnalyzeOutput, type AnalyzeSettings } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { ruleCatalog } from './report/catalog';
@@ -29,17 +31,17 @@ export function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, o
 }
 
 /** The built-in rules plus a caller's own, checked for clashing ids. */
-export function rulesWith(extra: readonly Rule[] = []): readonly Rule[] {
+export function rulesWith(extra: readonly AnyRule[] = []): readonly AnyRule[] {
   return engine.rulesWith(rules, extra);
 }
 
 /** Runs the enabled rules (default: the built-in ones) over a snapshot. Pure: no I/O. */
-export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, list: readonly Rule[] = rules): AnalyzeOutput {
+export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, list: readonly AnyRule[] = rules): AnalyzeOutput {
   return analyzeWith(snapshot, settings, list);
 }
 
 /** Finds and checks the configuration against the built-in rules (or the ones given). */
-export function loadConfig(opts: { cwd?: string; file?: string; rules?: readonly Rule[] } = {}): LoadedConfig {
+export function loadConfig(opts: { cwd?: string; file?: string; rules?: readonly AnyRule[] } = {}): LoadedConfig {
   return loadConfigFrom({ ...opts, rules: opts.rules ?? rules });
 }
 
@@ -53,10 +55,21 @@ export function formatJunit(result: Parameters<typeof junitOf>[0], opts: Partial
   return junitOf(result, { ...opts, rules: opts.rules ?? ruleCatalog(rules) });
 }
 
+/**
+ * Reads one database into a snapshot (read-only). Runs the collectors of the built-in rules plus `extraRules`, or
+ * exactly `collectors` when given.
+ */
+export function collect(adapter: Adapter, opts: CollectOptions & { extraRules?: readonly AnyRule[]; settings?: AnalyzeSettings }): Promise<Snapshot> {
+  const { extraRules, settings, ...rest } = opts;
+  return collectSnapshot(adapter, { ...rest, collectors: rest.collectors ?? collectPlan(enabledRules(engine.rulesWith(rules, extraRules), settings)) });
+}
+
 export { rules };
-export { collectSnapshot, collectSnapshot as collect, type CollectOptions } from './collect';
+export { collectSnapshot, type CollectOptions } from './collect';
+export { defineCollector, dataOf, type Collector, type CollectorScope, type CollectionContext, type DatabaseContext, type DeploymentContext } from './core/collector';
+export { serverStatus as serverStatusCollector, type ServerStatusData } from './collect/server-status';
 export type { AnalyzeSettings, RuleSetting } from './core/runner';
-export { defineRule, type Rule, type RuleMeta, type RuleConfirm, type FindingInput, type Report, type NoteFn, type OptionsSchema } from './core/rule';
+export { defineRule, type Rule, type AnyRule, type RuleMeta, type RuleConfirm, type FindingInput, type Report, type NoteFn, type OptionsSchema, type OptionsOf } from './core/rule';
 export type { ConfirmContext } from './confirm/context';
 export { DriverAdapter } from './adapters/driver';
 export type { Adapter } from './adapters/types';
@@ -64,5 +77,5 @@ export type { CheckResult, CollectionSnapshot, Confirmation, Finding, Note, Seve
 export { formatText } from './report/text';
 export { formatJson } from './report/json';
 export { formatMarkdown } from './report/markdown';
-export { loadSnapshot, saveSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from './core/snapshot-file';
+export { loadSnapshot, saveSnapshot, parseSnapshot, snapshotJsonSchema, SNAPSHOT_JSON_SCHEMA } from './core/snapshot-file';
 export { settingsOf } from './core/config';

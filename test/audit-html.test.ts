@@ -23,21 +23,18 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
   const postDocs: DocProfile[] = [1, 10, 100, 1000, 10000, 3, 4, 5, 2, 6].map((n, i) => docWithArray('comments', n, 1000, NOW - (400 - i * 40) * DAY));
   const tagDocs: DocProfile[] = Array.from({ length: 40 }, (_, i) => docWithArray('readings', 50 + i * 30, 16, NOW - (40 - i) * DAY));
   const n = 300;
-  const monotonic = Array.from({ length: n }, (_, i) => i);
-  let seed = 7;
-  const random = [...monotonic].sort(() => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5);
   const posts = collectionOf('posts', {
-    sample: { method: '$sample', random: true, requested: 10, size: 10, docs: postDocs, id: { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3], naturalOrderRanks: monotonic, naturalOrderSource: 'natural-scan' }, fields: {}, timeSource: '_id' },
+    sample: { method: '$sample', random: true, requested: 10, size: 10, docs: postDocs, id: { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3] }, fields: {}, timeSource: '_id' },
     indexes: [
-      { name: '_id_', key: { _id: 1 }, sizeBytes: 2_400_000, accesses: null },
-      { name: 'author_1', key: { author: 1 }, sizeBytes: 900_000, accesses: null },
+      { name: '_id_', key: { _id: 1 }, sizeBytes: 2_400_000 },
+      { name: 'author_1', key: { author: 1 }, sizeBytes: 900_000 },
     ],
   });
   const sessions = collectionOf('sessions', {
-    sample: { method: '$sample', random: true, requested: 300, size: 0, docs: [], id: { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9], naturalOrderRanks: random, naturalOrderSource: 'natural-scan' }, fields: {}, timeSource: null },
+    sample: { method: '$sample', random: true, requested: 300, size: 0, docs: [], id: { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9] }, fields: {}, timeSource: null },
     indexes: [
-      { name: '_id_', key: { _id: 1 }, sizeBytes: 96_000_000, accesses: null },
-      { name: 'userId_1', key: { userId: 1 }, sizeBytes: 41_000_000, accesses: null },
+      { name: '_id_', key: { _id: 1 }, sizeBytes: 96_000_000 },
+      { name: 'userId_1', key: { userId: 1 }, sizeBytes: 41_000_000 },
     ],
   });
   const sensors = collectionOf('sensors', { sample: { method: '$sample', random: true, requested: 40, size: 40, docs: tagDocs, id: null, fields: {}, timeSource: 'createdAt' } });
@@ -70,7 +67,8 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       severity: 'info',
       target: { db: 'app', collection: 'sessions', path: '_id' },
       message: '`_id` is UUID v4 (16 bytes) and random: keep this a regular collection.',
-      evidence: {},
+      // the _id order chart reads the correlation and the _ids behind it from here
+      evidence: { idType: 'UUID v4', monotonicity: -0.021, naturalOrderIds: n, order: 'random' },
       docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
       confirmation: { status: 'refuted', summary: 'Inserts into a clustered copy were not slower.', ratio: { label: 'clustered / regular insert', median: 0.94, low: 0.81, high: 1.08 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 3000 },
     },
@@ -80,7 +78,7 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       severity: 'info',
       target: { db: 'app', collection: 'posts', path: '_id' },
       message: '`_id` is ObjectId, monotonic: a clustered collection would store documents in _id order.',
-      evidence: {},
+      evidence: { idType: 'ObjectId', monotonicity: 1, naturalOrderIds: n, order: 'monotonic' },
       docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
       confirmation: { status: 'supported', summary: 'Range scans on _id were faster on a clustered copy.', ratio: { label: 'regular / clustered range scan', median: 1.7, low: 1.4, high: 2.1 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 4000 },
     },
@@ -137,10 +135,15 @@ describe('HTML report data (pure)', () => {
     expect(data.lengthBuckets).toEqual(['0', '1–99', '100–249', '250–999', '1,000–9,999', '10,000+']);
     expect(comments?.buckets).toEqual([0, 7, 1, 0, 1, 1]);
     expect(comments?.growth).toHaveLength(10);
-    expect(data.idOrder.map((s) => [s.collection, s.idType, Math.round(s.rho * 100) / 100])).toEqual([
-      ['app.posts', 'objectId', 1],
-      ['app.sessions', 'uuid v4', expect.closeTo(0, 0) as number],
+    // from the findings' evidence, one series per collection
+    expect(data.idOrder).toEqual([
+      { collection: 'app.posts', idType: 'ObjectId', rho: 1, n: 300, order: 'monotonic' },
+      { collection: 'app.sessions', idType: 'UUID v4', rho: -0.021, n: 300, order: 'random' },
     ]);
+    // a second finding on the same collection (id-pattern's mixedTypes carries the same evidence) draws no second series
+    const twice = fixtureReport();
+    twice.result.findings.push({ ...(twice.result.findings[1] as Finding), messageId: 'mixedTypes', severity: 'warn' });
+    expect(chartData(twice).idOrder).toHaveLength(2);
     expect(data.indexes).toMatchObject({ cacheBytes: 8 * 1024 ** 3, count: 5 });
     expect(data.confirmations.map((c) => c.status)).toEqual(['supported', 'refuted', 'supported']);
   });

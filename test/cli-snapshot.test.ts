@@ -5,8 +5,9 @@ import { Binary, MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import { loadSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from '../src/core/snapshot-file';
+import { clusteredExplain } from '../rules/clustered-trap/collect';
 import type { CheckResult, Snapshot } from '../src/core/types';
-import { collectionOf, snapshotOf } from './support/fixtures';
+import { collectionOf, snapshotOf, withData } from './support/fixtures';
 import { dropDb, seedBlog } from './support/seed';
 
 const DB = 'mongo_advisor_test_cli_snapshot';
@@ -56,10 +57,15 @@ describe('snapshot file format (pure)', () => {
     return f;
   };
 
-  it('accepts a fixture snapshot, and optional fields other collectors add', () => {
-    const s = snapshotOf([collectionOf('posts', { indexUsageMembers: { read: ['a:1'], notRead: [] } })]);
-    (s.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
-    expect(() => parseSnapshot(JSON.parse(JSON.stringify(s)), 'x.json')).not.toThrow();
+  it('accepts a fixture snapshot, and checks collector data against the schemas of the collectors it is read with', () => {
+    const good = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { find: ['COLLSCAN'], deleteMany: null, serverVersion: '6.0.5' })]);
+    (good.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
+    expect(() => parseSnapshot(JSON.parse(JSON.stringify(good)), 'x.json', [clusteredExplain])).not.toThrow();
+    // A value where a stage name belongs (an _id, say) is refused by the collector's schema, with where it is.
+    const bad = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { find: ['{"_id": 42}'], deleteMany: null, serverVersion: '6.0.5' })]);
+    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json', [clusteredExplain])).toThrow(/databases\.0\.collections\.0\.data\.clustered-trap\.find\.0 must match pattern/);
+    // Read without that collector (a rule set that does not need it), its data is not checked.
+    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json')).not.toThrow();
   });
 
   it('names the bad core field', () => {

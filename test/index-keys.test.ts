@@ -1,6 +1,6 @@
 import { Int32, Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { indexDefinitionOf } from '../src/collect/deployment';
+import { indexDefinitionOf } from '../rules/collection-count/collect';
 import { indexFlag, indexFromListIndexes, isKeyPrefix, prefixBlockers } from '../src/lib/index-keys';
 import { scratchSpecs } from '../rules/index-usage/confirm';
 

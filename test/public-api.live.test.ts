@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { check } from '../src/index';
-import { defineRule } from '../src/core/rule';
+import { check, collect, dataOf, defineCollector, defineRule } from '../src/index';
+import { analyze } from '../src/core/runner';
+import { rules } from '../rules';
 import { useLiveDb } from './support/live-db';
 
 const DB = 'mongo_advisor_test_public_api';
 
 /** A caller's own rule: collections whose sampled documents all lack a `createdAt` field. */
-const needsCreatedAt = defineRule<{ minDocs: number }>({
+const needsCreatedAt = defineRule({
   id: 'acme-created-at',
   meta: {
     description: 'Documents should carry createdAt',
@@ -22,6 +23,68 @@ const needsCreatedAt = defineRule<{ minDocs: number }>({
     if (collection.sample.fields.createdAt) return;
     report({ messageId: 'missing', target: { db: collection.db, collection: collection.name }, data: { n: collection.sample.size }, evidence: { sampled: collection.sample.size } });
   },
+});
+
+/**
+ * A caller's collector: how many documents of each collection have a `deletedAt` field, counted on the server (one
+ * read-only `count` per collection). Its data: a whole number, under its id.
+ */
+const softDeleted = defineCollector<{ deleted: number }, 'collection'>({
+  id: 'acme-soft-deleted',
+  version: 1,
+  scope: 'collection',
+  description: 'count of documents with deletedAt (1 command per collection)',
+  schema: { type: 'object', required: ['deleted'], additionalProperties: false, properties: { deleted: { type: 'integer', minimum: 0 } } },
+  async collect(ctx) {
+    const r = await ctx.adapter.command(ctx.collection.db, { count: ctx.collection.name, query: { deletedAt: { $exists: true } }, maxTimeMS: ctx.maxTimeMS });
+    return { deleted: Number(r.n) };
+  },
+});
+
+/** A caller's rule that needs that collector: a collection where soft-deleted documents are a large share. */
+const softDeletes = defineRule({
+  id: 'acme-soft-deletes',
+  needs: [softDeleted],
+  meta: {
+    description: 'Soft-deleted documents should be archived',
+    docsUrl: 'https://example.com/acme/soft-deletes',
+    severity: 'info',
+    messages: { many: '{{deleted}} of {{count}} documents are soft-deleted: archive them.' },
+    options: { type: 'object', properties: { share: { type: 'number', default: 0.25, description: 'Share of soft-deleted documents to report at.' } }, additionalProperties: false },
+    requires: { capabilities: [] },
+  },
+  scope: 'collection',
+  analyze({ collection, options, report }) {
+    const d = dataOf(softDeleted, collection);
+    const count = collection?.stats?.count ?? 0;
+    if (!collection || !d || count === 0 || d.deleted / count < options.share) return;
+    report({ messageId: 'many', target: { db: collection.db, collection: collection.name }, data: { deleted: d.deleted, count }, evidence: { deleted: d.deleted } });
+  },
+});
+
+describe('check() with a caller-defined rule and its own collector (live)', () => {
+  const live = useLiveDb(`${DB}_collector`, async (db) => {
+    await db.collection('users').insertMany(Array.from({ length: 20 }, (_, i) => (i < 8 ? { i, deletedAt: new Date() } : { i })));
+    await db.collection('plans').insertMany(Array.from({ length: 20 }, (_, i) => ({ i })));
+  });
+
+  it('collects its data with the run (only when enabled), gets its finding, and a snapshot taken without it says so', async () => {
+    const result = await check(live.adapter, { db: `${DB}_collector`, confirm: false, extraRules: [softDeletes], settings: { only: ['acme-soft-deletes'] } });
+    expect(result.findings.map((f) => [f.ruleId, f.target.collection, f.message])).toEqual([['acme-soft-deletes', 'users', '8 of 20 documents are soft-deleted: archive them.']]);
+
+    // Off: its collector does not run, and analysing that snapshot with the rule on says it was not collected.
+    const snap = await collect(live.adapter, { db: `${DB}_collector`, settings: { only: ['array-growth'] }, extraRules: [softDeletes] });
+    expect(snap.collectors.map((c) => c.id)).not.toContain('acme-soft-deleted');
+    const out = analyze(snap, { only: ['acme-soft-deletes'] }, [...rules, softDeletes]);
+    expect(out.findings).toEqual([]);
+    expect(out.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/^acme-soft-deletes: not checked: its data \(collector acme-soft-deleted\) was not collected/));
+
+    // On: the data sits under the collector's id, recorded with its version.
+    const full = await collect(live.adapter, { db: `${DB}_collector`, extraRules: [softDeletes] });
+    expect(full.collectors).toContainEqual({ id: 'acme-soft-deleted', version: 1, scope: 'collection', couldNot: [] });
+    const users = full.databases[0]?.collections.find((c) => c.name === 'users');
+    expect(dataOf(softDeleted, users)).toEqual({ deleted: 8 });
+  });
 });
 
 describe('check() with a caller-defined rule (live)', () => {

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ describe('public API for Node callers', () => {
     const symbol = source && checker.getSymbolAtLocation(source);
     expect(symbol).toBeDefined();
     const exported = new Map(checker.getExportsOfModule(symbol as ts.Symbol).map((s) => [s.getName(), s]));
-    for (const name of ['check', 'collect', 'analyze', 'defineRule', 'formatText', 'formatSarif', 'formatJunit', 'DriverAdapter']) {
+    for (const name of ['check', 'collect', 'analyze', 'defineRule', 'defineCollector', 'dataOf', 'formatText', 'formatSarif', 'formatJunit', 'DriverAdapter']) {
       expect(exported.has(name), `${name} is not exported by ${pkg.types ?? ''}`).toBe(true);
     }
     // Declared as functions with their real signatures, not `any`.
@@ -28,8 +29,48 @@ describe('public API for Node callers', () => {
     const real = (s: ts.Symbol): ts.Symbol => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
     const typeOf = (name: string): string => checker.typeToString(checker.getTypeOfSymbol(real(exported.get(name) as ts.Symbol)));
     expect(typeOf('check')).toMatch(/^\(adapter: Adapter, opts: CheckOptions\) => Promise<CheckResult>$/);
-    expect(typeOf('defineRule')).toMatch(/^<O extends Record<string, unknown>>\(rule: Rule<O>\) => Rule<O>$/);
+    expect(typeOf('defineRule')).toMatch(/^<const M extends Record<string, string>, const S extends OptionsSchema>\(rule: Rule<OptionsOf<S>, M, S>\) => Rule<OptionsOf<S>, M, S>$/);
+    expect(typeOf('defineCollector')).toMatch(/^<D, S extends CollectorScope>\(collector: Collector<D, S>\) => Collector<D, S>$/);
     expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+  });
+
+  it('typed rules: a wrong message id, a placeholder left unfilled or an unknown one, and a wrong option type do not compile', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mongo-advisor-types-'));
+    try {
+      const file = join(dir, 'rule.ts');
+      const rulePath = join(ROOT, 'src', 'core', 'rule').replace(/\\/g, '/');
+      // Each line marked BAD must fail to compile, and nothing else may.
+      const lines = [
+        `import { defineRule } from '${rulePath}';`,
+        `export default defineRule({`,
+        `  id: 'x', scope: 'collection',`,
+        `  meta: { description: 'd', docsUrl: 'u', severity: 'warn', requires: { capabilities: [] },`,
+        `    messages: { big: '{{name}} holds {{n}} items', plain: 'nothing to fill' },`,
+        `    options: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', default: 5, description: 'd' }, mode: { type: 'string', enum: ['a', 'b'], default: 'a', description: 'd' } } } },`,
+        `  analyze({ options, report }) {`,
+        `    const t = { db: 'a' }; const evidence = {};`,
+        `    report({ messageId: 'big', target: t, evidence, data: { name: 'c', n: options.limit } });`,
+        `    report({ messageId: 'plain', target: t, evidence });`,
+        `    const m: 'a' | 'b' = options.mode; void m;`,
+        `    report({ messageId: 'nope', target: t, evidence }); // BAD: no such message`,
+        `    report({ messageId: 'big', target: t, evidence, data: { name: 'c' } }); // BAD: {{n}} left unfilled`,
+        `    report({ messageId: 'big', target: t, evidence, data: { name: 'c', n: 1, extra: 2 } }); // BAD: no {{extra}}`,
+        `    report({ messageId: 'big', target: t, evidence }); // BAD: no data at all`,
+        `    const s: string = options.limit; void s; // BAD: limit is a number`,
+        `  },`,
+        `});`,
+      ];
+      writeFileSync(file, lines.join('\n'));
+      const program = ts.createProgram([file], { noEmit: true, strict: true, skipLibCheck: true, types: ['node'], target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+      const failing = ts
+        .getPreEmitDiagnostics(program)
+        .filter((d) => d.file?.fileName === file && d.start !== undefined)
+        .map((d) => (d.file as ts.SourceFile).getLineAndCharacterOfPosition(d.start as number).line);
+      const bad = lines.flatMap((l, i) => (l.includes('// BAD') ? [i] : []));
+      expect([...new Set(failing)].sort((a, b) => a - b)).toEqual(bad);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the built CLI core never loads the embedded test servers (pip, Go builds, mongodb-memory-server): only dist/demo.cjs does', () => {

@@ -4,9 +4,11 @@ import { commandCursor } from '../src/adapters/cursor';
 import { DriverAdapter } from '../src/adapters/driver';
 import { isReadOnly, readOnly, RefusedCommand, SCRATCH_PREFIX, scratchOnly } from '../src/adapters/read-only';
 import type { Adapter, Doc } from '../src/adapters/types';
+import { rules } from '../rules';
 import { collectSnapshot } from '../src/collect';
+import { collectorsOf } from '../src/core/collector';
 import { confirmFindings } from '../src/confirm';
-import type { Rule } from '../src/core/rule';
+import type { AnyRule as Rule } from '../src/core/rule';
 import type { Finding, Snapshot } from '../src/core/types';
 
 const DB = 'mongo_advisor_test_read_only';
@@ -152,7 +154,9 @@ describe('read-only by construction (live): collect and confirm reads send only 
   it('collectSnapshot goes through the gate: every command it sends is a read, and none is refused', async () => {
     const before = started.length;
     // countFirstAbove 1: the count path of large databases; largeDocBytes 1,000: documents measured on the server
-    const snaps: Snapshot[] = [await collectSnapshot(adapterOver(watched), { db: DB, sampleSize: 30 }), await collectSnapshot(adapterOver(watched), { db: DB, countFirstAbove: 1, largeDocBytes: 1000 })];
+    // Every built-in rule's collectors, so each goes through the gate too.
+    const collectors = collectorsOf(rules);
+    const snaps: Snapshot[] = [await collectSnapshot(adapterOver(watched), { db: DB, sampleSize: 30, collectors }), await collectSnapshot(adapterOver(watched), { db: DB, countFirstAbove: 1, largeDocBytes: 1000, collectors })];
     const sent = sentSince(before);
     const names = [...new Set(sent.map((e) => e.commandName))].sort();
     console.log(`[read-only live] ${kind}: collect sent ${sent.length} commands: ${names.join(', ')}`);

@@ -41,7 +41,7 @@ function result(findings: Finding[]): CheckResult {
     server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
     scope: { db: 'app', collections: ['posts', 'sessions', 'events'] },
     findings,
-    notes: [{ level: 'skipped', message: 'id-pattern: could not check on this server, which lacks sample (aggregate $sample failed)' }],
+    notes: [{ level: 'skipped', ruleId: 'id-pattern', message: 'id-pattern: could not check on this server, which lacks sample (aggregate $sample failed)' }],
     roundTrips: 20,
     confirm: { enabled: true, where: 'mongo_advisor_scratch_ab12', cleanedUp: true },
   };

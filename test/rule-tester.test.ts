@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { defineRule, type FindingInput } from '../src/core/rule';
+import { defineRule, type ReportedFinding } from '../src/core/rule';
 import type { Finding, Snapshot } from '../src/core/types';
 import arrayGrowth from '../rules/array-growth/index';
 import { collectionOf, docWithArray, sampleOf, snapshotOf, withServer } from './support/fixtures';
@@ -167,7 +167,7 @@ it('refuses a fixture that does not match the snapshot schema or a JSON round tr
 });
 
 // A rule under our control, to prove checkCase fails each way it should.
-const fake = (analyze: (report: (f: FindingInput) => void, snapshot: Snapshot) => void) =>
+const fake = (analyze: (report: (f: ReportedFinding) => void, snapshot: Snapshot) => void) =>
   defineRule({
     id: 'fake',
     scope: 'snapshot',
@@ -179,10 +179,11 @@ const fake = (analyze: (report: (f: FindingInput) => void, snapshot: Snapshot) =
       options: { type: 'object', properties: {}, additionalProperties: false },
       requires: { capabilities: [] },
     },
-    analyze: ({ report, snapshot }) => analyze(report, snapshot),
+    // Loosely typed on purpose: these rules misbehave in ways the types of defineRule would refuse to compile.
+    analyze: ({ report, snapshot }) => analyze(report as unknown as (f: ReportedFinding) => void, snapshot),
   });
 const snap = snapshotOf([collectionOf('posts')]);
-const big = (report: (f: FindingInput) => void, severity?: 'info') =>
+const big = (report: (f: ReportedFinding) => void, severity?: 'info') =>
   report({ messageId: 'big', ...(severity ? { severity } : {}), target: { db: 'app', collection: 'posts', path: 'comments' }, data: { path: 'comments', n: 1000 }, evidence: {} });
 
 it('a valid case fails on any finding, info included', () => {
@@ -228,7 +229,7 @@ it('a case fails when its fixture fails the schema, and when the options are ref
 
 it('on a real rule: a wrong expectation fails, and so does an injected extra finding', () => {
   const snapshot = snapshotOf([collectionOf('posts', { sample: sampleOf([docWithArray('comments', 12_000, 1000, null)]) })]);
-  const right: ExpectedFinding[] = [{ messageId: 'longArray', severity: 'error', target: { db: 'app', collection: 'posts', path: 'comments' }, messageIncludes: '12,000' }];
+  const right: ExpectedFinding[] = [{ messageId: 'tooLongArray', severity: 'error', target: { db: 'app', collection: 'posts', path: 'comments' }, messageIncludes: '12,000' }];
   expect(checkCase(arrayGrowth, { name: 'right', snapshot, findings: right })).toEqual([]);
   // the rule reports an error, not a warning
   expect(checkCase(arrayGrowth, { name: 'wrong severity', snapshot, findings: [{ ...(right[0] as ExpectedFinding), severity: 'warn' }] }).join('\n')).toContain('severity: expected warn, got error');

@@ -1,21 +1,9 @@
 import type { ArrayProfile, CollectionSnapshot } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
 import { percentile } from '../../src/core/stats';
+import type { ArrayGrowthOptions } from './index';
 
 const DAY_MS = 86_400_000;
-
-export interface ArrayGrowthOptions extends Record<string, unknown> {
-  infoLength: number;
-  warnLength: number;
-  errorLength: number;
-  warnWithinDays: number;
-  errorWithinDays: number;
-  warnDocBytes: number;
-  maxDocBytes: number;
-  minAgeDays: number;
-  growingWithinDays: number;
-  bucketElementBytes: number;
-}
 
 /** Everything measured about one array path across the sample. */
 export interface ArrayPathStats {

@@ -3,7 +3,7 @@ import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../src/confirm/harness';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
-import type { ArrayGrowthOptions } from './analyze';
+import type { ArrayGrowthOptions } from './index';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
 const PARENT_BYTES_CAP = 15 * 1024 * 1024;

@@ -56,10 +56,11 @@ ruleTester(rule, {
       snapshot: snapshotOf([posts([1, 100, 12000].map((n) => docWithArray('comments', n, 1000, NOW - 3000 * DAY)))]),
       findings: [
         {
-          messageId: 'longArray',
+          messageId: 'tooLongArray',
           severity: 'error',
           target: at('comments'),
           messageIncludes: ['holds up to 12,000 elements', '(longer than 10,000 elements)', '1 of 3 sampled documents hold 1,000 or more (1 past 10,000)'],
+          data: { path: 'comments', max: 12000, p50: 100, p95: 10810, elementKinds: 'objects', elementBytes: '1000 B', share: 100, atWarn: 1, withPath: 3, warnLength: 1000, errorLength: 10000, pastError: 1 },
           recommendation: reference('comments'),
         },
       ],
@@ -80,7 +81,7 @@ ruleTester(rule, {
       snapshot: snapshotOf([posts([docWithArray('events', 2000, 1000, NOW - 10 * DAY)])]),
       findings: [
         {
-          messageId: 'growingArray',
+          messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('events'),
           message:
@@ -103,9 +104,10 @@ ruleTester(rule, {
           messageId: 'longArray',
           severity: 'warn',
           target: at('grid'),
-          messageIncludes: 'of arrays (an array of arrays: index and query it with care), 40 B each',
+          messageIncludes: 'of arrays, 40 B each',
           evidence: { arrayOfArrays: true },
-          recommendation: { action: 'bucket pattern' },
+          // the caution goes with the advice
+          recommendation: { action: 'bucket pattern', reasonIncludes: 'It is an array of arrays: index and query it with care.' },
         },
       ],
     },
@@ -141,11 +143,44 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'growing, and not yet past the warning size: both dates',
+      // 300 items of 1 KB in 30 days: 10/day, ~0.3 MB now; 2 MB in ~170 days, 16 MiB in ~1,640 days: a warn window of 2,000 days
+      snapshot: snapshotOf([posts([docWithArray('events', 300, 1000, NOW - 30 * DAY)])]),
+      options: { warnWithinDays: 2000 },
+      findings: [
+        {
+          messageId: 'growingArray',
+          severity: 'warn',
+          target: at('events'),
+          message:
+            'Array `events` grows by up to 10 elements per document per day: at that pace a document passes 16 MiB in 1,638 days (2031-04-26); one passes 2 MB in 169 days (2027-04-18). Up to 300 elements now (p95 300), 1000 B each; 0 of 1 sampled documents hold 1,000 or more.',
+          evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638 },
+          recommendation: reference('events'),
+        },
+      ],
+    },
+    {
+      name: 'a document already at the limit, still growing',
+      // 400 items of 1 KB in 40 days, in a document of about 0.4 MB: at a limit of 0.3 MB (an option) it is already there
+      snapshot: snapshotOf([posts([docWithArray('events', 400, 1000, NOW - 40 * DAY)])]),
+      options: { maxDocBytes: 300_000, warnDocBytes: 200_000 },
+      findings: [
+        {
+          messageId: 'growingArrayAtLimit',
+          severity: 'error',
+          target: at('events'),
+          message: 'Array `events` grows by up to 10 elements per document per day, and a sampled document is already at the 16 MiB limit. Up to 400 elements now (p95 400), 1000 B each; 0 of 1 sampled documents hold 1,000 or more.',
+          evidence: { daysToMaxBytes: 0 },
+          recommendation: reference('events'),
+        },
+      ],
+    },
+    {
       name: 'evidence: lengths and the time source, no document values',
       snapshot: snapshotOf([posts([docWithArray('comments', 5000, 1000, NOW - 30 * DAY)])]),
       findings: [
         {
-          messageId: 'growingArray',
+          messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('comments'),
           messageIncludes: 'grows by up to 167 elements per document per day',

@@ -1,15 +1,16 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule } from '../../src/core/rule';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import type { Recommendation, Severity } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
-import { type ArrayGrowthOptions, type ArrayPathStats, arrayPathStats } from './analyze';
+import { type ArrayPathStats, arrayPathStats } from './analyze';
 import { confirmArrayGrowth } from './confirm';
 
 const MiB = 1024 * 1024;
+const DAY_MS = 86_400_000;
 
 export const arrayGrowthOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     infoLength: { type: 'integer', minimum: 1, default: 250, description: 'Elements at which an array is worth a look. Compass flags arrays of 250+ elements.' },
     warnLength: { type: 'integer', minimum: 1, default: 1000, description: 'Elements at which to warn. The blog field report measured $push 2.3x slower than a referenced insert at 1,000 comments.' },
@@ -22,12 +23,15 @@ export const arrayGrowthOptionsSchema = {
     growingWithinDays: { type: 'number', minimum: 0, default: 3650, description: 'An info-level array that reaches 16 MiB within this many days still counts as growing, so it gets the reference advice rather than "keep embedded, and bound it". Our choice: ten years, a document that will outgrow the limit in its service life.' },
     bucketElementBytes: { type: 'integer', minimum: 1, default: 64, description: 'Elements smaller than this (readings, timestamps, ids) suit the bucket pattern better than a child collection.' },
   },
-};
+} as const satisfies OptionsSchema;
+
+export type ArrayGrowthOptions = OptionsOf<typeof arrayGrowthOptionsSchema>;
 
 function singular(name: string): string {
   return name.endsWith('ies') ? `${name.slice(0, -3)}y` : name.endsWith('s') ? name.slice(0, -1) : name;
 }
 
+/** The kinds of element an array holds, as a list of names (a value of the message, like a type list). */
 function kindsLabel(kinds: number): string {
   const names: string[] = [];
   if (kinds & ELEMENT_KIND.object) names.push('objects');
@@ -35,20 +39,32 @@ function kindsLabel(kinds: number): string {
   if (kinds & ELEMENT_KIND.string) names.push('strings');
   if (kinds & ELEMENT_KIND.number) names.push('numbers');
   if (kinds & ELEMENT_KIND.objectId) names.push('ObjectIds');
-  if (kinds & ELEMENT_KIND.other) names.push('other values');
-  return names.join(' and ') || 'nothing (always empty)';
+  if (kinds & ELEMENT_KIND.other || names.length === 0) names.push('other values');
+  return names.join(' and ');
 }
 
-function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): { severity: Severity; why: string } | null {
-  if (s.lengths.max > o.errorLength) return { severity: 'error', why: `longer than ${formatNumber(o.errorLength)} elements` };
-  if (s.daysToMaxBytes !== null && s.daysToMaxBytes <= o.errorWithinDays) return { severity: 'error', why: `a document reaches 16 MiB within ${formatNumber(o.errorWithinDays)} days` };
-  if (s.lengths.max >= o.warnLength) return { severity: 'warn', why: `${formatNumber(o.warnLength)}+ elements` };
-  if (s.daysToMaxBytes !== null && s.daysToMaxBytes <= o.warnWithinDays) return { severity: 'warn', why: `a document reaches 16 MiB within ${formatNumber(o.warnWithinDays)} days` };
-  if (s.lengths.max >= o.infoLength) return { severity: 'info', why: `${formatNumber(o.infoLength)}+ elements` };
+/**
+ * The severity and what set it: the length past the error line, a length line (warn or info), or the growth (a
+ * document reaching 16 MiB within warnWithinDays or errorWithinDays).
+ */
+type Grade = { severity: Severity; by: 'tooLong' | 'growth' } | { severity: Severity; by: 'length'; line: number };
+
+function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): Grade | null {
+  const grows = (days: number): boolean => s.daysToMaxBytes !== null && s.daysToMaxBytes <= days;
+  if (s.lengths.max > o.errorLength) return { severity: 'error', by: 'tooLong' };
+  if (grows(o.errorWithinDays)) return { severity: 'error', by: 'growth' };
+  if (s.lengths.max >= o.warnLength) return { severity: 'warn', by: 'length', line: o.warnLength };
+  if (grows(o.warnWithinDays)) return { severity: 'warn', by: 'growth' };
+  if (s.lengths.max >= o.infoLength) return { severity: 'info', by: 'length', line: o.infoLength };
   return null;
 }
 
 function recommend(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions): Recommendation {
+  const r = advice(collection, s, severity, o);
+  return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
+}
+
+function advice(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions): Recommendation {
   const leaf = s.path.split('.').filter((p) => p !== '$[]').pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
   const growing = s.growth !== null && s.growth.medianPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
@@ -77,19 +93,23 @@ function recommend(collection: string, s: ArrayPathStats, severity: Severity, o:
   };
 }
 
-export default defineRule<ArrayGrowthOptions>({
+const LENGTHS = 'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}}% of its document';
+const GROWTH = 'grows by up to {{perDay}} elements per document per day';
+const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more.';
+
+export default defineRule({
   id: 'array-growth',
-  needs: [],
   scope: 'collection',
   meta: {
     description: 'Arrays that grow without bound inside documents: embed or reference',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
     severity: 'warn',
     messages: {
-      longArray:
-        'Array `{{path}}` holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}} of its document ({{why}}); {{heavy}}.',
-      growingArray:
-        'Array `{{path}}` grows by up to {{perDay}} elements per document per day: at that pace a document passes 16 MiB {{maxWhen}}; {{warnClause}}. Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{heavy}}.',
+      longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more.`,
+      tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}).`,
+      growingArray: `Array \`{{path}}\` ${GROWTH}: at that pace a document passes 16 MiB in {{maxDays}} days ({{maxDate}}); one passes {{warnMB}} MB in {{warnDays}} days ({{warnDate}}). ${NOW_HELD}`,
+      growingArrayPastWarning: `Array \`{{path}}\` ${GROWTH}: at that pace a document passes 16 MiB in {{maxDays}} days ({{maxDate}}); one is already past {{warnMB}} MB. ${NOW_HELD}`,
+      growingArrayAtLimit: `Array \`{{path}}\` ${GROWTH}, and a sampled document is already at the 16 MiB limit. ${NOW_HELD}`,
     },
     options: arrayGrowthOptionsSchema,
     requires: { capabilities: [] },
@@ -97,35 +117,13 @@ export default defineRule<ArrayGrowthOptions>({
   analyze({ snapshot, collection, options, report }) {
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
+    const date = (days: number): string => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
     for (const s of arrayPathStats(collection, options, now)) {
       const grade = severityOf(s, options);
       if (!grade) continue;
-      const when = (days: number | null): string =>
-        days === null ? 'never at this pace' : days <= 0 ? 'already' : `in ${formatNumber(Math.round(days))} days (${new Date(now + days * 86_400_000).toISOString().slice(0, 10)})`;
-      const growthDriven = s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= options.warnWithinDays;
-      report({
-        messageId: growthDriven ? 'growingArray' : 'longArray',
+      const base = {
         severity: grade.severity,
         target: { db: collection.db, collection: collection.name, path: s.path },
-        data: {
-          path: s.path,
-          max: s.lengths.max,
-          p50: Math.round(s.lengths.p50),
-          p95: Math.round(s.lengths.p95),
-          elementKinds: s.arrayOfArrays ? `arrays (an array of arrays: index and query it with care)` : kindsLabel(s.kinds),
-          elementBytes: formatBytes(s.elementBytes),
-          share: `${Math.round(s.share * 100)}%`,
-          perDay: s.growth ? formatNumber(s.growth.maxPerDay) : '0',
-          warnClause:
-            s.daysToWarnBytes === null
-              ? 'no document is on course to pass the warning size'
-              : s.daysToWarnBytes <= 0
-                ? `one is already past ${formatNumber(options.warnDocBytes / 1e6)} MB`
-                : `one passes ${formatNumber(options.warnDocBytes / 1e6)} MB ${when(s.daysToWarnBytes)}`,
-          maxWhen: when(s.daysToMaxBytes),
-          why: grade.why,
-          heavy: `${formatNumber(s.docsAtWarn)} of ${formatNumber(s.docsWithPath)} sampled documents hold ${formatNumber(options.warnLength)} or more${s.docsPastError ? ` (${formatNumber(s.docsPastError)} past ${formatNumber(options.errorLength)})` : ''}`,
-        },
         evidence: {
           docsWithPath: s.docsWithPath,
           docsAtWarnLength: s.docsAtWarn,
@@ -148,7 +146,26 @@ export default defineRule<ArrayGrowthOptions>({
           arrayOfArrays: s.arrayOfArrays,
         },
         recommendation: recommend(collection.name, s, grade.severity, options),
-      });
+      };
+      const held = { path: s.path, max: s.lengths.max, p95: Math.round(s.lengths.p95), elementBytes: formatBytes(s.elementBytes), atWarn: s.docsAtWarn, withPath: s.docsWithPath, warnLength: options.warnLength };
+      // A document on course to reach 16 MiB within the warn (or error) window: the growth is the finding.
+      const toMax = s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= Math.max(options.warnWithinDays, options.errorWithinDays) ? s.daysToMaxBytes : null;
+      if (toMax !== null && s.growth !== null) {
+        const growth = { ...held, perDay: s.growth.maxPerDay };
+        if (toMax <= 0) {
+          report({ ...base, messageId: 'growingArrayAtLimit', data: growth });
+          continue;
+        }
+        const max = { maxDays: Math.round(toMax), maxDate: date(toMax), warnMB: options.warnDocBytes / 1e6 };
+        // set with daysToMaxBytes from the same documents, so never null here
+        const toWarn = s.daysToWarnBytes ?? 0;
+        if (toWarn <= 0) report({ ...base, messageId: 'growingArrayPastWarning', data: { ...growth, ...max } });
+        else report({ ...base, messageId: 'growingArray', data: { ...growth, ...max, warnDays: Math.round(toWarn), warnDate: date(toWarn) } });
+        continue;
+      }
+      const lengths = { ...held, p50: Math.round(s.lengths.p50), elementKinds: kindsLabel(s.kinds), share: Math.round(s.share * 100) };
+      if (grade.by === 'length') report({ ...base, messageId: 'longArray', data: { ...lengths, line: grade.line } });
+      else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: s.docsPastError } });
     }
   },
   confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', run: confirmArrayGrowth },

@@ -1,5 +1,5 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
-import { planOf } from '../../src/collect/clustered-explain';
+import { planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { type Budget, ratioOf, type Timed, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatDuration, formatNumber } from '../../src/core/format';

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { planOf, planStages } from '../../src/collect/clustered-explain';
-import type { ClusteredExplain } from '../../src/core/types';
-import { collectionOf, snapshotOf } from '../../test/support/fixtures';
+import { collectionOf, ran, snapshotOf, withData } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import { flaggedOps } from './confirm';
+import { type ClusteredExplain, clusteredExplain, planOf, planStages } from './collect';
 import rule from './index';
 
 const oid = (n: number): { $oid: string } => ({ $oid: n.toString(16).padStart(24, '0') });
@@ -26,7 +25,7 @@ function explained(find: Record<string, unknown>, del: Record<string, unknown>, 
 }
 
 const clustered = (e: ClusteredExplain | undefined, over = {}) =>
-  snapshotOf([collectionOf('events', { clustered: true, indexes: [], ...(e ? { clusteredExplain: e } : {}), ...over })]);
+  snapshotOf([e ? withData(collectionOf('events', { clustered: true, indexes: [], ...over }), clusteredExplain, e) : collectionOf('events', { clustered: true, indexes: [], ...over })]);
 
 /** explain() of `{delete: "events", deletes: [{q: filter, limit: 0}]}` at verbosity queryPlanner. */
 const explainDelete = (winningPlan: Record<string, unknown>, parsedQuery: Record<string, unknown> = filter) => ({
@@ -56,9 +55,14 @@ ruleTester(rule, {
   valid: [
     { name: 'clustered, both plans use the clustered key', snapshot: clustered(explained(CLUSTERED, CLUSTERED, '7.0.12')) },
     { name: 'clustered, 5.3-style bounded collection scan', snapshot: clustered(explained(BOUNDED_53, BOUNDED_53, '5.3.2')) },
-    { name: 'a regular collection is not checked', snapshot: snapshotOf([collectionOf('events', { clusteredExplain: explained(COLLSCAN, COLLSCAN) })]) },
+    { name: 'a regular collection is not checked', snapshot: snapshotOf([withData(collectionOf('events'), clusteredExplain, explained(COLLSCAN, COLLSCAN))]) },
     { name: 'plans not read (fewer than two documents)', snapshot: clustered({ find: null, deleteMany: null, serverVersion: '6.0.5', reason: 'the collection holds 1 document: a two-_id $in needs two' }) },
-    { name: 'clustered, collected before this rule existed', snapshot: clustered(undefined) },
+    { name: 'clustered, no plans stored for this collection', snapshot: clustered(undefined) },
+    {
+      name: 'a snapshot taken with the rule off: not checked, and said so (never a silent pass)',
+      snapshot: ran(clustered(explained(COLLSCAN, COLLSCAN))),
+      notes: [{ includes: ['clustered-trap: not checked', 'collector clustered-trap', 'was not collected'] }],
+    },
     {
       // so the rule cannot warn about a scan the server never planned for the filter
       name: "SecantusDB 8.2.11's delete explain is not judged: no warning about a scan never planned for the filter",
@@ -71,11 +75,11 @@ ruleTester(rule, {
       snapshot: clustered(explained(COLLSCAN, COLLSCAN)),
       findings: [
         {
-          messageId: 'scanOnIn',
+          messageId: 'scanOnBoth',
           severity: 'warn',
           target: onId,
           // names the plans and the server version in the message
-          data: { ops: 'find() and deleteMany()', verb: 'plan', plans: 'find: COLLSCAN; deleteMany: DELETE > COLLSCAN', version: '6.0.5' },
+          data: { findPlan: 'COLLSCAN', deletePlan: 'DELETE > COLLSCAN', version: '6.0.5' },
           messageIncludes: '(find: COLLSCAN; deleteMany: DELETE > COLLSCAN) on MongoDB 6.0.5',
           evidence: { findPlan: 'COLLSCAN', deleteManyPlan: 'DELETE > COLLSCAN', serverVersion: '6.0.5', documents: 1000 },
           recommendation: lookOneAtATime,
@@ -87,10 +91,10 @@ ruleTester(rule, {
       snapshot: clustered(explained(CLUSTERED, COLLSCAN, '6.0.5')),
       findings: [
         {
-          messageId: 'scanOnIn',
+          messageId: 'scanOnDelete',
           severity: 'warn',
           target: onId,
-          data: { ops: 'deleteMany()', verb: 'plans', plans: 'deleteMany: DELETE > COLLSCAN', version: '6.0.5' },
+          data: { deletePlan: 'DELETE > COLLSCAN', version: '6.0.5' },
           evidence: { findPlan: 'CLUSTERED_IXSCAN', deleteManyPlan: 'DELETE > COLLSCAN' },
           recommendation: lookOneAtATime,
         },
@@ -100,7 +104,7 @@ ruleTester(rule, {
       name: 'only find scans; the scan stages are an option',
       snapshot: clustered(explained({ stage: 'FETCH', inputStage: { stage: 'IXSCAN', keyPattern: { _id: 1 } } }, CLUSTERED, '6.0.5')),
       options: { scanStages: ['IXSCAN'] },
-      findings: [{ messageId: 'scanOnIn', severity: 'warn', target: onId, data: { ops: 'find()', verb: 'plans', plans: 'find: FETCH > IXSCAN', version: '6.0.5' }, recommendation: lookOneAtATime }],
+      findings: [{ messageId: 'scanOnFind', severity: 'warn', target: onId, data: { findPlan: 'FETCH > IXSCAN', version: '6.0.5' }, recommendation: lookOneAtATime }],
     },
   ],
 });

@@ -1,13 +1,11 @@
-import { defineRule } from '../../src/core/rule';
+import { dataOf } from '../../src/core/collector';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { clusteredExplain } from './collect';
 import { confirmClusteredTrap } from './confirm';
 
-export interface ClusteredTrapOptions extends Record<string, unknown> {
-  scanStages: string[];
-}
-
 export const clusteredTrapOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     scanStages: {
       type: 'array',
@@ -16,42 +14,39 @@ export const clusteredTrapOptionsSchema = {
       description: 'Plan stages that mean the whole collection is read: on 6.0.5 a two-_id $in find and deleteMany on a clustered collection planned a COLLSCAN (the clustered-collections field report). A COLLSCAN bounded by the clustered key reads COLLSCAN[bounded] and does not count.',
     },
   },
-};
+} as const satisfies OptionsSchema;
 
-export default defineRule<ClusteredTrapOptions>({
+export type ClusteredTrapOptions = OptionsOf<typeof clusteredTrapOptionsSchema>;
+
+const WHY = 'every multi-_id lookup reads the whole collection instead of two keys (the 6.0.5 trap).';
+
+export default defineRule({
   id: 'clustered-trap',
-  needs: ['clusteredExplain'],
+  needs: [clusteredExplain],
   scope: 'collection',
   meta: {
     description: 'Clustered collections whose multi-_id $in find or deleteMany plans a collection scan',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
     severity: 'warn',
     messages: {
-      scanOnIn:
-        'On this clustered collection {{ops}} with `_id: {$in: [two values]}` {{verb}} a collection scan ({{plans}}) on MongoDB {{version}}: every multi-_id lookup reads the whole collection instead of two keys (the 6.0.5 trap).',
+      scanOnFind: `On this clustered collection find() with \`_id: {$in: [two values]}\` plans a collection scan ({{findPlan}}) on MongoDB {{version}}: ${WHY}`,
+      scanOnDelete: `On this clustered collection deleteMany() with \`_id: {$in: [two values]}\` plans a collection scan ({{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
+      scanOnBoth: `On this clustered collection find() and deleteMany() with \`_id: {$in: [two values]}\` plan a collection scan (find: {{findPlan}}; deleteMany: {{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
     },
     options: clusteredTrapOptionsSchema,
     requires: { capabilities: [] },
   },
   analyze({ collection: c, options, report }) {
-    if (!c || !c.clustered || !c.clusteredExplain) return;
-    const e = c.clusteredExplain;
+    const e = dataOf(clusteredExplain, c);
+    if (!c || !c.clustered || !e) return;
     const scans = (stages: string[] | null): boolean => stages !== null && stages.some((s) => options.scanStages.includes(s));
-    const ops: string[] = [];
-    const plans: string[] = [];
-    if (scans(e.find)) {
-      ops.push('find()');
-      plans.push(`find: ${(e.find ?? []).join(' > ')}`);
-    }
-    if (scans(e.deleteMany)) {
-      ops.push('deleteMany()');
-      plans.push(`deleteMany: ${(e.deleteMany ?? []).join(' > ')}`);
-    }
-    if (ops.length === 0) return;
-    report({
-      messageId: 'scanOnIn',
+    const find = scans(e.find);
+    const del = scans(e.deleteMany);
+    if (!find && !del) return;
+    const findPlan = (e.find ?? []).join(' > ');
+    const deletePlan = (e.deleteMany ?? []).join(' > ');
+    const base = {
       target: { db: c.db, collection: c.name, path: '_id' },
-      data: { ops: ops.join(' and '), verb: ops.length > 1 ? 'plan' : 'plans', plans: plans.join('; '), version: e.serverVersion },
       evidence: {
         findPlan: e.find ? e.find.join(' > ') : null,
         deleteManyPlan: e.deleteMany ? e.deleteMany.join(' > ') : null,
@@ -67,7 +62,10 @@ export default defineRule<ClusteredTrapOptions>({
           `db.${c.name}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("queryPlanner")`,
         ],
       },
-    });
+    };
+    if (find && del) report({ ...base, messageId: 'scanOnBoth', data: { findPlan, deletePlan, version: e.serverVersion } });
+    else if (find) report({ ...base, messageId: 'scanOnFind', data: { findPlan, version: e.serverVersion } });
+    else report({ ...base, messageId: 'scanOnDelete', data: { deletePlan, version: e.serverVersion } });
   },
   confirm: { describe: 'on a scratch clustered collection: explain of a two-_id $in, and its time against two single-_id finds', run: confirmClusteredTrap },
 });

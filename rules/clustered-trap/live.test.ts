@@ -2,7 +2,8 @@ import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
 import { collectSnapshot } from '../../src/collect';
-import { DELETE_STAGES, planStages } from '../../src/collect/clustered-explain';
+import { dataOf } from '../../src/core/collector';
+import { clusteredExplain, DELETE_STAGES, planStages } from './collect';
 import { confirmFindings } from '../../src/confirm';
 import type { Finding, Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
@@ -45,7 +46,7 @@ describe('clustered-trap (live)', () => {
   async function snapshot(): Promise<Snapshot> {
     const adapter = await DriverAdapter.connect(uri);
     try {
-      return await collectSnapshot(adapter, { db: DB });
+      return await collectSnapshot(adapter, { db: DB, collectors: [clusteredExplain] });
     } finally {
       await adapter.close();
     }
@@ -63,7 +64,7 @@ describe('clustered-trap (live)', () => {
     const snap = await snapshot();
     const events = snap.databases[0]?.collections.find((c) => c.name === 'events');
     expect(events?.clustered).toBe(true);
-    const e = events?.clusteredExplain;
+    const e = dataOf(clusteredExplain, events);
     console.log(`[clustered-trap live] ${snap.server.version}: find ${e?.find?.join(' > ') ?? '—'}; deleteMany ${e?.deleteMany?.join(' > ') ?? '—'}${e?.reason ? `; ${e.reason}` : ''}`);
     expect(e?.find?.length).toBeGreaterThan(0);
 
@@ -93,7 +94,7 @@ describe('clustered-trap (live)', () => {
   it('confirms on a scratch clustered collection: plans read back, the workaround timed, the scratch database dropped', async (ctx) => {
     skipUnlessClustered(ctx, 'the confirmation');
     const snap = await snapshot();
-    const e = snap.databases[0]?.collections.find((c) => c.name === 'events')?.clusteredExplain;
+    const e = dataOf(clusteredExplain, snap.databases[0]?.collections.find((c) => c.name === 'events'));
     // This server may not plan a scan (8.x does not): a user who lists the find's leaf stage in scanStages gets the
     // finding, and with it the experiment, whatever the stage. The delete path runs for a finding whose evidence names
     // a scanning deleteMany, as a 6.0.5 server's would.
@@ -121,8 +122,9 @@ describe('clustered-trap (live)', () => {
   it('leaves regular collections alone', async () => {
     const adapter = await DriverAdapter.connect(uri);
     try {
-      const snap = await collectSnapshot(adapter, { db: DB, collections: ['plain'] });
-      expect(snap.databases[0]?.collections[0]?.clusteredExplain).toBeUndefined();
+      const snap = await collectSnapshot(adapter, { db: DB, collections: ['plain'], collectors: [clusteredExplain] });
+      expect(snap.collectors.map((c) => c.id)).toEqual(['clustered-trap']);
+      expect(dataOf(clusteredExplain, snap.databases[0]?.collections[0])).toBeUndefined();
     } finally {
       await adapter.close();
     }

@@ -1,12 +1,220 @@
-import type { IndexDefinition, TenantGroup } from '../../src/core/types';
+import { formatNumber } from '../../src/core/format';
+import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
+import type { ServerInfo } from '../../src/core/types';
+import type { DeploymentInventory, IndexBounds, IndexDefinition } from './collect';
 
-export interface CollectionCountOptions extends Record<string, unknown> {
-  perDatabaseInfo: number;
-  deploymentWarn: number;
-  dataHandlesWarn: number;
-  tenantMinCollections: number;
-  tenantSameIndexShare: number;
-  tenantField: string;
+/*
+ * The pure analysis of the deployment inventory (./collect.ts): name patterns and tenant groups, the modal index set,
+ * the table counts and their bounds, and the folded collection's indexes. The collector stores what it read (counts,
+ * names, deduplicated index sets); everything judged is computed here, from the snapshot, every time.
+ */
+
+/**
+ * The rule's options. The collector reads the defaults too (`dataHandlesWarn`: whether exact index counts could
+ * change the verdict); a lower value set by the user is judged here on bounds, never on a guess.
+ */
+export const collectionCountOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database (the many-collections field report).' },
+    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000 (the field reports)." },
+    dataHandlesWarn: {
+      type: 'integer',
+      minimum: 1,
+      default: 10_000,
+      description:
+        'Open WiredTiger data handles to warn at, and, where the handle figures cannot be read, WiredTiger tables (collections + indexes): each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (the many-collections field report).',
+    },
+    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line (the many-collections field report).' },
+    tenantSameIndexShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: 'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, so a few collections with an extra index do not hide the pattern.' },
+    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (the many-collections field report: a tenant field leading the indexes).' },
+  },
+} as const satisfies OptionsSchema;
+
+export type CollectionCountOptions = OptionsOf<typeof collectionCountOptionsSchema>;
+
+/** Groups smaller than this are not looked for: the lowest `tenantMinCollections` the schema allows. */
+export const MIN_GROUP_RECORDED = collectionCountOptionsSchema.properties.tenantMinCollections.minimum;
+/** MongoDB allows at most 64 indexes per collection (https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-Number-of-Indexes-per-Collection). */
+export const MAX_INDEXES_PER_COLLECTION = 64;
+/** The server's own databases: counted, never searched for tenants. */
+export const INTERNAL_DBS: ReadonlySet<string> = new Set(['admin', 'local', 'config']);
+
+/** Fewest indexes an unread collection can have: the `_id` index every collection outside `local` lists; system collections (time-series buckets, system.profile) may have none. */
+export function minIndexes(db: string, name: string): number {
+  return db === 'local' || name.startsWith('system.') ? 0 : 1;
+}
+
+/** Whether the server stores collections as WiredTiger tables (a FerretDB or in-memory server does not). */
+export function onWiredTiger(server: Pick<ServerInfo, 'storageEngine' | 'flavor'>): boolean {
+  return server.storageEngine === 'wiredTiger' || (server.storageEngine === null && server.flavor === 'mongodb');
+}
+
+const SEPARATOR = /([_\-.:])/;
+
+/**
+ * The name patterns a collection name could belong to: each separator-delimited token in turn replaced by
+ * `{id}`, and a trailing run of digits (`tenant42` -> `tenant{id}`).
+ */
+export function namePatterns(name: string): string[] {
+  const out = new Set<string>();
+  const parts = name.split(SEPARATOR);
+  if (parts.length >= 3) {
+    for (let i = 0; i < parts.length; i += 2) {
+      if ((parts[i] ?? '') === '') continue;
+      const copy = [...parts];
+      copy[i] = '{id}';
+      out.add(copy.join(''));
+    }
+  }
+  const digits = /^(.*[^0-9])([0-9]+)$/.exec(name);
+  if (digits?.[1] && !SEPARATOR.test(digits[1].slice(-1))) out.add(`${digits[1]}{id}`);
+  return [...out];
+}
+
+/**
+ * Groups names that share a pattern. Largest patterns claim their names first, so `{id}_orders` with 500
+ * tenants wins over `acme_{id}` with 5 collection types. Groups under `minMembers` are dropped.
+ */
+export function groupByPattern(names: readonly string[], minMembers = MIN_GROUP_RECORDED): { pattern: string; members: string[] }[] {
+  const byPattern = new Map<string, string[]>();
+  for (const n of names) {
+    for (const p of namePatterns(n)) {
+      let list = byPattern.get(p);
+      if (!list) byPattern.set(p, (list = []));
+      list.push(n);
+    }
+  }
+  const ranked = [...byPattern].filter(([, m]) => m.length >= minMembers).sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
+  const taken = new Set<string>();
+  const groups: { pattern: string; members: string[] }[] = [];
+  for (const [pattern, members] of ranked) {
+    const free = members.filter((m) => !taken.has(m));
+    if (free.length < minMembers) continue;
+    for (const m of free) taken.add(m);
+    groups.push({ pattern, members: free });
+  }
+  return groups;
+}
+
+/** The index set's identity, names left out (tenants' auto-generated names may differ only by accident). */
+export function indexSignature(defs: readonly IndexDefinition[]): string {
+  return defs
+    .filter((d) => d.name !== '_id_')
+    .map((d) => JSON.stringify([d.key, d.unique ?? false, d.sparse ?? false, d.partial ?? false, d.expireAfterSeconds ?? null, d.textFields ?? null]))
+    .sort()
+    .join('|');
+}
+
+/** Collections that share a name pattern, with their most common index set: per-tenant collections when they agree. */
+export interface TenantGroup {
+  db: string;
+  /** The shared name with the varying part as `{id}`, e.g. `orders_{id}`. */
+  pattern: string;
+  members: number;
+  /** Up to three member names (collection names are metadata, not document values). */
+  examples: string[];
+  /** 'timeseries' when the members are time-series collections. */
+  kind: 'collection' | 'timeseries';
+  /** Members whose indexes were read, and how many of those share the most common index set. */
+  indexesRead: number;
+  sameIndexes: number;
+  /** The most common index set, `_id_` left out. */
+  indexes: IndexDefinition[];
+}
+
+/**
+ * The name-pattern groups of every database whose names the inventory kept, each with the most common index set of
+ * the members whose index lists were read (none read: `indexesRead` 0, so nothing can be said of its indexes).
+ */
+export function tenantGroupsOf(inv: DeploymentInventory): TenantGroup[] {
+  const signatures = new Map<number, string>();
+  const signatureOf = (set: number): string => {
+    let s = signatures.get(set);
+    if (s === undefined) signatures.set(set, (s = indexSignature(inv.indexSets[set] ?? [])));
+    return s;
+  };
+  const out: TenantGroup[] = [];
+  for (const d of inv.databases) {
+    if (INTERNAL_DBS.has(d.name)) continue;
+    for (const [kind, list] of [['collection', d.collectionNames], ['timeseries', d.timeseriesNames]] as const) {
+      if (!list) continue;
+      const position = new Map(list.names.map((name, i) => [name, i]));
+      for (const g of groupByPattern(list.names)) {
+        const bySignature = new Map<string, { count: number; set: number }>();
+        let read = 0;
+        for (const m of g.members) {
+          const set = list.sets?.[position.get(m) ?? -1] ?? -1;
+          if (set < 0) continue;
+          read++;
+          const sig = signatureOf(set);
+          const entry = bySignature.get(sig);
+          if (entry) entry.count++;
+          else bySignature.set(sig, { count: 1, set });
+        }
+        const modal = [...bySignature.values()].sort((a, b) => b.count - a.count)[0];
+        out.push({
+          db: d.name,
+          pattern: g.pattern,
+          members: g.members.length,
+          examples: g.members.slice(0, 3),
+          kind,
+          indexesRead: read,
+          sameIndexes: modal?.count ?? 0,
+          indexes: (modal ? (inv.indexSets[modal.set] ?? []) : []).filter((x) => x.name !== '_id_'),
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => b.members - a.members || a.db.localeCompare(b.db) || a.pattern.localeCompare(b.pattern));
+}
+
+/** Per-tenant collections, by the options: enough members, and most of those read share one index set. */
+export function isTenantGroup(g: TenantGroup, o: Pick<CollectionCountOptions, 'tenantMinCollections' | 'tenantSameIndexShare'>): boolean {
+  return g.members >= o.tenantMinCollections && g.indexesRead > 0 && g.sameIndexes / g.indexesRead >= o.tenantSameIndexShare;
+}
+
+/** A count known exactly (min = max) or only within bounds. */
+export interface Range {
+  min: number;
+  max: number;
+}
+
+export function indexRange(indexes: number | IndexBounds): Range {
+  return typeof indexes === 'number' ? { min: indexes, max: indexes } : { min: indexes.min, max: indexes.max };
+}
+
+/** `1,234`, or `1,000–64,000` for a count known only within bounds. */
+export function rangeText(r: Range): string {
+  return r.min === r.max ? formatNumber(r.min) : `${formatNumber(r.min)}–${formatNumber(r.max)}`;
+}
+
+export interface Totals {
+  databases: number;
+  collections: number;
+  views: number;
+  timeseries: number;
+  indexes: Range;
+  /** WiredTiger tables: collections + indexes. */
+  tables: Range;
+  /** Collections whose index lists were not read (their indexes are bounds). */
+  unread: number;
+}
+
+export function totalsOf(inv: DeploymentInventory): Totals {
+  const t: Totals = { databases: inv.databases.length, collections: 0, views: 0, timeseries: 0, indexes: { min: 0, max: 0 }, tables: { min: 0, max: 0 }, unread: 0 };
+  for (const d of inv.databases) {
+    t.collections += d.collections;
+    t.views += d.views;
+    t.timeseries += d.timeseries;
+    const r = indexRange(d.indexes);
+    t.indexes.min += r.min;
+    t.indexes.max += r.max;
+    if (typeof d.indexes !== 'number') t.unread += d.indexes.unread;
+  }
+  t.tables = { min: t.collections + t.indexes.min, max: t.collections + t.indexes.max };
+  return t;
 }
 
 /** The folded collection's name: the pattern without its `{id}` and the separators around it. */

@@ -2,8 +2,10 @@ import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, IndexDefinition } from '../../src/core/types';
-import type { CollectionCountOptions } from './analyze';
+import { dataOf } from '../../src/core/collector';
+import type { Confirmation, Finding } from '../../src/core/types';
+import { type CollectionCountOptions, tenantGroupsOf } from './analyze';
+import { type IndexDefinition, inventory } from './collect';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Collections per trial: enough for the per-collection cost to show, few enough to create in well under a second. */
@@ -31,7 +33,8 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
   if (f.messageId !== 'tenantCollections') {
     return { status: 'not-run', summary: 'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.', measurements: [] };
   }
-  const group = ctx.snapshot.deployment?.tenantGroups.find((g) => g.db === f.target.db && g.pattern === f.evidence.pattern);
+  const inv = dataOf(inventory, ctx.snapshot);
+  const group = inv ? tenantGroupsOf(inv).find((g) => g.db === f.target.db && g.pattern === f.evidence.pattern && g.kind === f.evidence.kind) : undefined;
   if (!group) return { status: 'not-run', summary: 'The tenant group is not in the snapshot, so there was nothing to copy.', measurements: [] };
   if (group.kind === 'timeseries') {
     return { status: 'not-run', summary: 'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.', reason: 'time-series group', measurements: [] };

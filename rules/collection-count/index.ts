@@ -1,64 +1,68 @@
+import { serverStatus, type ServerStatusData } from '../../src/collect/server-status';
+import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
 import { defineRule } from '../../src/core/rule';
-import type { DeploymentInventory, TenantGroup } from '../../src/core/types';
-import { type CollectionCountOptions, foldedIndexes, foldedName } from './analyze';
+import type { Snapshot } from '../../src/core/types';
+import {
+  type CollectionCountOptions,
+  type Totals,
+  collectionCountOptionsSchema,
+  foldedIndexes,
+  foldedName,
+  indexRange,
+  isTenantGroup,
+  onWiredTiger,
+  rangeText,
+  tenantGroupsOf,
+  totalsOf,
+} from './analyze';
+import { OTHER_NAMES_MAX, inventory } from './collect';
 import { confirmCollectionCount } from './confirm';
 
-export const collectionCountOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
-  properties: {
-    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database (the many-collections field report).' },
-    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000 (the field reports)." },
-    dataHandlesWarn: {
-      type: 'integer',
-      minimum: 1,
-      default: 10_000,
-      description: 'Open WiredTiger data handles to warn at: each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (the many-collections field report).',
-    },
-    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line (the many-collections field report).' },
-    tenantSameIndexShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: 'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, so a few collections with an extra index do not hide the pattern.' },
-    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (the many-collections field report: a tenant field leading the indexes).' },
-  },
-};
+export { collectionCountOptionsSchema, type CollectionCountOptions };
 
 const n = (x: number): string => formatNumber(x);
 
-function tablesText(d: { collections: number; indexes: number | null }, kind: string): string {
-  return d.indexes === null ? `${n(d.collections)}+ ${kind} (index count unknown)` : `${n(d.collections + d.indexes)} ${kind}`;
-}
+const DEPLOYMENT = 'The deployment holds {{collections}} collections and {{indexes}} indexes in {{databases}} databases: ';
+const WT_TABLES = '{{tables}} WiredTiger tables, each with a file and a data handle (Compass flags {{limit}} collections)';
 
-function handlesText(inv: DeploymentInventory): string {
-  if (inv.dataHandles) return `; WiredTiger holds ${n(inv.dataHandles.active)} data handles open${inv.dataHandles.sweeps !== null ? ` (${n(inv.dataHandles.sweeps)} sweeps so far)` : ''}`;
-  return inv.dataHandlesReason ? `; data handles not read: ${inv.dataHandlesReason}` : '';
-}
-
-function handleEvidence(inv: DeploymentInventory): Record<string, number | string | null> {
+function handleEvidence(status: ServerStatusData | undefined, reason: string | null): Record<string, number | string | null> {
   return {
-    dataHandlesActive: inv.dataHandles?.active ?? null,
-    dataHandleSweeps: inv.dataHandles?.sweeps ?? null,
-    dataHandlesClosedBySweep: inv.dataHandles?.closedBySweep ?? null,
-    dataHandlesReason: inv.dataHandlesReason ?? null,
+    dataHandlesActive: status?.dataHandles?.active ?? null,
+    dataHandleSweeps: status?.dataHandles?.sweeps ?? null,
+    dataHandlesClosedBySweep: status?.dataHandles?.closedBySweep ?? null,
+    dataHandlesReason: reason,
   };
 }
 
-function isTenantGroup(g: TenantGroup, o: CollectionCountOptions): boolean {
-  return g.members >= o.tenantMinCollections && g.indexesRead > 0 && g.sameIndexes / g.indexesRead >= o.tenantSameIndexShare;
+function countEvidence(t: Pick<Totals, 'indexes'> & { unread: number }): Record<string, number | null> {
+  return { indexes: t.indexes.min === t.indexes.max ? t.indexes.min : null, indexesMin: t.indexes.min, indexesMax: t.indexes.max, indexListsUnread: t.unread };
 }
 
-export default defineRule<CollectionCountOptions>({
+/** Why there are no data-handle figures: the server-status data says, or what its collector could not do. */
+function handlesReason(snapshot: Snapshot, status: ServerStatusData | undefined): string | null {
+  if (status?.dataHandles) return null;
+  if (status) return status.dataHandlesReason ?? null;
+  return snapshot.collectors.find((c) => c.id === serverStatus.id)?.couldNot[0] ?? 'serverStatus was not read';
+}
+
+export default defineRule({
   id: 'collection-count',
-  needs: ['serverStatus', 'deployment'],
+  needs: [serverStatus, inventory],
   scope: 'snapshot',
   meta: {
     description: 'Collections and indexes in the deployment (each a WiredTiger table and data handle), and per-tenant collections',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/reduce-collections/',
     severity: 'warn',
     messages: {
-      manyInDeployment:
-        'The deployment holds {{collections}} collections and {{indexes}} indexes in {{databases}} databases: {{tables}}, each with a file and a data handle (Compass flags {{limit}} collections){{handles}}.{{extra}}',
-      manyInDatabase: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}}), over the {{limit}} collections per database Atlas flags.{{extra}}',
+      manyInDeployment: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open ({{sweeps}} sweeps so far).`,
+      manyInDeploymentNoSweeps: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open.`,
+      manyInDeploymentHandlesUnread: `${DEPLOYMENT}${WT_TABLES}; data handles not read: {{reason}}.`,
+      manyInDeploymentOtherEngine: `${DEPLOYMENT}{{tables}} tables (WiredTiger tables on MongoDB), each with a file and a data handle (Compass flags {{limit}} collections); data handles not read: {{reason}}.`,
+      manyInDatabase: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger tables), over the {{limit}} collections per database Atlas flags.',
+      manyInDatabaseOtherEngine: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
       manyDataHandles: 'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
+      manyTables: `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for ~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. Data handles not read: {{reason}}.`,
       tenantCollections:
         '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant. Fold them into one `{{target}}` collection with a `{{field}}` field leading each index.',
     },
@@ -66,50 +70,64 @@ export default defineRule<CollectionCountOptions>({
     requires: { capabilities: [] },
   },
   analyze({ snapshot, options, report, note }) {
-    const inv = snapshot.deployment;
-    if (!inv) return;
-    const t = inv.totals;
-    const server = snapshot.server;
-    const onWiredTiger = server.storageEngine === 'wiredTiger' || (server.storageEngine === null && server.flavor === 'mongodb');
-    const tables = onWiredTiger ? 'WiredTiger tables' : 'tables (WiredTiger tables on MongoDB)';
-    const extra = (views: number, ts: number): string =>
-      [views ? ` ${n(views)} views are not counted: a view has no table of its own.` : '', ts ? ` ${n(ts)} time-series collections count through their system.buckets collections.` : ''].join('');
+    const inv = dataOf(inventory, snapshot);
+    if (!inv) return; // the collector failed: its note says why
+    const status = dataOf(serverStatus, snapshot);
+    const handles = status?.dataHandles ?? null;
+    const reason = handlesReason(snapshot, status);
+    if (status && !handles && reason) note(reason);
+    const t = totalsOf(inv);
+    const wt = onWiredTiger(snapshot.server);
+    const target = { db: snapshot.databases[0]?.name ?? '' };
+    const counts = { collections: t.collections, indexes: rangeText(t.indexes), databases: t.databases, tables: rangeText(t.tables) };
+    const evidence = { collections: t.collections, ...countEvidence(t), databases: t.databases, views: t.views, timeseries: t.timeseries, ...handleEvidence(status, reason) };
+
     const warnedDeployment = t.collections >= options.deploymentWarn;
     if (warnedDeployment) {
-      report({
-        messageId: 'manyInDeployment',
-        target: { db: snapshot.databases[0]?.name ?? '' },
-        data: { collections: n(t.collections), indexes: t.indexes === null ? 'an unknown number of' : n(t.indexes), databases: n(t.databases), tables: tablesText(t, tables), limit: n(options.deploymentWarn), handles: handlesText(inv), extra: extra(t.views, t.timeseries) },
-        evidence: { collections: t.collections, indexes: t.indexes, databases: t.databases, views: t.views, timeseries: t.timeseries, ...handleEvidence(inv) },
-      });
+      const limit = options.deploymentWarn;
+      if (handles && handles.sweeps !== null) report({ messageId: 'manyInDeployment', target, data: { ...counts, limit, active: handles.active, sweeps: handles.sweeps }, evidence });
+      else if (handles) report({ messageId: 'manyInDeploymentNoSweeps', target, data: { ...counts, limit, active: handles.active }, evidence });
+      else if (wt) report({ messageId: 'manyInDeploymentHandlesUnread', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
+      else report({ messageId: 'manyInDeploymentOtherEngine', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
+    } else if (handles) {
+      if (handles.active >= options.dataHandlesWarn) report({ messageId: 'manyDataHandles', target, data: { active: handles.active, limit: options.dataHandlesWarn }, evidence });
+    } else if (wt) {
+      // No handle figures on a WiredTiger server: the tables that would hold them stand in, judged on their bounds.
+      const limit = options.dataHandlesWarn;
+      if (t.tables.min >= limit) report({ messageId: 'manyTables', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
+      else if (t.tables.max >= limit) {
+        note(
+          `could not tell whether the deployment holds ${n(limit)} WiredTiger tables or more (the line for data handles, whose figures could not be read): its ${n(t.collections)} collections hold ${rangeText(t.indexes)} indexes, and the index lists of ${n(t.unread)} collections were not read (each holds at most 64). Raise dataHandlesWarn, or run with the clusterMonitor role on MongoDB so the open handles are read`,
+        );
+      }
     }
-    if (!warnedDeployment && inv.dataHandles && inv.dataHandles.active >= options.dataHandlesWarn) {
-      report({
-        messageId: 'manyDataHandles',
-        target: { db: snapshot.databases[0]?.name ?? '' },
-        data: { active: n(inv.dataHandles.active), limit: n(options.dataHandlesWarn) },
-        evidence: { collections: t.collections, indexes: t.indexes, ...handleEvidence(inv) },
-      });
-    }
+
     for (const d of inv.databases) {
       if (d.collections <= options.perDatabaseInfo) continue;
-      report({
-        messageId: 'manyInDatabase',
-        severity: 'info',
-        target: { db: d.name },
-        data: { db: d.name, collections: n(d.collections), indexes: d.indexes === null ? 'an unknown number of' : n(d.indexes), tables: tablesText(d, tables), limit: n(options.perDatabaseInfo), extra: extra(d.views, d.timeseries) },
-        evidence: { collections: d.collections, indexes: d.indexes, views: d.views, timeseries: d.timeseries },
-      });
+      const r = indexRange(d.indexes);
+      const data = { db: d.name, collections: d.collections, indexes: rangeText(r), tables: rangeText({ min: d.collections + r.min, max: d.collections + r.max }), limit: options.perDatabaseInfo };
+      const ev = { collections: d.collections, ...countEvidence({ indexes: r, unread: typeof d.indexes === 'number' ? 0 : d.indexes.unread }), views: d.views, timeseries: d.timeseries };
+      report({ messageId: wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine', severity: 'info', target: { db: d.name }, data, evidence: ev });
     }
+
     // Per-tenant advice only for the databases this run checks: a check of one database should not advise on
     // another's collections (audit reads them all). The others are counted in one line.
     const checked = new Set(snapshot.databases.map((d) => d.name));
-    const elsewhere = inv.tenantGroups.filter((g) => isTenantGroup(g, options) && !checked.has(g.db));
-    if (elsewhere.length > 0) {
-      const dbs = [...new Set(elsewhere.map((g) => g.db))];
-      note(`${elsewhere.length === 1 ? '1 group' : `${elsewhere.length} groups`} of per-tenant collections in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs.slice(0, 5).map((d) => `\`${d}\``).join(', ')}${dbs.length > 5 ? ', …' : ''}) not reported here: check ${dbs.length === 1 ? 'it' : 'them'}, or run audit for the whole deployment`);
+    const groups = tenantGroupsOf(inv);
+    const elsewhere = groups.filter((g) => !checked.has(g.db) && isTenantGroup(g, options));
+    const unjudged = groups.filter((g) => !checked.has(g.db) && g.members >= options.tenantMinCollections && g.indexesRead === 0);
+    if (elsewhere.length > 0) note(`${groupCount(elsewhere.length, 'per-tenant collections')} ${inOthers(elsewhere)} not reported here: ${checkThem(elsewhere)}`);
+    if (unjudged.length > 0) {
+      note(
+        `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more alike-named collections`)} ${inOthers(unjudged)} not reported here: their index lists were not read, so whether they are per-tenant collections was not judged: ${checkThem(unjudged)}`,
+      );
     }
-    for (const g of inv.tenantGroups) {
+    if (inv.namesOmitted) {
+      note(
+        `the collection names of ${n(inv.namesOmitted.databases)} database${inv.namesOmitted.databases === 1 ? '' : 's'} the run does not check (${n(inv.namesOmitted.collections)} collections) were not kept, past ${n(OTHER_NAMES_MAX)} names: their per-tenant collections were not looked for; check those databases, or run audit for the whole deployment`,
+      );
+    }
+    for (const g of groups) {
       if (!isTenantGroup(g, options) || !checked.has(g.db)) continue;
       const target = foldedName(g.pattern);
       const field = options.tenantField;
@@ -145,7 +163,7 @@ export default defineRule<CollectionCountOptions>({
             }
           : {
               action: `fold into one collection with ${field} leading each index`,
-              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${onWiredTiger ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (the many-collections field report).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; a shared-table design was 10-100x faster (the many-collections field report).${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
               commands: [
                 `db.createCollection(${JSON.stringify(target)})`,
                 ...plan.commands,
@@ -157,3 +175,16 @@ export default defineRule<CollectionCountOptions>({
   },
   confirm: { describe: 'first access over N new collections vs the same documents in one collection with a tenant field', run: confirmCollectionCount },
 });
+
+function groupCount(k: number, what: string): string {
+  return `${k === 1 ? '1 group' : `${n(k)} groups`} of ${what}`;
+}
+
+function inOthers(groups: readonly { db: string }[]): string {
+  const dbs = [...new Set(groups.map((g) => g.db))];
+  return `in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs.slice(0, 5).map((d) => `\`${d}\``).join(', ')}${dbs.length > 5 ? ', …' : ''})`;
+}
+
+function checkThem(groups: readonly { db: string }[]): string {
+  return `check ${new Set(groups.map((g) => g.db)).size === 1 ? 'it' : 'them'}, or run audit for the whole deployment`;
+}

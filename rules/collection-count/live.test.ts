@@ -2,10 +2,14 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
 import { collectSnapshot } from '../../src/collect';
+import { serverStatus } from '../../src/collect/server-status';
 import { confirmFindings } from '../../src/confirm';
+import { dataOf } from '../../src/core/collector';
 import type { Snapshot } from '../../src/core/types';
-import { runRule } from '../../test/support/rule-tester';
+import { runRule, runRuleWithNotes } from '../../test/support/rule-tester';
 import rule from './index';
+import { tenantGroupsOf, totalsOf } from './analyze';
+import { inventory } from './collect';
 import { type SentCommand, recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
 
@@ -39,7 +43,7 @@ describe('collection-count (live)', () => {
     }
     adapter = await DriverAdapter.connect(uri);
     const recorded = recordingAdapter(adapter);
-    snap = await collectSnapshot(recorded, { db: DB });
+    snap = await collectSnapshot(recorded, { db: DB, collectors: rule.needs ?? [] });
     sent = recorded.sent;
   });
 
@@ -50,10 +54,11 @@ describe('collection-count (live)', () => {
   });
 
   it('counts the database: collections and indexes', () => {
-    const d = snap.deployment?.databases.find((x) => x.name === DB);
+    const inv = dataOf(inventory, snap);
+    const d = inv?.databases.find((x) => x.name === DB);
     expect(d?.collections).toBe(TENANTS + 1);
-    expect(d?.indexes).toBe(TENANTS * 2 + 1);
-    expect(snap.deployment?.totals.collections).toBeGreaterThanOrEqual(TENANTS + 1);
+    expect(d?.indexes).toBe(TENANTS * 2 + 1); // exact: the core read every index list of the checked database
+    expect(totalsOf(inv as NonNullable<typeof inv>).collections).toBeGreaterThanOrEqual(TENANTS + 1);
   });
 
   it('counts views apart (a view has no table)', (ctx) => {
@@ -62,17 +67,36 @@ describe('collection-count (live)', () => {
       console.log(`[collection-count live] ${note}`);
       ctx.skip(note);
     }
-    expect(snap.deployment?.databases.find((x) => x.name === DB)?.views).toBe(1);
+    expect(dataOf(inventory, snap)?.databases.find((x) => x.name === DB)?.views).toBe(1);
   });
 
   it('reuses the index lists the core collect read: no second listIndexes on the checked database', () => {
     const listIndexes = sent.filter((s) => s.db === DB && s.name === 'listIndexes');
     expect(listIndexes.length).toBe(TENANTS + 1); // the core collect's, one per collection
-    expect(snap.deployment?.roundTrips).toBeGreaterThan(0);
+  });
+
+  it('reads no index list outside the checked database unless the table count could change the verdict', () => {
+    const inv = dataOf(inventory, snap);
+    if (!inv) throw new Error('no inventory');
+    // The inventory comes last: its commands are the last ones sent.
+    const own = sent.slice(sent.length - inv.roundTrips);
+    console.log(`[collection-count live] ${kind}: the inventory sent ${inv.roundTrips} commands: ${own.map((s) => `${s.label}@${s.db}`).join(', ')}`);
+    expect(own.filter((s) => s.name === 'listDatabases').length).toBe(1);
+    expect(own.filter((s) => s.name === 'listCollections' && s.db === DB)).toEqual([]); // the core's listing is reused
+    for (const s of own.filter((x) => x.name === 'listCollections')) expect(['admin', 'local', 'config']).not.toContain(s.db);
+    // Before any read, the collections outside this database could hold 64 indexes each: when even that stays
+    // under the default line (10,000 tables), no index list outside it can change the verdict.
+    const t = totalsOf(inv);
+    const beforeReads = t.collections + (TENANTS * 2 + 1) + 64 * (t.collections - (TENANTS + 1));
+    const outside = own.filter((s) => s.name === 'listIndexes' && s.db !== DB);
+    if (beforeReads < 10_000) {
+      expect(outside).toEqual([]);
+      for (const d of inv.databases.filter((x) => x.name !== DB)) expect(d.collectionNames?.sets).toBeUndefined();
+    } else console.log(`[collection-count live] ${kind}: ${t.collections} collections on the server (up to ${beforeReads} tables before reading): ${outside.length} index lists read outside the checked database`);
   });
 
   it('finds the per-tenant group with its shared index set', () => {
-    const g = snap.deployment?.tenantGroups.find((x) => x.db === DB);
+    const g = tenantGroupsOf(dataOf(inventory, snap) ?? { databases: [], indexSets: [], skipped: [], roundTrips: 0 }).find((x) => x.db === DB);
     expect(g).toMatchObject({ pattern: 'tenant_{id}', members: TENANTS, indexesRead: TENANTS, sameIndexes: TENANTS, kind: 'collection' });
     expect(g?.indexes.map((i) => i.key)).toEqual([{ userId: 1, createdAt: -1 }]);
     expect(g?.examples.length).toBe(3);
@@ -87,18 +111,21 @@ describe('collection-count (live)', () => {
       console.log(`[collection-count live] serverStatus refused on ${kind}: ${(err as Error).message}`);
     }
     const dh = (status?.wiredTiger as Record<string, Record<string, unknown> | undefined> | undefined)?.['data-handle'];
-    const inv = snap.deployment;
+    const figures = dataOf(serverStatus, snap);
     if (typeof dh?.['connection data handles currently active'] === 'number') {
-      expect(inv?.dataHandles?.active).toBeGreaterThan(0);
-      expect(inv?.dataHandlesReason).toBeUndefined();
+      expect(figures?.dataHandles?.active).toBeGreaterThan(0);
+      expect(figures?.dataHandlesReason).toBeUndefined();
+    } else if (status === null) {
+      // refused: the server-status collector says so, and has no data
+      expect(figures).toBeUndefined();
+      expect(snap.notes.map((n) => n.message).join('\n')).toContain('serverStatus was refused');
     } else {
-      const engine = (status?.storageEngine as { name?: unknown } | undefined)?.name;
-      console.log(`[collection-count live] data handles not read on ${kind} (storage engine ${String(engine)}, wiredTiger section ${status && 'wiredTiger' in status ? 'present' : 'absent'}): ${inv?.dataHandlesReason ?? ''}`);
-      expect(inv?.dataHandles).toBeNull();
-      const note = snap.notes.find((n) => n.message.startsWith('collection-count: ') && n.message.includes('data-handle'));
-      expect(note?.message).toBe(`collection-count: ${inv?.dataHandlesReason ?? ''}`);
-      if (status === null) expect(note?.message).toContain('serverStatus was refused');
-      else if (engine === 'wiredTiger' && !('wiredTiger' in status)) {
+      const engine = (status.storageEngine as { name?: unknown } | undefined)?.name;
+      console.log(`[collection-count live] data handles not read on ${kind} (storage engine ${String(engine)}, wiredTiger section ${'wiredTiger' in status ? 'present' : 'absent'}): ${figures?.dataHandlesReason ?? ''}`);
+      expect(figures?.dataHandles).toBeNull();
+      const note = runRuleWithNotes(rule, snap).notes.find((n) => n.message.includes('data-handle'));
+      expect(note?.message).toBe(`collection-count: ${figures?.dataHandlesReason ?? ''}`);
+      if (engine === 'wiredTiger' && !('wiredTiger' in status)) {
         // a server that names WiredTiger without its statistics: said as such, never "wiredTiger, not WiredTiger"
         expect(note?.message).toContain('reports storage engine wiredTiger but its serverStatus has no wiredTiger section');
       } else expect(note?.message).toMatch(/wiredTiger|WiredTiger/);

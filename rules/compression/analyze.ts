@@ -1,10 +1,7 @@
-import type { CollectionSnapshot, Compressibility, ServerInfo } from '../../src/core/types';
-
-export interface CompressionOptions extends Record<string, unknown> {
-  minGain: number;
-  cacheShare: number;
-  minDataBytes: number;
-}
+import { dataOf } from '../../src/core/collector';
+import type { CollectionSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+import { type Compressibility, compressibility } from './collect';
+import type { CompressionOptions } from './index';
 
 export type Codec = 'snappy' | 'zlib' | 'zstd';
 const CODECS: readonly Codec[] = ['snappy', 'zlib', 'zstd'];
@@ -42,7 +39,7 @@ export function compressionStats(c: CollectionSnapshot, server: ServerInfo, o: C
   const s = c.stats;
   if (!s || !s.blockCompressor || s.count === 0) return null;
   const current = s.blockCompressor;
-  const comp = c.compressibility;
+  const comp = dataOf(compressibility, c);
   const ratios = Object.fromEntries(CODECS.map((k) => [k, ratioOf(comp, k)])) as Record<Codec, number | null>;
   const serverRatio = s.storageSizeBytes > 0 ? s.sizeBytes / s.storageSizeBytes : null;
   const currentRatio = current === 'none' ? 1 : (CODECS as readonly string[]).includes(current) ? ratios[current as Codec] : null;
@@ -67,4 +64,39 @@ export function compressionStats(c: CollectionSnapshot, server: ServerInfo, o: C
     gain,
     gainUnknown,
   };
+}
+
+const MAX_NAMES = 5;
+
+/**
+ * What keeps the rule from advising, once per snapshot: block compressors do not apply to this server, or the
+ * compressor of some collections could not be read, or the cache size is unknown. Decided by what $collStats
+ * returned (a WiredTiger creationString naming the block_compressor), not by the engine's name: a server may name
+ * wiredTiger and still not report it. Messages without the runner's "compression: " prefix.
+ */
+export function supportNotes(snapshot: Snapshot): { message: string; level: 'skipped' | 'info' }[] {
+  const { server } = snapshot;
+  const notes: { message: string; level: 'skipped' | 'info' }[] = [];
+  // collections whose $collStats answered and counted documents: those a block compressor applies to
+  const withDocs = snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection' && c.stats !== null && c.stats.count > 0);
+  const read = withDocs.filter((c) => c.stats?.blockCompressor);
+  const unread = withDocs.filter((c) => !c.stats?.blockCompressor);
+  const still = (cs: readonly CollectionSnapshot[]): string => (cs.some((c) => dataOf(compressibility, c)) ? " (the sample's compressibility was still measured and is in the snapshot)" : '');
+  const otherEngine = server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
+  if (otherEngine || (server.storageEngine === null && read.length === 0)) {
+    const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
+    return [{ level: 'skipped', message: `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}` }];
+  }
+  if (unread.length > 0) {
+    const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');
+    const which = unread.length === withDocs.length ? `${withDocs.length === 1 ? 'the one collection' : `any of the ${withDocs.length} collections`} with documents (${names})` : `${unread.length} of ${withDocs.length} collections with documents (${names})`;
+    const engine = server.storageEngine === 'wiredTiger' ? 'the server reports storage engine wiredTiger but ' : '';
+    notes.push({ level: 'skipped', message: `${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}` });
+  }
+  if (read.length > 0 && server.cacheBytes === null) {
+    const why = server.storageEngine === null ? 'serverStatus could not be read (it needs the clusterMonitor role)' : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
+    // A remark, not a gap: the ratios are still judged.
+    notes.push({ level: 'info', message: `${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone` });
+  }
+  return notes;
 }

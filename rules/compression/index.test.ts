@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectId } from 'bson';
-import { BLOCK_BYTES, measureCompressibility, noteCompressionSupport, serializeDocs, toBlocks } from '../../src/collect/compressibility';
-import type { SnapshotCollectorContext } from '../../src/collect/extras';
-import type { CollectionSnapshot, Compressibility, Snapshot } from '../../src/core/types';
-import { collectionOf, snapshotOf, withServer } from '../../test/support/fixtures';
-import { ruleTester } from '../../test/support/rule-tester';
+import { serverStatus } from '../../src/collect/server-status';
+import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
+import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
+import { ruleTester, runRuleWithNotes } from '../../test/support/rule-tester';
+import { BLOCK_BYTES, type Compressibility, compressibility, measureCompressibility, serializeDocs, toBlocks } from './collect';
 import { compressorOf } from './confirm';
 import rule from './index';
 
@@ -32,11 +32,11 @@ function storageStats(compressor: string, size: number, storageSize: number, ind
 
 function collection(name: string, compressor: string, size: number, storageSize: number, indexes: number, comp?: Compressibility): CollectionSnapshot {
   const st = storageStats(compressor, size, storageSize, indexes);
-  return collectionOf(name, {
+  const c = collectionOf(name, {
     stats: { count: Number(st.count), sizeBytes: size, avgObjSize: 1000, storageSizeBytes: storageSize, totalIndexSizeBytes: indexes, nindexes: 2, blockCompressor: compressorOf(st) },
     sample: { method: '$sample', random: true, requested: 1000, size: 1000, docs: [], id: null, fields: {}, timeSource: null },
-    ...(comp ? { compressibility: comp } : {}),
   });
+  return comp ? withData(c, compressibility, comp) : c;
 }
 
 /** What the collector stores for a sample of 1 MB: per codec, the compressed bytes. */
@@ -76,7 +76,10 @@ function ferret(): Snapshot {
  * wiredTiger section, where the manual's $collStats output carries storageStats.wiredTiger.creationString.
  */
 const noCreationString = () =>
-  snap(collectionOf('logs', { stats: { count: 600, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 1, blockCompressor: null }, compressibility: comp(400_000, 280_000, 250_000) }), null);
+  snap(withData(collectionOf('logs', { stats: { count: 600, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 1, blockCompressor: null } }), compressibility, comp(400_000, 280_000, 250_000)), null);
+
+/** What the rule says it could not check, as the runner prints it (with its "compression: " prefix). */
+const notesOf = (s: Snapshot): string[] => runRuleWithNotes(rule, s).notes.map((n) => n.message);
 
 ruleTester(rule, {
   valid: [
@@ -84,9 +87,22 @@ ruleTester(rule, {
     { name: 'zstd barely better (1.1x) and the data fits the cache', snapshot: snap(collection('events', 'snappy', 500 * MiB, 200 * MiB, 50 * MiB, comp(400_000, 380_000, 364_000))) },
     { name: 'zstd much better but the collection is tiny', snapshot: snap(collection('events', 'snappy', 2 * MiB, 1 * MiB, MiB, comp(500_000, 250_000, 200_000))) },
     { name: 'empty collection', snapshot: snap(collectionOf('e', { stats: { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } })) },
-    { name: 'FerretDB: no WiredTiger, no block compressor', snapshot: ferret() },
+    {
+      name: 'FerretDB: no WiredTiger, no block compressor; said once',
+      snapshot: ferret(),
+      notes: ["compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice (the sample's compressibility was still measured and is in the snapshot)"],
+    },
     { name: 'MongoDB 4.0 has no zstd', snapshot: withServer(snap(collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000)), GiB), { version: '4.0.28' }) },
-    { name: 'a server naming wiredTiger whose $collStats carries no creationString: no advice', snapshot: noCreationString() },
+    {
+      name: 'a server naming wiredTiger whose $collStats carries no creationString: no advice, and why',
+      snapshot: noCreationString(),
+      notes: [{ includes: ['no wiredTiger.creationString for the one collection with documents (app.logs)', 'no compression advice for it'] }],
+    },
+    {
+      name: 'a snapshot taken with the rule off: not checked, and said so (never a silent pass)',
+      snapshot: ran(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))), serverStatus),
+      notes: ['compression: not checked: its data (collector compression) was not collected (the rule was off when this snapshot was taken); collect again with it on'],
+    },
   ],
   invalid: [
     {
@@ -109,7 +125,7 @@ ruleTester(rule, {
       snapshot: snap(large(comp(450_000, 300_000, 250_000)), 8 * GiB),
       findings: [
         {
-          messageId: 'zstdSmaller',
+          messageId: 'zstdSmallerOutgrowsCache',
           severity: 'warn',
           target: events,
           message: '`events` uses snappy (2.2:1 on disk); its sample compresses 4.0:1 with zstd against 2.2:1 with snappy: 1.80x smaller, and its data and indexes (22.0 GB) outgrow the cache (8.0 GB).',
@@ -137,9 +153,10 @@ ruleTester(rule, {
       snapshot: snap(large(comp(450_000, 300_000, null)), 8 * GiB),
       findings: [
         {
-          messageId: 'outgrowsCache',
+          messageId: 'outgrowsCacheGainUnknown',
           severity: 'warn',
           target: events,
+          data: { collection: 'events', dataBytes: '22.0 GB', cacheBytes: '8.0 GB', current: 'snappy', serverRatio: '2.2:1', reason: 'no zstd here' },
           messageIncludes: "It uses snappy (2.2:1 on disk); zstd's gain could not be measured here (no zstd here).",
           evidence: { sampleRatioZstd: null, gain: null },
           recommendation: zstdCopy,
@@ -214,43 +231,55 @@ describe('compressibility of a sample', () => {
   });
 });
 
-describe('compression: what could not be read goes to the notes', () => {
-  const noteOf = async (s: Snapshot): Promise<string[]> => {
-    await noteCompressionSupport({ snapshot: s } as SnapshotCollectorContext);
-    return s.notes.map((n) => n.message);
-  };
-
-  it('a server naming wiredTiger whose $collStats carries no creationString: said, with the collection, and no advice', async () => {
+describe('compression: what could not be read goes to the notes, once per run', () => {
+  it('a server naming wiredTiger whose $collStats carries no creationString: said, with the collection, and no advice', () => {
     // the rule's side (no advice) is the valid case "a server naming wiredTiger whose $collStats carries no creationString"
-    const s = noCreationString();
-    expect(await noteOf(s)).toEqual([
+    expect(notesOf(noCreationString())).toEqual([
       "compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for the one collection with documents (app.logs), so the block compressor could not be read; no compression advice for it (the sample's compressibility was still measured and is in the snapshot)",
     ]);
   });
 
-  it('names the collections whose compressor could not be read when others could', async () => {
+  it('names the collections whose compressor could not be read when others could', () => {
     const s = snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000)));
     s.databases[0]?.collections.push(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }));
-    expect(await noteOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for 1 of 2 collections with documents (app.logs), so the block compressor could not be read; no compression advice for it']);
+    expect(notesOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for 1 of 2 collections with documents (app.logs), so the block compressor could not be read; no compression advice for it']);
   });
 
-  it('compressor read but no cache figure in serverStatus: ratios alone, and why', async () => {
-    expect(await noteOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null))).toEqual([
+  it('one line for every database of the run, not one per database or collection', () => {
+    const logs = (db: string) => ({ ...collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), db });
+    const s = withServer(snapshotOf([], { databases: [{ name: 'a', collections: [logs('a')] }, { name: 'b', collections: [logs('b')] }] }), { cacheBytes: null });
+    expect(notesOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for any of the 2 collections with documents (a.logs, b.logs), so the block compressor could not be read; no compression advice for them']);
+  });
+
+  it('compressor read but no cache figure in serverStatus: ratios alone, and why', () => {
+    expect(notesOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null))).toEqual([
       'compression: serverStatus has no wiredTiger.cache["maximum bytes configured"], so the WiredTiger cache size is unknown; compression is judged on ratios alone',
     ]);
-    const refused = snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null);
-    refused.server.storageEngine = null;
-    expect((await noteOf(refused))[0]).toContain('serverStatus could not be read (it needs the clusterMonitor role)');
+    const refused = withServer(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null), { storageEngine: null });
+    expect(notesOf(refused)[0]).toContain('serverStatus could not be read (it needs the clusterMonitor role)');
   });
 
-  it('another engine or FerretDB: block compressors do not apply', async () => {
-    const s = snap(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), null);
-    s.server.flavor = 'ferretdb';
-    s.server.storageEngine = null;
-    expect(await noteOf(s)).toEqual(['compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice']);
+  it('another engine or FerretDB: block compressors do not apply', () => {
+    const s = withServer(snap(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), null), { flavor: 'ferretdb', storageEngine: null });
+    expect(notesOf(s)).toEqual(['compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice']);
+    expect(notesOf(withServer(s, { flavor: 'mongodb', storageEngine: 'inMemory' }))[0]).toContain('this server runs storage engine inMemory; no compression advice');
   });
 
-  it('every compressor read and a cache known: nothing to say', async () => {
-    expect(await noteOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB)))).toEqual([]);
+  it('every compressor read and a cache known: nothing to say', () => {
+    expect(notesOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB)))).toEqual([]);
+  });
+});
+
+describe('the compression collector', () => {
+  it('keeps byte counts only: its schema refuses any other field', () => {
+    const schema = compressibility.schema as { additionalProperties: boolean; properties: Record<string, { additionalProperties?: boolean }> };
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.codecs?.additionalProperties).toBe(false);
+    expect(schema.properties.unavailable?.additionalProperties).toBe(false);
+  });
+
+  it('measures nothing, and sends nothing, for a collection without sampled documents', async () => {
+    const ctx = { docs: [], note: () => undefined } as unknown as Parameters<typeof compressibility.collect>[0];
+    expect(await compressibility.collect(ctx)).toBeNull();
   });
 });

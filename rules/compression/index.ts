@@ -1,18 +1,23 @@
+import { dataOf } from '../../src/core/collector';
 import { formatBytes } from '../../src/core/format';
-import { defineRule } from '../../src/core/rule';
-import type { Recommendation } from '../../src/core/types';
-import { type CompressionOptions, type CompressionStats, compressionStats, zstdSupported } from './analyze';
+import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
+import { serverStatus } from '../../src/collect/server-status';
+import { type CompressionStats, compressionStats, supportNotes, zstdSupported } from './analyze';
+import { compressibility } from './collect';
 import { confirmCompression } from './confirm';
 
 export const compressionOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     minGain: { type: 'number', minimum: 1, default: 1.3, description: "How much better zstd's ratio must be than the current compressor's, on the same sample, to recommend it: 1.3x (the compression field report: snappy stored 103 GB of Wikipedia in 62 GB where a stronger scheme needed 23 GB)." },
     cacheShare: { type: 'number', exclusiveMinimum: 0, default: 1, description: "Uncompressed data plus indexes, as a share of the WiredTiger cache, past which the collection outgrows it and compressed size decides read speed (the compression field report: 27 GB limit ~13k vs ~1.22M QPS once the smaller copy fit in RAM)." },
     minDataBytes: { type: 'integer', minimum: 0, default: 64 * 1024 * 1024, description: 'Collections smaller than this (uncompressed) get a ratio finding only when they outgrow the cache: our choice, below it the disk and cache saved are too small to be worth recreating the collection.' },
   },
-};
+} as const satisfies OptionsSchema;
+
+export type CompressionOptions = OptionsOf<typeof compressionOptionsSchema>;
 
 const ratio = (r: number | null): string => (r === null ? 'n/a' : `${r.toFixed(1)}:1`);
 
@@ -30,83 +35,77 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
   };
 }
 
-export default defineRule<CompressionOptions>({
-  id: 'compression',
-  needs: ['serverStatus', 'compressibility'],
-  scope: 'collection',
-  meta: {
-    description: 'Block compressor per collection: zstd when data outgrows the cache or compresses much better',
-    docsUrl: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#compression',
-    severity: 'info',
-    messages: {
-      zstdSmaller:
-        '`{{collection}}` uses {{current}} ({{serverRatio}} on disk); its sample compresses {{zstdRatio}} with zstd against {{currentRatio}} with {{current}}: {{gain}} smaller{{cacheNote}}.',
-      outgrowsCache:
-        'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ({{serverRatio}} on disk); {{zstdNote}}.',
-    },
-    options: compressionOptionsSchema,
-    requires: { capabilities: [] },
-  },
-  analyze({ snapshot, collection: c, options, report }) {
-    if (!c) return;
-    if (snapshot.server.storageEngine !== null && snapshot.server.storageEngine !== 'wiredTiger') return;
-    if (!zstdSupported(snapshot.server)) return;
-    const s = compressionStats(c, snapshot.server, options);
-    if (!s || s.current === 'zstd') return;
-    const size = c.stats?.sizeBytes ?? 0;
-    const evidence = {
+const SAMPLE = '`{{collection}}` uses {{current}} ({{serverRatio}} on disk); its sample compresses {{zstdRatio}} with zstd against {{currentRatio}} with {{current}}: {{gain}}x smaller';
+const OUTGROWS = 'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ({{serverRatio}} on disk);';
+
+const messages = {
+  zstdSmaller: `${SAMPLE}.`,
+  zstdSmallerOutgrowsCache: `${SAMPLE}, and its data and indexes ({{dataBytes}}) outgrow the cache ({{cacheBytes}}).`,
+  outgrowsCache: `${OUTGROWS} its sample compresses {{zstdRatio}} with zstd, {{gain}}x smaller than with {{current}}.`,
+  outgrowsCacheGainUnknown: `${OUTGROWS} zstd's gain could not be measured here ({{reason}}).`,
+} as const;
+
+const round2 = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
+
+function analyzeCollection(c: CollectionSnapshot, snapshot: Snapshot, options: CompressionOptions, report: Report<typeof messages>): void {
+  const s = compressionStats(c, snapshot.server, options);
+  if (!s || s.current === 'zstd') return;
+  const size = c.stats?.sizeBytes ?? 0;
+  const comp = dataOf(compressibility, c);
+  const finding = {
+    target: { db: c.db, collection: c.name },
+    evidence: {
       blockCompressor: s.current,
-      serverRatio: s.serverRatio === null ? null : Math.round(s.serverRatio * 100) / 100,
+      serverRatio: round2(s.serverRatio),
       sizeBytes: size,
       storageSizeBytes: c.stats?.storageSizeBytes ?? null,
       totalIndexSizeBytes: c.stats?.totalIndexSizeBytes ?? null,
       cacheBytes: s.cacheBytes,
       outgrowsCache: s.outgrowsCache,
-      sampleRatioSnappy: s.ratios.snappy === null ? null : Math.round(s.ratios.snappy * 100) / 100,
-      sampleRatioZlib: s.ratios.zlib === null ? null : Math.round(s.ratios.zlib * 100) / 100,
-      sampleRatioZstd: s.ratios.zstd === null ? null : Math.round(s.ratios.zstd * 100) / 100,
-      gain: s.gain === null ? null : Math.round(s.gain * 100) / 100,
-      sampleDocs: c.compressibility?.docs ?? 0,
-      sampleBytes: c.compressibility?.bytes ?? 0,
-      serializer: c.compressibility?.serializer ?? null,
-    };
-    const target = { db: c.db, collection: c.name };
-    const cacheNote = s.outgrowsCache && s.cacheBytes !== null ? `, and its data and indexes (${formatBytes(s.dataAndIndexBytes)}) outgrow the cache (${formatBytes(s.cacheBytes)})` : '';
-    if (s.gain !== null && s.gain >= options.minGain && (size >= options.minDataBytes || s.outgrowsCache)) {
-      report({
-        messageId: 'zstdSmaller',
-        severity: s.outgrowsCache ? 'warn' : 'info',
-        target,
-        data: {
-          collection: c.name,
-          current: s.current,
-          serverRatio: ratio(s.serverRatio),
-          zstdRatio: ratio(s.ratios.zstd),
-          currentRatio: ratio(s.currentRatio),
-          gain: `${s.gain.toFixed(2)}x`,
-          cacheNote,
-        },
-        evidence,
-        recommendation: recommend(c.name, s),
-      });
-      return;
-    }
-    if (s.outgrowsCache && s.cacheBytes !== null && (s.gain === null || s.gain > 1)) {
-      report({
-        messageId: 'outgrowsCache',
-        severity: 'warn',
-        target,
-        data: {
-          collection: c.name,
-          dataBytes: formatBytes(s.dataAndIndexBytes),
-          cacheBytes: formatBytes(s.cacheBytes),
-          current: s.current,
-          serverRatio: ratio(s.serverRatio),
-          zstdNote: s.gain === null ? `zstd's gain could not be measured here (${s.gainUnknown ?? 'unknown'})` : `its sample compresses ${ratio(s.ratios.zstd)} with zstd, ${s.gain.toFixed(2)}x smaller than with ${s.current}`,
-        },
-        evidence,
-        recommendation: recommend(c.name, s),
-      });
+      sampleRatioSnappy: round2(s.ratios.snappy),
+      sampleRatioZlib: round2(s.ratios.zlib),
+      sampleRatioZstd: round2(s.ratios.zstd),
+      gain: round2(s.gain),
+      sampleDocs: comp?.docs ?? 0,
+      sampleBytes: comp?.bytes ?? 0,
+      serializer: comp?.serializer ?? null,
+    },
+    recommendation: recommend(c.name, s),
+  };
+  const on = { collection: c.name, current: s.current, serverRatio: ratio(s.serverRatio) };
+  if (s.gain !== null && s.gain >= options.minGain && (size >= options.minDataBytes || s.outgrowsCache)) {
+    const sample = { ...on, zstdRatio: ratio(s.ratios.zstd), currentRatio: ratio(s.currentRatio), gain: s.gain.toFixed(2) };
+    // outgrowsCache implies a known cache size
+    if (s.outgrowsCache && s.cacheBytes !== null) report({ ...finding, messageId: 'zstdSmallerOutgrowsCache', severity: 'warn', data: { ...sample, dataBytes: formatBytes(s.dataAndIndexBytes), cacheBytes: formatBytes(s.cacheBytes) } });
+    else report({ ...finding, messageId: 'zstdSmaller', severity: 'info', data: sample });
+    return;
+  }
+  if (s.outgrowsCache && s.cacheBytes !== null && (s.gain === null || s.gain > 1)) {
+    const cache = { ...on, dataBytes: formatBytes(s.dataAndIndexBytes), cacheBytes: formatBytes(s.cacheBytes) };
+    if (s.gain === null) report({ ...finding, messageId: 'outgrowsCacheGainUnknown', severity: 'warn', data: { ...cache, reason: s.gainUnknown ?? 'unknown' } });
+    else report({ ...finding, messageId: 'outgrowsCache', severity: 'warn', data: { ...cache, zstdRatio: ratio(s.ratios.zstd), gain: s.gain.toFixed(2) } });
+  }
+}
+
+export default defineRule({
+  id: 'compression',
+  needs: [serverStatus, compressibility],
+  // One pass over every collection: what keeps the rule from advising is said once for the whole run (the cause is the server).
+  scope: 'snapshot',
+  meta: {
+    description: 'Block compressor per collection: zstd when data outgrows the cache or compresses much better',
+    docsUrl: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#compression',
+    severity: 'info',
+    messages,
+    options: compressionOptionsSchema,
+    requires: { capabilities: [] },
+  },
+  analyze({ snapshot, options, report, note }) {
+    for (const n of supportNotes(snapshot)) note(n.message, undefined, n.level);
+    if (snapshot.server.storageEngine !== null && snapshot.server.storageEngine !== 'wiredTiger') return;
+    if (!zstdSupported(snapshot.server)) return;
+    for (const db of snapshot.databases) {
+      for (const c of db.collections) if (c.type === 'collection') analyzeCollection(c, snapshot, options, report);
     }
   },
   confirm: { describe: 'the same documents in scratch collections created with each block compressor: storageSize after fsync, and full-scan read time', run: confirmCompression },

@@ -1,12 +1,5 @@
 import type { CollectionSnapshot, DocProfile } from '../../src/core/types';
-
-export interface DocumentSizeOptions extends Record<string, unknown> {
-  infoBytes: number;
-  warnBytes: number;
-  errorShare: number;
-  maxDocBytes: number;
-  arrayShare: number;
-}
+import type { DocumentSizeOptions } from './index';
 
 export interface DocumentSizeStats {
   largest: DocProfile;

@@ -58,7 +58,7 @@ ruleTester(rule, {
       snapshot: snapshotOf([sampled([...small, doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true)], { pdf: { present: 1, types: { binData: 1 } } })]),
       findings: [
         {
-          messageId: 'largeDocument',
+          messageId: 'largeDocumentMeasuredOnServer',
           severity: 'warn',
           target: at('pdf'),
           message:
@@ -74,7 +74,7 @@ ruleTester(rule, {
       snapshot: snapshotOf([sampled([...small, doc(14 * MiB, [{ path: 'blob', bytes: 14 * MiB - 100 }], true)])]),
       findings: [
         {
-          messageId: 'largeDocument',
+          messageId: 'nearLimitMeasuredOnServer',
           severity: 'error',
           target: at('blob'),
           messageIncludes: ['reach 14.7 MB (88% of the 16 MiB limit), measured on the server with $bsonSize', '1 of 31 sampled documents are over 80% of the 16 MiB limit'],
@@ -91,10 +91,23 @@ ruleTester(rule, {
           messageId: 'largeDocument',
           severity: 'info',
           target: at('comments'),
-          messageIncludes: 'The array `comments` (3,000 elements) is 100% of it: see array-growth.',
+          messageIncludes: 'Largest fields: `comments` 3.02 MB.',
           // dominant arrays go to array-growth
           evidence: { dominantArray: 'comments' },
-          recommendation: { action: 'move the array out (see array-growth)', reasonIncludes: 'The array `comments` is 100% of the document' },
+          recommendation: { action: 'move the array out (see array-growth)', reasonIncludes: ['The array `comments` (3,000 elements) is 100% of the document', 'The array-growth rule measures whether it still grows'] },
+        },
+      ],
+    },
+    {
+      name: 'within 20% of 16 MiB, measured in process (a server without $bsonSize): said without the server',
+      snapshot: snapshotOf([sampled([...small, doc(14 * MiB, [{ path: 'blob', bytes: 14 * MiB - 100 }])])]),
+      findings: [
+        {
+          messageId: 'nearLimit',
+          severity: 'error',
+          target: at('blob'),
+          data: { bytes: '14.7 MB', share: 88, over: 1, sample: 31, errorPercent: 80, fields: '`blob` 14.7 MB' },
+          recommendation: subset('blob'),
         },
       ],
     },

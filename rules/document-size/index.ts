@@ -1,15 +1,15 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule } from '../../src/core/rule';
-import type { Recommendation, Severity } from '../../src/core/types';
-import { type DocumentSizeOptions, type DocumentSizeStats, documentSizeStats } from './analyze';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import type { Recommendation } from '../../src/core/types';
+import { type DocumentSizeStats, documentSizeStats } from './analyze';
 
 const MiB = 1024 * 1024;
 /** Decimal megabytes, the unit of the Atlas (2 MB) and Compass (10,000,000 bytes) lines the message compares with. */
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB`;
 
 export const documentSizeOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (the embedding field report).' },
     warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's bloated-document signal is 10,000,000 bytes (the field reports)." },
@@ -17,20 +17,16 @@ export const documentSizeOptionsSchema = {
     maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (the embedding field report)." },
     arrayShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Share of the document an array must hold for the finding to point to array-growth: our choice (half the document).' },
   },
-};
+} as const satisfies OptionsSchema;
 
-function severityOf(s: DocumentSizeStats, o: DocumentSizeOptions): { severity: Severity; threshold: string } {
-  if (s.largest.bytes >= o.errorShare * o.maxDocBytes) return { severity: 'error', threshold: `${Math.round(o.errorShare * 100)}% of the 16 MiB limit` };
-  if (s.largest.bytes > o.warnBytes) return { severity: 'warn', threshold: `${formatNumber(o.warnBytes / 1e6)} MB (Compass)` };
-  return { severity: 'info', threshold: `${formatNumber(o.infoBytes / 1e6)} MB (Atlas)` };
-}
+export type DocumentSizeOptions = OptionsOf<typeof documentSizeOptionsSchema>;
 
 function recommend(collection: string, s: DocumentSizeStats): Recommendation {
   const top = s.largest.largestFields[0];
   if (s.dominantArray) {
     return {
       action: 'move the array out (see array-growth)',
-      reason: `The array \`${s.dominantArray.path}\` is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and every read pulls it. The array-growth rule measures whether it still grows and proposes a child collection or buckets.`,
+      reason: `The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and every read pulls it. The array-growth rule measures whether it still grows and proposes a child collection or buckets.`,
     };
   }
   if (top && s.largestFieldType === 'binData') {
@@ -47,17 +43,21 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
   };
 }
 
-export default defineRule<DocumentSizeOptions>({
+const REACH = 'Sampled documents reach {{bytes}} ({{share}}% of the 16 MiB limit)';
+const FIELDS = 'Largest fields: {{fields}}.';
+
+export default defineRule({
   id: 'document-size',
-  needs: [],
   scope: 'collection',
   meta: {
     description: 'Documents near the size limits: 2 MB (Atlas), 10 MB (Compass), 16 MiB (hard limit)',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/',
     severity: 'warn',
     messages: {
-      largeDocument:
-        'Sampled documents reach {{bytes}} ({{share}} of the 16 MiB limit){{measured}}; {{over}} of {{sample}} sampled documents are over {{threshold}}. Largest fields: {{fields}}.{{arrayHint}}',
+      largeDocument: `${REACH}; {{over}} of {{sample}} sampled documents are over {{line}} MB ({{tool}}). ${FIELDS}`,
+      largeDocumentMeasuredOnServer: `${REACH}, measured on the server with $bsonSize; {{over}} of {{sample}} sampled documents are over {{line}} MB ({{tool}}). ${FIELDS}`,
+      nearLimit: `${REACH}; {{over}} of {{sample}} sampled documents are over {{errorPercent}}% of the 16 MiB limit. ${FIELDS}`,
+      nearLimitMeasuredOnServer: `${REACH}, measured on the server with $bsonSize; {{over}} of {{sample}} sampled documents are over {{errorPercent}}% of the 16 MiB limit. ${FIELDS}`,
     },
     options: documentSizeOptionsSchema,
     requires: { capabilities: [] },
@@ -66,25 +66,9 @@ export default defineRule<DocumentSizeOptions>({
     if (!c) return;
     const s = documentSizeStats(c, options);
     if (!s) return;
-    const grade = severityOf(s, options);
-    const over = grade.severity === 'error' ? s.overError : grade.severity === 'warn' ? s.overWarn : s.overInfo;
-    const fields = s.largest.largestFields.map((f) => `\`${f.path}\` ${f.bytes >= 100_000 ? mb(f.bytes) : formatBytes(f.bytes)}`).join(', ') || 'not measured';
-    report({
-      messageId: 'largeDocument',
-      severity: grade.severity,
-      target: { db: c.db, collection: c.name, ...(s.largest.largestFields[0] ? { path: s.largest.largestFields[0].path } : {}) },
-      data: {
-        bytes: mb(s.largest.bytes),
-        share: `${Math.round((s.largest.bytes / options.maxDocBytes) * 100)}%`,
-        measured: s.largest.measuredOnServer ? ', measured on the server with $bsonSize' : '',
-        over,
-        sample: s.sampleSize,
-        threshold: grade.threshold,
-        fields,
-        arrayHint: s.dominantArray
-          ? ` The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) is ${Math.round(s.dominantArray.share * 100)}% of it: see array-growth.`
-          : '',
-      },
+    const top = s.largest.largestFields[0];
+    const base = {
+      target: { db: c.db, collection: c.name, ...(top ? { path: top.path } : {}) },
       evidence: {
         largestDocBytes: s.largest.bytes,
         measuredOnServer: s.largest.measuredOnServer,
@@ -93,13 +77,30 @@ export default defineRule<DocumentSizeOptions>({
         docsOverInfoBytes: s.overInfo,
         docsOverWarnBytes: s.overWarn,
         docsOverErrorShare: s.overError,
-        largestField: s.largest.largestFields[0]?.path ?? null,
-        largestFieldBytes: s.largest.largestFields[0]?.bytes ?? null,
+        largestField: top?.path ?? null,
+        largestFieldBytes: top?.bytes ?? null,
         largestFieldType: s.largestFieldType,
         dominantArray: s.dominantArray?.path ?? null,
         avgObjSize: c.stats ? Math.round(c.stats.avgObjSize) : null,
       },
       recommendation: recommend(c.name, s),
-    });
+    };
+    const data = {
+      bytes: mb(s.largest.bytes),
+      share: Math.round((s.largest.bytes / options.maxDocBytes) * 100),
+      sample: s.sampleSize,
+      // paths and sizes, never values
+      fields: s.largest.largestFields.map((f) => `\`${f.path}\` ${f.bytes >= 100_000 ? mb(f.bytes) : formatBytes(f.bytes)}`).join(', ') || 'not measured',
+    };
+    const onServer = s.largest.measuredOnServer;
+    if (s.largest.bytes >= options.errorShare * options.maxDocBytes) {
+      const near = { ...data, over: s.overError, errorPercent: Math.round(options.errorShare * 100) };
+      report({ ...base, severity: 'error', ...(onServer ? { messageId: 'nearLimitMeasuredOnServer', data: near } : { messageId: 'nearLimit', data: near }) });
+      return;
+    }
+    const warn = s.largest.bytes > options.warnBytes;
+    // the line crossed, in decimal megabytes, and the tool that draws it
+    const large = warn ? { ...data, over: s.overWarn, line: options.warnBytes / 1e6, tool: 'Compass' } : { ...data, over: s.overInfo, line: options.infoBytes / 1e6, tool: 'Atlas' };
+    report({ ...base, severity: warn ? 'warn' : 'info', ...(onServer ? { messageId: 'largeDocumentMeasuredOnServer', data: large } : { messageId: 'largeDocument', data: large }) });
   },
 });

@@ -35,6 +35,7 @@ describe('document-size (live)', () => {
   it('points to array-growth when an array is most of the document', () => {
     const f = runRule(rule, snap).find((x) => x.target.collection === 'threads');
     expect(f?.target.path).toBe('comments');
-    expect(f?.message).toContain('see array-growth');
+    expect(f?.recommendation?.action).toBe('move the array out (see array-growth)');
+    expect(f?.recommendation?.reason).toMatch(/^The array `comments` \(2,500 elements\) is \d+% of the document/);
   });
 });

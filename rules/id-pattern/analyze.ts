@@ -1,14 +1,7 @@
 import type { CollectionSnapshot, IdProfile, IdType } from '../../src/core/types';
 import { spearmanWithPosition } from '../../src/core/stats';
-
-export interface IdPatternOptions extends Record<string, unknown> {
-  monotonicThreshold: number;
-  randomThreshold: number;
-  randomEntropyShare: number;
-  smallIdBytes: number;
-  minSample: number;
-  recordIdBytes: number;
-}
+import type { NaturalOrder } from './collect';
+import type { IdPatternOptions } from './index';
 
 export type IdOrder = 'monotonic' | 'random' | 'unclear' | 'unknown';
 
@@ -19,6 +12,8 @@ export interface IdPatternStats {
   /** BSON bytes of the _id value (median). */
   idBytes: number;
   monotonicity: number | null;
+  /** _ids read in natural order behind `monotonicity` (0 when none were read). */
+  naturalOrderIds: number;
   /** Entropy of the first byte, as a share of the most the sample could show (0..1). */
   leadingEntropyShare: number | null;
   order: IdOrder;
@@ -46,7 +41,8 @@ export function idLabel(p: IdProfile, main: IdType): string {
   return v ? `UUID v${v}` : 'UUID';
 }
 
-export function idPatternStats(c: CollectionSnapshot, o: IdPatternOptions): IdPatternStats | null {
+/** The _id facts of a collection: its sample's _id profile and, on a regular collection, the _ids' natural order. */
+export function idPatternStats(c: CollectionSnapshot, natural: NaturalOrder | undefined, o: IdPatternOptions): IdPatternStats | null {
   const p = c.sample.id;
   if (!p) return null;
   const counts = Object.entries(p.types) as [IdType, number][];
@@ -56,7 +52,8 @@ export function idPatternStats(c: CollectionSnapshot, o: IdPatternOptions): IdPa
   const mainType = (counts[0] as [IdType, number])[0];
   // A clustered collection stores its documents in _id order, so its natural order is the _id order (rho would read 1
   // whatever the insertion order was): there, only the leading bytes can tell a random _id.
-  const rho = !c.clustered && p.naturalOrderRanks.length >= o.minSample ? spearmanWithPosition(p.naturalOrderRanks) : null;
+  const ranks = c.clustered ? [] : (natural?.ranks ?? []);
+  const rho = ranks.length >= o.minSample ? spearmanWithPosition(ranks) : null;
   const maxBits = Math.min(8, Math.log2(Math.max(2, total)));
   const first = p.leadingByteEntropy[0];
   const entropyShare = first === undefined ? null : first / maxBits;
@@ -74,6 +71,7 @@ export function idPatternStats(c: CollectionSnapshot, o: IdPatternOptions): IdPa
     mixed: counts.length > 1 ? counts.map(([type, n]) => ({ type, share: n / total })) : [],
     idBytes: p.sizeBytes.p50,
     monotonicity: rho === null || !Number.isFinite(rho) ? null : rho,
+    naturalOrderIds: ranks.length,
     leadingEntropyShare: entropyShare,
     order,
     sampleSize: total,
@@ -94,10 +92,10 @@ export function secondaryIndexPenalty(c: CollectionSnapshot, idBytes: number, re
   return { entries: count * secondary.length, extraBytes: Math.max(0, perEntry) * count * secondary.length, currentBytes, secondaryIndexes: secondary.length };
 }
 
-/** How today's secondary index bytes compare with the estimated growth, in words. */
-export function penaltyShare(p: ReturnType<typeof secondaryIndexPenalty>, formatBytes: (n: number) => string): string {
-  if (p.secondaryIndexes === 0) return 'no secondary indexes today';
+/** The estimated growth of the secondary indexes against what they take today, in words (for a recommendation's reason). */
+export function penaltyInWords(p: ReturnType<typeof secondaryIndexPenalty>, formatBytes: (n: number) => string): string {
+  if (p.secondaryIndexes === 0) return 'the collection has no secondary index today, so none would grow';
   const n = `${p.secondaryIndexes} secondary ${p.secondaryIndexes === 1 ? 'index' : 'indexes'}`;
-  if (p.currentBytes === null) return `${n} today; the server reported no size for them, so the share is unknown`;
-  return `${Math.round((p.extraBytes / p.currentBytes) * 100)}% of today's ${formatBytes(p.currentBytes)} in ${n}`;
+  if (p.currentBytes === null) return `about ${formatBytes(p.extraBytes)} more in its ${n}; the server reported no size for them, so the share is unknown`;
+  return `about ${formatBytes(p.extraBytes)} more in its ${n}: ${Math.round((p.extraBytes / p.currentBytes) * 100)}% of today's ${formatBytes(p.currentBytes)}`;
 }

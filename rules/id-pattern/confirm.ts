@@ -6,7 +6,7 @@ import { DEFAULT_TRIALS, ratioOf, timeTrials, toMeasurement, verdict } from '../
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
-import type { IdPatternOptions } from './analyze';
+import type { IdPatternOptions } from './index';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Most documents per timed insert. */
@@ -171,8 +171,13 @@ async function compareIndexSizes(s: Scratch, names: readonly string[], docs: { c
   return { text, measurements, compared: same && !flushNote ? { clustered: secC, regular: secR } : null };
 }
 
+/** The findings that advise against clustering (a random or a large _id): supported when clustered inserts are slower or the indexes grow. */
+const ADVISE_AGAINST: readonly string[] = ['adviseAgainstClustered', 'adviseAgainstClusteredLarge'];
+/** The findings the experiment tests: the advice against clustering, and the advice for it (supported by a faster _id range scan). */
+export const CONFIRMABLE: readonly string[] = ['recommendClustered', ...ADVISE_AGAINST];
+
 export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, _o: IdPatternOptions): Promise<Result> {
-  if (f.messageId !== 'recommendClustered' && f.messageId !== 'adviseAgainstClustered') {
+  if (!CONFIRMABLE.includes(f.messageId)) {
     return { status: 'not-run', summary: 'Nothing to measure: this finding makes no clustered-vs-regular claim.', measurements: [] };
   }
   const s = ctx.scratch;
@@ -279,7 +284,7 @@ async function measure(ctx: ConfirmContext, f: Finding): Promise<Result> {
   const scanned = returned.id_clustered === returned.id_regular ? `${formatNumber(returned.id_regular)} documents each` : `${formatNumber(returned.id_clustered)} documents clustered, ${formatNumber(returned.id_regular)} regular`;
   const body = `With ${gen.describe} and ${what}: inserts took ${fmt(insertRatio.median)} as long clustered as regular (95% CI ${fmt(insertRatio.low)}–${fmt(insertRatio.high)}, median ${formatDuration(toMeasurement(insC).median)} vs ${formatDuration(toMeasurement(insR).median)} per batch); an _id range scan (${scanned}) took ${fmt(scanRatio.median)} (${fmt(scanRatio.low)}–${fmt(scanRatio.high)}).${sizes2.text}`;
   if (!complete) return { status: 'inconclusive', summary: `${body} The time budget ran out before five trials of each.`, ratio: insertRatio, measurements };
-  if (f.messageId === 'adviseAgainstClustered') {
+  if (ADVISE_AGAINST.includes(f.messageId)) {
     const v = verdict(insertRatio, 1);
     const bigger = sizes2.compared !== null && sizes2.compared.clustered > sizes2.compared.regular * 1.05;
     const status = v === 'above' || (v === 'straddles' && bigger) ? 'supported' : v === 'below' && !bigger ? 'refuted' : 'inconclusive';

@@ -1,11 +1,13 @@
+import { dataOf } from '../../src/core/collector';
 import { formatBytes } from '../../src/core/format';
-import { defineRule } from '../../src/core/rule';
-import { type IdPatternOptions, idPatternStats, penaltyShare as shareOf, secondaryIndexPenalty } from './analyze';
-import { confirmIdPattern } from './confirm';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { idPatternStats, penaltyInWords, secondaryIndexPenalty } from './analyze';
+import { naturalOrder } from './collect';
+import { CONFIRMABLE, confirmIdPattern } from './confirm';
 
 export const idPatternOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     monotonicThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.7, description: "Spearman correlation of _id order with natural (insertion) order at which _id is monotonic: the server's own analyzeShardKey line." },
     randomThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.3, description: 'Below this absolute correlation (with high leading-byte entropy) _id is random.' },
@@ -14,11 +16,15 @@ export const idPatternOptionsSchema = {
     minSample: { type: 'integer', minimum: 2, default: 20, description: "Fewest _ids needed to judge their order (mongosh analyze-schema's minimum sample)." },
     recordIdBytes: { type: 'integer', minimum: 1, default: 8, description: 'Bytes of the recordId a regular collection stores in each secondary index entry.' },
   },
-};
+} as const satisfies OptionsSchema;
 
-export default defineRule<IdPatternOptions>({
+export type IdPatternOptions = OptionsOf<typeof idPatternOptionsSchema>;
+
+const round3 = (n: number | null): number | null => (n === null ? null : Math.round(n * 1000) / 1000);
+
+export default defineRule({
   id: 'id-pattern',
-  needs: ['naturalOrder'],
+  needs: [naturalOrder],
   scope: 'collection',
   meta: {
     description: '_id type, size and order: clustered or regular collection',
@@ -27,26 +33,32 @@ export default defineRule<IdPatternOptions>({
     messages: {
       mixedTypes: '`_id` mixes types: {{mix}}. Range scans and a clustered key need one type.',
       recommendClustered:
-        '`_id` is {{label}} ({{bytes}} bytes), monotonic (ρ = {{rho}}): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes would grow by about {{penalty}} ({{penaltyShare}}).',
+        '`_id` is {{label}} ({{bytes}} bytes), monotonic (ρ = {{rho}}): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes would grow by about {{penalty}}.',
       adviseAgainstClustered:
-        '`_id` is {{label}} ({{bytes}} bytes) and {{why}}: keep this a regular collection — clustered on such keys, {{scatter}}every secondary index entry would grow by {{perEntry}} bytes ({{penalty}}).',
+        '`_id` is {{label}} ({{bytes}} bytes) and random (ρ = {{rho}}, leading bytes {{entropyPercent}}% of maximal entropy): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
+      adviseAgainstClusteredLarge:
+        '`_id` is {{label}} ({{bytes}} bytes) and large (over {{smallIdBytes}} bytes): keep this a regular collection — clustered on such keys, every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
       clusteredOnRandom:
-        'This clustered collection has a {{why}} `_id` ({{label}}): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
-      orderUnknown: '`_id` order could not be judged: {{reason}}.',
+        'This clustered collection has a random `_id` ({{label}}): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
+      orderUnknown: '`_id` order could not be judged: the correlation with insertion order is {{rho}}, between random (< {{randomThreshold}}) and monotonic (≥ {{monotonicThreshold}}).',
+      orderUnread: '`_id` order could not be judged: the natural-order read failed.',
     },
     options: idPatternOptionsSchema,
     requires: { capabilities: [] },
   },
   analyze({ snapshot, collection: c, options, report }) {
     if (!c || c.sample.size === 0) return;
-    const s = idPatternStats(c, options);
+    const natural = dataOf(naturalOrder, c);
+    const s = idPatternStats(c, natural, options);
     if (!s) return;
     const target = { db: c.db, collection: c.name, path: '_id' };
     const evidence = {
       idType: s.label,
       idBytes: s.idBytes,
-      monotonicity: s.monotonicity === null ? null : Math.round(s.monotonicity * 1000) / 1000,
-      leadingByteEntropyShare: s.leadingEntropyShare === null ? null : Math.round(s.leadingEntropyShare * 1000) / 1000,
+      monotonicity: round3(s.monotonicity),
+      // the _ids behind the correlation: the report's _id order chart reads both from the findings
+      naturalOrderIds: s.monotonicity === null ? null : s.naturalOrderIds,
+      leadingByteEntropyShare: round3(s.leadingEntropyShare),
       order: s.order,
       sampleSize: s.sampleSize,
       clustered: c.clustered,
@@ -65,26 +77,36 @@ export default defineRule<IdPatternOptions>({
     }
     const idValueBytes = s.mainType === 'uuid' ? 16 : s.mainType === 'string' ? Math.max(0, s.idBytes - 5) : s.idBytes;
     const penalty = secondaryIndexPenalty(c, idValueBytes, options.recordIdBytes);
-    const penaltyShare = shareOf(penalty, formatBytes);
-    const why = s.order === 'random' ? `random (ρ = ${s.monotonicity === null ? 'n/a' : s.monotonicity.toFixed(2)}, leading bytes ${Math.round((s.leadingEntropyShare ?? 0) * 100)}% of maximal entropy)` : `large (over ${options.smallIdBytes} bytes)`;
+    const withPenalty = { ...evidence, secondaryIndexes: penalty.secondaryIndexes, secondaryIndexExtraBytes: penalty.extraBytes, secondaryIndexBytes: penalty.currentBytes };
+    const here = `Here: ${penaltyInWords(penalty, formatBytes)}.`;
     if (c.clustered) {
-      if (s.order === 'random') report({ messageId: 'clusteredOnRandom', severity: 'warn', target, data: { why: 'random', label: s.label }, evidence });
+      if (s.order === 'random') report({ messageId: 'clusteredOnRandom', severity: 'warn', target, data: { label: s.label }, evidence });
       return;
     }
     if (s.order === 'random' || idValueBytes > options.smallIdBytes) {
-      report({
-        messageId: 'adviseAgainstClustered',
-        target,
-        // only a random key scatters inserts; a large monotonic one still appends at the end of the tree
-        data: { label: s.label, bytes: idValueBytes, why, scatter: s.order === 'random' ? 'inserts land all over the tree, and ' : '', perEntry: Math.max(0, idValueBytes - options.recordIdBytes), penalty: penalty.secondaryIndexes === 0 ? 'none here today: the collection has no secondary index' : `≈ ${formatBytes(penalty.extraBytes)} here` },
-        evidence: { ...evidence, secondaryIndexExtraBytes: penalty.extraBytes, secondaryIndexBytes: penalty.currentBytes },
-        recommendation: {
-          action: 'regular collection',
-          reason: s.order === 'random'
-            ? 'Random keys scatter inserts across a clustered tree (the field report, 6.0.5, 20M documents: clustered much slower than regular with UUID keys). If you need time-ordered ids, UUID v7 or ObjectId are monotonic.'
-            : `Every secondary index entry of a clustered collection holds the _id (${idValueBytes} bytes) instead of an ${options.recordIdBytes}-byte recordId.`,
-        },
-      });
+      const shared = { target, evidence: withPenalty, data: { label: s.label, bytes: idValueBytes, perEntry: Math.max(0, idValueBytes - options.recordIdBytes), penalty: formatBytes(penalty.extraBytes) } };
+      // only a random key scatters inserts; a large monotonic one still appends at the end of the tree
+      if (s.order === 'random') {
+        report({
+          ...shared,
+          messageId: 'adviseAgainstClustered',
+          data: { ...shared.data, rho: s.monotonicity === null ? 'n/a' : s.monotonicity.toFixed(2), entropyPercent: Math.round((s.leadingEntropyShare ?? 0) * 100) },
+          recommendation: {
+            action: 'regular collection',
+            reason: `Random keys scatter inserts across a clustered tree (the field report, 6.0.5, 20M documents: clustered much slower than regular with UUID keys). If you need time-ordered ids, UUID v7 or ObjectId are monotonic. ${here}`,
+          },
+        });
+      } else {
+        report({
+          ...shared,
+          messageId: 'adviseAgainstClusteredLarge',
+          data: { ...shared.data, smallIdBytes: options.smallIdBytes },
+          recommendation: {
+            action: 'regular collection',
+            reason: `Every secondary index entry of a clustered collection holds the _id (${idValueBytes} bytes) instead of an ${options.recordIdBytes}-byte recordId. ${here}`,
+          },
+        });
+      }
       return;
     }
     if (s.order === 'monotonic' && !c.capped) {
@@ -93,28 +115,29 @@ export default defineRule<IdPatternOptions>({
       report({
         messageId: 'recommendClustered',
         target,
-        data: { label: s.label, bytes: idValueBytes, rho: (s.monotonicity ?? 0).toFixed(2), penalty: formatBytes(penalty.extraBytes), penaltyShare },
-        evidence: { ...evidence, secondaryIndexExtraBytes: penalty.extraBytes, secondaryIndexBytes: penalty.currentBytes, clusteredSupport: cap.evidence },
+        data: { label: s.label, bytes: idValueBytes, rho: (s.monotonicity ?? 0).toFixed(2), penalty: formatBytes(penalty.extraBytes) },
+        evidence: { ...withPenalty, clusteredSupport: cap.evidence },
         recommendation: {
           action: 'clustered collection (when you next create it)',
-          reason: `_id lookups and range scans walk one tree instead of two, and CRUD gets cheaper (the field report measured clustered slightly faster than regular with ObjectId keys). Cost: secondary index entries carry the ${idValueBytes}-byte _id instead of an ${options.recordIdBytes}-byte recordId (measured 20–25% larger indexes). Clustering is chosen at creation; check explain() of multi-value _id $in finds first (6.0.5 fell back to COLLSCAN).`,
+          reason: `_id lookups and range scans walk one tree instead of two, and CRUD gets cheaper (the field report measured clustered slightly faster than regular with ObjectId keys). Cost: secondary index entries carry the ${idValueBytes}-byte _id instead of an ${options.recordIdBytes}-byte recordId (measured 20–25% larger indexes). ${here} Clustering is chosen at creation; check explain() of multi-value _id $in finds first (6.0.5 fell back to COLLSCAN).`,
           commands: [`db.createCollection("${c.name}_clustered", { clusteredIndex: { key: { _id: 1 }, unique: true } })`],
         },
       });
       return;
     }
     if (s.order === 'unknown' || s.order === 'unclear') {
-      // A collection with fewer documents than minSample has no order worth judging: nothing to say.
-      if (s.monotonicity === null && c.sample.id?.naturalOrderSource !== 'none') return;
-      const reason = s.monotonicity === null
-        ? 'the natural-order read failed'
-        : `the correlation with insertion order is ${s.monotonicity.toFixed(2)}, between random (< ${options.randomThreshold}) and monotonic (≥ ${options.monotonicThreshold})`;
-      report({ messageId: 'orderUnknown', target, data: { reason }, evidence });
+      if (s.monotonicity !== null) {
+        report({ messageId: 'orderUnknown', target, data: { rho: s.monotonicity.toFixed(2), randomThreshold: options.randomThreshold, monotonicThreshold: options.monotonicThreshold }, evidence });
+        return;
+      }
+      // A collection with fewer documents than minSample has no order worth judging: nothing to say. A failed read
+      // (its note says why) is said.
+      if (natural === undefined || natural.source === 'none') report({ messageId: 'orderUnread', target, evidence });
     }
   },
   confirm: {
     describe: 'inserts and an _id range scan on clustered vs regular scratch collections, plus secondary index sizes',
-    appliesTo: (f) => f.messageId === 'recommendClustered' || f.messageId === 'adviseAgainstClustered',
+    appliesTo: (f) => CONFIRMABLE.includes(f.messageId),
     run: confirmIdPattern,
   },
 });

@@ -1,9 +1,15 @@
 import { ObjectId, UUID } from 'mongodb';
 import { describe, expect, inject, it } from 'vitest';
+import type { Doc } from '../../src/adapters/types';
 import { check } from '../../src/check';
+import { collectSnapshot } from '../../src/collect';
+import { dataOf } from '../../src/core/collector';
+import { spearmanWithPosition } from '../../src/core/stats';
 import rule from './index';
+import { naturalOrder } from './collect';
 import type { CheckResult, Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
+import { recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_id_pattern';
@@ -100,5 +106,60 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
       // the insertion-order correlation is not read on a clustered collection, whatever this server's natural order
       expect(f?.evidence).toMatchObject({ clustered: true, monotonicity: null, order: 'random', idType: 'UUID v4' });
     }
+  });
+});
+
+describe('id-pattern collector (live): _ids in natural order, kept as ranks', () => {
+  const caps = inject('capabilities');
+  const live = useLiveDb('mongo_advisor_test_id_pattern_collect', async (db) => {
+    // ObjectIds made one after another, inserted in that order: natural order is _id order
+    await db.collection('ordered').insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: new ObjectId(), i })));
+    await db.createCollection('clustered', { clusteredIndex: { key: { _id: 1 }, unique: true } });
+    await db.collection<{ _id: UUID }>('clustered').insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: new UUID(), i })));
+    await db.createCollection('empty');
+  });
+
+  it('reads each sampled regular collection in one find (two where the $natural hint is refused), never a clustered or an empty one, and keeps ranks only', async () => {
+    const recording = recordingAdapter(live.adapter);
+    const snap = await collectSnapshot(recording, { db: live.db.databaseName, sampleSize: 100, collectors: [naturalOrder] });
+    expect(snap.collectors.map((c) => c.id)).toEqual(['id-pattern']);
+    const coll = (name: string) => snap.databases[0]?.collections.find((c) => c.name === name);
+    // the collector's commands: finds of _ids alone (the sample reads whole documents)
+    const reads = (name: string) => recording.sent.filter((c) => c.name === 'find' && c.cmd.find === name && (c.cmd.projection as Doc | undefined)?._id === 1);
+
+    const ordered = coll('ordered');
+    const data = dataOf(naturalOrder, ordered);
+    expect(data?.source).toBe('natural-scan');
+    // as many _ids as the sample holds, each rank once: a permutation of 0..n-1, never a value
+    expect(data?.ranks.length).toBe(ordered?.sample.size);
+    expect([...(data?.ranks ?? [])].sort((a, b) => a - b)).toEqual(Array.from({ length: ordered?.sample.size ?? 0 }, (_, i) => i));
+    expect(spearmanWithPosition(data?.ranks ?? [])).toBeGreaterThan(0.9);
+    expect(JSON.stringify(ordered?.data)).not.toMatch(/[0-9a-f]{24}/);
+    const sent = reads('ordered');
+    expect(sent[0]?.cmd).toMatchObject({ filter: {}, projection: { _id: 1 }, hint: { $natural: 1 }, limit: ordered?.sample.size, batchSize: ordered?.sample.size, singleBatch: true });
+    expect(typeof sent[0]?.cmd.maxTimeMS).toBe('number');
+    expect(sent.length === 1 || (sent.length === 2 && sent[1]?.cmd.hint === undefined)).toBe(true);
+    console.log(`[id-pattern live] ${inject('serverKind')}: natural-order read of ordered: ${sent.length} command${sent.length === 1 ? '' : 's'}${sent.length === 2 ? ' (the $natural hint was refused)' : ''}`);
+
+    expect(dataOf(naturalOrder, coll('empty'))).toBeUndefined();
+    expect(reads('empty')).toEqual([]);
+    const clustered = coll('clustered');
+    expect(clustered?.clustered).toBe(caps.has.clustered === true);
+    if (caps.has.clustered) {
+      // its natural order is _id order: not read
+      expect(dataOf(naturalOrder, clustered)).toBeUndefined();
+      expect(reads('clustered')).toEqual([]);
+    } else {
+      // the server ignored clusteredIndex: an ordinary collection, read like one
+      expect(dataOf(naturalOrder, clustered)?.ranks.length).toBe(clustered?.sample.size);
+    }
+  });
+
+  it('costs nothing when id-pattern is off: no read of _ids in natural order', async () => {
+    const recording = recordingAdapter(live.adapter);
+    const snap = await collectSnapshot(recording, { db: live.db.databaseName, sampleSize: 100 });
+    expect(snap.collectors).toEqual([]);
+    expect(recording.sent.filter((c) => c.name === 'find' && (c.cmd.projection as Doc | undefined)?._id === 1)).toEqual([]);
+    expect(snap.databases[0]?.collections.every((c) => c.data === undefined)).toBe(true);
   });
 });

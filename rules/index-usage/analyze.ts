@@ -1,17 +1,23 @@
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { isKeyPrefix, prefixBlockers } from '../../src/lib/index-keys';
+import type { IndexAccess, IndexUsageMembers } from './collect';
+import type { IndexUsageOptions } from './index';
 
 export { formatKey, isKeyPrefix, prefixBlockers, specialKind } from '../../src/lib/index-keys';
 export { shellCollection } from '../../src/lib/shell';
 
 const DAY_MS = 86_400_000;
 
-export interface IndexUsageOptions extends Record<string, unknown> {
-  warmupDays: number;
-  unusedMaxOps: number;
-  warnIndexes: number;
-  errorIndexes: number;
-  cacheShareWarn: number;
+/**
+ * The claim a finding makes, by its message id, for the confirmation (which experiment tests it); null for lines no
+ * experiment can test (kept, too recent, not redundant).
+ */
+export function claimOf(messageId: string): 'unused' | 'redundant' | 'tooMany' | 'indexesVsCache' | null {
+  if (messageId.startsWith('unused') || messageId.startsWith('rarelyUsed')) return 'unused';
+  if (messageId === 'redundant' || messageId === 'redundantUnsized') return 'redundant';
+  if (messageId === 'tooMany') return 'tooMany';
+  if (messageId === 'indexesVsCache' || messageId === 'indexesVsCacheAtLeast') return 'indexesVsCache';
+  return null;
 }
 
 /** Indexes that can serve `shorter`'s queries in its place: compatible indexes whose key starts with its key. */
@@ -73,9 +79,11 @@ export function keptReason(ix: IndexSnapshot): string | null {
   return null;
 }
 
-/** Usage summed over every member read, with the warm-up guard: counters younger than `warmupDays` prove nothing. */
-export function indexUsage(ix: IndexSnapshot, collectedAt: number, o: IndexUsageOptions): IndexUsage {
-  const acc = ix.accesses;
+/**
+ * Usage summed over every member read (`acc`: the index's $indexStats rows, null when none were read), with the
+ * warm-up guard: counters younger than `warmupDays` prove nothing.
+ */
+export function indexUsage(ix: IndexSnapshot, acc: readonly IndexAccess[] | null, collectedAt: number, o: Pick<IndexUsageOptions, 'warmupDays' | 'unusedMaxOps'>): IndexUsage {
   if (acc === null || acc.length === 0) return { index: ix, status: 'unknown', ops: 0, windowDays: null, youngestHost: null };
   const ops = acc.reduce((s, a) => s + a.ops, 0);
   let windowDays: number | null = null;
@@ -110,20 +118,30 @@ export function indexBytes(c: CollectionSnapshot): number | null {
   return sizes.length ? sizes.reduce((a, b) => a + b, 0) : null;
 }
 
-/** Who was read: "3 of 3 members", "the connected member", or the shard primaries through mongos. */
-export function membersRead(snapshot: Snapshot, c: CollectionSnapshot, ix: IndexSnapshot): { text: string; complete: boolean; missing: string } {
-  const hosts = (ix.accesses ?? []).length;
-  const m = c.indexUsageMembers;
-  if (snapshot.server.topology === 'sharded') {
-    return { text: `${hosts} shard primar${hosts === 1 ? 'y' : 'ies'} (through mongos)`, complete: false, missing: 'Shard secondaries are not read through mongos; an index used only by secondary reads would look unused here.' };
+/**
+ * Whose counters an index's use was summed over, as the unused message says it: a standalone (nothing to add), every
+ * member of a replica set (or its only one), some of them (with who was not read and why), the connected member only
+ * (the member list could not be read), or the shard primaries mongos reaches. `complete` is false when an index used
+ * only elsewhere would look unused here.
+ */
+export type Coverage =
+  | { kind: 'standalone'; complete: true }
+  | { kind: 'members'; complete: true; read: number; members: number }
+  | { kind: 'onlyMember'; complete: true; host: string }
+  | { kind: 'membersNotRead'; complete: false; read: number; members: number; notRead: string }
+  | { kind: 'connectedOnly'; complete: false; why: string }
+  | { kind: 'sharded'; complete: false; primaries: number };
+
+export function coverage(snapshot: Snapshot, members: IndexUsageMembers | undefined, rows: number): Coverage {
+  if (snapshot.server.topology === 'sharded') return { kind: 'sharded', complete: false, primaries: rows };
+  if (snapshot.server.topology !== 'replicaSet') return { kind: 'standalone', complete: true };
+  if (!members) return { kind: 'connectedOnly', complete: false, why: 'no member list was recorded' };
+  if (members.listError !== undefined) return { kind: 'connectedOnly', complete: false, why: members.listError };
+  const total = members.read.length + members.notRead.length;
+  if (members.notRead.length > 0) {
+    return { kind: 'membersNotRead', complete: false, read: members.read.length, members: total, notRead: members.notRead.map((n) => `${n.host} (${n.reason})`).join('; ') };
   }
-  if (snapshot.server.topology !== 'replicaSet') return { text: '', complete: true, missing: '' };
-  if (!m) return { text: 'the connected member only', complete: false, missing: 'The other members were not read; an index used only there would look unused here.' };
-  const total = m.read.length + m.notRead.length;
-  const parts: string[] = [];
-  const counted = total === 1 && m.read.length === 1 ? `the only member listed (${m.read[0] ?? ''})` : `${m.read.length} of ${total} member${total === 1 ? '' : 's'}`;
-  if (m.notRead.length) parts.push(`Not read: ${m.notRead.map((n) => `${n.host} (${n.reason})`).join('; ')}; an index used only there would look unused here.`);
-  // Hidden members take no reads through read preferences, so their absence does not lower the verdict.
-  if (m.hiddenUnknown) parts.push(`Hidden members, if any, were not read: ${m.hiddenUnknown}.`);
-  return { text: counted, complete: m.notRead.length === 0, missing: parts.join(' ') };
+  const only = members.read[0];
+  if (total === 1 && only) return { kind: 'onlyMember', complete: true, host: only };
+  return { kind: 'members', complete: true, read: members.read.length, members: total };
 }

@@ -4,7 +4,8 @@ import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
-import { type IndexUsageOptions, standIns } from './analyze';
+import { claimOf, standIns } from './analyze';
+import type { IndexUsageOptions } from './index';
 import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
 import { indexFlag } from '../../src/lib/index-keys';
 
@@ -215,7 +216,7 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
 
 /** index-usage's experiments on a scratch copy of the collection (real documents, the source's index specs). */
 export async function confirmIndexUsage(ctx: ConfirmContext, f: Finding, _o: IndexUsageOptions): Promise<Result> {
-  switch (f.messageId) {
+  switch (claimOf(f.messageId)) {
     case 'unused':
       return await confirmWriteCost(ctx, f, new Set([f.target.index ?? '']), `without ${f.target.index ?? 'it'}`);
     case 'redundant':

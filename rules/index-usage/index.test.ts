@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { type ServerStatusData, serverStatus } from '../../src/collect/server-status';
+import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
-import { collectionOf, snapshotOf, unsupported, withServer } from '../../test/support/fixtures';
+import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
-import { formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
+import { claimOf, formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
+import { type IndexAccess, type IndexUsageMembers, indexUsageCollector } from './collect';
 import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
 import rule from './index';
 
@@ -11,28 +14,59 @@ const OLD = '2026-09-02T00:00:00.000Z';
 const RECENT = '2026-10-30T00:00:00.000Z';
 const GB = 1024 ** 3;
 
-/** An index as collect writes it from listIndexes + $collStats indexSizes + $indexStats (one row per member). */
-function ix(name: string, key: IndexSnapshot['key'], accesses: [string, number, string][] | null = [['m1.example.net:27017', 120, OLD]], over: Partial<IndexSnapshot> = {}): IndexSnapshot {
-  return { name, key, sizeBytes: 1_048_576, accesses: accesses && accesses.map(([host, ops, since]) => ({ host, ops, since })), ...over };
+/** An index as listIndexes + $collStats indexSizes give it (whatever else the core writes, from the fixture's _id index). */
+function spec(name: string, key: IndexSnapshot['key'], over: Partial<IndexSnapshot> = {}): IndexSnapshot {
+  const base = collectionOf('x').indexes[0] as IndexSnapshot;
+  return { ...base, name, key, sizeBytes: 1_048_576, ...over };
+}
+
+/** An index and its $indexStats rows (one per member read) as the index-usage collector stores them; null: no row. */
+interface Ix {
+  index: IndexSnapshot;
+  rows: IndexAccess[] | null;
+}
+function ix(name: string, key: IndexSnapshot['key'], accesses: [string, number, string][] | null = [['m1.example.net:27017', 120, OLD]], over: Partial<IndexSnapshot> = {}): Ix {
+  return { index: spec(name, key, over), rows: accesses && accesses.map(([host, ops, since]) => ({ host, ops, since })) };
 }
 
 const idIndex = ix('_id_', { _id: 1 }, [['m1.example.net:27017', 0, OLD]]);
 
-function coll(indexes: IndexSnapshot[], over: Partial<CollectionSnapshot> = {}): CollectionSnapshot {
-  return collectionOf('orders', { indexes: [idIndex, ...indexes], stats: { count: 100_000, sizeBytes: 50_000_000, avgObjSize: 500, storageSizeBytes: 20_000_000, totalIndexSizeBytes: (indexes.length + 1) * 1_048_576, nindexes: indexes.length + 1, blockCompressor: 'snappy' }, ...over });
+/**
+ * The orders collection with these indexes (and _id) and, when any index has rows, the collector's data for it (no
+ * data at all: the collector read nothing there).
+ */
+function coll(indexes: Ix[], over: Partial<CollectionSnapshot> = {}, members?: IndexUsageMembers): CollectionSnapshot {
+  const all = [idIndex, ...indexes];
+  const c = collectionOf('orders', {
+    indexes: all.map((i) => i.index),
+    stats: { count: 100_000, sizeBytes: 50_000_000, avgObjSize: 500, storageSizeBytes: 20_000_000, totalIndexSizeBytes: all.length * 1_048_576, nindexes: all.length, blockCompressor: 'snappy' },
+    ...over,
+  });
+  if (indexes.every((i) => i.rows === null)) return c;
+  const accesses = Object.fromEntries(all.filter((i) => i.rows !== null).map((i) => [i.index.name, i.rows ?? []]));
+  return withData(c, indexUsageCollector, { accesses, ...(members ? { members } : {}) });
 }
 
+/** serverStatus as the server-status collector keeps it: WiredTiger with an 8 GB cache unless told otherwise. */
+const status = (over: Partial<ServerStatusData> = {}): ServerStatusData => ({ storageEngine: 'wiredTiger', cacheBytes: 8 * GB, dataHandles: { active: 120, sweeps: 4, closedBySweep: 10 }, ...over });
+/** A snapshot of these collections with serverStatus read. */
+const snap = (colls: CollectionSnapshot[], s: ServerStatusData = status()): Snapshot => withData(snapshotOf(colls), serverStatus, s);
+const withCache = (s: Snapshot, cacheBytes: number | null): Snapshot => withData(s, serverStatus, { ...(dataOf(serverStatus, s) ?? status()), cacheBytes });
+
 const members = ['m1.example.net:27017', 'm2.example.net:27017', 'm3.example.net:27017'];
-/** A replica set of three, every member read, as the index-usage-members collector records it. */
-function replicaSet(c: CollectionSnapshot, notRead: { host: string; reason: string }[] = []): Snapshot {
+/** A replica set of three as the index-usage collector records it: every member read but those in notRead. */
+function replicaSet(indexes: Ix[], notRead: { host: string; reason: string }[] = [], extra: Partial<IndexUsageMembers> = {}): Snapshot {
   const read = members.filter((m) => !notRead.some((n) => n.host === m));
-  return withServer(snapshotOf([{ ...c, indexUsageMembers: { read, notRead } }]), { topology: 'replicaSet' });
+  return withServer(snap([coll(indexes, {}, { read, notRead, ...extra })]), { topology: 'replicaSet' });
 }
 const everywhere = (ops: [number, number, number], since = OLD): [string, number, string][] => members.map((m, i) => [m, ops[i] as number, since]);
 
-const withCache = (s: Snapshot, cacheBytes: number | null): Snapshot => withServer(s, { cacheBytes });
+/** The collector's record of the run, with what it could not read (as its notes said). */
+const couldNot = (s: Snapshot, ...lines: string[]): Snapshot => ({ ...s, collectors: s.collectors.map((r) => (r.id === indexUsageCollector.id ? { ...r, couldNot: lines } : r)) });
 
 const orders = { db: 'app', collection: 'orders' };
+/** The values every unused line of `status_1` (60 days old, 1 MB) gives its template. */
+const status1 = { index: 'status_1', key: '{ status: 1 }', days: '60 days', size: '1.0 MB' };
 const onIndex = (index: string) => ({ ...orders, index });
 const hideThenDrop = (index: string) => ({ action: 'hide it, then drop it', commands: [`db.orders.hideIndex("${index}")`, `db.orders.dropIndex("${index}")`] });
 const consolidate = { action: 'consolidate', commands: ['db.orders.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])'] };
@@ -45,11 +79,11 @@ function unsized(): CollectionSnapshot {
 
 /**
  * SecantusDB 0.7 answers $indexStats with {name, key, host: "secantus", accesses: {ops: 0, since: null}} and its ops
- * stay 0 after queries; MongoDB's manual documents accesses.since as the date counting started. collect stores the
- * since it got as text ("null").
+ * stay 0 after queries; MongoDB's manual documents accesses.since as the date counting started. The collector stores
+ * the type it got instead of a date ("null").
  */
 const nullSince: [string, number, string][] = [['secantus', 0, 'null']];
-const noStartDate = snapshotOf([
+const noStartDate = snap([
   coll([
     ix('status_1', { status: 1 }, nullSince),
     ix('total_1', { total: 1 }, nullSince),
@@ -59,59 +93,72 @@ const noStartDate = snapshotOf([
 ]);
 const notJudgedNoStartDate =
   'index-usage: index use was not judged for 3 indexes with no recorded use (orders: `status_1`, `total_1`, `email_1`): $indexStats on secantus gave accesses.since null, where MongoDB gives the date its counters started. Without it accesses.ops is not a count over any known time, so none is called unused. Redundant indexes and index counts were still checked.';
+const ferretRefusal = "index use could not be read ($indexStats): CommandNotFound (59): $indexStats is not implemented; this server does not have $indexStats, so index use is not checked on it. The same answer on other collections of this run is not repeated; index-usage names them.";
 
 ruleTester(rule, {
   valid: [
-    { name: 'every index used, on a standalone', snapshot: snapshotOf([coll([ix('status_1', { status: 1 }), ix('customer_1_date_-1', { customer: 1, date: -1 })])]), notes: [] },
-    { name: 'only the _id index', snapshot: snapshotOf([coll([])]) },
+    { name: 'every index used, on a standalone', snapshot: snap([coll([ix('status_1', { status: 1 }), ix('customer_1_date_-1', { customer: 1, date: -1 })])]), notes: [] },
+    { name: 'only the _id index (the collector does not run there): nothing to say', snapshot: snap([collectionOf('orders')]), notes: [] },
     {
       name: 'an index used only on a secondary is used (sum over members)',
-      snapshot: replicaSet(coll([ix('report_1', { report: 1 }, everywhere([0, 0, 4200]))])),
+      snapshot: replicaSet([ix('report_1', { report: 1 }, everywhere([0, 0, 4200]))]),
+      notes: [],
     },
-    { name: '{a:1} is not a prefix of {ab:1}', snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('ab_1', { ab: 1 })])]) },
-    { name: 'different direction is not the same prefix', snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_-1_b_1', { a: -1, b: 1 })])]) },
-    { name: 'ten indexes is still within the Compass line', snapshot: snapshotOf([coll(Array.from({ length: 9 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]) },
-    { name: 'indexes well inside the cache', snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), 8 * GB), notes: [] },
+    { name: '{a:1} is not a prefix of {ab:1}', snapshot: snap([coll([ix('a_1', { a: 1 }), ix('ab_1', { ab: 1 })])]) },
+    { name: 'different direction is not the same prefix', snapshot: snap([coll([ix('a_1', { a: 1 }), ix('a_-1_b_1', { a: -1, b: 1 })])]) },
+    { name: 'ten indexes is still within the Compass line', snapshot: snap([coll(Array.from({ length: 9 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]) },
+    { name: 'indexes well inside the cache', snapshot: withCache(snap([coll([ix('status_1', { status: 1 })])]), 8 * GB), notes: [] },
     {
-      name: 'FerretDB: no $indexStats, no WiredTiger cache: said in the notes',
-      snapshot: withServer(snapshotOf([coll([ix('status_1', { status: 1 }, null)])]), {
-        flavor: 'ferretdb',
-        cacheBytes: null,
-        capabilities: { indexStats: unsupported('aggregate $indexStats failed: CommandNotFound (59): $indexStats is not implemented') },
-      }),
+      name: 'FerretDB: $indexStats refused (the collector said why), no WiredTiger cache: both said in the notes',
+      snapshot: couldNot(withServer(snap([coll([ix('status_1', { status: 1 }, null)])], status({ storageEngine: null, cacheBytes: null })), { flavor: 'ferretdb' }), ferretRefusal),
       notes: [
-        'index-usage: index use was not checked: the server lacks $indexStats (aggregate $indexStats failed: CommandNotFound (59): $indexStats is not implemented). Redundant indexes, index counts and sizes were still checked.',
+        'index-usage: index use was not checked on 1 collection (orders): $indexStats could not be read there (the note from collector index-usage says why). Redundant indexes, index counts and sizes were still checked.',
         { includes: 'not compared with the cache: this FerretDB server has no WiredTiger cache to compare with' },
       ],
     },
     {
-      name: 'no $indexStats (refused): said once, with the reason',
-      snapshot: withServer(snapshotOf([coll([ix('status_1', { status: 1 }, null)])]), { capabilities: { indexStats: unsupported('aggregate $indexStats failed: Unauthorized (13)') } }),
-      notes: [{ includes: ['index-usage: index use was not checked: the server lacks $indexStats', 'Unauthorized (13)'] }],
+      // never a silent pass, even when the snapshot does not say why
+      name: 'no index use stored for a collection with indexes: not checked, and said so',
+      snapshot: snap([coll([ix('status_1', { status: 1 }, null)]), collectionOf('users')]),
+      notes: ['index-usage: index use was not checked on 1 collection (orders): no $indexStats was recorded there. Redundant indexes, index counts and sizes were still checked.'],
+    },
+    {
+      name: 'an index $indexStats gave no row for: not checked, and named',
+      snapshot: snap([coll([ix('status_1', { status: 1 }), ix('late_1', { late: 1 }, null)])]),
+      notes: ['index-usage: index use was not checked for 1 index that $indexStats gave no row for (orders: `late_1`). Redundant indexes, index counts and sizes were still checked.'],
+    },
+    {
+      name: 'a snapshot taken with the rule off: not checked, and said so (never a silent pass)',
+      snapshot: ran(snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])])),
+      notes: [{ includes: ['index-usage: not checked', 'collector server-status, index-usage', 'was not collected'] }],
     },
     {
       name: 'no cache size because serverStatus was refused: said so',
-      // the engine's name comes from serverStatus too
-      snapshot: withServer(snapshotOf([coll([ix('status_1', { status: 1 })])]), { cacheBytes: null, storageEngine: null }),
+      snapshot: snapshotOf([coll([ix('status_1', { status: 1 })])]),
       notes: [{ includes: 'index-usage: indexes of the 1 collection checked take 2.0 MB; not compared with the cache: serverStatus could not be read (it needs the clusterMonitor role)' }],
     },
     {
       name: 'a server naming wiredTiger without a wiredTiger section in serverStatus: said as such',
-      snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })])]), null),
+      snapshot: withCache(snap([coll([ix('status_1', { status: 1 })])]), null),
       notes: [
         "index-usage: indexes of the 1 collection checked take 2.0 MB; not compared with the cache: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured'].",
       ],
     },
     {
+      name: 'another storage engine: said as such',
+      snapshot: snap([coll([ix('status_1', { status: 1 })])], status({ storageEngine: 'inMemory', cacheBytes: null })),
+      notes: [{ includes: 'not compared with the cache: the storage engine is inMemory, not WiredTiger' }],
+    },
+    {
       name: 'index sizes that could not be read are never given as 0 B',
-      snapshot: withCache(snapshotOf([unsized()]), null),
+      snapshot: withCache(snap([unsized()]), null),
       notes: ['index-usage: index sizes could not be read for 1 collection (orders; see the notes), so they were not compared with the cache.'],
     },
     {
       name: 'with some index sizes read, the total is a floor and says so',
-      snapshot: snapshotOf([
+      snapshot: snap([
         unsized(),
-        collectionOf('users', { indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 4096, accesses: null }], stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } }),
+        collectionOf('users', { indexes: [spec('_id_', { _id: 1 }, { sizeBytes: 4096 })], stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } }),
       ]),
       notes: [
         'index-usage: indexes of the 2 collections checked take at least 4.0 KB, 0% of the WiredTiger cache (8.0 GB); index sizes could not be read for 1 collection (orders; see the notes), so the share may be higher.',
@@ -131,20 +178,27 @@ ruleTester(rule, {
     {
       // the sum would hide the dateless member's share
       name: 'a member with a date and one without: not judged',
-      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, [['m1.example.net:27017', 0, OLD], ['m2.example.net:27017', 0, 'undefined']])])),
+      snapshot: replicaSet([ix('status_1', { status: 1 }, [['m1.example.net:27017', 0, OLD], ['m2.example.net:27017', 0, 'undefined']])], [{ host: 'm3.example.net:27017', reason: 'could not connect: Authentication failed' }]),
       notes: [{ includes: '$indexStats on m2.example.net:27017 gave no accesses.since' }],
+    },
+    {
+      name: 'a member giving a since that is not a date: the type is named, never a value',
+      snapshot: snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, 'string']])])]),
+      notes: [{ includes: '$indexStats on h:27017 gave an accesses.since of BSON type string' }],
     },
   ],
   invalid: [
     {
       name: 'unused on a standalone',
-      snapshot: snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]),
+      snapshot: snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]),
+      notes: [],
       findings: [
         {
           messageId: 'unused',
           severity: 'warn',
           target: onIndex('status_1'),
-          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days; it takes 1.0 MB and a write on every insert.',
+          data: status1,
+          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days; it takes space (index size: 1.0 MB) and a write on every insert.',
           evidence: { ops: 0, windowDays: 60, membersRead: 1, allMembersRead: true, sizeBytes: 1_048_576, key: '{ status: 1 }' },
           // hides then drops, on 4.4+
           recommendation: hideThenDrop('status_1'),
@@ -152,25 +206,42 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'an unused index of unknown size says so, never 0 B',
+      snapshot: withCache(snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]], { sizeBytes: null })])]), null),
+      notes: [{ includes: 'not compared with the cache' }],
+      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), data: { ...status1, size: 'unknown' }, messageIncludes: '(index size: unknown)', recommendation: hideThenDrop('status_1') }],
+    },
+    {
       name: 'before 4.4 there is no hideIndex: drop only',
-      snapshot: withServer(snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]), { version: '4.2.0' }),
+      snapshot: withServer(snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]), { version: '4.2.0' }),
       findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'recorded no use in the last 60 days', recommendation: { action: 'hide it, then drop it', commands: ['db.orders.dropIndex("status_1")'] } }],
     },
     {
       name: 'unused on every member of a replica set',
-      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]))])),
-      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'summed over 3 of 3 members', evidence: { membersRead: 3, allMembersRead: true }, recommendation: hideThenDrop('status_1') }],
+      snapshot: replicaSet([ix('status_1', { status: 1 }, everywhere([0, 0, 0]))]),
+      findings: [
+        {
+          messageId: 'unusedOnMembers',
+          severity: 'warn',
+          target: onIndex('status_1'),
+          data: { ...status1, read: 3, members: 3 },
+          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 3 of 3 members; it takes space (index size: 1.0 MB) and a write on every insert.',
+          evidence: { membersRead: 3, allMembersRead: true },
+          recommendation: hideThenDrop('status_1'),
+        },
+      ],
     },
     {
       name: 'a member not read lowers the verdict to info and is named',
-      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 2))]), [{ host: 'm3.example.net:27017', reason: 'could not connect: Authentication failed' }]),
+      snapshot: replicaSet([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 2))], [{ host: 'm3.example.net:27017', reason: 'could not connect: Authentication failed' }]),
       findings: [
         {
-          messageId: 'unused',
+          messageId: 'unusedMembersNotRead',
           severity: 'info',
           target: onIndex('status_1'),
+          data: { ...status1, read: 2, members: 3, notRead: 'm3.example.net:27017 (could not connect: Authentication failed)' },
           message:
-            'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 2 of 3 members; it takes 1.0 MB and a write on every insert. Not read: m3.example.net:27017 (could not connect: Authentication failed); an index used only there would look unused here.',
+            'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 2 of 3 members; it takes space (index size: 1.0 MB) and a write on every insert. Not read: m3.example.net:27017 (could not connect: Authentication failed); an index used only there would look unused here.',
           evidence: { allMembersRead: false },
           recommendation: { ...hideThenDrop('status_1'), reasonIncludes: 'and only after checking the members not read' },
         },
@@ -178,13 +249,13 @@ ruleTester(rule, {
     },
     {
       name: 'the mongosh adapter reads one member: said so',
-      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 1))]), [
+      snapshot: replicaSet([ix('status_1', { status: 1 }, everywhere([0, 0, 0]).slice(0, 1))], [
         { host: 'm2.example.net:27017', reason: 'the mongosh adapter has one connection and cannot open another' },
         { host: 'm3.example.net:27017', reason: 'the mongosh adapter has one connection and cannot open another' },
       ]),
       findings: [
         {
-          messageId: 'unused',
+          messageId: 'unusedMembersNotRead',
           severity: 'info',
           target: onIndex('status_1'),
           messageIncludes: ['summed over 1 of 3 members', 'Not read: m2.example.net:27017 (the mongosh adapter has one connection and cannot open another); m3.example.net:27017'],
@@ -194,25 +265,64 @@ ruleTester(rule, {
     },
     {
       name: 'a one-member replica set reads as such in the unused line',
-      snapshot: withServer(snapshotOf([{ ...coll([ix('status_1', { status: 1 }, [['db0.example.net:27017', 0, OLD]])]), indexUsageMembers: { read: ['db0.example.net:27017'], notRead: [] } }]), { topology: 'replicaSet' }),
-      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'summed over the only member listed (db0.example.net:27017)', recommendation: hideThenDrop('status_1') }],
+      snapshot: withServer(snap([coll([ix('status_1', { status: 1 }, [['db0.example.net:27017', 0, OLD]])], {}, { read: ['db0.example.net:27017'], notRead: [] })]), { topology: 'replicaSet' }),
+      findings: [{ messageId: 'unusedOnOnlyMember', severity: 'warn', target: onIndex('status_1'), data: { ...status1, host: 'db0.example.net:27017' }, messageIncludes: 'summed over the only member listed (db0.example.net:27017)', recommendation: hideThenDrop('status_1') }],
+    },
+    {
+      name: 'the member list could not be read: the connected member only, said why',
+      snapshot: withServer(snap([coll([ix('status_1', { status: 1 }, [['db0.example.net:27017', 0, OLD]])], {}, { read: [], notRead: [], listError: 'hello failed: HostUnreachable (6): connection reset' })]), { topology: 'replicaSet' }),
+      findings: [
+        {
+          messageId: 'unusedConnectedOnly',
+          severity: 'info',
+          target: onIndex('status_1'),
+          message:
+            'Index `status_1` { status: 1 } recorded no use in the last 60 days, read on the connected member only; it takes space (index size: 1.0 MB) and a write on every insert. The other members were not read (hello failed: HostUnreachable (6): connection reset); an index used only there would look unused here.',
+          evidence: { allMembersRead: false },
+          recommendation: hideThenDrop('status_1'),
+        },
+      ],
+    },
+    {
+      name: 'hidden members that could not be listed: one note, the verdict stands',
+      snapshot: replicaSet([ix('status_1', { status: 1 }, everywhere([0, 0, 0]))], [], { hiddenUnknown: "hello does not list them and replSetGetConfig was not answered (Unauthorized (13): not authorized on admin to execute command { replSetGetConfig: 1 })" }),
+      notes: [
+        'index-usage: hidden replica-set members, if any, were not read: hello does not list them and replSetGetConfig was not answered (Unauthorized (13): not authorized on admin to execute command { replSetGetConfig: 1 }). They take no reads through read preferences, so the unused verdicts stand.',
+      ],
+      findings: [{ messageId: 'unusedOnMembers', severity: 'warn', target: onIndex('status_1'), evidence: { allMembersRead: true }, recommendation: hideThenDrop('status_1') }],
     },
     {
       name: "counters with MongoDB's documented shape are judged as before",
       // $indexStats row as the manual shows it: accesses: { ops: NumberLong(0), since: ISODate(...) }
-      snapshot: snapshotOf([coll([ix('status_1', { status: 1 }, [['examplehost.local:27017', 0, OLD]])])]),
+      snapshot: snap([coll([ix('status_1', { status: 1 }, [['examplehost.local:27017', 0, OLD]])])]),
       notes: [],
       findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'recorded no use in the last 60 days', recommendation: hideThenDrop('status_1') }],
     },
     {
-      name: 'at or below unusedMaxOps counts as unused',
-      snapshot: snapshotOf([coll([ix('status_1', { status: 1 }, [['h:27017', 3, OLD]])])]),
+      name: 'at or below unusedMaxOps counts as unused, and the line says by how much',
+      snapshot: snap([coll([ix('status_1', { status: 1 }, [['h:27017', 1, OLD]])])]),
       options: { unusedMaxOps: 5 },
-      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'recorded 3 uses in the last 60 days', evidence: { ops: 3 }, recommendation: hideThenDrop('status_1') }],
+      findings: [
+        {
+          messageId: 'rarelyUsed',
+          severity: 'warn',
+          target: onIndex('status_1'),
+          data: { ...status1, ops: 1, maxOps: 5 },
+          message: 'Index `status_1` { status: 1 } recorded no more use than unusedMaxOps allows (1, at most 5) in the last 60 days; it takes space (index size: 1.0 MB) and a write on every insert.',
+          evidence: { ops: 1 },
+          recommendation: hideThenDrop('status_1'),
+        },
+      ],
+    },
+    {
+      name: 'rarely used on a replica set with a member not read',
+      snapshot: replicaSet([ix('status_1', { status: 1 }, everywhere([1, 2, 0]).slice(0, 2))], [{ host: 'm3.example.net:27017', reason: 'could not connect: Authentication failed' }]),
+      options: { unusedMaxOps: 5 },
+      findings: [{ messageId: 'rarelyUsedMembersNotRead', severity: 'info', target: onIndex('status_1'), data: { ...status1, ops: 3, maxOps: 5, read: 2, members: 3, notRead: 'm3.example.net:27017 (could not connect: Authentication failed)' }, messageIncludes: '(3, at most 5) in the last 60 days, summed over 2 of 3 members', recommendation: hideThenDrop('status_1') }],
     },
     {
       name: 'kept indexes are listed with why',
-      snapshot: snapshotOf([coll([ix('expires_1', { expiresAt: 1 }, [['h:27017', 0, OLD]], { expireAfterSeconds: 60 })])]),
+      snapshot: snap([coll([ix('expires_1', { expiresAt: 1 }, [['h:27017', 0, OLD]], { expireAfterSeconds: 60 })])]),
       findings: [
         {
           messageId: 'kept',
@@ -226,7 +336,7 @@ ruleTester(rule, {
     },
     {
       name: 'hidden, unique, TTL and partial indexes without use are kept, with the reason (one info line)',
-      snapshot: snapshotOf([
+      snapshot: snap([
         coll([
           ix('email_1', { email: 1 }, [['h:27017', 0, OLD]], { unique: true }),
           ix('expires_1', { expiresAt: 1 }, [['h:27017', 0, OLD]], { expireAfterSeconds: 3600 }),
@@ -248,12 +358,13 @@ ruleTester(rule, {
     {
       // counters younger than the warm-up prove nothing: an info line, never unused
       name: 'warm-up: names the member whose counters are young',
-      snapshot: replicaSet(coll([ix('status_1', { status: 1 }, members.map((m, i) => [m, 0, i === 2 ? RECENT : OLD]))])),
+      snapshot: replicaSet([ix('status_1', { status: 1 }, members.map((m, i) => [m, 0, i === 2 ? RECENT : OLD]))]),
       findings: [
         {
           messageId: 'tooRecent',
           severity: 'info',
           target: orders,
+          data: { list: '`status_1`', host: 'm3.example.net:27017', age: '2 days', warmup: 7 },
           message:
             'Too early to call `status_1` unused: no use recorded, but the counters on m3.example.net:27017 started 2 days ago, within the 7-day warm-up ($indexStats restarts with the server and when an index is built).',
           evidence: { indexes: 1, youngestDays: 2, warmupDays: 7 },
@@ -261,8 +372,20 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'warm-up on a server whose rows name no host; one hour is singular',
+      snapshot: snap([coll([ix('status_1', { status: 1 }, [['', 0, '2026-10-31T23:00:00.000Z']])])]),
+      findings: [
+        {
+          messageId: 'tooRecentUnnamed',
+          severity: 'info',
+          target: orders,
+          message: 'Too early to call `status_1` unused: no use recorded, but the youngest counters started 1 hour ago, within the 7-day warm-up ($indexStats restarts with the server and when an index is built).',
+        },
+      ],
+    },
+    {
       name: 'redundant prefix',
-      snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 })])]),
+      snapshot: snap([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 })])]),
       findings: [
         {
           messageId: 'redundant',
@@ -275,13 +398,19 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'redundant without index use read: found all the same, use unknown in the evidence',
+      snapshot: snap([coll([ix('a_1', { a: 1 }, null), ix('a_1_b_1', { a: 1, b: 1 }, null)])]),
+      notes: [{ includes: 'index use was not checked on 1 collection (orders)' }],
+      findings: [{ messageId: 'redundant', severity: 'warn', target: onIndex('a_1'), evidence: { ops: null, longerOps: null }, recommendation: hideThenDrop('a_1') }],
+    },
+    {
       name: 'redundant prefix of a longer compound index with descending fields',
-      snapshot: snapshotOf([coll([ix('a_1_b_-1', { a: 1, b: -1 }), ix('a_1_b_-1_c_1', { a: 1, b: -1, c: 1 })])]),
+      snapshot: snap([coll([ix('a_1_b_-1', { a: 1, b: -1 }), ix('a_1_b_-1_c_1', { a: 1, b: -1, c: 1 })])]),
       findings: [{ messageId: 'redundant', severity: 'warn', target: onIndex('a_1_b_-1'), messageIncludes: 'queries on `a`, `b` can use `a_1_b_-1_c_1`', recommendation: hideThenDrop('a_1_b_-1') }],
     },
     {
       name: 'a chain of prefixes points each shorter index at the longest one',
-      snapshot: snapshotOf([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 }), ix('a_1_b_1_c_1', { a: 1, b: 1, c: 1 })])]),
+      snapshot: snap([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 }), ix('a_1_b_1_c_1', { a: 1, b: 1, c: 1 })])]),
       findings: [
         { messageId: 'redundant', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'Index `a_1` { a: 1 } is a prefix of `a_1_b_1_c_1`', recommendation: hideThenDrop('a_1') },
         { messageId: 'redundant', severity: 'warn', target: onIndex('a_1_b_1'), messageIncludes: 'Index `a_1_b_1` { a: 1, b: 1 } is a prefix of `a_1_b_1_c_1`', recommendation: hideThenDrop('a_1_b_1') },
@@ -289,20 +418,20 @@ ruleTester(rule, {
     },
     {
       name: 'a redundant index of unknown size does not claim 0 B',
-      snapshot: snapshotOf([coll([ix('a_1', { a: 1 }, undefined, { sizeBytes: null }), ix('a_1_b_1', { a: 1, b: 1 })])]),
-      findings: [{ messageId: 'redundant', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'Dropping it saves its space and one index write per insert.', evidence: { sizeBytes: null }, recommendation: hideThenDrop('a_1') }],
+      snapshot: snap([coll([ix('a_1', { a: 1 }, undefined, { sizeBytes: null }), ix('a_1_b_1', { a: 1, b: 1 })])]),
+      findings: [{ messageId: 'redundantUnsized', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'Dropping it saves its space and one index write per insert.', evidence: { sizeBytes: null }, recommendation: hideThenDrop('a_1') }],
     },
     {
       name: 'unused and redundant on a replica set: evidence holds names, counts and sizes only',
-      snapshot: replicaSet(coll([ix('a_1', { a: 1 }, everywhere([0, 0, 0])), ix('a_1_b_1', { a: 1, b: 1 })])),
+      snapshot: replicaSet([ix('a_1', { a: 1 }, everywhere([0, 0, 0])), ix('a_1_b_1', { a: 1, b: 1 })]),
       findings: [
-        { messageId: 'unused', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'summed over 3 of 3 members', evidence: { ops: 0, membersRead: 3, key: '{ a: 1 }' }, recommendation: hideThenDrop('a_1') },
+        { messageId: 'unusedOnMembers', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'summed over 3 of 3 members', evidence: { ops: 0, membersRead: 3, key: '{ a: 1 }' }, recommendation: hideThenDrop('a_1') },
         { messageId: 'redundant', severity: 'warn', target: onIndex('a_1'), messageIncludes: 'is a prefix of `a_1_b_1`', evidence: { ops: 0, longerOps: 120 }, recommendation: hideThenDrop('a_1') },
       ],
     },
     {
       name: 'unique prefix is not redundant',
-      snapshot: snapshotOf([coll([ix('sku_1', { sku: 1 }, undefined, { unique: true }), ix('sku_1_w_1', { sku: 1, w: 1 })])]),
+      snapshot: snap([coll([ix('sku_1', { sku: 1 }, undefined, { unique: true }), ix('sku_1_w_1', { sku: 1, w: 1 })])]),
       findings: [
         {
           messageId: 'notRedundant',
@@ -316,17 +445,17 @@ ruleTester(rule, {
     },
     {
       name: 'text index led by a field: a clear line',
-      snapshot: snapshotOf([coll([ix('cat_1', { cat: 1 }), ix('cat_1_body_text', { cat: 1, _fts: 'text', _ftsx: 1 })])]),
+      snapshot: snap([coll([ix('cat_1', { cat: 1 }), ix('cat_1_body_text', { cat: 1, _fts: 'text', _ftsx: 1 })])]),
       findings: [{ messageId: 'notRedundant', severity: 'info', target: onIndex('cat_1'), messageIncludes: 'but not redundant: `cat_1_body_text` is a text index, which stores other keys than a B-tree index.' }],
     },
     {
       name: 'hashed index led by the same field',
-      snapshot: snapshotOf([coll([ix('t_1', { t: 1 }), ix('t_1_h_hashed', { t: 1, h: 'hashed' })])]),
+      snapshot: snap([coll([ix('t_1', { t: 1 }), ix('t_1_h_hashed', { t: 1, h: 'hashed' })])]),
       findings: [{ messageId: 'notRedundant', severity: 'info', target: onIndex('t_1'), messageIncludes: '`t_1_h_hashed` is a hashed index' }],
     },
     {
       name: 'a 2dsphere index led by a field is not a false redundancy (info only)',
-      snapshot: snapshotOf([coll([ix('city_1', { city: 1 }), ix('city_1_loc_2dsphere', { city: 1, loc: '2dsphere' })])]),
+      snapshot: snap([coll([ix('city_1', { city: 1 }), ix('city_1_loc_2dsphere', { city: 1, loc: '2dsphere' })])]),
       findings: [
         {
           messageId: 'notRedundant',
@@ -338,17 +467,18 @@ ruleTester(rule, {
     },
     {
       name: 'different collations: not redundant (info only)',
-      snapshot: snapshotOf([coll([ix('name_1', { name: 1 }, undefined, { collation: { locale: 'fr', strength: 2 } }), ix('name_1_age_1', { name: 1, age: 1 })])]),
+      snapshot: snap([coll([ix('name_1', { name: 1 }, undefined, { collation: { locale: 'fr', strength: 2 } }), ix('name_1_age_1', { name: 1, age: 1 })])]),
       findings: [{ messageId: 'notRedundant', severity: 'info', target: onIndex('name_1'), messageIncludes: 'but not redundant: their collations differ, and a query uses an index only with a matching collation.' }],
     },
     {
       name: 'more than 10 indexes: warn (Compass)',
-      snapshot: snapshotOf([coll(Array.from({ length: 10 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
+      snapshot: snap([coll(Array.from({ length: 10 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
       findings: [
         {
           messageId: 'tooMany',
           severity: 'warn',
           target: orders,
+          data: { count: 11, limit: 10, source: 'Compass' },
           message: '11 indexes on this collection, more than 10 (the Compass line): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
           evidence: { indexes: 11, limit: 10 },
           recommendation: consolidate,
@@ -357,32 +487,48 @@ ruleTester(rule, {
     },
     {
       name: 'more than 30 indexes: error (Atlas)',
-      snapshot: snapshotOf([coll(Array.from({ length: 30 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
+      snapshot: snap([coll(Array.from({ length: 30 }, (_, i) => ix(`f${i}_1`, { [`f${i}`]: 1 })))]),
       findings: [{ messageId: 'tooMany', severity: 'error', target: orders, messageIncludes: '31 indexes on this collection, more than 30 (the Atlas line)', evidence: { indexes: 31, limit: 30 }, recommendation: consolidate }],
     },
     {
       name: 'indexes over half the WiredTiger cache',
-      snapshot: withCache(snapshotOf([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } })]), 4 * GB),
+      snapshot: withCache(snap([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } })]), 4 * GB),
       findings: [
         {
           messageId: 'indexesVsCache',
           severity: 'warn',
           target: { db: 'app' },
-          message: 'Indexes of the 1 collection checked take 3.0 GB, 75% of the WiredTiger cache (4.0 GB); past 50%, documents compete with indexes for the cache and reads start going to disk.',
-          evidence: { totalIndexBytes: 3 * GB, cacheBytes: 4 * GB, share: 0.75, collectionsWithUnknownIndexSizes: 0 },
+          data: { size: '3.0 GB', share: '75%', cache: '4.0 GB', limit: '50%' },
+          message: 'Indexes of the collections checked in this database take 3.0 GB, 75% of the WiredTiger cache (4.0 GB); past 50%, documents compete with indexes for the cache and reads start going to disk.',
+          evidence: { totalIndexBytes: 3 * GB, cacheBytes: 4 * GB, share: 0.75, collections: 1, collectionsWithUnknownIndexSizes: 0 },
+          recommendation: { action: 'shrink the index set, or grow the cache' },
+        },
+      ],
+    },
+    {
+      name: 'indexes over the cache share with some sizes unknown: a floor, said so',
+      snapshot: withCache(snap([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } }), unsized()].map((c, i) => ({ ...c, name: i === 0 ? 'orders' : 'carts' }))), 4 * GB),
+      findings: [
+        {
+          messageId: 'indexesVsCacheAtLeast',
+          severity: 'warn',
+          target: { db: 'app' },
+          message: 'Indexes of the collections checked in this database take at least 3.0 GB, at least 75% of the WiredTiger cache (4.0 GB), with the index sizes of 1 of them unknown; past 50%, documents compete with indexes for the cache and reads start going to disk.',
+          evidence: { collections: 2, collectionsWithUnknownIndexSizes: 1 },
           recommendation: { action: 'shrink the index set, or grow the cache' },
         },
       ],
     },
     {
       name: 'sharded: shard secondaries are not read, so info',
-      snapshot: withServer(snapshotOf([coll([ix('status_1', { status: 1 }, [['shardA-1:27018', 0, OLD], ['shardB-1:27018', 0, OLD]])])]), { topology: 'sharded' }),
+      snapshot: withServer(snap([coll([ix('status_1', { status: 1 }, [['shardA-1:27018', 0, OLD], ['shardB-1:27018', 0, OLD]])])]), { topology: 'sharded' }),
       findings: [
         {
-          messageId: 'unused',
+          messageId: 'unusedSharded',
           severity: 'info',
           target: onIndex('status_1'),
-          messageIncludes: ['summed over 2 shard primaries (through mongos)', 'Shard secondaries are not read through mongos'],
+          data: { ...status1, primaries: 2 },
+          messageIncludes: ['summed over the shard primaries mongos reached (2)', 'Shard secondaries are not read through mongos'],
           recommendation: hideThenDrop('status_1'),
         },
       ],
@@ -392,28 +538,28 @@ ruleTester(rule, {
 
 describe('index-usage helpers', () => {
   it('prefix compares whole field names, types and directions', () => {
-    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 1, b: 1 }))).toBe(true);
-    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { ab: 1 }))).toBe(false);
-    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { b: 1, a: 1 }))).toBe(false);
-    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 2, b: 1 }))).toBe(true);
-    expect(isKeyPrefix(ix('a', { a: 1 }), ix('b', { a: 'hashed' }))).toBe(false);
+    expect(isKeyPrefix(spec('a', { a: 1 }), spec('b', { a: 1, b: 1 }))).toBe(true);
+    expect(isKeyPrefix(spec('a', { a: 1 }), spec('b', { ab: 1 }))).toBe(false);
+    expect(isKeyPrefix(spec('a', { a: 1 }), spec('b', { b: 1, a: 1 }))).toBe(false);
+    expect(isKeyPrefix(spec('a', { a: 1 }), spec('b', { a: 2, b: 1 }))).toBe(true);
+    expect(isKeyPrefix(spec('a', { a: 1 }), spec('b', { a: 'hashed' }))).toBe(false);
   });
 
   it('stand-ins are the compatible indexes led by the same fields', () => {
-    const c = coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 }), ix('a_1_c_1', { a: 1, c: 1 }, null, { collation: { locale: 'fr' } })]);
+    const c = collectionOf('orders', { indexes: [spec('_id_', { _id: 1 }), spec('a_1', { a: 1 }), spec('a_1_b_1', { a: 1, b: 1 }), spec('a_1_c_1', { a: 1, c: 1 }, { collation: { locale: 'fr' } })] });
     expect(standIns(c, c.indexes[1] as IndexSnapshot)).toEqual(['a_1_b_1']);
   });
 
   it('names special kinds, wildcard included', () => {
-    expect(specialKind(ix('w', { '$**': 1 }))).toBe('wildcard');
-    expect(specialKind(ix('w', { 'attrs.$**': 1 }))).toBe('wildcard');
-    expect(specialKind(ix('t', { _fts: 'text', _ftsx: 1 }))).toBe('text');
-    expect(specialKind(ix('g', { loc: '2dsphere' }))).toBe('2dsphere');
-    expect(specialKind(ix('b', { a: 1, b: -1 }))).toBeNull();
+    expect(specialKind(spec('w', { '$**': 1 }))).toBe('wildcard');
+    expect(specialKind(spec('w', { 'attrs.$**': 1 }))).toBe('wildcard');
+    expect(specialKind(spec('t', { _fts: 'text', _ftsx: 1 }))).toBe('text');
+    expect(specialKind(spec('g', { loc: '2dsphere' }))).toBe('2dsphere');
+    expect(specialKind(spec('b', { a: 1, b: -1 }))).toBeNull();
   });
 
   it('lists every reason two prefix-related indexes are not interchangeable', () => {
-    const why = prefixBlockers(ix('a', { a: 1 }, null, { sparse: true, expireAfterSeconds: 1 }), ix('b', { a: 1, b: 1 }, null, { hidden: true }));
+    const why = prefixBlockers(spec('a', { a: 1 }, { sparse: true, expireAfterSeconds: 1 }), spec('b', { a: 1, b: 1 }, { hidden: true }));
     expect(why.join(' | ')).toMatch(/sparse.*TTL.*hidden/);
   });
 
@@ -421,6 +567,33 @@ describe('index-usage helpers', () => {
     expect(shellCollection('order-items')).toBe('db.getCollection("order-items")');
     expect(shellCollection('stats')).toBe('db.getCollection("stats")');
     expect(formatKey({ 'a.b': 1, loc: '2dsphere' })).toBe('{ "a.b": 1, loc: "2dsphere" }');
+  });
+
+  it('every message id names the claim its confirmation tests, or none', () => {
+    const claims = Object.fromEntries(Object.keys(rule.meta.messages).map((id) => [id, claimOf(id)]));
+    expect(claims).toEqual({
+      unused: 'unused',
+      unusedOnMembers: 'unused',
+      unusedOnOnlyMember: 'unused',
+      unusedMembersNotRead: 'unused',
+      unusedConnectedOnly: 'unused',
+      unusedSharded: 'unused',
+      rarelyUsed: 'unused',
+      rarelyUsedOnMembers: 'unused',
+      rarelyUsedOnOnlyMember: 'unused',
+      rarelyUsedMembersNotRead: 'unused',
+      rarelyUsedConnectedOnly: 'unused',
+      rarelyUsedSharded: 'unused',
+      kept: null,
+      tooRecent: null,
+      tooRecentUnnamed: null,
+      redundant: 'redundant',
+      redundantUnsized: 'redundant',
+      notRedundant: null,
+      tooMany: 'tooMany',
+      indexesVsCache: 'indexesVsCache',
+      indexesVsCacheAtLeast: 'indexesVsCache',
+    });
   });
 
 });

@@ -1,21 +1,15 @@
+import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
-import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
-import {
-  type IndexUsage,
-  type IndexUsageOptions,
-  formatKey,
-  indexBytes,
-  indexUsage,
-  membersRead,
-  prefixPairs,
-  shellCollection,
-} from './analyze';
+import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import type { CollectionSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
+import { type ServerStatusData, serverStatus } from '../../src/collect/server-status';
+import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
+import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { confirmIndexUsage } from './confirm';
 
 export const indexUsageOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     warmupDays: {
       type: 'number',
@@ -39,10 +33,59 @@ export const indexUsageOptionsSchema = {
         "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk (the compression field report: ~13k vs ~1.22M QPS when the data no longer fit in RAM).",
     },
   },
-};
+} as const satisfies OptionsSchema;
+
+/** The options as the rule receives them, derived from the schema. */
+export type IndexUsageOptions = OptionsOf<typeof indexUsageOptionsSchema>;
+
+/*
+ * Messages. Each template holds its words; findings give values only (names, keys, counts, sizes, durations). Whose
+ * counters an unused index was judged on (a standalone, every member, some, the connected one only, the shard
+ * primaries) and whether it recorded no use at all or at most `unusedMaxOps` are variants, not clauses spliced in.
+ */
+const NO_USE = 'Index `{{index}}` {{key}} recorded no use in the last {{days}}';
+const FEW_USES = 'Index `{{index}}` {{key}} recorded no more use than unusedMaxOps allows ({{ops}}, at most {{maxOps}}) in the last {{days}}';
+const TAKES = '; it takes space (index size: {{size}}) and a write on every insert.';
+const OVER_MEMBERS = ', summed over {{read}} of {{members}} members';
+const OVER_ONLY = ', summed over the only member listed ({{host}})';
+const ON_CONNECTED = ', read on the connected member only';
+const OVER_SHARDS = ', summed over the shard primaries mongos reached ({{primaries}})';
+const NOT_READ = ' Not read: {{notRead}}; an index used only there would look unused here.';
+const CONNECTED_ONLY = ' The other members were not read ({{why}}); an index used only there would look unused here.';
+const SHARD_SECONDARIES = ' Shard secondaries are not read through mongos; an index used only by secondary reads would look unused here.';
+const CACHE_TAIL = 'past {{limit}}, documents compete with indexes for the cache and reads start going to disk.';
+
+const messages = {
+  unused: `${NO_USE}${TAKES}`,
+  unusedOnMembers: `${NO_USE}${OVER_MEMBERS}${TAKES}`,
+  unusedOnOnlyMember: `${NO_USE}${OVER_ONLY}${TAKES}`,
+  unusedMembersNotRead: `${NO_USE}${OVER_MEMBERS}${TAKES}${NOT_READ}`,
+  unusedConnectedOnly: `${NO_USE}${ON_CONNECTED}${TAKES}${CONNECTED_ONLY}`,
+  unusedSharded: `${NO_USE}${OVER_SHARDS}${TAKES}${SHARD_SECONDARIES}`,
+  rarelyUsed: `${FEW_USES}${TAKES}`,
+  rarelyUsedOnMembers: `${FEW_USES}${OVER_MEMBERS}${TAKES}`,
+  rarelyUsedOnOnlyMember: `${FEW_USES}${OVER_ONLY}${TAKES}`,
+  rarelyUsedMembersNotRead: `${FEW_USES}${OVER_MEMBERS}${TAKES}${NOT_READ}`,
+  rarelyUsedConnectedOnly: `${FEW_USES}${ON_CONNECTED}${TAKES}${CONNECTED_ONLY}`,
+  rarelyUsedSharded: `${FEW_USES}${OVER_SHARDS}${TAKES}${SHARD_SECONDARIES}`,
+  kept: 'No recorded use, but not called unused: {{list}}.',
+  tooRecent:
+    'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}} ago, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
+  tooRecentUnnamed:
+    'Too early to call {{list}} unused: no use recorded, but the youngest counters started {{age}} ago, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
+  redundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
+  redundantUnsized: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves its space and one index write per insert.',
+  notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
+  tooMany: '{{count}} indexes on this collection, more than {{limit}} (the {{source}} line): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
+  indexesVsCache: `Indexes of the collections checked in this database take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); ${CACHE_TAIL}`,
+  indexesVsCacheAtLeast: `Indexes of the collections checked in this database take at least {{size}}, at least {{share}} of the WiredTiger cache ({{cache}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
+} as const;
+
+type IndexUsageReport = Report<typeof messages>;
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
-const days = (d: number): string => (d < 1 ? `${formatNumber(Math.round(d * 24))} hours` : plural(Math.floor(d), 'day'));
+/** A duration, for "in the last …" and "… ago": hours below a day, whole days above. */
+const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') : plural(Math.floor(d), 'day'));
 const names = (list: readonly { index: { name: string } }[]): string => list.map((u) => `\`${u.index.name}\``).join(', ');
 
 function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {
@@ -52,40 +95,89 @@ function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[]
   return canHide ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`] : [`${c}.dropIndex(${JSON.stringify(index)})`];
 }
 
-/** Returns the indexes whose counters could not be read as use (no `accesses.since` date), for one note per run. */
-function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOptions, report: Report): IndexUsage[] {
+interface UnusedBase {
+  severity: Finding['severity'];
+  target: Target;
+  evidence: Finding['evidence'];
+  recommendation: Recommendation;
+}
+
+/** One unused (or, with unusedMaxOps, rarely used) index: the variant for whose counters were read. */
+function reportUnused(report: IndexUsageReport, base: UnusedBase, d: { index: string; key: string; days: string; size: string }, ops: number, maxOps: number, cov: Coverage): void {
+  const few = { ...d, ops, maxOps };
+  const none = ops === 0;
+  switch (cov.kind) {
+    case 'standalone':
+      if (none) report({ ...base, messageId: 'unused', data: d });
+      else report({ ...base, messageId: 'rarelyUsed', data: few });
+      return;
+    case 'members': {
+      const m = { read: cov.read, members: cov.members };
+      if (none) report({ ...base, messageId: 'unusedOnMembers', data: { ...d, ...m } });
+      else report({ ...base, messageId: 'rarelyUsedOnMembers', data: { ...few, ...m } });
+      return;
+    }
+    case 'onlyMember':
+      if (none) report({ ...base, messageId: 'unusedOnOnlyMember', data: { ...d, host: cov.host } });
+      else report({ ...base, messageId: 'rarelyUsedOnOnlyMember', data: { ...few, host: cov.host } });
+      return;
+    case 'membersNotRead': {
+      const m = { read: cov.read, members: cov.members, notRead: cov.notRead };
+      if (none) report({ ...base, messageId: 'unusedMembersNotRead', data: { ...d, ...m } });
+      else report({ ...base, messageId: 'rarelyUsedMembersNotRead', data: { ...few, ...m } });
+      return;
+    }
+    case 'connectedOnly':
+      if (none) report({ ...base, messageId: 'unusedConnectedOnly', data: { ...d, why: cov.why } });
+      else report({ ...base, messageId: 'rarelyUsedConnectedOnly', data: { ...few, why: cov.why } });
+      return;
+    case 'sharded':
+      if (none) report({ ...base, messageId: 'unusedSharded', data: { ...d, primaries: cov.primaries } });
+      else report({ ...base, messageId: 'rarelyUsedSharded', data: { ...few, primaries: cov.primaries } });
+      return;
+  }
+}
+
+/** What checkUsage could not judge: indexes whose counters carry no start date, and indexes $indexStats gave no row for. */
+interface NotJudged {
+  unreadable: IndexUsage[];
+  noRows: string[];
+  /** Indexes reported unused (or rarely used). */
+  unused: number;
+}
+
+function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData, o: IndexUsageOptions, report: IndexUsageReport): NotJudged {
   const collectedAt = Date.parse(snapshot.collectedAt);
-  const usage: IndexUsage[] = c.indexes.filter((i) => i.name !== '_id_').map((i) => indexUsage(i, collectedAt, o));
+  const usage: IndexUsage[] = c.indexes.filter((i) => i.name !== '_id_').map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
   const target = { db: c.db, collection: c.name };
-  for (const u of usage.filter((x) => x.status === 'unused')) {
-    const who = membersRead(snapshot, c, u.index);
-    report({
-      messageId: 'unused',
-      severity: who.complete ? 'warn' : 'info',
-      target: { ...target, index: u.index.name },
-      data: {
-        index: u.index.name,
-        key: formatKey(u.index.key),
-        uses: u.ops === 0 ? 'no use' : plural(u.ops, 'use'),
-        days: days(u.windowDays ?? 0),
-        members: who.text ? `, summed over ${who.text}` : '',
-        size: u.index.sizeBytes === null ? 'an unknown size' : formatBytes(u.index.sizeBytes),
-        missing: who.missing ? ` ${who.missing}` : '',
+  const unused = usage.filter((x) => x.status === 'unused');
+  for (const u of unused) {
+    const rows = accessesOf(data, u.index.name) ?? [];
+    const cov = coverage(snapshot, data.members, rows.length);
+    reportUnused(
+      report,
+      {
+        severity: cov.complete ? 'warn' : 'info',
+        target: { ...target, index: u.index.name },
+        evidence: {
+          ops: u.ops,
+          windowDays: u.windowDays === null ? null : Math.floor(u.windowDays),
+          membersRead: rows.length,
+          allMembersRead: cov.complete,
+          sizeBytes: u.index.sizeBytes,
+          key: formatKey(u.index.key),
+        },
+        recommendation: {
+          action: 'hide it, then drop it',
+          reason: `An unused index still takes a write on every insert (and on updates to its fields), disk and cache. hideIndex keeps it maintained but invisible to the planner, and unhideIndex brings it back at once if a query slows down; drop it after a full business cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
+          commands: hideThenDrop(snapshot, c.name, u.index.name),
+        },
       },
-      evidence: {
-        ops: u.ops,
-        windowDays: u.windowDays === null ? null : Math.floor(u.windowDays),
-        membersRead: (u.index.accesses ?? []).length,
-        allMembersRead: who.complete,
-        sizeBytes: u.index.sizeBytes,
-        key: formatKey(u.index.key),
-      },
-      recommendation: {
-        action: 'hide it, then drop it',
-        reason: `An unused index still takes a write on every insert (and on updates to its fields), disk and cache. hideIndex keeps it maintained but invisible to the planner, and unhideIndex brings it back at once if a query slows down; drop it after a full business cycle${who.complete ? '' : ', and only after checking the members not read'}.`,
-        commands: hideThenDrop(snapshot, c.name, u.index.name),
-      },
-    });
+      { index: u.index.name, key: formatKey(u.index.key), days: days(u.windowDays ?? 0), size: u.index.sizeBytes === null ? 'unknown' : formatBytes(u.index.sizeBytes) },
+      u.ops,
+      o.unusedMaxOps,
+      cov,
+    );
   }
   const kept = usage.filter((x) => x.status === 'kept');
   if (kept.length) {
@@ -98,22 +190,14 @@ function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, o: IndexUsageOpti
     });
   }
   const early = usage.filter((x) => x.status === 'tooRecent');
-  if (early.length) {
-    const youngest = early.reduce((a, b) => ((a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b));
-    report({
-      messageId: 'tooRecent',
-      severity: 'info',
-      target,
-      data: {
-        list: names(early),
-        host: youngest.youngestHost || 'a member',
-        age: youngest.windowDays === null ? 'at an unknown time' : `${days(youngest.windowDays)} ago`,
-        warmup: o.warmupDays,
-      },
-      evidence: { indexes: early.length, youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10, warmupDays: o.warmupDays },
-    });
+  const youngest = early.reduce<IndexUsage | null>((a, b) => (a !== null && (a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b), null);
+  if (youngest) {
+    const evidence = { indexes: early.length, youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10, warmupDays: o.warmupDays };
+    const data = { list: names(early), age: days(youngest.windowDays ?? 0), warmup: o.warmupDays };
+    if (youngest.youngestHost) report({ messageId: 'tooRecent', severity: 'info', target, data: { ...data, host: youngest.youngestHost }, evidence });
+    else report({ messageId: 'tooRecentUnnamed', severity: 'info', target, data, evidence });
   }
-  return usage.filter((x) => x.status === 'unreadable');
+  return { unreadable: usage.filter((x) => x.status === 'unreadable'), noRows: usage.filter((x) => x.status === 'unknown').map((u) => u.index.name), unused: unused.length };
 }
 
 /** One line for every index whose $indexStats counters carry no start date: not judged, and why. */
@@ -123,7 +207,9 @@ function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUs
   for (const { c, u } of unreadable) byColl.set(c.name, [...(byColl.get(c.name) ?? []), `\`${u.index.name}\``]);
   const list = [...byColl].slice(0, 5).map(([coll, ixs]) => `${coll}: ${ixs.join(', ')}`).join('; ') + (byColl.size > 5 ? '; …' : '');
   const gave = new Map<string, string>();
-  for (const { u } of unreadable) for (const m of u.noSince ?? []) gave.set(m.host || 'a member', m.since === 'undefined' ? 'no accesses.since' : `accesses.since ${m.since}`);
+  for (const { u } of unreadable) {
+    for (const m of u.noSince ?? []) gave.set(m.host || 'a member', m.since === 'undefined' ? 'no accesses.since' : m.since === 'null' ? 'accesses.since null' : `an accesses.since of BSON type ${m.since}`);
+  }
   const hosts = [...gave].map(([h, v]) => `${h} gave ${v}`).join('; ');
   const maxOps = Math.max(...unreadable.map(({ u }) => u.ops));
   note(
@@ -132,45 +218,62 @@ function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUs
   );
 }
 
-function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, report: Report): void {
+/**
+ * Never a silent pass: one line per database naming the collections whose index use was not read (the collector's
+ * note says why) and the indexes $indexStats gave no row for.
+ */
+function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly CollectionSnapshot[], noRows: readonly { c: CollectionSnapshot; names: string[] }[], note: NoteFn): void {
+  const parts: string[] = [];
+  if (missing.length) {
+    const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
+    const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
+    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (the note from collector index-usage says why)' : 'no $indexStats was recorded there'}`);
+  }
+  const n = noRows.reduce((t, x) => t + x.names.length, 0);
+  if (n) {
+    const list = noRows.slice(0, 5).map(({ c, names: ixs }) => `${c.name}: ${ixs.map((x) => `\`${x}\``).join(', ')}`).join('; ') + (noRows.length > 5 ? '; …' : '');
+    parts.push(`for ${plural(n, 'index', 'indexes')} that $indexStats gave no row for (${list})`);
+  }
+  if (parts.length === 0) return;
+  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db });
+}
+
+function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData | undefined, report: IndexUsageReport): void {
   for (const p of prefixPairs(c)) {
     const target = { db: c.db, collection: c.name, index: p.shorter.name };
-    const data = { index: p.shorter.name, key: formatKey(p.shorter.key), longer: p.longer.name, longerKey: formatKey(p.longer.key) };
+    const pair = { index: p.shorter.name, key: formatKey(p.shorter.key), longer: p.longer.name, longerKey: formatKey(p.longer.key) };
     if (p.blockers.length) {
-      report({ messageId: 'notRedundant', severity: 'info', target, data: { ...data, why: p.blockers.join('; ') }, evidence: { longer: p.longer.name, reasons: p.blockers.length } });
+      report({ messageId: 'notRedundant', severity: 'info', target, data: { ...pair, why: p.blockers.join('; ') }, evidence: { longer: p.longer.name, reasons: p.blockers.length } });
       continue;
     }
-    const ops = (ix: typeof p.shorter): number | null => (ix.accesses ? ix.accesses.reduce((s, a) => s + a.ops, 0) : null);
-    report({
-      messageId: 'redundant',
-      severity: 'warn',
+    const ops = (name: string): number | null => accessesOf(data, name)?.reduce((s, a) => s + a.ops, 0) ?? null;
+    const base = {
+      severity: 'warn' as const,
       target,
-      data: {
-        ...data,
-        fields: Object.keys(p.shorter.key).map((f) => `\`${f}\``).join(', '),
-        size: p.shorter.sizeBytes === null ? 'its space' : formatBytes(p.shorter.sizeBytes),
-      },
       evidence: {
         key: formatKey(p.shorter.key),
         longer: p.longer.name,
         longerKey: formatKey(p.longer.key),
         sizeBytes: p.shorter.sizeBytes,
         longerSizeBytes: p.longer.sizeBytes,
-        ops: ops(p.shorter),
-        longerOps: ops(p.longer),
+        ops: ops(p.shorter.name),
+        longerOps: ops(p.longer.name),
       },
       recommendation: {
         action: 'hide it, then drop it',
         reason: `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its entries are larger, so those queries read a little more. Check with explain() that the planner picks it (the confirmation does this on a scratch copy), then drop the shorter index.`,
         commands: hideThenDrop(snapshot, c.name, p.shorter.name),
       },
-    });
+    };
+    const fields = Object.keys(p.shorter.key).map((f) => `\`${f}\``).join(', ');
+    if (p.shorter.sizeBytes === null) report({ ...base, messageId: 'redundantUnsized', data: { ...pair, fields } });
+    else report({ ...base, messageId: 'redundant', data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) } });
   }
 }
 
-function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: Report): void {
+function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUsageReport): void {
   const n = c.indexes.length;
-  const over = n > o.errorIndexes ? { severity: 'error' as const, limit: o.errorIndexes, source: 'the Atlas line' } : n > o.warnIndexes ? { severity: 'warn' as const, limit: o.warnIndexes, source: 'the Compass line' } : null;
+  const over = n > o.errorIndexes ? { severity: 'error' as const, limit: o.errorIndexes, source: 'Atlas' } : n > o.warnIndexes ? { severity: 'warn' as const, limit: o.warnIndexes, source: 'Compass' } : null;
   if (!over) return;
   report({
     messageId: 'tooMany',
@@ -186,15 +289,17 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: Report)
   });
 }
 
-function cacheUnknownReason(snapshot: Snapshot): string {
-  const engine = snapshot.server.storageEngine;
+function cacheUnknownReason(snapshot: Snapshot, status: ServerStatusData | undefined): string {
   if (snapshot.server.flavor === 'ferretdb') return 'this FerretDB server has no WiredTiger cache to compare with';
+  if (!status) return "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes configured'] is unknown";
+  const engine = status.storageEngine;
   if (engine === 'wiredTiger') return "the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured']";
   if (engine) return `the storage engine is ${engine}, not WiredTiger`;
-  return "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes configured'] is unknown";
+  return "serverStatus names no storage engine and has no wiredTiger.cache['maximum bytes configured']";
 }
 
-function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, note: NoteFn): void {
+function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsageReport, note: NoteFn): void {
+  const status = dataOf(serverStatus, snapshot);
   for (const db of snapshot.databases) {
     const colls = db.collections.filter((c) => c.type === 'collection');
     const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
@@ -208,9 +313,9 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, no
     }
     const total = sizes.reduce((a, b) => a + b, 0);
     const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
-    const cache = snapshot.server.cacheBytes;
+    const cache = status?.cacheBytes ?? null;
     if (cache === null || cache <= 0) {
-      note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, { db: db.name });
+      note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, { db: db.name });
       continue;
     }
     const share = total / cache;
@@ -218,60 +323,66 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: Report, no
       if (unknown.length) note(`indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache (${formatBytes(cache)}); ${unknownText}, so the share may be higher.`, { db: db.name });
       continue;
     }
-    report({
-      messageId: 'indexesVsCache',
-      severity: 'warn',
+    const base = {
+      severity: 'warn' as const,
       target: { db: db.name },
-      data: { collections: n, size, share: `${unknown.length ? 'at least ' : ''}${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` },
       evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length, collectionsWithUnknownIndexSizes: unknown.length },
       recommendation: {
         action: 'shrink the index set, or grow the cache',
         reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
       },
-    });
+    };
+    const data = { size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` };
+    if (unknown.length) report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
+    else report({ ...base, messageId: 'indexesVsCache', data });
   }
 }
 
-export default defineRule<IndexUsageOptions>({
+/** Hidden members take no reads through read preferences, so not reading them leaves the verdicts as they are: said once. */
+function noteHiddenUnknown(snapshot: Snapshot, reported: readonly CollectionSnapshot[], note: NoteFn): void {
+  const why = new Set(reported.map((c) => dataOf(indexUsageCollector, c)?.members?.hiddenUnknown).filter((w): w is string => w !== undefined));
+  if (why.size === 0) return;
+  note(`hidden replica-set members, if any, were not read: ${[...why].join('; ')}. They take no reads through read preferences, so the unused verdicts stand.`, { db: snapshot.databases[0]?.name ?? '' });
+}
+
+export default defineRule({
   id: 'index-usage',
-  needs: ['serverStatus', 'indexStats', 'members'],
+  needs: [serverStatus, indexUsageCollector],
   scope: 'snapshot',
   meta: {
     description: 'Unused (summed over every replica-set member), redundant and too many indexes, and index size against the cache',
     docsUrl: 'https://www.mongodb.com/docs/manual/reference/operator/aggregation/indexStats/',
     severity: 'warn',
-    messages: {
-      unused: 'Index `{{index}}` {{key}} recorded {{uses}} in the last {{days}}{{members}}; it takes {{size}} and a write on every insert.{{missing}}',
-      kept: 'No recorded use, but not called unused: {{list}}.',
-      tooRecent:
-        'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}}, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
-      redundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
-      notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
-      tooMany: '{{count}} indexes on this collection, more than {{limit}} ({{source}}): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
-      indexesVsCache:
-        'Indexes of the {{collections}} take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); past {{limit}}, documents compete with indexes for the cache and reads start going to disk.',
-    },
+    messages,
     options: indexUsageOptionsSchema,
     requires: { capabilities: [] },
   },
   analyze({ snapshot, options, report, note }) {
-    const colls = snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection');
-    const usageCap = snapshot.server.capabilities.indexStats;
-    if (usageCap.supported !== true && colls.some((c) => c.indexes.some((i) => i.name !== '_id_'))) {
-      note(`index use was not checked: the server lacks $indexStats (${usageCap.evidence}). Redundant indexes, index counts and sizes were still checked.`, { db: snapshot.databases[0]?.name ?? '' });
+    const withUnused: CollectionSnapshot[] = [];
+    for (const db of snapshot.databases) {
+      const unreadable: { c: CollectionSnapshot; u: IndexUsage }[] = [];
+      const missing: CollectionSnapshot[] = [];
+      const noRows: { c: CollectionSnapshot; names: string[] }[] = [];
+      for (const c of db.collections.filter((x) => x.type === 'collection')) {
+        const data = dataOf(indexUsageCollector, c);
+        if (data) {
+          const out = checkUsage(snapshot, c, data, options, report);
+          if (out.unused > 0) withUnused.push(c);
+          unreadable.push(...out.unreadable.map((u) => ({ c, u })));
+          if (out.noRows.length) noRows.push({ c, names: out.noRows });
+        } else if (c.indexes.some((i) => i.name !== '_id_')) missing.push(c);
+        checkPrefixes(snapshot, c, data, report);
+        checkCount(c, options, report);
+      }
+      noteUnreadable(unreadable, note, db.name);
+      noteNotChecked(snapshot, db.name, missing, noRows, note);
     }
-    const unreadable: { c: CollectionSnapshot; u: IndexUsage }[] = [];
-    for (const c of colls) {
-      if (usageCap.supported === true) unreadable.push(...checkUsage(snapshot, c, options, report).map((u) => ({ c, u })));
-      checkPrefixes(snapshot, c, report);
-      checkCount(c, options, report);
-    }
-    noteUnreadable(unreadable, note, snapshot.databases[0]?.name ?? '');
+    noteHiddenUnknown(snapshot, withUnused, note);
     checkCache(snapshot, options, report, note);
   },
   confirm: {
     describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',
-    appliesTo: (f) => ['unused', 'redundant', 'tooMany', 'indexesVsCache'].includes(f.messageId),
+    appliesTo: (f) => claimOf(f.messageId) !== null,
     run: confirmIndexUsage,
   },
 });

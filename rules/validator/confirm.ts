@@ -5,7 +5,8 @@ import { type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/co
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
 import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
-import { type ValidatorOptions, plainSchema, proposeSchema } from './propose';
+import type { ValidatorOptions } from './index';
+import { plainSchema, proposeSchema } from './propose';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -16,7 +17,19 @@ const UPDATE_BATCH = 200;
 const BATCH_BYTES = 8 * 1024 * 1024;
 /** Each round times a few milliseconds of writes: more trials than the default (within the budget) narrow the interval. */
 const PLAN: TrialPlan = { warmup: 2, trials: 21 };
-export const MEASURED_FINDINGS = new Set(['missing', 'levelOff', 'violationsStrict', 'violations', 'readyForError', 'violationsUnknown']);
+export const MEASURED_FINDINGS = new Set([
+  'missing',
+  'levelOff',
+  'levelOffInSample',
+  'levelOffUncounted',
+  'violationsStrict',
+  'violationsStrictInSample',
+  'violations',
+  'violationsInSample',
+  'readyForError',
+  'readyForErrorInSample',
+  'violationsUnknown',
+]);
 
 const notRun = (summary: string, reason?: string): Result => ({ status: 'not-run', summary, measurements: [], ...(reason ? { reason } : {}) });
 

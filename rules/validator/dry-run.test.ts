@@ -1,8 +1,11 @@
-import { Decimal128, Double, Int32, Long, ObjectId } from 'mongodb';
+import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { dryRunSample } from '../../src/collect/validator-dry-run';
-import { CARDINALITY_CAP, stringCardinality } from '../../src/collect/validator-census';
-import { bsonTypesOf, canonicalKey, compileJsonSchema } from '../../src/collect/validator-schema';
+import type { Adapter, Doc } from '../../src/adapters/types';
+import { Profiler } from '../../src/collect/profile';
+import type { CollectionContext } from '../../src/core/collector';
+import { collectionOf } from '../../test/support/fixtures';
+import { CARDINALITY_CAP, dryRunSample, stringCardinality, validatorCollector } from './collect';
+import { bsonTypesOf, canonicalKey, compileJsonSchema } from './json-schema';
 
 // The validator from MongoDB's manual ("Specify JSON Schema Validation"), as listCollections returns it.
 const students = {
@@ -165,5 +168,117 @@ describe('string cardinality (counts only)', () => {
     ];
     const c = stringCardinality(docs);
     expect(c).toEqual({ status: 2, 'tags.$[]': 2, 'items.sku': 2, 'nested.k': 1, free: CARDINALITY_CAP + 1 });
+  });
+});
+
+describe('BSON type names', () => {
+  it('the dry run names BSON types as the census does (one list: src/lib/bson-types.ts)', () => {
+    const doc: Record<string, unknown> = {
+      re: /a+/i,
+      bre: new BSONRegExp('a+', 'i'),
+      code: new Code('function () {}'),
+      scoped: new Code('function () {}', { x: 1 }),
+      sym: new BSONSymbol('s'),
+      min: new MinKey(),
+      max: new MaxKey(),
+      oid: new ObjectId(),
+      at: new Date(0),
+      ts: new Timestamp({ t: 1, i: 1 }),
+      bin: new Binary(Buffer.from('ab')),
+      uuid: new UUID(),
+      buf: Buffer.from('ab'),
+      dec: Decimal128.fromString('1.5'),
+      l: Long.fromNumber(2 ** 40),
+      i: new Int32(7),
+      d: new Double(7.5),
+      n: null,
+      b: true,
+      s: 'x',
+      o: { a: 'x' },
+      arr: [1],
+    };
+    const p = new Profiler(null);
+    p.profile(doc);
+    for (const [k, v] of Object.entries(doc)) expect(Object.keys(p.fields.get(k)?.types ?? {}), k).toEqual(bsonTypesOf(v));
+    expect(p.fields.get('scoped')?.types).toEqual({ javascriptWithScope: 1 });
+    expect(p.fields.get('code')?.types).toEqual({ javascript: 1 });
+  });
+});
+
+/** A read-only adapter answering from a script, recording what it was sent. */
+function scripted(replies: Record<string, (cmd: Doc) => Doc>): Adapter & { sent: Doc[] } {
+  const sent: Doc[] = [];
+  return {
+    kind: 'driver',
+    source: 'mongodb://scripted/',
+    bson: {} as Adapter['bson'],
+    get roundTrips() {
+      return sent.length;
+    },
+    sent,
+    async command(_db: string, cmd: Doc): Promise<Doc> {
+      sent.push(cmd);
+      const name = Object.keys(cmd)[0] ?? '';
+      const reply = replies[name === 'count' && cmd.query === undefined ? 'countAll' : name];
+      if (!reply) throw Object.assign(new Error(`${name} refused`), { code: 13, codeName: 'Unauthorized' });
+      return await Promise.resolve(reply(cmd));
+    },
+    close: async () => undefined,
+  };
+}
+
+function contextOf(adapter: Adapter, collection = collectionOf('students'), docs: readonly Doc[] = [], options: Doc = validatorOptions): CollectionContext & { notes: string[] } {
+  const notes: string[] = [];
+  return { adapter, collection, listed: { name: collection.name, type: 'collection', options }, docs, ids: [], maxTimeMS: 1000, serverStatus: null, server: {} as CollectionContext['server'], note: (m) => void notes.push(m), notes, run: new Map() };
+}
+
+const validatorOptions = { validator: { $jsonSchema: students }, validationLevel: 'strict', validationAction: 'error' };
+const listing = () => ({ cursor: { id: 0, ns: 'app.$cmd.listCollections', firstBatch: [{ name: 'students', type: 'collection', options: validatorOptions }] }, ok: 1 });
+const withValidator = (over = {}) => collectionOf('students', { validator: { present: true, jsonSchema: students, validationLevel: 'strict', validationAction: 'error' }, ...over });
+
+describe('the validator collector', () => {
+  it('without a validator: distinct strings per path, no command', async () => {
+    const adapter = scripted({});
+    const out = await validatorCollector.collect(contextOf(adapter, collectionOf('students'), [{ status: 'a' }, { status: 'b' }]));
+    expect(out).toEqual({ stringCardinality: { status: 2 } });
+    expect(adapter.sent).toEqual([]);
+    expect(await validatorCollector.collect(contextOf(adapter))).toBeNull();
+  });
+
+  it('with a validator: the sample checked in process, the failing documents counted on the server (1 command: the validator comes from the core listCollections)', async () => {
+    const adapter = scripted({ listCollections: listing, count: () => ({ n: 3, ok: 1 }) });
+    const out = await validatorCollector.collect(contextOf(adapter, withValidator(), [good, { ...good, year: 2016 }]));
+    expect(out?.dryRun).toMatchObject({ checked: 2, violations: 1, byPath: { year: 1 }, serverViolators: 3, serverDocuments: 1000 });
+    expect(adapter.sent.map((c) => Object.keys(c)[0])).toEqual(['count']);
+    expect(adapter.sent[0]).toMatchObject({ count: 'students', query: { $nor: [validatorOptions.validator] }, maxTimeMS: 1000 });
+  });
+
+  it('counts the total itself when the storage statistics are missing (a second command)', async () => {
+    const adapter = scripted({ listCollections: listing, count: () => ({ n: 3, ok: 1 }), countAll: () => ({ n: 40, ok: 1 }) });
+    const out = await validatorCollector.collect(contextOf(adapter, withValidator({ stats: null })));
+    expect(out?.dryRun).toMatchObject({ serverViolators: 3, serverDocuments: 40 });
+    expect(adapter.sent).toHaveLength(2);
+  });
+
+  it('a refused count leaves the server figures null, with the reason', async () => {
+    const out = await validatorCollector.collect(contextOf(scripted({ listCollections: listing }), withValidator(), [good]));
+    expect(out?.dryRun).toMatchObject({ checked: 1, violations: 0, serverViolators: null, serverDocuments: null, serverReason: 'the server-side count failed: Unauthorized (13): count refused' });
+  });
+
+  it('a count stopped by maxTimeMS says how to raise it', async () => {
+    const adapter = scripted({
+      listCollections: listing,
+      count: () => {
+        throw Object.assign(new Error('operation exceeded time limit'), { code: 50, codeName: 'MaxTimeMSExpired' });
+      },
+    });
+    const out = await validatorCollector.collect(contextOf(adapter, withValidator()));
+    expect(out?.dryRun?.serverReason).toBe('the server-side count stopped at maxTimeMS (1000 ms); raise it (--max-time-ms on the CLI, { maxTimeMS } in mongosh) to count every document');
+  });
+
+  it('keeps counts and paths only: its schema refuses anything else', () => {
+    const schema = validatorCollector.schema as { additionalProperties: boolean; properties: { dryRun: { additionalProperties: boolean } } };
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.dryRun.additionalProperties).toBe(false);
   });
 });

@@ -1,12 +1,13 @@
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/core/options';
-import type { CollectionSnapshot, FieldProfile, ValidatorDryRun } from '../../src/core/types';
-import { collectionOf, sampleOf, snapshotOf, withServer } from '../../test/support/fixtures';
+import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
+import { collectionOf, ran, sampleOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
+import { type ValidatorDryRun, validatorCollector } from './collect';
 import { describeCost, withIds } from './confirm';
-import rule from './index';
-import { type ValidatorOptions, ShellCode, plainSchema, proposeSchema, shellLiteral } from './propose';
+import rule, { type ValidatorOptions } from './index';
+import { ShellCode, plainSchema, proposeSchema, shellLiteral } from './propose';
 
 const N = 200;
 const opts = resolveOptions<ValidatorOptions>('validator', rule.meta.options, {});
@@ -40,10 +41,17 @@ function orders(over: Partial<CollectionSnapshot> = {}, fields: Record<string, F
 
 // listCollections options of a collection with the manual's student validator
 const studentSchema = { bsonType: 'object', required: ['name', 'year'], properties: { name: { bsonType: 'string' }, year: { bsonType: 'int', minimum: 2017 } } };
-function validated(level: string, action: string, dry: Partial<ValidatorDryRun> | null): CollectionSnapshot {
-  const run: ValidatorDryRun = { checked: N, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: 0, ...dry };
-  return orders({ validator: { present: true, jsonSchema: studentSchema, validationLevel: level, validationAction: action }, ...(dry ? { validatorDryRun: run } : {}) });
+/** The dry run as the collector stores it: counted on the server (out of the collection's 100,000) unless `dry` says otherwise. */
+function dryRunOf(dry: Partial<ValidatorDryRun>): ValidatorDryRun {
+  const run: ValidatorDryRun = { checked: N, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: 0, serverDocuments: 100_000, ...dry };
+  return run.serverViolators === null ? { ...run, serverDocuments: null } : run;
 }
+function validated(level: string, action: string, dry: Partial<ValidatorDryRun> | null, over: Partial<CollectionSnapshot> = {}): CollectionSnapshot {
+  const c = orders({ validator: { present: true, jsonSchema: studentSchema, validationLevel: level, validationAction: action }, ...over });
+  return dry ? withData(c, validatorCollector, { dryRun: dryRunOf(dry) }) : c;
+}
+/** A collection without a validator, with the collector's count of distinct strings per path. */
+const withCardinality = (stringCardinality: Record<string, number>, c: CollectionSnapshot = orders()): CollectionSnapshot => withData(c, validatorCollector, { stringCardinality });
 
 const orders$ = { db: 'app', collection: 'orders' };
 const listViolators = 'db.orders.find({ $nor: [db.getCollectionInfos({ name: "orders" })[0].options.validator] }, { _id: 1 })';
@@ -61,6 +69,11 @@ ruleTester(rule, {
   valid: [
     { name: 'strict/error validator, nothing fails (server count 0)', snapshot: snapshotOf([validated('strict', 'error', {})]) },
     { name: 'strict/error validator, no dry run in the snapshot', snapshot: snapshotOf([validated('strict', 'error', null)]) },
+    {
+      name: 'a snapshot taken with the rule off: not checked, and said so (never a silent pass)',
+      snapshot: ran(snapshotOf([validated('off', 'error', {})])),
+      notes: ['validator: not checked: its data (collector validator) was not collected (the rule was off when this snapshot was taken); collect again with it on'],
+    },
     { name: 'no validator, no sample: nothing to say', snapshot: snapshotOf([collectionOf('empty')]), notes: [] },
     {
       // a small collection is not a limit of the check
@@ -78,10 +91,11 @@ ruleTester(rule, {
           messageId: 'violationsStrict',
           severity: 'warn',
           target: orders$,
-          message:
-            '1,204 documents of 100,000 (counted on the server) fail the validator, which is "strict" with action "error": any update to those documents is rejected unless it makes them valid. Failing paths in the sample: `year` (2), `address.city` (1).',
-          evidence: { validationLevel: 'strict', validationAction: 'error', serverViolators: 1204, sampleViolations: 3 },
-          recommendation: { action: 'moderate while you fix them', commands: [collMod('validationLevel: "moderate"'), listViolators] },
+          message: '1,204 of 100,000 documents (counted on the server) fail the validator, which is "strict" with action "error": any update to those documents is rejected unless it makes them valid.',
+          data: { failing: 1204, documents: 100_000, level: 'strict', action: 'error' },
+          evidence: { validationLevel: 'strict', validationAction: 'error', serverViolators: 1204, serverDocuments: 100_000, sampleViolations: 3 },
+          // what the sample showed goes with what to do
+          recommendation: { action: 'moderate while you fix them', reasonIncludes: 'Failing paths in the sample: `year` (2), `address.city` (1).', commands: [collMod('validationLevel: "moderate"'), listViolators] },
         },
       ],
     },
@@ -90,11 +104,12 @@ ruleTester(rule, {
       snapshot: snapshotOf([validated('strict', 'error', { serverViolators: null, serverReason: 'the server-side count stopped at maxTimeMS (10000 ms)', violations: 4, byPath: { year: 4 } })]),
       findings: [
         {
-          messageId: 'violationsStrict',
+          messageId: 'violationsStrictInSample',
           severity: 'warn',
           target: orders$,
-          messageIncludes: ['4 of 200 sampled documents fail', 'Failing paths in the sample: `year` (4).'],
-          recommendation: { action: 'moderate while you fix them', reasonIncludes: 'The count is from the sample: count the whole collection first.' },
+          data: { failing: 4, checked: 200, level: 'strict', action: 'error' },
+          messageIncludes: '4 of 200 sampled documents fail',
+          recommendation: { action: 'moderate while you fix them', reasonIncludes: ['The count is from the sample: count the whole collection first.', 'Failing paths in the sample: `year` (4).'] },
         },
       ],
     },
@@ -106,7 +121,7 @@ ruleTester(rule, {
           messageId: 'levelOff',
           severity: 'warn',
           target: orders$,
-          message: 'The validator is stored but validationLevel is "off": it checks no write. 0 documents of 100,000 (counted on the server) fail it.',
+          message: 'The validator is stored but validationLevel is "off": it checks no write. 0 of 100,000 documents (counted on the server) fail it.',
           recommendation: { action: 'turn it on (strict)', commands: [collMod('validationLevel: "strict"')] },
         },
       ],
@@ -120,7 +135,7 @@ ruleTester(rule, {
           messageId: 'readyForError',
           severity: 'info',
           target: orders$,
-          message: 'No document fails the validator (counted on the server), yet it runs with validationAction "warn".',
+          message: 'No document fails the validator (counted on the server), yet it runs with validationLevel "strict" and validationAction "warn".',
           recommendation: { action: 'validationAction "error"', commands: [collMod('validationAction: "error"')] },
         },
       ],
@@ -139,7 +154,7 @@ ruleTester(rule, {
           messageId: 'violations',
           severity: 'info',
           target: orders$,
-          message: '12 documents of 100,000 (counted on the server) fail the validator ("moderate", action "error").',
+          message: '12 of 100,000 documents (counted on the server) fail the validator ("moderate", action "error").',
           // never "switch to error" when it already is
           recommendation: {
             action: 'fix the failing documents, then switch to validationLevel "strict"',
@@ -157,8 +172,12 @@ ruleTester(rule, {
           messageId: 'violations',
           severity: 'info',
           target: orders$,
-          messageIncludes: '7 documents of 100,000 (counted on the server) fail the validator ("strict", action "warn"). Failing paths in the sample: `name` (1).',
-          recommendation: { action: 'fix the failing documents, then switch to validationAction "error"', reasonIncludes: '"warn" only logs invalid writes', commands: [listViolators] },
+          message: '7 of 100,000 documents (counted on the server) fail the validator ("strict", action "warn").',
+          recommendation: {
+            action: 'fix the failing documents, then switch to validationAction "error"',
+            reason: '"warn" only logs invalid writes; with "error", any update to one of these documents is rejected unless it makes it valid. Failing paths in the sample: `name` (1). List them by _id:',
+            commands: [listViolators],
+          },
         },
       ],
     },
@@ -167,10 +186,10 @@ ruleTester(rule, {
       snapshot: snapshotOf([validated('moderate', 'warn', { serverViolators: null, violations: 3, byPath: { year: 3 } })]),
       findings: [
         {
-          messageId: 'violations',
+          messageId: 'violationsInSample',
           severity: 'info',
           target: orders$,
-          messageIncludes: '3 of 200 sampled documents fail the validator ("moderate", action "warn").',
+          message: '3 of 200 sampled documents fail the validator ("moderate", action "warn").',
           recommendation: {
             action: 'fix the failing documents, then switch to validationAction "error" and validationLevel "strict"',
             reasonIncludes: 'The count is from the sample: count the whole collection first.',
@@ -182,9 +201,8 @@ ruleTester(rule, {
     {
       name: 'query-operator validator: a clear line, server count used',
       snapshot: snapshotOf([
-        orders({
-          validator: { present: true, queryOperators: ['$or'], validationLevel: 'strict', validationAction: 'warn' },
-          validatorDryRun: { checked: 0, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: 0, skippedReason: 'the validator is written with query operators ($or), not $jsonSchema; the advisor evaluates only $jsonSchema in-process' },
+        withData(orders({ validator: { present: true, queryOperators: ['$or'], validationLevel: 'strict', validationAction: 'warn' } }), validatorCollector, {
+          dryRun: dryRunOf({ checked: 0, skippedReason: 'the validator is written with query operators ($or), not $jsonSchema; the advisor evaluates only $jsonSchema in-process' }),
         }),
       ]),
       findings: [
@@ -193,7 +211,7 @@ ruleTester(rule, {
           severity: 'info',
           target: orders$,
           message:
-            'The sample was not checked against the validator in-process: the validator is written with query operators ($or), not $jsonSchema; the advisor evaluates only $jsonSchema in-process. On the server, 0 documents of 100,000 fail the whole validator.',
+            'The sample was not checked against the validator in-process: the validator is written with query operators ($or), not $jsonSchema; the advisor evaluates only $jsonSchema in-process. On the server, 0 of 100,000 documents fail the whole validator.',
           evidence: { queryOperators: '$or', jsonSchema: false },
           recommendation: null,
         },
@@ -208,7 +226,7 @@ ruleTester(rule, {
           messageId: 'partialCheck',
           severity: 'info',
           target: orders$,
-          messageIncludes: ['encrypt at ssn', 'year: bsonType int on whole numbers', 'On the server, 0 documents of 100,000 fail the whole validator.'],
+          messageIncludes: ['encrypt at ssn', 'year: bsonType int on whole numbers', 'On the server, 0 of 100,000 documents fail the whole validator.'],
           evidence: { unsupported: 1 },
           recommendation: null,
         },
@@ -222,7 +240,7 @@ ruleTester(rule, {
           messageId: 'countsDisagree',
           severity: 'info',
           target: orders$,
-          messageIncludes: ['finds 2 of 200 sampled documents failing the validator, but the server counts only 0 documents failing it', 'Failing paths in the sample: `year` (2).'],
+          messageIncludes: ['finds 2 of 200 sampled documents failing the validator, but the server counts only 0 of 100,000 documents failing it', 'Failing paths in the sample: `year` (2).'],
           recommendation: null,
         },
         { messageId: 'readyForError', severity: 'info', target: orders$, messageIncludes: 'counted on the server', recommendation: { action: 'validationAction "error"' } },
@@ -238,10 +256,10 @@ ruleTester(rule, {
           severity: 'info',
           target: orders$,
           message:
-            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from 200 sampled documents: `_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed; required but missing from some sampled documents: `email` (1).',
+            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from 200 sampled documents: `_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
           evidence: { sampleSize: 200, required: 9, gaps: 1, enums: 0 },
-          // a gap in the sample: start with moderate + warn
-          recommendation: { action: 'add this validator (moderate, warn) and fix the gaps', commands: proposal('moderate', 'warn') },
+          // a gap in the sample: start with moderate + warn, and name the gap
+          recommendation: { action: 'add this validator (moderate, warn) and fix the gaps', reasonIncludes: 'Required but missing from some sampled documents: `email` (1).', commands: proposal('moderate', 'warn') },
         },
       ],
     },
@@ -266,18 +284,80 @@ ruleTester(rule, {
     {
       // the report holds no document values: enums are read with distinct() when the user runs the proposal
       name: 'no validator, enums opted in: named, read with distinct(), never printed',
-      snapshot: snapshotOf([orders({ stringCardinality: { status: 3 } }, { ...census, status: { present: N, types: { string: N } } })]),
+      snapshot: snapshotOf([withCardinality({ status: 3 }, orders({}, { ...census, status: { present: N, types: { string: N } } }))]),
       options: { proposeEnums: true },
       findings: [
         {
           messageId: 'missing',
           severity: 'info',
           target: orders$,
-          messageIncludes: 'enums read with distinct() when you run it: `status`',
+          data: { documents: 200, required: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total`', fields: 14 },
           evidence: { enums: 1 },
-          recommendation: { commands: proposal('moderate', 'warn') },
+          recommendation: { reasonIncludes: 'Enums read with distinct() when you run it: `status`.', commands: proposal('moderate', 'warn') },
         },
       ],
+    },
+    {
+      name: 'validationLevel off, counted in the sample only',
+      snapshot: snapshotOf([validated('off', 'error', { serverViolators: null, serverReason: 'the server-side count failed: Unauthorized', violations: 1, byPath: { year: 1 } })]),
+      findings: [
+        {
+          messageId: 'levelOffInSample',
+          severity: 'warn',
+          target: orders$,
+          message: 'The validator is stored but validationLevel is "off": it checks no write. 1 of 200 sampled documents fail it.',
+          recommendation: { action: 'turn it on for new and valid documents (moderate)' },
+        },
+      ],
+    },
+    {
+      name: 'validationLevel off, and no count at all',
+      snapshot: snapshotOf([validated('off', 'error', null)]),
+      findings: [{ messageId: 'levelOffUncounted', severity: 'warn', target: orders$, message: 'The validator is stored but validationLevel is "off": it checks no write. How many documents fail it is unknown.' }],
+    },
+    {
+      name: 'warn with nothing failing in the sample, the server count stopped: switch to error after counting',
+      snapshot: snapshotOf([validated('strict', 'warn', { serverViolators: null, serverReason: 'the server-side count stopped at maxTimeMS (10000 ms)' })]),
+      findings: [
+        {
+          messageId: 'readyForErrorInSample',
+          severity: 'info',
+          target: orders$,
+          message: 'No document fails the validator (checked on 200 sampled documents only), yet it runs with validationLevel "strict" and validationAction "warn".',
+          recommendation: { action: 'validationAction "error"', reasonIncludes: 'The count is from the sample only', commands: [/countDocuments\(\{ \$nor: /, collMod('validationAction: "error"')] },
+        },
+      ],
+    },
+    {
+      name: 'moderate + warn and no count at all: count first',
+      snapshot: snapshotOf([validated('moderate', 'warn', null)]),
+      findings: [{ messageId: 'violationsUnknown', severity: 'info', target: orders$, message: 'The validator runs as moderate/warn, and how many documents fail it is unknown.', recommendation: { action: 'count the failing documents' } }],
+    },
+    {
+      name: 'a schema that does not compile and no server count: both reasons said',
+      snapshot: snapshotOf([
+        validated('strict', 'error', { checked: 0, skippedReason: 'the $jsonSchema could not be compiled for an in-process check: bad', serverViolators: null, serverReason: 'the server-side count failed: Unauthorized' }),
+      ]),
+      findings: [
+        {
+          messageId: 'notCheckedNoServerCount',
+          severity: 'info',
+          target: orders$,
+          message: 'The sample was not checked against the validator in-process: the $jsonSchema could not be compiled for an in-process check: bad. No server-side count either: the server-side count failed: Unauthorized.',
+          recommendation: null,
+        },
+      ],
+    },
+    {
+      name: 'keywords ajv lacks and no server count',
+      snapshot: snapshotOf([validated('strict', 'error', { unsupportedKeywords: ['encrypt at ssn'], serverViolators: null, serverReason: 'the server-side count failed: Unauthorized' })]),
+      findings: [{ messageId: 'partialCheckNoServerCount', severity: 'info', target: orders$, data: { list: 'encrypt at ssn', serverReason: 'the server-side count failed: Unauthorized' } }],
+    },
+    {
+      // the collector counts the total itself when the collection's storage statistics are missing
+      name: 'failing documents counted on the server out of a total the collector counted (no storage statistics)',
+      snapshot: snapshotOf([validated('strict', 'warn', { serverViolators: 1, serverDocuments: 60 }, { stats: null })]),
+      findings: [{ messageId: 'violations', severity: 'info', target: orders$, message: '1 of 60 documents (counted on the server) fail the validator ("strict", action "warn").', evidence: { serverDocuments: 60 } }],
     },
   ],
 });
@@ -296,7 +376,7 @@ describe('validator proposal', () => {
   });
 
   it('enums are off by default; opted in, they are read with distinct(), never printed', () => {
-    const withCard = orders({ stringCardinality: { status: 4, name: 65, 'tags.$[]': 3, nickname: 2 } });
+    const withCard = withCardinality({ status: 4, name: 65, 'tags.$[]': 3, nickname: 2 });
     const off = proposeSchema(withCard, opts);
     expect(off?.enums).toEqual([]);
     const on = proposeSchema(withCard, { ...opts, proposeEnums: true });

@@ -1,13 +1,15 @@
+import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { shellCollection } from '../../src/lib/shell';
+import { type ValidatorDryRun, validatorCollector } from './collect';
 import { confirmValidator, MEASURED_FINDINGS } from './confirm';
-import { type ValidatorOptions, censusDocuments, proposeSchema, shellLiteral } from './propose';
+import { censusDocuments, proposeSchema, shellLiteral } from './propose';
 
 export const validatorOptionsSchema = {
-  type: 'object' as const,
-  additionalProperties: false as const,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     requiredShare: {
       type: 'number',
@@ -49,10 +51,50 @@ export const validatorOptionsSchema = {
         'Confirmation: a validator costing at most this ratio of the time without it counts as negligible. The YCSB field report (the validator field report) saw runs differ by up to 7% either way with and without a validator (r10/i90: 112k vs 120k ops/s).',
     },
   },
-};
+} as const satisfies OptionsSchema;
 
+export type ValidatorOptions = OptionsOf<typeof validatorOptionsSchema>;
+
+
+/** A number and its noun, for notes (free text, not message templates). */
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
 const quoted = (paths: readonly string[]): string => paths.map((p) => `\`${p}\``).join(', ');
+
+// Message parts, so the variants of one finding read alike. A variant says how the count was made (on the server, or
+// in the sample only); what a random sample happened to contain (failing paths, gaps) goes to the recommendation, so
+// a finding's id (its fingerprint in a baseline) does not change from one sample to the next.
+const ON_SERVER = '{{failing}} of {{documents}} documents (counted on the server)';
+const IN_SAMPLE = '{{failing}} of {{checked}} sampled documents';
+const LEVEL_OFF = 'The validator is stored but validationLevel is "off": it checks no write.';
+const STRICT = 'fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is rejected unless it makes them valid.';
+const NOT_STRICT = 'fail the validator ("{{level}}", action "{{action}}").';
+const READY = 'yet it runs with validationLevel "{{level}}" and validationAction "{{action}}".';
+const NOT_CHECKED = 'The sample was not checked against the validator in-process: {{reason}}.';
+const PARTIAL = 'The in-process check of the sample left out what it cannot evaluate: {{list}}.';
+const SERVER_COUNT = 'On the server, {{failing}} of {{documents}} documents fail the whole validator.';
+const NO_SERVER_COUNT = 'No server-side count either: {{serverReason}}.';
+
+const messages = {
+  missing: 'No validator: nothing stops a write from dropping a field or changing its type. Proposed from {{documents}} sampled documents: {{required}} required, {{fields}} field paths typed.',
+  levelOff: `${LEVEL_OFF} ${ON_SERVER} fail it.`,
+  levelOffInSample: `${LEVEL_OFF} ${IN_SAMPLE} fail it.`,
+  levelOffUncounted: `${LEVEL_OFF} How many documents fail it is unknown.`,
+  violationsStrict: `${ON_SERVER} ${STRICT}`,
+  violationsStrictInSample: `${IN_SAMPLE} ${STRICT}`,
+  violations: `${ON_SERVER} ${NOT_STRICT}`,
+  violationsInSample: `${IN_SAMPLE} ${NOT_STRICT}`,
+  readyForError: `No document fails the validator (counted on the server), ${READY}`,
+  readyForErrorInSample: `No document fails the validator (checked on {{checked}} sampled documents only), ${READY}`,
+  violationsUnknown: 'The validator runs as {{level}}/{{action}}, and how many documents fail it is unknown.',
+  notChecked: `${NOT_CHECKED} ${SERVER_COUNT}`,
+  notCheckedNoServerCount: `${NOT_CHECKED} ${NO_SERVER_COUNT}`,
+  partialCheck: `${PARTIAL} ${SERVER_COUNT}`,
+  partialCheckNoServerCount: `${PARTIAL} ${NO_SERVER_COUNT}`,
+  countsDisagree:
+    "The in-process check finds {{failing}} of {{checked}} sampled documents failing the validator, but the server counts only {{serverFailing}} of {{documents}} documents failing it in the whole collection: the server and the advisor's reading of $jsonSchema (MongoDB's documented semantics) judge some values differently, or the documents changed between the sample and the count. The advice follows the server's count, since the server is what enforces the validator. Failing paths in the sample: {{paths}}.",
+} as const;
+
+type ValidatorReport = Report<typeof messages>;
 
 function atLeast81(s: Snapshot): boolean {
   const [a = 0, b = 0] = s.server.versionArray;
@@ -84,39 +126,28 @@ function nextStep(level: string, action: string): string {
   return '"warn" only logs invalid writes; with "error", any update to one of these documents is rejected unless it makes it valid.';
 }
 
-interface Count {
-  /** Known number of failing documents (server) or failing sampled documents; null when unknown. */
-  failing: number | null;
-  text: string;
-  /** true when the count covers the whole collection (server), false for the sample. */
-  whole: boolean;
+/** How many documents fail the validator, and how that is known: the server's count, else the sample's, else unknown. */
+type Count = { kind: 'server'; failing: number; documents: number } | { kind: 'sample'; failing: number; checked: number } | { kind: 'unknown' };
+
+/** The server's count, when the snapshot has it with the total it is out of. */
+function serverCount(d: ValidatorDryRun | undefined): { failing: number; documents: number } | null {
+  return d && d.serverViolators !== null && d.serverDocuments !== null ? { failing: d.serverViolators, documents: d.serverDocuments } : null;
 }
 
-function countOf(c: CollectionSnapshot): Count {
-  const d = c.validatorDryRun;
-  if (d && d.serverViolators !== null) {
-    const docs = c.stats?.count;
-    return { failing: d.serverViolators, whole: true, text: `${plural(d.serverViolators, 'document')}${docs !== undefined ? ` of ${formatNumber(docs)}` : ''} (counted on the server)` };
-  }
-  if (d && d.checked > 0) return { failing: d.violations, whole: false, text: `${formatNumber(d.violations)} of ${plural(d.checked, 'sampled document')}` };
-  return { failing: null, whole: false, text: 'an unknown number of documents' };
+function countOf(d: ValidatorDryRun | undefined): Count {
+  const server = serverCount(d);
+  if (server) return { kind: 'server', ...server };
+  if (d && d.checked > 0) return { kind: 'sample', failing: d.violations, checked: d.checked };
+  return { kind: 'unknown' };
 }
 
-function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Report): void {
+function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: ValidatorReport): void {
   const v = c.validator;
   const level = v.validationLevel ?? 'strict';
   const action = v.validationAction ?? 'error';
-  const d = c.validatorDryRun;
+  const d = dataOf(validatorCollector, c)?.dryRun;
   const target = { db: c.db, collection: c.name };
-  const count = countOf(c);
-  const docs = c.stats?.count;
-  const serverPart = !d
-    ? ''
-    : d.serverViolators !== null
-      ? ` On the server, ${plural(d.serverViolators, 'document')}${docs !== undefined ? ` of ${formatNumber(docs)}` : ''} fail the whole validator.`
-      : d.serverReason
-        ? ` No server-side count either: ${d.serverReason}.`
-        : '';
+  const count = countOf(d);
   const evidence = {
     validationLevel: level,
     validationAction: action,
@@ -125,35 +156,40 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
     sampleChecked: d?.checked ?? null,
     sampleViolations: d?.violations ?? null,
     serverViolators: d?.serverViolators ?? null,
+    serverDocuments: d?.serverDocuments ?? null,
     unsupported: d ? d.unsupportedKeywords.length : null,
   };
   const paths = d ? byPathText(d.byPath) : '';
-  const pathsSentence = paths ? ` Failing paths in the sample: ${paths}.` : '';
 
-  if (d?.skippedReason) {
-    report({ messageId: 'notChecked', severity: 'info', target, data: { reason: d.skippedReason, server: serverPart }, evidence });
-  } else if (d && (d.unsupportedKeywords.length || d.undecided.length)) {
-    report({ messageId: 'partialCheck', severity: 'info', target, data: { list: [...d.unsupportedKeywords, ...d.undecided].join('; '), server: serverPart }, evidence });
+  if (d) {
+    const server = serverCount(d);
+    const serverReason = d.serverReason ?? 'none is recorded in the snapshot';
+    const list = [...d.unsupportedKeywords, ...d.undecided].join('; ');
+    if (d.skippedReason) {
+      if (server) report({ messageId: 'notChecked', severity: 'info', target, data: { reason: d.skippedReason, ...server }, evidence });
+      else report({ messageId: 'notCheckedNoServerCount', severity: 'info', target, data: { reason: d.skippedReason, serverReason }, evidence });
+    } else if (list) {
+      if (server) report({ messageId: 'partialCheck', severity: 'info', target, data: { list, ...server }, evidence });
+      else report({ messageId: 'partialCheckNoServerCount', severity: 'info', target, data: { list, serverReason }, evidence });
+    }
+    if (server && d.violations > server.failing) {
+      // the sample is part of the collection: more failing sampled documents than failing documents overall is a disagreement
+      report({
+        messageId: 'countsDisagree',
+        severity: 'info',
+        target,
+        data: { failing: d.violations, checked: d.checked, serverFailing: server.failing, documents: server.documents, paths },
+        evidence,
+      });
+    }
   }
 
-  if (d && d.serverViolators !== null && d.violations > d.serverViolators) {
-    // the sample is part of the collection: more failing sampled documents than failing documents overall is a disagreement
-    report({
-      messageId: 'countsDisagree',
-      severity: 'info',
-      target,
-      data: { sample: `${formatNumber(d.violations)} of ${plural(d.checked, 'sampled document')}`, server: plural(d.serverViolators, 'document'), paths: pathsSentence },
-      evidence,
-    });
-  }
-
+  const onSample = count.kind === 'server' ? '' : ' The count is from the sample: count the whole collection first.';
   if (level === 'off') {
-    const clean = count.failing === 0;
-    report({
-      messageId: 'levelOff',
-      severity: 'warn',
+    const clean = count.kind !== 'unknown' && count.failing === 0;
+    const off = {
+      severity: 'warn' as const,
       target,
-      data: { count: count.text },
       evidence,
       recommendation: {
         action: clean ? 'turn it on (strict)' : 'turn it on for new and valid documents (moderate)',
@@ -162,66 +198,69 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
           : '"moderate" checks inserts and updates to valid documents, and lets updates to the documents that already fail through until you fix them.',
         commands: [collMod(c, { validationLevel: clean ? 'strict' : 'moderate' })],
       },
-    });
+    };
+    if (count.kind === 'server') report({ ...off, messageId: 'levelOff', data: { failing: count.failing, documents: count.documents } });
+    else if (count.kind === 'sample') report({ ...off, messageId: 'levelOffInSample', data: { failing: count.failing, checked: count.checked } });
+    else report({ ...off, messageId: 'levelOffUncounted' });
     return;
   }
 
-  const failing = count.failing;
-  if (failing !== null && failing > 0) {
+  if (count.kind !== 'unknown' && count.failing > 0) {
     const strictError = level === 'strict' && (action === 'error' || action === 'errorAndLog');
-    const rec: Recommendation = strictError
+    const inSample = paths ? ` Failing paths in the sample: ${paths}.` : '';
+    const recommendation: Recommendation = strictError
       ? {
           action: 'moderate while you fix them',
-          reason: `With validationLevel "strict", every update to one of these documents is rejected unless it makes the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" once the count is 0.${count.whole ? '' : ' The count is from the sample: count the whole collection first.'}`,
+          reason: `With validationLevel "strict", every update to one of these documents is rejected unless it makes the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" once the count is 0.${onSample}${inSample}`,
           commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
         }
       : {
           action: `fix the failing documents, then switch to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
-          reason: `${nextStep(level, action)}${count.whole ? '' : ' The count is from the sample: count the whole collection first.'} List them by _id:`,
+          reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
           commands: [findViolators(c)],
         };
-    report({
-      messageId: strictError ? 'violationsStrict' : 'violations',
-      severity: strictError ? 'warn' : 'info',
-      target,
-      data: { count: count.text, level, action, paths: pathsSentence },
-      evidence,
-      recommendation: rec,
-    });
+    const found = { severity: strictError ? ('warn' as const) : ('info' as const), target, evidence, recommendation };
+    if (count.kind === 'server') {
+      const data = { failing: count.failing, documents: count.documents, level, action };
+      if (strictError) report({ ...found, messageId: 'violationsStrict', data });
+      else report({ ...found, messageId: 'violations', data });
+    } else {
+      const data = { failing: count.failing, checked: count.checked, level, action };
+      if (strictError) report({ ...found, messageId: 'violationsStrictInSample', data });
+      else report({ ...found, messageId: 'violationsInSample', data });
+    }
     return;
   }
 
   const warnOnly = action === 'warn';
-  if (failing === 0 && (warnOnly || level === 'moderate')) {
+  if (count.kind !== 'unknown' && (warnOnly || level === 'moderate')) {
+    // nothing fails (count.failing is 0 here)
     const changes: Record<string, string> = {};
     if (warnOnly) changes.validationAction = 'error';
     if (level === 'moderate') changes.validationLevel = 'strict';
     const commands = [collMod(c, changes)];
     if (warnOnly && atLeast81(snapshot)) commands.push(collMod(c, { ...changes, validationAction: 'errorAndLog' }));
-    report({
-      messageId: 'readyForError',
-      severity: 'info',
+    const ready = {
+      severity: 'info' as const,
       target,
-      data: {
-        count: count.whole ? 'counted on the server' : `checked on ${plural(d?.checked ?? 0, 'sampled document')} only`,
-        current: [warnOnly ? 'validationAction "warn"' : '', level === 'moderate' ? 'validationLevel "moderate"' : ''].filter(Boolean).join(' and '),
-      },
       evidence,
       recommendation: {
         action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(', '),
-        reason: `${warnOnly ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.' : '"moderate" skips updates to documents that are already invalid; there are none.'}${count.whole ? '' : ' The count is from the sample only: count the whole collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log (second command).' : ''}`,
-        commands: count.whole ? commands : [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`, ...commands],
+        reason: `${warnOnly ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.' : '"moderate" skips updates to documents that are already invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the sample only: count the whole collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log (second command).' : ''}`,
+        commands: count.kind === 'server' ? commands : [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`, ...commands],
       },
-    });
+    };
+    if (count.kind === 'server') report({ ...ready, messageId: 'readyForError', data: { level, action } });
+    else report({ ...ready, messageId: 'readyForErrorInSample', data: { checked: count.checked, level, action } });
     return;
   }
 
-  if (failing === null && (warnOnly || level === 'moderate')) {
+  if (count.kind === 'unknown' && (warnOnly || level === 'moderate')) {
     report({
       messageId: 'violationsUnknown',
       severity: 'info',
       target,
-      data: { current: `${level}/${action}` },
+      data: { level, action },
       evidence,
       recommendation: {
         action: 'count the failing documents',
@@ -232,7 +271,7 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Repo
   }
 }
 
-function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: Report, note: NoteFn): void {
+function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: ValidatorReport, note: NoteFn): void {
   const target = { db: c.db, collection: c.name };
   if (c.sample.size === 0) return;
   const p = proposeSchema(c, o);
@@ -244,11 +283,13 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
     return;
   }
   const clean = p.gaps.length === 0;
-  const extra: string[] = [];
-  if (p.gaps.length) extra.push(`required but missing from some sampled documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}`);
-  if (p.open.length) extra.push(`left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${quoted(p.open)}`);
-  if (p.enums.length) extra.push(`enums read with distinct() when you run it: ${quoted(p.enums)}`);
-  if (!c.sample.random) extra.push('the sample is not random (first documents in natural order)');
+  // What this sample showed besides the schema: said in the recommendation, so the finding stays one finding.
+  const shown = [
+    p.gaps.length ? ` Required but missing from some sampled documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.` : '',
+    p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${quoted(p.open)}.` : '',
+    p.enums.length ? ` Enums read with distinct() when you run it: ${quoted(p.enums)}.` : '',
+    c.sample.random ? '' : ' The sample is not random (first documents in natural order).',
+  ].join('');
   const level = clean ? 'strict' : 'moderate';
   const action = clean ? 'error' : 'warn';
   const commands = [
@@ -261,42 +302,26 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
     messageId: 'missing',
     severity: 'info',
     target,
-    data: {
-      documents: plural(p.documents, 'sampled document'),
-      required: p.required.length ? quoted(p.required) : 'no field',
-      fields: formatNumber(p.fields),
-      extra: extra.length ? `; ${extra.join('; ')}` : '',
-    },
+    // `_id` is in every document, so at least it is required
+    data: { documents: p.documents, required: quoted(p.required), fields: p.fields },
     evidence: { sampleSize: p.documents, required: p.required.length, fields: p.fields, gaps: p.gaps.length, open: p.open.length, enums: p.enums.length, sampleRandom: c.sample.random },
     recommendation: {
       action: clean ? 'add this validator (strict, error)' : 'add this validator (moderate, warn) and fix the gaps',
-      reason: `${clean ? 'Every sampled document passes it. Run the count first: if it is 0, no existing document fails, and "error" rejects only new bad writes.' : 'Some sampled documents lack a required field: "warn" logs such writes instead of rejecting them, and "moderate" lets updates to documents that already fail through. Fix the gaps, then switch to strict and error.'} The field report measured validator cost within noise (YCSB, 10M documents).${clean && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
+      reason: `${clean ? 'Every sampled document passes it. Run the count first: if it is 0, no existing document fails, and "error" rejects only new bad writes.' : 'Some sampled documents lack a required field: "warn" logs such writes instead of rejecting them, and "moderate" lets updates to documents that already fail through. Fix the gaps, then switch to strict and error.'}${shown} The field report measured validator cost within noise (YCSB, 10M documents).${clean && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
       commands,
     },
   });
 }
 
-export default defineRule<ValidatorOptions>({
+export default defineRule({
   id: 'validator',
-  needs: ['validatorCensus'],
+  needs: [validatorCollector],
   scope: 'collection',
   meta: {
     description: 'Schema validation: presence, level and action, a dry run of $jsonSchema over the sample, and a proposal where there is none',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
     severity: 'info',
-    messages: {
-      missing: 'No validator: nothing stops a write from dropping a field or changing its type. Proposed from {{documents}}: {{required}} required, {{fields}} field paths typed{{extra}}.',
-      levelOff: 'The validator is stored but validationLevel is "off": it checks no write. {{count}} fail it.',
-      violationsStrict:
-        '{{count}} fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is rejected unless it makes them valid.{{paths}}',
-      violations: '{{count}} fail the validator ("{{level}}", action "{{action}}").{{paths}}',
-      readyForError: 'No document fails the validator ({{count}}), yet it runs with {{current}}.',
-      violationsUnknown: 'The validator runs as {{current}}, and how many documents fail it is unknown.',
-      notChecked: 'The sample was not checked against the validator in-process: {{reason}}.{{server}}',
-      partialCheck: 'The in-process check of the sample left out what it cannot evaluate: {{list}}.{{server}}',
-      countsDisagree:
-        "The in-process check finds {{sample}} failing the validator, but the server counts only {{server}} failing it in the whole collection: the server and the advisor's reading of $jsonSchema (MongoDB's documented semantics) judge some values differently, or the documents changed between the sample and the count. The advice follows the server's count, since the server is what enforces the validator.{{paths}}",
-    },
+    messages,
     options: validatorOptionsSchema,
     requires: { capabilities: [] },
   },

@@ -4,7 +4,10 @@ import { DriverAdapter } from '../../src/adapters/driver';
 import { describeServerError } from '../../src/adapters/types';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
+import { dataOf } from '../../src/core/collector';
+import type { Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
+import { validatorCollector } from './collect';
 import rule from './index';
 import { expectScratchDropped } from '../../test/support/scratch';
 
@@ -49,6 +52,12 @@ describe('validator (live)', () => {
     adapter = await DriverAdapter.connect(uri);
   });
 
+  /** A snapshot as check takes it with this rule on: the core and the rule's collector. */
+  const collect = (collections: string[], sampleSize: number): Promise<Snapshot> => collectSnapshot(adapter, { db: DB, collections, sampleSize, collectors: [validatorCollector] });
+  /** The commands the collector added: the same collect without it, subtracted. */
+  const addedRoundTrips = async (snap: Snapshot, collections: string[], sampleSize: number): Promise<number> =>
+    snap.roundTrips - (await collectSnapshot(adapter, { db: DB, collections, sampleSize })).roundTrips;
+
   afterAll(async () => {
     await adapter?.close();
     await client?.db(DB).dropDatabase();
@@ -56,9 +65,12 @@ describe('validator (live)', () => {
   });
 
   it('proposes a validator from the sample, with counts only in the snapshot and the report', async () => {
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['people'], sampleSize: 60 });
+    const snap = await collect(['people'], 60);
     const people = snap.databases[0]?.collections[0];
-    expect(people?.stringCardinality).toMatchObject({ status: 2, 'address.city': 1, name: 60 });
+    expect(dataOf(validatorCollector, people)?.stringCardinality).toMatchObject({ status: 2, 'address.city': 1, name: 60 });
+    const added = await addedRoundTrips(snap, ['people'], 60);
+    console.log(`[validator live] ${kind}: the collector sent ${added} commands for a collection without a validator`);
+    expect(added).toBe(0);
     const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
     expect(f?.message).toContain('Proposed from 60 sampled documents: `_id`, `address`, `age`, `name`, `status` required');
     const cmds = f?.recommendation?.commands ?? [];
@@ -71,7 +83,7 @@ describe('validator (live)', () => {
   });
 
   it('confirms the proposal on scratch, or says why it could not (server without validators)', async () => {
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['people'], sampleSize: 60 });
+    const snap = await collect(['people'], 60);
     const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
     expect(f).toBeDefined();
     if (!f) return;
@@ -96,13 +108,17 @@ describe('validator (live)', () => {
       console.log(`[validator live] skipped on ${kind}: ${why}`);
       ctx.skip(why);
     }
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['members'], sampleSize: 60 });
+    const snap = await collect(['members'], 60);
     const members = snap.databases[0]?.collections[0];
-    expect(members?.validatorDryRun).toMatchObject({ checked: 60, violations: 5, byPath: { age: 5 }, serverViolators: 5, unsupportedKeywords: [] });
+    expect(dataOf(validatorCollector, members)?.dryRun).toMatchObject({ checked: 60, violations: 5, byPath: { age: 5 }, serverViolators: 5, serverDocuments: 60, unsupportedKeywords: [] });
+    const added = await addedRoundTrips(snap, ['members'], 60);
+    console.log(`[validator live] ${kind}: the collector sent ${added} commands for a collection with a validator (count)`);
+    // one count of {$nor: [validator]}: the validator itself comes from the core's listCollections
+    expect(added).toBe(1);
     const [f] = runRule(rule, snap).filter((x) => x.messageId === 'violationsStrict');
     expect(f?.severity).toBe('warn');
-    expect(f?.message).toContain('5 documents of 60 (counted on the server) fail the validator');
-    expect(f?.message).toContain('`age` (5)');
+    expect(f?.message).toContain('5 of 60 documents (counted on the server) fail the validator');
+    expect(f?.recommendation?.reason).toContain('`age` (5)');
     expect(JSON.stringify(snap)).not.toContain(SECRET);
   });
 
@@ -115,7 +131,7 @@ describe('validator (live)', () => {
     // no validators on either: the rule proposes one, typing _id as the sample has it
     await db.collection('ids_oid').insertMany(Array.from({ length: 200 }, (_, i) => ({ name: `${SECRET} ${i}`, n: i })));
     await db.collection('ids_str').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `user-${i}` as unknown as undefined, name: `${SECRET} ${i}`, n: i })));
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['ids_oid', 'ids_str'], sampleSize: 40 });
+    const snap = await collect(['ids_oid', 'ids_str'], 40);
     const proposals = runRule(rule, snap).filter((x) => x.messageId === 'missing');
     const byColl = new Map(proposals.map((f) => [f.target.collection, f]));
     expect(byColl.get('ids_oid')?.recommendation?.commands?.[0]).toContain('_id: { bsonType: "objectId" }');
@@ -148,7 +164,7 @@ describe('validator (live)', () => {
     const raw = await db.command({ insert: 'id_required', documents: [{ n: 1 }], ordered: false });
     const serverAddsIdFirst = Number(raw.n) === 1;
     console.log(`[validator live] ${kind}: a raw insert without _id into a collection whose validator requires _id is ${serverAddsIdFirst ? 'accepted (the server adds _id before validating, as MongoDB documents)' : `rejected (${JSON.stringify((raw.writeErrors as { code?: number }[] | undefined)?.[0]?.code)}: the server validates before adding _id)`}`);
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['people'], sampleSize: 60 });
+    const snap = await collect(['people'], 60);
     const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
     expect(f?.message).toContain('`_id`');
     const run = await confirmFindings(snap, f ? [f] : [], adapter, [rule], { budgetMs: 6_000, maxDocs: 60 });
@@ -167,15 +183,15 @@ describe('validator (live)', () => {
       console.log(`[validator live] skipped on ${kind}: ${why}`);
       ctx.skip(why);
     }
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['prices'], sampleSize: 33 });
-    const dry = snap.databases[0]?.collections[0]?.validatorDryRun;
+    const snap = await collect(['prices'], 33);
+    const dry = dataOf(validatorCollector, snap.databases[0]?.collections[0])?.dryRun;
     expect(dry).toMatchObject({ checked: 33, violations: 3, byPath: { price: 3 } });
     const findings = runRule(rule, snap);
     const disagree = findings.find((f) => f.messageId === 'countsDisagree');
     console.log(`[validator live] ${kind}: Decimal128 150.5 against maximum 100: the server counts ${String(dry?.serverViolators)} of 3 failing${dry?.serverViolators === 3 ? ' (as MongoDB documents)' : ' (MongoDB documents 3: the server skips Decimal128 for maximum)'}`);
     if (dry?.serverViolators === 3) {
       expect(disagree).toBeUndefined();
-      expect(findings.find((f) => f.messageId === 'violations')?.message).toContain('3 documents of 33 (counted on the server) fail the validator');
+      expect(findings.find((f) => f.messageId === 'violations')?.message).toContain('3 of 33 documents (counted on the server) fail the validator');
     } else {
       expect(dry?.serverViolators).toBeLessThan(3);
       expect(disagree?.message).toContain(`finds 3 of 33 sampled documents failing the validator, but the server counts only ${String(dry?.serverViolators)}`);

@@ -1,18 +1,11 @@
+import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { isNumericBsonType } from '../../src/lib/bson-types';
 import { shellCollection } from '../../src/lib/shell';
+import { validatorCollector } from './collect';
+import type { ValidatorOptions } from './index';
 
 type Doc = Record<string, unknown>;
-
-export interface ValidatorOptions extends Record<string, unknown> {
-  requiredShare: number;
-  minSample: number;
-  proposeEnums: boolean;
-  enumMaxDistinct: number;
-  enumMinOccurrences: number;
-  maxProperties: number;
-  noiseRatio: number;
-}
 
 /** mongosh code printed verbatim inside a literal (an enum read from the server with distinct()). */
 export class ShellCode {
@@ -141,7 +134,7 @@ class Proposer {
 
   private enumFor(node: Node, names: readonly string[]): ShellCode | null {
     if (!this.o.proposeEnums || !names.includes('string') || names.some((n) => n !== 'string' && n !== 'null')) return null;
-    const distinct = this.c.stringCardinality?.[node.path];
+    const distinct = dataOf(validatorCollector, this.c)?.stringCardinality?.[node.path];
     const strings = node.field?.types.string ?? 0;
     if (distinct === undefined || distinct < 1 || distinct > this.o.enumMaxDistinct || strings < this.o.enumMinOccurrences * distinct) return null;
     const path = node.path.split('.').filter((p) => p !== '$[]').join('.');

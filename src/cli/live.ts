@@ -1,9 +1,9 @@
 import { rules } from '../../rules';
 import type { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
-import type { Scratch } from '../confirm/scratch';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
-import type { CheckResult, Snapshot } from '../core/types';
+import type { CheckResult, Finding, Snapshot } from '../core/types';
+import { onInterrupt } from './interrupt';
 import { collectDeployment } from './deployment';
 import type { Io } from './io';
 import type { Progress } from './progress';
@@ -36,35 +36,19 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     concurrency: opts.concurrency,
     dbConcurrency: Math.min(2, opts.concurrency),
     progress: opts.progress,
-    // Only what the enabled rules read (the plan); the snapshot records which parts ran.
-    parts: collectPlan(enabledRules(rules, opts.settings)),
+    // Only what the enabled rules read (the plan); the snapshot records which collectors ran.
+    collectors: collectPlan(enabledRules(rules, opts.settings)),
   });
-  const controller = new AbortController();
-  let scratch: Scratch | null = null;
-  let interrupts = 0;
-  const onSignal = (): void => {
-    if (++interrupts > 1) process.exit(130);
-    io.err('Interrupted: stopping and dropping the scratch database (Ctrl-C again to quit at once)…');
-    controller.abort();
-    void (scratch ? scratch.cleanup() : Promise.resolve(null)).then((problem) => {
-      if (problem) io.err(problem);
-      process.exit(130);
-    });
-  };
-  if (opts.confirm) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
+  // Ctrl-C stops the experiments and drops the scratch database (src/cli/interrupt.ts), only while confirming.
+  const interrupt = opts.confirm ? onInterrupt(io) : null;
   try {
     // Analysis is pure and fast: run it once ahead to give the confirmation bar its total.
     const confirmable = opts.confirm ? analyze(snapshot, opts.settings, rules).findings.filter((f) => f.messageId !== 'internalError' && rules.find((r) => r.id === f.ruleId)?.confirm).length : 0;
     let confirming = 0;
-    const log = (line: string): void => {
-      // confirmFindings logs one "confirming …" line per experiment: the bar's steps.
-      if (line.startsWith('confirming ')) {
-        if (confirming++ === 0) opts.progress.stage('confirming', confirmable);
-        opts.progress.tick(line.slice('confirming '.length));
-      }
+    // One step of the bar per experiment, told by confirm as an event (never parsed out of log lines).
+    const onExperiment = (f: Finding): void => {
+      if (confirming++ === 0) opts.progress.stage('confirming', confirmable);
+      opts.progress.tick(`${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
     };
     const result = await analyzeAndConfirm(
       snapshot,
@@ -74,11 +58,8 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
         rules,
         confirm: opts.confirm,
         settings: opts.settings,
-        signal: controller.signal,
-        onScratch: (s) => {
-          scratch = s;
-        },
-        log,
+        ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
+        onExperiment,
         ...(opts.confirmBudgetMs ? { budgetMs: opts.confirmBudgetMs } : {}),
       },
       started,
@@ -87,7 +68,6 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     opts.progress.stop();
     return { result: { ...result, scope: scopeOfSnapshot(snapshot) }, snapshot };
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt?.dispose();
   }
 }

@@ -9,7 +9,7 @@ export interface IdShape {
   /** The value's binary form, for leading-byte entropy only (never stored). */
   bytes: Uint8Array;
   uuidVersion?: number;
-  /** A sort key that follows MongoDB's order within one type: [type order, number or string]. */
+  /** A sort key that follows MongoDB's order within one type: [type order, number or string] (id-pattern ranks _ids by it). */
   order: [number, number | string];
 }
 
@@ -64,29 +64,10 @@ export function idShape(v: unknown): IdShape {
   return { type: 'other', size: 8, bytes: new Uint8Array(0), order: [20, String(v)] };
 }
 
-function compareShapes(a: IdShape, b: IdShape): number {
-  if (a.order[0] !== b.order[0]) return a.order[0] - b.order[0];
-  const x = a.order[1];
-  const y = b.order[1];
-  if (typeof x === 'number' && typeof y === 'number') return x - y;
-  return String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
-}
-
-/** For each position in natural order, the rank of its _id among them (ties share the lower rank). */
-export function naturalOrderRanks(idsInNaturalOrder: readonly unknown[]): number[] {
-  const shapes = idsInNaturalOrder.map(idShape);
-  const idx = shapes.map((_, i) => i).sort((i, j) => compareShapes(shapes[i] as IdShape, shapes[j] as IdShape));
-  const r = new Array<number>(shapes.length);
-  idx.forEach((pos, rank) => {
-    r[pos] = rank;
-  });
-  return r;
-}
-
 const LEADING_BYTES = 4;
 
 /** The _id profile of a sample: types, sizes, UUID versions and leading-byte entropy. No values kept. */
-export function profileIds(sampledIds: readonly unknown[], naturalIds: readonly unknown[] | null): IdProfile {
+export function profileIds(sampledIds: readonly unknown[]): IdProfile {
   const types: Partial<Record<IdType, number>> = {};
   const uuidVersions: Record<string, number> = {};
   const sizes: number[] = [];
@@ -107,7 +88,5 @@ export function profileIds(sampledIds: readonly unknown[], naturalIds: readonly 
     uuidVersions,
     sizeBytes: { p50: sizes.length ? percentile(sizes, 50) : 0, max: sizes.length ? Math.max(...sizes) : 0, mean: sizes.length ? mean(sizes) : 0 },
     leadingByteEntropy: hist.map((h) => Math.round(entropyBits(h.values()) * 1000) / 1000),
-    naturalOrderRanks: naturalIds ? naturalOrderRanks(naturalIds) : [],
-    naturalOrderSource: naturalIds ? 'natural-scan' : 'none',
   };
 }

@@ -4,11 +4,10 @@ import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { UserError } from '../core/errors';
 import { stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
+import type { AnyCollector, ListedCollection } from '../core/collector';
 import {
-  type CapabilityName,
-  COLLECT_PARTS,
-  type CollectPart,
   type CollectionSnapshot,
+  type DatabaseSnapshot,
   type CollectionStats,
   type IndexSnapshot,
   type Note,
@@ -24,7 +23,9 @@ import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
 import { readSample } from './sample';
-import { collectionCollectors, snapshotCollectors } from './extras';
+import { CollectorRunner } from './run-collectors';
+
+export type { ListedCollection } from '../core/collector';
 
 export interface CollectOptions {
   db: string;
@@ -36,13 +37,11 @@ export interface CollectOptions {
   sampleMaxBytes?: number;
   /** Documents above this are measured on the server, not pulled (default 1 MiB). */
   largeDocBytes?: number;
-  /** The optional parts to run (src/core/types.ts COLLECT_PARTS): check passes what its enabled rules need; all when absent. */
-  parts?: readonly CollectPart[];
   /**
-   * The server as another database's collection of the same run already probed it (audit, lint of several databases):
-   * its facts and proven capabilities are reused instead of asked again. A copy is taken; the original is not touched.
+   * The collectors to run beyond the core (src/core/collector.ts): `check` passes those its enabled rules need
+   * (`collectPlan`); none when absent.
    */
-  probed?: { server: ServerInfo; status: Doc | null };
+  collectors?: readonly AnyCollector[];
   /** maxTimeMS on every command (default 10 s). */
   maxTimeMS?: number;
   /** Collections inspected at once (default 4). */
@@ -95,112 +94,154 @@ function isSystem(name: string): boolean {
   return name.startsWith('system.');
 }
 
-export interface ListedCollection {
-  name: string;
-  type: string;
-  options: Doc;
+export interface CollectDatabasesOptions extends Omit<CollectOptions, 'db'> {
+  /** The databases to read, in this order (at least one). */
+  dbs: readonly string[];
+  /** Databases read at once (collections within each use `concurrency` too; default 2). */
+  dbConcurrency?: number;
+  /** listDatabases names the caller already read (every name the server gave): saves the collectors asking again. */
+  databaseNames?: readonly string[];
+}
+
+/** One database's snapshot; a database of the run. */
+export async function collectSnapshot(given: Adapter, opts: CollectOptions): Promise<Snapshot> {
+  const { db, ...rest } = opts;
+  return collectDatabases(given, { ...rest, dbs: [db] });
 }
 
 /**
- * Reads everything the rules need into a plain, redacted snapshot. Read-only by construction: every collector gets
- * the adapter through `readOnly` (src/adapters/read-only.ts), which refuses any command that is not a read before it
- * reaches the server. Every command carries maxTimeMS.
- * Round trips: only the parts `opts.parts` names beyond the core (see COLLECT_PARTS); bench/README.md has the counts.
+ * Reads the core facts (server, collections, stats, indexes, the sample) of every database named, then runs the
+ * planned collectors at their scopes: collection ones per collection, database ones once per database, deployment ones
+ * once for the whole run, whatever the number of databases. Read-only by construction: everything goes through
+ * `readOnly` (src/adapters/read-only.ts), which refuses any command that is not a read before it reaches the server.
+ * Every command carries maxTimeMS. The server is probed once per run. Round trips: bench/README.md.
  */
-export async function collectSnapshot(given: Adapter, opts: CollectOptions): Promise<Snapshot> {
+export async function collectDatabases(given: Adapter, opts: CollectDatabasesOptions): Promise<Snapshot> {
+  if (opts.dbs.length === 0) throw new Error('collectDatabases needs at least one database');
   const adapter = readOnly(given);
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
-  const parts = new Set<CollectPart>(opts.parts ?? COLLECT_PARTS);
-  const { server, status: serverStatus } = opts.probed
-    ? { server: structuredClone(opts.probed.server), status: opts.probed.status }
-    : await probeServer(adapter, maxTimeMS, { serverStatus: parts.has('serverStatus') });
+  const plan = opts.collectors ?? [];
+  const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: plan.some((c) => c.serverStatus === true) });
   const notes: Note[] = [];
+  const runner = new CollectorRunner(plan, { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes });
 
-  const listed = await commandCursor(adapter, opts.db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
-  let databaseNames: string[] | undefined;
-  if (listed.length === 0) {
-    // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
-    const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
-    databaseNames = dbs?.map((d) => d.name);
-    if (dbs && !dbs.some((d) => d.name === opts.db)) {
-      const names = dbs.map((d) => d.name).filter((n) => !['admin', 'local', 'config'].includes(n));
-      throw new UserError(
-        `Database "${opts.db}" does not exist on ${adapter.source}. ${names.length ? `Databases there: ${names.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
-      );
-    }
+  // 1. every database's collection list (and whether the database exists at all)
+  let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
+  const listedByDb: Record<string, ListedCollection[]> = {};
+  const chosenByDb: Record<string, ListedCollection[]> = {};
+  for (const db of opts.dbs) {
+    const listing = await listDatabase(adapter, db, opts.collections, maxTimeMS, async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)));
+    listedByDb[db] = listing.all;
+    chosenByDb[db] = listing.chosen;
+    for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
-  const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
-  let chosen: ListedCollection[];
-  if (opts.collections && opts.collections.length > 0) {
-    chosen = [];
-    for (const name of opts.collections) {
-      const found = all.find((c) => c.name === name);
-      if (!found) {
-        const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
-        throw new UserError(
-          `Collection "${name}" does not exist in database "${opts.db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
-        );
-      }
-      chosen.push(found);
-    }
-  } else {
-    chosen = all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name));
-  }
-  for (const c of all) proveFromCollectionOptions(server, c.options, `${opts.db}.${c.name}`);
 
-  const firstReal = chosen.find((c) => c.type === 'collection');
-  // A server handed over by an earlier database of the run (opts.probed) has these proven already.
-  const toProbe: CapabilityName[] = parts.has('indexStats') ? ['sample', 'bsonSize', 'arraySize', 'indexStats'] : ['sample', 'bsonSize', 'arraySize'];
-  const probedAlready = toProbe.every((c) => server.capabilities[c].supported !== null);
-  if (firstReal && !probedAlready) await probeAggregation(adapter, server, opts.db, firstReal.name, maxTimeMS, { indexStats: parts.has('indexStats') });
+  // 2. the aggregation capabilities, once per run, on the first ordinary collection of any database
+  const firstReal = opts.dbs.map((db) => ({ db, c: chosenByDb[db]?.find((c) => c.type === 'collection') })).find((x) => x.c !== undefined);
+  if (firstReal?.c) await probeAggregation(adapter, server, firstReal.db, firstReal.c.name, maxTimeMS);
 
-  const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
-  const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
-    const { snap, rawDocs } = await collectCollection(adapter, server, opts, parts, c, maxTimeMS, countFirst);
-    if (snap.type === 'collection') {
-      for (const [part, collector] of collectionCollectors) {
-        if (parts.has(part)) await collector({ adapter, server, collection: snap, rawDocs, maxTimeMS, options: opts });
-      }
-    }
-    opts.onCollection?.(snap);
-    return snap;
+  // 3. collections (core, then collection collectors), then each database's collectors
+  const collStats: { ok: string | null; failed: string | null } = { ok: null, failed: null };
+  const databases = await mapPool(opts.dbs, opts.dbConcurrency ?? 2, async (db): Promise<DatabaseSnapshot> => {
+    const chosen = chosenByDb[db] ?? [];
+    const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
+    const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
+      const { snap, rawDocs, ids, collStatsError } = await collectCollection(adapter, server, { ...opts, db }, c, maxTimeMS, countFirst);
+      if (collStatsError === null && snap.stats !== null) collStats.ok ??= `${db}.${c.name}`;
+      if (collStatsError !== null) collStats.failed ??= collStatsError;
+      await runner.collection(snap, c, rawDocs, ids);
+      opts.onCollection?.(snap);
+      return snap;
+    });
+    const database: DatabaseSnapshot = { name: db, collections };
+    await runner.database(database, listedByDb[db] ?? []);
+    return database;
   });
+  // Decided once all lanes are done (lanes used to overwrite each other's answer).
+  if (collStats.ok) server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
+  else if (collStats.failed) server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
+
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
     version: SNAPSHOT_VERSION,
     collectedAt: new Date().toISOString(),
     source: adapter.source,
     server,
-    databases: [{ name: opts.db, collections }],
+    databases,
     notes,
     roundTrips: 0,
-    collected: COLLECT_PARTS.filter((p) => parts.has(p)),
+    collectors: [],
   };
-  const notRandom = collections.filter((c) => c.sample.method === 'natural-order');
-  if (notRandom.length > 0) {
-    // One line for the whole run: the cause is the server, not the collection.
-    notes.push({
-      level: 'info',
-      target: { db: opts.db },
-      message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${server.capabilities.sample.evidence})`,
-    });
-  }
-  const unsized = collections.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
-  if (unsized.length > 0) {
-    notes.push({
-      level: 'skipped',
-      target: { db: opts.db },
-      message: `storage sizes were not read (${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${unsized.slice(0, 5).map((c) => c.name).join(', ')}${unsized.length > 5 ? ', …' : ''}): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B`,
-    });
-  }
-  const listedCollections = { [opts.db]: all.map((c) => ({ name: c.name, type: c.type })) };
-  for (const [part, collector] of snapshotCollectors) {
-    if (!parts.has(part)) continue;
-    await collector({ adapter, snapshot, maxTimeMS, options: opts, serverStatus, listedCollections, ...(databaseNames ? { databaseNames } : {}) });
-  }
+  runNotes(snapshot, notes);
+  // 4. deployment collectors, once per run
+  await runner.deployment(snapshot, databaseNames, listedByDb);
+  snapshot.collectors = runner.record();
   snapshot.roundTrips = adapter.roundTrips - start;
   return snapshot;
+}
+
+/** Run-wide notes: one line each for the whole run, whatever the number of databases (the cause is the server). */
+function runNotes(snapshot: Snapshot, notes: Note[]): void {
+  const all = snapshot.databases.flatMap((d) => d.collections);
+  const notRandom = all.filter((c) => c.sample.method === 'natural-order');
+  const single = snapshot.databases.length === 1 ? { target: { db: snapshot.databases[0]?.name ?? '' } } : {};
+  if (notRandom.length > 0) {
+    notes.push({
+      level: 'info',
+      ...single,
+      message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${snapshot.server.capabilities.sample.evidence})`,
+    });
+  }
+  const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
+  if (unsized.length > 0) {
+    const names = unsized.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
+    notes.push({
+      level: 'skipped',
+      ...single,
+      message: `storage sizes were not read (${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${unsized.length > 5 ? ', …' : ''}): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B`,
+    });
+  }
+}
+
+async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
+  const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
+  return (dbs ?? []).map((d) => String(d.name));
+}
+
+/** A database's listCollections, and the collections to read (the named ones, else every non-system one). */
+async function listDatabase(
+  adapter: Adapter,
+  db: string,
+  named: readonly string[] | undefined,
+  maxTimeMS: number,
+  databaseNames: () => Promise<string[]>,
+): Promise<{ all: ListedCollection[]; chosen: ListedCollection[] }> {
+  const listed = await commandCursor(adapter, db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
+  if (listed.length === 0) {
+    // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
+    const names = await databaseNames().catch(() => null);
+    if (names && !names.includes(db)) {
+      const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
+      throw new UserError(
+        `Database "${db}" does not exist on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
+      );
+    }
+  }
+  const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
+  if (!named || named.length === 0) return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)) };
+  const chosen: ListedCollection[] = [];
+  for (const name of named) {
+    const found = all.find((c) => c.name === name);
+    if (!found) {
+      const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
+      throw new UserError(
+        `Collection "${name}" does not exist in database "${db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
+      );
+    }
+    chosen.push(found);
+  }
+  return { all, chosen };
 }
 
 function emptySample(requested: number): SampleSnapshot {
@@ -231,12 +272,13 @@ async function collectCollection(
   adapter: Adapter,
   server: ServerInfo,
   opts: CollectOptions,
-  parts: ReadonlySet<CollectPart>,
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
-): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[] }> {
+): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[]; ids: unknown[]; collStatsError: string | null }> {
   let rawDocs: Doc[] = [];
+  let ids: unknown[] = [];
+  let collStatsError: string | null = null;
   const db = opts.db;
   const type = collectionType(c);
   const notes: Note[] = [];
@@ -255,11 +297,11 @@ async function collectCollection(
   };
   if (type === 'view') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead` });
-    return { snap, rawDocs };
+    return { snap, rawDocs, ids, collStatsError };
   }
   if (type === 'timeseries') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
-    return { snap, rawDocs };
+    return { snap, rawDocs, ids, collStatsError };
   }
 
   // 0. in many-collection databases, a cheap count first: an empty collection needs only its index list
@@ -277,7 +319,7 @@ async function collectCollection(
         notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
       }
       notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove} collections)` });
-      return { snap, rawDocs };
+      return { snap, rawDocs, ids, collStatsError };
     }
   }
 
@@ -292,40 +334,25 @@ async function collectCollection(
     }
     // An index of a collection with documents never takes 0 bytes: such a figure was not measured, so it stays unknown.
     if (snap.stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
-    if (server.capabilities.collStats.supported !== true) server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${db}.${c.name}` };
   } catch (err) {
-    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${describeServerError(err)}` };
+    collStatsError = describeServerError(err);
     notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
     indexSizes = {};
   }
 
-  // 2. indexes and 3. their use
+  // 2. indexes (their use is the index-usage rule's collector)
   try {
     const idx = await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS });
     snap.indexes = idx.map((i) => indexOf(i, indexSizes));
   } catch (err) {
     notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
   }
-  if (parts.has('indexStats') && server.capabilities.indexStats.supported === true && snap.indexes.length > 0) {
-    try {
-      const stats = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
-      for (const s of stats) {
-        const ix = snap.indexes.find((i) => i.name === s.name);
-        const acc = s.accesses as { ops?: unknown; since?: unknown } | undefined;
-        if (!ix || !acc) continue;
-        const since = acc.since;
-        (ix.accesses ??= []).push({ host: stringOr(s.host, ''), ops: num(acc.ops), since: since && typeof since === 'object' && isDate(since) ? since.toISOString() : String(since) });
-      }
-    } catch (err) {
-      notes.push({ level: 'skipped', target, message: `index use could not be read ($indexStats): ${describeServerError(err)}` });
-    }
-  }
 
-  // 4. the sample and 5. _ids in natural order
+  // 3. the sample
   const count = snap.stats?.count ?? null;
   if (count === 0) {
     notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
-    return { snap, rawDocs };
+    return { snap, rawDocs, ids, collStatsError };
   }
   const avg = snap.stats?.avgObjSize ?? 0;
   const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
@@ -344,24 +371,15 @@ async function collectCollection(
     });
     docs.push(...raw.large);
     if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? '1 sampled document' : `${raw.large.length} sampled documents`} over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
-    let naturalIds: unknown[] | null = null;
-    // A clustered collection's natural order is its _id order (MongoDB's clustered-collection docs): it says nothing
-    // about insertion order, so it is not read.
-    if (!snap.clustered && parts.has('naturalOrder')) {
-      try {
-        naturalIds = (await readNaturalIds(adapter, db, c.name, Math.min(requested, 10_000), maxTimeMS)).map((d) => d._id);
-      } catch (err) {
-        notes.push({ level: 'skipped', target, message: `_id order in natural order could not be read: ${describeServerError(err)}` });
-      }
-    }
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
+    ids = sampledIds;
     snap.sample = {
       method: raw.method,
       random: raw.random,
       requested,
       size: docs.length,
       docs,
-      id: profileIds(sampledIds, naturalIds),
+      id: profileIds(sampledIds),
       fields: Object.fromEntries(profiler.fields),
       timeSource: timeField,
     };
@@ -369,18 +387,7 @@ async function collectCollection(
     notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
     snap.sample = emptySample(requested);
   }
-  return { snap, rawDocs };
-}
-
-async function readNaturalIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<Doc[]> {
-  // singleBatch: the server closes the cursor with its reply (no killCursors round trip).
-  const cmd = { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, singleBatch: true, maxTimeMS };
-  try {
-    return await commandCursor(adapter, db, { ...cmd, hint: { $natural: 1 } }, { limit, maxTimeMS });
-  } catch {
-    // Some servers refuse a $natural hint; their default order is their storage order.
-    return await commandCursor(adapter, db, cmd, { limit, maxTimeMS });
-  }
+  return { snap, rawDocs, ids, collStatsError };
 }
 
 function sumStats(rows: Doc[]): CollectionStats {
@@ -403,7 +410,7 @@ function sumStats(rows: Doc[]): CollectionStats {
 
 function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {
   const { name, key, unique, sparse, hidden, partial, expireAfterSeconds, collation } = indexFromListIndexes(i);
-  const ix: IndexSnapshot = { name, key, sizeBytes: sizes[name] ?? null, accesses: null };
+  const ix: IndexSnapshot = { name, key, sizeBytes: sizes[name] ?? null };
   if (unique) ix.unique = true;
   if (sparse) ix.sparse = true;
   if (hidden) ix.hidden = true;

@@ -11,33 +11,47 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
   return a > major || (a === major && b >= minor);
 }
 
+/** The topology as serverStatus tells it (with its `repl` section): mongos, a replica-set member, or neither. */
+function topologyFromStatus(status: Doc): ServerInfo['topology'] {
+  if (status.process === 'mongos' || (typeof status.process === 'string' && status.process.endsWith('mongos'))) return 'sharded';
+  const repl = status.repl as Doc | undefined;
+  if (repl && typeof repl.setName === 'string') return 'replicaSet';
+  return typeof status.process === 'string' ? 'standalone' : 'unknown';
+}
+
 /**
- * Server facts from buildInfo, hello and serverStatus: three read-only round trips. The serverStatus reply is
- * returned too (null when refused), for collectors that need more of it; it is never stored in the snapshot.
+ * Server facts from buildInfo and, when the plan needs it, serverStatus; `hello` only when serverStatus could not
+ * tell the topology. Two read-only round trips either way. The serverStatus reply is returned too (null when refused
+ * or not asked), for collectors that need more of it; it is never stored in the snapshot.
  */
 export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { serverStatus?: boolean } = {}): Promise<{ server: ServerInfo; status: Doc | null }> {
   const build = await adapter.command('admin', { buildInfo: 1, maxTimeMS });
   const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
-  const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
-  const topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
   let storageEngine: string | null = null;
   let cacheBytes: number | null = null;
   let status: Doc | null = null;
-  // serverStatus only when an enabled rule reads it (storage engine, cache size, data handles): the plan says.
-  if (opts.serverStatus !== false) {
+  let topology: ServerInfo['topology'] = 'unknown';
+  // serverStatus only when an enabled rule reads it (storage engine, cache size, data handles): the plan says. Its
+  // `repl` section (small) gives the topology, which saves the hello.
+  if (opts.serverStatus === true) {
     try {
-      status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 0, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
+      status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 1, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
       storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
       const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
       cacheBytes = cache === undefined ? null : Number(cache);
+      topology = topologyFromStatus(status);
     } catch {
       // serverStatus needs the clusterMonitor role; the rules that use it say so.
     }
   }
+  if (topology === 'unknown') {
+    const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
+    topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
+  }
   const capabilities: Record<CapabilityName, Capability> = {
     sample: unknown('not probed: no collection to probe on'),
-    indexStats: unknown('not probed: no collection to probe on'),
+    indexStats: unknown('not probed: the index-usage rule reads $indexStats itself and says when the server refuses it'),
     bsonSize: unknown('not probed: no collection to probe on'),
     arraySize: unknown('not probed: no collection to probe on'),
     collStats: unknown('not probed: no collection to probe on'),
@@ -52,23 +66,40 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
 }
 
 /**
- * Read-only aggregation probes on one existing collection: $sample, $indexStats, $bsonSize and $size.
- * Each answer (or error) is the evidence. Four round trips, once per server.
+ * Read-only aggregation probes on one existing collection: $sample, $bsonSize and $size, first together in one
+ * pipeline (one round trip where the server has all three, as MongoDB does); when that fails, one at a time, so each
+ * answer (or error) is the evidence for its own capability. Once per run. `$indexStats` is not probed: the index-usage
+ * rule's collector reads it and says when the server refuses it.
  */
-export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number, opts: { indexStats?: boolean } = {}): Promise<void> {
+export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number): Promise<void> {
+  const run = (pipeline: Doc[]) =>
+    // Every probe pipeline yields at most one document: a batch of 2 tells the server the cursor is done, so it closes
+    // it in the same reply (a batch of 1 leaves it open and costs a killCursors).
+    commandCursor(adapter, db, { aggregate: coll, pipeline: [...pipeline, { $limit: 1 }], cursor: { batchSize: 2 }, maxTimeMS }, { limit: 1, maxTimeMS });
+  const together = async (): Promise<boolean> => {
+    try {
+      await run([{ $sample: { size: 1 } }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' }, n: { $size: { $literal: [1, 2] } } } }]);
+    } catch {
+      return false; // one of them is missing: ask each on its own below
+    }
+    const where = `on ${db}.${coll} (one pipeline with $sample, $bsonSize and $size)`;
+    server.capabilities.sample = yes(`aggregate $sample answered ${where}`);
+    server.capabilities.bsonSize = yes(`aggregate $bsonSize answered ${where}`);
+    server.capabilities.arraySize = yes(`aggregate $size answered ${where}`);
+    return true;
+  };
+  // FerretDB answers $sample and $bsonSize with NotImplemented: asking them together first would only add a round trip
+  // there. Each capability is still proven by asking.
+  if (server.flavor !== 'ferretdb' && (await together())) return;
   const tryPipeline = async (name: CapabilityName, pipeline: Doc[], what: string): Promise<void> => {
     try {
-      // Every probe pipeline yields at most one document: a batch of 2 tells the server the cursor is done, so it
-      // closes it in the same reply (a batch of 1 leaves it open and costs a killCursors).
-      await commandCursor(adapter, db, { aggregate: coll, pipeline: [...pipeline, { $limit: 1 }], cursor: { batchSize: 2 }, maxTimeMS }, { limit: 1, maxTimeMS });
+      await run(pipeline);
       server.capabilities[name] = yes(`${what} answered on ${db}.${coll}`);
     } catch (err) {
       server.capabilities[name] = no(`${what} failed: ${describeServerError(err)}`);
     }
   };
   await tryPipeline('sample', [{ $sample: { size: 1 } }, { $project: { _id: 1 } }], 'aggregate $sample');
-  if (opts.indexStats !== false) await tryPipeline('indexStats', [{ $indexStats: {} }, { $project: { name: 1 } }], 'aggregate $indexStats');
-  else server.capabilities.indexStats = unknown('not probed: no enabled rule reads index use');
   await tryPipeline('bsonSize', [{ $limit: 1 }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' } } }], 'aggregate $bsonSize');
   await tryPipeline('arraySize', [{ $limit: 1 }, { $project: { _id: 0, n: { $size: { $literal: [1, 2] } } } }], 'aggregate $size');
 }

@@ -2,7 +2,6 @@ import { BSON, Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, 
 import { describe, expect, it } from 'vitest';
 import { ELEMENT_KIND } from '../core/types';
 import { Profiler } from './profile';
-import { bsonTypesOf } from './validator-schema';
 
 /** The driver's own count of a document's BSON bytes, and of a value's bytes (without its type byte and key). */
 const bsonSize = (doc: Record<string, unknown>): number => BSON.calculateObjectSize(doc);
@@ -99,15 +98,6 @@ describe('Profiler BSON sizes', () => {
 });
 
 describe('Profiler census and array statistics', () => {
-  it('names BSON types as the validator dry run does (one list: src/lib/bson-types.ts)', () => {
-    const doc = { ...cases['regular expressions, code, symbols, min/max keys'], ...cases['ObjectId, Date, Timestamp'], ...cases['Binary, UUID, Buffer'], dec: Decimal128.fromString('1.5'), l: Long.fromNumber(2 ** 40), n: null, b: true, s: 'x', o: { a: 'x' } } as Record<string, unknown>;
-    const p = new Profiler(null);
-    p.profile(doc);
-    for (const [k, v] of Object.entries(doc)) expect(Object.keys(p.fields.get(k)?.types ?? {}), k).toEqual(bsonTypesOf(v));
-    expect(p.fields.get('scoped')?.types).toEqual({ javascriptWithScope: 1 });
-    expect(p.fields.get('code')?.types).toEqual({ javascript: 1 });
-  });
-
   it('counts each path and type across documents, in the order first seen', () => {
     const p = new Profiler(null);
     p.profile({ a: 1, b: 'x', tags: ['t', 2] });

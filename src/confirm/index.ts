@@ -1,7 +1,7 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
-import type { Rule } from '../core/rule';
+import type { AnyRule as Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
@@ -20,6 +20,8 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   scratchAdapter?: Adapter;
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Called as each experiment starts (progress bars): the finding, its position and how many will run. */
+  onExperiment?: (finding: Finding, index: number, total: number) => void;
   settings?: AnalyzeSettings;
   /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it. */
   onScratch?: (scratch: Scratch) => void;
@@ -66,6 +68,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     return read;
   };
   try {
+    let experiments = 0;
     for (const original of findings) {
       const f = { ...original };
       out.push(f);
@@ -83,6 +86,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         log,
       };
       const started = performance.now();
+      opts.onExperiment?.(original, experiments++, todo.size);
       log(`confirming ${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
       try {
         const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings));

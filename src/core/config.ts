@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { SPEC_RULES } from '../spec/rules';
 import { UserError } from './errors';
 import { OptionsError } from './options';
-import type { Rule } from './rule';
+import type { AnyRule as Rule } from './rule';
 import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from './runner';
 import { SEVERITIES, type Severity } from './types';
 

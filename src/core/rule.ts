@@ -1,37 +1,77 @@
-import type { CapabilityName, CollectPart, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
+import type { AnyCollector } from './collector';
+import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
 import type { ConfirmContext } from '../confirm/context';
+
+/** One option: a JSON Schema property with the default and a description citing where the default comes from. */
+export type OptionSchema = (
+  | { type: 'number' | 'integer'; minimum?: number; maximum?: number; exclusiveMinimum?: number }
+  | { type: 'string'; enum?: readonly string[]; minLength?: number }
+  | { type: 'boolean' }
+  | { type: 'array'; items: { type: 'string' | 'number' | 'integer'; enum?: readonly string[] }; uniqueItems?: boolean }
+) & { default: unknown; description: string };
 
 /** JSON Schema for a rule's options: every property carries a default and a description citing its source. */
 export interface OptionsSchema {
   type: 'object';
-  properties: Record<string, Record<string, unknown> & { default: unknown; description: string }>;
+  properties: Readonly<Record<string, OptionSchema>>;
   additionalProperties: false;
 }
 
-export interface FindingInput {
-  messageId: string;
+type ValueOf<P> = P extends { type: 'string'; enum: readonly (infer E)[] }
+  ? E
+  : P extends { type: 'string' }
+    ? string
+    : P extends { type: 'number' | 'integer' }
+      ? number
+      : P extends { type: 'boolean' }
+        ? boolean
+        : P extends { type: 'array'; items: infer I }
+          ? ValueOf<I>[]
+          : never;
+
+/** The options object a rule receives, derived from its schema (every option has a default, so none is optional). */
+export type OptionsOf<S extends OptionsSchema> = { -readonly [K in keyof S['properties']]: ValueOf<S['properties'][K]> };
+
+/** The `{{name}}` placeholders of a message template, as a union of names. */
+export type Placeholders<T extends string> = T extends `${string}{{${infer P}}}${infer Rest}` ? P | Placeholders<Rest> : never;
+
+export type MessageValue = string | number;
+
+/** `data` for a message: exactly its placeholders (none for a template without any). */
+type DataFor<T extends string> = [Placeholders<T>] extends [never] ? { data?: Record<string, never> } : { data: Record<Placeholders<T>, MessageValue> };
+
+interface FindingBase {
   /** Defaults to the rule's severity. */
   severity?: Severity;
   target: Target;
-  /** Values for the message template's {{placeholders}}. */
-  data?: Record<string, string | number>;
   evidence: Finding['evidence'];
   recommendation?: Recommendation;
 }
 
-export type Report = (finding: FindingInput) => void;
+/** A finding as a rule reports it: a message id of the rule and the values of that message's placeholders. */
+export type FindingInput<M extends Record<string, string> = Record<string, string>> = string extends keyof M
+  ? ReportedFinding // messages not known to the type system (a rule list, the runner)
+  : { [K in keyof M & string]: FindingBase & { messageId: K } & DataFor<M[K]> }[keyof M & string];
 
-/** Says what the rule could not check, and why: printed under "Could not check", never as a finding. */
-export type NoteFn = (message: string, target?: Target) => void;
+export type Report<M extends Record<string, string> = Record<string, string>> = (finding: FindingInput<M>) => void;
 
-export interface RuleMeta {
+/** A finding as the runner receives it, whatever the rule's messages (the rule's own types checked the call). */
+export type ReportedFinding = FindingBase & { messageId: string; data?: Record<string, MessageValue> };
+
+/**
+ * Says what the rule could not check, and why: printed under "Could not check" (level `skipped`, the default), or a
+ * plain remark under "Notes" (level `info`); never a finding.
+ */
+export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info') => void;
+
+export interface RuleMeta<M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
   description: string;
   /** The MongoDB manual page behind the rule; the rule's own README is rules/<id>/README.md. */
   docsUrl: string;
   severity: Severity;
-  /** Message templates with {{name}} placeholders. */
-  messages: Record<string, string>;
-  options: OptionsSchema;
+  /** Message templates with {{name}} placeholders: findings give the values, the template holds the words. */
+  messages: M;
+  options: S;
   /** What the server must support; a collection on a server lacking one gets a "could not check" note. */
   requires: { capabilities: CapabilityName[] };
 }
@@ -44,20 +84,40 @@ export interface RuleConfirm<O> {
   run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;
 }
 
-export interface Rule<O extends Record<string, unknown> = Record<string, unknown>> {
+export interface AnalyzeInput<O, M extends Record<string, string>> {
+  snapshot: Snapshot;
+  collection: CollectionSnapshot | null;
+  options: O;
+  report: Report<M>;
+  note: NoteFn;
+}
+
+export interface Rule<O = Record<string, unknown>, M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
   id: string;
-  meta: RuleMeta;
-  /** The optional parts of collection this rule reads (src/core/types.ts COLLECT_PARTS); collect runs only those the enabled rules need. */
-  needs?: readonly CollectPart[];
+  meta: RuleMeta<M, S>;
+  /**
+   * The collectors whose data the rule reads (src/core/collector.ts): collect runs only those the enabled rules need,
+   * and a rule whose collectors did not run (a snapshot taken with it off) is skipped with a note, never passed.
+   */
+  needs?: readonly AnyCollector[];
   /**
    * Pure: reads the snapshot, calls report() for each finding. Per-collection rules
    * receive one collection at a time; `scope: 'snapshot'` rules see all of it once.
    */
   scope: 'collection' | 'snapshot';
-  analyze(input: { snapshot: Snapshot; collection: CollectionSnapshot | null; options: O; report: Report; note: NoteFn }): void;
+  analyze(input: AnalyzeInput<O, M>): void;
   confirm?: RuleConfirm<O>;
 }
 
-export function defineRule<O extends Record<string, unknown>>(rule: Rule<O>): Rule<O> {
+/**
+ * A rule, typed from what it declares (after typescript-eslint's `createRule`): its options' type comes from the
+ * option schema, `report()` takes only its message ids, each with exactly the values its template's placeholders
+ * name. Write messages and the options schema inline (or `as const`) so their literal types are kept.
+ */
+export function defineRule<const M extends Record<string, string>, const S extends OptionsSchema>(rule: Rule<OptionsOf<S>, M, S>): Rule<OptionsOf<S>, M, S> {
   return rule;
 }
+
+/** A rule of any options and messages, as lists hold them (the runner resolves options against the rule's schema). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRule = Rule<any, any, OptionsSchema>;

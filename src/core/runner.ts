@@ -1,7 +1,9 @@
 import { fillTemplate } from './format';
 import { resolveOptions } from './options';
-import type { Rule, FindingInput } from './rule';
-import { COLLECT_PARTS, type CollectPart, type Finding, type Note, type Severity, type Snapshot, type Target, severityRank } from './types';
+import { type AnyCollector, collectorsOf } from './collector';
+import type { AnyRule, ReportedFinding } from './rule';
+import type { Finding, Note, Severity, Snapshot, Target } from './types';
+import { severityRank } from './types';
 
 export type RuleSetting = 'off' | Severity | { severity?: Severity; options?: Record<string, unknown>; enabled?: boolean };
 export interface AnalyzeSettings {
@@ -25,43 +27,45 @@ function settingFor(id: string, settings: AnalyzeSettings): { enabled: boolean; 
 }
 
 /** The rules the settings enable, in order. */
-export function enabledRules(rules: readonly Rule[], settings: AnalyzeSettings = {}): Rule[] {
+export function enabledRules(rules: readonly AnyRule[], settings: AnalyzeSettings = {}): AnyRule[] {
   return rules.filter((r) => settingFor(r.id, settings).enabled);
 }
 
-/** The optional parts of collection the given rules need (src/core/types.ts COLLECT_PARTS). */
-export function collectPlan(rules: readonly Rule[]): CollectPart[] {
-  return COLLECT_PARTS.filter((p) => rules.some((r) => r.needs?.includes(p)));
+/** The collectors the given rules need, each once: what collect runs beyond the core (src/core/collector.ts). */
+export function collectPlan(rules: readonly AnyRule[]): AnyCollector[] {
+  return collectorsOf(rules);
 }
 
-export function resolveRuleOptions(rule: Rule, settings: AnalyzeSettings = {}): Record<string, unknown> {
+export function resolveRuleOptions(rule: AnyRule, settings: AnalyzeSettings = {}): Record<string, unknown> {
   return resolveOptions(rule.id, rule.meta.options, settingFor(rule.id, settings).options);
 }
 
 /** Runs every enabled rule of `rules` over the snapshot. Pure: no I/O. A rule that throws becomes one finding; the others run. */
-export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: readonly Rule[]): AnalyzeOutput {
+export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: readonly AnyRule[]): AnalyzeOutput {
   const findings: Finding[] = [];
   const notes: Note[] = [];
   for (const rule of rules) {
     const setting = settingFor(rule.id, settings);
     if (!setting.enabled) continue;
     const options = resolveOptions<Record<string, unknown>>(rule.id, rule.meta.options, setting.options);
-    const uncollected = snapshot.collected ? (rule.needs ?? []).filter((p) => !snapshot.collected?.includes(p)) : [];
+    const ran = new Set(snapshot.collectors.map((c) => c.id));
+    const uncollected = (rule.needs ?? []).filter((c) => !ran.has(c.id)).map((c) => c.id);
     if (uncollected.length > 0) {
       // Never a silent pass: the snapshot was collected without the data this rule reads.
-      notes.push({ level: 'skipped', message: `${rule.id}: not checked: its data (${uncollected.join(', ')}) was not collected (the rule was off when this snapshot was taken); collect again with it on` });
+      notes.push({ level: 'skipped', ruleId: rule.id, message: `${rule.id}: not checked: its data (collector ${uncollected.join(', ')}) was not collected (the rule was off when this snapshot was taken); collect again with it on` });
       continue;
     }
     const missing = rule.meta.requires.capabilities.filter((c) => snapshot.server.capabilities[c]?.supported !== true);
     if (missing.length > 0) {
       const why = missing.map((c) => `${c} (${snapshot.server.capabilities[c]?.evidence ?? 'not probed'})`).join(', ');
-      notes.push({ level: 'skipped', message: `${rule.id}: could not check on this server, which lacks ${why}` });
+      notes.push({ level: 'skipped', ruleId: rule.id, message: `${rule.id}: could not check on this server, which lacks ${why}` });
       continue;
     }
-    const report = (f: FindingInput): void => {
+    const report = (f: ReportedFinding): void => {
       // A severity set by the user applies to the whole rule, as in ESLint.
       const severity = setting.severity ?? f.severity ?? rule.meta.severity;
-      const template = rule.meta.messages[f.messageId];
+      const messages = rule.meta.messages as Record<string, string>;
+      const template = messages[f.messageId];
       if (template === undefined) throw new Error(`rule ${rule.id} reported unknown messageId ${f.messageId}`);
       findings.push({
         ruleId: rule.id,
@@ -74,8 +78,8 @@ export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: re
         docsUrl: rule.meta.docsUrl,
       });
     };
-    const note = (message: string, target?: Target): void => {
-      notes.push({ level: 'skipped', ...(target ? { target } : {}), message: `${rule.id}: ${message}` });
+    const note = (message: string, target?: Target, level: 'skipped' | 'info' = 'skipped'): void => {
+      notes.push({ level, ruleId: rule.id, ...(target ? { target } : {}), message: `${rule.id}: ${message}` });
     };
     const run = (collection: Snapshot['databases'][number]['collections'][number] | null): void => {
       try {

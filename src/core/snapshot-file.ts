@@ -1,12 +1,15 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { readFileSync, writeFileSync } from 'node:fs';
+import type { AnyCollector, CollectorScope } from './collector';
 import { UserError } from './errors';
-import { COLLECT_PARTS, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
+import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
 
 /*
- * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The schema checks every core field
- * strictly (required, type, enum) but leaves objects open: collectors add optional fields for new rules, and a
- * snapshot carrying them must still load. So no `additionalProperties: false` anywhere.
+ * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The core schema checks every core field
+ * strictly (required, type, enum) but leaves objects open. Collectors' data sits under `data[<collector id>]` of the
+ * snapshot, a database or a collection, and the schema of a run is composed from the core and the schema each
+ * collector declares (`snapshotJsonSchema(collectors)`): a loaded snapshot is checked against the collectors of the
+ * rules that will read it.
  */
 
 const num = { type: 'number' } as const;
@@ -31,12 +34,12 @@ const target = {
 const note = {
   type: 'object',
   required: ['level', 'message'],
-  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str },
+  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, ruleId: str },
 } as const;
 
 const index = {
   type: 'object',
-  required: ['name', 'key', 'sizeBytes', 'accesses'],
+  required: ['name', 'key', 'sizeBytes'],
   properties: {
     name: str,
     key: { type: 'object', additionalProperties: { type: ['number', 'string'] } },
@@ -47,10 +50,6 @@ const index = {
     expireAfterSeconds: num,
     collation: { type: 'object' },
     sizeBytes: nullableNum,
-    accesses: {
-      type: ['array', 'null'],
-      items: { type: 'object', required: ['host', 'ops', 'since'], properties: { host: str, ops: num, since: str } },
-    },
   },
 } as const;
 
@@ -88,15 +87,12 @@ const docProfile = {
 
 const idProfile = {
   type: ['object', 'null'],
-  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy', 'naturalOrderRanks', 'naturalOrderSource'],
+  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
   properties: {
     types: { type: 'object', additionalProperties: num },
     uuidVersions: { type: 'object', additionalProperties: num },
     sizeBytes: { type: 'object', required: ['p50', 'max', 'mean'], properties: { p50: num, max: num, mean: num } },
     leadingByteEntropy: { type: 'array', items: num },
-    // Ranks, not values: whole numbers only, which also keeps _id values out of this field.
-    naturalOrderRanks: { type: 'array', items: nonNegInt },
-    naturalOrderSource: { enum: ['natural-scan', 'none'] },
   },
 } as const;
 
@@ -142,7 +138,14 @@ const collection = {
     indexes: { type: 'array', items: index },
     sample,
     notes: { type: 'array', items: note },
+    data: { type: 'object' },
   },
+} as const;
+
+const collectorRun = {
+  type: 'object',
+  required: ['id', 'version', 'scope', 'couldNot'],
+  properties: { id: str, version: nonNegInt, scope: { enum: ['deployment', 'database', 'collection'] }, couldNot: { type: 'array', items: str } },
 } as const;
 
 /** JSON Schema (draft-07) of the snapshot file, format version {@link SNAPSHOT_VERSION}. */
@@ -152,7 +155,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
   title: 'mongo-advisor snapshot',
   description: 'What `mongo-advisor collect` read from a deployment: paths, types, sizes, counts and shapes, never document values.',
   type: 'object',
-  required: ['format', 'version', 'collectedAt', 'source', 'server', 'databases', 'notes', 'roundTrips'],
+  required: ['format', 'version', 'collectedAt', 'source', 'server', 'databases', 'notes', 'roundTrips', 'collectors'],
   properties: {
     format: { const: SNAPSHOT_FORMAT },
     version: { const: SNAPSHOT_VERSION },
@@ -173,18 +176,53 @@ export const SNAPSHOT_JSON_SCHEMA = {
     },
     databases: {
       type: 'array',
-      items: { type: 'object', required: ['name', 'collections'], properties: { name: str, collections: { type: 'array', items: collection } } },
+      items: { type: 'object', required: ['name', 'collections'], properties: { name: str, collections: { type: 'array', items: collection }, data: { type: 'object' } } },
     },
     notes: { type: 'array', items: note },
     roundTrips: nonNegInt,
-    collected: { type: 'array', items: { enum: [...COLLECT_PARTS] }, uniqueItems: true },
+    collectors: { type: 'array', items: collectorRun },
+    data: { type: 'object' },
   },
 } as const;
+
+type Json = Record<string, unknown>;
+
+/** The `data` object of one scope: each collector's schema under its id (ids of other collectors pass unchecked). */
+function dataSchema(collectors: readonly AnyCollector[], scope: CollectorScope): Json {
+  const own = collectors.filter((c) => c.scope === scope);
+  return { type: 'object', properties: Object.fromEntries(own.map((c) => [c.id, c.schema])) };
+}
+
+/**
+ * The snapshot's JSON Schema with each collector's data schema in place: the core ({@link SNAPSHOT_JSON_SCHEMA}) plus
+ * `data.<id>` of the snapshot (deployment collectors), of each database and of each collection.
+ */
+export function snapshotJsonSchema(collectors: readonly AnyCollector[]): Json {
+  const schema = structuredClone(SNAPSHOT_JSON_SCHEMA) as unknown as Json & { properties: Json & { databases: Json; data: Json } };
+  if (collectors.length === 0) return schema;
+  schema.properties.data = dataSchema(collectors, 'deployment');
+  const database = (schema.properties.databases as { items: { properties: Json & { collections: { items: { properties: Json } } } } }).items;
+  database.properties.data = dataSchema(collectors, 'database');
+  database.properties.collections.items.properties.data = dataSchema(collectors, 'collection');
+  return schema;
+}
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 // draft-07 "format" is an annotation unless a format plugin is loaded; checked by hand below.
 ajv.addFormat('date-time', (s: string) => !Number.isNaN(Date.parse(s)));
-const validateSnapshot = ajv.compile(SNAPSHOT_JSON_SCHEMA);
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+/** A compiled validator per set of collectors (by id and version), compiled once. */
+function validatorFor(collectors: readonly AnyCollector[]): ReturnType<typeof ajv.compile> {
+  const key = collectors.map((c) => `${c.id}@${c.version}`).sort().join(',');
+  let v = validators.get(key);
+  if (!v) {
+    // One $id names the file format; each composition is compiled without it (ajv keeps schemas by $id).
+    const { $id: _id, ...schema } = snapshotJsonSchema(collectors);
+    validators.set(key, (v = ajv.compile(schema)));
+  }
+  return v;
+}
 
 function where(e: ErrorObject): string {
   return e.instancePath ? e.instancePath.replace(/^\//, '').replace(/\//g, '.') : '(top level)';
@@ -215,8 +253,11 @@ function recognise(data: unknown, file: string): string | null {
   return `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: mongo-advisor collect <uri> --db <name> --out snap.json`;
 }
 
-/** Checks a parsed value and returns it as a Snapshot, or throws a UserError saying what it is and what to do. */
-export function parseSnapshot(data: unknown, file = 'the snapshot'): Snapshot {
+/**
+ * Checks a parsed value and returns it as a Snapshot, or throws a UserError saying what it is and what to do. The data
+ * of the given collectors (those of the rules that will read it) is checked against their schemas.
+ */
+export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: readonly AnyCollector[] = []): Snapshot {
   const foreign = recognise(data, file);
   if (foreign) throw new UserError(foreign);
   const version = (data as { version?: unknown }).version;
@@ -229,16 +270,17 @@ export function parseSnapshot(data: unknown, file = 'the snapshot'): Snapshot {
   if (version < SNAPSHOT_VERSION) {
     throw new UserError(`${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Collect it again with: mongo-advisor collect <uri> --out ${file}`);
   }
+  const validateSnapshot = validatorFor(collectors);
   if (!validateSnapshot(data)) {
     const errors = validateSnapshot.errors ?? [];
     const shown = errors.slice(0, 5).map(describe).join('; ');
     throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect it again with: mongo-advisor collect <uri> --out ${file}`);
   }
-  return data;
+  return data as Snapshot;
 }
 
 /** Reads and checks a snapshot file; every failure is a UserError with the file name and what to do. */
-export function loadSnapshot(file: string): Snapshot {
+export function loadSnapshot(file: string, collectors: readonly AnyCollector[] = []): Snapshot {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -254,11 +296,12 @@ export function loadSnapshot(file: string): Snapshot {
   } catch (err) {
     throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: mongo-advisor collect <uri> --db <name> --out ${file}`);
   }
-  return parseSnapshot(data, file);
+  return parseSnapshot(data, file, collectors);
 }
 
 /** The snapshot as written to disk: checked against the schema first, so a file we write is one we can read. */
-export function serializeSnapshot(snapshot: Snapshot): string {
+export function serializeSnapshot(snapshot: Snapshot, collectors: readonly AnyCollector[] = []): string {
+  const validateSnapshot = validatorFor(collectors);
   if (!validateSnapshot(JSON.parse(JSON.stringify(snapshot)))) {
     // Not the user's doing: collect produced something its own schema refuses.
     throw new Error(`the collected snapshot does not match its schema (${(validateSnapshot.errors ?? []).slice(0, 3).map(describe).join('; ')})`);
@@ -266,8 +309,8 @@ export function serializeSnapshot(snapshot: Snapshot): string {
   return `${JSON.stringify(snapshot, null, 1)}\n`;
 }
 
-export function saveSnapshot(file: string, snapshot: Snapshot): void {
-  const text = serializeSnapshot(snapshot);
+export function saveSnapshot(file: string, snapshot: Snapshot, collectors: readonly AnyCollector[] = []): void {
+  const text = serializeSnapshot(snapshot, collectors);
   try {
     writeFileSync(file, text);
   } catch (err) {

@@ -47,8 +47,6 @@ export interface IndexSnapshot {
   expireAfterSeconds?: number;
   collation?: Record<string, unknown>;
   sizeBytes: number | null;
-  /** $indexStats per member read; null when it could not be read (see notes). */
-  accesses: { host: string; ops: number; since: string }[] | null;
 }
 
 export interface CollectionStats {
@@ -116,13 +114,6 @@ export interface IdProfile {
   sizeBytes: { p50: number; max: number; mean: number };
   /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
   leadingByteEntropy: number[];
-  /**
-   * The rank of each _id (among those read) in the order documents were read in natural order.
-   * Spearman's rho of this against 0..n-1 is the monotonicity. Ranks, not values.
-   */
-  naturalOrderRanks: number[];
-  /** Where the natural-order reading came from. */
-  naturalOrderSource: 'natural-scan' | 'none';
 }
 
 export interface FieldProfile {
@@ -164,80 +155,23 @@ export interface CollectionSnapshot {
   sample: SampleSnapshot;
   /** What could not be read for this collection, with the reason. */
   notes: Note[];
-  /** index-usage: replica-set members whose $indexStats were summed, and those not read with the reason (absent on a standalone). */
-  indexUsageMembers?: IndexUsageMembers;
-  /** validator: the stored validator checked against the sample (counts per path, never values) and counted on the server. */
-  validatorDryRun?: ValidatorDryRun;
-  /** validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
-  stringCardinality?: Record<string, number>;
-  /** compression: the sample's bytes compressed in process with each block compressor (byte counts only). */
-  compressibility?: Compressibility;
-  /** clustered-trap: plan stage names of explain() for a two-_id $in find and deleteMany (never the _ids). */
-  clusteredExplain?: ClusteredExplain;
-}
-
-/** The sampled documents serialised and compressed in WiredTiger-sized blocks, per codec. */
-export interface Compressibility {
-  /** Documents measured and their serialised bytes (the uncompressed size). */
-  docs: number;
-  bytes: number;
-  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects could not be. */
-  serializer: 'bson' | 'ejson' | 'json';
-  /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
-  blockBytes: number;
-  /** Compressed bytes per codec; null with the reason in `unavailable` when the codec could not load. */
-  codecs: { snappy: number | null; zlib: number | null; zstd: number | null };
-  unavailable?: Partial<Record<'snappy' | 'zlib' | 'zstd', string>>;
-}
-
-/** explain() of `find({_id: {$in: [a, b]}})` and of a deleteMany with that filter, verbosity queryPlanner. */
-export interface ClusteredExplain {
-  /** Stage names from the winning plan's root down, e.g. ["FETCH", "CLUSTERED_IXSCAN"]; null when not read. */
-  find: string[] | null;
-  deleteMany: string[] | null;
-  /** Server version the plans came from. */
-  serverVersion: string;
-  /** Why a plan is missing (fewer than two documents, explain refused, unknown plan shape). */
-  reason?: string;
-}
-
-/** Which replica-set members' $indexStats went into IndexSnapshot.accesses. */
-export interface IndexUsageMembers {
-  read: string[];
-  notRead: { host: string; reason: string }[];
-  /** Set when hidden members could not be listed (hello omits them), with the reason. */
-  hiddenUnknown?: string;
-}
-
-/** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
-export interface ValidatorDryRun {
-  /** Sampled documents checked in-process against the $jsonSchema (0 when it could not run). */
-  checked: number;
-  /** Checked documents failing the $jsonSchema. */
-  violations: number;
-  /** Failing documents per field path (`a.b`, array elements `a.$[]`). */
-  byPath: Record<string, number>;
-  /** Schema parts the in-process check could not evaluate, as "keyword at path"; those parts were not checked. */
-  unsupportedKeywords: string[];
-  /** Checks decided in the document's favour because the host hides the BSON type, as "path: what". */
-  undecided: string[];
-  /** Why the in-process check did not run (query-operator validator, schema that does not compile). */
-  skippedReason?: string;
-  /** Documents failing the whole validator by a server-side count of {$nor: [validator]}; null when not counted. */
-  serverViolators: number | null;
-  /** Why the server-side count is missing. */
-  serverReason?: string;
+  /** Collection-scope collectors' data, by collector id (src/core/collector.ts). */
+  data?: Record<string, unknown>;
 }
 
 export interface DatabaseSnapshot {
   name: string;
   collections: CollectionSnapshot[];
+  /** Database-wide collectors' data, by collector id. */
+  data?: Record<string, unknown>;
 }
 
 export interface Note {
   level: 'info' | 'skipped' | 'error';
   target?: Target;
   message: string;
+  /** The rule the note is about, when one is (reporters group by it; the message also starts with it). */
+  ruleId?: string;
 }
 
 export interface Target {
@@ -247,25 +181,18 @@ export interface Target {
   index?: string;
 }
 
-/**
- * Parts of collection beyond the core (server facts, collection list, stats, indexes, the sample) that only some
- * rules need. A rule names its parts in `needs`; collect runs only the parts the enabled rules need, and the snapshot
- * records which ran (`collected`), so a rule whose data is missing says so instead of passing silently.
- */
-export const COLLECT_PARTS = [
-  'serverStatus', // storage engine, WiredTiger cache size and data handles
-  'indexStats', // $indexStats per collection
-  'members', // index use on every replica-set member
-  'naturalOrder', // _ids in natural order (insertion order, on a regular collection)
-  'deployment', // every database's collections and indexes counted
-  'clusteredExplain', // explain() of a multi-_id $in on clustered collections
-  'compressibility', // the sample compressed in process with each block compressor
-  'validatorCensus', // string cardinality per path and the stored validator's dry run and server count
-] as const;
-export type CollectPart = (typeof COLLECT_PARTS)[number];
-
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
-export const SNAPSHOT_VERSION = 1;
+/** 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields). */
+export const SNAPSHOT_VERSION = 2;
+
+/** One collector of the run: which ran, at which version, and what it could not read. */
+export interface CollectorRun {
+  id: string;
+  version: number;
+  scope: 'deployment' | 'database' | 'collection';
+  /** What it could not read, with the reason (at most 20 distinct lines; its notes say where). */
+  couldNot: string[];
+}
 
 export interface Snapshot {
   format: typeof SNAPSHOT_FORMAT;
@@ -278,63 +205,10 @@ export interface Snapshot {
   notes: Note[];
   /** Commands sent while collecting. */
   roundTrips: number;
-  /** The optional parts collect ran (all of them when absent: snapshots from before the plan). */
-  collected?: CollectPart[];
-  /** collection-count: the deployment's databases, collections and indexes counted read-only, with per-tenant groups. */
-  deployment?: DeploymentInventory;
-}
-
-/** Every database's collections and indexes (each a WiredTiger table), counted, not listed. */
-export interface DeploymentInventory {
-  databases: DatabaseCount[];
-  totals: { databases: number; collections: number; views: number; timeseries: number; indexes: number | null };
-  /** Names that share a pattern with a varying id (`tenant_{id}`), with their common index set. */
-  tenantGroups: TenantGroup[];
-  /** serverStatus().wiredTiger["data-handle"] figures; null with `dataHandlesReason` when the server has none. */
-  dataHandles: { active: number; sweeps: number | null; closedBySweep: number | null } | null;
-  dataHandlesReason?: string;
-  /** Databases not inventoried, with the reason. */
-  skipped: { db: string; reason: string }[];
-  /** Commands the inventory sent. */
-  roundTrips: number;
-}
-
-export interface DatabaseCount {
-  name: string;
-  /** Collections with a table of their own (system and time-series bucket collections included, views not). */
-  collections: number;
-  views: number;
-  timeseries: number;
-  /** Indexes over those collections; null when some index lists could not be read. */
-  indexes: number | null;
-}
-
-export interface TenantGroup {
-  db: string;
-  /** The shared name with the varying part as `{id}`, e.g. `orders_{id}`. */
-  pattern: string;
-  members: number;
-  /** Up to three member names (collection names are metadata, not document values). */
-  examples: string[];
-  /** 'timeseries' when the members are time-series collections. */
-  kind: 'collection' | 'timeseries';
-  /** Members whose indexes were read, and how many of those share the most common index set. */
-  indexesRead: number;
-  sameIndexes: number;
-  /** The most common index set, `_id_` left out. */
-  indexes: IndexDefinition[];
-}
-
-/** An index as listIndexes describes it, options reduced to flags (no filter values). */
-export interface IndexDefinition {
-  name: string;
-  key: Record<string, number | string>;
-  unique?: boolean;
-  sparse?: boolean;
-  partial?: boolean;
-  expireAfterSeconds?: number;
-  /** Fields of a text index (from its weights): listIndexes shows its key as {_fts: "text", _ftsx: 1}. */
-  textFields?: string[];
+  /** The collectors that ran (the plan made from the enabled rules), with their versions. */
+  collectors: CollectorRun[];
+  /** Deployment-wide collectors' data, by collector id. */
+  data?: Record<string, unknown>;
 }
 
 export interface Recommendation {

@@ -1,4 +1,4 @@
-import type { Rule } from '../core/rule';
+import type { AnyRule as Rule } from '../core/rule';
 import type { Finding, Severity } from '../core/types';
 import { SPEC_RULES } from '../spec/rules';
 

@@ -1,5 +1,4 @@
 import { formatBytes, formatNumber } from '../core/format';
-import { spearmanWithPosition } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 
@@ -32,13 +31,17 @@ export interface ArraySeries {
   growth: [number, number][];
 }
 
+/**
+ * One collection's _id order, as a finding's evidence gives it: Spearman's ρ between the rank of each _id and the
+ * position it was read at in natural (insertion) order, over `n` _ids. The _ids themselves never reach the report.
+ */
 export interface IdOrderSeries {
   collection: string;
   idType: string;
   rho: number;
   n: number;
-  /** [position read in natural order, rank of its _id], at most MAX_POINTS. */
-  points: [number, number][];
+  /** The order the rule judged from ρ and the leading bytes: monotonic, random or unclear. */
+  order: string;
 }
 
 export interface IndexBar {
@@ -65,7 +68,7 @@ export interface ChartData {
 }
 
 const MAX_ARRAY_SERIES = 8;
-const MAX_ID_SERIES = 6;
+const MAX_ID_SERIES = 20;
 const MAX_POINTS = 1500;
 const MAX_INDEX_BARS = 20;
 
@@ -79,7 +82,6 @@ function downsample<T>(xs: readonly T[], max: number): T[] {
 export function chartData(report: AuditReport): ChartData {
   const { snapshot, result } = report;
   const arrays: ArraySeries[] = [];
-  const idOrder: IdOrderSeries[] = [];
   const indexBars: IndexBar[] = [];
   for (const db of snapshot.databases) {
     for (const c of db.collections) {
@@ -99,27 +101,11 @@ export function chartData(report: AuditReport): ChartData {
         growth.sort((a, b) => a[0] - b[0]);
         arrays.push({ collection: name, path, maxLength, buckets, growth: downsample(growth, MAX_POINTS) });
       }
-      const id = c.sample.id;
-      if (id && id.naturalOrderRanks.length >= 3) {
-        const types = Object.entries(id.types).sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
-        const top = types[0]?.[0] ?? 'unknown';
-        const uuid = top === 'uuid' && Object.keys(id.uuidVersions).length ? ` v${Object.keys(id.uuidVersions).join('/')}` : '';
-        idOrder.push({
-          collection: name,
-          idType: `${top}${uuid}`,
-          rho: spearmanWithPosition(id.naturalOrderRanks),
-          n: id.naturalOrderRanks.length,
-          points: downsample(
-            id.naturalOrderRanks.map((r, i) => [i, r] as [number, number]),
-            MAX_POINTS,
-          ),
-        });
-      }
       for (const ix of c.indexes) if (ix.sizeBytes !== null) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
     }
   }
   arrays.sort((a, b) => b.maxLength - a.maxLength);
-  idOrder.sort((a, b) => b.n - a.n);
+  const idOrder = idOrderSeries(result.findings);
   indexBars.sort((a, b) => b.sizeBytes - a.sizeBytes);
   return {
     lengthBuckets: LENGTH_BUCKETS.map((b) => b.label),
@@ -128,6 +114,22 @@ export function chartData(report: AuditReport): ChartData {
     indexes: { cacheBytes: snapshot.server.cacheBytes, totalBytes: indexBars.reduce((n, i) => n + i.sizeBytes, 0), top: indexBars.slice(0, MAX_INDEX_BARS), count: indexBars.length },
     confirmations: result.findings.filter((f) => f.confirmation).map(confirmationBar),
   };
+}
+
+/**
+ * The _id order of each collection a finding judged it for: findings whose evidence carries the correlation
+ * (`monotonicity`, Spearman's ρ) and the number of _ids behind it (`naturalOrderIds`), as id-pattern's do. One series
+ * per collection, the most _ids first. Drawn from findings only: the report never reads a rule's own data.
+ */
+function idOrderSeries(findings: readonly Finding[]): IdOrderSeries[] {
+  const byCollection = new Map<string, IdOrderSeries>();
+  for (const f of findings) {
+    const { monotonicity: rho, naturalOrderIds: n, idType, order } = f.evidence;
+    if (typeof rho !== 'number' || typeof n !== 'number' || f.target.collection === undefined) continue;
+    const collection = `${f.target.db}.${f.target.collection}`;
+    if (!byCollection.has(collection)) byCollection.set(collection, { collection, idType: typeof idType === 'string' ? idType : 'unknown', rho, n, order: typeof order === 'string' ? order : 'unclear' });
+  }
+  return [...byCollection.values()].sort((a, b) => b.n - a.n || a.collection.localeCompare(b.collection));
 }
 
 function confirmationBar(f: Finding): ConfirmationBar {

@@ -120,7 +120,7 @@ export function formatHtml(report: AuditReport, assets: HtmlAssets = loadHtmlAss
 <div class="grid">
 ${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array length. Buckets follow the field figures: no cost to ~100 items, Compass flags 250+, $push 2.3× slower at 1,000, Atlas flags 10,000+ (26.5× slower).')}
 ${chartCard('chart-array-growth', 'Array growth', 'Elements per document against its creation time (ObjectId time or a date field). A rising cloud is an array that keeps growing.')}
-${chartCard('chart-id-order', '_id order', 'Rank of each _id against the order documents sit in storage. A diagonal is monotonic (good for clustering); a cloud is random.')}
+${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the rank of each _id and the order documents sit in storage, per collection. Near 1 is monotonic (good for clustering); near 0 is random.')}
 ${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all indexes together and the WiredTiger cache (${formatBytes(cache)}). Once hot indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all indexes together. The server did not report a WiredTiger cache size, so the cache bar is missing.')}
 ${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio (median of trials) with its bootstrap 95% interval, on a scratch copy of the data.', true)}
 </div>

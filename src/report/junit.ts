@@ -45,7 +45,7 @@ export function formatJunit(result: LintResult, opts: JunitOptions): string {
   let skippedTotal = 0;
   for (const id of ruleIds) {
     const findings = result.findings.filter((f) => f.ruleId === id);
-    const skipNote = result.notes.find((n) => n.level === 'skipped' && !n.target && n.message.startsWith(`${id}:`));
+    const skipNote = result.notes.find((n) => n.level === 'skipped' && !n.target && n.ruleId === id);
     // Cases: each checked collection, plus any other target a finding names (another database, a spec entry).
     const targets = new Map<string, Finding[]>();
     for (const c of collections) targets.set(c, []);

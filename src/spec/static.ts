@@ -4,10 +4,11 @@ import { type IndexShape, isKeyPrefix, prefixBlockers } from '../lib/index-keys'
 import { type DeclaredCollection, type DeclaredIndex, dbOf, defaultIndexName, type Spec } from './format';
 
 /** A spec finding before the runner-like wrapper turns it into a Finding (rule id, docs, severity). */
-export interface SpecFindingInput extends FindingInput {
+export type SpecFindingInput = Omit<FindingInput, 'data'> & {
+  data?: Record<string, string | number>;
   ruleId: string;
   message: string;
-}
+};
 
 // MongoDB's $jsonSchema: draft 4 keywords less its omissions ($ref, $schema, default, definitions, format, id),
 // plus bsonType. Source: the MongoDB manual, $jsonSchema, "Available Keywords" and "Omissions".

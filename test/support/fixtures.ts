@@ -1,4 +1,6 @@
-import type { Capability, CapabilityName, CollectionSnapshot, DocProfile, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+import { rules } from '../../rules';
+import { type AnyCollector, type Collector, type CollectorScope, collectorsOf } from '../../src/core/collector';
+import type { Capability, CapabilityName, CollectionSnapshot, DatabaseSnapshot, DocProfile, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 
 /*
  * Snapshot fixtures for rule tests. Each builds what `collect` would write: the rule tester checks every case's
@@ -14,15 +16,34 @@ export function snapshotOf(collections: CollectionSnapshot[], over: Partial<Snap
   ) as Record<CapabilityName, Capability>;
   return {
     format: 'mongo-advisor-snapshot',
-    version: 1,
+    version: 2,
     collectedAt: '2026-11-01T00:00:00.000Z',
     source: 'mongodb://fixture/',
     server: { version: '7.0.12', versionArray: [7, 0, 12, 0], flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'standalone', capabilities: caps, cacheBytes: 8 * 1024 ** 3 },
     databases: [{ name: collections[0]?.db ?? 'app', collections }],
     notes: [],
     roundTrips: 0,
+    // Taken with every built-in rule on, so every built-in collector ran; `ran()` says otherwise.
+    collectors: collectorsOf(rules).map(runOf),
     ...over,
   };
+}
+
+/**
+ * A copy of the holder (a collection, a database or the snapshot) with a collector's data under its id, as collect
+ * stores it. The rule tester records the rule's collectors as run unless a case says otherwise (`ran`).
+ */
+export function withData<H extends CollectionSnapshot | DatabaseSnapshot | Snapshot, D>(holder: H, collector: Collector<D, CollectorScope>, data: D): H {
+  return { ...holder, data: { ...holder.data, [collector.id]: data } };
+}
+
+/** A copy of the snapshot saying exactly these collectors ran (none: a snapshot taken with the rule off). */
+export function ran(snapshot: Snapshot, ...collectors: AnyCollector[]): Snapshot {
+  return { ...snapshot, collectors: collectors.map(runOf) };
+}
+
+function runOf(c: AnyCollector): Snapshot['collectors'][number] {
+  return { id: c.id, version: c.version, scope: c.scope, couldNot: [] };
 }
 
 export type ServerOverrides = Partial<Omit<ServerInfo, 'capabilities'>> & { capabilities?: Partial<Record<CapabilityName, Capability>> };
@@ -67,7 +88,7 @@ export function collectionOf(name: string, over: Partial<CollectionSnapshot> = {
     clustered: false,
     validator: { present: false },
     stats: { count: 1000, sizeBytes: 1_000_000, avgObjSize: 1000, storageSizeBytes: 400_000, totalIndexSizeBytes: 40_000, nindexes: 1, blockCompressor: 'snappy' },
-    indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 40_000, accesses: null }],
+    indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 40_000 }],
     sample: { method: '$sample', random: true, requested: 40, size: 0, docs: [], id: null, fields: {}, timeSource: null },
     notes: [],
     ...over,

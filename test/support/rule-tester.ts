@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, it } from 'vitest';
 import { fillTemplate } from '../../src/core/format';
-import type { Rule } from '../../src/core/rule';
+import type { AnyRule as Rule } from '../../src/core/rule';
 import { analyze, type AnalyzeOutput, type RuleSetting } from '../../src/core/runner';
+import type { AnyCollector } from '../../src/core/collector';
 import { parseSnapshot } from '../../src/core/snapshot-file';
 import type { Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
 
@@ -324,7 +325,7 @@ export function compareNotes(expected: readonly ExpectedNote[], notes: readonly 
 }
 
 /** Why a fixture is not a snapshot a file could hold: schema errors, values a JSON round trip changes. Empty when fine. */
-export function snapshotProblems(snapshot: Snapshot): string[] {
+export function snapshotProblems(snapshot: Snapshot, collectors: readonly AnyCollector[] = []): string[] {
   let clone: unknown;
   try {
     clone = JSON.parse(JSON.stringify(snapshot)) as unknown;
@@ -333,7 +334,7 @@ export function snapshotProblems(snapshot: Snapshot): string[] {
   }
   const problems: string[] = [];
   try {
-    parseSnapshot(clone, 'the snapshot fixture');
+    parseSnapshot(clone, 'the snapshot fixture', collectors);
   } catch (err) {
     problems.push((err as Error).message);
   }
@@ -357,8 +358,9 @@ function runCase(rule: Rule, c: RuleCase): AnalyzeOutput {
 
 /** Every problem of one case; empty when it passes. `findings` absent: a valid case. */
 export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding[] }): string[] {
-  const problems = snapshotProblems(c.snapshot).map((p) => `snapshot: ${p}`);
-  if (c.findings) problems.push(...expectationProblems(c.findings, rule.meta.messages));
+  // Checked against the schemas of the rule's collectors too: fixture data must be data its collectors could write.
+  const problems = snapshotProblems(c.snapshot, rule.needs ?? []).map((p) => `snapshot: ${p}`);
+  if (c.findings) problems.push(...expectationProblems(c.findings, rule.meta.messages as Record<string, string>));
   let out: AnalyzeOutput;
   try {
     out = runCase(rule, c);
@@ -378,7 +380,7 @@ export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding
     if (reported.length) problems.push(`a valid case must produce no finding at all; the rule reported ${reported.length}:\n${reported.map((f) => `  - ${describeFinding(f)}`).join('\n')}`);
     return problems;
   }
-  const cmp = compareFindings(c.findings, reported, rule.meta.messages);
+  const cmp = compareFindings(c.findings, reported, rule.meta.messages as Record<string, string>);
   if (!cmp.pass) problems.push(cmp.report);
   return problems;
 }

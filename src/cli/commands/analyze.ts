@@ -1,3 +1,4 @@
+import { collectPlan } from '../../core/runner';
 import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
 import { type LintResult } from '../../core/baseline';
@@ -32,7 +33,7 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
     .action(async (file: string, flags: AnalyzeFlags) => {
       if (isUri(file)) throw new UserError(`analyze reads a snapshot file, not a server: run mongo-advisor check ${file} (or lint), or collect a snapshot first with mongo-advisor collect ${file} --out snap.json.`);
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-      const snapshot = loadSnapshot(file);
+      const snapshot = loadSnapshot(file, collectPlan(rules));
       const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
       emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output) }), flags.output);
       setExit(exitCodeFor(result, flags.failOn));

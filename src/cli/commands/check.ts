@@ -1,8 +1,9 @@
+import { collectPlan } from '../../core/runner';
+import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
-import type { Scratch } from '../../confirm/scratch';
 import { loadConfig, settingsOf } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
@@ -45,36 +46,6 @@ interface CheckFlags {
   saveSnapshot?: string;
 }
 
-/** Interrupts confirmation on Ctrl-C, drops the scratch database, then exits 130. A second Ctrl-C exits at once. */
-function onInterrupt(io: Io): { signal: AbortSignal; track: (s: Scratch) => void; dispose: () => void } {
-  const controller = new AbortController();
-  let scratch: Scratch | null = null;
-  let count = 0;
-  const handler = (): void => {
-    count++;
-    if (count > 1) process.exit(130);
-    io.err(scratch ? `Interrupted: stopping and dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…` : 'Interrupted (no scratch database was written).');
-    controller.abort();
-    const done = scratch ? scratch.cleanup() : Promise.resolve(null);
-    void done.then((problem) => {
-      if (problem) io.err(problem);
-      process.exit(130);
-    });
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return {
-    signal: controller.signal,
-    track: (s) => {
-      scratch = s;
-    },
-    dispose: () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    },
-  };
-}
-
 async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number> {
   const db = flags.db ?? dbFromUri(uri);
   if (!db) throw new UserError('Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).');
@@ -106,7 +77,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       maxTimeMS: flags.maxTimeMs,
       confirm: flags.confirm,
       settings: settingsOf(config),
-      ...(flags.saveSnapshot ? { onSnapshot: (s: Snapshot) => saveSnapshot(flags.saveSnapshot as string, s) } : {}),
+      ...(flags.saveSnapshot ? { onSnapshot: (s: Snapshot) => saveSnapshot(flags.saveSnapshot as string, s, collectPlan(rules)) } : {}),
       budgetMs: flags.confirmBudget * 1000,
       maxDocs: flags.confirmDocs,
       signal: interrupt.signal,

@@ -1,3 +1,5 @@
+import { rules } from '../../../rules';
+import { collectPlan } from '../../core/runner';
 import { Command } from 'commander';
 import { formatBytes } from '../../core/format';
 import { UserError } from '../../core/errors';
@@ -47,8 +49,10 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
           concurrency: flags.concurrency,
           dbConcurrency: Math.min(2, flags.concurrency),
           progress: createProgress({ enabled: !flags.quiet }),
+          // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
+          collectors: collectPlan(rules),
         });
-        const text = serializeSnapshot(snapshot);
+        const text = serializeSnapshot(snapshot, collectPlan(rules));
         emit(io, text, flags.out, 'snapshot');
         const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
         if (flags.out && flags.out !== '-') {

@@ -1,3 +1,4 @@
+import { collectPlan } from '../../core/runner';
 import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
@@ -95,7 +96,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
   } else if (target) {
     if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
     if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
-    snapshot = loadSnapshot(target);
+    snapshot = loadSnapshot(target, collectPlan(rules));
     result = await analyzeOffline(snapshot, settings);
   } else {
     result = emptyResult(`spec ${specFile ?? ''}`, '(spec)');

@@ -92,26 +92,28 @@
     },
   });
 
-  // 3. _id order: rank of each _id against the position it was read in natural order (both as fractions).
-  if (charts.idOrder.length === 0) empty('chart-id-order', 'No _id order was read (the collections were empty or the natural-order scan failed).');
+  // 3. _id order: per collection, Spearman's ρ between each _id's rank and its position in natural order, from the findings.
+  var ORDER = { monotonic: '#2e7d32', random: '#c62828', unclear: '#9e9e9e' };
+  if (charts.idOrder.length === 0) empty('chart-id-order', 'No _id order was judged (no finding measured it: collections too small, clustered, or read without id-pattern).');
   else draw('chart-id-order', {
-    type: 'scatter',
+    type: 'bar',
     data: {
-      datasets: charts.idOrder.map(function (s, i) {
-        var d = Math.max(1, s.n - 1);
-        return {
-          label: s.collection + ' — ' + s.idType + ' (ρ = ' + (s.rho === null ? 'n/a' : s.rho.toFixed(2)) + ')',
-          data: s.points.map(function (p) { return { x: p[0] / d, y: p[1] / d }; }),
-          backgroundColor: alpha(color(i), 0.55), borderColor: color(i), pointRadius: 2,
-        };
-      }),
+      labels: charts.idOrder.map(function (s) { return s.collection + ' — ' + s.idType; }),
+      datasets: [{
+        label: 'ρ',
+        data: charts.idOrder.map(function (s) { return s.rho; }),
+        backgroundColor: charts.idOrder.map(function (s) { return alpha(ORDER[s.order] || '#9e9e9e', 0.75); }),
+        borderColor: charts.idOrder.map(function (s) { return ORDER[s.order] || '#9e9e9e'; }),
+        borderWidth: 1,
+      }],
     },
     options: {
-      scales: {
-        x: { min: 0, max: 1, title: { display: true, text: 'position in natural (insertion) order' }, ticks: { callback: function (v) { return Math.round(v * 100) + '%'; } } },
-        y: { min: 0, max: 1, title: { display: true, text: 'rank of _id' }, ticks: { callback: function (v) { return Math.round(v * 100) + '%'; } } },
+      indexAxis: 'y',
+      scales: { x: { min: -1, max: 1, title: { display: true, text: "Spearman's ρ: _id rank against natural (insertion) order" } } },
+      plugins: {
+        legend: { display: false },
+        tooltip: { callbacks: { label: function (c) { var s = charts.idOrder[c.dataIndex]; return 'ρ = ' + s.rho.toFixed(2) + ' over ' + fmtNum(s.n) + ' _ids: ' + s.order; } } },
       },
-      plugins: { legend: { position: 'bottom' } },
     },
   });
 

@@ -1,9 +1,22 @@
 import { createRequire } from 'node:module';
 import * as zlib from 'node:zlib';
 import { BSON, EJSON } from 'bson';
-import type { Doc } from '../adapters/types';
-import type { Compressibility } from '../core/types';
-import type { CollectionCollectorContext, SnapshotCollectorContext } from './extras';
+import type { Doc } from '../../src/adapters/types';
+import { defineCollector } from '../../src/core/collector';
+
+/** The sampled documents serialised and compressed in WiredTiger-sized blocks, per codec (byte counts only). */
+export interface Compressibility {
+  /** Documents measured and their serialised bytes (the uncompressed size). */
+  docs: number;
+  bytes: number;
+  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects could not be. */
+  serializer: 'bson' | 'ejson' | 'json';
+  /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
+  blockBytes: number;
+  /** Compressed bytes per codec; null with the reason in `unavailable` when the codec could not load. */
+  codecs: { snappy: number | null; zlib: number | null; zstd: number | null };
+  unavailable?: Partial<Record<'snappy' | 'zlib' | 'zstd', string>>;
+}
 
 /** WiredTiger's default leaf page for collections (leaf_page_max=32KB): the unit a block compressor sees. */
 export const BLOCK_BYTES = 32 * 1024;
@@ -153,51 +166,39 @@ export async function measureCompressibility(docs: readonly Doc[]): Promise<Comp
   return out;
 }
 
-/** Collection collector: the sampled documents' compressibility with snappy, zlib and zstd. */
-export async function collectCompressibility(ctx: CollectionCollectorContext): Promise<void> {
-  if (ctx.rawDocs.length === 0) return;
-  try {
-    const c = await measureCompressibility(ctx.rawDocs);
-    if (c) ctx.collection.compressibility = c;
-  } catch (err) {
-    ctx.collection.notes.push({ level: 'skipped', target: { db: ctx.collection.db, collection: ctx.collection.name }, message: `compression: the sample's compressibility could not be measured: ${reason(err)}` });
-  }
-}
-
-const MAX_NAMES = 5;
+const bytes = { type: 'integer', minimum: 0 } as const;
+const compressed = { type: ['integer', 'null'], minimum: 0 } as const;
+const why = { type: 'string', maxLength: 400 } as const;
 
 /**
- * Snapshot collector: one line when block compressors do not apply to this server, or could not be read. Decided by
- * what $collStats returned (a WiredTiger creationString naming the block_compressor), not by the engine's name: a
- * server may name wiredTiger and still not report it.
+ * The sample's compressibility with snappy, zlib and zstd, measured in process on the documents collect already read:
+ * no command is sent. Byte counts only; a codec that cannot load is recorded as unavailable with the reason.
  */
-export async function noteCompressionSupport(ctx: SnapshotCollectorContext): Promise<void> {
-  const { server } = ctx.snapshot;
-  const notes = ctx.snapshot.notes;
-  // collections whose $collStats answered and counted documents: those a block compressor applies to
-  const withDocs = ctx.snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection' && c.stats !== null && c.stats.count > 0);
-  const read = withDocs.filter((c) => c.stats?.blockCompressor);
-  const unread = withDocs.filter((c) => !c.stats?.blockCompressor);
-  const still = (cs: readonly { compressibility?: unknown }[]): string => (cs.some((c) => c.compressibility) ? " (the sample's compressibility was still measured and is in the snapshot)" : '');
-  const otherEngine = server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
-  if (otherEngine || (server.storageEngine === null && read.length === 0)) {
-    const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
-    notes.push({ level: 'skipped', message: `compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}` });
-    return;
-  }
-  if (unread.length > 0) {
-    const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');
-    const which = unread.length === withDocs.length ? `${withDocs.length === 1 ? 'the one collection' : `any of the ${withDocs.length} collections`} with documents (${names})` : `${unread.length} of ${withDocs.length} collections with documents (${names})`;
-    const engine = server.storageEngine === 'wiredTiger' ? 'the server reports storage engine wiredTiger but ' : '';
-    notes.push({
-      level: 'skipped',
-      message: `compression: ${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}`,
-    });
-  }
-  if (read.length > 0 && server.cacheBytes === null) {
-    const why = server.storageEngine === null
-      ? 'serverStatus could not be read (it needs the clusterMonitor role)'
-      : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
-    notes.push({ level: 'info', message: `compression: ${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone` });
-  }
-}
+export const compressibility = defineCollector<Compressibility, 'collection'>({
+  id: 'compression',
+  version: 1,
+  scope: 'collection',
+  description: "the sample's documents compressed in process with snappy, zlib and zstd in 32 KB blocks (no command)",
+  schema: {
+    type: 'object',
+    required: ['docs', 'bytes', 'serializer', 'blockBytes', 'codecs'],
+    additionalProperties: false,
+    properties: {
+      docs: bytes,
+      bytes,
+      serializer: { enum: ['bson', 'ejson', 'json'] },
+      blockBytes: bytes,
+      codecs: { type: 'object', required: ['snappy', 'zlib', 'zstd'], additionalProperties: false, properties: { snappy: compressed, zlib: compressed, zstd: compressed } },
+      unavailable: { type: 'object', additionalProperties: false, properties: { snappy: why, zlib: why, zstd: why } },
+    },
+  },
+  async collect(ctx) {
+    if (ctx.docs.length === 0) return null;
+    try {
+      return await measureCompressibility(ctx.docs);
+    } catch (err) {
+      ctx.note(`compression: the sample's compressibility could not be measured: ${reason(err)}`);
+      return null;
+    }
+  },
+});

@@ -1,6 +1,16 @@
-import { type Doc, describeServerError } from '../adapters/types';
-import type { ClusteredExplain } from '../core/types';
-import type { CollectionCollectorContext } from './extras';
+import { type Doc, describeServerError } from '../../src/adapters/types';
+import { type CollectionContext, defineCollector } from '../../src/core/collector';
+
+/** explain() of `find({_id: {$in: [a, b]}})` and of a deleteMany with that filter, verbosity queryPlanner. */
+export interface ClusteredExplain {
+  /** Stage names from the winning plan's root down, e.g. ["FETCH", "CLUSTERED_IXSCAN"]; null when not read. */
+  find: string[] | null;
+  deleteMany: string[] | null;
+  /** Server version the plans came from. */
+  serverVersion: string;
+  /** Why a plan is missing (fewer than two documents, explain refused, unknown plan shape). */
+  reason?: string;
+}
 
 /**
  * Stage names of an explain() reply's winning plan, root first. Reads the classic shape
@@ -56,33 +66,47 @@ export function planOf(explain: Doc, kind: 'find' | 'delete'): { stages: string[
   return { reason: `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is not judged` };
 }
 
-/**
- * Collection collector, clustered collections only: explain (verbosity queryPlanner, which plans without
- * executing, for the delete too) of a find and a deleteMany on `_id: {$in: [a, b]}`, with two _ids read
- * from the collection. Stores the stage names only; the _ids are dropped when this returns.
- * Round trips: 3 per clustered collection.
- */
-export async function collectClusteredExplain(ctx: CollectionCollectorContext): Promise<void> {
-  await explainClustered(ctx);
-  noteMissing(ctx);
-}
+const stages = { type: ['array', 'null'], items: { type: 'string' } };
 
-async function explainClustered(ctx: CollectionCollectorContext): Promise<void> {
+/**
+ * Clustered collections only: explain (verbosity queryPlanner, which plans without executing, for the delete too) of
+ * a find and a deleteMany on `_id: {$in: [a, b]}`, with two _ids read from the collection. Keeps the stage names
+ * only; the _ids are dropped when it returns. Round trips: 3 per clustered collection.
+ */
+export const clusteredExplain = defineCollector<ClusteredExplain, 'collection'>({
+  id: 'clustered-trap',
+  version: 1,
+  scope: 'collection',
+  description: 'explain() of a two-_id $in find and deleteMany on each clustered collection (3 commands per clustered collection)',
+  appliesTo: (c) => c.clustered && c.type === 'collection',
+  schema: {
+    type: 'object',
+    required: ['find', 'deleteMany', 'serverVersion'],
+    additionalProperties: false,
+    // Stage names are upper-case words (COLLSCAN[bounded] included): the pattern keeps _id values out.
+    properties: { find: { ...stages, items: { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } }, deleteMany: { ...stages, items: { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } }, serverVersion: { type: 'string' }, reason: { type: 'string' } },
+  },
+  async collect(ctx) {
+    const out = await explainClustered(ctx);
+    if (out.reason) ctx.note(`clustered-trap: ${out.reason}`);
+    return out;
+  },
+});
+
+async function explainClustered(ctx: CollectionContext): Promise<ClusteredExplain> {
   const { adapter, collection: c, maxTimeMS, server } = ctx;
-  if (!c.clustered || c.type !== 'collection') return;
   const out: ClusteredExplain = { find: null, deleteMany: null, serverVersion: server.version };
-  c.clusteredExplain = out;
   let ids: unknown[];
   try {
     const r = await adapter.command(c.db, { find: c.name, filter: {}, projection: { _id: 1 }, limit: 2, batchSize: 2, singleBatch: true, maxTimeMS });
     ids = (((r.cursor as Doc | undefined)?.firstBatch as Doc[] | undefined) ?? []).map((d) => d._id);
   } catch (err) {
     out.reason = `two _ids could not be read: ${describeServerError(err)}`;
-    return;
+    return out;
   }
   if (ids.length < 2) {
     out.reason = `the collection holds ${ids.length} document${ids.length === 1 ? '' : 's'}: a two-_id $in needs two`;
-    return;
+    return out;
   }
   const filter = { _id: { $in: ids } };
   const problems: string[] = [];
@@ -101,11 +125,5 @@ async function explainClustered(ctx: CollectionCollectorContext): Promise<void> 
     problems.push(`explain of the deleteMany was refused: ${describeServerError(err)}`);
   }
   if (problems.length) out.reason = problems.join('; ');
-}
-
-/** The one line a report shows when a clustered collection's plans could not be read. */
-function noteMissing(ctx: CollectionCollectorContext): void {
-  const c = ctx.collection;
-  const e = c.clusteredExplain;
-  if (e?.reason) c.notes.push({ level: 'skipped', target: { db: c.db, collection: c.name }, message: `clustered-trap: ${e.reason}` });
+  return out;
 }

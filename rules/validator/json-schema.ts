@@ -1,6 +1,7 @@
 /**
  * MongoDB's $jsonSchema (draft 4 plus `bsonType`) checked in-process with ajv, over documents as the driver or
- * mongosh hands them back. Pure: no I/O. Used by the validator dry run (validator-dry-run.ts).
+ * mongosh hands them back. Pure: no I/O. Used by the validator rule's dry run (collect.ts); only this rule evaluates
+ * $jsonSchema, so it lives in the rule's folder.
  *
  * How: the schema is translated (MongoDB keywords ajv lacks become custom keywords, draft-4 boolean
  * `exclusiveMaximum` becomes the draft-7 number form, `type` is checked against BSON types), and every document is
@@ -10,8 +11,8 @@
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
-import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../lib/bson-types';
-import { isDate } from './bson-size';
+import { isDate } from '../../src/collect/bson-size';
+import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../../src/lib/bson-types';
 
 type Doc = Record<string, unknown>;
 

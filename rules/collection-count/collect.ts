@@ -1,0 +1,422 @@
+import { commandCursor } from '../../src/adapters/cursor';
+import { type Doc, describeServerError } from '../../src/adapters/types';
+import { dataHandlesFrom } from '../../src/collect/server-status';
+import { type DeploymentContext, defineCollector } from '../../src/core/collector';
+import { mapPool } from '../../src/core/pool';
+import type { CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
+import { indexFromListIndexes } from '../../src/lib/index-keys';
+import { INTERNAL_DBS, MAX_INDEXES_PER_COLLECTION, MIN_GROUP_RECORDED, collectionCountOptionsSchema, groupByPattern, minIndexes, onWiredTiger } from './analyze';
+
+/** An index as listIndexes describes it, options reduced to flags (no filter values). */
+export interface IndexDefinition {
+  name: string;
+  key: Record<string, number | string>;
+  unique?: boolean;
+  sparse?: boolean;
+  partial?: boolean;
+  expireAfterSeconds?: number;
+  /** Fields of a text index (from its weights): listIndexes shows its key as {_fts: "text", _ftsx: 1}. */
+  textFields?: string[];
+}
+
+/** A database's index count when some index lists were not read: each unread collection has 0 or 1 to 64 indexes. */
+export interface IndexBounds {
+  min: number;
+  max: number;
+  /** Collections whose index lists were not read. */
+  unread: number;
+}
+
+/** Collection names of one kind in a database, sorted, each with its index set where its index list was read. */
+export interface NameList {
+  names: string[];
+  /** Parallel to `names`: the position of its index set in the inventory's `indexSets`, -1 when not read; absent when none was read. */
+  sets?: number[];
+}
+
+export interface DatabaseCount {
+  name: string;
+  /** Collections with a table of their own (system and time-series bucket collections included, views not). */
+  collections: number;
+  views: number;
+  timeseries: number;
+  /** Indexes over those collections: exact when every index list was read, else bounds. */
+  indexes: number | IndexBounds;
+  /** Ordinary collections (system ones left out), for the tenant groups; absent for admin, local and config, and past the name budget. */
+  collectionNames?: NameList;
+  /** Time-series collections, their index sets read on their system.buckets collections; absent when there are none. */
+  timeseriesNames?: NameList;
+}
+
+/** What the collection-count collector read: counts per database, names and deduplicated index sets; never a value. */
+export interface DeploymentInventory {
+  databases: DatabaseCount[];
+  /** Each distinct index set read, once; `NameList.sets` point here. */
+  indexSets: IndexDefinition[][];
+  /** Databases whose names were not kept (past the name budget): their tenant groups were not looked for. */
+  namesOmitted?: { databases: number; collections: number };
+  /** Databases not counted, with the reason. */
+  skipped: { db: string; reason: string }[];
+  /** Commands the collector sent. */
+  roundTrips: number;
+}
+
+/** listIndexes in flight at once: each reads only the catalog (no data handle is opened), so more lanes are cheap. */
+const INDEX_LIST_CONCURRENCY = 8;
+/** Databases listed at once. */
+const DB_CONCURRENCY = 4;
+/** Members of one name-pattern group whose index lists are read, spread over the group. */
+export const GROUP_SAMPLE = 50;
+/** Names kept for databases the run does not check, over all of them: 50,000 names are about 1 MB of snapshot. */
+export const OTHER_NAMES_MAX = 50_000;
+/** System collections of a checked database whose index lists are read (system.views, a few time-series buckets). */
+const SYSTEM_LISTS = 20;
+/** Index lists read between two looks at whether the table count is decided. */
+const EXACT_BATCH = 64;
+/** Grace on top of maxTimeMS before the inventory stops waiting for a server that does not honour it. */
+const DEADLINE_GRACE_MS = 2_000;
+
+/** One index entry of listIndexes reduced to what the rule needs: key and option flags, no filter values. */
+export function indexDefinitionOf(spec: Doc): IndexDefinition {
+  const { name, key, unique, sparse, partial, expireAfterSeconds, textFields } = indexFromListIndexes(spec);
+  const def: IndexDefinition = { name, key };
+  if (unique) def.unique = true;
+  if (sparse) def.sparse = true;
+  if (partial) def.partial = true;
+  if (expireAfterSeconds !== undefined) def.expireAfterSeconds = expireAfterSeconds;
+  if (textFields) def.textFields = textFields;
+  return def;
+}
+
+function fromSnapshotIndex(i: IndexSnapshot): IndexDefinition {
+  const def: IndexDefinition = { name: i.name, key: i.key };
+  if (i.unique) def.unique = true;
+  if (i.sparse) def.sparse = true;
+  if (i.partial) def.partial = true;
+  if (i.expireAfterSeconds !== undefined) def.expireAfterSeconds = i.expireAfterSeconds;
+  return def;
+}
+
+/** Evenly spread picks, so a sample of a group covers its whole name range. */
+function spread<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)] as T);
+}
+
+class Deadline extends Error {}
+
+/** `p`, or a Deadline error after `ms`: some servers ignore maxTimeMS on listDatabases (FerretDB took minutes at 10,000 collections). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Deadline(`no answer within ${(ms / 1000).toFixed(1)} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Kind = 'collection' | 'view' | 'timeseries';
+
+interface Listed {
+  name: string;
+  type: Kind;
+}
+
+const kindOf = (type: unknown): Kind => (type === 'view' ? 'view' : type === 'timeseries' ? 'timeseries' : 'collection');
+const keyOf = (db: string, name: string): string => `${db}\u0000${name}`;
+/** The collection holding a time-series collection's index list. */
+const listName = (kind: 'collection' | 'timeseries', name: string): string => (kind === 'timeseries' ? `system.buckets.${name}` : name);
+
+/** Whether the core collect's listIndexes of this collection failed (its indexes are then unknown, not none). */
+function coreListFailed(c: CollectionSnapshot): boolean {
+  return c.notes.some((n) => n.message.startsWith('indexes could not be listed'));
+}
+
+const nonNegInt = { type: 'integer', minimum: 0 };
+const nameList = {
+  type: 'object',
+  required: ['names'],
+  additionalProperties: false,
+  properties: { names: { type: 'array', items: { type: 'string' } }, sets: { type: 'array', items: { type: 'integer', minimum: -1 } } },
+};
+const indexDefinition = {
+  type: 'object',
+  required: ['name', 'key'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    // Index key values are directions (numbers) or index types (text, 2dsphere, hashed…): a word, never a document value.
+    key: { type: 'object', additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' }] } },
+    unique: { type: 'boolean' },
+    sparse: { type: 'boolean' },
+    partial: { type: 'boolean' },
+    expireAfterSeconds: { type: 'number' },
+    textFields: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+/**
+ * The deployment inventory of collection-count, once per run whatever the number of databases, read-only
+ * (README.md, "What it reads"):
+ * - `listDatabases`, none when the core already read the names;
+ * - one `listCollections` (names and types) per user database the core did not list; admin, local and config (the
+ *   server's own few collections) are not listed unless the run reads them;
+ * - `listIndexes` only where an index list can change a verdict: a sample of each name-pattern group of the checked
+ *   databases (up to 50 per group, the core's lists reused) and their few system collections; and, on a WiredTiger
+ *   server whose data-handle figures cannot be read, other collections' lists while the table count (collections +
+ *   indexes, 0 or 1 to 64 indexes per unread collection) could fall on either side of the default `dataHandlesWarn`.
+ * Never `dbStats` (on MongoDB it opens a data handle per collection and index). Stores counts per database (index
+ * counts exact or as bounds), names with an index-set reference, each distinct index set once; never one object per
+ * collection, never a value.
+ */
+export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
+  id: 'collection-count',
+  version: 1,
+  scope: 'deployment',
+  description:
+    'listDatabases (none when already read), listCollections of each database not already listed, and listIndexes of a sample of each name-pattern group in the checked databases, and of other collections only when their counts could change the verdict (once per run)',
+  schema: {
+    type: 'object',
+    required: ['databases', 'indexSets', 'skipped', 'roundTrips'],
+    additionalProperties: false,
+    properties: {
+      databases: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'collections', 'views', 'timeseries', 'indexes'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string' },
+            collections: nonNegInt,
+            views: nonNegInt,
+            timeseries: nonNegInt,
+            indexes: {
+              anyOf: [nonNegInt, { type: 'object', required: ['min', 'max', 'unread'], additionalProperties: false, properties: { min: nonNegInt, max: nonNegInt, unread: nonNegInt } }],
+            },
+            collectionNames: nameList,
+            timeseriesNames: nameList,
+          },
+        },
+      },
+      indexSets: { type: 'array', items: { type: 'array', items: indexDefinition } },
+      namesOmitted: { type: 'object', required: ['databases', 'collections'], additionalProperties: false, properties: { databases: nonNegInt, collections: nonNegInt } },
+      skipped: { type: 'array', items: { type: 'object', required: ['db', 'reason'], additionalProperties: false, properties: { db: { type: 'string' }, reason: { type: 'string' } } } },
+      roundTrips: nonNegInt,
+    },
+  },
+  collect: collectInventory,
+});
+
+async function databaseNames(ctx: DeploymentContext): Promise<string[]> {
+  const { adapter, maxTimeMS } = ctx;
+  const run = ctx.databases.map((d) => d.name);
+  let names: string[] = [];
+  if (ctx.databaseNames) names = [...ctx.databaseNames];
+  else {
+    const listing = adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS });
+    try {
+      const r = await within(listing, maxTimeMS + DEADLINE_GRACE_MS);
+      names = ((r.databases as { name?: unknown }[] | undefined) ?? []).map((d) => String(d.name));
+    } catch (err) {
+      listing.catch(() => undefined); // it may still answer, or fail, after we stopped waiting
+      const why = err instanceof Deadline ? `listDatabases gave ${err.message} although it was sent with maxTimeMS ${maxTimeMS}` : describeServerError(err);
+      ctx.note(`collection-count: databases could not be listed (${why}); only the ${run.length === 1 ? 'checked database was' : `${run.length} checked databases were`} counted`);
+    }
+  }
+  for (const db of run) if (!names.includes(db)) names.push(db);
+  return names.sort();
+}
+
+async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInventory> {
+  const { adapter, maxTimeMS } = ctx;
+  const start = adapter.roundTrips;
+  const skipped: DeploymentInventory['skipped'] = [];
+  const checked = new Set(ctx.databases.map((d) => d.name));
+
+  // 1. every database's collections: the core's listCollections where it read one, one command per other user
+  //    database (admin, local and config hold the server's own few collections: not listed unless the run reads them)
+  const dbNames = (await databaseNames(ctx)).filter((db) => !INTERNAL_DBS.has(db) || ctx.listed[db] !== undefined);
+  const listedPerDb = await mapPool(dbNames, DB_CONCURRENCY, async (db): Promise<Listed[] | null> => {
+    const already = ctx.listed[db];
+    if (already) return already.map((r) => ({ name: r.name, type: kindOf(r.type) }));
+    try {
+      const rows = await commandCursor(adapter, db, { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: { batchSize: 10_000 }, maxTimeMS }, { maxTimeMS });
+      return rows.map((r) => ({ name: String(r.name), type: kindOf(r.type) }));
+    } catch (err) {
+      skipped.push({ db, reason: `listCollections failed: ${describeServerError(err)}` });
+      return null;
+    }
+  });
+  const counted = dbNames.flatMap((db, i) => (listedPerDb[i] ? [{ db, listed: listedPerDb[i] }] : []));
+
+  // 2. index lists already read: the core's, for the collections of the run
+  const known = new Map<string, IndexDefinition[]>();
+  const fromCore = new Set<string>();
+  const failed = new Set<string>();
+  for (const d of ctx.databases) {
+    for (const c of d.collections) {
+      if (c.type !== 'collection' || coreListFailed(c)) continue;
+      known.set(keyOf(d.name, c.name), c.indexes.map(fromSnapshotIndex));
+      fromCore.add(keyOf(d.name, c.name));
+    }
+  }
+  let failures = 0;
+  let firstFailure = '';
+  const readList = async (db: string, name: string): Promise<Doc[] | null> => {
+    try {
+      return await commandCursor(adapter, db, { listIndexes: name, cursor: {}, maxTimeMS }, { maxTimeMS });
+    } catch (err) {
+      failures++;
+      firstFailure ||= `${db}.${name}: ${describeServerError(err)}`;
+      return null;
+    }
+  };
+  const read = async ({ db, name }: { db: string; name: string }): Promise<void> => {
+    const rows = await readList(db, name);
+    if (rows) known.set(keyOf(db, name), rows.map(indexDefinitionOf));
+    else failed.add(keyOf(db, name));
+  };
+
+  // 3. a sample of each name-pattern group of the checked databases (per-tenant advice is given for those only)
+  const sampled: { db: string; name: string }[] = [];
+  const members: { db: string; name: string }[] = [];
+  for (const { db, listed } of counted) {
+    if (!checked.has(db) || INTERNAL_DBS.has(db)) continue;
+    for (const kind of ['collection', 'timeseries'] as const) {
+      const names = listed.filter((c) => c.type === kind && !c.name.startsWith('system.')).map((c) => c.name);
+      for (const g of groupByPattern(names, MIN_GROUP_RECORDED)) {
+        for (const m of g.members) members.push({ db, name: listName(kind, m) });
+        for (const m of spread(g.members, GROUP_SAMPLE)) if (!known.has(keyOf(db, listName(kind, m)))) sampled.push({ db, name: listName(kind, m) });
+      }
+    }
+  }
+  // and the system collections of the checked databases (system.views, time-series buckets: a few), so their index
+  // counts stay exact; past SYSTEM_LISTS per database they are counted as bounds
+  for (const { db, listed } of counted) {
+    if (!checked.has(db)) continue;
+    const system = listed.filter((c) => c.type === 'collection' && c.name.startsWith('system.') && !known.has(keyOf(db, c.name)));
+    if (system.length <= SYSTEM_LISTS) for (const c of system) if (!sampled.some((x) => x.db === db && x.name === c.name)) sampled.push({ db, name: c.name });
+  }
+  await mapPool(sampled, INDEX_LIST_CONCURRENCY, read);
+
+  // A text index the core read lacks its fields (weights): read one member's list again per distinct index set.
+  const textSets = new Map<string, { db: string; name: string }[]>();
+  for (const m of members) {
+    const key = keyOf(m.db, m.name);
+    const defs = known.get(key);
+    if (!fromCore.has(key) || !defs?.some((d) => d.key._fts === 'text' && !d.textFields)) continue;
+    const id = JSON.stringify(defs);
+    const same = textSets.get(id);
+    if (same) same.push(m);
+    else textSets.set(id, [m]);
+  }
+  for (const same of textSets.values()) {
+    const first = same[0];
+    const rows = first ? await readList(first.db, first.name) : null;
+    if (!rows) continue; // the recommendation then names the text index without its fields
+    const byName = new Map(rows.map((r) => [String(r.name), indexDefinitionOf(r)]));
+    for (const m of same) known.set(keyOf(m.db, m.name), (known.get(keyOf(m.db, m.name)) ?? []).map((d) => byName.get(d.name) ?? d));
+  }
+
+  // 4. the other index lists only while the table count could fall on either side of the default line, on a
+  //    WiredTiger server whose data-handle figures cannot be read (elsewhere the table count decides nothing)
+  const tables = counted.flatMap(({ db, listed }) => listed.filter((c) => c.type === 'collection').map((c) => ({ db, name: c.name })));
+  const handlesRead = ctx.serverStatus !== null && dataHandlesFrom(ctx.serverStatus, ctx.server).dataHandles !== null;
+  if (onWiredTiger(ctx.server) && !handlesRead) {
+    const line = collectionCountOptionsSchema.properties.dataHandlesWarn.default;
+    const bounds = (c: { db: string; name: string }): [number, number] => {
+      const defs = known.get(keyOf(c.db, c.name));
+      return defs ? [defs.length, defs.length] : [minIndexes(c.db, c.name), MAX_INDEXES_PER_COLLECTION];
+    };
+    let min = tables.length;
+    let max = tables.length;
+    for (const c of tables) {
+      const [lo, hi] = bounds(c);
+      min += lo;
+      max += hi;
+    }
+    const unread = tables.filter((c) => !known.has(keyOf(c.db, c.name)) && !failed.has(keyOf(c.db, c.name)));
+    while (min < line && max >= line && unread.length > 0) {
+      const batch = unread.splice(0, EXACT_BATCH);
+      for (const c of batch) {
+        const [lo, hi] = bounds(c);
+        min -= lo;
+        max -= hi;
+      }
+      await mapPool(batch, INDEX_LIST_CONCURRENCY, read);
+      for (const c of batch) {
+        const [lo, hi] = bounds(c);
+        min += lo;
+        max += hi;
+      }
+    }
+  }
+  if (failures > 0) ctx.note(`collection-count: ${failures} index list${failures === 1 ? '' : 's'} could not be read (first: ${firstFailure}); ${failures === 1 ? 'its' : 'their'} indexes are counted within bounds (at most ${MAX_INDEXES_PER_COLLECTION} each)`);
+
+  // 5. what was read: counts per database, names with their index sets, each distinct index set once
+  const indexSets: IndexDefinition[][] = [];
+  const setIds = new Map<string, number>();
+  const setOf = (db: string, name: string): number => {
+    const defs = known.get(keyOf(db, name));
+    if (!defs) return -1;
+    const id = JSON.stringify(defs);
+    let at = setIds.get(id);
+    if (at === undefined) {
+      setIds.set(id, (at = indexSets.length));
+      indexSets.push(defs);
+    }
+    return at;
+  };
+  let namesLeft = OTHER_NAMES_MAX;
+  const omitted = { databases: 0, collections: 0 };
+  const databases = counted.map(({ db, listed }): DatabaseCount => {
+    const real = listed.filter((c) => c.type === 'collection');
+    let sum = 0;
+    let min = 0;
+    let unread = 0;
+    for (const c of real) {
+      const defs = known.get(keyOf(db, c.name));
+      if (defs) sum += defs.length;
+      else {
+        unread++;
+        min += minIndexes(db, c.name);
+      }
+    }
+    const out: DatabaseCount = {
+      name: db,
+      collections: real.length,
+      views: listed.filter((c) => c.type === 'view').length,
+      timeseries: listed.filter((c) => c.type === 'timeseries').length,
+      indexes: unread === 0 ? sum : { min: sum + min, max: sum + unread * MAX_INDEXES_PER_COLLECTION, unread },
+    };
+    if (INTERNAL_DBS.has(db)) return out;
+    const ordinary = real.filter((c) => !c.name.startsWith('system.')).map((c) => c.name).sort();
+    const series = listed.filter((c) => c.type === 'timeseries').map((c) => c.name).sort();
+    if (!checked.has(db)) {
+      if (ordinary.length + series.length > namesLeft) {
+        omitted.databases++;
+        omitted.collections += ordinary.length + series.length;
+        return out;
+      }
+      namesLeft -= ordinary.length + series.length;
+    }
+    const listOf = (names: string[], sets: number[]): NameList => (sets.some((x) => x >= 0) ? { names, sets } : { names });
+    out.collectionNames = listOf(ordinary, ordinary.map((n) => setOf(db, n)));
+    if (series.length > 0) out.timeseriesNames = listOf(series, series.map((n) => setOf(db, listName('timeseries', n))));
+    return out;
+  });
+  for (const s of skipped) ctx.note(`collection-count: database ${s.db} was not counted: ${s.reason}`, { target: { db: s.db } });
+  return {
+    databases,
+    indexSets,
+    ...(omitted.databases > 0 ? { namesOmitted: omitted } : {}),
+    skipped,
+    roundTrips: adapter.roundTrips - start,
+  };
+}

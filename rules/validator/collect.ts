@@ -1,0 +1,215 @@
+import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
+import { isDate } from '../../src/collect/bson-size';
+import { type CollectionContext, defineCollector } from '../../src/core/collector';
+import { compileJsonSchema } from './json-schema';
+
+/** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
+export interface ValidatorDryRun {
+  /** Sampled documents checked in-process against the $jsonSchema (0 when it could not run). */
+  checked: number;
+  /** Checked documents failing the $jsonSchema. */
+  violations: number;
+  /** Failing documents per field path (`a.b`, array elements `a.$[]`). */
+  byPath: Record<string, number>;
+  /** Schema parts the in-process check could not evaluate, as "keyword at path"; those parts were not checked. */
+  unsupportedKeywords: string[];
+  /** Checks decided in the document's favour because the host hides the BSON type, as "path: what". */
+  undecided: string[];
+  /** Why the in-process check did not run (query-operator validator, schema that does not compile). */
+  skippedReason?: string;
+  /** Documents failing the whole validator by a server-side count of {$nor: [validator]}; null when not counted. */
+  serverViolators: number | null;
+  /**
+   * Documents in the collection the server count ran over (its storage statistics' count, or a count of its own when
+   * those are missing); null exactly when `serverViolators` is.
+   */
+  serverDocuments: number | null;
+  /** Why the server-side count is missing. */
+  serverReason?: string;
+}
+
+/** What the validator rule reads of a collection, beyond the core: one of the two, by whether it has a validator. */
+export interface ValidatorData {
+  /** No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
+  stringCardinality?: Record<string, number>;
+  /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on the server. */
+  dryRun?: ValidatorDryRun;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* String cardinality (collections without a validator, for enum proposals)                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Distinct string values are counted up to this many; one more means "more than that". */
+export const CARDINALITY_CAP = 64;
+
+function isPlainObject(v: object): boolean {
+  return (v as { _bsontype?: unknown })._bsontype === undefined && !isDate(v) && !(v instanceof RegExp) && !(v instanceof Uint8Array);
+}
+
+/**
+ * Distinct string values per path over the documents, counted up to CARDINALITY_CAP (CARDINALITY_CAP + 1 means
+ * more). Paths follow the census (src/collect/profile.ts): `a.b` for subdocuments and for fields of objects in
+ * arrays, `a.$[]` for scalar array elements. Returns counts only; the values are dropped when it returns.
+ */
+export function stringCardinality(docs: readonly Doc[]): Record<string, number> {
+  const sets = new Map<string, Set<string>>();
+  const note = (path: string, s: string): void => {
+    let set = sets.get(path);
+    if (!set) sets.set(path, (set = new Set()));
+    if (set.size <= CARDINALITY_CAP) set.add(s);
+  };
+  const visit = (v: unknown, path: string): void => {
+    if (typeof v === 'string') note(path, v);
+    else if (Array.isArray(v)) {
+      for (const el of v as unknown[]) {
+        if (el !== null && typeof el === 'object' && !Array.isArray(el) && isPlainObject(el)) object(el as Doc, path);
+        else visit(el, `${path}.$[]`);
+      }
+    } else if (v !== null && typeof v === 'object' && isPlainObject(v)) object(v as Doc, path);
+  };
+  const object = (o: Doc, path: string): void => {
+    for (const key in o) visit(o[key], path === '' ? key : `${path}.${key}`);
+  };
+  for (const d of docs) object(d, '');
+  const out: Record<string, number> = {};
+  for (const [path, set] of sets) out[path] = Math.min(set.size, CARDINALITY_CAP + 1);
+  return out;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The dry run (collections with a validator)                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+const operatorNames = (keys: readonly string[]): string[] => [...new Set(keys.map((k) => (k.startsWith('$') ? k : 'field match')))];
+
+/**
+ * Runs a $jsonSchema over documents in-process and keeps counts only: documents checked, documents failing,
+ * failures per path, and what could not be evaluated. `otherOperators` are the validator's keys besides
+ * $jsonSchema (query operators), which only the server can evaluate. The server count is left to the caller.
+ */
+export function dryRunSample(jsonSchema: Doc | undefined, otherOperators: readonly string[], docs: readonly Doc[]): ValidatorDryRun {
+  const out: ValidatorDryRun = { checked: 0, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: null, serverDocuments: null };
+  const ops = operatorNames(otherOperators);
+  if (!jsonSchema || typeof jsonSchema !== 'object') {
+    out.skippedReason = `the validator is written with query operators (${ops.join(', ') || 'none'}), not $jsonSchema; the advisor evaluates only $jsonSchema in-process`;
+    return out;
+  }
+  if (ops.length) out.unsupportedKeywords.push(`query operators beside $jsonSchema (${ops.join(', ')})`);
+  let compiled: ReturnType<typeof compileJsonSchema>;
+  try {
+    compiled = compileJsonSchema(jsonSchema);
+  } catch (err) {
+    out.skippedReason = `the $jsonSchema could not be compiled for an in-process check: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`;
+    return out;
+  }
+  try {
+    out.unsupportedKeywords.push(...compiled.unsupported);
+    for (const d of docs) {
+      const paths = compiled.check(d);
+      out.checked++;
+      if (paths.length === 0) continue;
+      out.violations++;
+      for (const p of paths) out.byPath[p] = (out.byPath[p] ?? 0) + 1;
+    }
+    out.undecided = compiled.undecided();
+  } finally {
+    compiled.dispose();
+  }
+  return out;
+}
+
+/**
+ * The stored validator checked against the sample in-process, then counted on the server: the validator as the core's
+ * listCollections read it (`ctx.listed`; the snapshot keeps only its $jsonSchema and the names of its other
+ * operators), and a read-only `count` of {$nor: [validator]} bounded by maxTimeMS counts the documents failing it.
+ * When the collection's storage statistics are missing, a plain `count` gives the total the failing ones are out of.
+ */
+async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
+  const { adapter, collection: c, docs, maxTimeMS } = ctx;
+  const validator = ((ctx.listed.options.validator as Doc | undefined) ?? null);
+  const readError = validator ? null : 'listCollections showed no validator document for this collection';
+  const jsonSchema = (validator ? validator.$jsonSchema : c.validator.jsonSchema) as Doc | undefined;
+  const others = validator ? Object.keys(validator).filter((k) => k !== '$jsonSchema') : (c.validator.queryOperators ?? []);
+  const run = dryRunSample(jsonSchema, others, docs);
+  if (!validator) {
+    run.serverReason = `the validator could not be read back to count on the server (${readError ?? 'unknown'})`;
+    return run;
+  }
+  const stopped = (err: unknown, what: string): string => {
+    const e = asServerError(err);
+    return e.code === 50 || e.codeName === 'MaxTimeMSExpired'
+      ? `${what} stopped at maxTimeMS (${maxTimeMS} ms); raise it (--max-time-ms on the CLI, { maxTimeMS } in mongosh) to count every document`
+      : `${what} failed: ${describeServerError(err)}`;
+  };
+  // a count reply's n, or why there is none
+  const n = (reply: Doc): number => {
+    const v = Number(reply.n);
+    if (!Number.isSafeInteger(v) || v < 0) throw new Error('its reply has no count (n)');
+    return v;
+  };
+  let failing: number;
+  try {
+    failing = n(await adapter.command(c.db, { count: c.name, query: { $nor: [validator] }, maxTimeMS }));
+  } catch (err) {
+    run.serverReason = stopped(err, 'the server-side count');
+    return run;
+  }
+  let total = c.stats?.count ?? null;
+  if (total === null) {
+    try {
+      total = n(await adapter.command(c.db, { count: c.name, maxTimeMS }));
+    } catch (err) {
+      run.serverReason = stopped(err, "the count of the collection's documents (its storage statistics are missing too)");
+      return run;
+    }
+  }
+  run.serverViolators = failing;
+  run.serverDocuments = total;
+  return run;
+}
+
+const count = { type: 'integer', minimum: 0 } as const;
+/** Field paths as the census names them, each with a count: never a value. */
+const countsByPath = { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } } as const;
+const reason = { type: 'string', maxLength: 2000 } as const;
+
+/**
+ * A collection with a validator: the dry run (1 command, the count; 2 when its storage statistics are missing). A
+ * collection without one: the number of distinct strings per path in the sample, for enum proposals (no command).
+ * Counts and paths only, never a value.
+ */
+export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
+  id: 'validator',
+  version: 1,
+  scope: 'collection',
+  description: 'with a validator: the sample checked against it in process, and a count of {$nor: [validator]} (one count per collection with a validator); without one: distinct strings per path in the sample (no command)',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      stringCardinality: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 } },
+      dryRun: {
+        type: 'object',
+        required: ['checked', 'violations', 'byPath', 'unsupportedKeywords', 'undecided', 'serverViolators', 'serverDocuments'],
+        additionalProperties: false,
+        properties: {
+          checked: count,
+          violations: count,
+          byPath: countsByPath,
+          unsupportedKeywords: { type: 'array', items: reason },
+          undecided: { type: 'array', items: reason },
+          skippedReason: reason,
+          serverViolators: { type: ['integer', 'null'], minimum: 0 },
+          serverDocuments: { type: ['integer', 'null'], minimum: 0 },
+          serverReason: reason,
+        },
+      },
+    },
+  },
+  async collect(ctx) {
+    if (ctx.collection.validator.present) return { dryRun: await dryRun(ctx) };
+    if (ctx.docs.length === 0) return null;
+    return { stringCardinality: stringCardinality(ctx.docs) };
+  },
+});

@@ -1,0 +1,125 @@
+import type { Adapter, Doc } from '../adapters/types';
+import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Note, ServerInfo, Target } from './types';
+
+/**
+ * The collector contract. A collector reads one kind of server data for the rules that name it in `needs`; the
+ * engine runs it only when an enabled rule needs it, at its scope (once per run, per database or per collection),
+ * through the read-only gate, and stores what it returns under its id (`data[id]` of the snapshot, the database or
+ * the collection). It mutates nothing shared: it gets copies to read and returns its data.
+ *
+ * A collector that belongs to one rule lives in that rule's folder (`rules/<id>/collect.ts`); one that several rules
+ * read lives in src/collect (the server status, for instance).
+ */
+export type CollectorScope = 'deployment' | 'database' | 'collection';
+
+interface ContextBase {
+  /** Read-only: a command that is not a read throws before it is sent (src/adapters/read-only.ts). */
+  adapter: Adapter;
+  server: Readonly<ServerInfo>;
+  /** maxTimeMS to put on every command. */
+  maxTimeMS: number;
+  /** The serverStatus reply the probe read when the plan asked for it (never stored); null otherwise. */
+  serverStatus: Doc | null;
+  /**
+   * Says what the collector could not read and why: printed under "Could not check" and recorded in the snapshot's
+   * collector list. Never throw for a server refusal: note it and return what you have (or null).
+   */
+  note(message: string, opts?: { level?: Note['level']; target?: Target }): void;
+  /**
+   * This collector's own state for the run (one map per collector per run, empty at the start): what a collection
+   * collector learns once and reuses on the next collections, e.g. that the server refuses a command.
+   */
+  run: Map<string, unknown>;
+}
+
+/** A collection as listCollections described it. */
+export interface ListedCollection {
+  name: string;
+  type: string;
+  options: Doc;
+}
+
+export interface CollectionContext extends ContextBase {
+  /** The core facts of the collection (stats, indexes, the sample's profile), as a frozen copy. */
+  collection: Readonly<CollectionSnapshot>;
+  /** The sampled documents as read, for in-process measurements. Never return them or any value from them. */
+  docs: readonly Doc[];
+  /** The `_id`s of the sample, in sample order (documents measured on the server included). */
+  ids: readonly unknown[];
+  /** The collection's listCollections entry (its options: validator, clusteredIndex, …), as the core read it. */
+  listed: Readonly<ListedCollection>;
+}
+
+export interface DatabaseContext extends ContextBase {
+  db: string;
+  collections: readonly CollectionSnapshot[];
+  /** Every entry of the database's listCollections (views, system collections included). */
+  listed: readonly ListedCollection[];
+}
+
+export interface DeploymentContext extends ContextBase {
+  /** The databases this run reads. */
+  databases: readonly DatabaseSnapshot[];
+  /** listDatabases names when the core read them already (saves a round trip); null when it did not. */
+  databaseNames: readonly string[] | null;
+  /** listCollections of each database this run read, by name (saves a round trip per database). */
+  listed: Readonly<Record<string, readonly ListedCollection[]>>;
+}
+
+export interface ContextOf {
+  deployment: DeploymentContext;
+  database: DatabaseContext;
+  collection: CollectionContext;
+}
+
+export interface Collector<D = unknown, S extends CollectorScope = CollectorScope> {
+  /** Unique; the key of its data. A rule's own collectors are named `<rule id>` or `<rule id>/<what>`. */
+  id: string;
+  /** Bump when the data's shape changes: a snapshot records the version each collector ran at. */
+  version: number;
+  scope: S;
+  /** One line: what it reads, in commands. */
+  description: string;
+  /** Capabilities proven before it runs; when one is proven missing, it does not run and the snapshot says why. */
+  capabilities?: readonly CapabilityName[];
+  /** The probe reads serverStatus once for every collector that sets this (it needs the clusterMonitor role). */
+  serverStatus?: boolean;
+  /** JSON Schema of its data: a loaded snapshot is checked against it. Keep it strict: it is what keeps values out. */
+  schema: Record<string, unknown>;
+  /** Only collections whose data it reads (collection scope): ordinary collections with documents by default. */
+  appliesTo?: (collection: Readonly<CollectionSnapshot>) => boolean;
+  collect(ctx: ContextOf[S]): Promise<D | null>;
+}
+
+export type AnyCollector = Collector<unknown, CollectorScope>;
+
+/** A collector; typed so `dataOf(collector, …)` hands rules the data with its type. */
+export function defineCollector<D, S extends CollectorScope>(collector: Collector<D, S>): Collector<D, S> {
+  return collector;
+}
+
+/** Where a collector's data is kept: the snapshot (deployment), a database or a collection. */
+export interface HoldsData {
+  data?: Record<string, unknown>;
+}
+
+/**
+ * The data a collector stored on the snapshot, a database or a collection; undefined when it did not run there (see
+ * `ranCollector`) or found nothing to record.
+ */
+export function dataOf<D>(collector: Collector<D, CollectorScope>, holder: HoldsData | null | undefined): D | undefined {
+  return holder?.data?.[collector.id] as D | undefined;
+}
+
+/** The collectors the given rules need, each once, in the order first named. */
+export function collectorsOf(rules: readonly { needs?: readonly AnyCollector[] }[]): AnyCollector[] {
+  const byId = new Map<string, AnyCollector>();
+  for (const r of rules) {
+    for (const c of r.needs ?? []) {
+      const known = byId.get(c.id);
+      if (known && known !== c) throw new Error(`two different collectors share the id "${c.id}"`);
+      byId.set(c.id, c);
+    }
+  }
+  return [...byId.values()];
+}
