@@ -11,12 +11,14 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
   return a > major || (a === major && b >= minor);
 }
 
-/** The topology as serverStatus tells it (with its `repl` section): mongos, a replica-set member, or neither. */
+/** The topology as serverStatus tells it (asked with its `repl` section): mongos, a replica-set member, or neither. */
 function topologyFromStatus(status: Doc): ServerInfo['topology'] {
   if (status.process === 'mongos' || (typeof status.process === 'string' && status.process.endsWith('mongos'))) return 'sharded';
   const repl = status.repl as Doc | undefined;
   if (repl && typeof repl.setName === 'string') return 'replicaSet';
-  return typeof status.process === 'string' ? 'standalone' : 'unknown';
+  // A member's serverStatus always carries repl.setName and a mongos's names its process: neither is a standalone
+  // (FerretDB's names no process at all).
+  return 'standalone';
 }
 
 /**
