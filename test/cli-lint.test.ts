@@ -97,6 +97,29 @@ describe('lint (CLI, demo data)', () => {
     expect(r.code).toBe(0);
   });
 
+  it('exit 2 when it could not read what it was asked to check (CI fails closed), unless --allow-partial', async () => {
+    // What a failed sample read leaves in a snapshot (maxTimeMS expired, say): no documents, and an error note.
+    const failed = JSON.parse(readFileSync(snap, 'utf8')) as Snapshot;
+    const colls = failed.databases[0]?.collections ?? [];
+    for (const c of colls) {
+      c.sample = { ...c.sample, size: 0, docs: [], id: null, fields: {} };
+      c.notes.push({ level: 'error', target: { db: c.db, collection: c.name }, message: 'the sample could not be read: MaxTimeMSExpired (50): operation exceeded time limit' });
+    }
+    const file = join(dir, 'unread.json');
+    writeFileSync(file, JSON.stringify(failed));
+    const closed = await cli(['lint', file, '--format', 'json', '--config', base]);
+    expect(closed.code).toBe(2);
+    expect(closed.err).toMatch(new RegExp(`mongo-advisor lint could not check: ${colls.length} collections were not read \\(${DB}\\.\\w+: the sample could not be read: MaxTimeMSExpired.*pass --allow-partial`));
+    const result = JSON.parse(closed.out) as LintResult;
+    expect(result.lint?.exitCode).toBe(2);
+    expect(result.lint?.unread.sort()).toEqual(colls.map((c) => `${c.db}.${c.name}`).sort());
+    noStack(closed.err);
+    // Allowed: judged on what was read, and the verdict says what was left out.
+    const partial = await cli(['lint', file, '--format', 'json', '--config', base, '--allow-partial']);
+    expect(partial.code).toBeLessThan(2);
+    expect((JSON.parse(partial.out) as LintResult).lint?.verdict).toMatch(new RegExp(`${colls.length} not read \\(${DB}\\.\\w+, …\\), judged without them \\(--allow-partial\\)`));
+  });
+
   it('exit 1: --max-warnings exceeded (and exit 0 when within it)', async () => {
     const config = cfg('warn.json', { rules: { 'array-growth': 'warn', 'id-pattern': 'warn' } });
     const over = await cli(['lint', snap, '--config', config, '--max-warnings', '2']);

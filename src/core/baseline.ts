@@ -46,7 +46,10 @@ export interface LintInfo {
   baseline: BaselineComparison | null;
   /** Findings that count (not accepted by the baseline), by severity. */
   counted: Record<Severity, number>;
-  exitCode: 0 | 1;
+  /** 0 pass, 1 findings, 2 could not read what it was asked to check (unless allowed: `--allow-partial`). */
+  exitCode: 0 | 1 | 2;
+  /** Collections (or databases) that could not be read, as `db.collection`; empty when all were. */
+  unread: string[];
   /** Why the run passed or failed, one line. */
   verdict: string;
 }
@@ -135,22 +138,43 @@ export function counts(f: Finding, baseline: BaselineComparison | null): boolean
   return !baseline || baseline.states[fingerprint(f)] !== 'unchanged';
 }
 
-/** The gate: exit 1 when a counted finding reaches failOn, or counted warnings exceed maxWarnings. */
-export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings: number | null; baseline: BaselineComparison | null }): LintInfo {
+/** What could not be read: targets of error notes (a sample that failed, a collector that threw), once each. */
+export function unreadTargets(result: CheckResult): { where: string; why: string }[] {
+  const seen = new Map<string, string>();
+  for (const n of result.notes) {
+    if (n.level !== 'error' || !n.target) continue;
+    const where = n.target.collection ? `${n.target.db}.${n.target.collection}` : n.target.db;
+    if (!seen.has(where)) seen.set(where, n.message);
+  }
+  return [...seen].map(([where, why]) => ({ where, why }));
+}
+
+/**
+ * The gate: exit 1 when a counted finding reaches failOn, or counted warnings exceed maxWarnings; exit 2 when some of
+ * what it was asked to check could not be read (CI fails closed: a gate that read nothing must not pass), unless
+ * `allowPartial`.
+ */
+export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings: number | null; baseline: BaselineComparison | null; allowPartial?: boolean }): LintInfo {
   const counted: Record<Severity, number> = { error: 0, warn: 0, info: 0 };
   for (const f of result.findings) if (counts(f, opts.baseline)) counted[f.severity]++;
   const failing = SEVERITIES.filter((s) => severityRank(s) >= severityRank(opts.failOn)).reduce((n, s) => n + counted[s], 0);
   const accepted = opts.baseline ? ` (${opts.baseline.accepted} accepted by the baseline)` : '';
-  let exitCode: 0 | 1 = 0;
+  const unread = unreadTargets(result);
+  const partial = unread.length > 0 ? `; ${unread.length} not read (${unread[0]?.where}${unread.length > 1 ? ', …' : ''}), judged without them (--allow-partial)` : '';
+  let exitCode: 0 | 1 | 2 = 0;
   let verdict: string;
-  if (failing > 0) {
+  if (unread.length > 0 && !opts.allowPartial) {
+    exitCode = 2;
+    const first = unread[0] as { where: string; why: string };
+    verdict = `could not check: ${unread.length === 1 ? '1 collection was' : `${unread.length} collections were`} not read (${first.where}: ${first.why}${unread.length > 1 ? `; and ${unread.slice(1, 4).map((u) => u.where).join(', ')}${unread.length > 4 ? ', …' : ''}` : ''}), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
+  } else if (failing > 0) {
     exitCode = 1;
-    verdict = `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or above ${opts.failOn}${accepted}`;
+    verdict = `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or above ${opts.failOn}${accepted}${partial}`;
   } else if (opts.maxWarnings !== null && counted.warn > opts.maxWarnings) {
     exitCode = 1;
-    verdict = `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than --max-warnings ${opts.maxWarnings}${accepted}`;
+    verdict = `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than --max-warnings ${opts.maxWarnings}${accepted}${partial}`;
   } else {
-    verdict = `passed: no new finding at or above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at most ${opts.maxWarnings} warnings` : ''}${accepted}`;
+    verdict = `passed: no new finding at or above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at most ${opts.maxWarnings} warnings` : ''}${accepted}${partial}`;
   }
-  return { failOn: opts.failOn, maxWarnings: opts.maxWarnings, baseline: opts.baseline, counted, exitCode, verdict };
+  return { failOn: opts.failOn, maxWarnings: opts.maxWarnings, baseline: opts.baseline, counted, exitCode, unread: unread.map((u) => u.where), verdict };
 }

@@ -93,7 +93,8 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
         automationDetails: { id: `mongo-advisor/${result.scope.db}/` },
         invocations: [
           {
-            executionSuccessful: true,
+            // A gate that could not read what it was asked to check did not execute successfully (lint exit 2).
+            executionSuccessful: result.lint?.exitCode !== 2,
             startTimeUtc: result.startedAt,
             toolExecutionNotifications: result.notes
               .filter((n) => n.level !== 'info')

@@ -33,6 +33,7 @@ interface LintFlags {
   concurrency: number;
   color?: boolean;
   quiet?: boolean;
+  allowPartial?: boolean;
 }
 
 function relativeTo(dir: string, file: string | undefined): string | undefined {
@@ -121,10 +122,12 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
     io.err(`Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`);
   }
   const comparison = baselineFile ? compareBaseline(result.findings, loadBaseline(baselineFile), baselineFile) : null;
-  const lint = judge(result, { failOn, maxWarnings, baseline: comparison });
+  const lint = judge(result, { failOn, maxWarnings, baseline: comparison, allowPartial: flags.allowPartial === true });
   const out: LintResult = { ...result, lint };
   emit(io, render(out, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), ...(locate ? { locate } : {}) }), flags.output);
-  if (flags.format !== 'text' || flags.output) io.err(`mongo-advisor lint ${lint.verdict}`);
+  // The text report ends with the verdict; other formats (and a report sent to a file) get it on stderr. Exit 2 always
+  // says why on stderr, whatever the format: a CI log shows it.
+  if (flags.format !== 'text' || flags.output || lint.exitCode === 2) io.err(`mongo-advisor lint ${lint.verdict}`);
   return lint.exitCode;
 }
 
@@ -143,6 +146,7 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--max-warnings <n>', 'fail when more than n new warnings (default: no limit)', nonNegativeInt)
     .option('--baseline <file>', 'accepted findings: only findings not in it (or worse than in it) count')
     .option('--update-baseline', 'write every current finding to the baseline file, then judge against it')
+    .option('--allow-partial', 'judge what could be read when some collections could not be (default: exit 2, the gate fails closed)')
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('--confirm', 'run the scratch experiments (off in lint: CI usually may not write)', false)
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
