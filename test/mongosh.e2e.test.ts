@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
+import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 
 const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
@@ -15,6 +18,42 @@ async function mongosh(uri: string, script: string, json = false): Promise<Proce
   const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
   return await runProcess(MONGOSH, args, { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
 }
+
+/**
+ * mongosh code that records, in `sent`, every command the plugin sends (as `db.command`): the plugin's ShellAdapter
+ * sends them all through db.getSiblingDB(name).runCommand.
+ */
+const RECORD_COMMANDS =
+  'const sent = []; const sibling = db.getSiblingDB.bind(db); db.getSiblingDB = (name) => { const d = sibling(name); return { runCommand: (cmd) => { sent.push(name + "." + Object.keys(cmd)[0]); return d.runCommand(cmd); } }; };';
+
+/** Runs `advisor.check(args)` with RECORD_COMMANDS and prints `SENT [...]` once it settles, whether it ran or threw. */
+const checkRecording = (args: string): string => `${RECORD_COMMANDS} advisor.check(${args}).finally(() => print("SENT " + JSON.stringify(sent)))`;
+
+async function scratchDatabases(uri: string): Promise<string[]> {
+  const client = await MongoClient.connect(uri);
+  try {
+    const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Scratch databases that appeared since `before` and are still there. Another test file on the same server may hold
+ * one of its own for a while (it drops it when its confirmation ends), so a newcomer is waited on; one left behind
+ * for good is a leak.
+ */
+async function scratchLeftSince(uri: string, before: readonly string[]): Promise<string[]> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const fresh = (await scratchDatabases(uri)).filter((n) => !before.includes(n));
+    if (fresh.length === 0 || Date.now() > deadline) return fresh;
+    await sleep(2_000);
+  }
+}
+
+const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
 describe('mongosh plugin (real mongosh, real server)', () => {
   const uri = inject('mongoUri');
@@ -49,8 +88,10 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string }[]; confirm: { enabled: boolean }; scope: { collections: string[] } };
     expect(result.confirm.enabled).toBe(false);
     expect(result.scope.collections).toEqual(['sessions']);
-    // against clustering the UUID _ids, as random or as large (which one depends on the sample's order correlation)
-    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContainEqual(expect.stringMatching(/^id-pattern\/adviseAgainstClustered(Large)?$/));
+    // id-pattern judged the UUID _ids: against clustering them (as random, or as large), or their order unclear when
+    // 50 sampled random _ids happen to correlate with insertion order between the lines (it happens: issue 9 judges
+    // UUIDs by their version and bytes instead). Which one is not what this test is about: the options are.
+    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId}`)).toContainEqual(expect.stringMatching(/^id-pattern\/(adviseAgainstClustered(Large)?|orderUnknown)$/));
   });
 
   it('bad input gives one clear line and no stack trace', async () => {
@@ -58,9 +99,52 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(r.code).not.toBe(0);
     const text = r.out + r.err;
     expect(text).toMatch(/Collection "nope" does not exist in database "mongo_advisor_test_mongosh"/);
-    expect(text).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    expect(text).not.toMatch(STACK_LINE);
     const bad = await mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
-    expect(bad.out + bad.err).toMatch(/Unknown option "sampelSize"/);
+    expect(bad.code).not.toBe(0);
+    expect(bad.out + bad.err).toContain('mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, rules.');
+    expect(bad.out + bad.err).not.toMatch(STACK_LINE);
+  });
+
+  it("{ confirm: 'no' } is refused before the plugin sends a command: no scratch database, no writes", async () => {
+    const before = await scratchDatabases(uri);
+    const r = await mongosh(uri, checkRecording("'posts', { confirm: 'no' }"));
+    expect(r.code).not.toBe(0);
+    const text = r.out + r.err;
+    expect(text).toContain(
+      'mongo-advisor: advisor.check did not run: Option confirm is "no" (a string), but it must be true or false. Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to run them.',
+    );
+    expect(text).not.toMatch(STACK_LINE);
+    // Not one command: no read, no scratch database (posts has an array-growth finding a run would confirm there).
+    expect(text).toContain('SENT []');
+    expect(await scratchLeftSince(uri, before)).toEqual([]);
+  }, 240_000);
+
+  it('unknown rule ids and rule options are refused with the nearest name', async () => {
+    const rule = await mongosh(uri, checkRecording("'posts', { rules: { 'array-grwth': { options: { warnLength: 500 } } } }"));
+    expect(rule.code).not.toBe(0);
+    expect(rule.out + rule.err).toContain(
+      'mongo-advisor: advisor.check did not run: Unknown rule "array-grwth" in rules. Did you mean "array-growth"? Rules: array-growth, clustered-trap, collection-count, compression, document-size, id-pattern, index-usage, validator.',
+    );
+    expect(rule.out + rule.err).toContain('SENT []');
+    expect(rule.out + rule.err).not.toMatch(STACK_LINE);
+    const option = await mongosh(uri, "advisor.check('posts', { confirm: false, rules: { 'array-growth': { options: { warnLenght: 500 } } } })");
+    expect(option.code).not.toBe(0);
+    expect(option.out + option.err).toMatch(/advisor\.check did not run: Unknown option "warnLenght" for rule array-growth\. Did you mean "warnLength"\? Options of array-growth: [^\n]*\bwarnLength\b/);
+    const number = await mongosh(uri, "advisor.check('posts', { confirm: false, sampleSize: 0 })");
+    expect(number.code).not.toBe(0);
+    expect(number.out + number.err).toContain('advisor.check did not run: Option sampleSize is 0, but it must be a positive whole number of documents.');
+  });
+
+  it('a valid call with every option still runs, honours them and, with confirm: false, sends nothing to scratch', async () => {
+    const opts = `{ confirm: false, sampleSize: 50, maxTimeMS: 20000, confirmBudget: 30, db: ${JSON.stringify(DB)}, rules: { 'id-pattern': 'error', 'array-growth': { options: { warnLength: 500 } } } }`;
+    const r = await mongosh(uri, `${RECORD_COMMANDS} advisor.check('sessions', ${opts}).then((r) => ({ enabled: r.confirm.enabled, findings: r.findings.map((f) => f.ruleId + '/' + f.severity), sent }))`, true);
+    expect(r.code, r.err).toBe(0);
+    const got = JSON.parse(r.out) as { enabled: boolean; findings: string[]; sent: string[] };
+    expect(got.enabled).toBe(false);
+    expect(got.findings).toContain('id-pattern/error');
+    expect(got.sent).toContainEqual(`${DB}.listCollections`);
+    expect(got.sent.filter((c) => c.startsWith(SCRATCH_PREFIX))).toEqual([]);
   });
 
   it('advisor.help() explains the commands', async () => {

@@ -1,12 +1,15 @@
 import { rules } from '../../rules';
+import Ajv from 'ajv';
 import { inspect } from 'node:util';
 import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
 import { UserError } from '../core/errors';
 import { OptionsError } from '../core/options';
-import type { AnalyzeSettings } from '../core/runner';
+import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from '../core/runner';
+import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
+import { closest, didYouMean } from '../lib/suggest';
+import { SPEC_RULES } from '../spec/rules';
 import { formatText } from '../report/text';
-import type { CheckResult } from '../core/types';
 import { VERSION } from '../version';
 
 export interface PluginCheckOptions {
@@ -32,10 +35,10 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.check("posts", { db: "blog" })         another database
   advisor.help()                                 this text
 
+Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, rules; checked before anything runs.
+
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
-
-const OPTION_KEYS = ['confirm', 'sampleSize', 'db', 'confirmBudget', 'maxTimeMS', 'rules'];
 
 /** A check result that prints as the readable report at the prompt and as its fields with --json. */
 function asPrintable(result: CheckResult): CheckResult {
@@ -54,15 +57,163 @@ function printableText(text: string): { [k: symbol]: () => string } {
   return { [inspect.custom]: () => text };
 }
 
-function validate(name: unknown, opts: unknown): PluginCheckOptions {
-  if (name !== undefined && typeof name !== 'string') throw new UserError(`advisor.check expects a collection name (a string), got ${typeof name}. Example: advisor.check("posts")`);
-  if (opts === undefined) return {};
-  if (opts === null || typeof opts !== 'object') throw new UserError('advisor.check options must be an object, e.g. { confirm: false }');
-  const unknown = Object.keys(opts).filter((k) => !OPTION_KEYS.includes(k));
-  if (unknown.length) throw new UserError(`Unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}. Options: ${OPTION_KEYS.join(', ')}.`);
-  const o = opts as PluginCheckOptions;
-  if (o.sampleSize !== undefined && (!Number.isInteger(o.sampleSize) || o.sampleSize < 1)) throw new UserError('sampleSize must be a positive whole number, e.g. { sampleSize: 2000 }');
-  return o;
+/**
+ * The options of advisor.check, checked with ajv before anything connects or writes. `description` says what a
+ * value must be and `x-hint` what to write instead; both go into the one-line error.
+ */
+const OPTIONS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    confirm: { type: 'boolean', description: 'true or false', 'x-hint': 'Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to run them.' },
+    sampleSize: { type: 'integer', minimum: 1, description: 'a positive whole number of documents', 'x-hint': 'For example { sampleSize: 2000 }; leave it out for min(max(20, 4% of count), 10000).' },
+    db: { type: 'string', minLength: 1, description: 'a database name', 'x-hint': 'For example { db: "blog" }; leave it out for the current database.' },
+    confirmBudget: { type: 'integer', minimum: 1, description: 'a positive whole number of seconds', 'x-hint': 'For example { confirmBudget: 60 }; leave it out for 30.' },
+    maxTimeMS: { type: 'integer', minimum: 1, description: 'a positive whole number of milliseconds', 'x-hint': 'For example { maxTimeMS: 20000 }; leave it out for 10000.' },
+    rules: { type: 'object', description: 'an object of rule settings by rule id', 'x-hint': 'For example { rules: { "id-pattern": "off", "array-growth": { options: { warnLength: 500 } } } }.' },
+  },
+} as const;
+
+type OptionKey = keyof typeof OPTIONS_SCHEMA.properties;
+const OPTION_KEYS = Object.keys(OPTIONS_SCHEMA.properties) as OptionKey[];
+const SETTING_KEYS = ['severity', 'enabled', 'options'];
+const SETTING_WORDS = ['off', ...SEVERITIES];
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+ajv.addKeyword('x-hint');
+const validateOptions = ajv.compile(OPTIONS_SCHEMA);
+
+/** `"a", "b" or "c"`. */
+const quoteOr = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(x)).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A value as the error shows it: strings quoted and called strings (`"no" (a string)`), objects by kind only. */
+function show(v: unknown): string {
+  if (typeof v === 'string') return `${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)} (a string)`;
+  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') {
+    const bson = (v as { _bsontype?: unknown })._bsontype;
+    return typeof bson === 'string' ? `a BSON ${bson}` : 'an object';
+  }
+  return `a ${typeof v}`;
+}
+
+/** What is wrong with a `rules` option (rule ids, setting shapes, each rule's options), one sentence each. */
+function ruleSettingProblems(settings: Record<string, unknown>): string[] {
+  const ids = rules.map((r) => r.id);
+  const problems: string[] = [];
+  for (const [id, setting] of Object.entries(settings)) {
+    const rule = rules.find((r) => r.id === id);
+    const where = `rules[${JSON.stringify(id)}]`;
+    if (!rule) {
+      if (SPEC_RULES.some((s) => s.id === id)) problems.push(`The rules name "${id}", a check of a declared spec that only the CLI's lint and audit run: remove it, advisor.check never runs it.`);
+      else problems.push(`Unknown rule "${id}" in rules.${didYouMean(id, ids)} Rules: ${ids.join(', ')}.`);
+      continue;
+    }
+    const before = problems.length;
+    if (typeof setting === 'string') {
+      if (!SETTING_WORDS.includes(setting)) problems.push(`${where} is ${show(setting)}, but it must be ${quoteOr(SETTING_WORDS)}, or an object { severity, enabled, options }.${didYouMean(setting, SETTING_WORDS)}`);
+      continue;
+    }
+    if (!isPlainObject(setting)) {
+      problems.push(`${where} is ${show(setting)}, but it must be ${quoteOr(SETTING_WORDS)}, or an object { severity, enabled, options }.`);
+      continue;
+    }
+    for (const k of Object.keys(setting).filter((k) => !SETTING_KEYS.includes(k))) {
+      problems.push(`Unknown key "${k}" in ${where}.${didYouMean(k, SETTING_KEYS)} Keys: ${SETTING_KEYS.join(', ')}.`);
+    }
+    if (setting.severity !== undefined && !SEVERITIES.includes(setting.severity as Severity)) {
+      problems.push(`${where}.severity is ${show(setting.severity)}, but it must be ${quoteOr(SEVERITIES)}.${typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : ''}`);
+    }
+    if (setting.enabled !== undefined && typeof setting.enabled !== 'boolean') problems.push(`${where}.enabled is ${show(setting.enabled)}, but it must be true or false.`);
+    if (setting.options !== undefined) {
+      const names = Object.keys(rule.meta.options.properties);
+      if (!isPlainObject(setting.options)) {
+        problems.push(`${where}.options is ${show(setting.options)}, but it must be an object of the rule's options (${names.join(', ') || 'it has none'}).`);
+      } else {
+        for (const k of Object.keys(setting.options).filter((k) => !names.includes(k))) {
+          problems.push(names.length ? `Unknown option "${k}" for rule ${id}.${didYouMean(k, names)} Options of ${id}: ${names.join(', ')}.` : `Unknown option "${k}" for rule ${id}, which has no options.`);
+        }
+      }
+    }
+    if (problems.length > before) continue;
+    try {
+      // The values against the rule's own option schema, as the CLI checks .mongo-advisor.json.
+      resolveRuleOptions(rule, { rules: { [id]: setting as RuleSetting } });
+    } catch (err) {
+      if (err instanceof OptionsError) problems.push(`In rules: ${err.message}`);
+      else throw err;
+    }
+  }
+  return problems;
+}
+
+/** NumberInt(5), NumberLong(5) and Double(5) as the plain numbers they hold, so numeric options accept them. */
+function plainNumbers(opts: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...opts };
+  for (const [k, v] of Object.entries(out)) {
+    const bson = isPlainObject(v) ? (v as { _bsontype?: unknown })._bsontype : undefined;
+    if (bson === 'Int32' || bson === 'Double') out[k] = Number((v as { valueOf(): unknown }).valueOf());
+    else if (bson === 'Long') out[k] = (v as { toNumber(): number }).toNumber();
+  }
+  return out;
+}
+
+/** What is wrong with advisor.check's arguments, one sentence or two each; none when they are good. */
+function argumentProblems(name: unknown, opts: Record<string, unknown> | undefined, given: unknown): string[] {
+  if (name !== undefined && typeof name !== 'string') {
+    const hint = isPlainObject(name) && given === undefined ? ' To check every collection with options, write advisor.check(undefined, { confirm: false }).' : '';
+    return [`The first argument must be a collection name (a string), not ${show(name)}. Example: advisor.check("posts").${hint}`];
+  }
+  if (given === undefined) return [];
+  if (!opts) return [`The options are ${show(given)}, but they must be an object, e.g. { confirm: false }.`];
+  if (validateOptions(opts)) return isPlainObject(opts.rules) ? ruleSettingProblems(opts.rules) : [];
+  const unknown: string[] = [];
+  const problems = new Map<string, string>();
+  for (const e of validateOptions.errors ?? []) {
+    if (e.keyword === 'additionalProperties') {
+      unknown.push((e.params as { additionalProperty: string }).additionalProperty);
+      continue;
+    }
+    const key = e.instancePath.slice(1).split('/')[0] as OptionKey;
+    const prop = OPTIONS_SCHEMA.properties[key];
+    if (!prop || problems.has(key)) continue;
+    problems.set(key, `Option ${key} is ${show(opts[key])}, but it must be ${prop.description}. ${prop['x-hint']}`);
+  }
+  const keys = `Options: ${OPTION_KEYS.join(', ')}.`;
+  if (unknown.length === 1) {
+    const [key] = unknown as [string];
+    return [`Unknown option "${key}".${didYouMean(key, OPTION_KEYS)} ${keys}`, ...problems.values()];
+  }
+  if (unknown.length > 1) {
+    const each = unknown.map((key) => {
+      const match = closest(key, OPTION_KEYS);
+      return match === undefined ? `"${key}"` : `"${key}" (did you mean "${match}"?)`;
+    });
+    return [`Unknown options ${each.join(', ')}. ${keys}`, ...problems.values()];
+  }
+  return [...problems.values()];
+}
+
+/** The arguments of advisor.check, or a UserError naming every problem (nothing has connected or written yet). */
+function validate(name: unknown, given: unknown): PluginCheckOptions {
+  const opts = isPlainObject(given) ? plainNumbers(given) : undefined;
+  const problems = argumentProblems(name, opts, given);
+  if (problems.length) throw new UserError(`advisor.check did not run: ${problems.join(' ')}`);
+  return opts ?? {};
+}
+
+/** A user error as mongosh shows it: one line, `mongo-advisor: <message>`, no stack. */
+function forShell(err: unknown): unknown {
+  if (err instanceof UserError || err instanceof OptionsError) {
+    const e = new Error(err.message);
+    e.name = 'mongo-advisor';
+    e.stack = `${e.name}: ${e.message}`;
+    return e;
+  }
+  return err;
 }
 
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
@@ -72,10 +223,10 @@ export function install(g: Record<string, unknown>): void {
     version: VERSION,
     help: () => printableText(HELP),
     async check(name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
-      const o = validate(name, opts);
-      const adapter = new ShellAdapter(shell);
-      const db = o.db ?? shell.db.getName();
       try {
+        const o = validate(name, opts);
+        const adapter = new ShellAdapter(shell);
+        const db = o.db ?? shell.db.getName();
         const result = await check(adapter, {
           db,
           rules,
@@ -88,13 +239,7 @@ export function install(g: Record<string, unknown>): void {
         });
         return asPrintable(result);
       } catch (err) {
-        if (err instanceof UserError || err instanceof OptionsError) {
-          const e = new Error(err.message);
-          e.name = 'mongo-advisor';
-          e.stack = `${e.name}: ${e.message}`;
-          throw e;
-        }
-        throw err;
+        throw forShell(err);
       }
     },
   };
