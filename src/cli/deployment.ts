@@ -1,7 +1,6 @@
-import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import type { Adapter } from '../adapters/types';
-import { collectDatabases, type CollectDatabasesOptions } from '../collect';
+import { COLLECT_DEFAULTS, collectDatabases, type CollectDatabasesOptions, listDatabaseNames } from '../collect';
 import { UserError } from '../core/errors';
 import type { Snapshot } from '../core/types';
 import type { Progress } from './progress';
@@ -14,12 +13,6 @@ export function isInternalDb(name: string): boolean {
 /** The user databases on the server (one round trip), sorted. */
 export async function listUserDatabases(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
   return userDatabases(await listDatabaseNames(adapter, maxTimeMS));
-}
-
-/** Every database name listDatabases gives (one round trip). */
-async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
-  const reply = await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS });
-  return ((reply.databases as { name: string }[] | undefined) ?? []).map((d) => String(d.name));
 }
 
 function userDatabases(names: readonly string[]): string[] {
@@ -40,30 +33,20 @@ export interface DeploymentCollectOptions extends Omit<CollectDatabasesOptions, 
 export async function collectDeployment(source: Adapter, opts: DeploymentCollectOptions): Promise<Snapshot> {
   // Inspection only reads: the same gate collectDatabases puts in front of every collector.
   const adapter = readOnly(source);
-  const maxTimeMS = opts.maxTimeMS ?? 10_000;
+  const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   // The names listDatabases gave go on to the collectors (the deployment inventory needs them too).
   const allNames = opts.dbs.length > 0 ? null : await listDatabaseNames(adapter, maxTimeMS);
   const dbs = allNames ? userDatabases(allNames) : opts.dbs;
   if (dbs.length === 0) throw new UserError(`${adapter.source} holds no user databases to inspect (admin, local and config are the server's own).`);
   const { progress, dbs: _dbs, ...rest } = opts;
-  if (progress) {
-    // One listCollections per database gives the bar its total; the sizes come with the collection itself.
-    let total = 0;
-    for (const db of dbs) {
-      if (opts.collections?.length) total += opts.collections.length;
-      else {
-        const listed = await commandCursor(adapter, db, { listCollections: 1, filter: { type: 'collection' }, nameOnly: true, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
-        total += listed.filter((c) => !String(c.name).startsWith('system.')).length;
-      }
-    }
-    progress.stage('collecting', total);
-  }
   try {
     const snapshot = await collectDatabases(adapter, {
       ...rest,
       dbs,
       ...(allNames ? { databaseNames: allNames } : {}),
+      // The bar's total comes from the listing collect does anyway (no listCollections of its own).
+      onListed: (total) => progress?.stage('collecting', total),
       onCollection: (c) => {
         if (c.type === 'collection') progress?.tick(`${c.db}.${c.name}`);
         rest.onCollection?.(c);

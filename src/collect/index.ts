@@ -101,6 +101,8 @@ export interface CollectDatabasesOptions extends Omit<CollectOptions, 'db'> {
   dbConcurrency?: number;
   /** listDatabases names the caller already read (every name the server gave): saves the collectors asking again. */
   databaseNames?: readonly string[];
+  /** Called once every database is listed, with the number of ordinary collections to read (a progress bar's total). */
+  onListed?: (collections: number) => void;
 }
 
 /** One database's snapshot; a database of the run. */
@@ -136,6 +138,8 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     chosenByDb[db] = listing.chosen;
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
+
+  opts.onListed?.(Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0));
 
   // 2. the aggregation capabilities, once per run, on the first ordinary collection of any database
   const firstReal = opts.dbs.map((db) => ({ db, c: chosenByDb[db]?.find((c) => c.type === 'collection') })).find((x) => x.c !== undefined);
@@ -204,7 +208,8 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
   }
 }
 
-async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
+/** Every database name listDatabases gives (one round trip). */
+export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
   const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
   return (dbs ?? []).map((d) => String(d.name));
 }
