@@ -33,7 +33,7 @@ export default defineRule({
     messages: {
       mixedTypes: '`_id` mixes types: {{mix}}. Range scans and a clustered key need one type.',
       recommendClustered:
-        '`_id` is {{label}} ({{bytes}} bytes), monotonic (ρ = {{rho}}): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes would grow by about {{penalty}}.',
+        '`_id` is {{label}} ({{bytes}} bytes), monotonic (ρ = {{rho}}): a clustered collection would store documents in `_id` order, one tree instead of two. Secondary indexes here: {{growth}}.',
       adviseAgainstClustered:
         '`_id` is {{label}} ({{bytes}} bytes) and random (ρ = {{rho}}, leading bytes {{entropyPercent}}% of maximal entropy): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
       adviseAgainstClusteredLarge:
@@ -115,11 +115,11 @@ export default defineRule({
       report({
         messageId: 'recommendClustered',
         target,
-        data: { label: s.label, bytes: idValueBytes, rho: (s.monotonicity ?? 0).toFixed(2), penalty: formatBytes(penalty.extraBytes) },
+        data: { label: s.label, bytes: idValueBytes, rho: (s.monotonicity ?? 0).toFixed(2), growth: penaltyInWords(penalty, formatBytes) },
         evidence: { ...withPenalty, clusteredSupport: cap.evidence },
         recommendation: {
           action: 'clustered collection (when you next create it)',
-          reason: `_id lookups and range scans walk one tree instead of two, and CRUD gets cheaper (the field report measured clustered slightly faster than regular with ObjectId keys). Cost: secondary index entries carry the ${idValueBytes}-byte _id instead of an ${options.recordIdBytes}-byte recordId (measured 20–25% larger indexes). ${here} Clustering is chosen at creation; check explain() of multi-value _id $in finds first (6.0.5 fell back to COLLSCAN).`,
+          reason: `_id lookups and range scans walk one tree instead of two, and CRUD gets cheaper (the field report measured clustered slightly faster than regular with ObjectId keys). Cost: secondary index entries carry the ${idValueBytes}-byte _id instead of an ${options.recordIdBytes}-byte recordId (measured 20–25% larger indexes): the figure for this collection is in the finding. Clustering is chosen at creation; check explain() of multi-value _id $in finds first (6.0.5 fell back to COLLSCAN).`,
           commands: [`db.createCollection("${c.name}_clustered", { clusteredIndex: { key: { _id: 1 }, unique: true } })`],
         },
       });
