@@ -1,4 +1,5 @@
 import { dataOf } from '../../src/core/collector';
+import { shellCollection } from '../../src/lib/shell';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import { clusteredExplain } from './collect';
 import { confirmClusteredTrap } from './confirm';
@@ -57,9 +58,9 @@ export default defineRule({
         action: 'look _ids up one at a time until the server plans $in on the clustered key',
         reason: 'An equality on the clustered key reads one key; $in with several values fell back to a collection scan here. Send one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when the _ids are adjacent, and check explain() again after each server upgrade.',
         commands: [
-          `db.${c.name}.find({ _id: <id> })`,
-          `db.${c.name}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])`,
-          `db.${c.name}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("queryPlanner")`,
+          `${shellCollection(c.name)}.find({ _id: <id> })`,
+          `${shellCollection(c.name)}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])`,
+          `${shellCollection(c.name)}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("queryPlanner")`,
         ],
       },
     };

@@ -1,4 +1,6 @@
 import { dataOf } from '../../src/core/collector';
+// Names in comments go through shellKey: bare when plain, quoted (so no newline ends the comment) otherwise.
+import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
 import { formatBytes } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
@@ -27,10 +29,10 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
     action: 'zstd block compression',
     reason: `The block compressor is fixed when a collection is created: create a zstd copy, copy the documents, rebuild the indexes, then swap names. ${s.outgrowsCache ? 'Data outgrowing the cache is read from disk, where smaller blocks mean fewer reads (the compression field report: compressed blocks in the OS cache beat uncompressed pages when IO is weak).' : 'zstd costs a little more CPU per block than snappy and stores less.'} New collections can default to zstd with the mongod option storage.wiredTiger.collectionConfig.blockCompressor.`,
     commands: [
-      `db.createCollection("${target}", { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })`,
-      `db.${collection}.aggregate([{ $merge: { into: "${target}" } }])`,
-      `db.${collection}.getIndexes()  // create the same indexes on ${target}`,
-      `db.${target}.renameCollection("${collection}", true)  // replaces ${collection}: only after checking counts`,
+      `db.createCollection(${shellString(target)}, { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })`,
+      `${shellCollection(collection)}.aggregate([{ $merge: { into: ${shellString(target)} } }])`,
+      `${shellCollection(collection)}.getIndexes()  // create the same indexes on ${shellKey(target)}`,
+      `${shellCollection(target)}.renameCollection(${shellString(collection)}, true)  // replaces ${shellKey(collection)}: only after checking counts`,
     ],
   };
 }

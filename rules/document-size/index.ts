@@ -1,7 +1,11 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
+import { shellCollection, shellString } from '../../src/lib/shell';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
+
+/** The child collection a large field moves to: `<collection>_<field path, word characters only>`. */
+const child = (collection: string, path: string): string => `${collection}_${path.replace(/[^A-Za-z0-9_]/g, '_')}`;
 
 const MiB = 1024 * 1024;
 /** Decimal megabytes, the unit of the Atlas (2 MB) and Compass (10,000,000 bytes) lines the message compares with. */
@@ -33,13 +37,13 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
     return {
       action: 'store the binary outside the document',
       reason: `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, and the document keeps a reference, so reads that do not need it stay small.`,
-      commands: [`db.${collection}.find({}, { ${JSON.stringify(top.path)}: 0 })  // reads without the large field meanwhile`],
+      commands: [`${shellCollection(collection)}.find({}, { ${shellString(top.path)}: 0 })  // reads without the large field meanwhile`],
     };
   }
   return {
     action: 'split the document (subset pattern)',
     reason: `Keep the fields read together in ${collection} and move ${top ? `\`${top.path}\`` : 'the largest fields'} to a collection keyed by the parent's _id, read only when needed; the working set then holds small documents.`,
-    ...(top ? { commands: [`db.createCollection("${collection}_${top.path.replace(/[^A-Za-z0-9_]/g, '_')}")`, `db.${collection}_${top.path.replace(/[^A-Za-z0-9_]/g, '_')}.createIndex({ parentId: 1 })`] } : {}),
+    ...(top ? { commands: [`db.createCollection(${shellString(child(collection, top.path))})`, `${shellCollection(child(collection, top.path))}.createIndex({ parentId: 1 })`] } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { dataOf } from '../../src/core/collector';
+import { shellString } from '../../src/lib/shell';
 import { formatBytes } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import { idPatternStats, penaltyInWords, secondaryIndexPenalty } from './analyze';
@@ -120,7 +121,7 @@ export default defineRule({
         recommendation: {
           action: 'clustered collection (when you next create it)',
           reason: `_id lookups and range scans walk one tree instead of two, and CRUD gets cheaper (the field report measured clustered slightly faster than regular with ObjectId keys). Cost: secondary index entries carry the ${idValueBytes}-byte _id instead of an ${options.recordIdBytes}-byte recordId (measured 20–25% larger indexes): the figure for this collection is in the finding. Clustering is chosen at creation; check explain() of multi-value _id $in finds first (6.0.5 fell back to COLLSCAN).`,
-          commands: [`db.createCollection("${c.name}_clustered", { clusteredIndex: { key: { _id: 1 }, unique: true } })`],
+          commands: [`db.createCollection(${shellString(`${c.name}_clustered`)}, { clusteredIndex: { key: { _id: 1 }, unique: true } })`],
         },
       });
       return;

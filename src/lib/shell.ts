@@ -6,3 +6,13 @@ export function shellCollection(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !reserved.has(name) ? `db.${name}` : `db.getCollection(${JSON.stringify(name)})`;
 }
 
+
+/** A string literal for mongosh (quotes, backslashes and control characters escaped): names in commands use this. */
+export function shellString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/** An object key for mongosh: bare where it is an identifier, else quoted. */
+export function shellKey(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
+}
