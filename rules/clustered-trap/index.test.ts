@@ -64,6 +64,11 @@ ruleTester(rule, {
       notes: [{ includes: ['clustered-trap: not checked', 'collector clustered-trap', 'was not collected'] }],
     },
     {
+      name: 'a snapshot whose data has another shape (an older collector version): not read, and said so',
+      snapshot: { ...clustered(explained(COLLSCAN, COLLSCAN)), collectors: [{ id: 'clustered-trap', version: 0, scope: 'collection', couldNot: [] }] },
+      notes: [{ includes: ['clustered-trap: not checked', 'collector clustered-trap version 0, this rule reads version 1', 'collect again'] }],
+    },
+    {
       // so the rule cannot warn about a scan the server never planned for the filter
       name: "SecantusDB 8.2.11's delete explain is not judged: no warning about a scan never planned for the filter",
       snapshot: clustered({ find: ['FETCH', 'IXSCAN'], deleteMany: null, serverVersion: '8.2.11', reason: secantusDelete }),

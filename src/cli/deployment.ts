@@ -1,4 +1,4 @@
-import { readOnly } from '../adapters/read-only';
+import { readOnly, SCRATCH_PREFIX } from '../adapters/read-only';
 import type { Adapter } from '../adapters/types';
 import { COLLECT_DEFAULTS, collectDatabases, type CollectDatabasesOptions, listDatabaseNames } from '../collect';
 import { UserError } from '../core/errors';
@@ -7,12 +7,7 @@ import type { Progress } from './progress';
 
 /** Databases the server keeps for itself, and the advisor's own scratch databases. */
 export function isInternalDb(name: string): boolean {
-  return ['admin', 'local', 'config'].includes(name) || name.startsWith('mongo_advisor_scratch_');
-}
-
-/** The user databases on the server (one round trip), sorted. */
-export async function listUserDatabases(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
-  return userDatabases(await listDatabaseNames(adapter, maxTimeMS));
+  return ['admin', 'local', 'config'].includes(name) || name.startsWith(SCRATCH_PREFIX);
 }
 
 function userDatabases(names: readonly string[]): string[] {

@@ -1,7 +1,7 @@
 import { rules } from '../../rules';
 import type { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
-import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
+import { type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
 import type { CheckResult, Finding, Snapshot } from '../core/types';
 import { onInterrupt } from './interrupt';
 import { collectDeployment } from './deployment';
@@ -42,12 +42,10 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
   // Ctrl-C stops the experiments and drops the scratch database (src/cli/interrupt.ts), only while confirming.
   const interrupt = opts.confirm ? onInterrupt(io) : null;
   try {
-    // Analysis is pure and fast: run it once ahead to give the confirmation bar its total.
-    const confirmable = opts.confirm ? analyze(snapshot, opts.settings, rules).findings.filter((f) => f.messageId !== 'internalError' && rules.find((r) => r.id === f.ruleId)?.confirm).length : 0;
-    let confirming = 0;
-    // One step of the bar per experiment, told by confirm as an event (never parsed out of log lines).
-    const onExperiment = (f: Finding): void => {
-      if (confirming++ === 0) opts.progress.stage('confirming', confirmable);
+    // One step of the bar per experiment, told by confirm as an event with the number that will run (never parsed
+    // out of log lines, and no second analysis to count them).
+    const onExperiment = (f: Finding, index: number, total: number): void => {
+      if (index === 0) opts.progress.stage('confirming', total);
       opts.progress.tick(`${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
     };
     const result = await analyzeAndConfirm(

@@ -1,3 +1,4 @@
+import { terminalSafe } from '../core/format';
 import { Presets, SingleBar } from 'cli-progress';
 
 /** A progress bar on stderr for long runs; does nothing when stderr is not a terminal (CI logs, pipes). */
@@ -27,7 +28,9 @@ export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteSt
     },
     tick(detail = '') {
       value++;
-      bar?.update(value, { detail: detail.length > 48 ? `${detail.slice(0, 47)}…` : detail });
+      // Details name databases and collections: escaped before they reach the terminal.
+      const safe = terminalSafe(detail);
+      bar?.update(value, { detail: safe.length > 48 ? `${safe.slice(0, 47)}…` : safe });
     },
     stop() {
       bar?.stop();

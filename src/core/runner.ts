@@ -44,15 +44,22 @@ export function resolveRuleOptions(rule: AnyRule, settings: AnalyzeSettings = {}
 export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: readonly AnyRule[]): AnalyzeOutput {
   const findings: Finding[] = [];
   const notes: Note[] = [];
+  // Which collectors ran, at which version: the same for every rule.
+  const ran = new Map(snapshot.collectors.map((c) => [c.id, c.version]));
   for (const rule of rules) {
     const setting = settingFor(rule.id, settings);
     if (!setting.enabled) continue;
     const options = resolveOptions<Record<string, unknown>>(rule.id, rule.meta.options, setting.options);
-    const ran = new Set(snapshot.collectors.map((c) => c.id));
-    const uncollected = (rule.needs ?? []).filter((c) => !ran.has(c.id)).map((c) => c.id);
+    const uncollected = (rule.needs ?? []).filter((c) => ran.get(c.id) === undefined).map((c) => c.id);
     if (uncollected.length > 0) {
       // Never a silent pass: the snapshot was collected without the data this rule reads.
       notes.push({ level: 'skipped', ruleId: rule.id, message: `${rule.id}: not checked: its data (collector ${uncollected.join(', ')}) was not collected (the rule was off when this snapshot was taken); collect again with it on` });
+      continue;
+    }
+    // Data of another shape than this rule reads (a snapshot from another version of the collector): not read.
+    const stale = (rule.needs ?? []).filter((c) => ran.get(c.id) !== c.version).map((c) => `${c.id} version ${ran.get(c.id)}, this rule reads version ${c.version}`);
+    if (stale.length > 0) {
+      notes.push({ level: 'skipped', ruleId: rule.id, message: `${rule.id}: not checked: the snapshot holds its data in another shape (collector ${stale.join('; ')}); collect again with this mongo-advisor` });
       continue;
     }
     const missing = rule.meta.requires.capabilities.filter((c) => snapshot.server.capabilities[c]?.supported !== true);

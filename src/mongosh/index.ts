@@ -1,3 +1,4 @@
+import { terminalSafe } from '../core/format';
 import { rules } from '../../rules';
 import Ajv from 'ajv';
 import { inspect } from 'node:util';
@@ -208,7 +209,8 @@ function validate(name: unknown, given: unknown): PluginCheckOptions {
 /** A user error as mongosh shows it: one line, `mongo-advisor: <message>`, no stack. */
 function forShell(err: unknown): unknown {
   if (err instanceof UserError || err instanceof OptionsError) {
-    const e = new Error(err.message);
+    // The message may name databases and collections the server listed: escaped before mongosh prints it.
+    const e = new Error(terminalSafe(err.message));
     e.name = 'mongo-advisor';
     e.stack = `${e.name}: ${e.message}`;
     return e;

@@ -1,3 +1,4 @@
+import { terminalSafe } from '../../core/format';
 import { collectPlan } from '../../core/runner';
 import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
@@ -58,8 +59,9 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
     throw connectionError(err, uri);
   }
   let scratchAdapter: DriverAdapter | undefined;
-  const interrupt = onInterrupt(io);
-  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${line}\x1b[0m`);
+  // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
+  const interrupt = flags.confirm ? onInterrupt(io) : null;
+  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalSafe(line)}\x1b[0m`);
   try {
     if (flags.scratchUri) {
       try {
@@ -80,15 +82,14 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       ...(flags.saveSnapshot ? { onSnapshot: (s: Snapshot) => saveSnapshot(flags.saveSnapshot as string, s, collectPlan(rules)) } : {}),
       budgetMs: flags.confirmBudget * 1000,
       maxDocs: flags.confirmDocs,
-      signal: interrupt.signal,
-      onScratch: interrupt.track,
+      ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
       ...(scratchAdapter ? { scratchAdapter } : {}),
       ...(log ? { log } : {}),
     });
     io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY }));
     return exitCodeFor(result, flags.failOn);
   } finally {
-    interrupt.dispose();
+    interrupt?.dispose();
     await adapter.close().catch(() => undefined);
     await scratchAdapter?.close().catch(() => undefined);
   }
