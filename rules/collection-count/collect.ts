@@ -66,7 +66,7 @@ const INDEX_LIST_CONCURRENCY = 8;
 /** Databases listed at once. */
 const DB_CONCURRENCY = 4;
 /** Members of one name-pattern group whose index lists are read, spread over the group. */
-export const GROUP_SAMPLE = 50;
+const GROUP_SAMPLE = 50;
 /** Names kept for databases the run does not check, over all of them: 50,000 names are about 1 MB of snapshot. */
 export const OTHER_NAMES_MAX = 50_000;
 /** System collections of a checked database whose index lists are read (system.views, a few time-series buckets). */

@@ -47,7 +47,7 @@ function reason(err: unknown): string {
 }
 
 /** The three block compressors MongoDB offers, each as "bytes in -> compressed bytes". Loaded once. */
-export function loadCodecs(): Promise<Codecs> {
+function loadCodecs(): Promise<Codecs> {
   loaded ??= (async (): Promise<Codecs> => {
     const fns: Codecs['fns'] = {};
     const unavailable: Codecs['unavailable'] = {};
@@ -84,7 +84,7 @@ export function loadCodecs(): Promise<Codecs> {
  * each foreign value gives its canonical Extended JSON (`toExtendedJSON`, which every bson type has) and ours
  * parses it back. Throws on a value it cannot rebuild.
  */
-export function adoptForeignBson(v: unknown, depth = 0): unknown {
+function adoptForeignBson(v: unknown, depth = 0): unknown {
   if (v === null || typeof v !== 'object' || v instanceof Date || v instanceof Uint8Array || v instanceof RegExp) return v;
   if (depth > 200) throw new Error('document nested too deeply');
   const bsonType = (v as { _bsontype?: unknown })._bsontype;

@@ -34,7 +34,7 @@ const LABELS: Record<IdType, string> = {
   other: 'other',
 };
 
-export function idLabel(p: IdProfile, main: IdType): string {
+function idLabel(p: IdProfile, main: IdType): string {
   if (main !== 'uuid') return LABELS[main];
   const versions = Object.entries(p.uuidVersions).sort((a, b) => b[1] - a[1]);
   const v = versions[0]?.[0];

@@ -34,7 +34,7 @@ export function uuid4Hex(): string {
 }
 
 /** _ids made like the collection's: same type, same order (monotonic or random), same size for strings. */
-export function idGenerator(bson: BsonKit, evidence: Finding['evidence']): { make: () => unknown; describe: string } {
+function idGenerator(bson: BsonKit, evidence: Finding['evidence']): { make: () => unknown; describe: string } {
   const label = String(evidence.idType);
   const random = evidence.order === 'random';
   let n = 0;

@@ -311,7 +311,7 @@ function originalOf(cxt: DataValidationCxt | undefined): unknown {
 }
 
 /** Dotted path of a JSON pointer, with array indexes as `$[]` (as the census names them). */
-export function pointerToPath(root: unknown, pointer: string): string {
+function pointerToPath(root: unknown, pointer: string): string {
   if (pointer === '') return '';
   const parts: string[] = [];
   let cur: unknown = root;
