@@ -63,7 +63,7 @@ function snapshotOf(docs: DocProfile[], id: IdProfile, natural: NaturalOrder, fi
             validator: { present: false },
             stats: { count: docs.length, sizeBytes: bytes, avgObjSize: bytes / docs.length, storageSizeBytes: bytes / 2, totalIndexSizeBytes: docs.length * 20, nindexes: 1, blockCompressor: 'snappy' },
             indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: docs.length * 20 }],
-            sample: { method: '$sample', random: true, requested: docs.length, size: docs.length, docs, id, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
+            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: docs.length, size: docs.length, docs, id, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
             notes: [],
             data: { [naturalOrder.id]: natural, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
           },

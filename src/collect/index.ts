@@ -250,7 +250,7 @@ async function listDatabase(
 }
 
 function emptySample(requested: number): SampleSnapshot {
-  return { method: 'none', random: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null };
+  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null, dynamicKeys: [], outliers: { status: 'skipped', reason: 'nothing was sampled', docs: [] } };
 }
 
 export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
@@ -381,6 +381,9 @@ async function collectCollection(
     snap.sample = {
       method: raw.method,
       random: raw.random,
+      complete: false,
+      dynamicKeys: [],
+      outliers: { status: 'skipped', reason: 'not searched yet', docs: [] },
       requested,
       size: docs.length,
       docs,

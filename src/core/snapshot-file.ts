@@ -98,10 +98,11 @@ const idProfile = {
 
 const sample = {
   type: 'object',
-  required: ['method', 'random', 'requested', 'size', 'docs', 'id', 'fields', 'timeSource'],
+  required: ['method', 'random', 'complete', 'requested', 'size', 'docs', 'id', 'fields', 'timeSource', 'dynamicKeys', 'outliers'],
   properties: {
-    method: { enum: ['$sample', 'natural-order', 'none'] },
+    method: { enum: ['$sample', 'whole', 'random-ids', 'natural-order', 'none'] },
     random: { type: 'boolean' },
+    complete: { type: 'boolean' },
     requested: nonNegInt,
     size: nonNegInt,
     docs: { type: 'array', items: docProfile },
@@ -111,6 +112,31 @@ const sample = {
       additionalProperties: { type: 'object', required: ['present', 'types'], properties: { present: num, types: { type: 'object', additionalProperties: num } } },
     },
     timeSource: { type: ['string', 'null'] },
+    dynamicKeys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'objects', 'distinctKeys', 'medianKeys', 'sharedKeyShare', 'keyShapes', 'valueTypes'],
+        properties: {
+          path: str,
+          objects: nonNegInt,
+          distinctKeys: nonNegInt,
+          medianKeys: num,
+          sharedKeyShare: num,
+          keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
+          valueTypes: { type: 'object', additionalProperties: num },
+        },
+      },
+    },
+    outliers: {
+      type: 'object',
+      required: ['status', 'reason', 'docs'],
+      properties: {
+        status: { enum: ['done', 'not-needed', 'skipped', 'unsupported', 'failed'] },
+        reason: { type: ['string', 'null'] },
+        docs: { type: 'array', items: docProfile },
+      },
+    },
   },
 } as const;
 

@@ -122,17 +122,66 @@ export interface FieldProfile {
   types: Record<string, number>;
 }
 
+/**
+ * How the sample was drawn: `$sample` (random, server-side), `whole` (every document, the collection is within the
+ * whole-read bound), `random-ids` (no `$sample`: documents fetched by `_id` at random positions of an `_id` scan),
+ * `natural-order` (the first documents: not random), `none` (nothing read).
+ */
+export type SampleMethod = '$sample' | 'whole' | 'random-ids' | 'natural-order' | 'none';
+
 export interface SampleSnapshot {
-  method: '$sample' | 'natural-order' | 'none';
+  method: SampleMethod;
   /** false when documents are not a random sample (the report says so). */
   random: boolean;
+  /** true when every document of the collection was read: shares are exact counts, not estimates. */
+  complete: boolean;
   requested: number;
   size: number;
+  /** The sample's documents (never the outliers below: shares and medians are over these). */
   docs: DocProfile[];
   id: IdProfile | null;
+  /** The field/type census of the sample; keys of objects used as maps are folded to `<path>.<key>` (DYNAMIC_KEY). */
   fields: Record<string, FieldProfile>;
   /** Where document creation times came from: `_id` (ObjectId timestamp) or a date field's path. */
   timeSource: string | null;
+  /** Objects used as maps (keys that are data): found in the sample and folded in every path of this snapshot. */
+  dynamicKeys: DynamicKeyProfile[];
+  /** The server-side pass for the largest documents and longest arrays the sample may have missed. */
+  outliers: OutlierSearch;
+}
+
+/** The placeholder that stands for every key of an object used as a map: `itemsBySku.<key>.qty`. */
+export const DYNAMIC_KEY = '<key>';
+
+/** What a map's keys look like; the keys themselves are user data and are never kept. */
+export type KeyShape = 'objectId' | 'uuid' | 'integer' | 'date' | 'code' | 'word';
+
+export interface DynamicKeyProfile {
+  /** The map's own path (already folded if it sits under another map); its keys read `${path}.<key>`. */
+  path: string;
+  /** Objects seen at the path in the sample. */
+  objects: number;
+  /** Distinct keys across those objects, and keys per object (median). */
+  distinctKeys: number;
+  medianKeys: number;
+  /** Share of the distinct keys present in more than half the objects (a real sub-document has most keys shared). */
+  sharedKeyShare: number;
+  /** Keys per shape. */
+  keyShapes: Partial<Record<KeyShape, number>>;
+  /** Values under the keys, per BSON type. */
+  valueTypes: Record<string, number>;
+}
+
+export interface OutlierSearch {
+  /**
+   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is the
+   * whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
+   * `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but `done`/`not-needed`.
+   */
+  status: 'done' | 'not-needed' | 'skipped' | 'unsupported' | 'failed';
+  reason: string | null;
+  /** The largest documents and the documents with the longest arrays, reduced on the server to top-level shapes. */
+  docs: DocProfile[];
 }
 
 export interface CollectionSnapshot {
@@ -183,7 +232,7 @@ export interface Target {
 
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
 /** 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields). */
-export const SNAPSHOT_VERSION = 2;
+export const SNAPSHOT_VERSION = 3;
 
 /** One collector of the run: which ran, at which version, and what it could not read. */
 export interface CollectorRun {
