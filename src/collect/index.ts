@@ -369,7 +369,8 @@ async function collectCollection(
     rawDocs = raw.docs;
     const timeField = opts.timeField ?? detectTimeField(raw.docs);
     const profiler = new Profiler(timeField);
-    const docs = raw.docs.map((d) => profiler.profile(d));
+    const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
+    const docs = folded.docs;
     raw.large.forEach((p, i) => {
       const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
@@ -382,13 +383,13 @@ async function collectCollection(
       method: raw.method,
       random: raw.random,
       complete: false,
-      dynamicKeys: [],
+      dynamicKeys: folded.dynamicKeys,
       outliers: { status: 'skipped', reason: 'not searched yet', docs: [] },
       requested,
       size: docs.length,
       docs,
       id: profileIds(sampledIds),
-      fields: Object.fromEntries(profiler.fields),
+      fields: Object.fromEntries(folded.fields),
       timeSource: timeField,
     };
   } catch (err) {

