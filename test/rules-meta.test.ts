@@ -32,6 +32,13 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
         }
         for (const name of Object.keys(rule.meta.options.properties)) expect(readme, `${rule.id}/README.md does not document option ${name}`).toContain(`\`${name}\``);
       });
+      it('links each finding to an https page: per-message pages name real message ids', () => {
+        expect(rule.meta.docsUrl).toMatch(/^https:\/\//);
+        for (const [id, url] of Object.entries(rule.meta.docsUrls ?? {})) {
+          expect(Object.keys(rule.meta.messages), `${rule.id}.docsUrls.${id}`).toContain(id);
+          expect(url, `${rule.id}.docsUrls.${id}`).toMatch(/^https:\/\//);
+        }
+      });
       it('gives every option a default and a description', () => {
         for (const [name, p] of Object.entries(rule.meta.options.properties)) {
           expect(p.default, `${rule.id}.${name}`).not.toBeUndefined();

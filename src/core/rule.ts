@@ -68,6 +68,11 @@ export interface RuleMeta<M extends Record<string, string> = Record<string, stri
   description: string;
   /** The MongoDB manual page behind the rule; the rule's own README is rules/<id>/README.md. */
   docsUrl: string;
+  /**
+   * The page that explains a particular finding, per message id, where it is not `docsUrl` (a redundant index links to
+   * the indexes page, not to `$indexStats`). A finding's `docsUrl` is this, else the rule's.
+   */
+  docsUrls?: Partial<Record<keyof M & string, string>>;
   severity: Severity;
   /** Message templates with {{name}} placeholders: findings give the values, the template holds the words. */
   messages: M;

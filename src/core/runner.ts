@@ -82,7 +82,7 @@ export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: re
         message: fillTemplate(template, f.data),
         evidence: f.evidence,
         ...(f.recommendation ? { recommendation: f.recommendation } : {}),
-        docsUrl: rule.meta.docsUrl,
+        docsUrl: (rule.meta.docsUrls as Record<string, string> | undefined)?.[f.messageId] ?? rule.meta.docsUrl,
       });
     };
     const note = (message: string, target?: Target, level: 'skipped' | 'info' = 'skipped'): void => {
