@@ -1,20 +1,48 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../src/confirm/harness';
-import { formatDuration, formatNumber } from '../../src/core/format';
+import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import type { ArrayGrowthOptions } from './index';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
 const PARENT_BYTES_CAP = 15 * 1024 * 1024;
 
-/** Lengths to measure, after the field report's table: 1, 100, the observed p95 and the projected length. */
+/** The most elements of this size a parent may hold before the test would come near the 16 MiB limit. */
+export function lengthCap(elementBytes: number): number {
+  return Math.max(1, Math.floor(PARENT_BYTES_CAP / Math.max(1, elementBytes + 8)));
+}
+
+/**
+ * Lengths to measure, after the benchmark's table (1 to 10,000 comments per post): 1, 100, the observed p95, the
+ * longest now and the projected length (the longest array's length now + its pace x projectionDays), capped below
+ * 16 MiB.
+ */
 export function lengthsToMeasure(evidence: Finding['evidence'], elementBytes: number): number[] {
-  const cap = Math.max(1, Math.floor(PARENT_BYTES_CAP / Math.max(1, elementBytes + 8)));
-  const want = [1, 100, Number(evidence.lengthP95), Number(evidence.projectedLengthInYear ?? evidence.lengthMax), Number(evidence.lengthMax)];
+  const cap = lengthCap(elementBytes);
+  const want = [1, 100, Number(evidence.lengthP95), Number(evidence.projectedLength ?? evidence.lengthMax), Number(evidence.lengthMax)];
   const set = new Set<number>();
   for (const w of want) if (Number.isFinite(w) && w >= 1) set.add(Math.min(Math.round(w), cap));
   return [...set].sort((a, b) => a - b).slice(0, 5);
+}
+
+/**
+ * How the projected length was derived, as a sentence: "The projected length, 36,500, is 6,500 elements now + 100 a
+ * day × 300 days (the pace from the dates at `comments.at` over 30 days)". Empty when there is no projection.
+ */
+export function projectionText(evidence: Finding['evidence'], elementBytes: number): string {
+  const length = evidence.projectedLength;
+  if (typeof length !== 'number') return '';
+  const from = Number(evidence.projectedFromLength);
+  const perDay = Number(evidence.projectedPerDay);
+  const days = Number(evidence.projectionDays);
+  const basis =
+    evidence.paceSource === 'elements'
+      ? `the pace counted from the dates at \`${String(evidence.paceFrom)}\` over ${formatNumber(Number(evidence.paceWindowDays))} days`
+      : `the pace of its length over its document's age (creation time from \`${String(evidence.paceFrom)}\`)`;
+  const cap = lengthCap(elementBytes);
+  const capped = length > cap ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds below ${formatBytes(PARENT_BYTES_CAP)}` : '';
+  return `The projected length, ${formatNumber(length)}, is the longest array's ${formatNumber(from)} elements now + ${formatNumber(perDay)} a day × ${formatNumber(days)} days (${basis})${capped}.`;
 }
 
 function syntheticItem(bytes: number): Doc {
@@ -74,16 +102,16 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
   const complete = pairs.filter((p) => p.embedded.complete && p.referenced.complete && p.embedded.samples.length > 0);
   const largest = complete[complete.length - 1];
   const skipped = lengths.filter((L) => !complete.some((p) => p.length === L));
-  const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatNumber(elementBytes)} bytes`;
+  const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatBytes(elementBytes)}`;
   if (!largest) {
     return {
       status: 'inconclusive',
-      summary: `The time budget ran out before five trials at any length (${formatDuration(ctx.settings.budgetMs)} per finding); raise it with --confirm-budget.`,
+      summary: `The time budget ran out before five trials at any length (${formatDuration(ctx.settings.budgetMs)} per finding); raise it with --confirm-budget. ${projectionText(f.evidence, elementBytes)}`.trim(),
       measurements,
     };
   }
   const ratio = ratioOf(`$push / referenced insert at ${formatNumber(largest.length)} elements`, largest.embedded, largest.referenced);
-  // The field report's shape: the slowdown at each length, as one line.
+  // The benchmark's shape: the slowdown at each length, as one line.
   const series = complete.map((p) => `${formatNumber(p.length)} → ${fmtRatio(ratioOf('', p.embedded, p.referenced).median)}`).join(', ');
   const v = verdict(ratio, 1);
   const parts = [
@@ -92,6 +120,8 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
     skipped.length ? `. Not measured within the budget: ${skipped.map((x) => formatNumber(x)).join(', ')} elements` : '',
     '.',
   ];
+  const projected = projectionText(f.evidence, elementBytes);
+  if (projected) parts.push(` ${projected}`);
   return {
     status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive',
     summary: parts.join(''),

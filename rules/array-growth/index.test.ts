@@ -1,10 +1,15 @@
+import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { ELEMENT_KIND } from '../../src/core/types';
-import { collectionOf, docWithArray, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import type { Doc } from '../../src/adapters/types';
+import { Profiler } from '../../src/collect/profile';
+import { formatBytes } from '../../src/core/format';
+import { type CollectionSnapshot, type DocProfile, ELEMENT_KIND } from '../../src/core/types';
+import { collectionOf, docWithArray, sampleOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import rule from './index';
-import { arrayPathStats } from './analyze';
-import { lengthsToMeasure } from './confirm';
+import { arrayPathStats, windowIndex } from './analyze';
+import { elementPace, elementPaces } from './collect';
+import { lengthsToMeasure, projectionText } from './confirm';
 import { resolveOptions } from '../../src/core/options';
 
 const NOW = Date.parse('2026-11-01T00:00:00.000Z');
@@ -16,6 +21,35 @@ function posts(docs: ReturnType<typeof docWithArray>[], timeSource: string | nul
 }
 
 const at = (path: string) => ({ db: 'app', collection: 'posts', path });
+
+/**
+ * A collection as collect would read these documents: profiled by the real profiler (sizes, arrays, the census),
+ * creation times from the ObjectId `_id`, and the element-pace collector's data computed from the same documents.
+ */
+function profiled(name: string, docs: Doc[], over: Partial<CollectionSnapshot> = {}): CollectionSnapshot {
+  const profiler = new Profiler('_id');
+  const profiles = docs.map((d) => profiler.profile(d));
+  const c = collectionOf(name, { sample: sampleOf(profiler.finish(profiles).docs, { timeSource: '_id', fields: Object.fromEntries(profiler.fields) }), ...over });
+  return withData(c, elementPace, elementPaces(c, docs, NOW));
+}
+
+/** A comment of about 1 KB, added at `t`. */
+const comment = (t: number): Doc => ({ author: 'someone', at: new Date(t), text: 'x'.repeat(960) });
+const oid = (t: number): ObjectId => ObjectId.createFromTime(Math.floor(t / 1000));
+
+/**
+ * The issue's case: a post created 200 days ago holding 3,000 comments, all added in the last 30 days (100 a day;
+ * 15 a day by the post's age), an old post with one comment from 190 days ago (no growth in the window) and a new
+ * post with one comment now (no span to tell a pace from: its age is used).
+ */
+const datedPosts = (): Doc[] => [
+  { _id: oid(NOW - 200 * DAY), title: 'busy', comments: Array.from({ length: 3000 }, (_, i) => comment(NOW - (i + 1) * 0.01 * DAY)) },
+  { _id: oid(NOW - 200 * DAY), title: 'quiet', comments: [comment(NOW - 190 * DAY)] },
+  { _id: oid(NOW - 2 * DAY), title: 'new', comments: [comment(NOW)] },
+];
+/** The busy post's size, as the profiler measures it: the one figure every line prints for it. */
+const busyBytes = (profiled('posts', datedPosts()).sample.docs[0] as DocProfile).bytes;
+
 /** The advice for a growing array of objects: a child collection named after the array, keyed by the post. */
 const reference = (leaf: string) => ({
   action: 'reference',
@@ -38,15 +72,14 @@ ruleTester(rule, {
   ],
   invalid: [
     {
-      name: 'the field report blog: 1,000 and 10,000 comments is a warning (Atlas errs only past 10,000)',
+      name: 'the benchmark blog: 1,000 and 10,000 comments is a warning (Atlas errs only past 10,000)',
       snapshot: snapshotOf([posts([1, 10, 100, 1000, 10000].map((n) => docWithArray('comments', n, 1000, NOW - 3000 * DAY)))]),
       findings: [
         {
           messageId: 'longArray',
           severity: 'warn',
           target: at('comments'),
-          message:
-            'Array `comments` holds up to 10,000 elements (p50 100, p95 8,200) of objects, 1000 B each; it is 100% of its document (1,000+ elements); 2 of 5 sampled documents hold 1,000 or more.',
+          message: `Array \`comments\` holds up to 10,000 elements (p50 100, p95 8,200) of objects, ${formatBytes(1000)} each; in the 2 sampled documents holding 250 or more it is a median 100% of the document (1,000+ elements); 2 of 5 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('comments', 10000, 1000, null).bytes)}.`,
           recommendation: reference('comments'),
         },
       ],
@@ -60,7 +93,23 @@ ruleTester(rule, {
           severity: 'error',
           target: at('comments'),
           messageIncludes: ['holds up to 12,000 elements', '(longer than 10,000 elements)', '1 of 3 sampled documents hold 1,000 or more (1 past 10,000)'],
-          data: { path: 'comments', max: 12000, p50: 100, p95: 10810, elementKinds: 'objects', elementBytes: '1000 B', share: 100, atWarn: 1, withPath: 3, warnLength: 1000, errorLength: 10000, pastError: 1 },
+          data: {
+            path: 'comments',
+            max: 12000,
+            p50: 100,
+            p95: 10810,
+            elementKinds: 'objects',
+            elementBytes: formatBytes(1000),
+            share: 100,
+            shareDocs: 1,
+            shareFrom: 250,
+            atWarn: 1,
+            withPath: 3,
+            warnLength: 1000,
+            errorLength: 10000,
+            pastError: 1,
+            largestDoc: formatBytes(docWithArray('comments', 12000, 1000, null).bytes),
+          },
           recommendation: reference('comments'),
         },
       ],
@@ -84,9 +133,8 @@ ruleTester(rule, {
           messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('events'),
-          message:
-            'Array `events` grows by up to 200 elements per document per day: at that pace a document passes 16 MiB in 73 days (2027-01-13); one is already past 2 MB. Up to 2,000 elements now (p95 2,000), 1000 B each; 1 of 1 sampled documents hold 1,000 or more.',
-          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: 0, timeSource: '_id' },
+          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); one is already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}.`,
+          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: 0, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
           recommendation: reference('events'),
         },
       ],
@@ -104,7 +152,7 @@ ruleTester(rule, {
           messageId: 'longArray',
           severity: 'warn',
           target: at('grid'),
-          messageIncludes: 'of arrays, 40 B each',
+          messageIncludes: `of arrays, ${formatBytes(40)} each`,
           evidence: { arrayOfArrays: true },
           // the caution goes with the advice
           recommendation: { action: 'bucket pattern', reasonIncludes: 'It is an array of arrays: index and query it with care.' },
@@ -130,7 +178,7 @@ ruleTester(rule, {
           messageId: 'longArray',
           severity: 'warn',
           target: at('readings'),
-          messageIncludes: 'holds up to 5,000 elements (p50 5,000, p95 5,000) of numbers, 8 B each',
+          messageIncludes: `holds up to 5,000 elements (p50 5,000, p95 5,000) of numbers, ${formatBytes(8)} each`,
           recommendation: {
             action: 'bucket pattern',
             commands: [
@@ -152,8 +200,7 @@ ruleTester(rule, {
           messageId: 'growingArray',
           severity: 'warn',
           target: at('events'),
-          message:
-            'Array `events` grows by up to 10 elements per document per day: at that pace a document passes 16 MiB in 1,638 days (2031-04-26); one passes 2 MB in 169 days (2027-04-18). Up to 300 elements now (p95 300), 1000 B each; 0 of 1 sampled documents hold 1,000 or more.',
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 1,638 days (2031-04-26); one passes ${formatBytes(2_000_000)} in 169 days (2027-04-18). Up to 300 elements now (p95 300), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 300, 1000, null).bytes)}.`,
           evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638 },
           recommendation: reference('events'),
         },
@@ -169,9 +216,104 @@ ruleTester(rule, {
           messageId: 'growingArrayAtLimit',
           severity: 'error',
           target: at('events'),
-          message: 'Array `events` grows by up to 10 elements per document per day, and a sampled document is already at the 16 MiB limit. Up to 400 elements now (p95 400), 1000 B each; 0 of 1 sampled documents hold 1,000 or more.',
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and a document is already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}.`,
           evidence: { daysToMaxBytes: 0 },
           recommendation: reference('events'),
+        },
+      ],
+    },
+    {
+      name: 'elements carry dates: the pace is counted from them (100 a day), not from the post age (15 a day)',
+      snapshot: snapshotOf([profiled('posts', datedPosts())]),
+      findings: [
+        {
+          messageId: 'growingArrayDatedPastWarning',
+          severity: 'warn',
+          target: at('comments'),
+          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); one is already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}.`,
+          evidence: {
+            paceSource: 'elements',
+            paceFrom: 'comments.at',
+            paceWindowDays: 30,
+            paceQuietDays: 0,
+            // the busy post (100 a day) and the quiet one (0) by their comments' dates; the new one, whose only comment
+            // gives no span, by its age (1 comment in 2 days)
+            paceDocs: 3,
+            paceDocsFromElements: 2,
+            itemsPerDayMax: 100,
+            itemsPerDayMedian: 0.5,
+            projectedLength: 3000 + 100 * 365,
+            projectedFromLength: 3000,
+            projectedPerDay: 100,
+            projectionDays: 365,
+            largestDocBytes: busyBytes,
+          },
+          // the same figure for the same document in the message and the advice
+          recommendation: { action: 'reference', reasonIncludes: `the largest holding it is ${formatBytes(busyBytes)}` },
+        },
+      ],
+    },
+    {
+      name: 'a document too large to pull (measured on the server) has no element dates: its age gives its pace, and the fastest sets the source',
+      snapshot: snapshotOf([
+        ((c: CollectionSnapshot) => ({ ...c, sample: { ...c.sample, size: 4, docs: [...c.sample.docs, { ...docWithArray('comments', 10000, 1000, NOW - 45 * DAY), measuredOnServer: true }] } }))(profiled('posts', datedPosts())),
+      ]),
+      findings: [
+        {
+          messageId: 'growingArrayPastWarning',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: ["grows by up to 222 elements per document per day (median 50.3 over 4 documents), its length over the document's age (creation time from `_id`)"],
+          evidence: { paceSource: 'age', paceFrom: '_id', paceDocs: 4, paceDocsFromElements: 2, paceWindowDays: null, lengthMax: 10000 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'the pace window is an option: 10 days takes the 7-day count, and the message names it',
+      snapshot: snapshotOf([profiled('posts', datedPosts())]),
+      options: { paceWindowDays: 10 },
+      findings: [
+        {
+          messageId: 'growingArrayDatedPastWarning',
+          severity: 'warn',
+          target: at('comments'),
+          messageIncludes: 'counted from the dates at `comments.at` over the 7 days up to the newest one',
+          evidence: { paceWindowDays: 7, itemsPerDayMax: 100 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'the share is over the documents that matter (250+ elements), not a median over one-element documents',
+      snapshot: snapshotOf([posts([docWithArray('comments', 1000, 1000, null), ...Array.from({ length: 9 }, () => ({ ...docWithArray('comments', 1, 100, null), bytes: 1110 }))], null)]),
+      findings: [
+        {
+          messageId: 'longArray',
+          severity: 'warn',
+          target: at('comments'),
+          messageIncludes: 'in the 1 sampled documents holding 250 or more it is a median 100% of the document',
+          evidence: { shareOfDocument: 1, shareDocs: 1, shareFromLength: 250 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'the outlier pass: the longest array beyond the sample sets the maximum and the largest document; counts stay over the sample',
+      snapshot: snapshotOf([
+        posts(
+          Array.from({ length: 10 }, () => docWithArray('comments', 300, 1000, null)),
+          null,
+        ),
+      ].map((c) => ({ ...c, sample: { ...c.sample, outliers: { status: 'done' as const, reason: null, docs: [docWithArray('comments', 12000, 1000, null)] } } }))),
+      findings: [
+        {
+          messageId: 'tooLongArray',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: ['holds up to 12,000 elements (p50 300, p95 300)', 'in the 10 sampled documents holding 250 or more', '0 of 10 sampled documents hold 1,000 or more (0 past 10,000)', `the largest document holding it is ${formatBytes(docWithArray('comments', 12000, 1000, null).bytes)}`],
+          evidence: { lengthMax: 12000, lengthMaxBeyondSample: true, docsWithPath: 10, shareDocs: 10 },
+          recommendation: reference('comments'),
         },
       ],
     },
@@ -213,6 +355,25 @@ describe('array-growth analysis', () => {
     expect(s?.daysToMaxBytes).toBeNull();
   });
 
+  it('prefers the elements\' pace; falls back to the age where no document has filled for minAgeDays', () => {
+    const c = profiled('posts', datedPosts());
+    const [s] = arrayPathStats(c, opts, NOW, c.data?.['array-growth/element-pace'] as Parameters<typeof arrayPathStats>[3]);
+    expect(s?.growth).toMatchObject({ source: 'elements', from: 'comments.at', windowDays: 30, maxPerDay: 100, docs: 3, docsFromElements: 2 });
+    // the same documents by their age: 3,000 comments in 200 days
+    expect(arrayPathStats(c, opts, NOW)[0]?.growth).toMatchObject({ source: 'age', from: '_id', maxPerDay: 15 });
+    // elements spanning less than minAgeDays give no pace: the age is used
+    const brief = [{ _id: ObjectId.createFromTime(Math.floor((NOW - 200 * DAY) / 1000)), comments: Array.from({ length: 50 }, (_, i) => comment(NOW - i * 60_000)) }];
+    const b = profiled('posts', brief);
+    expect(arrayPathStats(b, opts, NOW, b.data?.['array-growth/element-pace'] as Parameters<typeof arrayPathStats>[3])[0]?.growth).toMatchObject({ source: 'age', maxPerDay: 0.25 });
+  });
+
+  it('picks the longest collected window not above the option, else the shortest', () => {
+    expect(windowIndex([7, 30, 90, 365], 30)).toBe(1);
+    expect(windowIndex([7, 30, 90, 365], 45)).toBe(1);
+    expect(windowIndex([7, 30, 90, 365], 1000)).toBe(3);
+    expect(windowIndex([7, 30, 90, 365], 3)).toBe(0);
+  });
+
   it('rejects an unknown option with a message naming it', () => {
     const snapshot = snapshotOf([posts([docWithArray('comments', 10, 10, null)], null)]);
     expect(() => runRule(rule, snapshot, { warnLenght: 5 })).toThrow(/unknown option "warnLenght"/);
@@ -220,8 +381,23 @@ describe('array-growth analysis', () => {
 });
 
 describe('array-growth confirmation plan', () => {
+  it('says how the projected length was derived: length now + pace × days, and from which pace', () => {
+    const f = runRule(rule, snapshotOf([profiled('posts', datedPosts())]))[0];
+    expect(projectionText(f?.evidence ?? {}, 1008)).toBe(
+      `The projected length, 39,500, is the longest array's 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at \`comments.at\` over 30 days); measured at 15,480, the most elements of ${formatBytes(1008)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+    );
+    expect(projectionText(f?.evidence ?? {}, 100)).toBe('The projected length, 39,500, is the longest array\'s 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at `comments.at` over 30 days).');
+    // a pace from the age, and a projection past what a parent below 15 MiB holds
+    const aged = { projectedLength: 100_000, projectedFromLength: 2000, projectedPerDay: 268.49, projectionDays: 365, paceSource: 'age', paceFrom: '_id' };
+    expect(projectionText(aged, 1000)).toBe(
+      `The projected length, 100,000, is the longest array's 2,000 elements now + 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+    );
+    expect(projectionText({ projectedLength: null }, 1000)).toBe('');
+  });
+
+
   it('measures 1, 100, p95 and the projected length, capped below 16 MiB', () => {
-    expect(lengthsToMeasure({ lengthP95: 1450, projectedLengthInYear: 91000, lengthMax: 10000 }, 1000)).toEqual([1, 100, 1450, 10000, Math.floor((15 * 1024 * 1024) / 1008)]);
-    expect(lengthsToMeasure({ lengthP95: 5, projectedLengthInYear: null, lengthMax: 10 }, 100)).toEqual([1, 5, 10, 100]);
+    expect(lengthsToMeasure({ lengthP95: 1450, projectedLength: 91000, lengthMax: 10000 }, 1000)).toEqual([1, 100, 1450, 10000, Math.floor((15 * 1024 * 1024) / 1008)]);
+    expect(lengthsToMeasure({ lengthP95: 5, projectedLength: null, lengthMax: 10 }, 100)).toEqual([1, 5, 10, 100]);
   });
 });

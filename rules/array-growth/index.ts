@@ -5,23 +5,35 @@ import type { Recommendation, Severity } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
 import { type ArrayPathStats, arrayPathStats } from './analyze';
 import { confirmArrayGrowth } from './confirm';
+import { elementPace } from './collect';
+import { dataOf } from '../../src/core/collector';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 86_400_000;
+
+/** The benchmark behind the length lines (docs: the rule's README, "Why"). */
+const BENCHMARK = 'a MongoDB 1.8 benchmark of 10,000 comments of 1 KB, pushed into posts against inserted into a comments collection,';
 
 export const arrayGrowthOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     infoLength: { type: 'integer', minimum: 1, default: 250, description: 'Elements at which an array is worth a look. Compass flags arrays of 250+ elements.' },
-    warnLength: { type: 'integer', minimum: 1, default: 1000, description: 'Elements at which to warn. The blog field report measured $push 2.3x slower than a referenced insert at 1,000 comments.' },
-    errorLength: { type: 'integer', minimum: 1, default: 10000, description: 'Elements past which it is an error. Atlas flags arrays over 10,000 entries; the field report measured $push 26.5x slower at 10,000.' },
-    warnWithinDays: { type: 'number', minimum: 0, default: 365, description: 'Warn when a document reaches 16 MiB within this many days at its observed growth.' },
-    errorWithinDays: { type: 'number', minimum: 0, default: 90, description: 'Error when a document reaches 16 MiB within this many days at its observed growth.' },
-    warnDocBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'The "warning size" whose projected date is reported. Atlas flags documents over 2 MB.' },
-    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB." },
-    minAgeDays: { type: 'number', minimum: 0, default: 1, description: 'Documents younger than this give no growth rate (too little time to tell).' },
-    growingWithinDays: { type: 'number', minimum: 0, default: 3650, description: 'An info-level array that reaches 16 MiB within this many days still counts as growing, so it gets the reference advice rather than "keep embedded, and bound it". Our choice: ten years, a document that will outgrow the limit in its service life.' },
+    warnLength: { type: 'integer', minimum: 1, default: 1000, description: `Elements at which to warn. In ${BENCHMARK} $push was 2.3x slower than the referenced insert at 1,000 comments per post.` },
+    errorLength: { type: 'integer', minimum: 1, default: 10000, description: `Elements past which it is an error. Atlas flags arrays over 10,000 entries; in ${BENCHMARK} $push was 26.5x slower at 10,000.` },
+    warnWithinDays: { type: 'number', minimum: 0, default: 365, description: 'Warn when a document reaches the size limit (maxDocBytes) within this many days at its pace.' },
+    errorWithinDays: { type: 'number', minimum: 0, default: 90, description: 'Error when a document reaches the size limit (maxDocBytes) within this many days at its pace.' },
+    warnDocBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'The "warning size" whose projected date is reported, in bytes. Atlas Schema Suggestions flags documents over 2 MB.' },
+    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (16,777,216 bytes)." },
+    minAgeDays: { type: 'number', minimum: 0, default: 1, description: 'A document filling for fewer days than this (since its creation, or since its oldest dated element) gives no pace: too little time to tell.' },
+    paceWindowDays: {
+      type: 'integer',
+      minimum: 1,
+      default: 30,
+      description: 'Where elements carry a date: count the elements added in this many days up to the newest one. The collector counts 7, 30, 90 and 365 days; another value takes the longest of those not above it. Our choice: a month, recent enough to be the current pace, long enough to smooth a week.',
+    },
+    projectionDays: { type: 'integer', minimum: 1, default: 365, description: 'Days ahead the confirmation projects the longest array (its length now + its pace x these days). Our choice: a year, as warnWithinDays.' },
+    growingWithinDays: { type: 'number', minimum: 0, default: 3650, description: 'An info-level array that reaches the size limit within this many days still counts as growing, so it gets the reference advice rather than "keep embedded, and bound it". Our choice: ten years, a document that will outgrow the limit in its service life.' },
     bucketElementBytes: { type: 'integer', minimum: 1, default: 64, description: 'Elements smaller than this (readings, timestamps, ids) suit the bucket pattern better than a child collection.' },
   },
 } as const satisfies OptionsSchema;
@@ -46,7 +58,7 @@ function kindsLabel(kinds: number): string {
 
 /**
  * The severity and what set it: the length past the error line, a length line (warn or info), or the growth (a
- * document reaching 16 MiB within warnWithinDays or errorWithinDays).
+ * document reaching maxDocBytes within warnWithinDays or errorWithinDays).
  */
 type Grade = { severity: Severity; by: 'tooLong' | 'growth' } | { severity: Severity; by: 'length'; line: number };
 
@@ -60,27 +72,27 @@ function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): Grade | null {
   return null;
 }
 
-function recommend(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions): Recommendation {
-  const r = advice(collection, s, severity, o);
+function recommend(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions, largestDoc: string): Recommendation {
+  const r = advice(collection, s, severity, o, largestDoc);
   return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
 }
 
-function advice(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions): Recommendation {
+function advice(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions, largestDoc: string): Recommendation {
   const leaf = s.path.split('.').filter((p) => p !== '$[]').pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
   const buckets = `${collection}_${leaf}_buckets`;
-  const growing = s.growth !== null && s.growth.medianPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
+  const growing = s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
   if (severity === 'info' && !growing) {
     return {
       action: 'keep embedded, and bound it',
-      reason: `At ${formatNumber(s.lengths.max)} elements an embedded array still reads in one round trip and costs little on write (the field report saw no cost up to ~100 items and 2.3x at 1,000). Cap it so it cannot grow unnoticed.`,
+      reason: `At ${formatNumber(s.lengths.max)} elements an embedded array still reads in one round trip and costs little on write: in ${BENCHMARK} embedding cost nothing up to 100 comments per post and $push was 2.3x slower at 1,000. Cap it so it cannot grow unnoticed.`,
       commands: [`${shellCollection(collection)}.updateOne({ _id: <id> }, { $push: { ${shellString(s.path)}: { $each: [<item>], $slice: -${o.infoLength} } } })`],
     };
   }
   if (s.elementBytes > 0 && s.elementBytes < o.bucketElementBytes && !(s.kinds & ELEMENT_KIND.object)) {
     return {
       action: 'bucket pattern',
-      reason: `Elements are small (${formatNumber(s.elementBytes)} bytes on average) and many: group them into bucket documents of a few hundred per ${singular(collection)}, so each write touches a small document and reads fetch few buckets.`,
+      reason: `Elements are small (${formatBytes(s.elementBytes)} on average) and many: group them into bucket documents of a few hundred per ${singular(collection)}, so each write touches a small document and reads fetch few buckets.`,
       commands: [
         `db.createCollection(${shellString(buckets)})`,
         `${shellCollection(buckets)}.createIndex({ ${shellKey(parentKey)}: 1, first: 1 })`,
@@ -90,28 +102,47 @@ function advice(collection: string, s: ArrayPathStats, severity: Severity, o: Ar
   }
   return {
     action: 'reference',
-    reason: `Each $push rewrites the whole ${formatBytes(s.largestDocBytes)} document and holds it in memory; a child collection keyed by the parent keeps every write the size of one element (${formatBytes(s.elementBytes)}). The blog field report measured $push 2.3x slower than referenced inserts at 1,000 items and 26.5x at 10,000.`,
+    reason: `Each $push rewrites the whole document (the largest holding it is ${largestDoc}) and holds it in memory; a child collection keyed by the parent keeps every write the size of one element (${formatBytes(s.elementBytes)}). In ${BENCHMARK} $push was 2.3x slower than the referenced insert at 1,000 comments per post and 26.5x at 10,000.`,
     commands: [`db.createCollection(${shellString(leaf)})`, `${shellCollection(leaf)}.createIndex({ ${shellKey(parentKey)}: 1, _id: 1 })`, `${shellCollection(leaf)}.insertOne({ ${shellKey(parentKey)}: <${singular(collection)} _id>, ...<item> })`],
   };
 }
 
-const LENGTHS = 'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; it is {{share}}% of its document';
-const GROWTH = 'grows by up to {{perDay}} elements per document per day';
-const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more.';
+const LENGTHS = 'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; in the {{shareDocs}} sampled documents holding {{shareFrom}} or more it is a median {{share}}% of the document';
+const BY_DATES = 'grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), counted from the dates at `{{datePath}}` over the {{windowDays}} days up to the newest one';
+const BY_AGE = "grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), its length over the document's age (creation time from `{{timeSource}}`)";
+const TO_BOTH = 'at that pace a document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}}); one passes {{warnBytes}} in {{warnDays}} days ({{warnDate}})';
+const PAST_WARNING = 'at that pace a document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}}); one is already past {{warnBytes}}';
+const AT_LIMIT = 'and a document is already at the {{maxBytes}} limit';
+const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.';
+
+const LIMITS_PAGE = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
 
 export default defineRule({
   id: 'array-growth',
   scope: 'collection',
+  needs: [elementPace],
   meta: {
     description: 'Arrays that grow without bound inside documents: embed or reference',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
+    // the growth findings are about the document size limit: they link to it
+    docsUrls: {
+      growingArray: LIMITS_PAGE,
+      growingArrayPastWarning: LIMITS_PAGE,
+      growingArrayAtLimit: LIMITS_PAGE,
+      growingArrayDated: LIMITS_PAGE,
+      growingArrayDatedPastWarning: LIMITS_PAGE,
+      growingArrayDatedAtLimit: LIMITS_PAGE,
+    },
     severity: 'warn',
     messages: {
-      longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more.`,
-      tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}).`,
-      growingArray: `Array \`{{path}}\` ${GROWTH}: at that pace a document passes 16 MiB in {{maxDays}} days ({{maxDate}}); one passes {{warnMB}} MB in {{warnDays}} days ({{warnDate}}). ${NOW_HELD}`,
-      growingArrayPastWarning: `Array \`{{path}}\` ${GROWTH}: at that pace a document passes 16 MiB in {{maxDays}} days ({{maxDate}}); one is already past {{warnMB}} MB. ${NOW_HELD}`,
-      growingArrayAtLimit: `Array \`{{path}}\` ${GROWTH}, and a sampled document is already at the 16 MiB limit. ${NOW_HELD}`,
+      longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.`,
+      tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}); the largest document holding it is {{largestDoc}}.`,
+      growingArray: `Array \`{{path}}\` ${BY_AGE}: ${TO_BOTH}. ${NOW_HELD}`,
+      growingArrayPastWarning: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING}. ${NOW_HELD}`,
+      growingArrayAtLimit: `Array \`{{path}}\` ${BY_AGE}, ${AT_LIMIT}. ${NOW_HELD}`,
+      growingArrayDated: `Array \`{{path}}\` ${BY_DATES}: ${TO_BOTH}. ${NOW_HELD}`,
+      growingArrayDatedPastWarning: `Array \`{{path}}\` ${BY_DATES}: ${PAST_WARNING}. ${NOW_HELD}`,
+      growingArrayDatedAtLimit: `Array \`{{path}}\` ${BY_DATES}, ${AT_LIMIT}. ${NOW_HELD}`,
     },
     options: arrayGrowthOptionsSchema,
     requires: { capabilities: [] },
@@ -120,9 +151,14 @@ export default defineRule({
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
     const date = (days: number): string => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
-    for (const s of arrayPathStats(collection, options, now)) {
+    const round2 = (x: number): number => Math.round(x * 100) / 100;
+    for (const s of arrayPathStats(collection, options, now, dataOf(elementPace, collection))) {
       const grade = severityOf(s, options);
       if (!grade) continue;
+      // one figure per document, printed the same in the message and the advice
+      const largestDoc = formatBytes(s.largestDocBytes);
+      const g = s.growth;
+      const p = s.projection;
       const base = {
         severity: grade.severity,
         target: { db: collection.db, collection: collection.name, path: s.path },
@@ -135,37 +171,56 @@ export default defineRule({
           lengthP50: s.lengths.p50,
           lengthP95: s.lengths.p95,
           lengthMax: s.lengths.max,
+          lengthMaxBeyondSample: s.maxBeyondSample,
           elementBytes: Math.round(s.elementBytes),
           shareOfDocument: Math.round(s.share * 1000) / 1000,
+          shareDocs: s.shareDocs,
+          shareFromLength: s.shareFrom,
           largestDocBytes: s.largestDocBytes,
-          itemsPerDayMedian: s.growth ? Math.round(s.growth.medianPerDay * 100) / 100 : null,
-          itemsPerDayMax: s.growth ? Math.round(s.growth.maxPerDay * 100) / 100 : null,
+          paceSource: g ? g.source : null,
+          paceFrom: g ? g.from : null,
+          paceWindowDays: g ? g.windowDays : null,
+          paceQuietDays: g ? g.quietDays : null,
+          paceDocs: g ? g.docs : 0,
+          paceDocsFromElements: g ? g.docsFromElements : 0,
+          itemsPerDayMedian: g ? round2(g.medianPerDay) : null,
+          itemsPerDayP90: g ? round2(g.p90PerDay) : null,
+          itemsPerDayMax: g ? round2(g.maxPerDay) : null,
           daysToWarnBytes: s.daysToWarnBytes === null ? null : Math.round(s.daysToWarnBytes),
           daysToMaxBytes: s.daysToMaxBytes === null ? null : Math.round(s.daysToMaxBytes),
-          projectedLengthInYear: s.projectedLengthInYear,
+          projectedLength: p ? p.length : null,
+          projectedFromLength: p ? p.fromLength : null,
+          projectedPerDay: p ? round2(p.perDay) : null,
+          projectionDays: p ? p.days : null,
           timeSource: collection.sample.timeSource,
           nested: s.nested,
           arrayOfArrays: s.arrayOfArrays,
         },
-        recommendation: recommend(collection.name, s, grade.severity, options),
+        recommendation: recommend(collection.name, s, grade.severity, options, largestDoc),
       };
-      const held = { path: s.path, max: s.lengths.max, p95: Math.round(s.lengths.p95), elementBytes: formatBytes(s.elementBytes), atWarn: s.docsAtWarn, withPath: s.docsWithPath, warnLength: options.warnLength };
-      // A document on course to reach 16 MiB within the warn (or error) window: the growth is the finding.
-      const toMax = s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= Math.max(options.warnWithinDays, options.errorWithinDays) ? s.daysToMaxBytes : null;
-      if (toMax !== null && s.growth !== null) {
-        const growth = { ...held, perDay: s.growth.maxPerDay };
-        if (toMax <= 0) {
-          report({ ...base, messageId: 'growingArrayAtLimit', data: growth });
-          continue;
-        }
-        const max = { maxDays: Math.round(toMax), maxDate: date(toMax), warnMB: options.warnDocBytes / 1e6 };
+      const held = { path: s.path, max: s.lengths.max, p95: Math.round(s.lengths.p95), elementBytes: formatBytes(s.elementBytes), atWarn: s.docsAtWarn, withPath: s.docsWithPath, warnLength: options.warnLength, largestDoc };
+      // A document on course to reach the limit within the warn (or error) window: the growth is the finding.
+      const toMax = g !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= Math.max(options.warnWithinDays, options.errorWithinDays) ? s.daysToMaxBytes : null;
+      if (toMax !== null && g !== null) {
+        const rate = { ...held, perDay: g.maxPerDay, medianPerDay: g.medianPerDay, paceDocs: g.docs, maxBytes: formatBytes(options.maxDocBytes) };
+        const max = { maxDays: Math.round(toMax), maxDate: date(toMax), warnBytes: formatBytes(options.warnDocBytes) };
         // set with daysToMaxBytes from the same documents, so never null here
         const toWarn = s.daysToWarnBytes ?? 0;
-        if (toWarn <= 0) report({ ...base, messageId: 'growingArrayPastWarning', data: { ...growth, ...max } });
-        else report({ ...base, messageId: 'growingArray', data: { ...growth, ...max, warnDays: Math.round(toWarn), warnDate: date(toWarn) } });
+        const warn = { warnDays: Math.round(toWarn), warnDate: date(toWarn) };
+        if (g.source === 'elements') {
+          const dated = { ...rate, datePath: g.from, windowDays: g.windowDays ?? 0 };
+          if (toMax <= 0) report({ ...base, messageId: 'growingArrayDatedAtLimit', data: dated });
+          else if (toWarn <= 0) report({ ...base, messageId: 'growingArrayDatedPastWarning', data: { ...dated, ...max } });
+          else report({ ...base, messageId: 'growingArrayDated', data: { ...dated, ...max, ...warn } });
+        } else {
+          const aged = { ...rate, timeSource: g.from };
+          if (toMax <= 0) report({ ...base, messageId: 'growingArrayAtLimit', data: aged });
+          else if (toWarn <= 0) report({ ...base, messageId: 'growingArrayPastWarning', data: { ...aged, ...max } });
+          else report({ ...base, messageId: 'growingArray', data: { ...aged, ...max, ...warn } });
+        }
         continue;
       }
-      const lengths = { ...held, p50: Math.round(s.lengths.p50), elementKinds: kindsLabel(s.kinds), share: Math.round(s.share * 100) };
+      const lengths = { ...held, p50: Math.round(s.lengths.p50), elementKinds: kindsLabel(s.kinds), share: Math.round(s.share * 100), shareDocs: s.shareDocs, shareFrom: s.shareFrom };
       if (grade.by === 'length') report({ ...base, messageId: 'longArray', data: { ...lengths, line: grade.line } });
       else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: s.docsPastError } });
     }

@@ -1,7 +1,13 @@
 import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
 import { isDate } from '../../src/collect/bson-size';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
+import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
+import { type ValidatorOptions, validatorOptionsSchema } from './options';
+import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
+
+/** The proposal the collector counts is made with the default options (a collector reads no configuration). */
+const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
 
 /** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
 export interface ValidatorDryRun {
@@ -28,10 +34,31 @@ export interface ValidatorDryRun {
   serverReason?: string;
 }
 
-/** What the validator rule reads of a collection, beyond the core: one of the two, by whether it has a validator. */
+/**
+ * No validator: the proposal made with the default options (enums left out), checked in-process over the sampled
+ * documents and counted on the server. Counts and a fingerprint of the schema only: the rule proposes again from the
+ * census with the configured options and uses these counts only when its schema has the same fingerprint.
+ */
+export interface ProposalCount {
+  /** schemaFingerprint (propose.ts) of the schema counted. */
+  fingerprint: string;
+  /** Sampled documents checked in-process against it, and how many fail it. */
+  checked: number;
+  violations: number;
+  /** Documents failing it by a server-side count of {$nor: [{$jsonSchema: schema}]}; null when not counted. */
+  serverViolators: number | null;
+  /** Documents in the collection the count ran over; null exactly when `serverViolators` is. */
+  serverDocuments: number | null;
+  /** Why the server-side count is missing. */
+  serverReason?: string;
+}
+
+/** What the validator rule reads of a collection, beyond the core: by whether it has a validator. */
 export interface ValidatorData {
   /** No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
   stringCardinality?: Record<string, number>;
+  /** No validator: the default proposal's violators, in the sample and on the server. */
+  proposal?: ProposalCount;
   /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on the server. */
   dryRun?: ValidatorDryRun;
 }
@@ -120,22 +147,11 @@ export function dryRunSample(jsonSchema: Doc | undefined, otherOperators: readon
 }
 
 /**
- * The stored validator checked against the sample in-process, then counted on the server: the validator as the core's
- * listCollections read it (`ctx.listed`; the snapshot keeps only its $jsonSchema and the names of its other
- * operators), and a read-only `count` of {$nor: [validator]} bounded by maxTimeMS counts the documents failing it.
- * When the collection's storage statistics are missing, a plain `count` gives the total the failing ones are out of.
+ * A read-only `count` of the documents failing `validator` ({$nor: [validator]}), bounded by maxTimeMS, and the total
+ * it is out of (the storage statistics' count, or a plain `count` when those are missing); or why there is none.
  */
-async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
-  const { adapter, collection: c, docs, maxTimeMS } = ctx;
-  const validator = ((ctx.listed.options.validator as Doc | undefined) ?? null);
-  const readError = validator ? null : 'listCollections showed no validator document for this collection';
-  const jsonSchema = (validator ? validator.$jsonSchema : c.validator.jsonSchema) as Doc | undefined;
-  const others = validator ? Object.keys(validator).filter((k) => k !== '$jsonSchema') : (c.validator.queryOperators ?? []);
-  const run = dryRunSample(jsonSchema, others, docs);
-  if (!validator) {
-    run.serverReason = `the validator could not be read back to count on the server (${readError ?? 'unknown'})`;
-    return run;
-  }
+async function countFailing(ctx: CollectionContext, validator: Doc): Promise<{ failing: number; total: number } | string> {
+  const { adapter, collection: c, maxTimeMS } = ctx;
   const stopped = (err: unknown, what: string): string => {
     const e = asServerError(err);
     return e.code === 50 || e.codeName === 'MaxTimeMSExpired'
@@ -152,18 +168,61 @@ async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
   try {
     failing = n(await adapter.command(c.db, { count: c.name, query: { $nor: [validator] }, maxTimeMS }));
   } catch (err) {
-    run.serverReason = stopped(err, 'the server-side count');
-    return run;
+    return stopped(err, 'the server-side count');
   }
   let total = c.stats?.count ?? null;
   if (total === null) {
     try {
       total = n(await adapter.command(c.db, { count: c.name, maxTimeMS }));
     } catch (err) {
-      run.serverReason = stopped(err, "the count of the collection's documents (its storage statistics are missing too)");
-      return run;
+      return stopped(err, "the count of the collection's documents (its storage statistics are missing too)");
     }
   }
+  return { failing, total };
+}
+
+/**
+ * No validator: the proposal with the default options (enums left out, since they are read with distinct() only when
+ * the user runs it), checked over the sampled documents in-process and counted on the server. Counts only.
+ */
+async function countProposal(ctx: CollectionContext, stringCardinality: Record<string, number>): Promise<ProposalCount | null> {
+  const p = proposeSchema(ctx.collection, DEFAULTS, stringCardinality);
+  if (!p) return null;
+  const schema = plainSchema(p.schema) as Doc;
+  const local = dryRunSample(schema, [], ctx.docs);
+  const out: ProposalCount = { fingerprint: schemaFingerprint(schema), checked: local.checked, violations: local.violations, serverViolators: null, serverDocuments: null };
+  const counted = await countFailing(ctx, { $jsonSchema: schema });
+  if (typeof counted === 'string') out.serverReason = counted;
+  else {
+    out.serverViolators = counted.failing;
+    out.serverDocuments = counted.total;
+  }
+  return out;
+}
+
+/**
+ * The stored validator checked against the sample in-process, then counted on the server: the validator as the core's
+ * listCollections read it (`ctx.listed`; the snapshot keeps only its $jsonSchema and the names of its other
+ * operators), and a read-only `count` of {$nor: [validator]} bounded by maxTimeMS counts the documents failing it.
+ * When the collection's storage statistics are missing, a plain `count` gives the total the failing ones are out of.
+ */
+async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
+  const { collection: c, docs } = ctx;
+  const validator = ((ctx.listed.options.validator as Doc | undefined) ?? null);
+  const readError = validator ? null : 'listCollections showed no validator document for this collection';
+  const jsonSchema = (validator ? validator.$jsonSchema : c.validator.jsonSchema) as Doc | undefined;
+  const others = validator ? Object.keys(validator).filter((k) => k !== '$jsonSchema') : (c.validator.queryOperators ?? []);
+  const run = dryRunSample(jsonSchema, others, docs);
+  if (!validator) {
+    run.serverReason = `the validator could not be read back to count on the server (${readError ?? 'unknown'})`;
+    return run;
+  }
+  const counted = await countFailing(ctx, validator);
+  if (typeof counted === 'string') {
+    run.serverReason = counted;
+    return run;
+  }
+  const { failing, total } = counted;
   run.serverViolators = failing;
   run.serverDocuments = total;
   return run;
@@ -176,19 +235,35 @@ const reason = { type: 'string', maxLength: 2000 } as const;
 
 /**
  * A collection with a validator: the dry run (1 command, the count; 2 when its storage statistics are missing). A
- * collection without one: the number of distinct strings per path in the sample, for enum proposals (no command).
- * Counts and paths only, never a value.
+ * collection without one: the number of distinct strings per path in the sample (for enums), and the proposal made
+ * with the default options checked over the sample in-process and counted on the server (1 command, the count; 2
+ * when its storage statistics are missing). Each count is bounded by maxTimeMS. Counts, paths and a fingerprint only,
+ * never a value.
  */
 export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
   id: 'validator',
-  version: 1,
+  version: 2,
   scope: 'collection',
-  description: 'with a validator: the sample checked against it in process, and a count of {$nor: [validator]} (one count per collection with a validator); without one: distinct strings per path in the sample (no command)',
+  description:
+    'with a validator: the sample checked against it in process, and a count of {$nor: [validator]}; without one: distinct strings per path in the sample, and the proposed validator checked over the sample in process and counted on the server ({$nor: [{$jsonSchema}]}); one count per collection, bounded by maxTimeMS',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
       stringCardinality: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 } },
+      proposal: {
+        type: 'object',
+        required: ['fingerprint', 'checked', 'violations', 'serverViolators', 'serverDocuments'],
+        additionalProperties: false,
+        properties: {
+          fingerprint: { type: 'string', pattern: '^[0-9a-f]{14}$' },
+          checked: count,
+          violations: count,
+          serverViolators: { type: ['integer', 'null'], minimum: 0 },
+          serverDocuments: { type: ['integer', 'null'], minimum: 0 },
+          serverReason: reason,
+        },
+      },
       dryRun: {
         type: 'object',
         required: ['checked', 'violations', 'byPath', 'unsupportedKeywords', 'undecided', 'serverViolators', 'serverDocuments'],
@@ -210,6 +285,10 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
   async collect(ctx) {
     if (ctx.collection.validator.present) return { dryRun: await dryRun(ctx) };
     if (ctx.docs.length === 0) return null;
-    return { stringCardinality: stringCardinality(ctx.docs) };
+    // only paths the census names: keys of maps the profiler folded are data, never kept
+    const census = ctx.collection.sample.fields;
+    const cardinality = Object.fromEntries(Object.entries(stringCardinality(ctx.docs)).filter(([path]) => Object.hasOwn(census, path)));
+    const proposal = await countProposal(ctx, cardinality);
+    return { stringCardinality: cardinality, ...(proposal ? { proposal } : {}) };
   },
 });

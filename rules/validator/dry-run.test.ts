@@ -3,8 +3,12 @@ import { describe, expect, it } from 'vitest';
 import type { Adapter, Doc } from '../../src/adapters/types';
 import { Profiler } from '../../src/collect/profile';
 import type { CollectionContext } from '../../src/core/collector';
-import { collectionOf } from '../../test/support/fixtures';
+import { resolveOptions } from '../../src/core/options';
+import type { CollectionSnapshot } from '../../src/core/types';
+import { collectionOf, sampleOf } from '../../test/support/fixtures';
 import { CARDINALITY_CAP, dryRunSample, stringCardinality, validatorCollector } from './collect';
+import { type ValidatorOptions, validatorOptionsSchema } from './options';
+import { proposeSchema, schemaFingerprint } from './propose';
 import { bsonTypesOf, canonicalKey, compileJsonSchema } from './json-schema';
 
 // The validator from MongoDB's manual ("Specify JSON Schema Validation"), as listCollections returns it.
@@ -205,6 +209,15 @@ describe('BSON type names', () => {
   });
 });
 
+const defaults = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
+
+/** A collection whose census is the profiler's over these documents (a random sample of them). */
+function profiled(name: string, docs: readonly Doc[]): CollectionSnapshot {
+  const p = new Profiler(null);
+  for (const d of docs) p.profile(d);
+  return collectionOf(name, { sample: sampleOf([], { size: docs.length, fields: Object.fromEntries(p.fields) }) });
+}
+
 /** A read-only adapter answering from a script, recording what it was sent. */
 function scripted(replies: Record<string, (cmd: Doc) => Doc>): Adapter & { sent: Doc[] } {
   const sent: Doc[] = [];
@@ -237,12 +250,32 @@ const listing = () => ({ cursor: { id: 0, ns: 'app.$cmd.listCollections', firstB
 const withValidator = (over = {}) => collectionOf('students', { validator: { present: true, jsonSchema: students, validationLevel: 'strict', validationAction: 'error' }, ...over });
 
 describe('the validator collector', () => {
-  it('without a validator: distinct strings per path, no command', async () => {
+  it('without a validator, too few documents to propose from: distinct strings per census path, no command', async () => {
     const adapter = scripted({});
-    const out = await validatorCollector.collect(contextOf(adapter, collectionOf('students'), [{ status: 'a' }, { status: 'b' }]));
+    const out = await validatorCollector.collect(contextOf(adapter, profiled('students', [{ status: 'a' }, { status: 'b' }]), [{ status: 'a' }, { status: 'b' }]));
     expect(out).toEqual({ stringCardinality: { status: 2 } });
     expect(adapter.sent).toEqual([]);
     expect(await validatorCollector.collect(contextOf(adapter))).toBeNull();
+  });
+
+  it('without a validator: the proposal (default options) checked in process and counted on the server with $nor/$jsonSchema (1 command)', async () => {
+    const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i, status: i % 2 ? 'a' : 'b', note: i < 3 ? 'x' : null }));
+    const adapter = scripted({ count: () => ({ n: 4, ok: 1 }) });
+    const c = profiled('students', docs);
+    const out = await validatorCollector.collect(contextOf(adapter, c, docs));
+    const p = proposeSchema(c, defaults);
+    expect(p?.schema).toEqual({ bsonType: 'object', required: ['_id', 'status'], properties: { _id: { bsonType: 'number' }, note: { bsonType: ['null', 'string'] }, status: { bsonType: 'string' } } });
+    expect(out?.proposal).toEqual({ fingerprint: schemaFingerprint(p?.schema), checked: 30, violations: 0, serverViolators: 4, serverDocuments: 1000 });
+    expect(adapter.sent).toEqual([{ count: 'students', query: { $nor: [{ $jsonSchema: p?.schema }] }, maxTimeMS: 1000 }]);
+  });
+
+  it('without a validator: a server without $jsonSchema in queries leaves the count null, with its reason; keys of maps are never kept', async () => {
+    const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i, stock: { [`SKU-${i}`]: i } }));
+    // the census as the profiler folds maps: stock.<key>
+    const c = collectionOf('students', { sample: sampleOf([], { size: 30, fields: { _id: { present: 30, types: { int: 30 } }, stock: { present: 30, types: { object: 30 } }, 'stock.<key>': { present: 30, types: { int: 30 } } } }) });
+    const out = await validatorCollector.collect(contextOf(scripted({}), c, docs));
+    expect(out?.proposal).toMatchObject({ checked: 30, violations: 0, serverViolators: null, serverDocuments: null, serverReason: 'the server-side count failed: Unauthorized (13): count refused' });
+    expect(JSON.stringify(out)).not.toContain('SKU');
   });
 
   it('with a validator: the sample checked in process, the failing documents counted on the server (1 command: the validator comes from the core listCollections)', async () => {

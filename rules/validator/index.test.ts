@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/core/options';
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { collectionOf, ran, sampleOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
-import { ruleTester } from '../../test/support/rule-tester';
-import { type ValidatorDryRun, validatorCollector } from './collect';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { type ProposalCount, type ValidatorDryRun, validatorCollector } from './collect';
 import { describeCost, withIds } from './confirm';
 import rule, { type ValidatorOptions } from './index';
-import { ShellCode, plainSchema, proposeSchema, shellLiteral } from './propose';
+import { ShellCode, plainSchema, proposeSchema, schemaFingerprint, shellLiteral } from './propose';
+import { dataOf } from '../../src/core/collector';
 
 const N = 200;
 const opts = resolveOptions<ValidatorOptions>('validator', rule.meta.options, {});
@@ -56,9 +57,16 @@ const withCardinality = (stringCardinality: Record<string, number>, c: Collectio
 const orders$ = { db: 'app', collection: 'orders' };
 const listViolators = 'db.orders.find({ $nor: [db.getCollectionInfos({ name: "orders" })[0].options.validator] }, { _id: 1 })';
 const collMod = (fields: string) => `db.runCommand({ collMod: "orders", ${fields} })`;
-/** The census with every sampled document holding `email`: no gap, so the proposal is strict + error. */
-const noGaps = { ...census, email: { present: N, types: { string: N } } };
-const proposal = (level: string, action: string, ...more: string[]) => [
+const listProposalViolators = 'db.orders.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })';
+/** The collection read whole: every document profiled. */
+const whole = (c: CollectionSnapshot): CollectionSnapshot => ({ ...c, stats: c.stats ? { ...c.stats, count: c.sample.size } : null, sample: { ...c.sample, method: 'whole', complete: true } });
+/** The collector's count of the proposal made with the default options (its fingerprint), checked over the sample (0 failing). */
+function counted(c: CollectionSnapshot, over: Partial<ProposalCount>): CollectionSnapshot {
+  const p = proposeSchema(c, opts);
+  const count: ProposalCount = { fingerprint: schemaFingerprint(p?.schema), checked: c.sample.size, violations: 0, serverViolators: 0, serverDocuments: c.stats?.count ?? null, ...over };
+  return withData(c, validatorCollector, { ...dataOf(validatorCollector, c), proposal: count });
+}
+const proposal = (level: string, action: string, ...more: (string | RegExp)[]) => [
   /^var schema = \{ bsonType: "object", required: \["_id", "address", /,
   'db.orders.countDocuments({ $nor: [{ $jsonSchema: schema }] })',
   `db.runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, validationLevel: "${level}", validationAction: "${action}" })`,
@@ -247,8 +255,8 @@ ruleTester(rule, {
       ],
     },
     {
-      // the proposal is an info line: a ready mongosh block, the schema, the count first, then collMod
-      name: 'no validator: proposal with required fields and a gap (moderate + warn)',
+      // a random sample and no count in the snapshot: never strict/error
+      name: 'no validator, random sample, no count of the proposal: moderate + warn, and why',
       snapshot: snapshotOf([orders()]),
       findings: [
         {
@@ -256,44 +264,177 @@ ruleTester(rule, {
           severity: 'info',
           target: orders$,
           message:
-            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from 200 sampled documents: `_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
-          evidence: { sampleSize: 200, required: 9, gaps: 1, enums: 0 },
-          // a gap in the sample: start with moderate + warn, and name the gap
-          recommendation: { action: 'add this validator (moderate, warn) and fix the gaps', reasonIncludes: 'Required but missing from some sampled documents: `email` (1).', commands: proposal('moderate', 'warn') },
+            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from a random sample of 200 documents: `_id`, `address`, `createdAt`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
+          evidence: { sampleSize: 200, basis: 'random', required: 8, gaps: 0, enums: 0, proposedLevel: 'moderate', proposedAction: 'warn', violators: null, violatorsCountedOn: null },
+          recommendation: {
+            action: 'add this validator (moderate, warn), then tighten it',
+            reasonIncludes: [
+              'Start with "moderate" and "warn": it was proposed from a sample and no server count says that no existing document fails it (the snapshot has no count of it).',
+              'Required: fields present and not `null` in every document (or object) holding them in the sample; the others are optional.',
+              'a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s',
+            ],
+            commands: proposal('moderate', 'warn', listProposalViolators),
+          },
         },
       ],
     },
     {
-      name: 'no validator, no gaps, on 8.1: strict + error, then errorAndLog',
-      snapshot: withServer(snapshotOf([orders({}, noGaps)]), { version: '8.1.0' }),
+      name: 'no validator, the server counted 0 documents failing this very proposal, on 8.1: strict + error, then errorAndLog',
+      snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { version: '8.1.0' }),
       findings: [
         {
           messageId: 'missing',
           severity: 'info',
           target: orders$,
-          messageIncludes: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
-          recommendation: { action: 'add this validator (strict, error)', commands: proposal('strict', 'error', collMod('validationAction: "errorAndLog"')) },
+          messageIncludes: '`_id`, `address`, `createdAt`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
+          evidence: { proposedLevel: 'strict', proposedAction: 'error', violators: 0, violatorsCountedOn: 'server' },
+          recommendation: {
+            action: 'add this validator (strict, error)',
+            reasonIncludes: 'No existing document fails it: the server counted 0 of 100,000 documents matching {$nor: [{$jsonSchema: schema}]}',
+            commands: proposal('strict', 'error', collMod('validationAction: "errorAndLog"')),
+          },
         },
       ],
     },
     {
-      name: 'no validator, no gaps, on 8.0: strict + error, no errorAndLog',
-      snapshot: withServer(snapshotOf([orders({}, noGaps)]), { version: '8.0.4' }),
+      name: 'no validator, server count 0, on 8.0: strict + error, no errorAndLog',
+      snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { version: '8.0.4' }),
       findings: [{ messageId: 'missing', severity: 'info', target: orders$, messageIncludes: '14 field paths typed.', recommendation: { action: 'add this validator (strict, error)', commands: proposal('strict', 'error') } }],
     },
     {
+      // the issue's failure: "strict, error" although documents beyond the sample fail it
+      name: 'no validator, the server counts documents failing the proposal: moderate + warn, with the count and the listing command',
+      snapshot: snapshotOf([counted(orders(), { serverViolators: 189, serverDocuments: 1564 })]),
+      findings: [
+        {
+          messageId: 'missing',
+          severity: 'info',
+          target: orders$,
+          evidence: { proposedLevel: 'moderate', proposedAction: 'warn', violators: 189, violatorsCountedOn: 'server' },
+          recommendation: {
+            action: 'add this validator (moderate, warn), then tighten it',
+            reasonIncludes: '189 of 1,564 existing documents fail it (counted on the server): with "strict" and "error", every update to one of them would be rejected.',
+            commands: proposal('moderate', 'warn', listProposalViolators),
+          },
+        },
+      ],
+    },
+    {
+      name: 'no validator, the count is of the default proposal and the options change it: not used, said so',
+      snapshot: snapshotOf([counted(orders(), { serverViolators: 0 })]),
+      options: { requiredShare: 0.99 },
+      findings: [
+        {
+          messageId: 'missing',
+          severity: 'info',
+          target: orders$,
+          messageIncludes: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required',
+          evidence: { proposedLevel: 'moderate', gaps: 1, violators: null },
+          recommendation: {
+            reasonIncludes: ['(the collector counted the proposal made with the default options, and yours differ)', 'Required: fields present and not `null` in at least 99% of the documents (or objects) holding them in the sample', 'Required but missing from some documents: `email` (1).'],
+            commands: proposal('moderate', 'warn', listProposalViolators),
+          },
+        },
+      ],
+    },
+    {
+      name: 'no validator, the server cannot count ($jsonSchema in queries refused): moderate + warn with its reason',
+      snapshot: snapshotOf([counted(orders(), { serverViolators: null, serverDocuments: null, serverReason: 'the server-side count failed: unknown top level operator: $jsonSchema' })]),
+      findings: [
+        {
+          messageId: 'missing',
+          severity: 'info',
+          target: orders$,
+          evidence: { proposedLevel: 'moderate', violators: 0, violatorsCountedOn: 'sample' },
+          recommendation: { reasonIncludes: 'no server count says that no existing document fails it (the server-side count failed: unknown top level operator: $jsonSchema)' },
+        },
+      ],
+    },
+    {
+      name: 'no validator, every document read and checked in-process, no server count: strict + error',
+      snapshot: snapshotOf([counted(whole(orders()), { serverViolators: null, serverDocuments: null, serverReason: 'the server-side count failed: unknown top level operator: $jsonSchema' })]),
+      findings: [
+        {
+          messageId: 'missingComplete',
+          severity: 'info',
+          target: orders$,
+          message:
+            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from all 200 documents (every document was read): `_id`, `address`, `createdAt`, `items`, `name`, `status`, `tags`, `total` required, 14 field paths typed.',
+          evidence: { basis: 'complete', proposedLevel: 'strict', proposedAction: 'error', violators: 0, violatorsCountedOn: 'every document' },
+          recommendation: { action: 'add this validator (strict, error)', reasonIncludes: 'No existing document fails it: every document was read and checked against it', commands: proposal('strict', 'error') },
+        },
+      ],
+    },
+    {
+      name: 'no validator, every document read but fields required in 99% of them: moderate + warn (the census shows the gap)',
+      snapshot: snapshotOf([whole(orders())]),
+      options: { requiredShare: 0.99 },
+      findings: [
+        {
+          messageId: 'missingComplete',
+          severity: 'info',
+          target: orders$,
+          evidence: { proposedLevel: 'moderate', gaps: 1, violatorsCountedOn: 'every document' },
+          recommendation: { reasonIncludes: ['Some of the 200 documents (every one was read) fail it.', 'Required but missing from some documents: `email` (1).'] },
+        },
+      ],
+    },
+    {
+      name: 'no validator, every document read, census clean, no count in the snapshot: strict + error from the census',
+      snapshot: snapshotOf([whole(orders())]),
+      findings: [
+        {
+          messageId: 'missingComplete',
+          severity: 'info',
+          target: orders$,
+          evidence: { proposedLevel: 'strict', violators: 0, violatorsCountedOn: 'every document' },
+          recommendation: { reasonIncludes: 'each holds every required field (the census of every document)' },
+        },
+      ],
+    },
+    {
+      // the issue's failure: on a server without $sample the sample is the first documents
+      name: 'no validator, a natural-order sample: nothing but _id required, moderate + warn without a server count',
+      snapshot: snapshotOf([orders({ sample: sampleOf([], { method: 'natural-order', random: false, requested: N, size: N, fields: census, timeSource: '_id' }) })]),
+      findings: [
+        {
+          messageId: 'missingOrdered',
+          severity: 'info',
+          target: orders$,
+          message:
+            'No validator: nothing stops a write from dropping a field or changing its type. Proposed from 200 documents that are not a random sample (the server has no $sample: the first documents in natural order), so only `_id` is required; 14 field paths typed.',
+          evidence: { basis: 'ordered', required: 1, proposedLevel: 'moderate' },
+          recommendation: { commands: [/^var schema = \{ bsonType: "object", required: \["_id"\], properties: /, ...proposal('moderate', 'warn', listProposalViolators).slice(1)] },
+        },
+      ],
+    },
+    {
       // the report holds no document values: enums are read with distinct() when the user runs the proposal
-      name: 'no validator, enums opted in: named, read with distinct(), never printed',
-      snapshot: snapshotOf([withCardinality({ status: 3 }, orders({}, { ...census, status: { present: N, types: { string: N } } }))]),
+      name: 'no validator, enums opted in on a read of every document: named, read with distinct(), never printed',
+      snapshot: snapshotOf([withCardinality({ status: 3 }, whole(orders()))]),
+      options: { proposeEnums: true },
+      findings: [
+        {
+          messageId: 'missingComplete',
+          severity: 'info',
+          target: orders$,
+          data: { documents: 200, required: '`_id`, `address`, `createdAt`, `items`, `name`, `status`, `tags`, `total`', fields: 14 },
+          evidence: { enums: 1 },
+          recommendation: { reasonIncludes: 'Enums read with distinct() when you run it: `status`.', commands: proposal('strict', 'error') },
+        },
+      ],
+    },
+    {
+      name: 'no validator, enums opted in on a sample: none, and why',
+      snapshot: snapshotOf([withCardinality({ status: 3 })]),
       options: { proposeEnums: true },
       findings: [
         {
           messageId: 'missing',
           severity: 'info',
           target: orders$,
-          data: { documents: 200, required: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total`', fields: 14 },
-          evidence: { enums: 1 },
-          recommendation: { reasonIncludes: 'Enums read with distinct() when you run it: `status`.', commands: proposal('moderate', 'warn') },
+          evidence: { enums: 0 },
+          recommendation: { reasonIncludes: 'No enums: enums are proposed only when every document was read, and this was a sample.' },
         },
       ],
     },
@@ -362,46 +503,172 @@ ruleTester(rule, {
   ],
 });
 
+/** A census over `n` documents (random sample unless `over` says otherwise), `_id` included. */
+function censusOf(n: number, fields: Record<string, FieldProfile>, over: Partial<CollectionSnapshot['sample']> = {}): CollectionSnapshot {
+  return collectionOf('orders', { sample: sampleOf([], { requested: n, size: n, fields: { _id: { present: n, types: { objectId: n } }, ...fields }, ...over }) });
+}
+
 describe('validator proposal', () => {
-  it('types every path, requires fields in 99% of documents, nests objects and array items', () => {
+  it('types every path with every type seen, requires fields present and not null in every sampled document, nests objects and array items', () => {
     const p = proposeSchema(orders(), opts);
-    expect(p?.required).toEqual(['_id', 'address', 'createdAt', 'email', 'items', 'name', 'status', 'tags', 'total']);
-    expect(p?.gaps).toEqual([{ path: 'email', missing: 1 }]);
+    expect(p?.required).toEqual(['_id', 'address', 'createdAt', 'items', 'name', 'status', 'tags', 'total']);
+    expect(p?.gaps).toEqual([]);
     const props = p?.schema.properties as Record<string, Record<string, unknown>>;
     expect(props.total).toEqual({ bsonType: 'number' });
+    expect(props.email).toEqual({ bsonType: 'string' });
     expect(props.nickname).toEqual({ bsonType: ['null', 'string'] });
     expect(props.address).toEqual({ bsonType: 'object', properties: { city: { bsonType: 'string' }, zip: { bsonType: 'string' } }, required: ['city'] });
     expect(props.tags).toEqual({ bsonType: 'array', items: { bsonType: 'string' } });
     expect(props.items).toEqual({ bsonType: 'array', items: { bsonType: 'object', properties: { qty: { bsonType: 'number' }, sku: { bsonType: 'string' } } } });
   });
 
-  it('enums are off by default; opted in, they are read with distinct(), never printed', () => {
-    const withCard = withCardinality({ status: 4, name: 65, 'tags.$[]': 3, nickname: 2 });
-    const off = proposeSchema(withCard, opts);
-    expect(off?.enums).toEqual([]);
-    const on = proposeSchema(withCard, { ...opts, proposeEnums: true });
+  it('a field null in most documents is nullable and optional; one seen only as null is left untyped, never typed "null"', () => {
+    const c = censusOf(100, {
+      deletedAt: { present: 100, types: { null: 90, date: 10 } },
+      legacy: { present: 100, types: { null: 100 } },
+      // present everywhere, null in one: not required at requiredShare 1 (present and not null in every document)
+      phone: { present: 100, types: { string: 99, null: 1 } },
+    });
+    const p = proposeSchema(c, opts);
+    expect(p?.required).toEqual(['_id']);
+    const props = p?.schema.properties as Record<string, unknown>;
+    expect(props.deletedAt).toEqual({ bsonType: ['date', 'null'] });
+    expect(props.legacy).toEqual({});
+    expect(props.phone).toEqual({ bsonType: ['null', 'string'] });
+    expect(p?.nullOnly).toEqual(['legacy']);
+    // at 0.99 phone is required (99 of 100 not null), and it accepts null
+    expect(proposeSchema(c, { ...opts, requiredShare: 0.99 })?.required).toEqual(['_id', 'phone']);
+  });
+
+  it('a field present in 60% of documents is optional', () => {
+    const p = proposeSchema(censusOf(100, { email: { present: 60, types: { string: 60 } } }), opts);
+    expect(p?.required).toEqual(['_id']);
+    expect((p?.schema.properties as Record<string, unknown>).email).toEqual({ bsonType: 'string' });
+  });
+
+  it('a mixed-type field accepts every type seen (numbers as "number"), and is listed', () => {
+    const p = proposeSchema(censusOf(100, { code: { present: 100, types: { int: 40, double: 10, string: 45, objectId: 5 } } }), opts);
+    expect((p?.schema.properties as Record<string, unknown>).code).toEqual({ bsonType: ['number', 'objectId', 'string'] });
+    expect(p?.mixed).toEqual(['code']);
+    expect(p?.required).toEqual(['_id', 'code']);
+  });
+
+  it('a folded map gets one schema for every value (additionalProperties), never its keys as properties', () => {
+    const c = censusOf(100, {
+      stock: { present: 100, types: { object: 100 } },
+      'stock.<key>': { present: 700, types: { int: 650, null: 50 } },
+      prices: { present: 80, types: { object: 80 } },
+      'prices.<key>': { present: 300, types: { object: 300 } },
+      'prices.<key>.amount': { present: 300, types: { double: 300 } },
+      'prices.<key>.note': { present: 20, types: { string: 20 } },
+    });
+    const p = proposeSchema(c, opts);
+    const props = p?.schema.properties as Record<string, unknown>;
+    expect(props.stock).toEqual({ bsonType: 'object', additionalProperties: { bsonType: ['null', 'number'] } });
+    expect(props.prices).toEqual({ bsonType: 'object', additionalProperties: { bsonType: 'object', required: ['amount'], properties: { amount: { bsonType: 'number' }, note: { bsonType: 'string' } } } });
+    expect(p?.maps).toEqual(['prices', 'stock']);
+    expect(JSON.stringify(p?.schema)).not.toContain('<key>');
+  });
+
+  it('leaves unfolded map-like objects (more than maxProperties keys) open', () => {
+    const fields: Record<string, FieldProfile> = { _id: census._id as FieldProfile, attrs: { present: N, types: { object: N } } };
+    for (let i = 0; i < 150; i++) fields[`attrs.k${i}`] = { present: 1, types: { int: 1 } };
+    const p = proposeSchema(orders({}, fields), opts);
+    expect(p?.open).toEqual(['attrs']);
+    expect((p?.schema.properties as Record<string, unknown>).attrs).toEqual({ bsonType: 'object' });
+    // the 150 keys take none of the field budget
+    expect(p?.overCap).toEqual([]);
+  });
+
+  it('caps depth: contents below maxDepth are left out (accept anything) and listed with how many paths', () => {
+    const c = censusOf(50, {
+      a: { present: 50, types: { object: 50 } },
+      'a.b': { present: 50, types: { object: 50 } },
+      'a.b.c': { present: 50, types: { object: 50 } },
+      'a.b.c.d': { present: 50, types: { string: 50 } },
+      'a.b.c.e': { present: 50, types: { array: 50 } },
+      'a.b.c.e.$[]': { present: 90, types: { int: 90 } },
+    });
+    const p = proposeSchema(c, { ...opts, maxDepth: 2 });
+    expect((p?.schema.properties as Record<string, unknown>).a).toEqual({ bsonType: 'object', required: ['b'], properties: { b: { bsonType: 'object' } } });
+    expect(p?.belowDepth).toEqual([{ path: 'a.b', paths: 4 }]);
+    expect(proposeSchema(c, opts)?.belowDepth).toEqual([]);
+  });
+
+  it('caps field paths: shallow and common ones first, the rest left out and listed', () => {
+    const c = censusOf(50, {
+      a: { present: 50, types: { string: 50 } },
+      b: { present: 10, types: { string: 10 } },
+      o: { present: 50, types: { object: 50 } },
+      'o.x': { present: 50, types: { int: 50 } },
+    });
+    const p = proposeSchema(c, { ...opts, maxFields: 3 });
+    expect(Object.keys(p?.schema.properties ?? {})).toEqual(['_id', 'a', 'o']);
+    expect((p?.schema.properties as Record<string, unknown>).o).toEqual({ bsonType: 'object' });
+    expect(p?.overCap).toEqual(['b', 'o.x']);
+    expect(p?.fields).toBe(3);
+  });
+
+  it('from a natural-order sample nothing but _id is required', () => {
+    const c = censusOf(100, { email: { present: 100, types: { string: 100 } } }, { method: 'natural-order', random: false });
+    expect(proposeSchema(c, opts)?.required).toEqual(['_id']);
+    expect(proposeSchema(c, opts)?.basis).toBe('ordered');
+  });
+
+  it('a read marked complete with documents measured on the server is not complete: they are not in the census', () => {
+    const big = { bytes: 2e6, createdAt: null, measuredOnServer: true, arrays: [], largestFields: [] };
+    const c = censusOf(100, {}, { method: 'whole', complete: true, size: 101, docs: [big] });
+    expect(proposeSchema(c, opts)?.basis).toBe('random');
+  });
+
+  it('enums only from a read of every document; opted in, they are read with distinct(), never printed', () => {
+    const card = { status: 4, name: 65, 'tags.$[]': 3, nickname: 2 };
+    expect(proposeSchema(orders(), { ...opts, proposeEnums: true }, card)?.enums).toEqual([]);
+    expect(proposeSchema(whole(orders()), opts, card)?.enums).toEqual([]);
+    const on = proposeSchema(whole(orders()), { ...opts, proposeEnums: true }, card);
     // nickname: 2 values but only 30 strings < 10 × 2 … 30 ≥ 20, so it qualifies; name has too many values
     expect(on?.enums).toEqual(['nickname', 'status', 'tags.$[]']);
     const text = shellLiteral(on?.schema);
     expect(text).toContain('status: { bsonType: "string", enum: db.orders.distinct("status", { "status": { $type: "string" } }) }');
     expect(text).toContain('enum: db.orders.distinct("nickname", { "nickname": { $type: "string" } }).concat([null])');
     expect(text).toContain('items: { bsonType: "string", enum: db.orders.distinct("tags", { "tags": { $type: "string" } }) }');
-    // the scratch experiment gets the schema without shell code
+    // the server count and the scratch experiment get the schema without shell code; the fingerprint ignores enums
     expect(JSON.stringify(plainSchema(on?.schema))).not.toContain('distinct');
+    expect(schemaFingerprint(on?.schema)).toBe(schemaFingerprint(proposeSchema(whole(orders()), opts)?.schema));
   });
 
-  it('leaves map-like objects open', () => {
-    const fields: Record<string, FieldProfile> = { _id: census._id as FieldProfile, attrs: { present: N, types: { object: N } } };
-    for (let i = 0; i < 150; i++) fields[`attrs.k${i}`] = { present: 1, types: { int: 1 } };
-    const p = proposeSchema(orders({}, fields), opts);
-    expect(p?.open).toEqual(['attrs']);
-    expect((p?.schema.properties as Record<string, unknown>).attrs).toEqual({ bsonType: 'object' });
+  it('fingerprints tell schemas apart, whatever the key order', () => {
+    expect(schemaFingerprint({ a: 1, b: [1, 2] })).toBe(schemaFingerprint({ b: [1, 2], a: 1 }));
+    expect(schemaFingerprint({ a: 1 })).not.toBe(schemaFingerprint({ a: 2 }));
+    expect(schemaFingerprint({ a: 1 })).toMatch(/^[0-9a-f]{14}$/);
   });
 
   it('shell literals quote odd keys and keep ShellCode verbatim', () => {
     expect(shellLiteral({ 'a-b': 1, ok: [true, null], c: new ShellCode('db.x.distinct("c")') })).toBe('{ "a-b": 1, ok: [true, null], c: db.x.distinct("c") }');
   });
 
+  it('the report names the caps, maps, null-only and mixed paths, and prints no document value', () => {
+    const c = counted(
+      censusOf(100, {
+        deletedAt: { present: 100, types: { null: 100 } },
+        code: { present: 100, types: { int: 50, string: 50 } },
+        stock: { present: 100, types: { object: 100 } },
+        'stock.<key>': { present: 500, types: { int: 500 } },
+        a: { present: 100, types: { object: 100 } },
+        'a.b': { present: 100, types: { object: 100 } },
+        'a.b.c': { present: 100, types: { string: 100 } },
+      }),
+      { serverViolators: 0 },
+    );
+    const [f] = runRule(rule, snapshotOf([c]), { maxDepth: 2 });
+    expect(f?.recommendation?.reason).toContain('Seen only as `null`, so left untyped (any type): `deletedAt`.');
+    expect(f?.recommendation?.reason).toContain('Typed with every type seen (the mixed-types rule reports them): `code`.');
+    expect(f?.recommendation?.reason).toContain('Maps keyed by data, one schema for every value (additionalProperties): `stock`.');
+    expect(f?.recommendation?.reason).toContain('Left out below level 2 (maxDepth; they accept anything): `a.b` (1 path).');
+    // the counted schema was the default proposal (maxDepth 10): this one differs, so it is not strict
+    expect(f?.evidence).toMatchObject({ proposedLevel: 'moderate', leftOutBelowDepth: 1, maps: 1, nullOnly: 1, mixed: 1 });
+    expect(f?.docsUrl).toBe('https://www.mongodb.com/docs/manual/core/schema-validation/specify-json-schema/');
+  });
 });
 
 describe('validator cost wording', () => {

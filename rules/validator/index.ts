@@ -1,59 +1,14 @@
 import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { shellCollection } from '../../src/lib/shell';
 import { type ValidatorDryRun, validatorCollector } from './collect';
 import { confirmValidator, MEASURED_FINDINGS } from './confirm';
-import { censusDocuments, proposeSchema, shellLiteral } from './propose';
+import { type ValidatorOptions, validatorOptionsSchema } from './options';
+import { censusDocuments, plainSchema, type Proposal, proposeSchema, schemaFingerprint, shellLiteral } from './propose';
 
-export const validatorOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    requiredShare: {
-      type: 'number',
-      minimum: 0,
-      maximum: 1,
-      default: 0.99,
-      description: 'Share of sampled documents a field must appear in to be proposed as required (99%: present in all but the odd stray document). Fields below it are typed but optional.',
-    },
-    minSample: {
-      type: 'integer',
-      minimum: 1,
-      default: 20,
-      description: "Fewest sampled documents to propose a validator from: mongosh's analyze-schema snippet never samples fewer than 20.",
-    },
-    proposeEnums: {
-      type: 'boolean',
-      default: false,
-      description:
-        'Opt-in: give low-cardinality string fields an enum. Off by default because an enum freezes today\'s values (a new status would be rejected) and because the values are document data, which reports never print: the proposal reads them on your server with distinct() when you run it.',
-    },
-    enumMaxDistinct: { type: 'integer', minimum: 1, maximum: 64, default: 10, description: 'With proposeEnums: most distinct strings in the sample for a field to get an enum (the collector counts up to 64).' },
-    enumMinOccurrences: {
-      type: 'integer',
-      minimum: 1,
-      default: 10,
-      description: 'With proposeEnums: each distinct value must be seen this many times on average, so a field with few documents is not mistaken for a closed list.',
-    },
-    maxProperties: {
-      type: 'integer',
-      minimum: 1,
-      default: 100,
-      description: 'Objects with more keys than this look like maps keyed by data (ids, dates): the proposal leaves them open instead of listing every key.',
-    },
-    noiseRatio: {
-      type: 'number',
-      minimum: 1,
-      default: 1.1,
-      description:
-        'Confirmation: a validator costing at most this ratio of the time without it counts as negligible. The YCSB field report (the validator field report) saw runs differ by up to 7% either way with and without a validator (r10/i90: 112k vs 120k ops/s).',
-    },
-  },
-} as const satisfies OptionsSchema;
-
-export type ValidatorOptions = OptionsOf<typeof validatorOptionsSchema>;
+export { validatorOptionsSchema, type ValidatorOptions } from './options';
 
 
 /** A number and its noun, for notes (free text, not message templates). */
@@ -73,9 +28,12 @@ const NOT_CHECKED = 'The sample was not checked against the validator in-process
 const PARTIAL = 'The in-process check of the sample left out what it cannot evaluate: {{list}}.';
 const SERVER_COUNT = 'On the server, {{failing}} of {{documents}} documents fail the whole validator.';
 const NO_SERVER_COUNT = 'No server-side count either: {{serverReason}}.';
+const NO_VALIDATOR = 'No validator: nothing stops a write from dropping a field or changing its type.';
 
 const messages = {
-  missing: 'No validator: nothing stops a write from dropping a field or changing its type. Proposed from {{documents}} sampled documents: {{required}} required, {{fields}} field paths typed.',
+  missing: `${NO_VALIDATOR} Proposed from a random sample of {{documents}} documents: {{required}} required, {{fields}} field paths typed.`,
+  missingComplete: `${NO_VALIDATOR} Proposed from all {{documents}} documents (every document was read): {{required}} required, {{fields}} field paths typed.`,
+  missingOrdered: `${NO_VALIDATOR} Proposed from {{documents}} documents that are not a random sample (the server has no $sample: the first documents in natural order), so only \`_id\` is required; {{fields}} field paths typed.`,
   levelOff: `${LEVEL_OFF} ${ON_SERVER} fail it.`,
   levelOffInSample: `${LEVEL_OFF} ${IN_SAMPLE} fail it.`,
   levelOffUncounted: `${LEVEL_OFF} How many documents fail it is unknown.`,
@@ -95,6 +53,13 @@ const messages = {
 } as const;
 
 type ValidatorReport = Report<typeof messages>;
+
+const MANUAL = 'https://www.mongodb.com/docs/manual';
+const SPECIFY_SCHEMA = `${MANUAL}/core/schema-validation/specify-json-schema/`;
+const LEVEL = `${MANUAL}/core/schema-validation/specify-validation-level/`;
+const ACTION = `${MANUAL}/core/schema-validation/handle-invalid-documents/`;
+const INVALID_DOCS = `${MANUAL}/core/schema-validation/use-json-schema-query-conditions/`;
+const JSON_SCHEMA = `${MANUAL}/reference/operator/query/jsonSchema/`;
 
 function atLeast81(s: Snapshot): boolean {
   const [a = 0, b = 0] = s.server.versionArray;
@@ -271,10 +236,59 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Vali
   }
 }
 
+/** The published YCSB benchmark the cost claim rests on (README, "Why"). */
+const COST =
+  'Validation costs little: a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s without and with a validator at 95% reads, and 112k vs 120k at 90% inserts.';
+
+const listed = (paths: readonly string[], max = 8): string => `${quoted(paths.slice(0, max))}${paths.length > max ? `, and ${formatNumber(paths.length - max)} more` : ''}`;
+
+/**
+ * Whether the proposal may start as strict/error, and the count that says so: the server's count of documents failing
+ * this very schema (the collector counted the proposal made with the default options: used only when the fingerprint
+ * matches), else, on a read of every document, the in-process check of every one (or the census, when the options
+ * changed the schema). Anything else is a sample: moderate/warn, with why.
+ */
+type Verdict =
+  | { strict: true; how: string; violators: number; on: 'server' | 'every document' }
+  | { strict: false; how: string; violators: number | null; on: 'server' | 'every document' | 'sample' | null };
+
+function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
+  const stored = dataOf(validatorCollector, c)?.proposal;
+  const same = stored !== undefined && stored.fingerprint === schemaFingerprint(plainSchema(p.schema));
+  if (same && stored.serverViolators !== null && stored.serverDocuments !== null) {
+    const { serverViolators: n, serverDocuments: total } = stored;
+    if (n === 0) return { strict: true, violators: 0, on: 'server', how: `No existing document fails it: the server counted 0 of ${formatNumber(total)} documents matching {$nor: [{$jsonSchema: schema}]}, so "strict" and "error" reject only new bad writes.` };
+    return {
+      strict: false,
+      violators: n,
+      on: 'server',
+      how: `${formatNumber(n)} of ${formatNumber(total)} existing documents fail it (counted on the server): with "strict" and "error", every update to one of them would be rejected. Start with "moderate" and "warn": "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; list them by _id (last command), fix them, then switch to "strict" and "error".`,
+    };
+  }
+  const reason = stored === undefined ? 'the snapshot has no count of it' : !same ? 'the collector counted the proposal made with the default options, and yours differ' : (stored.serverReason ?? 'no reason was recorded');
+  if (p.basis === 'complete') {
+    const clean = same ? stored.violations === 0 && stored.checked >= p.documents : p.gaps.length === 0;
+    const n = same ? stored.violations : null;
+    if (clean) return { strict: true, violators: 0, on: 'every document', how: `No existing document fails it: every document was read and ${same ? 'checked against it' : 'each holds every required field (the census of every document)'}, so "strict" and "error" reject only new bad writes. (No server count: ${reason}.)` };
+    return {
+      strict: false,
+      violators: n,
+      on: 'every document',
+      how: `${n === null ? 'Some' : formatNumber(n)} of the ${formatNumber(p.documents)} documents (every one was read) fail it. Start with "moderate" and "warn", fix them, then switch to "strict" and "error".`,
+    };
+  }
+  return {
+    strict: false,
+    violators: same ? stored.violations : null,
+    on: same ? 'sample' : null,
+    how: `Start with "moderate" and "warn": it was proposed from a sample and no server count says that no existing document fails it (${reason}). "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; run the count (second command), and switch to "strict" and "error" when it is 0.`,
+  };
+}
+
 function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: ValidatorReport, note: NoteFn): void {
   const target = { db: c.db, collection: c.name };
   if (c.sample.size === 0) return;
-  const p = proposeSchema(c, o);
+  const p = proposeSchema(c, o, dataOf(validatorCollector, c)?.stringCardinality);
   if (!p) {
     // Too few documents to propose from is the data's size, not a limit of the check: nothing to say.
     if (censusDocuments(c) === 0) {
@@ -282,35 +296,67 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
     }
     return;
   }
-  const clean = p.gaps.length === 0;
-  // What this sample showed besides the schema: said in the recommendation, so the finding stays one finding.
+  const v = verdictOf(c, p);
+  const level = v.strict ? 'strict' : 'moderate';
+  const action = v.strict ? 'error' : 'warn';
+  const ofHolders = o.requiredShare >= 1 ? 'every document (or object) holding them' : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
+  const belowDepth = p.belowDepth.map((b) => `\`${b.path}\` (${plural(b.paths, 'path')})`);
+  // What this census showed besides the schema: said in the recommendation, so the finding stays one finding.
   const shown = [
-    p.gaps.length ? ` Required but missing from some sampled documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.` : '',
-    p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${quoted(p.open)}.` : '',
+    p.basis === 'ordered' ? '' : ` Required: fields present and not \`null\` in ${ofHolders}${p.basis === 'random' ? ' in the sample' : ''}; the others are optional.`,
+    p.gaps.length ? ` Required but missing from some documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.` : '',
+    p.nullOnly.length ? ` Seen only as \`null\`, so left untyped (any type): ${listed(p.nullOnly)}.` : '',
+    p.mixed.length ? ` Typed with every type seen (the mixed-types rule reports them): ${listed(p.mixed)}.` : '',
+    p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
+    p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
+    belowDepth.length ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept anything): ${belowDepth.slice(0, 8).join(', ')}${belowDepth.length > 8 ? `, and ${formatNumber(belowDepth.length - 8)} more` : ''}.` : '',
+    p.overCap.length ? ` Left out over the cap of ${formatNumber(o.maxFields)} field paths (maxFields; they accept anything): ${plural(p.overCap.length, 'path')}, ${listed(p.overCap)}.` : '',
     p.enums.length ? ` Enums read with distinct() when you run it: ${quoted(p.enums)}.` : '',
-    c.sample.random ? '' : ' The sample is not random (first documents in natural order).',
+    p.enumsSkipped ? ` No enums: ${p.enumsSkipped}.` : '',
   ].join('');
-  const level = clean ? 'strict' : 'moderate';
-  const action = clean ? 'error' : 'warn';
+  const coll = shellCollection(c.name);
   const commands = [
     `var schema = ${shellLiteral(p.schema)}`,
-    `${shellCollection(c.name)}.countDocuments({ $nor: [{ $jsonSchema: schema }] })`,
+    `${coll}.countDocuments({ $nor: [{ $jsonSchema: schema }] })`,
     `db.runCommand({ collMod: ${JSON.stringify(c.name)}, validator: { $jsonSchema: schema }, validationLevel: ${JSON.stringify(level)}, validationAction: ${JSON.stringify(action)} })`,
   ];
-  if (clean && atLeast81(snapshot)) commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
-  report({
-    messageId: 'missing',
-    severity: 'info',
+  if (v.strict && atLeast81(snapshot)) commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
+  if (!v.strict) commands.push(`${coll}.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })`);
+  const finding = {
+    severity: 'info' as const,
     target,
-    // `_id` is in every document, so at least it is required
-    data: { documents: p.documents, required: quoted(p.required), fields: p.fields },
-    evidence: { sampleSize: p.documents, required: p.required.length, fields: p.fields, gaps: p.gaps.length, open: p.open.length, enums: p.enums.length, sampleRandom: c.sample.random },
+    evidence: {
+      sampleSize: p.documents,
+      basis: p.basis,
+      required: p.required.length,
+      fields: p.fields,
+      gaps: p.gaps.length,
+      nullOnly: p.nullOnly.length,
+      mixed: p.mixed.length,
+      maps: p.maps.length,
+      open: p.open.length,
+      leftOutBelowDepth: p.belowDepth.reduce((n, b) => n + b.paths, 0),
+      leftOutOverCap: p.overCap.length,
+      enums: p.enums.length,
+      sampleRandom: c.sample.random,
+      proposedLevel: level,
+      proposedAction: action,
+      violators: v.violators,
+      violatorsCountedOn: v.on,
+    },
     recommendation: {
-      action: clean ? 'add this validator (strict, error)' : 'add this validator (moderate, warn) and fix the gaps',
-      reason: `${clean ? 'Every sampled document passes it. Run the count first: if it is 0, no existing document fails, and "error" rejects only new bad writes.' : 'Some sampled documents lack a required field: "warn" logs such writes instead of rejecting them, and "moderate" lets updates to documents that already fail through. Fix the gaps, then switch to strict and error.'}${shown} The field report measured validator cost within noise (YCSB, 10M documents).${clean && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
+      action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
+      reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
       commands,
     },
-  });
+  };
+  const fields = p.fields;
+  if (p.basis === 'ordered') report({ ...finding, messageId: 'missingOrdered', data: { documents: p.documents, fields } });
+  else {
+    const data = { documents: p.documents, required: quoted(p.required), fields };
+    if (p.basis === 'complete') report({ ...finding, messageId: 'missingComplete', data });
+    else report({ ...finding, messageId: 'missing', data });
+  }
 }
 
 export default defineRule({
@@ -320,6 +366,27 @@ export default defineRule({
   meta: {
     description: 'Schema validation: presence, level and action, a dry run of $jsonSchema over the sample, and a proposal where there is none',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
+    // each finding links to the page that explains it
+    docsUrls: {
+      missing: SPECIFY_SCHEMA,
+      missingComplete: SPECIFY_SCHEMA,
+      missingOrdered: SPECIFY_SCHEMA,
+      levelOff: LEVEL,
+      levelOffInSample: LEVEL,
+      levelOffUncounted: LEVEL,
+      violationsStrict: LEVEL,
+      violationsStrictInSample: LEVEL,
+      violations: INVALID_DOCS,
+      violationsInSample: INVALID_DOCS,
+      readyForError: ACTION,
+      readyForErrorInSample: ACTION,
+      violationsUnknown: INVALID_DOCS,
+      notChecked: JSON_SCHEMA,
+      notCheckedNoServerCount: JSON_SCHEMA,
+      partialCheck: JSON_SCHEMA,
+      partialCheckNoServerCount: JSON_SCHEMA,
+      countsDisagree: INVALID_DOCS,
+    },
     severity: 'info',
     messages,
     options: validatorOptionsSchema,

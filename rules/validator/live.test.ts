@@ -1,13 +1,16 @@
-import { Decimal128, Int32, MongoClient } from 'mongodb';
+import { Decimal128, Int32, MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
 import { describeServerError } from '../../src/adapters/types';
+import { check } from '../../src/check';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';
 import { dataOf } from '../../src/core/collector';
-import type { Snapshot } from '../../src/core/types';
+import type { CheckResult, Snapshot } from '../../src/core/types';
+import { formatJson } from '../../src/report/json';
 import { runRule } from '../../test/support/rule-tester';
 import { validatorCollector } from './collect';
+import { compileJsonSchema } from './json-schema';
 import rule from './index';
 import { expectScratchDropped } from '../../test/support/scratch';
 
@@ -69,22 +72,25 @@ describe('validator (live)', () => {
     const people = snap.databases[0]?.collections[0];
     expect(dataOf(validatorCollector, people)?.stringCardinality).toMatchObject({ status: 2, 'address.city': 1, name: 60 });
     const added = await addedRoundTrips(snap, ['people'], 60);
-    console.log(`[validator live] ${kind}: the collector sent ${added} commands for a collection without a validator`);
-    expect(added).toBe(0);
-    const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
-    expect(f?.message).toContain('Proposed from 60 sampled documents: `_id`, `address`, `age`, `name`, `status` required');
+    console.log(`[validator live] ${kind}: the collector sent ${added} commands for a collection without a validator (the proposal's count)`);
+    // one count of {$nor: [{$jsonSchema: proposal}]} (refused where the server lacks $jsonSchema in queries, but sent)
+    expect(added).toBe(1);
+    const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
+    const ordered = f?.messageId === 'missingOrdered';
+    expect(f?.message).toContain(ordered ? 'so only `_id` is required' : '`_id`, `address`, `age`, `name`, `status` required');
     const cmds = f?.recommendation?.commands ?? [];
     expect(cmds[0]).toContain('age: { bsonType: "number" }');
     expect(cmds[2]).toContain('collMod: "people"');
-    const enums = runRule(rule, snap, { proposeEnums: true, enumMinOccurrences: 5 }).find((x) => x.messageId === 'missing');
-    expect(enums?.recommendation?.commands?.[0]).toContain('enum: db.people.distinct("status", { "status": { $type: "string" } })');
+    const enums = runRule(rule, snap, { proposeEnums: true, enumMinOccurrences: 5 }).find((x) => x.messageId.startsWith('missing'));
+    if (people?.sample.complete) expect(enums?.recommendation?.commands?.[0]).toContain('enum: db.people.distinct("status", { "status": { $type: "string" } })');
+    else expect(enums?.recommendation?.reason).toContain('No enums: enums are proposed only when every document was read');
     expect(JSON.stringify(snap)).not.toContain(SECRET);
     expect(JSON.stringify([f, enums])).not.toContain(SECRET);
   });
 
   it('confirms the proposal on scratch, or says why it could not (server without validators)', async () => {
     const snap = await collect(['people'], 60);
-    const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
+    const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
     expect(f).toBeDefined();
     if (!f) return;
     const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: 8_000, maxDocs: 60 });
@@ -132,7 +138,7 @@ describe('validator (live)', () => {
     await db.collection('ids_oid').insertMany(Array.from({ length: 200 }, (_, i) => ({ name: `${SECRET} ${i}`, n: i })));
     await db.collection('ids_str').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `user-${i}` as unknown as undefined, name: `${SECRET} ${i}`, n: i })));
     const snap = await collect(['ids_oid', 'ids_str'], 40);
-    const proposals = runRule(rule, snap).filter((x) => x.messageId === 'missing');
+    const proposals = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
     const byColl = new Map(proposals.map((f) => [f.target.collection, f]));
     expect(byColl.get('ids_oid')?.recommendation?.commands?.[0]).toContain('_id: { bsonType: "objectId" }');
     expect(byColl.get('ids_str')?.recommendation?.commands?.[0]).toContain('_id: { bsonType: "string" }');
@@ -165,7 +171,7 @@ describe('validator (live)', () => {
     const serverAddsIdFirst = Number(raw.n) === 1;
     console.log(`[validator live] ${kind}: a raw insert without _id into a collection whose validator requires _id is ${serverAddsIdFirst ? 'accepted (the server adds _id before validating, as MongoDB documents)' : `rejected (${JSON.stringify((raw.writeErrors as { code?: number }[] | undefined)?.[0]?.code)}: the server validates before adding _id)`}`);
     const snap = await collect(['people'], 60);
-    const [f] = runRule(rule, snap).filter((x) => x.messageId === 'missing');
+    const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
     expect(f?.message).toContain('`_id`');
     const run = await confirmFindings(snap, f ? [f] : [], adapter, [rule], { budgetMs: 6_000, maxDocs: 60 });
     const k = run.findings[0]?.confirmation;
@@ -196,6 +202,140 @@ describe('validator (live)', () => {
       expect(dry?.serverViolators).toBeLessThan(3);
       expect(disagree?.message).toContain(`finds 3 of 33 sampled documents failing the validator, but the server counts only ${String(dry?.serverViolators)}`);
       expect(disagree?.message).toContain('`price` (3)');
+    }
+  });
+});
+
+/**
+ * The issue's failure: proposals marked strict/error rejected 7-62% of the existing documents of their collections.
+ * Collections shaped like those cases are seeded (rare shapes after a natural-order prefix), `check` runs with the
+ * rule, and each proposed validator is taken from the JSON output (the mongosh literal the DBA would paste) and
+ * evaluated over every document: on the server with {$nor: [{$jsonSchema}]} where it evaluates $jsonSchema in queries
+ * (SecantusDB), and in-process with the advisor's ajv reading of MongoDB's $jsonSchema everywhere (FerretDB has no
+ * $jsonSchema in queries, docs/test-servers.md). A proposal that says strict/error must reject nothing that exists.
+ */
+describe('validator proposals reject nothing that exists (live)', () => {
+  const uri = inject('mongoUri');
+  const kind = inject('serverKind');
+  const PDB = 'mongo_advisor_test_validator_proposals';
+  const N = 1000;
+  /** 4% of 1,000, as mongosh's analyze-schema snippet samples: the rare documents sit beyond a natural-order prefix. */
+  const SAMPLE = 40;
+  let client: MongoClient;
+  let adapter: DriverAdapter;
+
+  const last = (i: number, n: number): boolean => i >= N - n;
+  const seeds: Record<string, (i: number) => Record<string, unknown>> = {
+    // null in most documents; a value only in the last ones (and `legacy` null everywhere but the last 20)
+    nullheavy: (i) => ({ name: `${SECRET} ${i}`, deletedAt: last(i, 50) ? new Date(1_700_000_000_000 + i) : null, legacy: last(i, 20) ? `${SECRET}` : null }),
+    // a field in 60% of the documents; the last 15 lack `name`
+    partial: (i) => ({ ...(last(i, 15) ? {} : { name: `${SECRET} ${i}` }), ...(i % 5 < 3 ? { email: `${SECRET}@example.com` } : {}) }),
+    // a map keyed by data; the last 10 hold strings under their keys
+    maps: (i) => ({ stock: Object.fromEntries(Array.from({ length: 1 + (i % 4) }, (_, k) => [`SKU-${(i * 7 + k * 13) % 500}`, last(i, 10) ? `${SECRET}` : i + k])) }),
+    // one field of three types; the ObjectIds only at the end
+    mixed: (i) => ({ code: last(i, 50) ? new ObjectId() : i % 2 ? i : `${SECRET}-${i}` }),
+    // uniform, then 20 documents of another shape
+    rare: (i) => (last(i, 20) ? { name: `${SECRET} ${i}`, age: `${SECRET}` } : { name: `${SECRET} ${i}`, age: 20 + (i % 50), address: { city: `${SECRET}` } }),
+    // nothing rare: a count on the server can prove it clean
+    clean: (i) => ({ name: `${SECRET} ${i}`, n: i, tags: [`${SECRET}`], address: { city: `${SECRET}`, zip: `${i}` } }),
+  };
+  const names = Object.keys(seeds);
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    const db = client.db(PDB);
+    await db.dropDatabase();
+    for (const [name, make] of Object.entries(seeds)) await db.collection(name).insertMany(Array.from({ length: N }, (_, i) => make(i)));
+    adapter = await DriverAdapter.connect(uri);
+  });
+
+  afterAll(async () => {
+    await adapter?.close();
+    await client?.db(PDB).dropDatabase();
+    await client?.close();
+  });
+
+  /** The schema of `var schema = …` (the first command): a JavaScript literal when enums are off, as here. */
+  const schemaOf = (command: string): Record<string, unknown> => {
+    expect(command.startsWith('var schema = ')).toBe(true);
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the literal the DBA pastes into mongosh, evaluated as mongosh would
+    const literal = new Function(`return (${command.slice('var schema = '.length)});`) as () => Record<string, unknown>;
+    return literal();
+  };
+
+  /** Documents failing the schema: the server's count where it evaluates $jsonSchema, and the in-process check of every document. */
+  async function violators(coll: string, schema: Record<string, unknown>): Promise<{ server: number | null; serverWhy: string; inProcess: number }> {
+    const db = client.db(PDB);
+    let server: number | null = null;
+    let serverWhy = '';
+    try {
+      server = await db.collection(coll).countDocuments({ $nor: [{ $jsonSchema: schema }] });
+    } catch (err) {
+      serverWhy = describeServerError(err);
+    }
+    const compiled = compileJsonSchema(schema);
+    let inProcess = 0;
+    try {
+      for (const d of await db.collection(coll).find({}).toArray()) if (compiled.check(d).length > 0) inProcess++;
+      expect(compiled.unsupported).toEqual([]);
+    } finally {
+      compiled.dispose();
+    }
+    return { server, serverWhy, inProcess };
+  }
+
+  it('no proposed strict/error validator rejects an existing document (each evaluated over every document)', async () => {
+    let snap: Snapshot | null = null;
+    const result = await check(adapter, { db: PDB, collections: names, sampleSize: SAMPLE, confirm: false, rules: [rule], onSnapshot: (s) => void (snap = s) });
+    const json = formatJson(result);
+    expect(json).not.toContain(SECRET);
+    // map keys are data: once the profiler folds the map, no key reaches the report
+    const folded = (snap as Snapshot | null)?.databases[0]?.collections.find((c) => c.name === 'maps')?.sample.dynamicKeys.some((d) => d.path === 'stock') ?? false;
+    if (folded) expect(json).not.toContain('SKU-');
+    else console.log(`[validator live] ${kind}: the profiler did not fold \`stock\` as a map (src/collect/profile.ts), so its keys are census paths: the no-keys check waits for the folding`);
+    const findings = (JSON.parse(json) as CheckResult).findings.filter((f) => f.ruleId === 'validator' && f.messageId.startsWith('missing'));
+    expect(findings.map((f) => f.target.collection).sort()).toEqual([...names].sort());
+    const strictOnes: string[] = [];
+    const counted = new Set<string>();
+    for (const f of findings) {
+      const coll = f.target.collection ?? '';
+      const cmds = f.recommendation?.commands ?? [];
+      const schema = schemaOf(cmds[0] ?? '');
+      const mod = /validationLevel: "(\w+)", validationAction: "(\w+)"/.exec(cmds[2] ?? '');
+      const [level, action] = [mod?.[1], mod?.[2]];
+      expect([level, action]).toEqual([f.evidence.proposedLevel, f.evidence.proposedAction]);
+      const v = await violators(coll, schema);
+      if (v.server !== null) counted.add(coll);
+      console.log(
+        `[validator live] ${kind} ${coll}: proposed ${String(level)}/${String(action)} (${f.messageId}, violators ${String(f.evidence.violators)} counted on ${String(f.evidence.violatorsCountedOn)}); over every document: ${v.inProcess} fail in-process, ${v.server === null ? `no server count (${v.serverWhy.slice(0, 80)})` : `${v.server} on the server`}`,
+      );
+      if (level === 'strict' || action === 'error') {
+        strictOnes.push(coll);
+        expect(level, coll).toBe('strict');
+        expect(action, coll).toBe('error');
+        expect(v.inProcess, `${coll}: a strict/error proposal rejects existing documents`).toBe(0);
+        if (v.server !== null) expect(v.server, `${coll}: a strict/error proposal rejects existing documents (server count)`).toBe(0);
+      } else {
+        expect([level, action], coll).toEqual(['moderate', 'warn']);
+        // it says why: a count of failing documents, or why there is none
+        expect(f.recommendation?.reason, coll).toMatch(/existing documents fail it|no server count says|fail it\. Start with/);
+      }
+      // where the server counted, the finding's figure is the count of every document
+      if (f.evidence.violatorsCountedOn === 'server' && v.server !== null) expect(f.evidence.violators, coll).toBe(v.server);
+      // a field null in most documents is never required, nor typed "null" alone
+      if (coll === 'nullheavy') {
+        const props = schema.properties as Record<string, Record<string, unknown>>;
+        expect(schema.required).toEqual(['_id', 'name'].filter((k) => f.messageId !== 'missingOrdered' || k === '_id'));
+        expect(props.deletedAt?.bsonType === 'null').toBe(false);
+        expect(props.legacy?.bsonType === 'null').toBe(false);
+      }
+      if (coll === 'partial') expect(schema.required as string[]).not.toContain('email');
+    }
+    if (counted.has('clean')) {
+      // the server counts $jsonSchema: the clean collection is proven clean, so the test is not vacuous
+      expect(strictOnes).toContain('clean');
+    } else {
+      console.log(`[validator live] ${kind}: no $jsonSchema in queries here, so no server count; strict/error proposals: ${strictOnes.join(', ') || 'none'} (only from a read of every document)`);
     }
   });
 });

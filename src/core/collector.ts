@@ -42,7 +42,10 @@ export interface ListedCollection {
 export interface CollectionContext extends ContextBase {
   /** The core facts of the collection (stats, indexes, the sample's profile), as a frozen copy. */
   collection: Readonly<CollectionSnapshot>;
-  /** The sampled documents as read, for in-process measurements. Never return them or any value from them. */
+  /**
+   * The sampled documents pulled whole, for in-process measurements: `docs[i]` is `collection.sample.docs[i]` (those
+   * measured on the server follow them in sample.docs and are not here). Never return them or any value from them.
+   */
   docs: readonly Doc[];
   /** The `_id`s of the sample, in sample order (documents measured on the server included). */
   ids: readonly unknown[];

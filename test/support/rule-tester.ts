@@ -99,11 +99,11 @@ const BAD_WORDS: [RegExp, string][] = [
   [/\[object \w+\]/, '"[object …]"'],
 ];
 /**
- * "null" in prose is a value that went missing. In mongosh commands `null` is also a literal (`[true, null]`,
+ * "null" in prose is a value that went missing (`null` in backticks is the BSON value, named on purpose). In mongosh commands `null` is also a literal (`[true, null]`,
  * `bsonType: ["null", "string"]`, `.concat([null])`), so there only a null where a name belongs is flagged: quoted
  * as a whole string argument of a call, or after a dot (`db.null`).
  */
-const NULL_IN_PROSE = /\bnull\b/;
+const NULL_IN_PROSE = /(?<!`)\bnull\b(?!`)/;
 const NULL_IN_COMMAND = /\(\s*"null"\s*[,)]|\.null\b|<null>/;
 
 function textProblems(where: string, text: unknown, nullCheck: RegExp | null): string[] {
