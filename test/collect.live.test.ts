@@ -60,17 +60,15 @@ describe('collect (live)', () => {
     expect(posts?.stats?.count).toBe(30);
   });
 
-  it('names mixed _id types and says when the sample is not random', async () => {
+  it('names mixed _id types; a 4-document collection is read whole, so no server calls its sample not random', async () => {
     const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'] });
     const mixed = snap.databases[0]?.collections[0];
     expect(Object.keys(mixed?.sample.id?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
-    if (snap.server.capabilities.sample.supported !== true) {
-      expect(mixed?.sample.random).toBe(false);
-      expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(true);
-    } else {
-      expect(mixed?.sample.random).toBe(true);
-      expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
-    }
+    expect(mixed?.sample).toMatchObject({ method: 'whole', random: true, complete: true, size: 4 });
+    expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
+    // sampled instead (whole reads off): random where the server has $sample or the _ids could be drawn from
+    const sampled = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], wholeMaxDocs: 0 });
+    expect(sampled.databases[0]?.collections[0]?.sample).toMatchObject({ method: snap.server.capabilities.sample.supported === true ? '$sample' : 'random-ids', random: true, complete: false });
   });
 
   it('gives sizes $collStats measured, and never a size it did not measure as 0 B', async () => {

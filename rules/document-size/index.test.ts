@@ -1,6 +1,7 @@
 import type { CollectionSnapshot, DocProfile } from '../../src/core/types';
 import { collectionOf, docWithArray, sampleOf, snapshotOf } from '../../test/support/fixtures';
-import { ruleTester } from '../../test/support/rule-tester';
+import { describe, expect, it } from 'vitest';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
 import rule from './index';
 
 const MiB = 1024 * 1024;
@@ -14,6 +15,16 @@ function sampled(docs: DocProfile[], fields: CollectionSnapshot['sample']['field
   return collectionOf('reports', { sample: sampleOf(docs, { fields }) });
 }
 
+/** Every document read (collect's whole read): complete, no outlier pass needed. */
+function readWhole(docs: DocProfile[]): CollectionSnapshot {
+  return collectionOf('reports', { sample: sampleOf(docs, { method: 'whole', complete: true, outliers: { status: 'not-needed', reason: null, docs: [] } }) });
+}
+
+/** A sample plus what collect's server-side pass found beyond it (top-level shapes, measured with $bsonSize). */
+function withOutliers(docs: DocProfile[], outliers: DocProfile[]): CollectionSnapshot {
+  return collectionOf('reports', { sample: sampleOf(docs, { outliers: { status: 'done', reason: null, docs: outliers } }) });
+}
+
 const small = Array.from({ length: 30 }, () => doc(4_000, [{ path: 'body', bytes: 3_000 }]));
 const at = (path: string) => ({ db: 'app', collection: 'reports', path });
 const subset = (field: string) => ({ action: 'split the document (subset pattern)', commands: [`db.createCollection("reports_${field}")`, `db.reports_${field}.createIndex({ parentId: 1 })`] });
@@ -23,6 +34,8 @@ ruleTester(rule, {
     { name: 'small documents', snapshot: snapshotOf([sampled(small)]) },
     { name: 'just under 2 MB', snapshot: snapshotOf([sampled([...small, doc(1_999_999, [{ path: 'body', bytes: 1_900_000 }])])]) },
     { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
+    // the pass keeps the 5 largest documents whatever their size: small ones are no finding
+    { name: 'outliers under 2 MB', snapshot: snapshotOf([withOutliers(small, [doc(1_500_000, [{ path: 'body', bytes: 1_400_000 }], true)])]) },
   ],
   invalid: [
     {
@@ -33,7 +46,7 @@ ruleTester(rule, {
           messageId: 'largeDocument',
           severity: 'info',
           target: at('html'),
-          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 31 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB, `meta` 0.15 MB.',
+          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 31 sampled documents are over 2 MB, the size Atlas flags. Largest fields: `html` 2.30 MB, `meta` 0.15 MB.',
           evidence: { largestDocBytes: 2_500_000, docsOverInfoBytes: 1, docsOverWarnBytes: 0, largestField: 'html', dominantArray: null },
           recommendation: subset('html'),
         },
@@ -48,7 +61,7 @@ ruleTester(rule, {
           messageId: 'largeDocument',
           severity: 'info',
           target: at('html'),
-          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB (Atlas). Largest fields: `html` 2.30 MB.',
+          message: 'Sampled documents reach 2.50 MB (15% of the 16 MiB limit); 1 of 1 sampled documents are over 2 MB, the size Atlas flags. Largest fields: `html` 2.30 MB.',
           recommendation: subset('html'),
         },
       ],
@@ -62,7 +75,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: at('pdf'),
           message:
-            'Sampled documents reach 11.0 MB (66% of the 16 MiB limit), measured on the server with $bsonSize; 1 of 31 sampled documents are over 10 MB (Compass). Largest fields: `pdf` 10.9 MB.',
+            'Sampled documents reach 11.0 MB (66% of the 16 MiB limit), measured on the server with $bsonSize; 1 of 31 sampled documents are over 10 MB, the size Compass flags. Largest fields: `pdf` 10.9 MB.',
           // binaries go out of the document
           evidence: { measuredOnServer: true, largestFieldType: 'binData', docsOverWarnBytes: 1 },
           recommendation: { action: 'store the binary outside the document', commands: ['db.reports.find({}, { "pdf": 0 })  // reads without the large field meanwhile'] },
@@ -77,7 +90,7 @@ ruleTester(rule, {
           messageId: 'nearLimitMeasuredOnServer',
           severity: 'error',
           target: at('blob'),
-          messageIncludes: ['reach 14.7 MB (88% of the 16 MiB limit), measured on the server with $bsonSize', '1 of 31 sampled documents are over 80% of the 16 MiB limit'],
+          messageIncludes: ['reach 14.7 MB (88% of the 16 MiB limit), measured on the server with $bsonSize', '1 of 31 sampled documents are over 80% of the limit'],
           evidence: { docsOverErrorShare: 1, largestFieldType: null },
           recommendation: subset('blob'),
         },
@@ -112,10 +125,67 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'every document read: said so, not "sampled"',
+      snapshot: snapshotOf([readWhole([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]),
+      findings: [
+        {
+          messageId: 'largeDocumentAllRead',
+          severity: 'info',
+          target: at('html'),
+          message: 'Documents reach 2.50 MB (15% of the 16 MiB limit); 1 of all 31 documents (every one was read) are over 2 MB, the size Atlas flags. Largest fields: `html` 2.30 MB.',
+          evidence: { largestFrom: 'whole', sampleComplete: true, outlierSearch: 'not-needed' },
+          recommendation: subset('html'),
+        },
+      ],
+    },
+    {
+      // the issue's case: a random sample of small documents misses the one 11 MB document; collect's pass finds it
+      name: 'the largest document found beyond the sample by the server-side pass',
+      snapshot: snapshotOf([withOutliers(small, [doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true), doc(2_100_000, [{ path: 'pdf', bytes: 2_000_000 }], true)])]),
+      findings: [
+        {
+          messageId: 'largeDocumentBeyondSample',
+          severity: 'warn',
+          target: at('pdf'),
+          message:
+            'A document found by a server-side pass over the whole collection reaches 11.0 MB (66% of the 16 MiB limit), measured on the server with $bsonSize; 0 of 30 sampled documents are over 10 MB, the size Compass flags, and the pass found 1 more beyond the sample. Largest fields: `pdf` 10.9 MB.',
+          evidence: { largestFrom: 'outlierPass', sampleSize: 30, docsOverWarnBytes: 0, beyondSampleOverWarnBytes: 1, beyondSampleOverInfoBytes: 2 },
+          recommendation: subset('pdf'),
+        },
+      ],
+    },
+    {
+      name: 'near the limit beyond the sample: the limits page',
+      snapshot: snapshotOf([withOutliers(small, [doc(15 * MiB, [{ path: 'blob', bytes: 15 * MiB - 100 }], true)])]),
+      findings: [
+        {
+          messageId: 'nearLimitBeyondSample',
+          severity: 'error',
+          target: at('blob'),
+          data: { bytes: '15.7 MB', share: 94, over: 0, sample: 30, errorPercent: 80, beyond: 1, fields: '`blob` 15.7 MB' },
+          recommendation: subset('blob'),
+        },
+      ],
+    },
+    {
+      name: 'a sampled document larger than every outlier: the sample names it',
+      snapshot: snapshotOf([withOutliers([...small, doc(3_000_000, [{ path: 'html', bytes: 2_900_000 }])], [doc(2_200_000, [{ path: 'html', bytes: 2_100_000 }], true)])]),
+      findings: [{ messageId: 'largeDocument', severity: 'info', target: at('html'), messageIncludes: 'Sampled documents reach 3.00 MB', evidence: { largestFrom: 'sample', docsOverInfoBytes: 1, beyondSampleOverInfoBytes: 1 }, recommendation: subset('html') }],
+    },
+    {
       name: 'thresholds are options',
       snapshot: snapshotOf([sampled(small)]),
       options: { infoBytes: 3_000 },
       findings: [{ messageId: 'largeDocument', severity: 'info', target: at('body'), messageIncludes: '30 of 30 sampled documents are over', evidence: { docsOverInfoBytes: 30 }, recommendation: subset('body') }],
     },
   ],
+});
+
+describe('document-size links', () => {
+  it('links a finding near the 16 MiB limit to the limits page, and the others to the bloated-documents page', () => {
+    const near = runRule(rule, snapshotOf([withOutliers(small, [doc(15 * MiB, [{ path: 'blob', bytes: 15 * MiB - 100 }], true)])]));
+    expect(near.map((f) => [f.messageId, f.docsUrl])).toEqual([['nearLimitBeyondSample', 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size']]);
+    const large = runRule(rule, snapshotOf([sampled([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]));
+    expect(large.map((f) => [f.messageId, f.docsUrl])).toEqual([['largeDocument', 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/']]);
+  });
 });

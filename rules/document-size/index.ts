@@ -8,6 +8,7 @@ import { type DocumentSizeStats, documentSizeStats } from './analyze';
 const child = (collection: string, path: string): string => `${collection}_${path.replace(/[^A-Za-z0-9_]/g, '_')}`;
 
 const MiB = 1024 * 1024;
+const LIMITS_URL = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
 /** Decimal megabytes, the unit of the Atlas (2 MB) and Compass (10,000,000 bytes) lines the message compares with. */
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB`;
 
@@ -15,10 +16,10 @@ export const documentSizeOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: 'Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (the embedding field report).' },
-    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's bloated-document signal is 10,000,000 bytes (the field reports)." },
-    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: 'Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (the embedding field report: hard limit 16 MiB).' },
-    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (the embedding field report)." },
+    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: "Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (Atlas documentation, 'Reduce the Size of Large Documents')." },
+    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's performance insights flag documents over 10,000,000 bytes." },
+    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: "Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (MongoDB's manual, Limits and Thresholds: 16 MiB per document)." },
+    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (MongoDB's manual, Limits and Thresholds)." },
     arrayShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Share of the document an array must hold for the finding to point to array-growth: our choice (half the document).' },
   },
 } as const satisfies OptionsSchema;
@@ -47,8 +48,15 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
   };
 }
 
-const REACH = 'Sampled documents reach {{bytes}} ({{share}}% of the 16 MiB limit)';
+const LIMIT = '{{bytes}} ({{share}}% of the 16 MiB limit)';
 const FIELDS = 'Largest fields: {{fields}}.';
+const OVER_LINE = 'over {{line}} MB, the size {{tool}} flags';
+const OVER_ERROR = 'over {{errorPercent}}% of the limit';
+const SAMPLED = 'Sampled documents reach';
+const ON_SERVER = 'measured on the server with $bsonSize';
+const ALL = 'Documents reach';
+const ALL_READ = '{{over}} of all {{sample}} documents (every one was read) are';
+const BEYOND = 'A document found by a server-side pass over the whole collection reaches';
 
 export default defineRule({
   id: 'document-size',
@@ -56,12 +64,26 @@ export default defineRule({
   meta: {
     description: 'Documents near the size limits: 2 MB (Atlas), 10 MB (Compass), 16 MiB (hard limit)',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/',
+    // Near the hard limit, the page that states it.
+    docsUrls: {
+      nearLimit: LIMITS_URL,
+      nearLimitMeasuredOnServer: LIMITS_URL,
+      nearLimitAllRead: LIMITS_URL,
+      nearLimitAllReadMeasuredOnServer: LIMITS_URL,
+      nearLimitBeyondSample: LIMITS_URL,
+    },
     severity: 'warn',
     messages: {
-      largeDocument: `${REACH}; {{over}} of {{sample}} sampled documents are over {{line}} MB ({{tool}}). ${FIELDS}`,
-      largeDocumentMeasuredOnServer: `${REACH}, measured on the server with $bsonSize; {{over}} of {{sample}} sampled documents are over {{line}} MB ({{tool}}). ${FIELDS}`,
-      nearLimit: `${REACH}; {{over}} of {{sample}} sampled documents are over {{errorPercent}}% of the 16 MiB limit. ${FIELDS}`,
-      nearLimitMeasuredOnServer: `${REACH}, measured on the server with $bsonSize; {{over}} of {{sample}} sampled documents are over {{errorPercent}}% of the 16 MiB limit. ${FIELDS}`,
+      largeDocument: `${SAMPLED} ${LIMIT}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}. ${FIELDS}`,
+      largeDocumentMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}. ${FIELDS}`,
+      nearLimit: `${SAMPLED} ${LIMIT}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}. ${FIELDS}`,
+      nearLimitMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}. ${FIELDS}`,
+      largeDocumentAllRead: `${ALL} ${LIMIT}; ${ALL_READ} ${OVER_LINE}. ${FIELDS}`,
+      largeDocumentAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; ${ALL_READ} ${OVER_LINE}. ${FIELDS}`,
+      nearLimitAllRead: `${ALL} ${LIMIT}; ${ALL_READ} ${OVER_ERROR}. ${FIELDS}`,
+      nearLimitAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; ${ALL_READ} ${OVER_ERROR}. ${FIELDS}`,
+      largeDocumentBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      nearLimitBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
     },
     options: documentSizeOptionsSchema,
     requires: { capabilities: [] },
@@ -75,12 +97,18 @@ export default defineRule({
       target: { db: c.db, collection: c.name, ...(top ? { path: top.path } : {}) },
       evidence: {
         largestDocBytes: s.largest.bytes,
+        largestFrom: s.largestFrom,
         measuredOnServer: s.largest.measuredOnServer,
         sampleSize: s.sampleSize,
         sampleRandom: c.sample.random,
+        sampleComplete: c.sample.complete,
+        outlierSearch: c.sample.outliers.status,
         docsOverInfoBytes: s.overInfo,
         docsOverWarnBytes: s.overWarn,
         docsOverErrorShare: s.overError,
+        beyondSampleOverInfoBytes: s.beyond.overInfo,
+        beyondSampleOverWarnBytes: s.beyond.overWarn,
+        beyondSampleOverErrorShare: s.beyond.overError,
         largestField: top?.path ?? null,
         largestFieldBytes: top?.bytes ?? null,
         largestFieldType: s.largestFieldType,
@@ -89,7 +117,7 @@ export default defineRule({
       },
       recommendation: recommend(c.name, s),
     };
-    const data = {
+    const common = {
       bytes: mb(s.largest.bytes),
       share: Math.round((s.largest.bytes / options.maxDocBytes) * 100),
       sample: s.sampleSize,
@@ -98,13 +126,19 @@ export default defineRule({
     };
     const onServer = s.largest.measuredOnServer;
     if (s.largest.bytes >= options.errorShare * options.maxDocBytes) {
-      const near = { ...data, over: s.overError, errorPercent: Math.round(options.errorShare * 100) };
-      report({ ...base, severity: 'error', ...(onServer ? { messageId: 'nearLimitMeasuredOnServer', data: near } : { messageId: 'nearLimit', data: near }) });
+      const near = { ...common, over: s.overError, errorPercent: Math.round(options.errorShare * 100) };
+      const at = { ...base, severity: 'error' as const };
+      if (s.largestFrom === 'outlierPass') report({ ...at, messageId: 'nearLimitBeyondSample', data: { ...near, beyond: s.beyond.overError } });
+      else if (s.largestFrom === 'whole') report(onServer ? { ...at, messageId: 'nearLimitAllReadMeasuredOnServer', data: near } : { ...at, messageId: 'nearLimitAllRead', data: near });
+      else report(onServer ? { ...at, messageId: 'nearLimitMeasuredOnServer', data: near } : { ...at, messageId: 'nearLimit', data: near });
       return;
     }
     const warn = s.largest.bytes > options.warnBytes;
     // the line crossed, in decimal megabytes, and the tool that draws it
-    const large = warn ? { ...data, over: s.overWarn, line: options.warnBytes / 1e6, tool: 'Compass' } : { ...data, over: s.overInfo, line: options.infoBytes / 1e6, tool: 'Atlas' };
-    report({ ...base, severity: warn ? 'warn' : 'info', ...(onServer ? { messageId: 'largeDocumentMeasuredOnServer', data: large } : { messageId: 'largeDocument', data: large }) });
+    const large = warn ? { ...common, over: s.overWarn, line: options.warnBytes / 1e6, tool: 'Compass' } : { ...common, over: s.overInfo, line: options.infoBytes / 1e6, tool: 'Atlas' };
+    const at = { ...base, severity: warn ? ('warn' as const) : ('info' as const) };
+    if (s.largestFrom === 'outlierPass') report({ ...at, messageId: 'largeDocumentBeyondSample', data: { ...large, beyond: warn ? s.beyond.overWarn : s.beyond.overInfo } });
+    else if (s.largestFrom === 'whole') report(onServer ? { ...at, messageId: 'largeDocumentAllReadMeasuredOnServer', data: large } : { ...at, messageId: 'largeDocumentAllRead', data: large });
+    else report(onServer ? { ...at, messageId: 'largeDocumentMeasuredOnServer', data: large } : { ...at, messageId: 'largeDocument', data: large });
   },
 });

@@ -11,6 +11,7 @@ import {
   type CollectionStats,
   type IndexSnapshot,
   type Note,
+  type OutlierSearch,
   type SampleSnapshot,
   type ServerInfo,
   type Snapshot,
@@ -22,7 +23,7 @@ import { isDate, objectIdSeconds } from './bson-size';
 import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
-import { readSample } from './sample';
+import { findOutliers, readSample, seedOf } from './sample';
 import { CollectorRunner } from './run-collectors';
 
 export type { ListedCollection } from '../core/collector';
@@ -37,6 +38,21 @@ export interface CollectOptions {
   sampleMaxBytes?: number;
   /** Documents above this are measured on the server, not pulled (default 1 MiB). */
   largeDocBytes?: number;
+  /**
+   * Collections of at most this many documents (and `wholeMaxBytes`) are read whole instead of sampled (default 10,000,
+   * see COLLECT_DEFAULTS). A fixed `sampleSize` lowers it to that size. 0 turns whole reads off.
+   */
+  wholeMaxDocs?: number;
+  /** Collections of at most this many bytes of data (and `wholeMaxDocs`) are read whole (default 16 MiB). */
+  wholeMaxBytes?: number;
+  /** Without `$sample`: the most `_id`s read in natural order to draw the sample's random positions from (default 100,000; 0: the first documents instead). */
+  idScanMax?: number;
+  /** The server-side pass for the largest documents and longest arrays skips collections above this many documents (default 1,000,000). */
+  outlierMaxDocs?: number;
+  /** … or above this many bytes of data (default 1 GiB). */
+  outlierMaxBytes?: number;
+  /** Documents the outlier pass keeps by each measure (largest; longest top-level array; default 5). */
+  outlierTop?: number;
   /**
    * The collectors to run beyond the core (src/core/collector.ts): `check` passes those its enabled rules need
    * (`collectPlan`); none when absent.
@@ -65,6 +81,33 @@ export const COLLECT_DEFAULTS = {
    * WiredTiger data handles that then stay open about 28 h (close_idle_time). 100 is Atlas' collections-per-database line.
    */
   countFirstAbove: 100,
+  /**
+   * Whole reads. 10,000 documents: the largest sample mongosh's analyze-schema rule ever takes (domain facts §6), so a
+   * whole read never profiles more documents than the default sample of a large collection does. 16 MiB: what one
+   * reply of the server carries (a batch stops at the 16 MiB BSON limit), so a whole read costs the one round trip a
+   * sample costs; profiling 16 MiB in process takes tens of milliseconds (bench/README.md, analyze-throughput: 20,000
+   * posts, 114 MB, about 180 ms). Where `$collStats` gives no size (SecantusDB), the read is one reply whose documents
+   * `$bsonSize` measures, given up (and sampled instead) past the bound; without `$bsonSize` either, no whole read.
+   */
+  wholeMaxDocs: 10_000,
+  wholeMaxBytes: 16 * 1024 * 1024,
+  /**
+   * Without `$sample`, the sample is drawn at random positions of the first 100,000 `_id`s in natural order. Our choice:
+   * ten times the largest sample, in one find whose reply is about 3 MB of ObjectId `_id`s (a 22-byte document each,
+   * plus its array key). A collection beyond it is sampled from its first 100,000 documents, labelled not random, and a
+   * note says what the scan covered.
+   */
+  idScanMax: 100_000,
+  /**
+   * The outlier pass scans the whole collection once (one aggregate with maxTimeMS; a `$facet` keeps the top few by
+   * `$bsonSize` and by the longest top-level array). Our choice of bound: 1,000,000 documents or 1 GiB of data, the
+   * size up to which a scan can finish within the 10 s maxTimeMS default on MongoDB; above either, or past maxTimeMS,
+   * the pass is skipped (or failed) with a note. Where `$collStats` gives no size, the document bound alone applies.
+   * It keeps the 5 largest documents and the 5 with the longest top-level array.
+   */
+  outlierMaxDocs: 1_000_000,
+  outlierMaxBytes: 1024 * 1024 * 1024,
+  outlierTop: 5,
 };
 
 /** mongosh's analyze-schema snippet: min(max(20, 4% of count), 10000). */
@@ -188,13 +231,31 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
 /** Run-wide notes: one line each for the whole run, whatever the number of databases (the cause is the server). */
 function runNotes(snapshot: Snapshot, notes: Note[]): void {
   const all = snapshot.databases.flatMap((d) => d.collections);
+  const plural = (n: number) => `${n} collection${n === 1 ? '' : 's'}`;
+  const caps = snapshot.server.capabilities;
   const notRandom = all.filter((c) => c.sample.method === 'natural-order');
   const single = snapshot.databases.length === 1 ? { target: { db: snapshot.databases[0]?.name ?? '' } } : {};
   if (notRandom.length > 0) {
     notes.push({
       level: 'info',
       ...single,
-      message: `samples are the first documents in natural order, not random (${notRandom.length} collection${notRandom.length === 1 ? '' : 's'}): the server lacks $sample (${snapshot.server.capabilities.sample.evidence})`,
+      message: `samples are the first documents in natural order, not random (${plural(notRandom.length)}): the server lacks $sample (${caps.sample.evidence})`,
+    });
+  }
+  const byIds = all.filter((c) => c.sample.method === 'random-ids');
+  if (byIds.length > 0) {
+    notes.push({
+      level: 'info',
+      ...single,
+      message: `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with $sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
+    });
+  }
+  const unsupported = all.filter((c) => c.sample.outliers.status === 'unsupported');
+  if (unsupported.length > 0) {
+    notes.push({
+      level: 'skipped',
+      ...single,
+      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${unsupported[0]?.sample.outliers.reason ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
     });
   }
   const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
@@ -360,12 +421,30 @@ async function collectCollection(
     return { snap, rawDocs, ids, collStatsError };
   }
   const avg = snap.stats?.avgObjSize ?? 0;
+  const maxBytes = opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes;
+  const largeDocBytes = opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes;
   const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
-  const byBytes = avg > 0 ? Math.max(1, Math.floor((opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes) / avg)) : wanted;
+  const byBytes = avg > 0 ? Math.max(1, Math.floor(maxBytes / avg)) : wanted;
   const requested = Math.min(wanted, byBytes);
-  if (requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round((opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes) / 1048576)} MiB` });
+  // A whole read never exceeds the sample's byte bound, nor a fixed sample size the caller chose.
+  const whole = {
+    count,
+    sizeBytes: snap.stats?.sizeBytes ?? 0,
+    maxDocs: Math.min(opts.wholeMaxDocs ?? COLLECT_DEFAULTS.wholeMaxDocs, opts.sampleSize ?? Infinity),
+    maxBytes: Math.min(opts.wholeMaxBytes ?? COLLECT_DEFAULTS.wholeMaxBytes, maxBytes),
+  };
+  const idScanMax = opts.idScanMax ?? COLLECT_DEFAULTS.idScanMax;
   try {
-    const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes: opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes });
+    const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed: seedOf(`${db}.${c.name}`), count });
+    if (raw.fallback) notes.push({ level: 'info', target, message: raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead` });
+    if (!raw.complete && requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round(maxBytes / 1048576)} MiB` });
+    if (raw.idScan && !raw.idScan.whole) {
+      notes.push({
+        level: 'info',
+        target,
+        message: `the sample was drawn at random from the first ${raw.idScan.read} of ${count ?? 'the'} documents in natural order (the _id scan stops at ${idScanMax}, idScanMax): documents inserted later were not seen`,
+      });
+    }
     rawDocs = raw.docs;
     const timeField = opts.timeField ?? detectTimeField(raw.docs);
     const profiler = new Profiler(timeField);
@@ -376,16 +455,18 @@ async function collectCollection(
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
     });
     docs.push(...raw.large);
-    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? '1 sampled document' : `${raw.large.length} sampled documents`} over ${Math.round((opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes) / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
+    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${Math.round(largeDocBytes / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
     ids = sampledIds;
+    const outliers = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });
+    if (outliers.status === 'skipped' || outliers.status === 'failed') notes.push({ level: 'skipped', target, message: `the largest documents and longest arrays were not searched for beyond the sample: ${outliers.reason ?? ''}; the largest sampled ones are lower bounds` });
     snap.sample = {
       method: raw.method,
       random: raw.random,
-      complete: false,
+      complete: raw.complete,
       dynamicKeys: folded.dynamicKeys,
-      outliers: { status: 'skipped', reason: 'not searched yet', docs: [] },
-      requested,
+      outliers,
+      requested: raw.complete ? docs.length : requested,
       size: docs.length,
       docs,
       id: profileIds(sampledIds),
@@ -397,6 +478,37 @@ async function collectCollection(
     snap.sample = emptySample(requested);
   }
   return { snap, rawDocs, ids, collStatsError };
+}
+
+/**
+ * The server-side pass for the largest documents and longest top-level arrays the sample may have missed: not needed
+ * when the sample is the whole collection; unsupported without $bsonSize and $size; skipped above the cost bound
+ * (outlierMaxDocs, outlierMaxBytes); one aggregate otherwise (1 round trip), whose failure is a status, never a throw.
+ */
+async function searchOutliers(
+  adapter: Adapter,
+  server: ServerInfo,
+  snap: CollectionSnapshot,
+  opts: CollectOptions,
+  s: { maxTimeMS: number; complete: boolean; sampledIds: unknown[]; timeField: string | null },
+): Promise<OutlierSearch> {
+  if (s.complete) return { status: 'not-needed', reason: null, docs: [] };
+  const caps = server.capabilities;
+  const lacking = (['bsonSize', 'arraySize'] as const).filter((k) => caps[k].supported !== true);
+  if (lacking.length) return { status: 'unsupported', reason: `the server lacks ${lacking.map((k) => `${k === 'bsonSize' ? '$bsonSize' : '$size'} (${caps[k].evidence})`).join(' and ')}`, docs: [] };
+  const count = snap.stats?.count ?? null;
+  const bytes = snap.stats?.sizeBytes ?? 0;
+  const maxDocs = opts.outlierMaxDocs ?? COLLECT_DEFAULTS.outlierMaxDocs;
+  const maxBytes = opts.outlierMaxBytes ?? COLLECT_DEFAULTS.outlierMaxBytes;
+  if (count === null) return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown', docs: [] };
+  if (count > maxDocs) return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs} (outlierMaxDocs)`, docs: [] };
+  if (bytes > maxBytes) return { status: 'skipped', reason: `${Math.round(bytes / 1048576)} MiB of data is above the pass's bound of ${Math.round(maxBytes / 1048576)} MiB (outlierMaxBytes)`, docs: [] };
+  try {
+    const docs = await findOutliers(adapter, snap.db, snap.name, { top: opts.outlierTop ?? COLLECT_DEFAULTS.outlierTop, maxTimeMS: s.maxTimeMS, sampledIds: s.sampledIds, timeField: s.timeField });
+    return { status: 'done', reason: null, docs };
+  } catch (err) {
+    return { status: 'failed', reason: `the pass failed: ${describeServerError(err)}`, docs: [] };
+  }
 }
 
 function sumStats(rows: Doc[]): CollectionStats {
