@@ -5,6 +5,8 @@
  * Elsewhere each says why it could not run.
  */
 import { ObjectId } from 'mongodb';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { CheckResult } from '../src/core/types';
@@ -21,12 +23,17 @@ describe('confirming check of ObjectId and string _ids (real CLI)', () => {
   const live = useLiveDb(DB, async (db) => {
     const day = 86_400;
     const start = Math.floor(Date.now() / 1000) - 400 * day;
+    // an index led by the time field: the evidence of time-ordered access id-pattern's clustering advice needs
+    await db.collection('events').createIndex({ at: 1 });
     await db.collection('events').insertMany(Array.from({ length: 400 }, (_, i) => ({ _id: ObjectId.createFromTime(start + i * 3600), type: i % 3 ? 'view' : 'click', at: new Date((start + i * 3600) * 1000), note: `${SECRET} ${i}` })));
     await db.collection<{ _id: string }>('codes').insertMany(Array.from({ length: 400 }, (_, i) => ({ _id: `CODE-${String(i).padStart(5, '0')}`, label: `${SECRET} ${i}`, uses: i })));
   });
 
   it('measures the validator findings of both collections and runs clustered vs regular', async () => {
-    const r = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--format', 'json', '--confirm-budget', '6', '--fail-on', 'error']);
+    // 400 documents: far below id-pattern's 100 MB clustering line, lowered by a configuration file
+    const config = join(mkdtempSync(join(tmpdir(), 'confirm-ids-')), 'advisor.json');
+    writeFileSync(config, JSON.stringify({ rules: { 'id-pattern': { options: { clusterMinBytes: 0 } } } }));
+    const r = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--format', 'json', '--confirm-budget', '6', '--fail-on', 'error', '--config', config]);
     expect(r.err).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     const result = JSON.parse(r.out) as CheckResult;
     const validator = (coll: string) => result.findings.find((f) => f.ruleId === 'validator' && f.target.collection === coll && f.messageId.startsWith('missing'));

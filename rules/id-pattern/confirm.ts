@@ -40,6 +40,19 @@ function idGenerator(bson: BsonKit, evidence: Finding['evidence']): { make: () =
   let n = 0;
   let ms = Date.now();
   if (label === 'ObjectId') return { make: () => bson.objectId(), describe: 'new ObjectIds (monotonic)' };
+  if (evidence.uuidAsString === true) {
+    const text = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    return random
+      ? { make: () => text(uuid4Hex()), describe: 'random UUID v4 strings' }
+      : {
+          make: () => {
+            const seq = n++ % 4096;
+            if (seq === 4095) ms++;
+            return text(uuid7Hex(ms, seq));
+          },
+          describe: 'UUID v7 strings (time-ordered)',
+        };
+  }
   if (label.startsWith('UUID v7') || (label.startsWith('UUID') && !random)) {
     return {
       make: () => {
@@ -174,7 +187,7 @@ async function compareIndexSizes(s: Scratch, names: readonly string[], docs: { c
 /** The findings that advise against clustering (a random or a large _id): supported when clustered inserts are slower or the indexes grow. */
 const ADVISE_AGAINST: readonly string[] = ['adviseAgainstClustered', 'adviseAgainstClusteredLarge'];
 /** The findings the experiment tests: the advice against clustering, and the advice for it (supported by a faster _id range scan). */
-export const CONFIRMABLE: readonly string[] = ['recommendClustered', ...ADVISE_AGAINST];
+export const CONFIRMABLE: readonly string[] = ['recommendClustered', 'recommendClusteredNoGrowth', ...ADVISE_AGAINST];
 
 export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, _o: IdPatternOptions): Promise<Result> {
   if (!CONFIRMABLE.includes(f.messageId)) {

@@ -9,6 +9,8 @@ export interface IdShape {
   /** The value's binary form, for leading-byte entropy only (never stored). */
   bytes: Uint8Array;
   uuidVersion?: number;
+  /** A string in the canonical UUID form (8-4-4-4-12 hex digits, RFC 9562 variant): `bytes` are the decoded 16 bytes. */
+  uuidString?: boolean;
   /** A sort key that follows MongoDB's order within one type: [type order, number or string] (id-pattern ranks _ids by it). */
   order: [number, number | string];
 }
@@ -21,9 +23,28 @@ function numberBytes(n: number): Uint8Array {
   return b;
 }
 
+/**
+ * A UUID written as text: 36 characters, 8-4-4-4-12 hex digits, either case, with a version digit (1-8) and the RFC 9562
+ * variant (8, 9, a or b). Nothing looser (no braces, no bare 32 digits): those are not the form drivers and mongosh print.
+ */
+const UUID_STRING = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** The 16 bytes of a canonical UUID string (callers check UUID_STRING first). */
+function uuidStringBytes(v: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(v.replace(/-/g, ''), 'hex'));
+}
+
 /** Classifies an _id value as the host returned it. */
 export function idShape(v: unknown): IdShape {
-  if (typeof v === 'string') return { type: 'string', size: 5 + utf8Length(v), bytes: enc.encode(v.slice(0, 16)), order: [2, v] };
+  if (typeof v === 'string') {
+    // A UUID stored as text is judged on the bytes it spells, not on its characters: hex digits carry 4 bits each, so
+    // the characters' entropy reads half of the bytes' and a random UUID looked ordered.
+    if (v.length === 36 && UUID_STRING.test(v)) {
+      const bytes = uuidStringBytes(v);
+      return { type: 'string', size: 5 + 36, bytes, uuidVersion: (bytes[6] ?? 0) >> 4, uuidString: true, order: [2, v] };
+    }
+    return { type: 'string', size: 5 + utf8Length(v), bytes: enc.encode(v.slice(0, 16)), order: [2, v] };
+  }
   if (typeof v === 'number') {
     const int = Number.isInteger(v) && Math.abs(v) < 2 ** 31;
     return { type: int ? 'int' : 'double', size: int ? 4 : 8, bytes: numberBytes(v), order: [1, v] };
@@ -66,16 +87,21 @@ export function idShape(v: unknown): IdShape {
 
 const LEADING_BYTES = 4;
 
-/** The _id profile of a sample: types, sizes, UUID versions and leading-byte entropy. No values kept. */
+/**
+ * The _id profile of a sample: types, sizes, UUID versions (binary and canonical strings alike), how many strings are
+ * UUIDs, and leading-byte entropy (of the decoded bytes, for UUID strings). No values kept.
+ */
 export function profileIds(sampledIds: readonly unknown[]): IdProfile {
   const types: Partial<Record<IdType, number>> = {};
   const uuidVersions: Record<string, number> = {};
+  let uuidStrings = 0;
   const sizes: number[] = [];
   const hist: Map<number, number>[] = Array.from({ length: LEADING_BYTES }, () => new Map<number, number>());
   for (const v of sampledIds) {
     const s = idShape(v);
     types[s.type] = (types[s.type] ?? 0) + 1;
     if (s.uuidVersion !== undefined) uuidVersions[String(s.uuidVersion)] = (uuidVersions[String(s.uuidVersion)] ?? 0) + 1;
+    if (s.uuidString) uuidStrings++;
     sizes.push(s.size);
     for (let i = 0; i < LEADING_BYTES && i < s.bytes.length; i++) {
       const h = hist[i] as Map<number, number>;
@@ -86,6 +112,7 @@ export function profileIds(sampledIds: readonly unknown[]): IdProfile {
   return {
     types,
     uuidVersions,
+    uuidStrings,
     sizeBytes: { p50: sizes.length ? percentile(sizes, 50) : 0, max: sizes.length ? Math.max(...sizes) : 0, mean: sizes.length ? mean(sizes) : 0 },
     leadingByteEntropy: hist.map((h) => Math.round(entropyBits(h.values()) * 1000) / 1000),
   };

@@ -91,6 +91,7 @@ const idProfile = {
   properties: {
     types: { type: 'object', additionalProperties: num },
     uuidVersions: { type: 'object', additionalProperties: num },
+    uuidStrings: nonNegInt,
     sizeBytes: { type: 'object', required: ['p50', 'max', 'mean'], properties: { p50: num, max: num, mean: num } },
     leadingByteEntropy: { type: 'array', items: num },
   },

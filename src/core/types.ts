@@ -109,8 +109,13 @@ export type IdType =
 
 export interface IdProfile {
   types: Partial<Record<IdType, number>>;
-  /** For UUIDs: count per version (4 random, 7 time-ordered). */
+  /** For UUIDs, binary or canonical strings alike: count per version (4 random, 7 time-ordered). */
   uuidVersions: Record<string, number>;
+  /**
+   * String _ids in the canonical UUID form (36 characters, 8-4-4-4-12 hex, with a version and the RFC 9562 variant);
+   * their `leadingByteEntropy` is measured on the 16 bytes they spell. Absent in snapshots taken before it was counted.
+   */
+  uuidStrings?: number;
   sizeBytes: { p50: number; max: number; mean: number };
   /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
   leadingByteEntropy: number[];
@@ -274,13 +279,28 @@ export interface Measurement {
   low: number;
   high: number;
   trials: number;
+  /** Probability that low..high holds the true median (order statistics of the trials: exact, distribution-free); absent for a single reading. */
+  coverage?: number;
+}
+
+/** A ratio of two timed arms: the median of the paired ratios and an interval of them (src/confirm/harness.ts ratioOf). */
+export interface RatioInterval {
+  median: number;
+  low: number;
+  high: number;
+  /** The interval's real coverage (e.g. 0.95, or 0.9375 for the min–max of 5 pairs); absent for an exact figure (a size). Say this, not "95%". */
+  coverage?: number;
+  /** Pairs the interval was computed from. */
+  pairs?: number;
+  /** true when the arms were timed in alternation, round by round (each ratio shares that moment's load). */
+  paired?: boolean;
 }
 
 export interface Confirmation {
   status: 'supported' | 'refuted' | 'inconclusive' | 'not-run' | 'error';
   summary: string;
-  /** Ratio alternative/current or current/alternative as the summary says, with a bootstrap 95% interval. */
-  ratio?: { label: string; median: number; low: number; high: number };
+  /** Ratio alternative/current or current/alternative as the summary says, with its interval and that interval's real `coverage`. */
+  ratio?: RatioInterval & { label: string };
   measurements: Measurement[];
   /** Where it ran: scratch database and server, never the user's collections. */
   where: string;

@@ -35,7 +35,7 @@ export async function runDemo(opts: { confirm: boolean; color: boolean; io: Demo
       const e = connectionError(err, server.uri);
       throw server.kind === 'MONGODB_URI' ? new UserError(`${e.message} (from MONGODB_URI: fix it, or unset it to let the demo start an embedded server)`) : e;
     }
-    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, a clustered collection…`);
+    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, carts (string UUID _id, items keyed by SKU), a clustered collection…`);
     await seedDemo(client, DEMO_DB);
     const adapter = await DriverAdapter.connect(server.uri);
     try {

@@ -24,6 +24,8 @@ export const DEMO_POSTS = [
  * - sessions (UUID v4 _id) and events (ObjectId _id), each with a secondary index (id-pattern, validator);
  * - tenant_<n>_events: 12 small per-tenant collections with the same index (collection-count);
  * - logs: repetitive text, compressible (compression, on WiredTiger);
+ * - carts: string UUID _ids, items keyed by SKU, a total sometimes written as a string (id-pattern, dynamic-keys,
+ *   mixed-types);
  * - readings: a clustered collection where the server has them (clustered-trap; other servers ignore or refuse it).
  * Documents are inserted whole. `extras: false` seeds only posts, sessions and events (tests pin their findings).
  */
@@ -71,6 +73,18 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
   const line = 'GET /api/v1/posts/42/comments 200 12ms user-agent=Mozilla/5.0 (X11; Linux x86_64) ';
   await db.collection('logs').insertMany(Array.from({ length: 3000 }, (_, i) => ({ at: new Date(now - i * 1000), level: i % 50 === 0 ? 'warn' : 'info', message: line.repeat(12), host: `web-${i % 4}` })));
 
+  // A shop's carts as many apps write them: UUIDs kept as 36-character strings, items keyed by SKU (keys that are
+  // data) and a price that older code wrote as a string (id-pattern, dynamic-keys, mixed-types).
+  await db.collection<{ _id: string }>('carts').insertMany(
+    Array.from({ length: 2000 }, (_, i) => ({
+      _id: canonical(uuid4()),
+      userId: i % 400,
+      itemsBySku: Object.fromEntries(Array.from({ length: 1 + (i % 4) }, (_, k) => [`SKU-${String((i * 7 + k * 131) % 5000).padStart(5, '0')}`, 1 + ((i + k) % 3)])),
+      total: i % 5 === 0 ? ((i % 97) + 0.99).toFixed(2) : (i % 97) + 0.99,
+      updatedAt: new Date(now - i * 90_000),
+    })),
+  );
+
   // Clustered where the server supports it; a server that ignores or refuses the option gets a regular collection.
   await db.createCollection('readings', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'readings clustered key' } }).catch(() => db.createCollection('readings'));
   await db.collection('readings').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: new ObjectId(), sensor: i % 10, value: i * 0.5 })));
@@ -78,6 +92,11 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
 
 /** Settings the demo runs with: the compression rule's size floor lowered so the small demo logs qualify. */
 export const DEMO_SETTINGS = { rules: { compression: { options: { minDataBytes: 1024 * 1024 } } } };
+
+/** 32 hex digits in the canonical 8-4-4-4-12 form. */
+function canonical(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 function uuid4(): string {
   const b = randomBytes(16);
