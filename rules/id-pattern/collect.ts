@@ -62,7 +62,7 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
   id: 'id-pattern',
   version: 1,
   scope: 'collection',
-  description: '_ids in natural order (1 find with an _id projection and a $natural hint per sampled non-clustered collection), kept as ranks',
+  description: '_ids in natural order (1 find with an _id projection and a $natural hint per sampled non-clustered collection; none where the core read them already), kept as ranks',
   appliesTo: (c) => c.type === 'collection' && !c.clustered && c.sample.size > 0,
   schema: {
     type: 'object',
@@ -78,6 +78,8 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
     const { adapter, collection: c, maxTimeMS } = ctx;
     const limit = Math.min(ctx.ids.length, MAX_NATURAL_IDS);
     if (limit === 0) return null;
+    // The core already read them (a whole read, or the _id scan of a server without $sample): no read of our own.
+    if (ctx.naturalIds && ctx.naturalIds.length >= limit) return { ranks: naturalOrderRanks(ctx.naturalIds.slice(0, limit)), source: 'natural-scan' };
     try {
       return { ranks: naturalOrderRanks(await readNaturalIds(adapter, c.db, c.name, limit, maxTimeMS)), source: 'natural-scan' };
     } catch (err) {

@@ -94,6 +94,7 @@ describe('index-usage (live)', () => {
       listed: { name: 'orders', type: 'collection', options: {} },
       docs: [],
       ids: [],
+      naturalIds: null,
       run: new Map(),
     });
     const members = data?.members;

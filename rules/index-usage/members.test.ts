@@ -87,7 +87,7 @@ const runs = new WeakMap<ServerInfo, Map<string, unknown>>();
 function ctxFor(adapter: Adapter, server: ServerInfo, collection: CollectionSnapshot, notes: string[]): CollectionContext {
   let run = runs.get(server);
   if (!run) runs.set(server, (run = new Map<string, unknown>()));
-  return { adapter, server, maxTimeMS: 1000, serverStatus: null, note: (m) => notes.push(m), collection, listed: { name: collection.name, type: 'collection', options: {} }, docs: [], ids: [], run };
+  return { adapter, server, maxTimeMS: 1000, serverStatus: null, note: (m) => notes.push(m), collection, listed: { name: collection.name, type: 'collection', options: {} }, docs: [], ids: [], naturalIds: null, run };
 }
 const serverOf = (topology: ServerInfo['topology']): ServerInfo => ({ ...snapshotOf([]).server, topology });
 

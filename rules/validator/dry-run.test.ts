@@ -242,7 +242,7 @@ function scripted(replies: Record<string, (cmd: Doc) => Doc>): Adapter & { sent:
 
 function contextOf(adapter: Adapter, collection = collectionOf('students'), docs: readonly Doc[] = [], options: Doc = validatorOptions): CollectionContext & { notes: string[] } {
   const notes: string[] = [];
-  return { adapter, collection, listed: { name: collection.name, type: 'collection', options }, docs, ids: [], maxTimeMS: 1000, serverStatus: null, server: {} as CollectionContext['server'], note: (m) => void notes.push(m), notes, run: new Map() };
+  return { adapter, collection, listed: { name: collection.name, type: 'collection', options }, docs, ids: [], naturalIds: null, maxTimeMS: 1000, serverStatus: null, server: {} as CollectionContext['server'], note: (m) => void notes.push(m), notes, run: new Map() };
 }
 
 const validatorOptions = { validator: { $jsonSchema: students }, validationLevel: 'strict', validationAction: 'error' };

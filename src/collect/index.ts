@@ -194,10 +194,10 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     const chosen = chosenByDb[db] ?? [];
     const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
     const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
-      const { snap, rawDocs, ids, collStatsError } = await collectCollection(adapter, server, { ...opts, db }, c, maxTimeMS, countFirst);
+      const { snap, rawDocs, ids, naturalIds, collStatsError } = await collectCollection(adapter, server, { ...opts, db }, c, maxTimeMS, countFirst);
       if (collStatsError === null && snap.stats !== null) collStats.ok ??= `${db}.${c.name}`;
       if (collStatsError !== null) collStats.failed ??= collStatsError;
-      await runner.collection(snap, c, rawDocs, ids);
+      await runner.collection(snap, c, rawDocs, ids, naturalIds);
       opts.onCollection?.(snap);
       return snap;
     });
@@ -341,9 +341,10 @@ async function collectCollection(
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
-): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[]; ids: unknown[]; collStatsError: string | null }> {
+): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[]; ids: unknown[]; naturalIds: unknown[] | null; collStatsError: string | null }> {
   let rawDocs: Doc[] = [];
   let ids: unknown[] = [];
+  let naturalIds: unknown[] | null = null;
   let collStatsError: string | null = null;
   const db = opts.db;
   const type = collectionType(c);
@@ -363,11 +364,11 @@ async function collectCollection(
   };
   if (type === 'view') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead` });
-    return { snap, rawDocs, ids, collStatsError };
+    return { snap, rawDocs, ids, naturalIds, collStatsError };
   }
   if (type === 'timeseries') {
     notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
-    return { snap, rawDocs, ids, collStatsError };
+    return { snap, rawDocs, ids, naturalIds, collStatsError };
   }
 
   // 0. in many-collection databases, a cheap count first: an empty collection needs only its index list
@@ -385,7 +386,7 @@ async function collectCollection(
         notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
       }
       notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove} collections)` });
-      return { snap, rawDocs, ids, collStatsError };
+      return { snap, rawDocs, ids, naturalIds, collStatsError };
     }
   }
 
@@ -418,7 +419,7 @@ async function collectCollection(
   const count = snap.stats?.count ?? null;
   if (count === 0) {
     notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
-    return { snap, rawDocs, ids, collStatsError };
+    return { snap, rawDocs, ids, naturalIds, collStatsError };
   }
   const avg = snap.stats?.avgObjSize ?? 0;
   const maxBytes = opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes;
@@ -446,6 +447,7 @@ async function collectCollection(
       });
     }
     rawDocs = raw.docs;
+    naturalIds = raw.naturalIds;
     const timeField = opts.timeField ?? detectTimeField(raw.docs);
     const profiler = new Profiler(timeField);
     const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
@@ -477,7 +479,7 @@ async function collectCollection(
     notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
     snap.sample = emptySample(requested);
   }
-  return { snap, rawDocs, ids, collStatsError };
+  return { snap, rawDocs, ids, naturalIds, collStatsError };
 }
 
 /**

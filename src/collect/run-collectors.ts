@@ -58,13 +58,13 @@ export class CollectorRunner {
     }
   }
 
-  async collection(snap: CollectionSnapshot, listed: ListedCollection, docs: readonly Doc[], ids: readonly unknown[]): Promise<void> {
+  async collection(snap: CollectionSnapshot, listed: ListedCollection, docs: readonly Doc[], ids: readonly unknown[], naturalIds: readonly unknown[] | null = null): Promise<void> {
     const data: Record<string, unknown> = {};
     for (const c of this.of('collection')) {
       const applies = c.appliesTo ? c.appliesTo(snap) : snap.type === 'collection';
       if (!applies) continue;
       const note = this.noteFor(c, snap.notes, { db: snap.db, collection: snap.name });
-      const out = await this.run(c, note, () => (c as AnyCollector & { scope: 'collection' }).collect({ ...this.ctx(c, note), collection: snap, listed, docs, ids }));
+      const out = await this.run(c, note, () => (c as AnyCollector & { scope: 'collection' }).collect({ ...this.ctx(c, note), collection: snap, listed, docs, ids, naturalIds }));
       if (out !== null && out !== undefined) data[c.id] = out;
     }
     if (Object.keys(data).length > 0) snap.data = data;

@@ -49,6 +49,12 @@ export interface CollectionContext extends ContextBase {
   docs: readonly Doc[];
   /** The `_id`s of the sample, in sample order (documents measured on the server included). */
   ids: readonly unknown[];
+  /**
+   * `_id`s in natural order that the core already read (a whole read, or the `_id` scan of a server without
+   * `$sample`), from the first document on; null when it read none. A collector that needs natural order uses these
+   * instead of a read of its own.
+   */
+  naturalIds: readonly unknown[] | null;
   /** The collection's listCollections entry (its options: validator, clusteredIndex, …), as the core read it. */
   listed: Readonly<ListedCollection>;
 }
