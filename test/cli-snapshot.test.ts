@@ -58,12 +58,12 @@ describe('snapshot file format (pure)', () => {
   };
 
   it('accepts a fixture snapshot, and checks collector data against the schemas of the collectors it is read with', () => {
-    const good = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { find: ['COLLSCAN'], deleteMany: null, serverVersion: '6.0.5' })]);
+    const good = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { asked: 2, find: { stages: ['COLLSCAN'], nReturned: 2, docsExamined: 50_000, keysExamined: 0, nWouldDelete: null }, deleteMany: null, serverVersion: '6.0.5' })]);
     (good.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
     expect(() => parseSnapshot(JSON.parse(JSON.stringify(good)), 'x.json', [clusteredExplain])).not.toThrow();
     // A value where a stage name belongs (an _id, say) is refused by the collector's schema, with where it is.
-    const bad = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { find: ['{"_id": 42}'], deleteMany: null, serverVersion: '6.0.5' })]);
-    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json', [clusteredExplain])).toThrow(/databases\.0\.collections\.0\.data\.clustered-trap\.find\.0 must match pattern/);
+    const bad = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { asked: 2, find: { stages: ['{"_id": 42}'], nReturned: 2, docsExamined: 2, keysExamined: 0, nWouldDelete: null }, deleteMany: null, serverVersion: '6.0.5' })]);
+    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json', [clusteredExplain])).toThrow(/databases\.0\.collections\.0\.data\.clustered-trap\.find\.stages\.0 must match pattern/);
     // Read without that collector (a rule set that does not need it), its data is not checked.
     expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json')).not.toThrow();
   });

@@ -1,14 +1,32 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
 
-/** explain() of `find({_id: {$in: [a, b]}})` and of a deleteMany with that filter, verbosity queryPlanner. */
+/** What one explain (verbosity executionStats) measured: stage names and counts, never a value. */
+export interface ExplainedRun {
+  /** Stage names from the winning plan's root down, e.g. ["BATCHED_DELETE", "CLUSTERED_IXSCAN"]. */
+  stages: string[];
+  /** executionStats.nReturned: documents returned (0 for a delete, which returns nothing). */
+  nReturned: number;
+  /** executionStats.totalDocsExamined: documents read, every engine and mongos alike. */
+  docsExamined: number;
+  /** executionStats.totalKeysExamined. */
+  keysExamined: number;
+  /** A delete's nWouldDelete (summed over shards under SHARD_WRITE); null for a find or when the reply has none. */
+  nWouldDelete: number | null;
+}
+
+/**
+ * explain (verbosity executionStats) of `find({_id: {$in: [lowest, highest]}})` and of a deleteMany with that filter,
+ * on a clustered collection.
+ */
 export interface ClusteredExplain {
-  /** Stage names from the winning plan's root down, e.g. ["FETCH", "CLUSTERED_IXSCAN"]; null when not read. */
-  find: string[] | null;
-  deleteMany: string[] | null;
+  /** Values in the $in: 2 (the collection's lowest and highest _id). */
+  asked: number;
+  find: ExplainedRun | null;
+  deleteMany: ExplainedRun | null;
   /** Server version the plans came from. */
   serverVersion: string;
-  /** Why a plan is missing (fewer than two documents, explain refused, unknown plan shape). */
+  /** Why a plan is missing (an empty collection, explain refused, unknown plan shape). */
   reason?: string;
 }
 
@@ -42,49 +60,104 @@ export function planStages(explain: Doc): string[] | null {
   return out.length ? out : null;
 }
 
-/** The stages MongoDB roots a delete's plan at: DELETE, BATCHED_DELETE (6.1+, multi-document deletes), EXPRESS_DELETE (8.0+, one _id). */
+/**
+ * The stages MongoDB roots a delete's plan at: DELETE, BATCHED_DELETE (6.1+, multi-document deletes), EXPRESS_DELETE
+ * (8.0+, one _id); SHARD_WRITE through mongos is above them.
+ */
 export const DELETE_STAGES: readonly string[] = ['DELETE', 'BATCHED_DELETE', 'EXPRESS_DELETE'];
 
+/** A non-negative whole count from a reply: a number, a bigint or a BSON Long/Int32/Double (valueOf). */
+function countOf(v: unknown): number | null {
+  let n: unknown = v;
+  if (typeof v === 'bigint') n = Number(v);
+  else if (v !== null && typeof v === 'object' && typeof (v as { valueOf?: unknown }).valueOf === 'function') n = (v as { valueOf: () => unknown }).valueOf();
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
+}
+
+/** A delete's nWouldDelete: on its root delete stage, or summed over shards[] under mongos' SHARD_WRITE. */
+function wouldDelete(stages: Doc | undefined): number | null {
+  if (!stages || typeof stages !== 'object') return null;
+  if (typeof stages.stage === 'string' && DELETE_STAGES.includes(stages.stage)) return countOf(stages.nWouldDelete);
+  if (Array.isArray(stages.shards)) {
+    let sum = 0;
+    for (const s of stages.shards as Doc[]) {
+      const n = wouldDelete(s.executionStages as Doc | undefined);
+      if (n === null) return null;
+      sum += n;
+    }
+    return sum;
+  }
+  return null;
+}
+
 /**
- * Stage names of an explain reply, when the reply is a plan of the command explained: for a delete, MongoDB puts a
- * delete stage over the plan that finds the documents, and parsedQuery echoes the (non-empty) filter. A reply without
- * a delete stage, or with an empty parsedQuery, did not plan this command's filter: its stages say nothing about it,
- * and the reason says so (stage names only: never a value).
+ * What an explain reply at verbosity executionStats measured, when the reply is a plan of the command explained: for a
+ * delete, MongoDB puts a delete stage over the plan that finds the documents, and parsedQuery echoes the (non-empty)
+ * filter. A reply without a delete stage, with an empty parsedQuery or without executionStats counts says nothing
+ * about the command: the reason says why (stage names only: never a value). The counts are executionStats' totals
+ * (nReturned, totalDocsExamined, totalKeysExamined), which the classic engine, the slot-based engine, EXPRESS and mongos
+ * all report at the top of executionStats.
  */
-export function planOf(explain: Doc, kind: 'find' | 'delete'): { stages: string[] } | { reason: string } {
+export function planOf(explain: Doc, kind: 'find' | 'delete'): { run: ExplainedRun } | { reason: string } {
+  const op = kind === 'find' ? 'find' : 'deleteMany';
   const stages = planStages(explain);
-  if (!stages) return { reason: `the ${kind === 'find' ? 'find' : 'deleteMany'} explain has no winning plan this advisor can read` };
+  if (!stages) return { reason: `the ${op} explain has no winning plan this advisor can read` };
   const parsed = (explain.queryPlanner as Doc | undefined)?.parsedQuery;
   const emptyFilter = parsed !== null && typeof parsed === 'object' && Object.keys(parsed).length === 0;
   const noDelete = kind === 'delete' && !stages.some((st) => DELETE_STAGES.includes(st));
-  if (!emptyFilter && !noDelete) return { stages };
-  const why = [
-    ...(noDelete ? [`no ${DELETE_STAGES.slice(0, 2).join(' or ')} stage`] : []),
-    ...(emptyFilter ? ['an empty parsedQuery for the two-_id filter'] : []),
-  ].join('; ');
-  const op = kind === 'find' ? 'find' : 'deleteMany';
-  return { reason: `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is not judged` };
+  if (emptyFilter || noDelete) {
+    const why = [...(noDelete ? [`no ${DELETE_STAGES.slice(0, 2).join(' or ')} stage`] : []), ...(emptyFilter ? ['an empty parsedQuery for the two-_id filter'] : [])].join('; ');
+    return { reason: `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is not judged` };
+  }
+  const es = explain.executionStats as Doc | undefined;
+  const nReturned = countOf(es?.nReturned);
+  const docsExamined = countOf(es?.totalDocsExamined);
+  const keysExamined = countOf(es?.totalKeysExamined);
+  if (nReturned === null || docsExamined === null || keysExamined === null) {
+    return { reason: `the ${op} explain (winning plan ${stages.join(' > ')}) has no executionStats counts (nReturned, totalDocsExamined, totalKeysExamined), so it is not judged` };
+  }
+  const nWouldDelete = kind === 'delete' ? wouldDelete(es?.executionStages as Doc | undefined) : null;
+  return { run: { stages, nReturned, docsExamined, keysExamined, nWouldDelete } };
 }
 
-const stages = { type: ['array', 'null'], items: { type: 'string' } };
+const STAGE = { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } as const;
+const COUNT = { type: 'integer', minimum: 0 } as const;
+const RUN = {
+  type: ['object', 'null'],
+  required: ['stages', 'nReturned', 'docsExamined', 'keysExamined', 'nWouldDelete'],
+  additionalProperties: false,
+  // Stage names are upper-case words (COLLSCAN[bounded] included) and the rest are counts: no _id value fits.
+  properties: { stages: { type: 'array', items: STAGE }, nReturned: COUNT, docsExamined: COUNT, keysExamined: COUNT, nWouldDelete: { type: ['integer', 'null'], minimum: 0 } },
+} as const;
+
+/** The `_id` an explained $in asks for, read from a find reply of one document (projection {_id: 1}). */
+function firstId(reply: Doc): { id: unknown } | null {
+  const doc = (((reply.cursor as Doc | undefined)?.firstBatch as Doc[] | undefined) ?? [])[0];
+  return doc && '_id' in doc ? { id: doc._id } : null;
+}
 
 /**
- * Clustered collections only: explain (verbosity queryPlanner, which plans without executing, for the delete too) of
- * a find and a deleteMany on `_id: {$in: [a, b]}`, with two _ids of the collection's sample (read when the sample holds fewer). Keeps the
- * stage names only; the _ids are dropped when it returns. Round trips: 2 per clustered collection.
+ * Clustered collections only. Reads the collection's lowest and highest `_id` (two finds sorted on `_id`, limit 1,
+ * projection `{_id: 1}`: on a clustered collection each reads one record at an end of the clustered key), then asks
+ * explain at verbosity executionStats for `find({_id: {$in: [lowest, highest]}})` and for a deleteMany with that
+ * filter. Explain runs the plan to count what it reads but applies no write: "For write operations, explain returns
+ * information about the write operation that would be performed but does not actually modify the database"
+ * (https://www.mongodb.com/docs/manual/reference/method/db.collection.explain/; jstests/core/explain_delete.js checks
+ * the documents are still there). Keeps stage names and counts; the two _ids are dropped when it returns.
+ * Round trips: 4 per clustered collection (2 finds, 2 explains). Cost on the server: the explains run the plan, so
+ * they read what the $in reads — the whole collection on the trap's shapes — bounded by maxTimeMS.
  */
 export const clusteredExplain = defineCollector<ClusteredExplain, 'collection'>({
   id: 'clustered-trap',
-  version: 1,
+  version: 2,
   scope: 'collection',
-  description: 'explain() of a two-_id $in find and deleteMany on each clustered collection (2 commands per clustered collection)',
+  description: "explain (executionStats) of a find and a deleteMany of the lowest and highest _id's $in on each clustered collection (4 commands per clustered collection)",
   appliesTo: (c) => c.clustered && c.type === 'collection',
   schema: {
     type: 'object',
-    required: ['find', 'deleteMany', 'serverVersion'],
+    required: ['asked', 'find', 'deleteMany', 'serverVersion'],
     additionalProperties: false,
-    // Stage names are upper-case words (COLLSCAN[bounded] included): the pattern keeps _id values out.
-    properties: { find: { ...stages, items: { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } }, deleteMany: { ...stages, items: { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } }, serverVersion: { type: 'string' }, reason: { type: 'string' } },
+    properties: { asked: { type: 'integer', minimum: 1 }, find: RUN, deleteMany: RUN, serverVersion: { type: 'string' }, reason: { type: 'string' } },
   },
   async collect(ctx) {
     const out = await explainClustered(ctx);
@@ -95,37 +168,33 @@ export const clusteredExplain = defineCollector<ClusteredExplain, 'collection'>(
 
 async function explainClustered(ctx: CollectionContext): Promise<ClusteredExplain> {
   const { adapter, collection: c, maxTimeMS, server } = ctx;
-  const out: ClusteredExplain = { find: null, deleteMany: null, serverVersion: server.version };
-  // Two _ids of the sample collect already read; a read of its own only when the sample holds fewer.
-  let ids: unknown[] = ctx.ids.slice(0, 2);
-  if (ids.length < 2) {
-    try {
-      const r = await adapter.command(c.db, { find: c.name, filter: {}, projection: { _id: 1 }, limit: 2, batchSize: 2, singleBatch: true, maxTimeMS });
-      ids = (((r.cursor as Doc | undefined)?.firstBatch as Doc[] | undefined) ?? []).map((d) => d._id);
-    } catch (err) {
-      out.reason = `two _ids could not be read: ${describeServerError(err)}`;
-      return out;
+  const out: ClusteredExplain = { asked: 2, find: null, deleteMany: null, serverVersion: server.version };
+  const ends: unknown[] = [];
+  try {
+    for (const direction of [1, -1]) {
+      const end = firstId(await adapter.command(c.db, { find: c.name, filter: {}, sort: { _id: direction }, projection: { _id: 1 }, limit: 1, batchSize: 1, singleBatch: true, maxTimeMS }));
+      if (!end) {
+        out.reason = 'the collection holds no document: there is no _id to explain';
+        return out;
+      }
+      ends.push(end.id);
     }
-  }
-  if (ids.length < 2) {
-    out.reason = `the collection holds ${ids.length} document${ids.length === 1 ? '' : 's'}: a two-_id $in needs two`;
+  } catch (err) {
+    out.reason = `the lowest and highest _id could not be read: ${describeServerError(err)}`;
     return out;
   }
-  const filter = { _id: { $in: ids } };
+  const filter = { _id: { $in: ends } };
   const problems: string[] = [];
-  try {
-    const plan = planOf(await adapter.command(c.db, { explain: { find: c.name, filter }, verbosity: 'queryPlanner', maxTimeMS }), 'find');
-    if ('stages' in plan) out.find = plan.stages;
-    else problems.push(plan.reason);
-  } catch (err) {
-    problems.push(`explain of the find was refused: ${describeServerError(err)}`);
-  }
-  try {
-    const plan = planOf(await adapter.command(c.db, { explain: { delete: c.name, deletes: [{ q: filter, limit: 0 }] }, verbosity: 'queryPlanner', maxTimeMS }), 'delete');
-    if ('stages' in plan) out.deleteMany = plan.stages;
-    else problems.push(plan.reason);
-  } catch (err) {
-    problems.push(`explain of the deleteMany was refused: ${describeServerError(err)}`);
+  for (const kind of ['find', 'delete'] as const) {
+    const op = kind === 'find' ? 'find' : 'deleteMany';
+    const explain = kind === 'find' ? { find: c.name, filter } : { delete: c.name, deletes: [{ q: filter, limit: 0 }] };
+    try {
+      const plan = planOf(await adapter.command(c.db, { explain, verbosity: 'executionStats', maxTimeMS }), kind);
+      if ('run' in plan) out[op] = plan.run;
+      else problems.push(plan.reason);
+    } catch (err) {
+      problems.push(`explain of the ${op} was refused: ${describeServerError(err)}`);
+    }
   }
   if (problems.length) out.reason = problems.join('; ');
   return out;

@@ -1,9 +1,10 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
-import { planOf } from './collect';
+import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { type Budget, ratioOf, type Timed, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import { readsFar } from './analyze';
 import type { ClusteredTrapOptions } from './index';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -11,19 +12,20 @@ const DOCS = 20_000;
 const BATCH = 1000;
 const NAME = 'clustered_trap';
 
-/** The operations a finding names as scanning, read back from its evidence (plans as "A > B"). */
-export function flaggedOps(f: Finding, scanStages: readonly string[]): ('find' | 'deleteMany')[] {
-  const scans = (plan: unknown): boolean => typeof plan === 'string' && plan.split(' > ').some((st) => scanStages.includes(st));
+/** The operations a finding names as reading far more than asked, read back from its evidence (documents examined). */
+export function flaggedOps(f: Finding, examinedRatio: number): ('find' | 'deleteMany')[] {
+  const asked = typeof f.evidence.asked === 'number' ? f.evidence.asked : 2;
+  const far = (examined: unknown): boolean => typeof examined === 'number' && examined > examinedRatio * asked;
   const ops: ('find' | 'deleteMany')[] = [];
-  if (scans(f.evidence.findPlan)) ops.push('find');
-  if (scans(f.evidence.deleteManyPlan)) ops.push('deleteMany');
+  if (far(f.evidence.findExamined)) ops.push('find');
+  if (far(f.evidence.deleteExamined)) ops.push('deleteMany');
   return ops;
 }
 
 interface OpResult {
   op: 'find' | 'deleteMany';
-  /** Stage names, or why the scratch plan could not be read. */
-  plan: { stages: string[] } | { reason: string };
+  /** What the scratch explain measured, or why it could not be read. */
+  plan: { run: ExplainedRun } | { reason: string };
   scan: boolean;
   ratio: { label: string; median: number; low: number; high: number };
   measurements: Measurement[];
@@ -32,9 +34,10 @@ interface OpResult {
 }
 
 /**
- * On a scratch clustered collection of filler documents, for each operation the finding names: explain the two-_id
- * `$in` (does this server plan a scan?) and time it against the workaround the finding proposes — two single-_id
- * finds, or two deleteOne statements in one delete command (the bulkWrite the recommendation shows).
+ * On a scratch clustered collection of filler documents, for each operation the finding names: explain
+ * (executionStats) the `$in` of the lowest and highest `_id` (does it read far more than the two documents?) and time it
+ * against the workaround the finding proposes — two single-_id finds, or two deleteOne statements in one delete command
+ * (the bulkWrite the recommendation shows).
  */
 export async function confirmClusteredTrap(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions): Promise<Result> {
   const s = ctx.scratch;
@@ -69,13 +72,14 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
     await s.command({ insert: NAME, documents: docs, ordered: false });
     if (ctx.budget.exhausted) break;
   }
-  const ia = Math.floor(ids.length * 0.25);
-  const ib = Math.floor(ids.length * 0.75);
+  // The lowest and highest _id: ObjectIds made in one process increase, so the first and the last.
+  const ia = 0;
+  const ib = ids.length - 1;
   const a = ids[ia];
   const b = ids[ib];
   const filter = { _id: { $in: [a, b] } };
   // A finding collected by an older snapshot may name no operation: then check the find, as the rule's first case.
-  const flagged = flaggedOps(f, o.scanStages);
+  const flagged = flaggedOps(f, o.examinedRatio);
   const ops = flagged.length ? flagged : (['find'] as const);
   const results: OpResult[] = [];
   for (const [k, op] of ops.entries()) {
@@ -88,13 +92,16 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
   if (results.some((r) => !r.complete)) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio: first.ratio, measurements };
   const slower = (r: OpResult): boolean => verdict(r.ratio, 1) === 'above';
   const supported = results.find((r) => r.scan && slower(r));
-  const refuted = results.every((r) => 'stages' in r.plan && !r.scan && !slower(r));
+  const refuted = results.every((r) => 'run' in r.plan && !r.scan && !slower(r));
   const status: Confirmation['status'] = supported ? 'supported' : refuted ? 'refuted' : 'inconclusive';
   return { status, summary, ratio: (supported ?? first).ratio, measurements };
 }
 
 function planSentence(plan: OpResult['plan'], op: string): string {
-  return 'stages' in plan ? `this server plans the two-_id $in ${op} as ${plan.stages.join(' > ')}` : plan.reason;
+  if (!('run' in plan)) return plan.reason;
+  const r = plan.run;
+  const result = op === 'find' ? `return ${formatNumber(r.nReturned)}` : `delete ${formatNumber(r.nWouldDelete ?? 2)}`;
+  return `explain of the lowest and highest _id $in ${op} read ${formatNumber(r.docsExamined)} documents to ${result} (${r.stages.join(' > ')})`;
 }
 
 function ratioText(r: { median: number; low: number; high: number }, a: Measurement, b: Measurement, what: string): string {
@@ -103,8 +110,8 @@ function ratioText(r: { median: number; low: number; high: number }, a: Measurem
 
 async function compareFind(ctx: ConfirmContext, budget: Budget, filter: Doc, a: unknown, b: unknown, o: ClusteredTrapOptions): Promise<OpResult> {
   const s = ctx.scratch;
-  const plan = planOf(await s.command({ explain: { find: NAME, filter }, verbosity: 'queryPlanner' }), 'find');
-  const inFind = await timeTrials('find _id $in [2 values]', budget.slice(0.5), async () => {
+  const plan = planOf(await s.command({ explain: { find: NAME, filter }, verbosity: 'executionStats' }), 'find');
+  const inFind = await timeTrials('find _id $in [lowest, highest]', budget.slice(0.5), async () => {
     await s.command({ find: NAME, filter, batchSize: 10, singleBatch: true });
   });
   const single = await timeTrials('2 finds of one _id each', budget, async () => {
@@ -121,7 +128,7 @@ function opResult(op: OpResult['op'], plan: OpResult['plan'], multi: Timed, sing
   return {
     op,
     plan,
-    scan: 'stages' in plan && plan.stages.some((st) => o.scanStages.includes(st)),
+    scan: 'run' in plan && readsFar(plan.run, 2, o.examinedRatio),
     ratio,
     measurements,
     complete: multi.complete && singles.complete,
@@ -131,7 +138,7 @@ function opResult(op: OpResult['op'], plan: OpResult['plan'], multi: Timed, sing
 
 async function compareDelete(ctx: ConfirmContext, budget: Budget, filter: Doc, docs: Doc[], o: ClusteredTrapOptions): Promise<OpResult> {
   const s = ctx.scratch;
-  const plan = planOf(await s.command({ explain: { delete: NAME, deletes: [{ q: filter, limit: 0 }] }, verbosity: 'queryPlanner' }), 'delete');
+  const plan = planOf(await s.command({ explain: { delete: NAME, deletes: [{ q: filter, limit: 0 }] }, verbosity: 'executionStats' }), 'delete');
   // Each run deletes the same two documents: they are put back, untimed, before it.
   const putBack = async (): Promise<void> => {
     await s.command({ delete: NAME, deletes: docs.map((d) => ({ q: { _id: d._id }, limit: 1 })) });
@@ -140,7 +147,7 @@ async function compareDelete(ctx: ConfirmContext, budget: Budget, filter: Doc, d
   const expectTwo = (r: Doc, what: string): void => {
     if (Number(r.n) !== 2) throw new Error(`${what} deleted ${String(r.n)} of the 2 documents`);
   };
-  const many = await timeTrials('deleteMany _id $in [2 values]', budget.slice(0.5), async () => {
+  const many = await timeTrials('deleteMany _id $in [lowest, highest]', budget.slice(0.5), async () => {
     expectTwo(await s.command({ delete: NAME, deletes: [{ q: filter, limit: 0 }] }), 'deleteMany');
   }, undefined, putBack);
   const ones = await timeTrials('2 deleteOne of one _id each, one command', budget, async () => {

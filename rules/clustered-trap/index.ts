@@ -1,38 +1,41 @@
 import { dataOf } from '../../src/core/collector';
 import { shellCollection } from '../../src/lib/shell';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
-import { clusteredExplain } from './collect';
+import { readsFar } from './analyze';
+import { clusteredExplain, type ExplainedRun } from './collect';
 import { confirmClusteredTrap } from './confirm';
 
 export const clusteredTrapOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    scanStages: {
-      type: 'array',
-      items: { type: 'string' },
-      default: ['COLLSCAN'],
-      description: 'Plan stages that mean the whole collection is read: on 6.0.5 a two-_id $in find and deleteMany on a clustered collection planned a COLLSCAN (the clustered-collections field report). A COLLSCAN bounded by the clustered key reads COLLSCAN[bounded] and does not count.',
+    examinedRatio: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      default: 1000,
+      description:
+        'Documents examined per _id asked at which a multi-_id $in counts as the trap: explain read more than this many documents for each value of the $in (2). The default is the ratio at which Atlas raises its Query Targeting alert (Scanned Objects / Returned above 1,000: https://www.mongodb.com/docs/atlas/reference/alert-resolutions/query-targeting/).',
     },
   },
 } as const satisfies OptionsSchema;
 
 export type ClusteredTrapOptions = OptionsOf<typeof clusteredTrapOptionsSchema>;
 
-const WHY = 'every multi-_id lookup reads the whole collection instead of two keys (the 6.0.5 trap).';
+const WHY =
+  'on a clustered collection a multi-value `_id` $in reads the whole collection (a COLLSCAN up to 6.0.5) or every document between its lowest and highest value (one bounded CLUSTERED_IXSCAN since SERVER-67105, 6.0.6+), not one record per value.';
 
 export default defineRule({
   id: 'clustered-trap',
   needs: [clusteredExplain],
   scope: 'collection',
   meta: {
-    description: 'Clustered collections whose multi-_id $in find or deleteMany plans a collection scan',
+    description: 'Clustered collections where a multi-_id $in find or deleteMany reads far more documents than it asks for',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
     severity: 'warn',
     messages: {
-      scanOnFind: `On this clustered collection find() with \`_id: {$in: [two values]}\` plans a collection scan ({{findPlan}}) on MongoDB {{version}}: ${WHY}`,
-      scanOnDelete: `On this clustered collection deleteMany() with \`_id: {$in: [two values]}\` plans a collection scan ({{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
-      scanOnBoth: `On this clustered collection find() and deleteMany() with \`_id: {$in: [two values]}\` plan a collection scan (find: {{findPlan}}; deleteMany: {{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
+      scanOnFind: `On this clustered collection, explain of find() with \`_id: {$in: [lowest, highest]}\` read {{findExamined}} documents to return {{findReturned}} ({{findPlan}}, MongoDB {{version}}): ${WHY}`,
+      scanOnDelete: `On this clustered collection, explain of deleteMany() with \`_id: {$in: [lowest, highest]}\` read {{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}, MongoDB {{version}}): ${WHY}`,
+      scanOnBoth: `On this clustered collection, explain of find() and deleteMany() with \`_id: {$in: [lowest, highest]}\` read {{findExamined}} documents to return {{findReturned}} ({{findPlan}}) and {{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
     },
     options: clusteredTrapOptionsSchema,
     requires: { capabilities: [] },
@@ -40,33 +43,44 @@ export default defineRule({
   analyze({ collection: c, options, report }) {
     const e = dataOf(clusteredExplain, c);
     if (!c || !c.clustered || !e) return;
-    const scans = (stages: string[] | null): boolean => stages !== null && stages.some((s) => options.scanStages.includes(s));
-    const find = scans(e.find);
-    const del = scans(e.deleteMany);
+    const find = readsFar(e.find, e.asked, options.examinedRatio) ? e.find : null;
+    const del = readsFar(e.deleteMany, e.asked, options.examinedRatio) ? e.deleteMany : null;
     if (!find && !del) return;
-    const findPlan = (e.find ?? []).join(' > ');
-    const deletePlan = (e.deleteMany ?? []).join(' > ');
+    const plan = (r: ExplainedRun | null): string | null => (r ? r.stages.join(' > ') : null);
+    // "to delete N": the delete's nWouldDelete, or the values asked when the reply has none.
+    const would = (r: ExplainedRun): number => r.nWouldDelete ?? e.asked;
     const base = {
       target: { db: c.db, collection: c.name, path: '_id' },
       evidence: {
-        findPlan: e.find ? e.find.join(' > ') : null,
-        deleteManyPlan: e.deleteMany ? e.deleteMany.join(' > ') : null,
+        findPlan: plan(e.find),
+        deleteManyPlan: plan(e.deleteMany),
+        asked: e.asked,
+        findExamined: e.find?.docsExamined ?? null,
+        findReturned: e.find?.nReturned ?? null,
+        deleteExamined: e.deleteMany?.docsExamined ?? null,
+        deleteWould: e.deleteMany ? would(e.deleteMany) : null,
+        examinedRatio: options.examinedRatio,
         serverVersion: e.serverVersion,
         documents: c.stats?.count ?? null,
       },
       recommendation: {
-        action: 'look _ids up one at a time until the server plans $in on the clustered key',
-        reason: 'An equality on the clustered key reads one key; $in with several values fell back to a collection scan here. Send one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when the _ids are adjacent, and check explain() again after each server upgrade.',
+        action: 'look far-apart _ids up one at a time, or $in only over _ids that sit close together',
+        reason: 'An equality on the clustered key reads one record; an $in of several _ids reads the whole collection (up to 6.0.5) or the whole range between its lowest and highest value (6.0.6+). Send one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when the _ids are adjacent, and check explain("executionStats") after each server upgrade.',
         commands: [
           `${shellCollection(c.name)}.find({ _id: <id> })`,
           `${shellCollection(c.name)}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])`,
-          `${shellCollection(c.name)}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("queryPlanner")`,
+          `${shellCollection(c.name)}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("executionStats")`,
         ],
       },
     };
-    if (find && del) report({ ...base, messageId: 'scanOnBoth', data: { findPlan, deletePlan, version: e.serverVersion } });
-    else if (find) report({ ...base, messageId: 'scanOnFind', data: { findPlan, version: e.serverVersion } });
-    else report({ ...base, messageId: 'scanOnDelete', data: { deletePlan, version: e.serverVersion } });
+    const version = e.serverVersion;
+    if (find && del) {
+      report({ ...base, messageId: 'scanOnBoth', data: { findExamined: find.docsExamined, findReturned: find.nReturned, findPlan: find.stages.join(' > '), deleteExamined: del.docsExamined, deleteWould: would(del), deletePlan: del.stages.join(' > '), version } });
+    } else if (find) {
+      report({ ...base, messageId: 'scanOnFind', data: { findExamined: find.docsExamined, findReturned: find.nReturned, findPlan: find.stages.join(' > '), version } });
+    } else if (del) {
+      report({ ...base, messageId: 'scanOnDelete', data: { deleteExamined: del.docsExamined, deleteWould: would(del), deletePlan: del.stages.join(' > '), version } });
+    }
   },
-  confirm: { describe: 'on a scratch clustered collection: explain of a two-_id $in, and its time against two single-_id finds', run: confirmClusteredTrap },
+  confirm: { describe: 'on a scratch clustered collection: explain (executionStats) of the lowest and highest _id $in, and its time against single-_id lookups', run: confirmClusteredTrap },
 });

@@ -1,20 +1,65 @@
-import { redactUri } from '../core/format';
 import { UserError } from '../core/errors';
 import { asServerError } from '../adapters/types';
+import { redactText, redactUri } from '../lib/redact';
+import type { AuthSettings } from './uri';
 
-/** Turns a connection failure into what happened, why, and what to do. */
-export function connectionError(err: unknown, uri: string): UserError {
-  const shown = redactUri(uri);
-  const name = (err as { name?: string }).name ?? '';
+interface Cause {
+  name: string;
+  code?: number;
+  codeName?: string;
+  message: string;
+}
+
+/** The error and what it wraps: `cause`, and each server's error in a server selection failure. */
+function causes(err: unknown, depth = 0, seen = new Set<unknown>()): Cause[] {
+  if (!err || typeof err !== 'object' || depth > 4 || seen.has(err)) return [];
+  seen.add(err);
   const e = asServerError(err);
-  if (name === 'MongoParseError' || name === 'MongoAPIError' || /Invalid scheme|URI/i.test(e.message)) {
-    return new UserError(`"${shown}" is not a MongoDB connection string: ${e.message}. Expected something like mongodb://host:27017 or mongodb+srv://cluster.example.net.`);
+  const out: Cause[] = [{ name: (err as { name?: string }).name ?? '', ...e }];
+  out.push(...causes((err as { cause?: unknown }).cause, depth + 1, seen));
+  const servers = (err as { reason?: { servers?: Map<string, { error?: unknown }> } }).reason?.servers;
+  if (servers instanceof Map) for (const s of servers.values()) out.push(...causes(s.error, depth + 1, seen));
+  return out;
+}
+
+const firstLine = (s: string): string => (s.split('\n')[0] ?? '').replace(/\.$/, '');
+
+/**
+ * Turns a connection failure into what happened, why and what to check: an authentication refusal (user, authSource,
+ * mechanism, never the password), an unreachable host (refused, unknown name, no answer), a TLS failure. Every text
+ * shown is redacted of the connection string's secrets (a driver message may echo it).
+ */
+export function connectionError(err: unknown, uri: string, auth: AuthSettings | null = null, label = 'connection string'): UserError {
+  const shown = redactUri(uri);
+  const all = causes(err);
+  const safe = (s: string): string => redactText(s, [uri]);
+  const first = safe(firstLine(all[0]?.message ?? String(err)));
+  const find = (test: (c: Cause) => boolean): Cause | undefined => all.find(test);
+  const authFailure = find((c) => c.code === 18 || c.codeName === 'AuthenticationFailed' || c.name === 'MongoAuthError' || /Authentication failed|SASL|SCRAM|auth.*(fail|error)/i.test(c.message));
+  if (authFailure) {
+    const who = auth?.user ? `user "${auth.user}"` : 'no user name';
+    const where = auth ? `authSource ${auth.source}, mechanism ${auth.mechanism}` : 'no credentials in the connection string';
+    return new UserError(
+      `Authentication failed at ${shown} for ${who} (${where}): ${safe(firstLine(authFailure.message))}. The server refused the credentials; the connection string itself is fine. ` +
+        `Check the password (not shown here), that the user exists in the authSource database (a user created in admin needs ?authSource=admin when the path names another database), and that the server allows this mechanism.`,
+    );
   }
-  if (e.code === 18 || /Authentication failed/i.test(e.message)) {
-    return new UserError(`Authentication failed for ${shown}. Check the user name, password and authSource (the password is not shown here).`);
+  const at = (re: RegExp): Cause | undefined => find((c) => re.test(c.message));
+  const tls = at(/SSL|TLS|certificate|EPROTO|wrong version number|self.signed/i);
+  if (tls) {
+    return new UserError(`Could not open a TLS connection to ${shown}: ${safe(firstLine(tls.message))}. Check the tls/tlsCAFile/tlsCertificateKeyFile options against the server's TLS setup (tls=true where the server requires TLS, none where it has none).`);
   }
-  if (name === 'MongoServerSelectionError' || /ECONNREFUSED|ENOTFOUND|timed out|Server selection/i.test(e.message)) {
-    return new UserError(`Could not reach a MongoDB server at ${shown}: ${e.message.split('\n')[0] ?? ''}. Check that the server is running and the host and port are right.`);
+  const file = at(/\b(ENOENT|EACCES|EISDIR)\b/);
+  if (file) return new UserError(`Could not connect to ${shown}: a file the connection string's options name could not be read (${safe(firstLine(file.message))}). Check the tlsCAFile and tlsCertificateKeyFile paths.`);
+  const refused = at(/ECONNREFUSED/);
+  if (refused) return new UserError(`Could not reach a MongoDB server at ${shown}: the connection was refused (${safe(firstLine(refused.message))}). Nothing listens there: check that the server is running and the host and port are right.`);
+  const unknownHost = at(/ENOTFOUND|EAI_AGAIN|querySrv|queryTxt|getaddrinfo/);
+  if (unknownHost) return new UserError(`Could not reach a MongoDB server at ${shown}: the host name does not resolve (${safe(firstLine(unknownHost.message))}). Check the host name${/^mongodb\+srv:/i.test(uri.trim()) ? ' (mongodb+srv:// needs a DNS SRV record for it)' : ''} and this machine's DNS.`);
+  const unreachable = at(/EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNRESET|timed out|Server selection/i) ?? find((c) => c.name === 'MongoServerSelectionError' || c.name === 'MongoNetworkError' || c.name === 'MongoNetworkTimeoutError');
+  if (unreachable) return new UserError(`Could not reach a MongoDB server at ${shown}: ${safe(firstLine(unreachable.message))}. The host did not answer in time: check that the server is running, the host and port are right, and a firewall lets this machine through.`);
+  const name = all[0]?.name ?? '';
+  if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError') {
+    return new UserError(`The ${label} ${JSON.stringify(shown)} is not usable: ${first}. Expected something like mongodb://host:27017/mydb or mongodb+srv://cluster.example.net/mydb.`);
   }
-  return new UserError(`Could not connect to ${shown}: ${e.message.split('\n')[0] ?? ''}. Check the connection string's options (TLS, authSource, replicaSet) and that this machine may connect to the server.`);
+  return new UserError(`Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the connection string's options.`);
 }

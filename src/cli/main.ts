@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../core/errors';
 import { terminalSafe } from '../core/format';
+import { looksLikeConnectionString, redactText } from '../lib/redact';
 import { OptionsError } from '../core/options';
 import { VERSION } from '../version';
 import { registerCheck } from './commands/check';
@@ -27,7 +28,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   return program;
 }
 /** Runs the CLI; resolves to the exit code. Never throws: user errors become one message and exit 2. */
-export async function main(argv: string[], io: Io = defaultIo): Promise<number> {
+export async function main(argv: string[], given: Io = defaultIo): Promise<number> {
+  const io = redactingIo(given, argv);
   let code: number = EXIT.ok;
   const program = buildProgram(io, (c) => {
     code = c;
@@ -49,6 +51,17 @@ export async function main(argv: string[], io: Io = defaultIo): Promise<number> 
     else io.err('This is a bug in mongo-advisor; rerun with MONGO_ADVISOR_DEBUG=1 for details and report it.');
     return EXIT.usage;
   }
+}
+
+/**
+ * Every line the CLI prints, on stdout and stderr, in every format, is redacted of the connection strings given on
+ * the command line (and MONGODB_URI, which the demo reads): their secrets (password, secret options) wherever they
+ * appear, and any `scheme://user:password@`. A driver message or a hint that echoes one cannot leak it.
+ */
+function redactingIo(io: Io, argv: readonly string[]): Io {
+  const uris = argv.map((a) => (/^--[\w-]+=/.test(a) ? a.slice(a.indexOf('=') + 1) : a)).filter(looksLikeConnectionString);
+  if (process.env.MONGODB_URI) uris.push(process.env.MONGODB_URI);
+  return { ...io, out: (s) => io.out(redactText(s, uris)), err: (s) => io.err(redactText(s, uris)) };
 }
 
 /** By name as well as class: `demo` runs from its own bundle (dist/demo.cjs), whose UserError is another class. */

@@ -1,6 +1,7 @@
 import { rules } from '../../rules';
-import { writeFileSync } from 'node:fs';
-import { InvalidArgumentError } from 'commander';
+import { existsSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
@@ -13,7 +14,9 @@ import { formatJunit } from '../report/junit';
 import { formatMarkdown } from '../report/markdown';
 import { formatSarif } from '../report/sarif';
 import { formatText } from '../report/text';
+import { looksLikeConnectionString } from '../lib/redact';
 import { connectionError } from './errors';
+import { checkConnectionString } from './uri';
 import type { Io } from './io';
 
 export const REPORT_FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
@@ -23,18 +26,61 @@ export function isUri(s: string): boolean {
   return /^mongodb(\+srv)?:\/\//i.test(s);
 }
 
+/**
+ * For a target that is a connection string or a file (lint, analyze): a string that reads like a connection string
+ * (any `scheme://`, or `user:password@host`) and is no file there is taken for one, so a typo in the scheme gets a
+ * connection string's diagnosis, not "no such file".
+ */
+export function meantAsUri(s: string): boolean {
+  return isUri(s) || (looksLikeConnectionString(s) && !existsSync(s));
+}
+
 export function nonNegativeInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
   return n;
 }
 
-export async function connect(uri: string): Promise<DriverAdapter> {
+/**
+ * Checks the connection string (scheme, host, port, options: src/cli/uri.ts), then connects; a failure names its
+ * cause (authentication, unreachable host, TLS: src/cli/errors.ts), the string redacted.
+ */
+export async function connect(uri: string, label = 'connection string'): Promise<DriverAdapter> {
+  const checked = checkConnectionString(uri, label);
   try {
-    return await DriverAdapter.connect(uri);
+    return await DriverAdapter.connect(checked.uri, checked.serverSelectionTimeoutMS ? { serverSelectionTimeoutMS: checked.serverSelectionTimeoutMS } : {});
   } catch (err) {
-    throw connectionError(err, uri);
+    throw connectionError(err, checked.uri, checked.auth, label);
   }
+}
+
+/**
+ * `-o, --output <file>`: the one name every command writes a file with. `--out` (collect and audit before) still
+ * works, hidden from --help, with one line on stderr saying so.
+ */
+export function outputOption(): Option {
+  return new Option('--out <file>', 'deprecated: use -o, --output').hideHelp();
+}
+
+export function outputOf(flags: { output?: string; out?: string }, io: Io): string | undefined {
+  if (flags.out === undefined) return flags.output;
+  if (flags.output !== undefined && flags.output !== flags.out) throw new UserError(`--out ${flags.out} and --output ${flags.output} name two files: give only -o, --output.`);
+  io.err('mongo-advisor: --out is now -o, --output (one name in every command); --out still works for now.');
+  return flags.out;
+}
+
+/**
+ * A file name for a hint's command that names no file of the user's: `snap.json`, else `snap-2.json`, … (a hint never
+ * proposes a command that would overwrite one).
+ */
+export function freshFile(name: string, dir = process.cwd()): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let i = 1; i < 1000; i++) {
+    const candidate = i === 1 ? name : `${stem}-${i}${ext}`;
+    if (!existsSync(path.join(dir, candidate))) return candidate;
+  }
+  return `${stem}-new${ext}`;
 }
 
 /** Writes a report to a file (one line on stderr says where) or to stdout. */

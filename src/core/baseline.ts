@@ -81,13 +81,13 @@ export function parseBaseline(data: unknown, file: string): BaselineFile {
   const d = data as Partial<BaselineFile> | null;
   if (d === null || typeof d !== 'object' || d.format !== BASELINE_FORMAT) {
     const what = d && typeof d === 'object' && (d as { format?: unknown }).format === 'mongo-advisor-snapshot' ? 'a snapshot' : 'not a mongo-advisor baseline';
-    throw new UserError(`${file} is ${what}; a baseline is written by: mongo-advisor lint <uri-or-snapshot> --baseline ${file} --update-baseline`);
+    throw new UserError(`${file} is ${what}; a baseline is written by: mongo-advisor lint <uri-or-snapshot> --baseline <new baseline file> --update-baseline`);
   }
   if (d.version !== BASELINE_VERSION) {
-    throw new UserError(`${file} is a baseline of format version ${String(d.version)}; this mongo-advisor reads version ${BASELINE_VERSION}. Write it again with --update-baseline.`);
+    throw new UserError(`${file} is a baseline of format version ${String(d.version)}; this mongo-advisor reads version ${BASELINE_VERSION}. Write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding; compare it with the old one before replacing it).`);
   }
   const bad = !Array.isArray(d.findings) || d.findings.some((e) => typeof e?.fingerprint !== 'string' || !SEVERITIES.includes(e.severity));
-  if (bad) throw new UserError(`${file} is a damaged baseline: every entry of "findings" needs a "fingerprint" and a "severity" (${SEVERITIES.join(', ')}). Write it again with --update-baseline.`);
+  if (bad) throw new UserError(`${file} is a damaged baseline: every entry of "findings" needs a "fingerprint" and a "severity" (${SEVERITIES.join(', ')}). Restore it from version control, or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding).`);
   return d as BaselineFile;
 }
 
@@ -104,7 +104,7 @@ export function loadBaseline(file: string): BaselineFile {
     return parseBaseline(JSON.parse(text), file);
   } catch (err) {
     if (err instanceof UserError) throw err;
-    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a baseline. Write it again with --update-baseline.`);
+    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a baseline. Restore it from version control, or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding).`);
   }
 }
 

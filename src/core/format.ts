@@ -19,15 +19,23 @@ export function formatNumber(n: number): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: abs >= 100 ? 0 : abs >= 10 ? 1 : 2 });
 }
 
+/**
+ * A size in IEC binary units (B, KiB, MiB, GiB, TiB: multiples of 1,024, the units MongoDB gives its limits in, such
+ * as the 16 MiB document limit), with formatNumber's precision: whole bytes, then 2 decimals below 10, 1 below 100,
+ * none above, trailing zeros dropped (9.76 KiB, 97.7 KiB, 977 KiB, 16 MiB).
+ */
 export function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
+  if (!Number.isFinite(n)) return `${String(n)} B`;
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = Math.abs(n);
   let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+  // Move up a unit when the value would print as 1,024 or more once rounded (1,023.997 KiB is 1 MiB).
+  const rounded = (x: number): number => Math.round(x * (x >= 100 ? 1 : x >= 10 ? 10 : 100)) / (x >= 100 ? 1 : x >= 10 ? 10 : 100);
+  while (i < units.length - 1 && (i === 0 ? Math.round(v) : rounded(v)) >= 1024) {
     v /= 1024;
     i++;
   }
-  return `${i === 0 ? String(Math.round(v)) : v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`;
+  return `${n < 0 ? '-' : ''}${formatNumber(i === 0 ? Math.round(v) : rounded(v))} ${units[i]}`;
 }
 
 export function formatDuration(ms: number): string {
@@ -36,20 +44,12 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
-/**
- * A connection string for display: the password masked and the query string dropped (options can carry
- * secrets too, such as AWS session tokens).
- */
-export function redactUri(uri: string): string {
-  return uri.replace(/\?.*$/, '').replace(/^(mongodb(?:\+srv)?:\/\/)([^@/]*)@/i, (_m, scheme: string, cred: string) => {
-    const user = cred.split(':')[0] ?? '';
-    return `${scheme}${user ? `${user}:****@` : '****@'}`;
-  });
-}
+/** A connection string for display: the one redactor lives in src/lib/redact.ts (malformed strings too). */
+export { redactUri } from '../lib/redact';
 
 // C0 controls but tab and newline, DEL and C1 controls (ESC, CSI, OSC, BEL…), and the Unicode line separators and
-// bidirectional overrides that can reorder what a terminal shows.
-const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// bidirectional overrides, isolates and marks that can reorder what a terminal shows.
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * A string from the database (a name, a server message) made safe to print: every control character a terminal would

@@ -264,20 +264,20 @@ function describe(e: ErrorObject): string {
 /** Says what a parsed JSON value is when it is not a snapshot, or null when it claims to be one. */
 function recognise(data: unknown, file: string): string | null {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return `${file} is not a mongo-advisor snapshot: it holds ${Array.isArray(data) ? 'an array' : `a ${data === null ? 'null' : typeof data}`}, not an object. Create one with: mongo-advisor collect <uri> --db <name> --out ${file}`;
+    return `${file} is not a mongo-advisor snapshot: it holds ${Array.isArray(data) ? 'an array' : `a ${data === null ? 'null' : typeof data}`}, not an object. Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
   }
   const d = data as Record<string, unknown>;
   if (d.format === SNAPSHOT_FORMAT) return null;
-  if (d.format === 'mongo-advisor-baseline') return `${file} is a mongo-advisor baseline, not a snapshot: pass it with --baseline. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+  if (d.format === 'mongo-advisor-baseline') return `${file} is a mongo-advisor baseline, not a snapshot: pass it with --baseline. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
   if (typeof d.tool === 'object' && d.tool !== null && (d.tool as { name?: unknown }).name === 'mongo-advisor' && Array.isArray(d.findings)) {
-    return `${file} is a mongo-advisor report (check --format json), not a snapshot: it holds findings, not what was collected. Create a snapshot with: mongo-advisor collect <uri> --db <name> --out snap.json`;
+    return `${file} is a mongo-advisor report (check --format json), not a snapshot: it holds findings, not what was collected. Create a snapshot with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
   }
-  if (typeof d.version === 'string' && d.$schema !== undefined && Array.isArray(d.runs)) return `${file} is a SARIF log, not a mongo-advisor snapshot. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+  if (typeof d.version === 'string' && d.$schema !== undefined && Array.isArray(d.runs)) return `${file} is a SARIF log, not a mongo-advisor snapshot. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
   if (typeof d.format === 'string') return `${file} is not a mongo-advisor snapshot: its format is "${d.format}", expected "${SNAPSHOT_FORMAT}".`;
   if (Array.isArray(d.collections) || Array.isArray(d.databases)) {
-    return `${file} looks like a declared spec or another tool's output, not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}"). For a spec, pass it with --spec. Create a snapshot with: mongo-advisor collect <uri> --out snap.json`;
+    return `${file} looks like a declared spec or another tool's output, not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}"). For a spec, pass it with --spec. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
   }
-  return `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: mongo-advisor collect <uri> --db <name> --out snap.json`;
+  return `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
 }
 
 /**
@@ -289,19 +289,19 @@ export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: 
   if (foreign) throw new UserError(foreign);
   const version = (data as { version?: unknown }).version;
   if (typeof version !== 'number' || !Number.isInteger(version)) {
-    throw new UserError(`${file} is a mongo-advisor snapshot without a valid format version (${JSON.stringify(version)}): it was edited or truncated. Collect it again with: mongo-advisor collect <uri> --out ${file}`);
+    throw new UserError(`${file} is a mongo-advisor snapshot without a valid format version (${JSON.stringify(version)}): it was edited or truncated. Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file>`);
   }
   if (version > SNAPSHOT_VERSION) {
     throw new UserError(`${file} is a snapshot of format version ${version}, written by a newer mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Upgrade mongo-advisor (npm install -g mongo-advisor@latest) or collect it again with this version.`);
   }
   if (version < SNAPSHOT_VERSION) {
-    throw new UserError(`${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Collect it again with: mongo-advisor collect <uri> --out ${file}`);
+    throw new UserError(`${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> (keep the old one: an older mongo-advisor still reads it)`);
   }
   const validateSnapshot = validatorFor(collectors);
   if (!validateSnapshot(data)) {
     const errors = validateSnapshot.errors ?? [];
     const shown = errors.slice(0, 5).map(describe).join('; ');
-    throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect it again with: mongo-advisor collect <uri> --out ${file}`);
+    throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect a new one with: mongo-advisor collect <uri> --output <new snapshot file>`);
   }
   return data as Snapshot;
 }
@@ -313,7 +313,7 @@ export function loadSnapshot(file: string, collectors: readonly AnyCollector[] =
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> --out ${file}`);
+    if (code === 'ENOENT') throw new UserError(`Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> --output ${file}`);
     if (code === 'EISDIR') throw new UserError(`${file} is a directory, not a snapshot file.`);
     throw new UserError(`Could not read ${file}: ${(err as Error).message}`);
   }
@@ -321,7 +321,7 @@ export function loadSnapshot(file: string, collectors: readonly AnyCollector[] =
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: mongo-advisor collect <uri> --db <name> --out ${file}`);
+    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`);
   }
   return parseSnapshot(data, file, collectors);
 }

@@ -1,4 +1,5 @@
 import { terminalSafe } from '../core/format';
+import { redactText } from '../lib/redact';
 import { rules } from '../../rules';
 import Ajv from 'ajv';
 import { inspect } from 'node:util';
@@ -206,14 +207,34 @@ function validate(name: unknown, given: unknown): PluginCheckOptions {
   return opts ?? {};
 }
 
-/** A user error as mongosh shows it: one line, `mongo-advisor: <message>`, no stack. */
-function forShell(err: unknown): unknown {
+/** The shell's connection string, for redaction only ('' when the shell does not say). */
+function shellUri(shell: ShellGlobals): string {
+  try {
+    const m = shell.db.getMongo();
+    return (typeof m.getURI === 'function' ? m.getURI() : m._uri) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A user error as mongosh shows it: one line, `mongo-advisor: <message>`, no stack. Any error's message is redacted of
+ * the shell's connection string secrets (a driver message may echo it).
+ */
+function forShell(err: unknown, uri: string): unknown {
   if (err instanceof UserError || err instanceof OptionsError) {
     // The message may name databases and collections the server listed: escaped before mongosh prints it.
-    const e = new Error(terminalSafe(err.message));
+    const e = new Error(redactText(terminalSafe(err.message), [uri]));
     e.name = 'mongo-advisor';
     e.stack = `${e.name}: ${e.message}`;
     return e;
+  }
+  if (err instanceof Error) {
+    const message = redactText(err.message, [uri]);
+    if (message !== err.message) {
+      err.message = message;
+      err.stack = undefined;
+    }
   }
   return err;
 }
@@ -241,7 +262,7 @@ export function install(g: Record<string, unknown>): void {
         });
         return asPrintable(result);
       } catch (err) {
-        throw forShell(err);
+        throw forShell(err, shellUri(shell));
       }
     },
   };

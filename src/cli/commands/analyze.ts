@@ -7,12 +7,13 @@ import { loadSnapshot } from '../../core/snapshot-file';
 import { SEVERITIES, type Severity } from '../../core/types';
 import type { Io } from '../io';
 import { UserError } from '../../core/errors';
-import { analyzeOffline, emit, isUri, REPORT_FORMATS, type ReportFormat, render } from '../shared';
-import { exitCodeFor } from './check';
+import { analyzeOffline, emit, freshFile, meantAsUri, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { exitCodeFor, FAIL_ON_HELP } from './check';
+import { redactUri } from '../../lib/redact';
 
 interface AnalyzeFlags {
   format: ReportFormat;
-  failOn: Severity;
+  failOn?: Severity;
   config?: string;
   output?: string;
   color?: boolean;
@@ -23,19 +24,22 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
   program
     .command('analyze')
     .description('run every rule over a snapshot file written by collect, offline')
-    .argument('<snapshot>', 'snapshot file (mongo-advisor collect … --out snap.json)')
+    .argument('<snapshot>', 'snapshot file (mongo-advisor collect … --output snap.json)')
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
-    .addOption(new Option('--fail-on <severity>', 'lowest severity that makes the exit code 1').choices([...SEVERITIES]).default('warn'))
+    .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .action(async (file: string, flags: AnalyzeFlags) => {
-      if (isUri(file)) throw new UserError(`analyze reads a snapshot file, not a server: run mongo-advisor check ${file} (or lint), or collect a snapshot first with mongo-advisor collect ${file} --out snap.json.`);
+      if (meantAsUri(file)) {
+        const shown = redactUri(file);
+        throw new UserError(`analyze reads a snapshot file, not a server, and ${JSON.stringify(shown)} reads like a connection string: run mongo-advisor check ${shown} (or lint), or collect a snapshot first with mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`);
+      }
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const snapshot = loadSnapshot(file, collectPlan(rules));
       const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
       emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output) }), flags.output);
-      setExit(exitCodeFor(result, flags.failOn));
+      setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });
 }

@@ -9,14 +9,17 @@ import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
 import { createProgress } from '../progress';
-import { connect, emit } from '../shared';
+import { connect, emit, outputOf, outputOption } from '../shared';
+import { terminalSafe } from '../../core/format';
+import { checkConnectionString } from '../uri';
 import { positiveInt } from './check';
 
 const AUDIT_FORMATS = ['html', 'json', 'markdown', 'text'] as const;
 
 interface AuditFlags {
   db?: string[];
-  out: string;
+  out?: string;
+  output?: string;
   format: (typeof AUDIT_FORMATS)[number];
   confirm: boolean;
   confirmBudget: number;
@@ -34,7 +37,8 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .description('audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to audit (default: every user database)')
-    .option('-o, --out <file>', 'where to write the report', 'mongo-advisor-audit.html')
+    .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.html; - for stdout)')
+    .addOption(outputOption())
     .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
     .option('--no-confirm', 'skip the scratch experiments (read-only run)')
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
@@ -44,6 +48,8 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('-q, --quiet', 'no progress bar on stderr')
     .action(async (uri: string, flags: AuditFlags) => {
+      checkConnectionString(uri);
+      const output = outputOf(flags, io) ?? 'mongo-advisor-audit.html';
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const adapter = await connect(uri);
       try {
@@ -64,9 +70,9 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
         const report = { result, snapshot };
         const text =
           flags.format === 'html' ? formatHtml(report) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result) : formatText(result, { color: false });
-        emit(io, text, flags.out, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+        emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
         // The ticket summary goes to stdout when the report went to a file: paste-ready.
-        if (flags.out !== '-') io.out(ticketSummary(report));
+        if (output !== '-') io.out(terminalSafe(ticketSummary(report)));
         setExit(0);
       } finally {
         await adapter.close().catch(() => undefined);

@@ -3,7 +3,7 @@ import { collectPlan } from '../../core/runner';
 import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DriverAdapter } from '../../adapters/driver';
+import type { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
 import { loadConfig, settingsOf } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
@@ -11,7 +11,12 @@ import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
 import { formatText } from '../../report/text';
-import { connectionError } from '../errors';
+import { connect } from '../shared';
+import { checkTimeField } from '../time-field';
+import { checkConnectionString } from '../uri';
+import { listDatabaseNames } from '../../collect';
+import { readOnly } from '../../adapters/read-only';
+import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
 
 export function positiveInt(v: string): number {
@@ -25,6 +30,16 @@ export function dbFromUri(uri: string): string | undefined {
   return m?.[1] ? decodeURIComponent(m[1]) : undefined;
 }
 
+/**
+ * Why the defaults differ, said in --help: check and analyze print a report a person reads, so a warning already
+ * makes the exit code 1; lint is the CI gate, where a warning should not break a build unless asked. All three read
+ * "failOn" from the configuration file when the flag is not given.
+ */
+export const FAIL_ON_HELP = {
+  read: 'lowest severity that makes the exit code 1 (default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error)',
+  gate: 'lowest severity of a new finding that fails the run (default: "failOn" of the configuration, else error: a CI gate fails on errors; check and analyze, read by a person, default to warn)',
+} as const;
+
 export function exitCodeFor(result: CheckResult, failOn: Severity): number {
   return result.findings.some((f) => severityRank(f.severity) >= severityRank(failOn)) ? EXIT.findings : EXIT.ok;
 }
@@ -36,7 +51,7 @@ interface CheckFlags {
   confirm: boolean;
   sampleSize?: number;
   maxTimeMs: number;
-  failOn: Severity;
+  failOn?: Severity;
   confirmBudget: number;
   confirmDocs: number;
   scratchUri?: string;
@@ -48,15 +63,21 @@ interface CheckFlags {
 }
 
 async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number> {
-  const db = flags.db ?? dbFromUri(uri);
-  if (!db) throw new UserError('Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).');
+  // The connection strings first: a bad scheme, host or port is named as such, before "which database?".
+  checkConnectionString(uri);
+  if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
   // Read the configuration before connecting, so a bad file fails fast.
   const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-  let adapter: DriverAdapter;
-  try {
-    adapter = await DriverAdapter.connect(uri);
-  } catch (err) {
-    throw connectionError(err, uri);
+  const failOn = flags.failOn ?? config.failOn ?? 'warn';
+  // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
+  // the question can then list the databases there are.
+  const adapter = await connect(uri);
+  const db = flags.db ?? dbFromUri(uri);
+  if (!db) {
+    const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then((all) => all.filter((n) => !isInternalDb(n)).sort(), () => null);
+    await adapter.close().catch(() => undefined);
+    const there = names === null ? '' : names.length ? ` Databases there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : ' The server holds no user databases.';
+    throw new UserError(`Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).${there}`);
   }
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
@@ -64,11 +85,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalSafe(line)}\x1b[0m`);
   try {
     if (flags.scratchUri) {
-      try {
-        scratchAdapter = await DriverAdapter.connect(flags.scratchUri);
-      } catch (err) {
-        throw connectionError(err, flags.scratchUri);
-      }
+      scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');
     }
     const result = await check(adapter, {
       rules,
@@ -79,7 +96,11 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       maxTimeMS: flags.maxTimeMs,
       confirm: flags.confirm,
       settings: settingsOf(config),
-      ...(flags.saveSnapshot ? { onSnapshot: (s: Snapshot) => saveSnapshot(flags.saveSnapshot as string, s, collectPlan(rules)) } : {}),
+      onSnapshot: (s: Snapshot) => {
+        // Once the field census is known: a --time-field no sampled document holds is an error, not a silent no-op.
+        checkTimeField(s, flags.timeField);
+        if (flags.saveSnapshot) saveSnapshot(flags.saveSnapshot, s, collectPlan(rules));
+      },
       budgetMs: flags.confirmBudget * 1000,
       maxDocs: flags.confirmDocs,
       ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
@@ -87,7 +108,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       ...(log ? { log } : {}),
     });
     io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY }));
-    return exitCodeFor(result, flags.failOn);
+    return exitCodeFor(result, failOn);
   } finally {
     interrupt?.dispose();
     await adapter.close().catch(() => undefined);
@@ -107,7 +128,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--no-confirm', 'skip the scratch experiments (read-only run)')
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
-    .addOption(new Option('--fail-on <severity>', 'lowest severity that makes the exit code 1').choices([...SEVERITIES]).default('warn'))
+    .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--confirm-docs <n>', 'most documents copied into scratch per experiment', positiveInt, 5000)
     .option('--scratch-uri <uri>', 'run the experiments on another server instead of the inspected one')

@@ -7,13 +7,16 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { connect, emit } from '../shared';
+import { connect, emit, outputOf, outputOption } from '../shared';
+import { checkTimeField } from '../time-field';
+import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
 
 interface CollectFlags {
   db?: string[];
   collection?: string[];
   out?: string;
+  output?: string;
   sampleSize?: number;
   maxTimeMs: number;
   timeField?: string;
@@ -29,13 +32,16 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to read (default: the one in the connection string, else every user database)')
     .option('-c, --collection <name...>', 'collections to read (one database only; default: all non-system collections)')
-    .option('-o, --out <file>', 'where to write the snapshot (default: stdout)')
+    .option('-o, --output <file>', 'write the snapshot to a file instead of stdout')
+    .addOption(outputOption())
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
     .option('-q, --quiet', 'no progress bar on stderr')
     .action(async (uri: string, flags: CollectFlags) => {
+      checkConnectionString(uri);
+      const output = outputOf(flags, io);
       const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
       if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
       const adapter = await connect(uri);
@@ -52,11 +58,12 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
           // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
           collectors: collectPlan(rules),
         });
+        checkTimeField(snapshot, flags.timeField);
         const text = serializeSnapshot(snapshot, collectPlan(rules));
-        emit(io, text, flags.out, 'snapshot');
+        emit(io, text, output, 'snapshot');
         const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
-        if (flags.out && flags.out !== '-') {
-          io.err(`${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${flags.out}`);
+        if (output && output !== '-') {
+          io.err(`${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`);
         }
         setExit(0);
       } finally {

@@ -13,8 +13,9 @@ import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { analyzeOffline, connect, emit, isUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render } from '../shared';
-import { dbFromUri, positiveInt } from './check';
+import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
+import { checkConnectionString } from '../uri';
 import { VERSION } from '../../version';
 
 interface LintFlags {
@@ -71,7 +72,8 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
 
   let result: CheckResult;
   let snapshot: Snapshot | null = null;
-  if (target && isUri(target)) {
+  if (target && meantAsUri(target)) {
+    checkConnectionString(target);
     const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
     if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
     const adapter = await connect(target);
@@ -143,7 +145,7 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('-c, --collection <name...>', 'collections to check (one database only)')
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
-    .addOption(new Option('--fail-on <severity>', 'lowest severity of a new finding that fails the run (default error)').choices([...SEVERITIES]))
+    .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.gate).choices([...SEVERITIES]))
     .option('--max-warnings <n>', 'fail when more than n new warnings (default: no limit)', nonNegativeInt)
     .option('--baseline <file>', 'accepted findings: only findings not in it (or worse than in it) count')
     .option('--update-baseline', 'write every current finding to the baseline file, then judge against it')
