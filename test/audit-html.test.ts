@@ -52,7 +52,7 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       confirmation: {
         status: 'supported',
         summary: '$push into the 10,000-element array took 26x as long as an insert into a child collection.',
-        ratio: { label: 'push / insert', median: 26.4, low: 21.9, high: 31.0 },
+        ratio: { label: 'push / insert', median: 26.4, low: 21.9, high: 31.0, coverage: 0.95 },
         measurements: [
           { label: '$push into the array', unit: 'ms', median: 3.4, low: 3.0, high: 3.9, trials: 9 },
           { label: 'insert into comments', unit: 'ms', median: 0.13, low: 0.11, high: 0.15, trials: 9 },

@@ -52,7 +52,7 @@ const FINDINGS = [
     confirmation: {
       status: 'supported',
       summary: '$push into the 10,000-element array took 26x as long as an insert into a child collection.',
-      ratio: { label: 'push / insert', median: 26.1, low: 21.5, high: 30.2 },
+      ratio: { label: 'push / insert', median: 26.1, low: 21.5, high: 30.2, coverage: 0.95 },
       measurements: [{ label: 'push', unit: 'ms', median: 3.1, low: 2.9, high: 3.4, trials: 7 }],
       where: 'mongo_advisor_scratch_ab12',
       durationMs: 4000,

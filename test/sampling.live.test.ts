@@ -192,7 +192,7 @@ describe('sampling (live)', () => {
     expect(coll.sample.method).toBe('whole');
     const doc = coll.sample.docs.find((d) => d.measuredOnServer);
     expect(doc?.arrays.find((a) => a.path === 'items')?.maxLength).toBe(3000);
-    expect(coll.notes.map((n) => n.message).join('\n')).toMatch(/^1 document over 1024 KB was measured on the server/m);
+    expect(coll.notes.map((n) => n.message).join('\n')).toMatch(/^1 document over 1 MiB was measured on the server/m);
     expect(JSON.stringify(snap)).not.toContain(SECRET);
   });
 
@@ -223,7 +223,7 @@ describe('sampling (live)', () => {
     const [f] = runRule(documentSize, snap);
     expect(f?.target.path).toBe('blob');
     expect(f?.evidence.largestFrom).toBe(sampledIt ? 'sample' : 'outlierPass');
-    if (!sampledIt) expect(f?.message).toMatch(/^A document found by a server-side pass over the whole collection reaches 2\.\d\d MB .*the pass found 1 more beyond the sample\. Largest fields: `blob` 2\.30 MB/);
+    if (!sampledIt) expect(f?.message).toMatch(/^A document found by a server-side pass over the whole collection reaches 2\.\d\d MiB .*the pass found 1 more beyond the sample\. Largest fields: `blob` 2\.\d\d MiB/);
     expect(JSON.stringify(snap)).not.toContain(SECRET);
 
     // the same read with the pass above its bound: skipped with a note, and the rare document is (most likely) unseen

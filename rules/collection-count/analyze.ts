@@ -17,18 +17,18 @@ export const collectionCountOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database (the many-collections field report).' },
-    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000 (the field reports)." },
+    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database.' },
+    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000." },
     dataHandlesWarn: {
       type: 'integer',
       minimum: 1,
       default: 10_000,
       description:
-        'Open WiredTiger data handles to warn at, and, where the handle figures cannot be read, WiredTiger tables (collections + indexes): each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (the many-collections field report).',
+        'Open WiredTiger data handles to warn at, and, where the handle figures cannot be read, WiredTiger tables (collections + indexes): each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (a test with 2 indexes per collection).',
     },
-    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line (the many-collections field report).' },
+    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line.' },
     tenantSameIndexShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: 'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, so a few collections with an extra index do not hide the pattern.' },
-    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (the many-collections field report: a tenant field leading the indexes).' },
+    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (one collection with a tenant field leading the indexes is the advice that works today).' },
   },
 } as const satisfies OptionsSchema;
 

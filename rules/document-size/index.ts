@@ -9,8 +9,6 @@ const child = (collection: string, path: string): string => `${collection}_${pat
 
 const MiB = 1024 * 1024;
 const LIMITS_URL = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
-/** Decimal megabytes, the unit of the Atlas (2 MB) and Compass (10,000,000 bytes) lines the message compares with. */
-const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB`;
 
 export const documentSizeOptionsSchema = {
   type: 'object',
@@ -118,11 +116,11 @@ export default defineRule({
       recommendation: recommend(c.name, s),
     };
     const common = {
-      bytes: mb(s.largest.bytes),
+      bytes: formatBytes(s.largest.bytes),
       share: Math.round((s.largest.bytes / options.maxDocBytes) * 100),
       sample: s.sampleSize,
       // paths and sizes, never values
-      fields: s.largest.largestFields.map((f) => `\`${f.path}\` ${f.bytes >= 100_000 ? mb(f.bytes) : formatBytes(f.bytes)}`).join(', ') || 'not measured',
+      fields: s.largest.largestFields.map((f) => `\`${f.path}\` ${formatBytes(f.bytes)}`).join(', ') || 'not measured',
     };
     const onServer = s.largest.measuredOnServer;
     if (s.largest.bytes >= options.errorShare * options.maxDocBytes) {

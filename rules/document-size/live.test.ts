@@ -28,7 +28,7 @@ describe('document-size (live)', () => {
     expect(f?.severity).toBe('info');
     expect(f?.target.path).toBe('html');
     expect(f?.evidence.largestFrom).toBe('whole');
-    expect(f?.message).toMatch(/^Documents reach 2\.40 MB .*; 1 of all 21 documents \(every one was read\) are over 2 MB, the size Atlas flags\. Largest fields: `html` 2\.40 MB/);
+    expect(f?.message).toMatch(/^Documents reach 2\.29 MiB .*; 1 of all 21 documents \(every one was read\) are over 2 MB, the size Atlas flags\. Largest fields: `html` 2\.29 MiB/);
     expect(JSON.stringify(f)).not.toContain(MARKER);
     const measured = snap.server.capabilities.bsonSize.supported === true;
     expect(f?.evidence.measuredOnServer).toBe(measured);

@@ -3,7 +3,7 @@ import { type ServerStatusData, serverStatus } from '../../src/collect/server-st
 import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
-import { ruleTester } from '../../test/support/rule-tester';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
 import { claimOf, formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
 import { type IndexAccess, type IndexUsageMembers, indexUsageCollector } from './collect';
 import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
@@ -66,7 +66,7 @@ const couldNot = (s: Snapshot, ...lines: string[]): Snapshot => ({ ...s, collect
 
 const orders = { db: 'app', collection: 'orders' };
 /** The values every unused line of `status_1` (60 days old, 1 MB) gives its template. */
-const status1 = { index: 'status_1', key: '{ status: 1 }', days: '60 days', size: '1.0 MB' };
+const status1 = { index: 'status_1', key: '{ status: 1 }', days: '60 days', size: '1 MiB' };
 const onIndex = (index: string) => ({ ...orders, index });
 const hideThenDrop = (index: string) => ({ action: 'hide it, then drop it', commands: [`db.orders.hideIndex("${index}")`, `db.orders.dropIndex("${index}")`] });
 const consolidate = { action: 'consolidate', commands: ['db.orders.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])'] };
@@ -135,13 +135,13 @@ ruleTester(rule, {
     {
       name: 'no cache size because serverStatus was refused: said so',
       snapshot: snapshotOf([coll([ix('status_1', { status: 1 })])]),
-      notes: [{ includes: 'index-usage: indexes of the 1 collection checked take 2.0 MB; not compared with the cache: serverStatus could not be read (it needs the clusterMonitor role)' }],
+      notes: [{ includes: 'index-usage: indexes of the 1 collection checked take 2 MiB; not compared with the cache: serverStatus could not be read (it needs the clusterMonitor role)' }],
     },
     {
       name: 'a server naming wiredTiger without a wiredTiger section in serverStatus: said as such',
       snapshot: withCache(snap([coll([ix('status_1', { status: 1 })])]), null),
       notes: [
-        "index-usage: indexes of the 1 collection checked take 2.0 MB; not compared with the cache: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured'].",
+        "index-usage: indexes of the 1 collection checked take 2 MiB; not compared with the cache: the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured'].",
       ],
     },
     {
@@ -161,7 +161,7 @@ ruleTester(rule, {
         collectionOf('users', { indexes: [spec('_id_', { _id: 1 }, { sizeBytes: 4096 })], stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } }),
       ]),
       notes: [
-        'index-usage: indexes of the 2 collections checked take at least 4.0 KB, 0% of the WiredTiger cache (8.0 GB); index sizes could not be read for 1 collection (orders; see the notes), so the share may be higher.',
+        'index-usage: indexes of the 2 collections checked take at least 4 KiB, 0% of the WiredTiger cache (8 GiB); index sizes could not be read for 1 collection (orders; see the notes), so the share may be higher.',
       ],
     },
     {
@@ -198,7 +198,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: onIndex('status_1'),
           data: status1,
-          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days; it takes space (index size: 1.0 MB) and a write on every insert.',
+          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days; it takes space (index size: 1 MiB) and a write on every insert.',
           evidence: { ops: 0, windowDays: 60, membersRead: 1, allMembersRead: true, sizeBytes: 1_048_576, key: '{ status: 1 }' },
           // hides then drops, on 4.4+
           recommendation: hideThenDrop('status_1'),
@@ -214,7 +214,7 @@ ruleTester(rule, {
     {
       name: 'before 4.4 there is no hideIndex: drop only',
       snapshot: withServer(snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]), { version: '4.2.0' }),
-      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'recorded no use in the last 60 days', recommendation: { action: 'hide it, then drop it', commands: ['db.orders.dropIndex("status_1")'] } }],
+      findings: [{ messageId: 'unused', severity: 'warn', target: onIndex('status_1'), messageIncludes: 'recorded no use in the last 60 days', recommendation: { action: 'drop it', reasonIncludes: 'This server has no `hideIndex` (MongoDB 4.4+ has it', commands: ['db.orders.dropIndex("status_1")'] } }],
     },
     {
       name: 'unused on every member of a replica set',
@@ -225,7 +225,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: onIndex('status_1'),
           data: { ...status1, read: 3, members: 3 },
-          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 3 of 3 members; it takes space (index size: 1.0 MB) and a write on every insert.',
+          message: 'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 3 of 3 members; it takes space (index size: 1 MiB) and a write on every insert.',
           evidence: { membersRead: 3, allMembersRead: true },
           recommendation: hideThenDrop('status_1'),
         },
@@ -241,7 +241,7 @@ ruleTester(rule, {
           target: onIndex('status_1'),
           data: { ...status1, read: 2, members: 3, notRead: 'm3.example.net:27017 (could not connect: Authentication failed)' },
           message:
-            'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 2 of 3 members; it takes space (index size: 1.0 MB) and a write on every insert. Not read: m3.example.net:27017 (could not connect: Authentication failed); an index used only there would look unused here.',
+            'Index `status_1` { status: 1 } recorded no use in the last 60 days, summed over 2 of 3 members; it takes space (index size: 1 MiB) and a write on every insert. Not read: m3.example.net:27017 (could not connect: Authentication failed); an index used only there would look unused here.',
           evidence: { allMembersRead: false },
           recommendation: { ...hideThenDrop('status_1'), reasonIncludes: 'and only after checking the members not read' },
         },
@@ -277,7 +277,7 @@ ruleTester(rule, {
           severity: 'info',
           target: onIndex('status_1'),
           message:
-            'Index `status_1` { status: 1 } recorded no use in the last 60 days, read on the connected member only; it takes space (index size: 1.0 MB) and a write on every insert. The other members were not read (hello failed: HostUnreachable (6): connection reset); an index used only there would look unused here.',
+            'Index `status_1` { status: 1 } recorded no use in the last 60 days, read on the connected member only; it takes space (index size: 1 MiB) and a write on every insert. The other members were not read (hello failed: HostUnreachable (6): connection reset); an index used only there would look unused here.',
           evidence: { allMembersRead: false },
           recommendation: hideThenDrop('status_1'),
         },
@@ -308,7 +308,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: onIndex('status_1'),
           data: { ...status1, ops: 1, maxOps: 5 },
-          message: 'Index `status_1` { status: 1 } recorded no more use than unusedMaxOps allows (1, at most 5) in the last 60 days; it takes space (index size: 1.0 MB) and a write on every insert.',
+          message: 'Index `status_1` { status: 1 } recorded no more use than unusedMaxOps allows (1, at most 5) in the last 60 days; it takes space (index size: 1 MiB) and a write on every insert.',
           evidence: { ops: 1 },
           recommendation: hideThenDrop('status_1'),
         },
@@ -391,9 +391,9 @@ ruleTester(rule, {
           messageId: 'redundant',
           severity: 'warn',
           target: onIndex('a_1'),
-          message: 'Index `a_1` { a: 1 } is a prefix of `a_1_b_1` { a: 1, b: 1 } with the same options: queries on `a` can use `a_1_b_1`. Dropping it saves 1.0 MB and one index write per insert.',
+          message: 'Index `a_1` { a: 1 } is a prefix of `a_1_b_1` { a: 1, b: 1 } with the same options: queries on `a` can use `a_1_b_1`. Dropping it saves 1 MiB and one index write per insert.',
           evidence: { longer: 'a_1_b_1', longerKey: '{ a: 1, b: 1 }', ops: 120, longerOps: 120 },
-          recommendation: hideThenDrop('a_1'),
+          recommendation: { ...hideThenDrop('a_1'), reasonIncludes: ['Hide it first: `db.collection.hideIndex("a_1")` keeps it maintained but invisible to the planner', '`unhideIndex` brings it back'] },
         },
       ],
     },
@@ -498,8 +498,8 @@ ruleTester(rule, {
           messageId: 'indexesVsCache',
           severity: 'warn',
           target: { db: 'app' },
-          data: { size: '3.0 GB', share: '75%', cache: '4.0 GB', limit: '50%' },
-          message: 'Indexes of the collections checked in this database take 3.0 GB, 75% of the WiredTiger cache (4.0 GB); past 50%, documents compete with indexes for the cache and reads start going to disk.',
+          data: { size: '3 GiB', share: '75%', cache: '4 GiB', limit: '50%' },
+          message: 'Indexes of the collections checked in this database take 3 GiB, 75% of the WiredTiger cache (4 GiB); past 50%, documents compete with indexes for the cache and reads start going to disk.',
           evidence: { totalIndexBytes: 3 * GB, cacheBytes: 4 * GB, share: 0.75, collections: 1, collectionsWithUnknownIndexSizes: 0 },
           recommendation: { action: 'shrink the index set, or grow the cache' },
         },
@@ -513,7 +513,7 @@ ruleTester(rule, {
           messageId: 'indexesVsCacheAtLeast',
           severity: 'warn',
           target: { db: 'app' },
-          message: 'Indexes of the collections checked in this database take at least 3.0 GB, at least 75% of the WiredTiger cache (4.0 GB), with the index sizes of 1 of them unknown; past 50%, documents compete with indexes for the cache and reads start going to disk.',
+          message: 'Indexes of the collections checked in this database take at least 3 GiB, at least 75% of the WiredTiger cache (4 GiB), with the index sizes of 1 of them unknown; past 50%, documents compete with indexes for the cache and reads start going to disk.',
           evidence: { collections: 2, collectionsWithUnknownIndexSizes: 1 },
           recommendation: { action: 'shrink the index set, or grow the cache' },
         },
@@ -627,5 +627,18 @@ describe('index-usage confirmation helpers', () => {
   it('builds an equality filter on the prefix from a document with single values', () => {
     expect(prefixFilter([{ a: [1, 2], b: 1 }, { a: 3, b: { c: 4 } }], ['a', 'b.c'])).toEqual({ a: 3, 'b.c': 4 });
     expect(prefixFilter([{ b: 1 }], ['a'])).toBeNull();
+  });
+});
+
+describe('each finding links to the page that explains it', () => {
+  it('a redundant index links to compound index prefixes, an unused one to removing unnecessary indexes, the cache share to indexes in RAM', () => {
+    const redundant = runRule(rule, snap([coll([ix('a_1', { a: 1 }), ix('a_1_b_1', { a: 1, b: 1 })])]));
+    expect(redundant.map((f) => [f.messageId, f.docsUrl])).toEqual([['redundant', 'https://www.mongodb.com/docs/manual/core/indexes/index-types/index-compound/']]);
+    const unused = runRule(rule, snap([coll([ix('status_1', { status: 1 }, [['h:27017', 0, OLD]])])]));
+    expect(unused.map((f) => [f.messageId, f.docsUrl])).toEqual([['unused', 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unnecessary-indexes/']]);
+    const cache = runRule(rule, withCache(snap([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } })]), 4 * GB));
+    expect(cache.find((f) => f.messageId === 'indexesVsCache')?.docsUrl).toBe('https://www.mongodb.com/docs/manual/tutorial/ensure-indexes-fit-ram/');
+    // the counters' own findings keep the rule's page, $indexStats
+    expect(rule.meta.docsUrl).toBe('https://www.mongodb.com/docs/manual/reference/operator/aggregation/indexStats/');
   });
 });

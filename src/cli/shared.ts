@@ -116,7 +116,7 @@ export async function analyzeOffline(snapshot: Snapshot, settings: AnalyzeSettin
 }
 
 /** Renders a (lint) result in one of the report formats. */
-export function render(result: LintResult, format: ReportFormat, opts: { color: boolean; locate?: Locate }): string {
+export function render(result: LintResult, format: ReportFormat, opts: { color: boolean; verbose?: boolean; locate?: Locate }): string {
   switch (format) {
     case 'json':
       return formatJson(result);
@@ -125,18 +125,18 @@ export function render(result: LintResult, format: ReportFormat, opts: { color: 
     case 'junit':
       return formatJunit(result, { rules: ruleCatalog(rules) });
     case 'markdown':
-      return formatMarkdown(result);
+      return formatMarkdown(result, { verbose: opts.verbose === true });
     case 'text':
-      return textWithGate(result, opts.color);
+      return textWithGate(result, opts.color, opts.verbose === true);
   }
 }
 
 /** The terminal report; under lint with a baseline it lists only the findings that count, then the verdict. */
-function textWithGate(result: LintResult, color: boolean): string {
+function textWithGate(result: LintResult, color: boolean, verbose: boolean): string {
   const lint = result.lint;
-  if (!lint) return formatText(result, { color });
+  if (!lint) return formatText(result, { color, verbose });
   const shown = lint.baseline ? { ...result, findings: result.findings.filter((f) => counts(f, lint.baseline)) } : result;
-  const lines = [formatText(shown, { color })];
+  const lines = [formatText(shown, { color, verbose })];
   if (lint.baseline) {
     lines.push(`${lint.baseline.accepted} finding${lint.baseline.accepted === 1 ? '' : 's'} accepted by the baseline ${lint.baseline.file} (not shown).`);
     if (lint.baseline.absent.length) lines.push(`${lint.baseline.absent.length} baseline entr${lint.baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found; prune with --update-baseline.`);

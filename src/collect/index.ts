@@ -2,7 +2,7 @@ import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { UserError } from '../core/errors';
-import { stringOr } from '../core/format';
+import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import type { AnyCollector, ListedCollection } from '../core/collector';
 import {
@@ -457,7 +457,7 @@ async function collectCollection(
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
     });
     docs.push(...raw.large);
-    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${Math.round(largeDocBytes / 1024)} KB ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
+    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${formatBytes(largeDocBytes)} ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
     ids = sampledIds;
     const outliers = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });

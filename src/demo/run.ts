@@ -16,7 +16,7 @@ interface DemoIo {
 }
 
 /** Starts a server the way the tests do, seeds the blog, runs check with confirmation, prints it, cleans up. */
-export async function runDemo(opts: { confirm: boolean; color: boolean; io: DemoIo }): Promise<number> {
+export async function runDemo(opts: { confirm: boolean; color: boolean; verbose?: boolean; io: DemoIo }): Promise<number> {
   const { io } = opts;
   io.err('Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…');
   let server: RunningServer;
@@ -41,7 +41,7 @@ export async function runDemo(opts: { confirm: boolean; color: boolean; io: Demo
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
       const result = await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => io.err(`  ${l}`) });
-      io.out(formatText(result, { color: opts.color }));
+      io.out(formatText(result, { color: opts.color, verbose: opts.verbose === true }));
       return 0;
     } finally {
       await adapter.close();

@@ -1,6 +1,9 @@
 import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
+import { confirmationVerdict, firstSentence, groupFindings, intervalName, memberLabel, membersNoun } from './group';
+
+export { intervalName } from './group';
 
 /** What `audit` hands the HTML report: the result and the snapshot it came from (shapes only, no values). */
 export interface AuditReport {
@@ -9,8 +12,8 @@ export interface AuditReport {
 }
 
 /**
- * Array length buckets, cut where the domain facts put thresholds: the blog field report saw no cost up to ~100
- * items, Compass flags 250+, 1,000 measured 2.3x slower, Atlas flags 10,000+ (26.5x slower).
+ * Array length buckets, cut at published lines: a MongoDB 1.8 benchmark of embedded vs referenced comments saw no
+ * cost up to 100 per post, $push 2.3x slower at 1,000 and 26.5x at 10,000; Compass flags 250+, Atlas 10,000+.
  */
 export const LENGTH_BUCKETS: { label: string; min: number; max: number }[] = [
   { label: '0', min: 0, max: 0 },
@@ -55,7 +58,8 @@ export interface ConfirmationBar {
   severity: Severity;
   status: Confirmation['status'];
   summary: string;
-  ratio: { label: string; median: number; low: number; high: number } | null;
+  /** coverage: the interval's real coverage (0.95, 0.9375…), absent for an exact figure. */
+  ratio: { label: string; median: number; low: number; high: number; coverage?: number } | null;
   measurements: { label: string; unit: string; median: number; low: number; high: number; trials: number }[];
 }
 
@@ -139,7 +143,7 @@ function confirmationBar(f: Finding): ConfirmationBar {
     severity: f.severity,
     status: c.status,
     summary: c.summary,
-    ratio: c.ratio ?? null,
+    ratio: c.ratio ? { label: c.ratio.label, median: c.ratio.median, low: c.ratio.low, high: c.ratio.high, ...(c.ratio.coverage === undefined ? {} : { coverage: c.ratio.coverage }) } : null,
     measurements: c.measurements.map((m) => ({ label: m.label, unit: m.unit, median: m.median, low: m.low, high: m.high, trials: m.trials })),
   };
 }
@@ -152,13 +156,8 @@ const STATUS_WORD: Record<Confirmation['status'], string> = {
   error: 'experiment failed',
 };
 
-function firstSentence(s: string): string {
-  const m = /^(.+?[.!?])(\s|$)/.exec(s);
-  return m?.[1] ?? s;
-}
-
 /** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
-export function ticketSummary(report: AuditReport): string {
+export function ticketSummary(report: AuditReport, opts: { verbose?: boolean } = {}): string {
   const { result, snapshot } = report;
   const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
@@ -171,11 +170,20 @@ export function ticketSummary(report: AuditReport): string {
   const idx = chartData(report).indexes;
   if (idx.count > 0) lines.push(`Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in all${idx.cacheBytes ? ` against a ${formatBytes(idx.cacheBytes)} WiredTiger cache (${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)` : ' (cache size not reported by the server)'}.`);
   if (result.findings.length) lines.push('');
-  result.findings.forEach((f, i) => {
+  groupFindings(result.findings, opts).forEach((e, i) => {
+    if (e.kind === 'group') {
+      let line = `${i + 1}. [${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} (${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
+      if (e.action) line += ` Suggested for each: ${e.action}.`;
+      const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, STATUS_WORD)}`);
+      if (measured.length) line += ` Measured: ${measured.join('; ')}.`;
+      lines.push(line);
+      return;
+    }
+    const f = e.finding;
     let line = `${i + 1}. [${f.severity}] ${targetLabel(f)} (${f.ruleId}): ${firstSentence(f.message)}`;
     if (f.recommendation) line += ` Suggested: ${f.recommendation.action}.`;
     const c = f.confirmation;
-    if (c) line += ` Measured: ${STATUS_WORD[c.status]}${c.ratio ? `, ${c.ratio.label} ${formatNumber(c.ratio.median)}x (95% interval ${formatNumber(c.ratio.low)}–${formatNumber(c.ratio.high)})` : ''}.`;
+    if (c) line += ` Measured: ${STATUS_WORD[c.status]}${c.ratio ? `, ${c.ratio.label} ${formatNumber(c.ratio.median)}x (${intervalName(c.ratio.coverage)} ${formatNumber(c.ratio.low)}–${formatNumber(c.ratio.high)})` : ''}.`;
     lines.push(line);
   });
   const skipped = result.notes.filter((n) => n.level !== 'info');

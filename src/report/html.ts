@@ -3,8 +3,9 @@ import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun } from './group';
 import { CONFIRMATION_STATUS } from './text';
-import { type AuditReport, chartData, ticketSummary } from './html-data';
+import { type AuditReport, chartData, intervalName, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
 
@@ -50,20 +51,50 @@ function jsonForScript(v: unknown): string {
 }
 
 
+/**
+ * Prose from a rule (a message, a reason, a summary, a note) as HTML: escaped, and each `code span` the text marks
+ * with backticks shown as <code>, never as raw backticks. A lone backtick stays as it is.
+ */
+export function rich(s: string): string {
+  return esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
+function measure(unit: string, v: number): string {
+  return unit === 'bytes' ? formatBytes(v) : unit === 'ms' ? formatDuration(v) : `${formatNumber(v)} ops/s`;
+}
+
 function confirmationCell(c: Confirmation | undefined): string {
   if (!c) return '<span class="muted">—</span>';
-  const ratio = c.ratio ? `<br><strong>${esc(c.ratio.label)} ${esc(formatNumber(c.ratio.median))}×</strong> (95% interval ${esc(formatNumber(c.ratio.low))}–${esc(formatNumber(c.ratio.high))})` : '';
+  const ratio = c.ratio ? `<br><strong>${esc(c.ratio.label)} ${esc(formatNumber(c.ratio.median))}×</strong> (${esc(intervalName(c.ratio.coverage))} ${esc(formatNumber(c.ratio.low))}–${esc(formatNumber(c.ratio.high))})` : '';
   const ms = c.measurements.length
-    ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(m.unit === 'bytes' ? formatBytes(m.median) : m.unit === 'ms' ? formatDuration(m.median) : `${formatNumber(m.median)} ops/s`)}${m.trials > 1 ? ` (${esc(formatNumber(m.low))}–${esc(formatNumber(m.high))}, ${m.trials} trials)` : ''}`).join('<br>')}`
+    ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${m.trials > 1 ? ` (${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}, ${m.trials} trials)` : ''}`).join('<br>')}`
     : '';
-  return `${esc(CONFIRMATION_STATUS[c.status])}: ${esc(c.summary)}${c.reason ? ` (${esc(c.reason)})` : ''}${ratio}${ms}`;
+  return `${esc(CONFIRMATION_STATUS[c.status])}: ${rich(c.summary)}${c.reason ? ` (${rich(c.reason)})` : ''}${ratio}${ms}`;
+}
+
+function recommendation(f: Finding): string {
+  return f.recommendation
+    ? `<div class="rec"><strong>${rich(f.recommendation.action)}</strong>: ${rich(f.recommendation.reason)}</div>${(f.recommendation.commands ?? []).length ? `<pre class="cmd">${esc((f.recommendation.commands ?? []).join('\n'))}</pre>` : ''}`
+    : '';
 }
 
 function findingRow(f: Finding): string {
-  const rec = f.recommendation
-    ? `<div class="rec"><strong>${esc(f.recommendation.action)}</strong>: ${esc(f.recommendation.reason)}</div>${(f.recommendation.commands ?? []).length ? `<pre class="cmd">${esc((f.recommendation.commands ?? []).join('\n'))}</pre>` : ''}`
-    : '';
-  return `<tr><td class="sev ${f.severity}">${f.severity}</td><td>${esc(targetLabel(f))}</td><td><a href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td><td>${esc(f.message)}${rec}</td><td>${confirmationCell(f.confirmation)}</td></tr>`;
+  return `<tr><td class="sev ${f.severity}">${f.severity}</td><td>${esc(targetLabel(f))}</td><td><a href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td><td>${rich(f.message)}${recommendation(f)}</td><td>${confirmationCell(f.confirmation)}</td></tr>`;
+}
+
+/** Repeated info findings of one rule and message in one row; each finding in full behind a disclosure. */
+function groupRow(g: FindingGroup): string {
+  const names = g.findings.map((f) => memberLabel(f, g));
+  const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` › ${g.path}`}`;
+  const rule = g.docsUrl ? `<a href="${esc(g.docsUrl)}">${esc(g.ruleId)}</a>` : esc(g.ruleId);
+  const verdicts = g.findings.some((f) => f.confirmation)
+    ? `<ul class="verdicts">${g.findings.map((f, i) => `<li><strong>${esc(names[i] ?? '')}</strong>: ${f.confirmation ? esc(confirmationVerdict(f.confirmation, CONFIRMATION_STATUS)) : 'no experiment'}</li>`).join('')}</ul>`
+    : '<span class="muted">—</span>';
+  const each = g.findings
+    .map((f, i) => `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`)
+    .join('');
+  const action = g.action ? `<div class="rec">For each: <strong>${rich(g.action)}</strong></div>` : '';
+  return `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`;
 }
 
 function chartCard(id: string, title: string, sub: string, wide = false): string {
@@ -74,17 +105,23 @@ function chartCard(id: string, title: string, sub: string, wide = false): string
  * A self-contained HTML audit report: Chart.js and the data inlined, no request leaves the page (a CSP forbids
  * it), readable printed. Shapes only: paths, types, sizes, counts, ranks, creation times; no document values.
  */
-export function formatHtml(report: AuditReport, assets: HtmlAssets = loadHtmlAssets()): string {
+export interface HtmlOptions {
+  /** Every finding its own row: repeated info findings of one rule are not collapsed into one (default false). */
+  verbose?: boolean;
+}
+
+export function formatHtml(report: AuditReport, assets: HtmlAssets = loadHtmlAssets(), opts: HtmlOptions = {}): string {
   const { result, snapshot } = report;
   const charts = chartData(report);
-  const ticket = ticketSummary(report);
+  const ticket = ticketSummary(report, opts);
+  const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
   const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
   const skipped = result.notes.filter((n) => n.level !== 'info');
   const info = result.notes.filter((n) => n.level === 'info');
-  const noteItem = (n: (typeof result.notes)[number]): string => `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${esc(n.message)}</li>`;
+  const noteItem = (n: (typeof result.notes)[number]): string => `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;
   const cache = charts.indexes.cacheBytes;
   const title = `mongo-advisor audit: ${result.source}`;
   return `<!doctype html>
@@ -118,15 +155,15 @@ export function formatHtml(report: AuditReport, assets: HtmlAssets = loadHtmlAss
 
 <h2>Charts</h2>
 <div class="grid">
-${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array length. Buckets follow the field figures: no cost to ~100 items, Compass flags 250+, $push 2.3× slower at 1,000, Atlas flags 10,000+ (26.5× slower).')}
+${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array length. The buckets follow published lines: in a MongoDB 1.8 benchmark of embedded vs referenced comments, embedding cost nothing up to 100 per post and $push was 2.3× slower at 1,000 and 26.5× at 10,000; Compass flags arrays of 250+, Atlas Schema Suggestions 10,000+.')}
 ${chartCard('chart-array-growth', 'Array growth', 'Elements per document against its creation time (ObjectId time or a date field). A rising cloud is an array that keeps growing.')}
 ${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the rank of each _id and the order documents sit in storage, per collection. Near 1 is monotonic (good for clustering); near 0 is random.')}
 ${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all indexes together and the WiredTiger cache (${formatBytes(cache)}). Once hot indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all indexes together. The server did not report a WiredTiger cache size, so the cache bar is missing.')}
-${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio (median of trials) with its bootstrap 95% interval, on a scratch copy of the data.', true)}
+${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio on a scratch copy of the data: the median of its paired trials (◆) and the interval around it (the bar; its coverage, 95% unless the tooltip says otherwise). 1× (the dashed line) is no difference; each label says which arm is divided by which.', true)}
 </div>
 
 <h2>Findings</h2>
-${result.findings.length ? `<table><thead><tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th><th>confirmation</th></tr></thead><tbody>${result.findings.map(findingRow).join('\n')}</tbody></table>` : '<p>No findings.</p>'}
+${result.findings.length ? `<table><thead><tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th><th>confirmation</th></tr></thead><tbody>${entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n')}</tbody></table>` : '<p>No findings.</p>'}
 
 ${skipped.length ? `<h2>Could not check</h2><ul class="notes">${skipped.map(noteItem).join('')}</ul>` : ''}
 ${info.length ? `<h2>Notes</h2><ul class="notes">${info.map(noteItem).join('')}</ul>` : ''}

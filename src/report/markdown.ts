@@ -2,6 +2,7 @@ import { counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
+import { type FindingGroup, confirmationVerdict, groupFindings, intervalName, memberLabel, membersNoun, verboseHolds } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
@@ -20,7 +21,7 @@ function cell(s: string): string {
 function ratioText(c: Confirmation): string {
   if (!c.ratio) return '';
   const r = c.ratio;
-  return ` (${cell(r.label)} ${formatNumber(r.median)}×, 95% interval ${formatNumber(r.low)}–${formatNumber(r.high)})`;
+  return ` (${cell(r.label)} ${formatNumber(r.median)}×, ${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)})`;
 }
 
 function findingDetails(f: Finding, state: string | undefined): string {
@@ -34,8 +35,28 @@ function findingDetails(f: Finding, state: string | undefined): string {
   return lines.join('\n');
 }
 
+function groupWhere(g: FindingGroup): string {
+  return `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` › ${g.path}`}: ${g.findings.map((f) => memberLabel(f, g)).join(', ')}`;
+}
+
+function groupDetails(g: FindingGroup): string {
+  const lines = [`#### ${ICON[g.severity]} ${cell(groupWhere(g))} — \`${g.ruleId}\``, '', cell(g.gist), ''];
+  if (g.action) lines.push(`**For each: ${cell(g.action)}**`, '');
+  if (g.findings.some((f) => f.confirmation)) {
+    for (const f of g.findings) lines.push(`- ${cell(memberLabel(f, g))}: ${f.confirmation ? cell(confirmationVerdict(f.confirmation, STATUS)) : 'no experiment'}`);
+    lines.push('');
+  }
+  lines.push(`_Run with \`--verbose\` for each collection's ${verboseHolds(g)}._${g.docsUrl ? ` [${g.ruleId}](${g.docsUrl})` : ''}`, '');
+  return lines.join('\n');
+}
+
+export interface MarkdownOptions {
+  /** Every finding in full: repeated info findings of one rule are not collapsed into one entry (default false). */
+  verbose?: boolean;
+}
+
 /** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
-export function formatMarkdown(given: LintResult): string {
+export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): string {
   // Markdown is read in terminals and CI logs too: no control character from a name or a server message gets through.
   const result = terminalSafeDeep(given);
   const baseline = result.lint?.baseline ?? null;
@@ -57,14 +78,22 @@ export function formatMarkdown(given: LintResult): string {
   out.push('');
   if (result.findings.length === 0) out.push('No findings.', '');
   else {
+    // Under a baseline each finding has its own state: collapse only without one.
+    const entries = groupFindings(result.findings, { verbose: opts.verbose === true || baseline !== null });
     out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
-    for (const f of result.findings) {
+    for (const e of entries) {
+      if (e.kind === 'group') {
+        const verdicts = e.findings.filter((f) => f.confirmation).map((f) => `${cell(memberLabel(f, e))}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
+        out.push(`| ${ICON[e.severity]} ${e.severity} | ${cell(groupWhere(e))} | ${e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId} | ${cell(e.gist)} | ${verdicts.length ? verdicts.join('<br>') : '—'} |`);
+        continue;
+      }
+      const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
       out.push(`| ${sev} | ${cell(targetLabel(f))} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—'} |`);
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');
-    for (const f of result.findings) out.push(findingDetails(f, baseline?.states[fingerprint(f)]));
+    for (const e of entries) out.push(e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]));
     out.push('</details>', '');
   }
   if (baseline?.absent.length) {

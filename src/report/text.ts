@@ -2,11 +2,16 @@ import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds } from './group';
 
 export interface TextOptions {
   color: boolean;
   /** Show the measurement table under each confirmation (default true). */
   measurements?: boolean;
+  /** Every finding in full: repeated info findings of one rule are not collapsed into one entry (default false). */
+  verbose?: boolean;
+  /** How a collapsed entry says to get each finding in full (default "run with --verbose"; mongosh has its own way). */
+  verboseHint?: string;
 }
 
 const ICON: Record<Severity, string> = { error: '✖', warn: '▲', info: 'ℹ' };
@@ -54,7 +59,8 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
   out.push('');
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
-  for (const f of result.findings) out.push(formatFinding(f, c, sev, width, opts.measurements !== false), '');
+  const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
+  for (const e of entries) out.push(e.kind === 'finding' ? formatFinding(e.finding, c, sev, width, opts.measurements !== false) : formatGroup(e, c, sev, width, opts.verboseHint ?? 'run with --verbose'), '');
   const skipped = result.notes.filter((n) => n.level !== 'info');
   const info = result.notes.filter((n) => n.level === 'info');
   if (skipped.length) {
@@ -91,6 +97,30 @@ function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) 
   }
   if (f.confirmation) lines.push(formatConfirmation(f.confirmation, c, width, withTable));
   lines.push(c.dim(`  ${f.docsUrl}`));
+  return lines.join('\n');
+}
+
+/**
+ * Repeated info findings of one rule and message, in one entry: which collections, what the messages share, the
+ * action when they share it, and one line per collection with its experiment's verdict. --verbose gives each in full.
+ */
+function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: string) => string>, width: number, hint: string): string {
+  const names = g.findings.map((f) => memberLabel(f, g));
+  const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` ${c.dim('›')} ${g.path}`}`;
+  const lines = [`${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`];
+  lines.push(wrap(`${names.join(', ')}: ${g.gist}`, width, '  '));
+  if (g.action) lines.push(wrap(`→ for each: ${c.bold(g.action)}`, width, '  '));
+  if (g.findings.some((f) => f.confirmation)) {
+    const pad = Math.max(...names.map((n) => n.length));
+    g.findings.forEach((f, i) => {
+      const k = f.confirmation;
+      const verdict = k ? confirmationVerdict(k, CONFIRMATION_STATUS) : 'no experiment';
+      const color = !k ? c.dim : k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
+      lines.push(`  ${(names[i] ?? '').padEnd(pad)}  ${color(verdict)}`);
+    });
+  }
+  lines.push(c.dim(`  ${hint} for each collection's ${verboseHolds(g)}`));
+  if (g.docsUrl) lines.push(c.dim(`  ${g.docsUrl}`));
   return lines.join('\n');
 }
 

@@ -17,6 +17,7 @@ interface AnalyzeFlags {
   config?: string;
   output?: string;
   color?: boolean;
+  verbose?: boolean;
 }
 
 /** `mongo-advisor analyze <snapshot>`: every rule over a snapshot file, offline (no server, no confirmation). */
@@ -31,6 +32,7 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
+    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
     .action(async (file: string, flags: AnalyzeFlags) => {
       if (meantAsUri(file)) {
         const shown = redactUri(file);
@@ -39,7 +41,7 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const snapshot = loadSnapshot(file, collectPlan(rules));
       const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
-      emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output) }), flags.output);
+      emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true }), flags.output);
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });
 }

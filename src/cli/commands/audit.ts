@@ -28,6 +28,7 @@ interface AuditFlags {
   maxTimeMs: number;
   config?: string;
   quiet?: boolean;
+  verbose?: boolean;
 }
 
 /** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket summary. */
@@ -47,6 +48,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('-q, --quiet', 'no progress bar on stderr')
+    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
     .action(async (uri: string, flags: AuditFlags) => {
       checkConnectionString(uri);
       const output = outputOf(flags, io) ?? 'mongo-advisor-audit.html';
@@ -68,11 +70,12 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
           io,
         );
         const report = { result, snapshot };
+        const verbose = flags.verbose === true;
         const text =
-          flags.format === 'html' ? formatHtml(report) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result) : formatText(result, { color: false });
+          flags.format === 'html' ? formatHtml(report, undefined, { verbose }) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result, { verbose }) : formatText(result, { color: false, verbose });
         emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
         // The ticket summary goes to stdout when the report went to a file: paste-ready.
-        if (output !== '-') io.out(terminalSafe(ticketSummary(report)));
+        if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
         setExit(0);
       } finally {
         await adapter.close().catch(() => undefined);

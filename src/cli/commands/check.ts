@@ -58,6 +58,7 @@ interface CheckFlags {
   timeField?: string;
   color?: boolean;
   quiet?: boolean;
+  verbose?: boolean;
   config?: string;
   saveSnapshot?: string;
 }
@@ -107,7 +108,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       ...(scratchAdapter ? { scratchAdapter } : {}),
       ...(log ? { log } : {}),
     });
-    io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY }));
+    io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY, verbose: flags.verbose === true }));
     return exitCodeFor(result, failOn);
   } finally {
     interrupt?.dispose();
@@ -136,6 +137,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-q, --quiet', 'no progress lines on stderr')
+    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .action(async (uri: string, flags: CheckFlags) => {

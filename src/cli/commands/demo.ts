@@ -25,8 +25,9 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .option('--no-confirm', 'skip the scratch experiments')
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
-    .action(async (flags: { confirm: boolean; color?: boolean }) => {
+    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .action(async (flags: { confirm: boolean; color?: boolean; verbose?: boolean }) => {
       const runDemo = await loadDemo();
-      setExit(await runDemo({ confirm: flags.confirm, color: flags.color ?? io.isTTY, io }));
+      setExit(await runDemo({ confirm: flags.confirm, color: flags.color ?? io.isTTY, verbose: flags.verbose === true, io }));
     });
 }

@@ -18,12 +18,63 @@
     var a = Math.abs(n);
     return n.toLocaleString('en-US', { maximumFractionDigits: a >= 100 ? 0 : a >= 10 ? 1 : 2 });
   }
+  // IEC units with formatNumber's precision, as src/core/format.ts formatBytes prints them.
   function fmtBytes(n) {
-    var units = ['B', 'KB', 'MB', 'GB', 'TB'];
-    var v = n, i = 0;
-    while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-    return (i === 0 ? String(Math.round(v)) : v.toFixed(v >= 100 ? 0 : 1)) + ' ' + units[i];
+    var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    var v = Math.abs(n), i = 0;
+    function rounded(x) { var f = x >= 100 ? 1 : x >= 10 ? 10 : 100; return Math.round(x * f) / f; }
+    while (i < units.length - 1 && (i === 0 ? Math.round(v) : rounded(v)) >= 1024) { v /= 1024; i++; }
+    return (n < 0 ? '-' : '') + fmtNum(i === 0 ? Math.round(v) : rounded(v)) + ' ' + units[i];
   }
+  function finite(xs) { return xs.filter(function (x) { return typeof x === 'number' && isFinite(x) && x > 0; }); }
+  /** Bounds of a log axis that hold every value with a margin: [lowest / pad, highest * pad]. */
+  function logBounds(values, pad) {
+    var v = finite(values);
+    if (v.length === 0) return {};
+    return { min: Math.min.apply(null, v) / pad, max: Math.max.apply(null, v) * pad };
+  }
+  /** A horizontal bar chart gets a row per bar, so no label is skipped for lack of room. */
+  function fitRows(id, rows) {
+    var el = canvas(id);
+    if (el) el.parentNode.style.height = Math.max(300, 90 + rows * 26) + 'px';
+  }
+
+  /**
+   * Every bar labelled: each bar's value (the dataset's valueLabel(value, index)) drawn at its end, and the count of
+   * bars drawn and labelled left on the canvas (data-bars, data-labelled) for the tests.
+   */
+  var barValues = {
+    id: 'barValues',
+    afterDatasetsDraw: function (chart) {
+      var ctx = chart.ctx, horizontal = chart.options.indexAxis === 'y', bars = 0, labelled = 0;
+      ctx.save();
+      ctx.font = '11px ' + Chart.defaults.font.family;
+      ctx.fillStyle = '#263238';
+      chart.data.datasets.forEach(function (ds, di) {
+        var meta = chart.getDatasetMeta(di);
+        if (meta.type !== 'bar' || meta.hidden) return;
+        meta.data.forEach(function (el, i) {
+          var raw = ds.data[i];
+          var value = Array.isArray(raw) ? raw : Number(raw);
+          if (!Array.isArray(value) && !(value > 0 || value < 0)) return; // no bar drawn for 0 or a missing value
+          bars++;
+          var text = ds.valueLabel ? ds.valueLabel(value, i) : fmtNum(value);
+          if (!text) return;
+          if (horizontal) {
+            ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+            ctx.fillText(text, Math.max(el.x, el.base) + 4, el.y);
+          } else {
+            ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+            ctx.fillText(text, el.x, Math.min(el.y, el.base) - 2);
+          }
+          labelled++;
+        });
+      });
+      ctx.restore();
+      chart.canvas.setAttribute('data-bars', String(bars));
+      chart.canvas.setAttribute('data-labelled', String(labelled));
+    },
+  };
   function fmtDate(ms) { return new Date(ms).toISOString().slice(0, 10); }
   function color(i) { return PALETTE[i % PALETTE.length]; }
   function alpha(hex, a) {
@@ -42,6 +93,7 @@
   function draw(id, config) {
     var el = canvas(id);
     if (!el) return;
+    config.plugins = (config.plugins || []).concat([barValues]);
     new Chart(el, config);
     drawn++;
   }
@@ -53,21 +105,26 @@
     data: {
       labels: charts.lengthBuckets,
       datasets: charts.arrays.map(function (s, i) {
-        return { label: s.collection + ' › ' + s.path + ' (max ' + fmtNum(s.maxLength) + ')', data: s.buckets, backgroundColor: alpha(color(i), 0.75), borderColor: color(i), borderWidth: 1 };
+        return { label: s.collection + ' › ' + s.path + ' (max ' + fmtNum(s.maxLength) + ')', data: s.buckets, backgroundColor: alpha(color(i), 0.75), borderColor: color(i), borderWidth: 1, valueLabel: function (v) { return fmtNum(v); } };
       }),
     },
     options: {
+      layout: { padding: { top: 16 } },
       scales: {
-        x: { title: { display: true, text: 'elements per document' } },
+        x: { title: { display: true, text: 'elements per document' }, ticks: { autoSkip: false } },
         // Log scale so one document in the 10,000+ bucket stays visible beside hundreds in the first; bars start at 0.5.
-        y: { type: 'logarithmic', min: 0.5, title: { display: true, text: 'sampled documents (log)' }, ticks: { callback: function (v) { return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
+        y: { type: 'logarithmic', min: 0.5, max: Math.max.apply(null, [1].concat(charts.arrays.map(function (s) { return Math.max.apply(null, s.buckets); }))) * 2, title: { display: true, text: 'sampled documents (log)' }, ticks: { callback: function (v) { return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
       },
       plugins: { legend: { position: 'bottom' } },
     },
   });
 
   // 2. Growth: length against document age. A rising cloud is an array that keeps growing.
-  var growth = charts.arrays.filter(function (s) { return s.growth.length > 0; });
+  var growth = charts.arrays.filter(function (s) { return s.growth.some(function (p) { return p[1] > 0; }); });
+  var points = [];
+  growth.forEach(function (s) { s.growth.forEach(function (p) { if (p[1] > 0) points.push(p); }); });
+  var xs = points.map(function (p) { return p[0]; }), ys = points.map(function (p) { return p[1]; });
+  var xMin = Math.min.apply(null, xs), xMax = Math.max.apply(null, xs), xPad = Math.max((xMax - xMin) * 0.03, 86400000);
   if (growth.length === 0) empty('chart-array-growth', 'No creation times: the sampled documents have neither an ObjectId _id nor a creation date field.');
   else draw('chart-array-growth', {
     type: 'scatter',
@@ -82,8 +139,8 @@
     },
     options: {
       scales: {
-        x: { type: 'linear', title: { display: true, text: 'document created' }, ticks: { callback: function (v) { return fmtDate(v); }, maxTicksLimit: 8 } },
-        y: { type: 'logarithmic', title: { display: true, text: 'elements (log)' }, ticks: { callback: function (v) { return Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
+        x: { type: 'linear', min: xMin - xPad, max: xMax + xPad, title: { display: true, text: 'document created' }, ticks: { callback: function (v) { return fmtDate(v); }, maxTicksLimit: 8 } },
+        y: { type: 'logarithmic', min: Math.min.apply(null, ys) / 1.5, max: Math.max.apply(null, ys) * 1.5, title: { display: true, text: 'elements (log)' }, ticks: { callback: function (v) { return Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
       },
       plugins: {
         legend: { position: 'bottom' },
@@ -94,6 +151,7 @@
 
   // 3. _id order: per collection, Spearman's ρ between each _id's rank and its position in natural order, from the findings.
   var ORDER = { monotonic: '#2e7d32', random: '#c62828', unclear: '#9e9e9e' };
+  fitRows('chart-id-order', charts.idOrder.length);
   if (charts.idOrder.length === 0) empty('chart-id-order', 'No _id order was judged (no finding measured it: collections too small, clustered, or read without id-pattern).');
   else draw('chart-id-order', {
     type: 'bar',
@@ -105,11 +163,13 @@
         backgroundColor: charts.idOrder.map(function (s) { return alpha(ORDER[s.order] || '#9e9e9e', 0.75); }),
         borderColor: charts.idOrder.map(function (s) { return ORDER[s.order] || '#9e9e9e'; }),
         borderWidth: 1,
+        valueLabel: function (v, i) { return 'ρ = ' + v.toFixed(2) + ' (' + charts.idOrder[i].order + ')'; },
       }],
     },
     options: {
       indexAxis: 'y',
-      scales: { x: { min: -1, max: 1, title: { display: true, text: "Spearman's ρ: _id rank against natural (insertion) order" } } },
+      layout: { padding: { right: 120 } },
+      scales: { x: { min: -1, max: 1, title: { display: true, text: "Spearman's ρ: _id rank against natural (insertion) order" } }, y: { ticks: { autoSkip: false } } },
       plugins: {
         legend: { display: false },
         tooltip: { callbacks: { label: function (c) { var s = charts.idOrder[c.dataIndex]; return 'ρ = ' + s.rho.toFixed(2) + ' over ' + fmtNum(s.n) + ' _ids: ' + s.order; } } },
@@ -125,19 +185,25 @@
     if (idx.cacheBytes) rows.push({ label: 'WiredTiger cache', value: idx.cacheBytes, color: '#9e9e9e' });
     rows.push({ label: 'all ' + idx.count + ' indexes', value: idx.totalBytes, color: '#37474f' });
     idx.top.forEach(function (b) { rows.push({ label: b.collection + ' ' + b.name, value: b.sizeBytes, color: PALETTE[0] }); });
+    var sizeBounds = logBounds(rows.map(function (r) { return r.value; }), 2);
+    fitRows('chart-index-sizes', rows.length);
     draw('chart-index-sizes', {
       type: 'bar',
       data: {
         labels: rows.map(function (r) { return r.label; }),
-        datasets: [{ label: 'bytes', data: rows.map(function (r) { return r.value; }), backgroundColor: rows.map(function (r) { return r.color; }) }],
+        datasets: [{ label: 'bytes', data: rows.map(function (r) { return r.value; }), backgroundColor: rows.map(function (r) { return r.color; }), valueLabel: function (v) { return fmtBytes(v); } }],
       },
       options: {
         indexAxis: 'y',
+        layout: { padding: { right: 70 } },
         scales: {
+          y: { ticks: { autoSkip: false } },
           x: {
             type: 'logarithmic',
+            min: sizeBounds.min,
+            max: sizeBounds.max,
             title: { display: true, text: 'size (log)' },
-            // Ticks at 1 KB, 32 KB, 1 MB, 32 MB, … rather than at powers of ten, which read badly as bytes.
+            // Ticks at 1 KiB, 32 KiB, 1 MiB, 32 MiB, … rather than at powers of ten, which read badly as bytes.
             afterBuildTicks: function (axis) {
               var ticks = [];
               for (var v = 1024; v <= axis.max * 1.0001; v *= 32) if (v >= axis.min) ticks.push({ value: v });
@@ -152,7 +218,11 @@
   }
 
   // 5. Confirmations: the measured ratio with its bootstrap 95% interval; 1 means no difference.
-  var withRatio = charts.confirmations.filter(function (c) { return c.ratio; });
+  var withRatio = charts.confirmations.filter(function (c) { return c.ratio && finite([c.ratio.low, c.ratio.median, c.ratio.high]).length === 3; });
+  function intervalName(r) { return r.coverage === undefined ? 'interval' : fmtNum(Math.round(r.coverage * 1000) / 10) + '% interval'; }
+  // The axis holds every interval end, every median and the no-difference line, with a margin.
+  var ratioBounds = logBounds([1].concat.apply([1], withRatio.map(function (c) { return [c.ratio.low, c.ratio.median, c.ratio.high]; })), 1.3);
+  fitRows('chart-confirmations', withRatio.length * 1.6);
   if (withRatio.length === 0) empty('chart-confirmations', charts.confirmations.length ? 'No experiment produced a ratio (see the statuses in the findings table).' : 'No experiment ran (confirmation was off, or no finding has one).');
   else {
     var refLine = {
@@ -176,16 +246,20 @@
         // Two-line labels: what was checked, then what the ratio compares.
         labels: withRatio.map(function (c) { return [c.label, c.ratio.label]; }),
         datasets: [
-          { type: 'bar', label: '95% interval', data: withRatio.map(function (c) { return [c.ratio.low, c.ratio.high]; }), backgroundColor: withRatio.map(function (c) { return alpha(STATUS[c.status] || '#9e9e9e', 0.35); }), borderColor: withRatio.map(function (c) { return STATUS[c.status] || '#9e9e9e'; }), borderWidth: 1, barPercentage: 0.5 },
+          { type: 'bar', label: 'interval (coverage in the tooltip)', data: withRatio.map(function (c) { return [c.ratio.low, c.ratio.high]; }), backgroundColor: withRatio.map(function (c) { return alpha(STATUS[c.status] || '#9e9e9e', 0.35); }), borderColor: withRatio.map(function (c) { return STATUS[c.status] || '#9e9e9e'; }), borderWidth: 1, barPercentage: 0.5, valueLabel: function (v, i) { var r = withRatio[i].ratio; return fmtNum(r.median) + '× (' + fmtNum(r.low) + '–' + fmtNum(r.high) + ')'; } },
           { type: 'line', label: 'median', data: withRatio.map(function (c) { return c.ratio.median; }), showLine: false, pointStyle: 'rectRot', pointRadius: 7, backgroundColor: withRatio.map(function (c) { return STATUS[c.status] || '#9e9e9e'; }), borderColor: '#263238' },
         ],
       },
       options: {
         indexAxis: 'y',
-        scales: { x: { type: 'logarithmic', title: { display: true, text: 'ratio (log); dashed line = no difference' }, ticks: { maxRotation: 0, callback: function (v) { return [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500].indexOf(Number(v.toPrecision(1))) >= 0 ? fmtNum(v) + '×' : ''; } } } },
+        layout: { padding: { right: 110 } },
+        scales: {
+          x: { type: 'logarithmic', min: ratioBounds.min, max: ratioBounds.max, title: { display: true, text: 'ratio (log); dashed line = no difference' }, ticks: { maxRotation: 0, callback: function (v) { return [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].indexOf(Number(v.toPrecision(1))) >= 0 ? fmtNum(v) + '×' : ''; } } },
+          y: { ticks: { autoSkip: false } },
+        },
         plugins: {
           legend: { position: 'bottom' },
-          tooltip: { callbacks: { label: function (c) { var r = withRatio[c.dataIndex].ratio; return 'median ' + fmtNum(r.median) + '×, 95% interval ' + fmtNum(r.low) + '–' + fmtNum(r.high) + '×'; } } },
+          tooltip: { callbacks: { label: function (c) { var r = withRatio[c.dataIndex].ratio; return 'median ' + fmtNum(r.median) + '×, ' + intervalName(r) + ' ' + fmtNum(r.low) + '–' + fmtNum(r.high) + '×'; } } },
         },
       },
       plugins: [refLine],

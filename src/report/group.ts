@@ -1,0 +1,160 @@
+import { formatNumber } from '../core/format';
+import type { Confirmation, Finding } from '../core/types';
+
+/**
+ * Repeated info findings, collapsed for the human reports (text, Markdown, HTML): the info findings of one rule with
+ * one message id (the same template, so the same kind of advice) become one entry that lists their collections.
+ * Errors and warnings always stand alone, and so does an info finding with no twin; `--verbose` and JSON keep each.
+ */
+export interface FindingGroup {
+  kind: 'group';
+  ruleId: string;
+  messageId: string;
+  severity: Finding['severity'];
+  /** The findings in report order (at least two). */
+  findings: Finding[];
+  /** What the messages share: their common first sentence, the words that differ shown as "…". */
+  gist: string;
+  /** The recommended action when every finding gives the same one, else null. */
+  action: string | null;
+  /** The page that explains them when every finding links to the same one, else null. */
+  docsUrl: string | null;
+  /** The database when every finding is in the same one, else null (then members are named db.collection). */
+  db: string | null;
+  /** The field path or index every finding points to, else null. */
+  path: string | null;
+}
+
+export type ReportEntry = { kind: 'finding'; finding: Finding } | FindingGroup;
+
+const same = <T>(xs: readonly T[]): T | null => (xs.length > 0 && xs.every((x) => x === xs[0]) ? (xs[0] as T) : null);
+
+/**
+ * The findings as report entries, in the order of their first finding. With `verbose`, every finding its own entry.
+ */
+export function groupFindings(findings: readonly Finding[], opts: { verbose?: boolean } = {}): ReportEntry[] {
+  if (opts.verbose) return findings.map((finding) => ({ kind: 'finding', finding }));
+  const byKey = new Map<string, Finding[]>();
+  const key = (f: Finding): string | null => (f.severity === 'info' ? `${f.ruleId}\u0000${f.messageId}` : null);
+  for (const f of findings) {
+    const k = key(f);
+    if (k !== null) byKey.set(k, [...(byKey.get(k) ?? []), f]);
+  }
+  const out: ReportEntry[] = [];
+  const placed = new Set<string>();
+  for (const f of findings) {
+    const k = key(f);
+    const members = k === null ? undefined : byKey.get(k);
+    if (k === null || !members || members.length < 2) {
+      out.push({ kind: 'finding', finding: f });
+      continue;
+    }
+    if (placed.has(k)) continue;
+    placed.add(k);
+    out.push({
+      kind: 'group',
+      ruleId: f.ruleId,
+      messageId: f.messageId,
+      severity: f.severity,
+      findings: members,
+      gist: gistOf(members.map((m) => m.message)),
+      action: same(members.map((m) => m.recommendation?.action ?? null)),
+      docsUrl: same(members.map((m) => m.docsUrl)),
+      db: same(members.map((m) => m.target.db)),
+      path: same(members.map((m) => m.target.path ?? m.target.index ?? null)),
+    });
+  }
+  return out;
+}
+
+/** The first sentence of a message (a decimal point or "e.g." is not an end). */
+export function firstSentence(s: string): string {
+  const m = /^(.+?[.!?])(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));
+  return (m?.[1] ?? s).replace(/\u2024/g, '.');
+}
+
+/** "95% interval", or the interval's real coverage ("93.8% interval"); "interval" for an exact figure (no coverage). */
+export function intervalName(coverage: number | undefined): string {
+  return coverage === undefined ? 'interval' : `${formatNumber(Math.round(coverage * 1000) / 10)}% interval`;
+}
+
+/** Longest common subsequence of two word lists, as the indexes of `a` it keeps. */
+function commonWords(a: readonly string[], b: readonly string[]): Set<number> {
+  const n = a.length;
+  const m = b.length;
+  const len: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) len[i]![j] = a[i] === b[j] ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
+  }
+  const keep = new Set<number>();
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (a[i] === b[j]) {
+      keep.add(i);
+      i++;
+      j++;
+    } else if (len[i + 1]![j]! >= len[i]![j + 1]!) i++;
+    else j++;
+  }
+  return keep;
+}
+
+/**
+ * What a group's messages say in common: the first sentence of the first, with each run of words that is not in
+ * every other first sentence shown as "…". Messages of one template differ only in their values, so what is left is
+ * the template's words: "`_id` is ObjectId (12 bytes), monotonic (ρ = …): a clustered collection would …".
+ */
+export function gistOf(messages: readonly string[]): string {
+  const [first = [], ...rest] = messages.map((m) => tokens(firstSentence(m)));
+  let keep = new Set(first.map((_, i) => i));
+  for (const other of rest) {
+    const common = commonWords(first, other);
+    keep = new Set([...keep].filter((i) => common.has(i)));
+  }
+  const out: string[] = [];
+  first.forEach((w, i) => {
+    if (keep.has(i)) out.push(w);
+    else if (out[out.length - 1] !== '…') out.push('…');
+  });
+  return out.join('').replace(/\s+/g, ' ').trim();
+}
+
+/** Words, the spaces between them, numbers and punctuation apart ("`x`):" is "`", "x", "`", ")" and ":"; "1.00" stays whole). */
+function tokens(s: string): string[] {
+  const NUMBER = /^\d[\d.,]*\d$|^\d$/;
+  return s
+    .split(/(\s+)/)
+    .flatMap((w) => (/^\s+$/.test(w) ? [w] : w.split(/(\d[\d.,]*\d|\d)/)))
+    .flatMap((w) => (/^\s+$/.test(w) || NUMBER.test(w) ? [w] : w.split(/([()[\]{},:;!?"`]|\.(?=\s|$))/)))
+    .filter(Boolean);
+}
+
+/** A finding's place in a group line: its collection (db.collection when the group spans databases). */
+export function memberLabel(f: Finding, group: Pick<FindingGroup, 'db' | 'path'>): string {
+  const t = f.target;
+  const coll = t.collection ?? t.db;
+  const base = group.db === null && t.collection ? `${t.db}.${coll}` : coll;
+  const extra = group.path === null ? (t.path ? ` › ${t.path}` : t.index ? ` (index ${t.index})` : '') : '';
+  return `${base}${extra}`;
+}
+
+/** "3 collections" (or databases when the findings are database-wide). */
+export function membersNoun(group: FindingGroup): string {
+  const n = group.findings.length;
+  const what = group.findings.every((f) => f.target.collection === undefined) ? 'database' : 'collection';
+  return `${formatNumber(n)} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** The verdict of one member's experiment in a few words: "≈ inconclusive: clustered / regular 1.24x (95% interval 1.04–1.57)". */
+export function confirmationVerdict(c: Confirmation, status: Record<Confirmation['status'], string>): string {
+  const r = c.ratio;
+  const interval = r ? `${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)}` : '';
+  return `${status[c.status]}${r ? `: ${r.label} ${formatNumber(r.median)}x (${interval})` : ''}`;
+}
+
+/** What --verbose adds for a group: "figures, commands and measurements". */
+export function verboseHolds(g: FindingGroup): string {
+  const parts = ['figures'];
+  if (g.findings.some((f) => f.recommendation?.commands?.length)) parts.push('commands');
+  if (g.findings.some((f) => f.confirmation?.measurements.length)) parts.push('measurements');
+  return parts.length === 1 ? parts[0] ?? '' : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`;
+}

@@ -1,0 +1,178 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckResult, Finding, Snapshot } from '../src/core/types';
+import { formatHtml, rich } from '../src/report/html';
+import { collectionOf, docWithArray, snapshotOf } from './support/fixtures';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const NOW = Date.parse('2026-11-01T00:00:00Z');
+const DAY = 86_400_000;
+
+/** A confirmation with a ratio: the interval ends are what the chart must hold. */
+function confirmed(label: string, median: number, low: number, high: number, status: 'supported' | 'refuted' | 'inconclusive' = 'supported'): Finding['confirmation'] {
+  return { status, summary: `\`${label}\` measured.`, ratio: { label, median, low, high, coverage: 0.95 }, measurements: [], where: 'mongo_advisor_scratch_1', durationMs: 1 };
+}
+
+function info(collection: string, conf?: Finding['confirmation']): Finding {
+  return {
+    ruleId: 'validator',
+    messageId: 'noValidator',
+    severity: 'info',
+    target: { db: 'app', collection },
+    message: `No validator: nothing stops a write from dropping a field. Proposed from ${collection.length * 10} sampled documents: \`_id\` required.`,
+    evidence: {},
+    recommendation: { action: 'add this validator', reason: 'Every sampled document passes it.', commands: [`db.${collection}.countDocuments({})`] },
+    docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
+    ...(conf ? { confirmation: conf } : {}),
+  };
+}
+
+/**
+ * A report that strains the charts: 25 indexes (more rows than a fixed-height chart labels), confirmation intervals
+ * from 0.14x to 580x (wider than Chart.js's own ticks reach), backticks in every kind of prose, repeated info findings.
+ */
+function strainedReport(): { result: CheckResult; snapshot: Snapshot } {
+  const posts = collectionOf('posts', {
+    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 10, size: 10, docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)), id: null, fields: {}, timeSource: '_id' },
+    indexes: Array.from({ length: 25 }, (_, i) => ({ name: i === 0 ? '_id_' : `field${i}_1`, key: i === 0 ? { _id: 1 } : { [`field${i}`]: 1 }, sizeBytes: 4096 * (i + 1) ** 3 })),
+  });
+  const snapshot = snapshotOf([posts, collectionOf('events'), collectionOf('logs'), collectionOf('users')]);
+  const findings: Finding[] = [
+    {
+      ruleId: 'array-growth',
+      messageId: 'growing',
+      severity: 'error',
+      target: { db: 'app', collection: 'posts', path: 'comments' },
+      message: 'Array `comments` grows by up to 222 elements per document per day.',
+      evidence: {},
+      recommendation: { action: 'reference', reason: 'Each `$push` rewrites the whole document.', commands: ['db.createCollection("comments")'] },
+      docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
+      confirmation: confirmed('$push / insert', 384, 121, 580),
+    },
+    { ...info('posts'), ruleId: 'index-usage', messageId: 'redundant', severity: 'warn', target: { db: 'app', collection: 'posts', index: 'field1_1' }, message: 'Index `field1_1` is a prefix of `field1_1_x_1`.', confirmation: confirmed('insert time, all / without', 1.05, 0.14, 1.47, 'inconclusive') },
+    info('events', confirmed('with / without the validator', 1.24, 1.18, 1.3, 'refuted')),
+    info('logs', confirmed('with / without the validator', 0.98, 0.56, 31)),
+    info('users'),
+  ];
+  const result: CheckResult = {
+    tool: { name: 'mongo-advisor', version: '0.1.0' },
+    startedAt: new Date(NOW).toISOString(),
+    durationMs: 1000,
+    source: 'mongodb://db.example:27017/',
+    server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
+    scope: { db: 'app', collections: ['posts', 'events', 'logs', 'users'] },
+    findings,
+    notes: [{ level: 'skipped', target: { db: 'app' }, message: 'index use was not judged for `field2_1`' }],
+    roundTrips: 10,
+    confirm: { enabled: true, where: 'mongo_advisor_scratch_1', cleanedUp: true },
+  };
+  return { result, snapshot };
+}
+
+describe('HTML report markup', () => {
+  it('shows backtick code spans as <code>, escaped, never as raw backticks', () => {
+    expect(rich('Index `a<b>` and `c`')).toBe('Index <code>a&lt;b&gt;</code> and <code>c</code>');
+    const html = formatHtml(strainedReport());
+    const table = html.slice(html.indexOf('<h2>Findings</h2>'), html.indexOf('<footer>'));
+    expect(table).toContain('Array <code>comments</code> grows');
+    expect(table).toContain('Each <code>$push</code> rewrites');
+    expect(table).toContain('<code>$push / insert</code> measured.');
+    expect(table).toContain('judged for <code>field2_1</code>');
+    // commands are code already: their text is kept as written
+    expect(table.replace(/<pre class="cmd">[^<]*<\/pre>/g, '')).not.toContain('`');
+  });
+
+  it('collapses repeated info findings of one rule into one row, each in full behind a disclosure; verbose keeps each row', () => {
+    const report = strainedReport();
+    const html = formatHtml(report);
+    const rows = html.match(/<tr( class="group")?><td class="sev/g) ?? [];
+    expect(rows).toHaveLength(3); // error, warn, and one row for the three validator findings
+    const group = html.slice(html.indexOf('<tr class="group">'));
+    expect(group).toContain('3 collections in app: events, logs, users');
+    expect(group).toContain('<details><summary>each of the 3 collections in full</summary>');
+    for (const c of ['events', 'logs', 'users']) expect(group).toContain(`db.${c}.countDocuments({})`);
+    expect(group).toContain('<strong>events</strong>: ✖ not borne out: with / without the validator 1.24x (95% interval 1.18–1.3)');
+    expect(group).toContain('<strong>users</strong>: no experiment');
+    const verbose = formatHtml(report, undefined, { verbose: true });
+    expect(verbose).not.toContain('<tr class="group">');
+    expect(verbose.match(/<tr><td class="sev/g)).toHaveLength(5);
+  });
+});
+
+describe('HTML report charts in headless Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-report-html-'));
+  let context: BrowserContext | null = null;
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  }, 60_000);
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it.skipIf(!HAS_CHROMIUM)('labels every bar, skips no category label, and fits every point and interval end in its axis', async () => {
+    const file = join(dir, 'strained.html');
+    writeFileSync(file, formatHtml(strainedReport()));
+    const page = await (context as BrowserContext).newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.setViewportSize({ width: 1360, height: 900 });
+    await page.goto(`file://${file}`, { waitUntil: 'load' });
+    await page.waitForSelector('body[data-charts-drawn]');
+    const charts = await page.evaluate(() => {
+      const C = (globalThis as unknown as { Chart: { instances: Record<string, unknown> } }).Chart;
+      return Object.values(C.instances).map((raw) => {
+        const c = raw as {
+          canvas: { id: string; getAttribute(name: string): string | null };
+          data: { labels?: unknown[]; datasets: { data: unknown[] }[] };
+          options: { indexAxis?: string };
+          scales: Record<string, { min: number; max: number; ticks: unknown[]; type: string }>;
+        };
+        const index = c.options.indexAxis === 'y' ? 'y' : 'x';
+        const value = index === 'y' ? 'x' : 'y';
+        const values = c.data.datasets.flatMap((d) => d.data.flatMap((v): unknown[] => (Array.isArray(v) ? (v as unknown[]) : typeof v === 'object' && v !== null ? [(v as { y: number }).y] : [v]))).filter((v): v is number => typeof v === 'number' && v > 0);
+        const xs = c.data.datasets.flatMap((d) => d.data.map((v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as { x: number }).x : null))).filter((v): v is number => v !== null);
+        return {
+          id: c.canvas.id,
+          bars: Number(c.canvas.getAttribute('data-bars') ?? -1),
+          labelled: Number(c.canvas.getAttribute('data-labelled') ?? -1),
+          labels: c.data.labels?.length ?? 0,
+          categoryTicks: c.scales[index]?.type === 'category' ? (c.scales[index]?.ticks.length ?? 0) : null,
+          min: c.scales[value]?.min ?? NaN,
+          max: c.scales[value]?.max ?? NaN,
+          lowest: Math.min(...values),
+          highest: Math.max(...values),
+          xMin: c.scales.x?.min ?? NaN,
+          xMax: c.scales.x?.max ?? NaN,
+          xs: xs.length ? [Math.min(...xs), Math.max(...xs)] : null,
+        };
+      });
+    });
+    await page.close();
+    expect(errors).toEqual([]);
+    const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
+    expect(Object.keys(byId).sort()).toEqual(['chart-array-growth', 'chart-array-lengths', 'chart-confirmations', 'chart-index-sizes']);
+    for (const c of charts) {
+      // every value (every interval end, every point) inside its axis, not on or past the edge
+      expect(c.min, c.id).toBeLessThan(c.lowest);
+      expect(c.max, c.id).toBeGreaterThan(c.highest);
+      if (c.xs) {
+        expect(c.xMin, c.id).toBeLessThan(c.xs[0] as number);
+        expect(c.xMax, c.id).toBeGreaterThan(c.xs[1] as number);
+      }
+      if (c.id === 'chart-array-growth') continue; // points, no bars
+      expect(c.bars, c.id).toBeGreaterThan(0);
+      expect(c.labelled, c.id).toBe(c.bars);
+      if (c.categoryTicks !== null) expect(c.categoryTicks, c.id).toBe(c.labels);
+    }
+    // the widest interval ends are inside the confirmation axis
+    expect(byId['chart-confirmations']?.lowest).toBe(0.14);
+    expect(byId['chart-confirmations']?.highest).toBe(580);
+    // the cache, all indexes together and the 20 largest of the 25: every row named
+    expect(byId['chart-index-sizes']?.categoryTicks).toBe(22);
+  }, 60_000);
+});
