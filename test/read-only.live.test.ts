@@ -84,7 +84,6 @@ describe('read-only by construction (live): collect and confirm reads send only 
       ['aggregate', DB, { aggregate: 'posts', pipeline: [{ $facet: { all: [{ $match: {} }], saved: [{ $merge: { into: 'copy' } }] } }], cursor: {} }],
       ['aggregate', DB, { aggregate: 'posts', pipeline: [{ $lookup: { from: 'other', as: 'o', pipeline: [{ $out: 'copy' }] } }], cursor: {} }],
       ['aggregate', DB, { aggregate: 'posts', pipeline: [{ $unionWith: { coll: 'other', pipeline: [{ $merge: { into: { db: DB, coll: 'copy' } } }] } }], cursor: {} }],
-      ['explain', DB, { explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] }, verbosity: 'executionStats' }],
       ['explain', DB, { explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] } }],
       ['explain', DB, { explain: { update: 'posts', updates: [{ q: {}, u: { $set: { n: 0 } }, multi: true }] }, verbosity: 'allPlansExecution' }],
       ['explain', DB, { explain: { findAndModify: 'posts', query: {}, remove: true }, verbosity: 'queryPlanner' }],

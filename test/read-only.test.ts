@@ -1,6 +1,6 @@
 import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { writeStages, whyNotReading } from '../src/adapters/read-only';
+import { readPreferenceFor, writeStages, whyNotReading } from '../src/adapters/read-only';
 
 // The classifier alone (no server, no adapter): which command documents count as reading. The live test
 // (test/read-only.live.test.ts) proves on real servers that refused ones never reach the server.
@@ -21,6 +21,7 @@ describe('whyNotReading: the allow-list of reading commands', () => {
       { explain: { find: 'posts', filter: { _id: { $in: [1, 2] } } }, verbosity: 'queryPlanner' },
       { explain: { aggregate: 'posts', pipeline: [{ $match: {} }], cursor: {} }, verbosity: 'executionStats' },
       { explain: { delete: 'posts', deletes: [{ q: { _id: { $in: [1, 2] } }, limit: 0 }] }, verbosity: 'queryPlanner' },
+      { explain: { delete: 'posts', deletes: [{ q: { _id: { $in: [1, 2] } }, limit: 0 }] }, verbosity: 'executionStats' },
       { getMore: Long.fromString('123456789012'), collection: 'posts' },
       { killCursors: 'posts', cursors: [Long.fromString('123456789012')] },
     ];
@@ -47,7 +48,9 @@ describe('whyNotReading: the allow-list of reading commands', () => {
       [{ aggregate: 'posts', pipeline: [new Map([['$out', 'x']])] }, /\$out stage at pipeline\[0\]/],
       [{ aggregate: 'posts', pipeline: [{ toBSON: () => ({ $out: 'x' }) }] }, /cannot be checked at pipeline\[0\]/],
       [{ aggregate: 'posts' }, /without a pipeline array/],
-      [{ explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] }, verbosity: 'executionStats' }, /^explain of delete with verbosity "executionStats" executes/],
+      [{ explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] }, verbosity: 'allPlansExecution' }, /^explain of delete with verbosity "allPlansExecution" is not allowed; only verbosity "queryPlanner" or "executionStats"/],
+      [{ explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] } }, /^explain of delete with no verbosity \(the server then uses allPlansExecution\)/],
+      [{ explain: { update: 'posts', updates: [{ q: {}, u: { $set: { a: 1 } } }] }, verbosity: 'executionStats' }, /^explain of update with verbosity "executionStats" is not allowed; only verbosity "queryPlanner"$/],
       [{ explain: { update: 'posts', updates: [{ q: {}, u: { $set: { a: 1 } } }] } }, /^explain of update with no verbosity \(the server then uses allPlansExecution\)/],
       [{ explain: { findAndModify: 'posts', query: {}, remove: true }, verbosity: 'queryPlanner' }, /^explain of findAndModify: only explains of/],
       [{ explain: { insert: 'posts', documents: [{}] }, verbosity: 'queryPlanner' }, /^explain of insert/],
@@ -62,5 +65,26 @@ describe('whyNotReading: the allow-list of reading commands', () => {
       '$merge pipeline[0].$facet.a[0].$lookup.pipeline[0].$unionWith.pipeline[0]',
       '$out pipeline[0].$facet.b[0]',
     ]);
+  });
+});
+
+describe('readPreferenceFor: where the gate sends each read', () => {
+  it('data reads follow the gate; node-specific figures, explains of writes and listDatabases go to the primary', () => {
+    const cases: [object, string][] = [
+      [{ find: 'posts', filter: {} }, 'secondaryPreferred'],
+      [{ aggregate: 'posts', pipeline: [{ $sample: { size: 5 } }], cursor: {} }, 'secondaryPreferred'],
+      [{ count: 'posts' }, 'secondaryPreferred'],
+      [{ listCollections: 1 }, 'secondaryPreferred'],
+      [{ listIndexes: 'posts' }, 'secondaryPreferred'],
+      [{ explain: { find: 'posts' }, verbosity: 'executionStats' }, 'secondaryPreferred'],
+      [{ aggregate: 'posts', pipeline: [{ $indexStats: {} }], cursor: {} }, 'primary'],
+      [{ aggregate: 'posts', pipeline: [{ $collStats: { storageStats: {} } }], cursor: {} }, 'primary'],
+      [{ explain: { delete: 'posts', deletes: [] }, verbosity: 'queryPlanner' }, 'primary'],
+      [{ serverStatus: 1 }, 'primary'],
+      [{ listDatabases: 1 }, 'primary'],
+      [{ hello: 1 }, 'primary'],
+    ];
+    for (const [cmd, where] of cases) expect(readPreferenceFor(cmd as never, 'secondaryPreferred'), JSON.stringify(cmd)).toBe(where);
+    expect(readPreferenceFor({ find: 'posts' }, 'primary')).toBe('primary');
   });
 });

@@ -1,7 +1,8 @@
-import { Long, MongoClient, type MongoClientOptions, ObjectId, UUID } from 'mongodb';
+import { Long, MongoClient, type MongoClientOptions, ObjectId, type RunCommandCursor, UUID } from 'mongodb';
 import { redactUri } from '../core/format';
+import { type HostCursor, readHostCursor } from './cursor';
 import { readOnly } from './read-only';
-import type { Adapter, BsonKit, Doc } from './types';
+import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
 
 const bson: BsonKit = {
   objectId: () => new ObjectId(),
@@ -12,9 +13,15 @@ const bson: BsonKit = {
 export interface DriverAdapterOptions {
   /** How long to wait for a server before giving up (ms). */
   serverSelectionTimeoutMS?: number;
+  /** Driver command monitoring (`commandStarted` events on `client`): tests read the sessions each command carried. */
+  monitorCommands?: boolean;
 }
 
-/** Adapter over the Node driver. Call `connect` first; commands go through `db.command`. */
+/**
+ * Adapter over the Node driver. Call `connect` first; commands go through `db.command`, cursors through
+ * `db.runCursorCommand` (driver 6.0+): the driver sends each getMore and the killCursors on the cursor's own session
+ * and server.
+ */
 export class DriverAdapter implements Adapter {
   readonly kind = 'driver' as const;
   readonly bson = bson;
@@ -23,7 +30,10 @@ export class DriverAdapter implements Adapter {
   /** Direct connections to replica-set members, by host (connectMember); failures are cached too. */
   private readonly members = new Map<string, Promise<DriverAdapter>>();
 
-  private constructor(private readonly client: MongoClient, uri: string, private readonly parent: DriverAdapter | null = null) {
+  private constructor(
+    /** The driver client (tests listen to its command monitoring events). */
+    readonly client: MongoClient,
+    uri: string, private readonly parent: DriverAdapter | null = null) {
     this.source = redactUri(uri);
   }
 
@@ -32,6 +42,7 @@ export class DriverAdapter implements Adapter {
       appName: 'mongo-advisor',
       serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
       connectTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
+      ...(opts.monitorCommands ? { monitorCommands: true } : {}),
     });
     await client.connect();
     return new DriverAdapter(client, uri);
@@ -41,10 +52,19 @@ export class DriverAdapter implements Adapter {
     return this.count;
   }
 
-  async command(db: string, cmd: Doc): Promise<Doc> {
+  async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
+    this.counted();
+    return await this.client.db(db).command(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+  }
+
+  async cursor(db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
+    const cursor = this.client.db(db).runCursorCommand(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+    return await readHostCursor(driverCursor(cursor), opts, () => this.counted());
+  }
+
+  private counted(): void {
     this.count++;
     if (this.parent) this.parent.count++;
-    return (await this.client.db(db).command(cmd));
   }
 
   /**
@@ -81,6 +101,16 @@ export class DriverAdapter implements Adapter {
     await Promise.all(members.map(async (m) => (await m.catch(() => null))?.client.close().catch(() => undefined)));
     await this.client.close();
   }
+}
+
+function driverCursor(c: RunCommandCursor): HostCursor {
+  return {
+    buffered: () => c.bufferedCount(),
+    take: (n) => Promise.resolve(c.readBufferedDocuments(n)),
+    fetch: () => c.tryNext(),
+    done: () => c.closed,
+    close: () => c.close(),
+  };
 }
 
 /** The options of a direct connection to one member: same credentials and TLS, no replica-set discovery. */

@@ -1,4 +1,4 @@
-import type { Adapter, Doc } from './types';
+import type { Adapter, CommandOptions, CursorOptions, CursorRead, Doc, ReadPreferenceMode } from './types';
 
 /**
  * The read-only promise, held by construction: collect and analyze (and confirm, when it reads the source) get an
@@ -44,7 +44,7 @@ const READING: Record<string, string> = {
   dbStats: 'database statistics (a read; listed as a reading command, no collector sends it today)',
   connectionStatus: 'the authenticated user and roles (a read; no collector sends it today)',
   ping: 'a no-op liveness check (the member-connection test sends it)',
-  explain: 'query plans; the explained command must itself read, or be a delete/update explained at queryPlanner only',
+  explain: 'query plans; the explained command must itself read, or be an update explained at queryPlanner, or a delete explained at queryPlanner or executionStats',
   getMore: 'the next batch of a cursor this adapter opened',
   killCursors: 'closes a cursor this adapter opened (a read stopped early)',
 };
@@ -52,15 +52,19 @@ const READING: Record<string, string> = {
 /** Commands an explain may wrap at any verbosity: they only read, so executing them is reading. */
 const EXPLAINED_READS = new Set(['find', 'aggregate', 'count', 'distinct']);
 /**
- * Writes an explain may wrap at verbosity "queryPlanner" only. MongoDB's explain docs
+ * Writes an explain may wrap, and at which verbosities. MongoDB's explain docs
  * (https://www.mongodb.com/docs/manual/reference/command/explain/, "Verbosity Modes"): in queryPlanner mode
  * "MongoDB runs the query optimizer to choose the winning plan for the operation under evaluation" and returns
  * that plan; only executionStats and allPlansExecution (the default when verbosity is absent) execute the plan.
- * The same page says explain of a write does not modify the database, but the gate does not lean on that: a
- * delete or update is let through only where nothing is executed at all. The clustered-trap collector explains a
- * multi-value `_id` deleteMany this way.
+ * An update is let through only where nothing is executed at all. A delete may also be explained at executionStats:
+ * "For write operations, explain returns information about the write operation that would be performed but does
+ * not actually modify the database" (https://www.mongodb.com/docs/manual/reference/method/db.collection.explain/),
+ * which MongoDB's own jstests/core/explain_delete.js checks ("Make sure all 10 documents are still there"), and both
+ * test servers delete nothing either (rules/clustered-trap/live.test.ts). The clustered-trap collector counts the
+ * documents a multi-value `_id` deleteMany reads this way. allPlansExecution (and an absent verbosity, which
+ * defaults to it) stays refused.
  */
-const PLANNED_WRITES = new Set(['delete', 'update']);
+const PLANNED_WRITES: Record<string, readonly string[]> = { delete: ['queryPlanner', 'executionStats'], update: ['queryPlanner'] };
 
 /** Aggregation stages that write their results to a collection. */
 const WRITE_STAGES = new Set(['$out', '$merge']);
@@ -168,14 +172,15 @@ export function whyNotReading(cmd: unknown): string | null {
     const innerShape = shapeProblem(inner, 'the explained command');
     if (innerShape !== null || !isPlainDoc(inner)) return innerShape;
     const innerName = commandName(inner);
-    if (PLANNED_WRITES.has(innerName)) {
-      if (cmd.verbosity !== 'queryPlanner') {
+    const allowed = Object.hasOwn(PLANNED_WRITES, innerName) ? PLANNED_WRITES[innerName] : undefined;
+    if (allowed) {
+      if (typeof cmd.verbosity !== 'string' || !allowed.includes(cmd.verbosity)) {
         const v = cmd.verbosity === undefined ? 'no verbosity (the server then uses allPlansExecution)' : `verbosity ${JSON.stringify(cmd.verbosity)}`;
-        return `explain of ${innerName} with ${v} executes the ${innerName}'s plan; only verbosity "queryPlanner" plans it without executing`;
+        return `explain of ${innerName} with ${v} is not allowed; only verbosity ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`;
       }
       return null;
     }
-    if (!EXPLAINED_READS.has(innerName)) return `explain of ${innerName}: only explains of ${[...EXPLAINED_READS].join(', ')} (any verbosity) and of ${[...PLANNED_WRITES].join(', ')} (queryPlanner) are allowed`;
+    if (!EXPLAINED_READS.has(innerName)) return `explain of ${innerName}: only explains of ${[...EXPLAINED_READS].join(', ')} (any verbosity), of delete (queryPlanner, executionStats) and of update (queryPlanner) are allowed`;
     if (innerName === 'aggregate') {
       if (!Array.isArray(inner.pipeline)) return 'an explained aggregate without a pipeline array cannot be checked';
       const w = writeStages(inner.pipeline, 'explain.pipeline')[0];
@@ -185,9 +190,61 @@ export function whyNotReading(cmd: unknown): string | null {
   return null;
 }
 
-/** Adapters made by readOnly (so wrapping twice is a no-op) and the read-only adapter made for each inner one. */
+/** Commands that open a cursor: the only ones `Adapter.cursor` is asked to run. */
+const CURSOR_COMMANDS = new Set(['find', 'aggregate', 'listCollections', 'listIndexes']);
+
+/** Why `cmd` cannot open a cursor through `Adapter.cursor`, or null. */
+function whyNotCursor(cmd: unknown): string | null {
+  const name = commandName(cmd);
+  if (name === 'getMore' || name === 'killCursors') return `${name} is sent by the host's cursor itself, on the cursor's own session, never as the opening command`;
+  return CURSOR_COMMANDS.has(name) ? null : `${name} does not open a cursor (only ${[...CURSOR_COMMANDS].join(', ')} do)`;
+}
+
+/**
+ * Reads whose answer is one node's own figures, or that MongoDB runs on the primary whatever the read preference:
+ * they always go to the primary, so two runs read the same node. The manual lists the commands that honour a read
+ * preference (https://www.mongodb.com/docs/manual/core/read-preference-use-cases/ and
+ * https://www.mongodb.com/docs/manual/core/read-preference/#std-label-read-preference, "Read Preference and
+ * Commands": aggregate without $out/$merge, collStats, count, dbStats, distinct, find, listCollections, listIndexes,
+ * …); serverStatus, hello, buildInfo, connectionStatus and listDatabases describe the node or the deployment.
+ */
+const PRIMARY_READS = new Set(['serverStatus', 'hello', 'isMaster', 'ismaster', 'buildInfo', 'replSetGetConfig', 'connectionStatus', 'ping', 'listDatabases', 'getMore', 'killCursors']);
+/**
+ * First stages whose rows are the node's own: `$indexStats` counts the accesses of the node that answers (index-usage
+ * reads every member through `connectMember` and sums them), `$collStats` the sizes of that node's files (kept on the
+ * primary so sizes and counts of one snapshot come from one node), `$currentOp` its operations.
+ */
+const PER_NODE_STAGES = new Set(['$indexStats', '$collStats', '$currentOp']);
+
+/**
+ * Where the gate sends a read: the primary for node-specific figures (PRIMARY_READS, PER_NODE_STAGES) and for
+ * explains of writes; `preferred` (the gate's read preference) for everything else.
+ */
+export function readPreferenceFor(cmd: Doc, preferred: ReadPreferenceMode): ReadPreferenceMode {
+  if (preferred === 'primary') return 'primary';
+  const name = commandName(cmd);
+  if (PRIMARY_READS.has(name)) return 'primary';
+  const inner = name === 'explain' && isPlainDoc(cmd.explain) ? cmd.explain : cmd;
+  const innerName = commandName(inner);
+  if (Object.hasOwn(PLANNED_WRITES, innerName)) return 'primary';
+  if (innerName === 'aggregate' && Array.isArray(inner.pipeline)) {
+    const first = inner.pipeline[0] as unknown;
+    if (isPlainDoc(first) && PER_NODE_STAGES.has(Object.keys(first)[0] ?? '')) return 'primary';
+  }
+  return preferred;
+}
+
+export interface ReadOnlyOptions {
+  /**
+   * Where reads of the data go (see `readPreferenceFor`): `secondaryPreferred` (the default) spares the primary;
+   * `primary` sends every read there.
+   */
+  readPreference?: ReadPreferenceMode;
+}
+
+/** Adapters made by readOnly (so wrapping twice is a no-op) and the read-only adapters made for each inner one. */
 const readOnlyGates = new WeakSet<Adapter>();
-const readOnlyOf = new WeakMap<Adapter, Adapter>();
+const readOnlyOf = new WeakMap<Adapter, Map<ReadPreferenceMode, Adapter>>();
 
 /** Whether an adapter is a read-only gate made by `readOnly`. */
 export function isReadOnly(adapter: Adapter): boolean {
@@ -201,13 +258,16 @@ export function isReadOnly(adapter: Adapter): boolean {
  * One gate per inner adapter: wrapping the same adapter again returns the same gate (with the cursors it opened),
  * and wrapping a gate returns it.
  */
-export function readOnly(adapter: Adapter): Adapter {
+export function readOnly(adapter: Adapter, opts: ReadOnlyOptions = {}): Adapter {
   if (readOnlyGates.has(adapter)) return adapter;
-  let gate = readOnlyOf.get(adapter);
+  const preference = opts.readPreference ?? 'secondaryPreferred';
+  let gates = readOnlyOf.get(adapter);
+  if (!gates) readOnlyOf.set(adapter, (gates = new Map<ReadPreferenceMode, Adapter>()));
+  let gate = gates.get(preference);
   if (!gate) {
-    gate = new ReadOnlyAdapter(adapter);
+    gate = new ReadOnlyAdapter(adapter, preference);
     readOnlyGates.add(gate);
-    readOnlyOf.set(adapter, gate);
+    gates.set(preference, gate);
   }
   return gate;
 }
@@ -217,33 +277,56 @@ class ReadOnlyAdapter implements Adapter {
   readonly source: string;
   readonly bson: Adapter['bson'];
   readonly connectMember?: (host: string) => Promise<Adapter>;
+  /** Present when the inner adapter has one; without it `commandCursor` sends getMore through `command`. */
+  readonly cursor?: (db: string, cmd: Doc, opts?: CursorOptions) => Promise<CursorRead>;
   /** Private (#): an experiment handed this adapter cannot reach the connection behind it. */
   readonly #inner: Adapter;
-  /** Cursors this adapter opened and that are still open, as db + id. */
+  readonly #preference: ReadPreferenceMode;
+  /** Cursors opened through `command` (hand-sent getMore) and still open, as db + id. */
   readonly #cursors = new Set<string>();
 
-  constructor(inner: Adapter) {
+  constructor(inner: Adapter, preference: ReadPreferenceMode) {
     this.#inner = inner;
+    this.#preference = preference;
     this.kind = inner.kind;
     this.source = inner.source;
     this.bson = inner.bson;
     if (inner.connectMember) {
       const connect = inner.connectMember.bind(inner);
-      this.connectMember = async (host: string) => readOnly(await connect(host));
+      // A member connection is one node already: its reads need no read preference.
+      this.connectMember = async (host: string) => readOnly(await connect(host), { readPreference: 'primary' });
     }
+    const cursor = inner.cursor?.bind(inner);
+    if (cursor) {
+      // Only the opening command is the gate's to check: the host's cursor sends getMore and killCursors for that
+      // cursor alone, on its session, and no caller can name another cursor id through it.
+      this.cursor = async (db: string, cmd: Doc, opts: CursorOptions = {}) => {
+        const name = commandName(cmd);
+        const why = whyNotReading(cmd) ?? whyNotCursor(cmd);
+        if (why !== null) throw new RefusedCommand(`mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`, name, db);
+        return await cursor(db, cmd, { ...opts, ...this.#routing(cmd, opts) });
+      };
+    }
+  }
+
+  /** The read preference of one read: the primary when asked for, else `readPreferenceFor`. */
+  #routing(cmd: Doc, opts: CommandOptions): CommandOptions {
+    const pref = opts.readPreference === 'primary' ? 'primary' : readPreferenceFor(cmd, this.#preference);
+    return pref === 'primary' ? {} : { readPreference: pref };
   }
 
   get roundTrips(): number {
     return this.#inner.roundTrips;
   }
 
-  async command(db: string, cmd: Doc): Promise<Doc> {
+  async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
     const name = commandName(cmd);
     const why = whyNotReading(cmd) ?? this.#notOurs(db, name, cmd);
     if (why !== null) {
       throw new RefusedCommand(`mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`, name, db);
     }
-    const reply = await this.#inner.command(db, cmd);
+    const routing = this.#routing(cmd, opts);
+    const reply = await (routing.readPreference ? this.#inner.command(db, cmd, routing) : this.#inner.command(db, cmd));
     if (name === 'killCursors') {
       for (const id of cmd.cursors as unknown[]) this.#cursors.delete(cursorKey(db, id) as string);
     } else {
@@ -361,6 +444,7 @@ class ScratchOnlyAdapter implements Adapter {
   readonly kind: Adapter['kind'];
   readonly source: string;
   readonly bson: Adapter['bson'];
+  readonly cursor?: (db: string, cmd: Doc, opts?: CursorOptions) => Promise<CursorRead>;
   readonly #inner: Adapter;
   readonly #prefix: string;
 
@@ -371,6 +455,19 @@ class ScratchOnlyAdapter implements Adapter {
     this.kind = inner.kind;
     this.source = inner.source;
     this.bson = inner.bson;
+    const cursor = inner.cursor?.bind(inner);
+    if (cursor) {
+      // Scratch reads go to the primary, where the experiment wrote (no read preference).
+      this.cursor = async (db: string, cmd: Doc, opts: CursorOptions = {}) => {
+        const why = whyNotScratch(db, cmd, this.#prefix) ?? whyNotCursor(cmd);
+        if (why !== null) {
+          const name = commandName(cmd);
+          throw new RefusedCommand(`mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases named ${this.#prefix}… (${why})`, name, db);
+        }
+        const { readPreference: _primary, ...rest } = opts;
+        return await cursor(db, cmd, rest);
+      };
+    }
   }
 
   get roundTrips(): number {

@@ -1,10 +1,35 @@
 import { redactUri } from '../core/format';
-import type { Adapter, BsonKit, Doc } from './types';
+import { type HostCursor, readHostCursor } from './cursor';
+import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
+
+/**
+ * mongosh's RunCommandCursor (@mongosh/shell-api lib/abstract-cursor.js, AbstractFiniteCursor), the methods used:
+ * `objsLeftInBatch()` is the driver cursor's `bufferedCount()`, `isClosed()` its `closed`, `tryNext()` one fetch.
+ */
+export interface ShellCursor {
+  objsLeftInBatch(): number;
+  next(): Promise<Doc | null> | Doc | null;
+  tryNext(): Promise<Doc | null> | Doc | null;
+  isClosed(): boolean;
+  close(): Promise<void> | void;
+}
+
+/** A database as mongosh's `db.getSiblingDB` returns it. */
+export interface ShellDatabase {
+  runCommand(cmd: Doc, options?: Doc): Promise<Doc> | Doc;
+  /**
+   * mongosh's cursor-command runner (@mongosh/shell-api lib/database.js, `Database._runCursorCommand(cmd, options)`,
+   * mongosh 2.x): the driver's `runCursorCommand` wrapped in a shell RunCommandCursor. Not in mongosh's documented
+   * API, but its public `db.checkMetadataConsistency()` and `db.sql()` are built on it; the adapter checks that it is
+   * there and falls back to getMore sent by `commandCursor` otherwise.
+   */
+  _runCursorCommand?(cmd: Doc, options?: Doc): Promise<ShellCursor> | ShellCursor;
+}
 
 /** The parts of mongosh's global scope the plugin uses. Inside require()d code shell calls return Promises. */
 export interface ShellGlobals {
   db: {
-    getSiblingDB(name: string): { runCommand(cmd: Doc): Promise<Doc> | Doc };
+    getSiblingDB(name: string): ShellDatabase;
     getName(): string;
     getMongo(): { _uri?: string; getURI?: () => string };
   };
@@ -13,7 +38,11 @@ export interface ShellGlobals {
   NumberLong: (v: string) => unknown;
 }
 
-/** Adapter over the mongosh shell context: every command goes through `db.getSiblingDB(name).runCommand`. */
+/**
+ * Adapter over the mongosh shell context: commands go through `db.getSiblingDB(name).runCommand`, cursors through
+ * the shell's RunCommandCursor (see `ShellDatabase._runCursorCommand`), whose getMore and killCursors keep the
+ * cursor's session and server.
+ */
 export class ShellAdapter implements Adapter {
   readonly kind = 'mongosh' as const;
   readonly bson: BsonKit;
@@ -40,9 +69,50 @@ export class ShellAdapter implements Adapter {
     return this.count;
   }
 
-  async command(db: string, cmd: Doc): Promise<Doc> {
+  async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
     this.count++;
-    return await this.g.db.getSiblingDB(db).runCommand(cmd);
+    const sibling = this.g.db.getSiblingDB(db);
+    // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
+    return await (opts.readPreference ? sibling.runCommand(cmd, { readPreference: opts.readPreference }) : sibling.runCommand(cmd));
+  }
+
+  /** Absent when this mongosh has no cursor-command runner: `commandCursor` then sends getMore itself. */
+  get cursor(): Adapter['cursor'] {
+    if (typeof this.g.db.getSiblingDB('admin')._runCursorCommand !== 'function') return undefined;
+    return (db: string, cmd: Doc, opts: CursorOptions = {}) => this.readCursor(db, cmd, opts);
+  }
+
+  private async readCursor(db: string, cmd: Doc, opts: CursorOptions): Promise<CursorRead> {
+    const sibling = this.g.db.getSiblingDB(db);
+    let cursor: ShellCursor | null = null;
+    let opened = false;
+    const host: HostCursor = {
+      buffered: () => cursor?.objsLeftInBatch() ?? 0,
+      take: async (n) => {
+        const out: Doc[] = [];
+        while (out.length < n && cursor && cursor.objsLeftInBatch() > 0) {
+          const d = await cursor.next();
+          if (d === null) break;
+          out.push(d);
+        }
+        return out;
+      },
+      fetch: async () => {
+        if (!opened) {
+          // The shell cursor sends nothing until it is iterated: the opening command goes with this first fetch.
+          opened = true;
+          const run = sibling._runCursorCommand?.bind(sibling);
+          if (!run) throw new Error('this mongosh has no cursor-command runner');
+          cursor = await run(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+        }
+        return cursor ? await cursor.tryNext() : null;
+      },
+      done: () => (cursor ? cursor.isClosed() && cursor.objsLeftInBatch() === 0 : false),
+      close: async () => {
+        if (cursor) await cursor.close();
+      },
+    };
+    return await readHostCursor(host, opts, () => this.count++);
   }
 
   close(): Promise<void> {

@@ -11,7 +11,33 @@ export interface BsonKit {
 }
 
 /**
- * The one interface collect and confirm use to reach a server: database commands only.
+ * Where a read may go. `secondaryPreferred` lets reads that describe the data (documents, collections, indexes,
+ * sizes, plans) run on a secondary when there is one, to spare the primary; node-specific figures (serverStatus,
+ * $indexStats) and every write go to the primary whatever is asked (src/adapters/read-only.ts, docs/roles.md).
+ */
+export type ReadPreferenceMode = 'primary' | 'secondaryPreferred';
+
+export interface CommandOptions {
+  /** Absent: the primary (what `db.command` / `db.runCommand` do by default). */
+  readPreference?: ReadPreferenceMode;
+}
+
+export interface CursorOptions extends CommandOptions {
+  /** Stop after this many documents; a cursor the server still holds is then closed (killCursors). */
+  limit?: number;
+  /** Stop after this many replies (the opening one counts); `1` reads the first batch only. */
+  batches?: number;
+}
+
+/** A cursor read: the documents, and whether the server had nothing more (false: it was closed early). */
+export interface CursorRead {
+  docs: Doc[];
+  exhausted: boolean;
+}
+
+/**
+ * The one interface collect and confirm use to reach a server: database commands, and cursors read through the
+ * host's own cursor API.
  * Two implementations: the Node driver (CLI, Node API) and the mongosh shell context (plugin).
  */
 export interface Adapter {
@@ -21,7 +47,16 @@ export interface Adapter {
   readonly bson: BsonKit;
   /** Commands sent so far (each is one round trip). */
   readonly roundTrips: number;
-  command(db: string, cmd: Doc): Promise<Doc>;
+  command(db: string, cmd: Doc, opts?: CommandOptions): Promise<Doc>;
+  /**
+   * Runs a cursor-returning command (find, aggregate, listCollections, listIndexes) and reads its batches through
+   * the host's cursor (the driver's `Db.runCursorCommand`, mongosh's RunCommandCursor), which sends every getMore and
+   * the closing killCursors on the session and the server that opened the cursor. Each reply is one round trip, and
+   * so is the killCursors of a cursor closed early. Optional only so in-process stubs need not implement it:
+   * `commandCursor` (src/adapters/cursor.ts) then sends getMore itself, which a real server may refuse ("Cannot run
+   * getMore on cursor … created in session …") — every adapter that talks to a server implements it.
+   */
+  cursor?(db: string, cmd: Doc, opts?: CursorOptions): Promise<CursorRead>;
   /**
    * A direct connection to one replica-set member (`host:port` as `hello.hosts` lists it), with the same
    * credentials and TLS settings. Optional: only adapters that own their connection can open another one.

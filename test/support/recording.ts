@@ -1,4 +1,4 @@
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, CommandOptions, CursorOptions, CursorRead, Doc } from '../../src/adapters/types';
 
 export interface SentCommand {
   db: string;
@@ -6,14 +6,29 @@ export interface SentCommand {
   label: string;
   name: string;
   cmd: Doc;
+  /** Opened through `Adapter.cursor`: the host's cursor sent its getMore and killCursors, not recorded here. */
+  cursor?: true;
+  /** The read preference the command was sent with (absent: the primary). */
+  readPreference?: CommandOptions['readPreference'];
+}
+
+function labelOf(cmd: Doc): { name: string; label: string } {
+  const name = Object.keys(cmd)[0] ?? '';
+  const stage = name === 'aggregate' ? ` ${Object.keys((cmd.pipeline as Doc[] | undefined)?.[0] ?? {})[0] ?? ''}` : '';
+  return { name, label: `${name}${stage}` };
 }
 
 /**
  * A live adapter that records every command it is asked to send, in order, then sends it. Counts round trips the
- * way the inner adapter does; closing it leaves the inner adapter open (the test's fixture owns it).
+ * way the inner adapter does; closing it leaves the inner adapter open (the test's fixture owns it). Cursors go
+ * through the inner adapter's `cursor` when it has one (the opening command is recorded, with `cursor: true`).
  */
 export function recordingAdapter(inner: Adapter): Adapter & { sent: SentCommand[] } {
   const sent: SentCommand[] = [];
+  const record = (db: string, cmd: Doc, opts: CommandOptions | undefined, cursor: boolean): void => {
+    sent.push({ db, ...labelOf(cmd), cmd, ...(cursor ? { cursor: true as const } : {}), ...(opts?.readPreference ? { readPreference: opts.readPreference } : {}) });
+  };
+  const innerCursor = inner.cursor?.bind(inner);
   return {
     kind: inner.kind,
     source: inner.source,
@@ -22,12 +37,18 @@ export function recordingAdapter(inner: Adapter): Adapter & { sent: SentCommand[
       return inner.roundTrips;
     },
     sent,
-    async command(db: string, cmd: Doc): Promise<Doc> {
-      const name = Object.keys(cmd)[0] ?? '';
-      const stage = name === 'aggregate' ? ` ${Object.keys((cmd.pipeline as Doc[] | undefined)?.[0] ?? {})[0] ?? ''}` : '';
-      sent.push({ db, name, label: `${name}${stage}`, cmd });
-      return await inner.command(db, cmd);
+    async command(db: string, cmd: Doc, opts?: CommandOptions): Promise<Doc> {
+      record(db, cmd, opts, false);
+      return await (opts ? inner.command(db, cmd, opts) : inner.command(db, cmd));
     },
+    ...(innerCursor
+      ? {
+          async cursor(db: string, cmd: Doc, opts?: CursorOptions): Promise<CursorRead> {
+            record(db, cmd, opts, true);
+            return await innerCursor(db, cmd, opts);
+          },
+        }
+      : {}),
     close: async () => undefined,
   };
 }
