@@ -1,4 +1,4 @@
-import { commandCursor } from '../adapters/cursor';
+import { commandCursor, readCursor } from '../adapters/cursor';
 import type { Adapter, Doc } from '../adapters/types';
 import { formatBytes } from '../core/format';
 import { prng } from '../core/stats';
@@ -155,17 +155,8 @@ async function readSelection(adapter: Adapter, server: ServerInfo, db: string, c
 
 /** The first reply of a cursor command only; a cursor left open (more than one reply's worth) is closed at once. */
 async function firstReply(adapter: Adapter, db: string, cmd: Doc): Promise<{ docs: Doc[]; exhausted: boolean }> {
-  const reply = (await adapter.command(db, cmd)) as { cursor?: { id?: unknown; firstBatch?: Doc[]; ns?: string } };
-  const id = reply.cursor?.id;
-  // 0 as a number, a bigint or a bson Long (whose toString gives its digits)
-  const exhausted = id === undefined || id === null || (id as { toString(): string }).toString() === '0';
-  if (!exhausted) {
-    const ns = reply.cursor?.ns ?? '';
-    const coll = ns.includes('.') ? ns.slice(ns.indexOf('.') + 1) : String(Object.values(cmd)[0]);
-    const long = typeof id === 'number' || typeof id === 'bigint' ? adapter.bson.long(String(id)) : id;
-    await adapter.command(db, { killCursors: coll, cursors: [long] }).catch(() => undefined);
-  }
-  return { docs: reply.cursor?.firstBatch ?? [], exhausted };
+  // The first reply only: the host's cursor closes it (killCursors in the cursor's own session) when more is left.
+  return await readCursor(adapter, db, cmd, { batches: 1 });
 }
 
 /**
