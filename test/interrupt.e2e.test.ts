@@ -1,8 +1,11 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
+import { BSON, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SCRATCH_PREFIX } from '../src/confirm/scratch';
+import { listScratchDatabases } from '../src/confirm/leftovers';
+import { INTERRUPT_PHASES, SCRATCH_PREFIX } from '../src/confirm/scratch';
+import { DriverAdapter } from '../src/adapters/driver';
 import { dropDb, seedBlog } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
@@ -13,38 +16,126 @@ async function scratchDbs(client: MongoClient): Promise<string[]> {
   return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
 }
 
-describe('Ctrl-C during confirmation (real CLI)', () => {
+/** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
+async function checksums(client: MongoClient, db: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const names = (await client.db(db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+  for (const name of names) {
+    const h = createHash('sha256');
+    for await (const d of client.db(db).collection(name).find({}).sort({ _id: 1 })) h.update(BSON.serialize(d));
+    out[name] = h.digest('hex');
+  }
+  return out;
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  err: string;
+  child: ChildProcess;
+}
+
+/** The real CLI, confirming every collection of DB with a short budget; `onErr` sees stderr as it comes. */
+function runCli(uri: string, env: Record<string, string>, onErr?: (all: string, child: ChildProcess) => void): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--confirm-budget', '2', '-f', 'json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stdout.on('data', () => undefined);
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+    onErr?.(err, child);
+  });
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err, child })));
+}
+
+const scratchOf = (err: string): string | undefined => /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
+
+describe('interrupting a confirmation (real CLI): every phase, every signal', () => {
   const uri = inject('mongoUri');
   let client: MongoClient;
+  let before: Record<string, string>;
   beforeAll(async () => {
     await seedBlog(uri, DB);
     client = await MongoClient.connect(uri);
+    before = await checksums(client, DB);
   });
   afterAll(async () => {
     await client?.close();
     await dropDb(uri, DB);
   });
 
-  it('stops, drops the scratch database and exits 130', async () => {
-    const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--collection', 'posts', '--confirm-budget', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // wait until a new scratch database appears (other test files may run their own at the same time)
-    const before = new Set(await scratchDbs(client));
-    const deadline = Date.now() + 60_000;
-    let seen: string[] = [];
-    while (Date.now() < deadline && seen.length === 0) {
-      await new Promise((r) => setTimeout(r, 200));
-      seen = (await scratchDbs(client)).filter((n) => !before.has(n));
+  const expectClean = async (run: Run, exit: number): Promise<string> => {
+    const name = scratchOf(run.err);
+    expect(name, run.err).toBeDefined();
+    expect(run.err).toContain(`Dropped the scratch database ${name as string} (listDatabases no longer lists it).`);
+    expect(run.code, run.err).toBe(exit);
+    expect(await scratchDbs(client), run.err).not.toContain(name);
+    expect(await checksums(client, DB)).toEqual(before);
+    return name as string;
+  };
+
+  for (const phase of INTERRUPT_PHASES) {
+    it(`SIGINT at ${phase}: refuses new commands, drops, says "dropped", exits 130; the source is unchanged`, async () => {
+      const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
+      expect(run.err).toMatch(/^Confirming \d+ findings?: writes up to [\d,]+ copied documents \([\d.]+ \w+\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m);
+      expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);
+      await expectClean(run, 130);
+    }, 120_000);
+  }
+
+  for (const [signal, exit] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    it(`${signal} mid-insert: the same cleanup, exit ${exit}`, async () => {
+      const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: `mid-insert:${signal}` });
+      expect(run.err).toContain(signal === 'SIGTERM' ? 'Terminated (SIGTERM): stopping' : 'The terminal closed (SIGHUP): stopping');
+      await expectClean(run, exit);
+    }, 120_000);
+  }
+
+  it('a closed terminal (stderr gone, then SIGHUP) still drops the scratch database', async () => {
+    let closed = false;
+    const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGHUP' }, (all, child) => {
+      // as soon as the scratch database is named, the "terminal" goes away: every later write fails with EPIPE
+      if (!closed && scratchOf(all)) {
+        closed = true;
+        child.stderr?.destroy();
+        child.stdout?.destroy();
+      }
+    });
+    const name = scratchOf(run.err);
+    expect(name).toBeDefined();
+    expect(run.code).toBe(129);
+    expect(await scratchDbs(client)).not.toContain(name);
+    expect(await checksums(client, DB)).toEqual(before);
+  }, 120_000);
+
+  it('a second Ctrl-C quits at once, names what may remain and how to drop it; the marker makes it stale for the next run', async () => {
+    let sent = false;
+    const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert' }, (all, child) => {
+      if (!sent && all.includes('Interrupted:')) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    const name = scratchOf(run.err) as string;
+    expect(run.code).toBe(130);
+    if (run.err.includes('Dropped the scratch database')) {
+      // the drop won the race against the second Ctrl-C
+      expect(await scratchDbs(client)).not.toContain(name);
+    } else {
+      expect(run.err).toContain(`Quit before the drop was confirmed: the scratch database ${name} may remain`);
+      expect(run.err).toContain(`db.getSiblingDB("${name}").dropDatabase()`);
+      expect(run.err).toContain('mongo-advisor cleanup <uri> --yes');
+      const adapter = await DriverAdapter.connect(uri);
+      try {
+        const left = (await listScratchDatabases(adapter)).find((d) => d.name === name);
+        if (left) {
+          expect(left.state, left.why).toBe('stale');
+          expect(left.why).toContain('that process no longer runs');
+          await client.db(name).dropDatabase();
+        }
+      } finally {
+        await adapter.close();
+      }
     }
-    expect(seen.length, 'the experiment never created its scratch database').toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 1000));
-    child.kill('SIGINT');
-    const code = await exited;
-    expect(code).toBe(130);
-    const name = /dropping the scratch database (\S+)/.exec(err)?.[1];
-    expect(name, err).toMatch(new RegExp(`^${SCRATCH_PREFIX}`));
-    expect(await scratchDbs(client), err).not.toContain(name);
+    expect(await checksums(client, DB)).toEqual(before);
   }, 120_000);
 });

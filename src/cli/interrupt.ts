@@ -1,44 +1,81 @@
+import { formatSize } from '../confirm/leftovers';
 import type { Scratch } from '../confirm/scratch';
 import type { Io } from './io';
 
 export interface Interrupt {
-  /** Aborted on the first Ctrl-C (or SIGTERM): experiments stop at their next step. */
+  /** Aborted on the first Ctrl-C (or SIGTERM, SIGHUP): experiments stop at their next step. */
   signal: AbortSignal;
-  /** The scratch database to drop if interrupted (confirm hands it over as soon as it exists). */
+  /** The scratch database to drop if interrupted (confirm hands it over as soon as it exists, before any write). */
   track: (s: Scratch) => void;
   dispose: () => void;
 }
 
+/** The exit status of a process a signal ended: 128 + the signal's number, as shells report it. */
+const EXIT_FOR = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+type Handled = keyof typeof EXIT_FOR;
+
 /**
- * The one interrupt handler of the CLI's confirming commands (check, lint, audit): the first Ctrl-C or SIGTERM stops
- * the experiments, drops the scratch database and exits 130 once the drop is done (it says whether it was); a second
- * Ctrl-C exits at once. Installed only while a command could write.
+ * The one interrupt handler of the CLI's confirming commands (check, lint, audit). When confirm hands over the scratch
+ * handle it says where the run will write and how much (consent, before the first write). The first Ctrl-C, SIGTERM
+ * or SIGHUP (a closed terminal) stops the experiments and drops the scratch database: the handle refuses new
+ * commands, waits (bounded) for those in flight, drops, and checks with listDatabases; the handler then says
+ * "dropped" or prints the exact command to run, and exits 128 + the signal's number. A second Ctrl-C exits at once,
+ * saying the database may remain and how to drop it. After SIGHUP nothing may be readable any more: writes to a
+ * closed terminal are ignored, and the cleanup runs the same.
  */
 export function onInterrupt(io: Io): Interrupt {
   const controller = new AbortController();
   let scratch: Scratch | null = null;
   let count = 0;
-  const handler = (): void => {
+  // A closed terminal (SIGHUP) makes writes fail with EIO or EPIPE: they must not kill the process before its cleanup.
+  const say = (line: string): void => {
+    try {
+      io.err(line);
+    } catch {
+      // nowhere to write: the cleanup still runs
+    }
+  };
+  const quiet = (): void => undefined;
+  const howToDrop = (s: Scratch): string => `drop it with: mongo-advisor cleanup <uri> --yes, or in mongosh ${s.dropByHand}`;
+  const handler = (signal: Handled): void => {
     count++;
-    if (count > 1) process.exit(130);
-    io.err(scratch ? `Interrupted: stopping and dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…` : 'Interrupted (no scratch database was written).');
+    if (count > 1) {
+      say(scratch && !scratch.cleanedUp ? `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain on ${scratch.source}; ${howToDrop(scratch)}` : 'Quit.');
+      process.exit(EXIT_FOR[signal]);
+    }
+    process.stdout.on('error', quiet);
+    process.stderr.on('error', quiet);
+    const what = signal === 'SIGINT' ? 'Interrupted' : signal === 'SIGHUP' ? 'The terminal closed (SIGHUP)' : 'Terminated (SIGTERM)';
+    say(scratch ? `${what}: stopping, then dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…` : `${what} (no scratch database was written).`);
     controller.abort();
     const done = scratch ? scratch.cleanup() : Promise.resolve(null);
-    void done.then((problem) => {
-      if (problem) io.err(problem);
-      process.exit(130);
-    });
+    void done.then(
+      (problem) => {
+        if (scratch) say(problem ? `NOT dropped: ${problem}; or run: mongo-advisor cleanup <uri> --yes` : `Dropped the scratch database ${scratch.db} (listDatabases no longer lists it).`);
+        process.exit(EXIT_FOR[signal]);
+      },
+      (err: unknown) => {
+        if (scratch) say(`NOT dropped: ${String(err)}; ${howToDrop(scratch)}`);
+        process.exit(EXIT_FOR[signal]);
+      },
+    );
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  const handlers = (Object.keys(EXIT_FOR) as Handled[]).map((sig) => [sig, () => handler(sig)] as const);
+  for (const [sig, h] of handlers) process.on(sig, h);
   return {
     signal: controller.signal,
     track: (s) => {
       scratch = s;
+      s.marker.via = 'cli'; // before the first write: the marker says who to look for
+      if (s.plan) {
+        const p = s.plan;
+        say(
+          `Confirming ${p.experiments} finding${p.experiments === 1 ? '' : 's'}: writes up to ${p.maxDocs.toLocaleString('en-US')} copied documents (${formatSize(p.maxBytes)}) per experiment to the ${s.where}, dropped afterwards (Ctrl-C stops and drops it; --no-confirm skips; --scratch-uri writes elsewhere).`,
+        );
+      }
     },
     dispose: () => {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
+      for (const [sig, h] of handlers) process.off(sig, h);
     },
   };
 }

@@ -6,6 +6,8 @@ import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
 import { Budget } from './harness';
+import { leftoverNotes } from './leftovers';
+import { LoadAbort, LoadGuard, type LoadLimits, parseMaxLoad } from './load';
 import { Scratch } from './scratch';
 
 export interface ConfirmRun {
@@ -23,8 +25,16 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   /** Called as each experiment starts (progress bars): the finding, its position and how many will run. */
   onExperiment?: (finding: Finding, index: number, total: number) => void;
   settings?: AnalyzeSettings;
-  /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it. */
+  /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it; its `plan` says how much it will write. */
   onScratch?: (scratch: Scratch) => void;
+  /** Load limits (`--max-load`, src/confirm/load.ts): pause above them, stop when it lasts. Defaults: MAX_LOAD. */
+  maxLoad?: LoadLimits | string;
+  /** Longest pause for load before confirmation stops (default 60 s). */
+  maxLoadPauseMs?: number;
+  /** Who runs (written in the scratch database's marker): 'cli', 'mongosh' or 'api' (default). */
+  via?: string;
+  /** The command that removes stale scratch databases, in the leftover note (default: the mongosh line per database). */
+  cleanupHint?: string;
 }
 
 /**
@@ -47,13 +57,39 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
       return c !== undefined && f.messageId !== 'internalError' && (c.appliesTo?.(f) ?? true);
     }),
   );
-  if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes: [] };
+  const target = opts.scratchAdapter ?? given;
+  // Stale scratch databases of earlier runs (their marker's pid is gone, or they are old): said, never reused.
+  const notes: string[] = await leftoverNotes(target, opts.cleanupHint ?? 'mongo-advisor cleanup <uri> (or advisor.cleanup() in mongosh)');
+  if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes };
 
   // The scratch handle gets the connection itself (it must write), behind its own gate: only the scratch database.
-  const scratch = new Scratch(opts.scratchAdapter ?? given);
-  opts.onScratch?.(scratch);
+  const scratch = new Scratch(target, undefined, opts.via ?? 'api');
+  scratch.plan = { experiments: todo.size, maxDocs: settings.maxDocs, maxBytes: settings.maxBytes };
   const log = opts.log ?? (() => undefined);
-  const notes: string[] = [];
+  // Stops the experiments on the caller's signal (Ctrl-C) or when the load guard gives up.
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort();
+  opts.signal?.addEventListener('abort', onAbort);
+  if (opts.signal?.aborted) stop.abort();
+  const guard = new LoadGuard(readOnly(target), {
+    limits: typeof opts.maxLoad === 'string' ? parseMaxLoad(opts.maxLoad) : (opts.maxLoad ?? undefined),
+    ...(opts.maxLoadPauseMs !== undefined ? { maxPauseMs: opts.maxLoadPauseMs } : {}),
+    signal: stop.signal,
+    log,
+  });
+  let loadStop: string | null = null;
+  scratch.beforeWrite = async () => {
+    try {
+      await guard.check();
+    } catch (err) {
+      if (err instanceof LoadAbort) {
+        loadStop ??= err.message;
+        stop.abort();
+      }
+      throw err;
+    }
+  };
+  opts.onScratch?.(scratch);
   const out: Finding[] = [];
   // Several experiments copy the same collection: read each (collection, filter, limit) once per run.
   const copies = new Map<string, Promise<Doc[]>>();
@@ -73,9 +109,22 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
       const f = { ...original };
       out.push(f);
       if (!todo.has(original)) continue;
-      if (opts.signal?.aborted) continue;
+      if (!stop.signal.aborted && loadStop === null) {
+        try {
+          await guard.check(true);
+        } catch (err) {
+          if (!(err instanceof LoadAbort)) throw err;
+          loadStop = err.message;
+          stop.abort();
+        }
+      }
+      if (loadStop !== null) {
+        f.confirmation = { status: 'not-run', summary: `Not run: ${loadStop}`, measurements: [], where: scratch.where, durationMs: 0 };
+        continue;
+      }
+      if (stop.signal.aborted) continue;
       const rule = byId.get(f.ruleId) as Rule;
-      const budget = new Budget(settings.budgetMs, opts.signal);
+      const budget = new Budget(settings.budgetMs, stop.signal);
       const ctx: ConfirmContext = {
         source,
         scratch,
@@ -93,9 +142,10 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };
       } catch (err) {
         const interrupted = opts.signal?.aborted === true;
+        const load: string | null = loadStop;
         f.confirmation = {
-          status: interrupted ? 'not-run' : 'error',
-          summary: interrupted ? 'Interrupted before the measurement finished.' : `${describeServerError(err)}; nothing was measured.`,
+          status: interrupted || load !== null ? 'not-run' : 'error',
+          summary: interrupted ? 'Interrupted before the measurement finished.' : load !== null ? `Not finished: ${load}` : `${describeServerError(err)}; nothing was measured.`,
           measurements: [],
           where: scratch.where,
           durationMs: performance.now() - started,
@@ -103,9 +153,11 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
       }
     }
   } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
     const problem = await scratch.cleanup();
     if (problem) notes.push(problem);
   }
+  if (loadStop !== null) notes.push(`mongo-advisor ${loadStop as string}`);
   return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
 }
 

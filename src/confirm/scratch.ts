@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { commandCursor } from '../adapters/cursor';
 import { SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
 import { type Adapter, type BsonKit, type Doc, asServerError, describeServerError } from '../adapters/types';
+import { VERSION } from '../version';
 
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
 export { SCRATCH_PREFIX };
@@ -16,6 +18,63 @@ const SETTLE_MS = 5000;
 const NOT_RETRYABLE = new Set([13, 18]);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The collection every scratch database gets first, with one document: who writes there (host, pid, start time, tool
+ * version). A later run reads it to tell a leftover (the pid is gone from this host, or the run started too long ago)
+ * from a run still going on (src/confirm/leftovers.ts).
+ */
+export const MARKER_COLLECTION = '_advisor_marker';
+
+export interface ScratchMarker {
+  _id: 'owner';
+  tool: 'mongo-advisor';
+  version: string;
+  host: string;
+  pid: number;
+  /** When the run began writing (ISO 8601). */
+  startedAt: string;
+  /** 'cli' or 'mongosh' or 'api': who to blame, in the leftover report. */
+  via: string;
+}
+
+/** What the run will write, told before it writes (consent): the plan the front doors print. */
+export interface ScratchPlan {
+  experiments: number;
+  maxDocs: number;
+  maxBytes: number;
+}
+
+/**
+ * The phases at which a test may interrupt a confirmation, in the order a run meets them:
+ *
+ * - `after-marker`: the scratch database exists and holds only its marker;
+ * - `after-create`: an experiment's first collection was created;
+ * - `mid-insert`: a copy of source documents (an insert of several documents) was sent and has not been answered;
+ * - `after-index`: an index build on scratch was answered;
+ * - `mid-timing`: a timed trial is in flight (the fourth identical command in a row: warm-up and trials);
+ * - `before-drop`: cleanup has begun and refuses new commands, and the dropDatabase is about to be sent.
+ */
+export const INTERRUPT_PHASES = ['after-marker', 'after-create', 'mid-insert', 'after-index', 'mid-timing', 'before-drop'] as const;
+export type InterruptPhase = (typeof INTERRUPT_PHASES)[number];
+export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+let testInterruptFired = false;
+
+/**
+ * TEST-ONLY, the one place it is read: `MONGO_ADVISOR_TEST_INTERRUPT_AT=<phase>[:<SIGNAL>]` (phase from
+ * INTERRUPT_PHASES, signal SIGINT by default, or SIGTERM, SIGHUP) makes the process send that signal to itself the
+ * first time the run reaches that phase, so tests interrupt each phase deterministically instead of sleeping. Without
+ * the variable this does nothing; it never changes what is sent to the server. Documented in docs/architecture.md.
+ */
+function testInterrupt(phase: InterruptPhase): void {
+  const at = typeof process === 'object' ? process.env?.MONGO_ADVISOR_TEST_INTERRUPT_AT : undefined;
+  if (!at || testInterruptFired) return;
+  const [want, signal = 'SIGINT'] = at.split(':');
+  if (want !== phase || !(INTERRUPT_SIGNALS as readonly string[]).includes(signal)) return;
+  testInterruptFired = true;
+  process.kill(process.pid, signal);
+}
 
 /**
  * A scratch database on the user's server (or on another URI): the only place the advisor writes.
@@ -39,12 +98,35 @@ export class Scratch {
   /** Set when cleanup starts: from then on no command is sent, so nothing recreates the database after its drop. */
   private closing = false;
   private readonly inflight = new Set<Promise<unknown>>();
+  private marking: Promise<void> | null = null;
+  /** What this run will write (set by confirm before any write; the front doors print it). */
+  plan: ScratchPlan | null = null;
+  /** Called before heavy writes (creates, copies, index builds): the load guard (src/confirm/load.ts). */
+  beforeWrite: (() => Promise<void>) | null = null;
+  /** For the mid-timing phase: the last command's name and how many times in a row it was sent. */
+  private last = { name: '', times: 0 };
+  readonly marker: ScratchMarker;
 
-  constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex')) {
+  constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex'), via = 'api') {
     this.#adapter = scratchOnly(adapter);
     this.bson = adapter.bson;
     this.source = adapter.source;
     this.db = `${SCRATCH_PREFIX}${suffix}`;
+    this.marker = { _id: 'owner', tool: 'mongo-advisor', version: VERSION, host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), via };
+  }
+
+  /** A handle on an existing scratch database (a leftover), only to drop it: `cleanup()` drops it. */
+  static adopt(adapter: Adapter, name: string): Scratch {
+    if (!name.startsWith(SCRATCH_PREFIX)) throw new Error(`${name} is not a scratch database (${SCRATCH_PREFIX}…)`);
+    const s = new Scratch(adapter, name.slice(SCRATCH_PREFIX.length));
+    s.used = true;
+    s.marking = Promise.resolve();
+    return s;
+  }
+
+  /** The mongosh line that drops this database by hand. */
+  get dropByHand(): string {
+    return `db.getSiblingDB("${this.db}").dropDatabase()`;
   }
 
   get where(): string {
@@ -52,15 +134,37 @@ export class Scratch {
   }
 
   async command(cmd: Doc): Promise<Doc> {
+    this.refuseIfClosing();
+    // The marker first: the database never exists without a note of who made it.
+    this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(() => testInterrupt('after-marker'));
+    await this.marking;
+    const name = Object.keys(cmd)[0] ?? '';
+    if (this.beforeWrite && (name === 'create' || name === 'createIndexes' || (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))) await this.beforeWrite();
+    this.refuseIfClosing();
+    this.last = name === this.last.name ? { name, times: this.last.times + 1 } : { name, times: 1 };
+    const sent = this.send(cmd);
+    if (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1) testInterrupt('mid-insert');
+    if (this.last.times === 4 && name !== 'create' && name !== 'getMore' && !(name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1)) testInterrupt('mid-timing');
+    const reply = await sent;
+    if (name === 'create') testInterrupt('after-create');
+    if (name === 'createIndexes') testInterrupt('after-index');
+    return reply;
+  }
+
+  private refuseIfClosing(): void {
     if (this.closing) throw new Error(`the scratch database ${this.db} is being dropped: no more commands are sent to it`);
+  }
+
+  /** Sends one command and keeps it in `inflight` until it is answered: cleanup waits for those before it drops. */
+  private send(cmd: Doc): Promise<Doc> {
     this.used = true;
     const sent = this.#adapter.command(this.db, cmd);
     this.inflight.add(sent);
-    try {
-      return await sent;
-    } finally {
+    const settle = (): void => {
       this.inflight.delete(sent);
-    }
+    };
+    sent.then(settle, settle);
+    return sent;
   }
 
   /**
@@ -142,12 +246,20 @@ export class Scratch {
     return this.cleaning;
   }
 
+  /** Waits for the commands already sent, at most `ms`; true when none is left. */
+  private async settle(ms: number): Promise<boolean> {
+    if (this.inflight.size === 0) return true;
+    await Promise.race([Promise.allSettled([...this.inflight]), sleep(ms)]);
+    return this.inflight.size === 0;
+  }
+
   private async dropWithRetries(): Promise<string | null> {
     // A write sent before cleanup began (the experiment a Ctrl-C interrupted) may reach the server after the drop and
     // recreate the database: refuse new commands, and let those already sent finish first (for a while).
     this.closing = true;
-    if (this.inflight.size > 0) await Promise.race([Promise.allSettled([...this.inflight]), sleep(SETTLE_MS)]);
-    const byHand = `drop it by hand with db.getSiblingDB("${this.db}").dropDatabase()`;
+    await this.settle(SETTLE_MS);
+    testInterrupt('before-drop');
+    const byHand = `drop it by hand with ${this.dropByHand}`;
     const failures: string[] = [];
     for (let attempt = 1; attempt <= DROP_ATTEMPTS; attempt++) {
       if (attempt > 1) await sleep(DROP_PAUSE_MS * 2 ** (attempt - 2));
@@ -161,8 +273,9 @@ export class Scratch {
         if (NOT_RETRYABLE.has(code)) break;
         continue;
       }
-      // The reply said dropped: believe it unless listDatabases still shows the database (a write that was still
-      // in flight, such as the experiment a Ctrl-C interrupted, recreates it).
+      // A command still unanswered past the settle wait may land after this drop and recreate the database: wait for
+      // it once more, then believe listDatabases, not the reply.
+      if (!(await this.settle(SETTLE_MS))) failures.push(`attempt ${attempt}: ${this.inflight.size} command(s) sent before cleanup were still unanswered`);
       if ((await this.listed()) !== true) {
         this.dropped = true;
         return null;

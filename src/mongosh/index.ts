@@ -13,6 +13,8 @@ import { closest, didYouMean } from '../lib/suggest';
 import { SPEC_RULES } from '../spec/rules';
 import { formatText } from '../report/text';
 import { VERSION } from '../version';
+import { dropScratchDatabases, formatSize, leftoverLines, listScratchDatabases } from '../confirm/leftovers';
+import type { Scratch } from '../confirm/scratch';
 
 export interface PluginCheckOptions {
   /** Run the scratch experiments (default true). */
@@ -25,6 +27,77 @@ export interface PluginCheckOptions {
   maxTimeMS?: number;
   /** Rule settings as in .mongo-advisor.json: { 'array-growth': { options: { warnLength: 500 } }, 'id-pattern': 'off' }. */
   rules?: AnalyzeSettings['rules'];
+  /** Load limits, as the CLI's --max-load (src/confirm/load.ts). */
+  maxLoad?: string;
+}
+
+/** The exit status of a process a signal ended: 128 + the signal's number. */
+const EXIT_FOR = { SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * While advisor.check confirms: SIGTERM and SIGHUP (a closed terminal) stop the experiments, drop the scratch
+ * database (the handle refuses new commands, waits for those in flight, drops, checks with listDatabases), say so,
+ * and exit. SIGINT cannot be handled here: mongosh owns it, and in a script (--eval, --file) it ends the process at
+ * once, before any JavaScript runs; at the prompt it interrupts the evaluation and the run's own cleanup drops the
+ * database. What an ended process leaves carries its marker (host, pid, start time): the next advisor.check or
+ * advisor.cleanup reports it as stale.
+ */
+function onShellSignals(say: (line: string) => void): { signal: AbortSignal; track: (s: Scratch) => void; dispose: () => void } {
+  const controller = new AbortController();
+  let scratch: Scratch | null = null;
+  let fired = false;
+  const handler = (sig: keyof typeof EXIT_FOR): void => {
+    if (fired) process.exit(EXIT_FOR[sig]);
+    fired = true;
+    const safe = (line: string): void => {
+      try {
+        say(line);
+      } catch {
+        // a closed terminal
+      }
+    };
+    process.stdout.on('error', () => undefined);
+    process.stderr.on('error', () => undefined);
+    controller.abort();
+    const s = scratch;
+    safe(s ? `mongo-advisor: ${sig}: stopping, then dropping the scratch database ${s.db}…` : `mongo-advisor: ${sig} (no scratch database was written).`);
+    void (s ? s.cleanup() : Promise.resolve(null)).then(
+      (problem) => {
+        if (s) safe(problem ? `mongo-advisor: NOT dropped: ${problem}` : `mongo-advisor: dropped the scratch database ${s.db} (listDatabases no longer lists it).`);
+        process.exit(EXIT_FOR[sig]);
+      },
+      () => process.exit(EXIT_FOR[sig]),
+    );
+  };
+  const handlers = (Object.keys(EXIT_FOR) as (keyof typeof EXIT_FOR)[]).map((sig) => [sig, () => handler(sig)] as const);
+  for (const [sig, h] of handlers) process.on(sig, h);
+  return {
+    signal: controller.signal,
+    track: (s) => {
+      scratch = s;
+    },
+    dispose: () => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+    },
+  };
+}
+
+/** What advisor.cleanup() says and does: the scratch databases there, and (with drop) the stale ones dropped. */
+async function cleanupText(adapter: ShellAdapter, drop: boolean): Promise<string> {
+  const found = await listScratchDatabases(adapter);
+  if (found.length === 0) return 'No scratch databases (mongo_advisor_scratch_…) on this server.';
+  const lines = found.map((d) => `  ${d.name}  ${formatSize(d.bytes)}  ${d.state === 'stale' ? 'STALE' : 'in use'}: ${d.why}`);
+  const stale = found.filter((d) => d.state === 'stale');
+  if (!drop) {
+    lines.unshift(`${found.length} scratch database${found.length === 1 ? '' : 's'}:`);
+    lines.push(stale.length ? `Drop the ${stale.length} stale one${stale.length === 1 ? '' : 's'} with advisor.cleanup({ drop: true }); those in use belong to runs going on now and are never dropped.` : 'None is stale: each belongs to a run going on now.');
+    return lines.join('\n');
+  }
+  const out = await dropScratchDatabases(adapter, stale.map((d) => d.name));
+  return [
+    ...out.map((o) => (o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`)),
+    ...found.filter((d) => d.state === 'running').map((d) => `kept ${d.name}: in use (${d.why})`),
+  ].join('\n');
 }
 
 const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on a scratch copy
@@ -35,6 +108,8 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.check()                                check every collection of the current database
   advisor.check("posts", { rules: { "array-growth": { options: { warnLength: 500 } } } })
   advisor.check("posts", { db: "blog" })         another database
+  advisor.cleanup()                              list scratch databases left by interrupted runs
+  advisor.cleanup({ drop: true })                drop the stale ones listed
   advisor.help()                                 this text
 
 Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, rules; checked before anything runs.
@@ -72,6 +147,7 @@ const OPTIONS_SCHEMA = {
     db: { type: 'string', minLength: 1, description: 'a database name', 'x-hint': 'For example { db: "blog" }; leave it out for the current database.' },
     confirmBudget: { type: 'integer', minimum: 1, description: 'a positive whole number of seconds', 'x-hint': 'For example { confirmBudget: 60 }; leave it out for 30.' },
     maxTimeMS: { type: 'integer', minimum: 1, description: 'a positive whole number of milliseconds', 'x-hint': 'For example { maxTimeMS: 20000 }; leave it out for 10000.' },
+    maxLoad: { type: 'string', minLength: 1, description: 'load limits as in the CLI\'s --max-load', 'x-hint': 'For example { maxLoad: "active=25,queued=10,dirty=0.05,lag=1" }; leave it out for those defaults.' },
     rules: { type: 'object', description: 'an object of rule settings by rule id', 'x-hint': 'For example { rules: { "id-pattern": "off", "array-growth": { options: { warnLength: 500 } } } }.' },
   },
 } as const;
@@ -250,6 +326,9 @@ export function install(g: Record<string, unknown>): void {
         const o = validate(name, opts);
         const adapter = new ShellAdapter(shell);
         const db = o.db ?? shell.db.getName();
+        const confirm = o.confirm !== false;
+        const say = (line: string): void => void process.stderr.write(`${line}\n`);
+        const signals = confirm ? onShellSignals(say) : null;
         const result = await check(adapter, {
           db,
           rules,
@@ -257,15 +336,34 @@ export function install(g: Record<string, unknown>): void {
           ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
           ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
           ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
-          confirm: o.confirm !== false,
+          confirm,
           ...(o.rules ? { settings: { rules: o.rules } } : {}),
-        });
+          ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
+          via: 'mongosh',
+          cleanupHint: 'advisor.cleanup()',
+          ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
+        }).finally(() => signals?.dispose());
+        // A read-only run reports leftovers too (a confirming one did, through confirm).
+        if (!confirm) for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()')) result.notes.push({ level: 'error', message });
         return asPrintable(result);
       } catch (err) {
         throw forShell(err, shellUri(shell));
       }
     },
   };
+  Object.assign(advisor, {
+    /** Lists scratch databases; `{ drop: true }` drops the stale ones (never one a run in progress uses). */
+    async cleanup(opts?: { drop?: boolean }): Promise<{ [k: symbol]: () => string }> {
+      try {
+        if (opts !== undefined && (!isPlainObject(opts) || Object.keys(opts).some((k) => k !== 'drop') || (opts.drop !== undefined && typeof opts.drop !== 'boolean'))) {
+          throw new UserError('advisor.cleanup takes no argument (list) or { drop: true } (drop the stale scratch databases listed).');
+        }
+        return printableText(await cleanupText(new ShellAdapter(shell), opts?.drop === true));
+      } catch (err) {
+        throw forShell(err, shellUri(shell));
+      }
+    },
+  });
   Object.defineProperty(advisor, inspect.custom, { value: () => HELP, enumerable: false });
   g.advisor = advisor;
 }

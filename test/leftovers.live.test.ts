@@ -1,0 +1,98 @@
+import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Adapter } from '../src/adapters/types';
+import { runCleanup } from '../src/cli/commands/cleanup';
+import { listScratchDatabases, staleness, STALE_AFTER_MS } from '../src/confirm/leftovers';
+import { LoadAbort, LoadGuard, lagFromReplStatus, loadFromServerStatus, parseMaxLoad } from '../src/confirm/load';
+import { MARKER_COLLECTION, Scratch } from '../src/confirm/scratch';
+
+describe('scratch markers, leftovers and `cleanup` (live)', () => {
+  const uri = inject('mongoUri');
+  let client: MongoClient;
+  let adapter: Adapter;
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    adapter = {
+      kind: 'driver',
+      source: 'leftovers test',
+      bson: { objectId: () => new ObjectId(), uuid: (hex) => new UUID(hex), long: (v) => Long.fromString(String(v)) },
+      roundTrips: 0,
+      command: async (db, cmd) => await client.db(db).command(cmd),
+      close: () => Promise.resolve(),
+    };
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('writes its marker before anything else, and a run in progress is never called stale', async () => {
+    const s = new Scratch(adapter, `leftovers${Date.now().toString(16)}`);
+    await s.create('x');
+    const marker = await client.db(s.db).collection(MARKER_COLLECTION).findOne({ _id: 'owner' as never });
+    expect(marker).toMatchObject({ tool: 'mongo-advisor', pid: process.pid, via: 'api' });
+    expect(Date.parse(String(marker?.startedAt))).toBeGreaterThan(Date.now() - 60_000);
+    const mine = (await listScratchDatabases(adapter)).find((d) => d.name === s.db);
+    expect(mine?.state).toBe('running');
+    expect(await s.cleanup()).toBeNull();
+  });
+
+  it('the staleness rule: dead pid on this host, too old, or no marker', () => {
+    const m = { _id: 'owner' as const, tool: 'mongo-advisor' as const, version: '1', host: 'h', pid: 42, startedAt: new Date().toISOString(), via: 'cli' };
+    expect(staleness(m, Date.now(), 'h', () => false).state).toBe('stale');
+    expect(staleness(m, Date.now(), 'h', () => true).state).toBe('running');
+    expect(staleness(m, Date.now(), 'other', () => false).state).toBe('running');
+    expect(staleness(m, Date.now() + STALE_AFTER_MS + 1, 'other', () => true).state).toBe('stale');
+    expect(staleness(null).state).toBe('stale');
+  });
+
+  it('`cleanup --yes` drops a leftover (a dead pid\'s marker) and keeps a run in progress', async () => {
+    const stale = new Scratch(adapter, `leftstale${Date.now().toString(16)}`);
+    await stale.create('copy');
+    // a leftover: its marker names a pid that cannot run here
+    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
+    const live = new Scratch(adapter, `leftlive${Date.now().toString(16)}`);
+    await live.create('copy');
+    const out: string[] = [];
+    const code = await runCleanup(uri, { yes: true }, { out: (s) => out.push(s), err: (s) => out.push(s), isTTY: false });
+    expect(out.join('\n')).toContain(`dropped ${stale.db} (listDatabases no longer lists it)`);
+    expect(out.join('\n')).toMatch(new RegExp(`${live.db}\\s+\\S+ \\w+\\s+in use: `));
+    expect(code).toBe(0);
+    const names = ((await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
+    expect(names).not.toContain(stale.db);
+    expect(names).toContain(live.db);
+    expect(await live.cleanup()).toBeNull();
+  });
+
+  it('without --yes and without a terminal, cleanup drops nothing and says to pass --yes', async () => {
+    const stale = new Scratch(adapter, `leftask${Date.now().toString(16)}`);
+    await stale.create('copy');
+    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { startedAt: '2000-01-01T00:00:00.000Z' } });
+    await expect(runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false })).rejects.toThrow(/Pass --yes to drop them/);
+    expect((await listScratchDatabases(adapter)).find((d) => d.name === stale.db)?.state).toBe('stale');
+    expect(await stale.cleanup()).toBeNull();
+  });
+});
+
+describe('load guard (the decision, over readings)', () => {
+  it('parses --max-load and maps serverStatus and replSetGetStatus', () => {
+    expect(parseMaxLoad('active=3,lag=2')).toEqual({ active: 3, queued: 10, dirty: 0.05, lag: 2 });
+    expect(() => parseMaxLoad('threads=3')).toThrow(/active, queued, dirty, lag/);
+    expect(loadFromServerStatus({ globalLock: { activeClients: { total: 7 }, currentQueue: { total: 2 } }, wiredTiger: { cache: { 'tracked dirty bytes in the cache': 10, 'maximum bytes configured': 100 } } })).toEqual({ active: 7, queued: 2, dirty: 0.1 });
+    const t = Date.now();
+    expect(lagFromReplStatus({ members: [{ stateStr: 'PRIMARY', optimeDate: new Date(t) }, { stateStr: 'SECONDARY', optimeDate: new Date(t - 3000) }] })).toBe(3);
+  });
+
+  it('pauses while above --max-load, resumes under it, stops past the pause bound or the critical level', async () => {
+    const readings = [{ active: 30 }, { active: 30 }, { active: 5 }];
+    const lines: string[] = [];
+    const g = new LoadGuard(null, { intervalMs: 10, read: () => Promise.resolve(readings.shift() ?? {}), log: (l) => lines.push(l) });
+    await g.check(true);
+    expect(lines[0]).toMatch(/^pausing: the server is busy \(active=30>25; --max-load active=25,queued=10,dirty=0.05,lag=1\)$/);
+    expect(lines[1]).toMatch(/^resuming/);
+    const stuck = new LoadGuard(null, { intervalMs: 10, maxPauseMs: 50, read: () => Promise.resolve({ queued: 11 }) });
+    await expect(stuck.check(true)).rejects.toThrow(LoadAbort);
+    await expect(stuck.check(true)).rejects.toThrow(/stayed above --max-load for \d+ s \(queued=11>10/);
+    const critical = new LoadGuard(null, { read: () => Promise.resolve({ dirty: 0.3 }) });
+    await expect(critical.check(true)).rejects.toThrow(/past the critical level \(dirty=0\.300>0\.2/);
+  });
+});
