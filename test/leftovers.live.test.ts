@@ -1,10 +1,15 @@
 import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runProcess } from './support/run';
 import type { Adapter } from '../src/adapters/types';
 import { runCleanup } from '../src/cli/commands/cleanup';
+import { isInternalDb } from '../src/cli/deployment';
 import { listScratchDatabases, staleness, STALE_AFTER_MS } from '../src/confirm/leftovers';
 import { LoadAbort, LoadGuard, lagFromReplStatus, loadFromServerStatus, parseMaxLoad } from '../src/confirm/load';
 import { MARKER_COLLECTION, Scratch } from '../src/confirm/scratch';
+
+const userDatabasesOf = (names: string[]): string[] => names.filter((n) => !isInternalDb(n));
 
 describe('scratch markers, leftovers and `cleanup` (live)', () => {
   const uri = inject('mongoUri');
@@ -62,6 +67,44 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
     expect(names).toContain(live.db);
     expect(await live.cleanup()).toBeNull();
   });
+
+  it('through the real CLI: check and audit name a leftover with its removal command, audit never audits it, `cleanup --yes` drops it', async () => {
+    const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+    const cli = async (...args: string[]) => {
+      const t = Date.now();
+      const r = await runProcess(process.execPath, [CLI, ...args], { timeoutMs: 60_000 });
+      console.log(`[leftovers cli] ${args[0]} ${args.slice(2).join(' ')}: exit ${r.code} in ${Date.now() - t} ms`);
+      return r;
+    };
+    const userDb = `mongo_advisor_test_leftover_cli`;
+    await client.db(userDb).collection('orders').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+    const stale = new Scratch(adapter, `leftcli${Date.now().toString(16)}`);
+    await stale.create('copy');
+    await client.db(stale.db).collection('copy').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
+    try {
+      const checked = await cli('check', uri, '--db', userDb, '--no-confirm', '--format', 'json', '--quiet');
+      expect(checked.err).toContain(stale.db);
+      expect(checked.err).toMatch(/stale scratch database.*Remove it with: mongo-advisor cleanup <uri>/s);
+      // Audit is read-only by default: it names the leftover too. (One database: the shared test server holds many.)
+      const audited = await cli('audit', uri, '--db', userDb, '--format', 'json', '--output', '-', '--quiet');
+      expect(audited.err).toContain(stale.db);
+      expect(audited.err).not.toMatch(/Confirming \d+ finding/);
+      // The listing audit reads every database from never offers a scratch database, nor does the inventory count one.
+      expect(userDatabasesOf([userDb, stale.db, 'admin'])).toEqual([userDb]);
+      const refused = await cli('check', uri, '--db', stale.db, '--no-confirm');
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/is a scratch database mongo-advisor writes its experiments to/);
+      const cleaned = await cli('cleanup', uri, '--yes');
+      expect(cleaned.code).toBe(0);
+      expect(cleaned.out + cleaned.err).toContain(`dropped ${stale.db} (listDatabases no longer lists it)`);
+      const names = ((await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
+      expect(names).not.toContain(stale.db);
+    } finally {
+      await client.db(stale.db).dropDatabase().catch(() => undefined);
+      await client.db(userDb).dropDatabase();
+    }
+  }, 120_000);
 
   it('without --yes and without a terminal, cleanup drops nothing and says to pass --yes', async () => {
     const stale = new Scratch(adapter, `leftask${Date.now().toString(16)}`);

@@ -1,3 +1,4 @@
+import { SCRATCH_PREFIX } from '../../src/adapters/read-only';
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import { dataHandlesFrom } from '../../src/collect/server-status';
@@ -241,7 +242,8 @@ async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInven
 
   // 1. every database's collections: the core's listCollections where it read one, one command per other user
   //    database (admin, local and config hold the server's own few collections: not listed unless the run reads them)
-  const dbNames = (await databaseNames(ctx)).filter((db) => !INTERNAL_DBS.has(db) || ctx.listed[db] !== undefined);
+  //    The advisor's own scratch databases (leftovers of an interrupted run) are not the user's: never counted.
+  const dbNames = (await databaseNames(ctx)).filter((db) => (!INTERNAL_DBS.has(db) || ctx.listed[db] !== undefined) && !db.startsWith(SCRATCH_PREFIX));
   const listedPerDb = await mapPool(dbNames, DB_CONCURRENCY, async (db): Promise<Listed[] | null> => {
     const already = ctx.listed[db];
     if (already) return already.map((r) => ({ name: r.name, type: kindOf(r.type) }));

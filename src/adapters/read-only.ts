@@ -41,6 +41,7 @@ const READING: Record<string, string> = {
   ismaster: "hello's legacy lower-case spelling",
   serverStatus: 'storage engine, cache size and data handles',
   replSetGetConfig: 'replica-set members for $indexStats on each (index-usage)',
+  replSetGetStatus: 'replication lag, read by the load guard before and during experiments (src/confirm/load.ts)',
   dbStats: 'database statistics (a read; listed as a reading command, no collector sends it today)',
   connectionStatus: 'the authenticated user and roles (a read; no collector sends it today)',
   ping: 'a no-op liveness check (the member-connection test sends it)',
@@ -208,7 +209,7 @@ function whyNotCursor(cmd: unknown): string | null {
  * Commands": aggregate without $out/$merge, collStats, count, dbStats, distinct, find, listCollections, listIndexes,
  * …); serverStatus, hello, buildInfo, connectionStatus and listDatabases describe the node or the deployment.
  */
-const PRIMARY_READS = new Set(['serverStatus', 'hello', 'isMaster', 'ismaster', 'buildInfo', 'replSetGetConfig', 'connectionStatus', 'ping', 'listDatabases', 'getMore', 'killCursors']);
+const PRIMARY_READS = new Set(['serverStatus', 'hello', 'isMaster', 'ismaster', 'buildInfo', 'replSetGetConfig', 'replSetGetStatus', 'connectionStatus', 'ping', 'listDatabases', 'getMore', 'killCursors']);
 /**
  * First stages whose rows are the node's own: `$indexStats` counts the accesses of the node that answers (index-usage
  * reads every member through `connectMember` and sums them), `$collStats` the sizes of that node's files (kept on the

@@ -17,6 +17,9 @@ export interface LiveRunOptions {
   concurrency: number;
   confirm: boolean;
   confirmBudgetMs?: number;
+  /** Where the experiments write (--scratch-uri); the inspected server when absent. */
+  scratchAdapter?: DriverAdapter;
+  maxLoad?: string;
   settings: AnalyzeSettings;
   progress: Progress;
 }
@@ -59,6 +62,9 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
         ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
         onExperiment,
         ...(opts.confirmBudgetMs ? { budgetMs: opts.confirmBudgetMs } : {}),
+        ...(opts.scratchAdapter ? { scratchAdapter: opts.scratchAdapter } : {}),
+        ...(opts.maxLoad ? { maxLoad: opts.maxLoad } : {}),
+        cleanupHint: 'mongo-advisor cleanup <uri>',
       },
       started,
       t0,

@@ -3,6 +3,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../adapters/driver';
+import { readOnly } from '../adapters/read-only';
+import type { Adapter } from '../adapters/types';
+import { leftoverNotes } from '../confirm/leftovers';
+import { terminalSafe } from '../core/format';
 import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
@@ -52,6 +56,14 @@ export async function connect(uri: string, label = 'connection string'): Promise
   } catch (err) {
     throw connectionError(err, checked.uri, checked.auth, label);
   }
+}
+
+/**
+ * Stale scratch databases an interrupted run left on this server (copies of source documents): said on stderr with
+ * their size and the command that removes them. Read-only; a user who may not list databases hears nothing.
+ */
+export async function sayLeftovers(adapter: Adapter, io: Io): Promise<void> {
+  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalSafe(line)}`);
 }
 
 /**

@@ -16,13 +16,17 @@ export interface TextOptions {
 
 const ICON: Record<Severity, string> = { error: '✖', warn: '▲', info: 'ℹ' };
 
+/** A figure the experiment did not produce (a size the server would not report, say) reads as such, never as 0. */
+const measured = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
 function fmtMeasure(m: Measurement): string {
+  if (!measured(m.median)) return 'not measured';
   const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : (x: number) => `${formatNumber(x)} ops/s`;
   return f(m.median);
 }
 
 function fmtInterval(m: Measurement): string {
-  if (m.trials <= 1) return '';
+  if (m.trials <= 1 || !measured(m.low) || !measured(m.high)) return '';
   const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : formatNumber;
   return `${f(m.low)} – ${f(m.high)}`;
 }

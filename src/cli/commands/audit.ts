@@ -9,7 +9,7 @@ import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption } from '../shared';
+import { connect, emit, outputOf, outputOption, sayLeftovers } from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { positiveInt } from './check';
@@ -22,6 +22,8 @@ interface AuditFlags {
   output?: string;
   format: (typeof AUDIT_FORMATS)[number];
   confirm: boolean;
+  scratchUri?: string;
+  maxLoad?: string;
   confirmBudget: number;
   concurrency: number;
   sampleSize?: number;
@@ -41,7 +43,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.html; - for stdout)')
     .addOption(outputOption())
     .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
-    .option('--no-confirm', 'skip the scratch experiments (read-only run)')
+    .option('--confirm', 'run the scratch experiments: copies of up to 5,000 documents per finding on the inspected server (or --scratch-uri), dropped afterwards (off by default: an audit only reads)', false)
+    .option('--no-confirm', 'no scratch experiments (the default for audit; kept for scripts written when audit confirmed by default)')
+    .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
+    .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--concurrency <n>', 'collections read at once (databases: at most 2)', positiveInt, 4)
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
@@ -53,7 +58,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
       checkConnectionString(uri);
       const output = outputOf(flags, io) ?? 'mongo-advisor-audit.html';
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+      if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
       const adapter = await connect(uri);
+      if (!flags.confirm) await sayLeftovers(adapter, io);
+      const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
       try {
         const { result, snapshot } = await runLive(
           adapter,
@@ -64,6 +72,8 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             concurrency: flags.concurrency,
             confirm: flags.confirm,
             confirmBudgetMs: flags.confirmBudget * 1000,
+            ...(scratchAdapter ? { scratchAdapter } : {}),
+            ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
             settings: settingsOf(config),
             progress: createProgress({ enabled: !flags.quiet }),
           },
@@ -79,6 +89,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
         setExit(0);
       } finally {
         await adapter.close().catch(() => undefined);
+        await scratchAdapter?.close().catch(() => undefined);
       }
     });
 }

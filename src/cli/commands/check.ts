@@ -11,7 +11,8 @@ import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
 import { formatText } from '../../report/text';
-import { connect } from '../shared';
+import { connect, sayLeftovers } from '../shared';
+import { SCRATCH_PREFIX } from '../../adapters/read-only';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { listDatabaseNames } from '../../collect';
@@ -55,6 +56,7 @@ interface CheckFlags {
   confirmBudget: number;
   confirmDocs: number;
   scratchUri?: string;
+  maxLoad?: string;
   timeField?: string;
   color?: boolean;
   quiet?: boolean;
@@ -73,7 +75,13 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
   const adapter = await connect(uri);
+  // A confirming run lists leftovers itself (confirm's notes); a read-only run says them here.
+  if (!flags.confirm) await sayLeftovers(adapter, io);
   const db = flags.db ?? dbFromUri(uri);
+  if (db?.startsWith(SCRATCH_PREFIX)) {
+    await adapter.close().catch(() => undefined);
+    throw new UserError(`${db} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`);
+  }
   if (!db) {
     const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then((all) => all.filter((n) => !isInternalDb(n)).sort(), () => null);
     await adapter.close().catch(() => undefined);
@@ -106,6 +114,8 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       maxDocs: flags.confirmDocs,
       ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
       ...(scratchAdapter ? { scratchAdapter } : {}),
+      ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
+      cleanupHint: 'mongo-advisor cleanup <uri>',
       ...(log ? { log } : {}),
     });
     io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY, verbose: flags.verbose === true }));
@@ -133,6 +143,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--confirm-docs <n>', 'most documents copied into scratch per experiment', positiveInt, 5000)
     .option('--scratch-uri <uri>', 'run the experiments on another server instead of the inspected one')
+    .option('--max-load <limits>', 'pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1; see docs/architecture.md)')
     .option('--time-field <field>', 'field holding each document\'s creation date (default: detected)')
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')

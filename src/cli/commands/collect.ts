@@ -7,7 +7,7 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption } from '../shared';
+import { connect, emit, outputOf, outputOption, sayLeftovers } from '../shared';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
@@ -45,6 +45,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
       const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
       if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
       const adapter = await connect(uri);
+      await sayLeftovers(adapter, io);
       try {
         const snapshot = await collectDeployment(adapter, {
           dbs,

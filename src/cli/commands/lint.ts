@@ -13,7 +13,7 @@ import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers } from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
 import { VERSION } from '../../version';
@@ -30,6 +30,8 @@ interface LintFlags {
   updateBaseline?: boolean;
   config?: string;
   confirm: boolean;
+  scratchUri?: string;
+  maxLoad?: string;
   sampleSize?: number;
   maxTimeMs: number;
   concurrency: number;
@@ -78,6 +80,8 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
     const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
     if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
     const adapter = await connect(target);
+    if (!flags.confirm) await sayLeftovers(adapter, io);
+    const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
     try {
       const live = await runLive(
         adapter,
@@ -88,6 +92,8 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
           maxTimeMS: flags.maxTimeMs,
           concurrency: flags.concurrency,
           confirm: flags.confirm,
+          ...(scratchAdapter ? { scratchAdapter } : {}),
+          ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
           settings,
           progress: createProgress({ enabled: !flags.quiet }),
         },
@@ -97,6 +103,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
       snapshot = live.snapshot;
     } finally {
       await adapter.close().catch(() => undefined);
+      await scratchAdapter?.close().catch(() => undefined);
     }
   } else if (target) {
     if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
@@ -153,6 +160,8 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--allow-partial', 'judge what could be read when some collections could not be (default: exit 2, the gate fails closed)')
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('--confirm', 'run the scratch experiments (off in lint: CI usually may not write)', false)
+    .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
+    .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .option('--concurrency <n>', 'collections read at once', positiveInt, 4)
