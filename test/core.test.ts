@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { defineRule } from '../src/core/rule';
 import { analyze } from '../src/core/runner';
-import { bootstrapRatio, entropyBits, percentile, spearmanWithPosition } from '../src/core/stats';
+import { entropyBits, medianInterval, percentile, spearmanWithPosition } from '../src/core/stats';
 import { fillTemplate, redactUri } from '../src/core/format';
-import { Budget, timeTrials, verdict } from '../src/confirm/harness';
+import { Budget, ratioOf, timeTrials, verdict } from '../src/confirm/harness';
 import { collectionOf, snapshotOf } from './support/fixtures';
 
 const noOptions = { type: 'object' as const, properties: {}, additionalProperties: false as const };
@@ -25,15 +25,16 @@ describe('stats', () => {
     expect(entropyBits(new Array<number>(256).fill(3))).toBeCloseTo(8);
     expect(entropyBits([10])).toBe(0);
   });
-  it('bootstrap ratio brackets the true ratio and is reproducible', () => {
+  it('ratio of two arms: the median of paired ratios, an order-statistic interval with its real coverage', () => {
     const a = [10, 11, 9, 10.5, 10.2, 9.8, 10.1];
     const b = [5, 5.2, 4.9, 5.1, 5, 4.8, 5.05];
-    const r = bootstrapRatio(a, b);
+    const r = ratioOf('a/b', { label: 'a', samples: a, complete: true }, { label: 'b', samples: b, complete: true });
     expect(r.low).toBeLessThan(2.05);
     expect(r.high).toBeGreaterThan(1.95);
-    expect(bootstrapRatio(a, b)).toEqual(r);
+    expect(r.coverage).toBeCloseTo(1 - 2 / 128, 12); // min–max of 7 pairs
     expect(verdict(r, 1)).toBe('above');
     expect(verdict({ low: 0.9, high: 1.2 }, 1)).toBe('straddles');
+    expect(medianInterval([3, 1, 2, 5, 4])).toMatchObject({ median: 3, low: 1, high: 5, coverage: 0.9375 });
   });
 });
 

@@ -1,3 +1,4 @@
+import { formatText } from '../src/report/text';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv-draft-04';
@@ -53,7 +54,7 @@ const FINDINGS = [
       status: 'supported',
       summary: '$push into the 10,000-element array took 26x as long as an insert into a child collection.',
       ratio: { label: 'push / insert', median: 26.1, low: 21.5, high: 30.2, coverage: 0.95 },
-      measurements: [{ label: 'push', unit: 'ms', median: 3.1, low: 2.9, high: 3.4, trials: 7 }],
+      measurements: [{ label: 'push', unit: 'ms', median: 3.1, low: 2.9, high: 3.4, trials: 7, coverage: 0.984375 }],
       where: 'mongo_advisor_scratch_ab12',
       durationMs: 4000,
     },
@@ -157,5 +158,13 @@ describe('Markdown', () => {
     expect(rows[0]).toContain('&lt;b&gt; & "quotes" \\| pipes');
     expect(rows[0]).toContain('push / insert 26.1×, 95% interval 21.5–30.2');
     expect(md).toContain('### Could not check');
+  });
+});
+
+describe('text', () => {
+  it('states the real coverage of each measured interval, not a nominal 95%', () => {
+    const out = formatText(result(FINDINGS), { color: false });
+    expect(out).toContain('interval (coverage)');
+    expect(out).toContain('(98.4%)');
   });
 });

@@ -3,6 +3,7 @@ import type { ConfirmContext } from '../../src/confirm/context';
 import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../src/confirm/harness';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import { ciLabel } from '../../src/confirm/trials';
 import type { ArrayGrowthOptions } from './index';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
@@ -115,7 +116,7 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
   const series = complete.map((p) => `${formatNumber(p.length)} → ${fmtRatio(ratioOf('', p.embedded, p.referenced).median)}`).join(', ');
   const v = verdict(ratio, 1);
   const parts = [
-    `With ${itemNote}, a $push into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for inserting the same item into a child collection: ${fmtRatio(ratio.median)} (95% CI ${fmtRatio(ratio.low)}–${fmtRatio(ratio.high)})`,
+    `With ${itemNote}, a $push into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for inserting the same item into a child collection: ${fmtRatio(ratio.median)} (${ciLabel(ratio)} ${fmtRatio(ratio.low)}–${fmtRatio(ratio.high)})`,
     complete.length > 1 ? `. Slowdown by array length: ${series}` : '',
     skipped.length ? `. Not measured within the budget: ${skipped.map((x) => formatNumber(x)).join(', ')} elements` : '',
     '.',

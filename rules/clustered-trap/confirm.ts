@@ -1,7 +1,8 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Budget, ratioOf, type Timed, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
+import { type Budget, ratioOf, type Timed, toMeasurement, verdict } from '../../src/confirm/harness';
+import { alternate, ciLabel } from '../../src/confirm/trials';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { readsFar } from './analyze';
@@ -27,7 +28,7 @@ interface OpResult {
   /** What the scratch explain measured, or why it could not be read. */
   plan: { run: ExplainedRun } | { reason: string };
   scan: boolean;
-  ratio: { label: string; median: number; low: number; high: number };
+  ratio: ReturnType<typeof ratioOf>;
   measurements: Measurement[];
   complete: boolean;
   sentence: string;
@@ -104,20 +105,25 @@ function planSentence(plan: OpResult['plan'], op: string): string {
   return `explain of the lowest and highest _id $in ${op} read ${formatNumber(r.docsExamined)} documents to ${result} (${r.stages.join(' > ')})`;
 }
 
-function ratioText(r: { median: number; low: number; high: number }, a: Measurement, b: Measurement, what: string): string {
-  return `it took ${r.median.toFixed(2)}x the time of ${what} (95% CI ${r.low.toFixed(2)}–${r.high.toFixed(2)}; ${formatDuration(a.median)} vs ${formatDuration(b.median)})`;
+function ratioText(r: { median: number; low: number; high: number; coverage?: number }, a: Measurement, b: Measurement, what: string): string {
+  return `it took ${r.median.toFixed(2)}x the time of ${what} (${ciLabel(r)} ${r.low.toFixed(2)}–${r.high.toFixed(2)}; ${formatDuration(a.median)} vs ${formatDuration(b.median)})`;
 }
 
 async function compareFind(ctx: ConfirmContext, budget: Budget, filter: Doc, a: unknown, b: unknown, o: ClusteredTrapOptions): Promise<OpResult> {
   const s = ctx.scratch;
   const plan = planOf(await s.command({ explain: { find: NAME, filter }, verbosity: 'executionStats' }), 'find');
-  const inFind = await timeTrials('find _id $in [lowest, highest]', budget.slice(0.5), async () => {
-    await s.command({ find: NAME, filter, batchSize: 10, singleBatch: true });
-  });
-  const single = await timeTrials('2 finds of one _id each', budget, async () => {
-    await s.command({ find: NAME, filter: { _id: a }, batchSize: 1, singleBatch: true });
-    await s.command({ find: NAME, filter: { _id: b }, batchSize: 1, singleBatch: true });
-  });
+  // timed in alternation, round by round: each round's ratio shares that moment's load
+  const [inFind, single] = await alternate(
+    budget,
+    { label: 'find _id $in [lowest, highest]', run: async () => void (await s.command({ find: NAME, filter, batchSize: 10, singleBatch: true })) },
+    {
+      label: '2 finds of one _id each',
+      run: async () => {
+        await s.command({ find: NAME, filter: { _id: a }, batchSize: 1, singleBatch: true });
+        await s.command({ find: NAME, filter: { _id: b }, batchSize: 1, singleBatch: true });
+      },
+    },
+  );
   return opResult('find', plan, inFind, single, '$in find time / two single-_id finds', 'two single-_id finds', o);
 }
 
@@ -147,11 +153,10 @@ async function compareDelete(ctx: ConfirmContext, budget: Budget, filter: Doc, d
   const expectTwo = (r: Doc, what: string): void => {
     if (Number(r.n) !== 2) throw new Error(`${what} deleted ${String(r.n)} of the 2 documents`);
   };
-  const many = await timeTrials('deleteMany _id $in [lowest, highest]', budget.slice(0.5), async () => {
-    expectTwo(await s.command({ delete: NAME, deletes: [{ q: filter, limit: 0 }] }), 'deleteMany');
-  }, undefined, putBack);
-  const ones = await timeTrials('2 deleteOne of one _id each, one command', budget, async () => {
-    expectTwo(await s.command({ delete: NAME, deletes: docs.map((d) => ({ q: { _id: d._id }, limit: 1 })) }), 'two deleteOne');
-  }, undefined, putBack);
+  const [many, ones] = await alternate(
+    budget,
+    { label: 'deleteMany _id $in [lowest, highest]', reset: putBack, run: async () => expectTwo(await s.command({ delete: NAME, deletes: [{ q: filter, limit: 0 }] }), 'deleteMany') },
+    { label: '2 deleteOne of one _id each, one command', reset: putBack, run: async () => expectTwo(await s.command({ delete: NAME, deletes: docs.map((d) => ({ q: { _id: d._id }, limit: 1 })) }), 'two deleteOne') },
+  );
   return opResult('deleteMany', plan, many, ones, '$in deleteMany time / two deleteOne', 'two deleteOne statements in one command', o);
 }

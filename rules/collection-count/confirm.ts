@@ -1,6 +1,7 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { ratioOf, timeTrials, toMeasurement, verdict } from '../../src/confirm/harness';
+import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
+import { alternate, ciLabel } from '../../src/confirm/trials';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { dataOf } from '../../src/core/collector';
 import type { Confirmation, Finding } from '../../src/core/types';
@@ -68,23 +69,40 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       made.push(name);
     }
   };
-  const separate = await timeTrials(`first find on each of ${n} new collections`, budget.slice(0.6), async (trial) => {
-    for (let j = 0; j < n; j++) await s.command({ find: `tenant_${trial}_${j}`, filter: {}, limit: DOCS_PER_TENANT, singleBatch: true });
-  }, undefined, makeSeparate);
-  const folded = await timeTrials(`first find for each of ${n} new tenants in one collection`, budget, async (trial) => {
-    for (let j = 0; j < n; j++) await s.command({ find: 'folded', filter: { [field]: `t${trial}_${j}` }, limit: DOCS_PER_TENANT, singleBatch: true });
-  }, undefined, async (trial) => {
-    const batch: Doc[] = [];
-    for (let j = 0; j < n; j++) for (const d of docs) batch.push({ ...d, [field]: `t${trial}_${j}` });
-    await s.insertMany('folded', batch, 512);
-  });
+  // Timed in alternation, round by round: each round's ratio shares that moment's load. Every round makes n new
+  // collections, so no extra rounds beyond the plan (maxTrials = trials).
+  const round = { separate: 0, folded: 0 };
+  const [separate, folded] = await alternate(
+    budget,
+    {
+      label: `first find on each of ${n} new collections`,
+      reset: () => makeSeparate(round.separate),
+      run: async () => {
+        const trial = round.separate++;
+        for (let j = 0; j < n; j++) await s.command({ find: `tenant_${trial}_${j}`, filter: {}, limit: DOCS_PER_TENANT, singleBatch: true });
+      },
+    },
+    {
+      label: `first find for each of ${n} new tenants in one collection`,
+      reset: async () => {
+        const batch: Doc[] = [];
+        for (let j = 0; j < n; j++) for (const d of docs) batch.push({ ...d, [field]: `t${round.folded}_${j}` });
+        await s.insertMany('folded', batch, 512);
+      },
+      run: async () => {
+        const trial = round.folded++;
+        for (let j = 0; j < n; j++) await s.command({ find: 'folded', filter: { [field]: `t${trial}_${j}` }, limit: DOCS_PER_TENANT, singleBatch: true });
+      },
+    },
+    { ...DEFAULT_TRIALS, maxTrials: DEFAULT_TRIALS.trials },
+  );
   for (const name of made) await s.drop(name);
   await s.drop('folded');
 
   const measurements = [toMeasurement(separate), toMeasurement(folded)];
   const ratio = ratioOf(`first access, ${n} collections / one collection with ${field}`, separate, folded);
   const what = real ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant` : `${docs.length} filler documents per tenant`;
-  const summary = `With ${what} and the group's ${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}: the first find on each of ${n} new collections took ${formatDuration(measurements[0]?.median ?? 0)} per pass against ${formatDuration(measurements[1]?.median ?? 0)} for ${n} new tenants in one collection: ${ratio.median.toFixed(2)}x (95% CI ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}, ${separate.samples.length} and ${folded.samples.length} trials after one warm-up). The group has ${formatNumber(group.members)} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.`;
+  const summary = `With ${what} and the group's ${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}: the first find on each of ${n} new collections took ${formatDuration(measurements[0]?.median ?? 0)} per pass against ${formatDuration(measurements[1]?.median ?? 0)} for ${n} new tenants in one collection: ${ratio.median.toFixed(2)}x (${ciLabel(ratio)} ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}, ${separate.samples.length} rounds timed in alternation after one warm-up). The group has ${formatNumber(group.members)} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.`;
   if (!separate.complete || !folded.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio, measurements };
   const v = verdict(ratio, 1);
   return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio, measurements };

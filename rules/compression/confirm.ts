@@ -1,5 +1,6 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
+import { ciLabel } from '../../src/confirm/trials';
 import { ratioOf, timeTrials, toMeasurement, type Timed } from '../../src/confirm/harness';
 import { describeServerError } from '../../src/adapters/types';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
@@ -91,7 +92,7 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   }
   const gain = cur / zstd;
   const read = reads.length === 2 && reads[0] && reads[1] && reads[0].complete && reads[1].complete ? ratioOf(`full-scan time, zstd / ${current}`, reads[1], reads[0]) : null;
-  const readText = read ? ` A full scan took ${read.median.toFixed(2)}x as long with zstd (95% CI ${read.low.toFixed(2)}–${read.high.toFixed(2)}; ${formatDuration(toMeasurement(reads[1] as Timed).median)} vs ${formatDuration(toMeasurement(reads[0] as Timed).median)}).` : '';
+  const readText = read ? ` A full scan took ${read.median.toFixed(2)}x as long with zstd (${ciLabel(read)} ${read.low.toFixed(2)}–${read.high.toFixed(2)}; ${formatDuration(toMeasurement(reads[1] as Timed).median)} vs ${formatDuration(toMeasurement(reads[0] as Timed).median)}).` : '';
   const summary = `${formatNumber(source.length)} documents copied from ${collection ?? ''} took ${formatBytes(cur)} with ${current} and ${formatBytes(zstd)} with zstd after ${flushed ? 'fsync' : 'no flush'}: ${gain.toFixed(2)}x smaller (creationString read back for each).${readText}${flushNote}`;
   const needed = f.messageId === 'zstdSmaller' || f.messageId === 'zstdSmallerOutgrowsCache' ? o.minGain : 1;
   const status: Confirmation['status'] = !flushed ? 'inconclusive' : gain >= needed ? 'supported' : gain < 1 ? 'refuted' : 'inconclusive';

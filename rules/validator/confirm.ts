@@ -205,7 +205,7 @@ async function measure(ctx: ConfirmContext, target: { validator: Doc; what: stri
     ctx.budget.slice(0.5),
     { label: `insert ${formatNumber(batch.length)} docs, with the validator`, reset: empty(CHECKED), run: insert(CHECKED, 'with the validator') },
     { label: `insert ${formatNumber(batch.length)} docs, without`, reset: empty(PLAIN), run: insert(PLAIN, 'without it') },
-    PLAN,
+    { ...PLAN, thresholds: [1, o.noiseRatio] },
   );
 
   // Both collections now hold `batch`. Replace some of them by other passing documents: a real change the validator
@@ -234,7 +234,7 @@ async function measure(ctx: ConfirmContext, target: { validator: Doc; what: stri
       ctx.budget.slice(1),
       { label: `replace ${formatNumber(targets.length)} docs, with the validator`, run: update(CHECKED, 'with the validator') },
       { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
-      PLAN,
+      { ...PLAN, thresholds: [1, o.noiseRatio] },
     );
   }
 

@@ -8,7 +8,11 @@ export interface ConfirmSettings {
   maxDocs: number;
   /** Most bytes copied from a collection into scratch (default 32 MiB). */
   maxBytes: number;
-  /** Time budget per finding (default 30 s). */
+  /**
+   * Time budget per finding (default 30 s, `--confirm-budget`). Experiments slice it between their arms; paired arms
+   * (`alternate`) run a warm-up and 7 rounds, and up to 21 while the ratio's interval still holds 1 (or a rule's
+   * noise threshold) and their slice lasts: the extra rounds never go past it.
+   */
   budgetMs: number;
 }
 

@@ -1,3 +1,4 @@
+import { formatCoverage } from '../core/stats';
 import { formatNumber } from '../core/format';
 import type { Confirmation, Finding } from '../core/types';
 
@@ -73,9 +74,9 @@ export function firstSentence(s: string): string {
   return (m?.[1] ?? s).replace(/\u2024/g, '.');
 }
 
-/** "95% interval", or the interval's real coverage ("93.8% interval"); "interval" for an exact figure (no coverage). */
+/** The interval's real coverage, truncated so it never reads above the real one ("93.7% interval" for 0.9375); "interval" for an exact figure. */
 export function intervalName(coverage: number | undefined): string {
-  return coverage === undefined ? 'interval' : `${formatNumber(Math.round(coverage * 1000) / 10)}% interval`;
+  return coverage === undefined ? 'interval' : `${formatCoverage(coverage)} interval`;
 }
 
 /** Longest common subsequence of two word lists, as the indexes of `a` it keeps. */

@@ -159,7 +159,7 @@ ${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array
 ${chartCard('chart-array-growth', 'Array growth', 'Elements per document against its creation time (ObjectId time or a date field). A rising cloud is an array that keeps growing.')}
 ${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the rank of each _id and the order documents sit in storage, per collection. Near 1 is monotonic (good for clustering); near 0 is random.')}
 ${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all indexes together and the WiredTiger cache (${formatBytes(cache)}). Once hot indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all indexes together. The server did not report a WiredTiger cache size, so the cache bar is missing.')}
-${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio on a scratch copy of the data: the median of its paired trials (◆) and the interval around it (the bar; its coverage, 95% unless the tooltip says otherwise). 1× (the dashed line) is no difference; each label says which arm is divided by which.', true)}
+${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio on a scratch copy of the data: the median of its paired trials (◆) and the interval around it (the bar; its coverage is in the tooltip). 1× (the dashed line) is no difference; each label says which arm is divided by which.', true)}
 </div>
 
 <h2>Findings</h2>

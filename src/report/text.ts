@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
+import { formatCoverage } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds } from './group';
 
@@ -28,7 +29,7 @@ function fmtMeasure(m: Measurement): string {
 function fmtInterval(m: Measurement): string {
   if (m.trials <= 1 || !measured(m.low) || !measured(m.high)) return '';
   const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : formatNumber;
-  return `${f(m.low)} – ${f(m.high)}`;
+  return `${f(m.low)} – ${f(m.high)}${m.coverage === undefined ? '' : ` (${formatCoverage(m.coverage)})`}`;
 }
 
 function wrap(text: string, width: number, indent: string): string {
@@ -142,7 +143,7 @@ function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable
   const lines = [wrap(`${color(CONFIRMATION_STATUS[k.status])}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
   if (withTable && k.measurements.length > 0) {
     const t = new Table({
-      head: ['measurement', 'median', '95% interval', 'trials'],
+      head: ['measurement', 'median', 'interval (coverage)', 'trials'],
       style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
       chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '   ', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' ' },
     });

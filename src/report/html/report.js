@@ -217,9 +217,9 @@
     });
   }
 
-  // 5. Confirmations: the measured ratio with its bootstrap 95% interval; 1 means no difference.
+  // 5. Confirmations: the measured ratio with its interval (each states its own coverage); 1 means no difference.
   var withRatio = charts.confirmations.filter(function (c) { return c.ratio && finite([c.ratio.low, c.ratio.median, c.ratio.high]).length === 3; });
-  function intervalName(r) { return r.coverage === undefined ? 'interval' : fmtNum(Math.round(r.coverage * 1000) / 10) + '% interval'; }
+  function intervalName(r) { return r.coverage === undefined ? 'interval' : (Math.floor(Math.min(r.coverage, 0.999) * 1000 + 1e-9) / 10) + '% interval'; }
   // The axis holds every interval end, every median and the no-difference line, with a margin.
   var ratioBounds = logBounds([1].concat.apply([1], withRatio.map(function (c) { return [c.ratio.low, c.ratio.median, c.ratio.high]; })), 1.3);
   fitRows('chart-confirmations', withRatio.length * 1.6);
