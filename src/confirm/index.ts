@@ -145,7 +145,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         const load: string | null = loadStop;
         f.confirmation = {
           status: interrupted || load !== null ? 'not-run' : 'error',
-          summary: interrupted ? 'Interrupted before the measurement finished.' : load !== null ? `Not finished: ${load}` : `${describeServerError(err)}; nothing was measured.`,
+          summary: interrupted ? 'Interrupted before the measurement finished.' : load !== null ? `Not finished: ${String(load)}` : `${describeServerError(err)}; nothing was measured.`,
           measurements: [],
           where: scratch.where,
           durationMs: performance.now() - started,
@@ -157,7 +157,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     const problem = await scratch.cleanup();
     if (problem) notes.push(problem);
   }
-  if (loadStop !== null) notes.push(`mongo-advisor ${loadStop as string}`);
+  if (loadStop !== null) notes.push(`mongo-advisor ${loadStop}`);
   return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
 }
 

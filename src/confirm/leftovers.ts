@@ -49,7 +49,7 @@ export function staleness(marker: ScratchMarker | null, now = Date.now(), here =
 
 function asMarker(d: Doc | undefined): ScratchMarker | null {
   if (!d || d.tool !== 'mongo-advisor' || typeof d.pid !== 'number' || typeof d.host !== 'string' || typeof d.startedAt !== 'string') return null;
-  return { _id: 'owner', tool: 'mongo-advisor', version: String(d.version ?? '?'), host: d.host, pid: d.pid, startedAt: d.startedAt, via: String(d.via ?? '?') };
+  return { _id: 'owner', tool: 'mongo-advisor', version: typeof d.version === 'string' ? d.version : '?', host: d.host, pid: d.pid, startedAt: d.startedAt, via: typeof d.via === 'string' ? d.via : '?' };
 }
 
 /**
