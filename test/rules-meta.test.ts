@@ -35,7 +35,7 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
       it('links each finding to an https page: per-message pages name real message ids', () => {
         expect(rule.meta.docsUrl).toMatch(/^https:\/\//);
         for (const [id, url] of Object.entries((rule.meta.docsUrls ?? {}) as Record<string, string>)) {
-          expect(Object.keys(rule.meta.messages), `${rule.id}.docsUrls.${id}`).toContain(id);
+          expect(Object.keys(rule.meta.messages as Record<string, string>), `${rule.id}.docsUrls.${id}`).toContain(id);
           expect(url, `${rule.id}.docsUrls.${id}`).toMatch(/^https:\/\//);
         }
       });
