@@ -170,4 +170,24 @@ describe('what a group says', () => {
     expect(kinds).toEqual(['error', 'warn', 'warn', 'group:3', 'info']);
     expect(groupFindings(FINDINGS, { verbose: true })).toHaveLength(7);
   });
+
+  it('variants of one rule that open with the same sentence collapse together (a sample and a whole read)', () => {
+    const validator = (collection: string, messageId: string, from: string): Finding => ({
+      ruleId: 'validator',
+      messageId,
+      severity: 'info',
+      target: { db: 'app', collection },
+      message: `No validator: nothing stops a write from dropping a field or changing its type. Proposed from ${from}.`,
+      evidence: {},
+      recommendation: { action: 'add this validator (strict, error)', reason: 'r' },
+      docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
+    });
+    const entries = groupFindings([validator('a', 'missingComplete', 'every document'), validator('b', 'missing', 'a random sample'), validator('c', 'missing', 'a random sample')]);
+    expect(entries).toHaveLength(1);
+    const g = entries[0];
+    expect(g?.kind === 'group' ? g.findings.map((f) => f.target.collection) : []).toEqual(['a', 'b', 'c']);
+    // different openings stay apart
+    const apart = groupFindings([validator('a', 'missing', 'x'), { ...validator('b', 'missingOrdered', 'x'), message: 'Another opening. Then.' }]);
+    expect(apart.map((e) => e.kind)).toEqual(['finding', 'finding']);
+  });
 });

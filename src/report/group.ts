@@ -4,7 +4,8 @@ import type { Confirmation, Finding } from '../core/types';
 
 /**
  * Repeated info findings, collapsed for the human reports (text, Markdown, HTML): the info findings of one rule with
- * one message id (the same template, so the same kind of advice) become one entry that lists their collections.
+ * one message id (the same template, so the same kind of advice), or of several of its message ids that open with the
+ * same sentence, become one entry that lists their collections.
  * Errors and warnings always stand alone, and so does an info finding with no twin; `--verbose` and JSON keep each.
  */
 export interface FindingGroup {
@@ -35,8 +36,24 @@ const same = <T>(xs: readonly T[]): T | null => (xs.length > 0 && xs.every((x) =
  */
 export function groupFindings(findings: readonly Finding[], opts: { verbose?: boolean } = {}): ReportEntry[] {
   if (opts.verbose) return findings.map((finding) => ({ kind: 'finding', finding }));
+  const byTemplate = new Map<string, Finding[]>();
+  const template = (f: Finding): string | null => (f.severity === 'info' ? `${f.ruleId}\u0000${f.messageId}` : null);
+  for (const f of findings) {
+    const k = template(f);
+    if (k !== null) byTemplate.set(k, [...(byTemplate.get(k) ?? []), f]);
+  }
+  // Variants of one rule whose findings all open with the same sentence ("No validator: …" from a sample and from a
+  // whole read) read as one kind of advice: they collapse together.
+  const opening = new Map<string, string>();
+  for (const [k, members] of byTemplate) {
+    const sentence = same(members.map((m) => firstSentence(m.message)));
+    opening.set(k, sentence === null ? k : `${members[0]?.ruleId ?? ''}\u0000=${sentence}`);
+  }
+  const key = (f: Finding): string | null => {
+    const t = template(f);
+    return t === null ? null : (opening.get(t) ?? t);
+  };
   const byKey = new Map<string, Finding[]>();
-  const key = (f: Finding): string | null => (f.severity === 'info' ? `${f.ruleId}\u0000${f.messageId}` : null);
   for (const f of findings) {
     const k = key(f);
     if (k !== null) byKey.set(k, [...(byKey.get(k) ?? []), f]);
@@ -55,7 +72,7 @@ export function groupFindings(findings: readonly Finding[], opts: { verbose?: bo
     out.push({
       kind: 'group',
       ruleId: f.ruleId,
-      messageId: f.messageId,
+      messageId: same(members.map((m) => m.messageId)) ?? f.messageId,
       severity: f.severity,
       findings: members,
       gist: gistOf(members.map((m) => m.message)),
