@@ -77,7 +77,7 @@ describe('snapshot file format (pure)', () => {
 
   it('says what an old, a newer and a foreign file is, and what to do', () => {
     const s = snapshotOf([]);
-    expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(/format version 0, written by an older mongo-advisor.*Collect it again with: mongo-advisor collect/);
+    expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(/format version 0, written by an older mongo-advisor.*Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> \(keep the old one/);
     expect(() => loadSnapshot(write('new.json', { ...s, version: 99 }))).toThrow(/format version 99, written by a newer mongo-advisor.*Upgrade mongo-advisor/);
     expect(() => loadSnapshot(write('report.json', { tool: { name: 'mongo-advisor', version: '1' }, findings: [] }))).toThrow(/is a mongo-advisor report \(check --format json\), not a snapshot/);
     expect(() => loadSnapshot(write('sarif.json', { version: '2.1.0', $schema: 'x', runs: [] }))).toThrow(/is a SARIF log/);
@@ -93,7 +93,7 @@ describe('snapshot file format (pure)', () => {
   it('analyze of a connection string says to use check, lint or collect', async () => {
     const r = await cli(['analyze', 'mongodb://localhost:27017/app']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/analyze reads a snapshot file, not a server: run mongo-advisor check mongodb:\/\/localhost:27017\/app/);
+    expect(r.err).toMatch(/analyze reads a snapshot file, not a server, and "mongodb:\/\/localhost:27017\/app" reads like a connection string: run mongo-advisor check mongodb:\/\/localhost:27017\/app/);
   });
 
   it('analyze of a foreign file exits 2 with one line and no stack', async () => {

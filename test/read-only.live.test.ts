@@ -15,7 +15,7 @@ const DB = 'mongo_advisor_test_read_only';
 const POSTS = 40;
 
 /** The reading commands the gate lets through (src/adapters/read-only.ts), as the driver names them in events. */
-const READS = new Set(['find', 'aggregate', 'count', 'listCollections', 'listIndexes', 'listDatabases', 'buildInfo', 'hello', 'isMaster', 'ismaster', 'serverStatus', 'replSetGetConfig', 'dbStats', 'connectionStatus', 'ping', 'explain', 'getMore', 'killCursors']);
+const READS = new Set(['find', 'aggregate', 'count', 'listCollections', 'listIndexes', 'listDatabases', 'buildInfo', 'hello', 'isMaster', 'ismaster', 'serverStatus', 'replSetGetConfig', 'replSetGetStatus', 'dbStats', 'connectionStatus', 'ping', 'explain', 'getMore', 'killCursors']);
 
 /** An advisor adapter over a driver client of the test's own, so the driver's command monitoring sees every command it sends. */
 function adapterOver(client: MongoClient): Adapter {
