@@ -126,7 +126,9 @@ async function insertCost(ctx: ConfirmContext, copies: Copies, lessLabel: string
 async function indexSizes(ctx: ConfirmContext, names: readonly string[]): Promise<Measurement[]> {
   const stats = await ctx.scratch.collStats(ALL);
   const sizes = (stats?.indexSizes as Doc | undefined) ?? {};
-  return names.filter((n) => sizes[n] !== undefined).map((n) => {
+  // An index of a collection holding documents never takes 0 bytes: a 0 (or no figure) was not measured, so it is
+  // left out rather than shown as a size.
+  return names.filter((n) => Number(sizes[n]) > 0).map((n) => {
     const b = Number(sizes[n]);
     return { label: `size of ${n} on the copy`, unit: 'bytes' as const, median: b, low: b, high: b, trials: 1 };
   });
