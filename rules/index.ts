@@ -4,8 +4,10 @@ import clusteredTrap from './clustered-trap';
 import collectionCount from './collection-count';
 import compression from './compression';
 import documentSize from './document-size';
+import dynamicKeys from './dynamic-keys';
 import idPattern from './id-pattern';
 import indexUsage from './index-usage';
+import mixedTypes from './mixed-types';
 import validator from './validator';
 
 /**
@@ -13,4 +15,4 @@ import validator from './validator';
  * src/demo, src/index.ts) import this list and hand it in. test/rules-meta.test.ts keeps it, the folders and their
  * READMEs in step.
  */
-export const rules: readonly AnyRule[] = [arrayGrowth, clusteredTrap, collectionCount, compression, documentSize, idPattern, indexUsage, validator];
+export const rules: readonly AnyRule[] = [arrayGrowth, clusteredTrap, collectionCount, compression, documentSize, dynamicKeys, idPattern, indexUsage, mixedTypes, validator];

@@ -24,3 +24,19 @@ describe('profile paths', () => {
     expect(prof.largestFields.map((f) => f.path)).toEqual(['b', 'd', 'a']);
   });
 });
+
+describe('profile paths of maps (folded by finish)', () => {
+  it('names arrays under map keys inside arrays of objects `orders.serialsBySku.<key>`, one profile per document', () => {
+    const p = new Profiler(null);
+    const docs = Array.from({ length: 20 }, (_, i) => ({
+      orders: [{ serialsBySku: { [`SKU-${1000 + 2 * i}`]: [1, 2], [`SKU-${1001 + 2 * i}`]: [3] } }, { serialsBySku: { [`SKU-${5000 + i}`]: [4, 5, 6] } }],
+    }));
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect(r.dynamicKeys.map((m) => m.path)).toEqual(['orders.serialsBySku']);
+    const first = r.docs[0];
+    expect(first?.arrays.map((a) => a.path)).toEqual(['orders.serialsBySku.<key>', 'orders']);
+    expect(first?.arrays[0]).toMatchObject({ occurrences: 3, maxLength: 3, totalLength: 6, kinds: ELEMENT_KIND.number });
+    expect(first?.largestFields.map((f) => f.path)).toEqual(['orders']);
+    expect(JSON.stringify(r.docs)).not.toContain('SKU-');
+  });
+});

@@ -1,3 +1,4 @@
+import { PathFolder } from '../../src/collect/fold';
 import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
 import { isDate } from '../../src/collect/bson-size';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
@@ -79,7 +80,7 @@ function isPlainObject(v: object): boolean {
  * more). Paths follow the census (src/collect/profile.ts): `a.b` for subdocuments and for fields of objects in
  * arrays, `a.$[]` for scalar array elements. Returns counts only; the values are dropped when it returns.
  */
-export function stringCardinality(docs: readonly Doc[]): Record<string, number> {
+export function stringCardinality(docs: readonly Doc[], folder: PathFolder = new PathFolder([])): Record<string, number> {
   const sets = new Map<string, Set<string>>();
   const note = (path: string, s: string): void => {
     let set = sets.get(path);
@@ -96,7 +97,8 @@ export function stringCardinality(docs: readonly Doc[]): Record<string, number> 
     } else if (v !== null && typeof v === 'object' && isPlainObject(v)) object(v as Doc, path);
   };
   const object = (o: Doc, path: string): void => {
-    for (const key in o) visit(o[key], path === '' ? key : `${path}.${key}`);
+    // a map's keys fold to `<key>` as the profiler folded them: no key is kept, its values still counted
+    for (const key in o) visit(o[key], folder.child(path, key));
   };
   for (const d of docs) object(d, '');
   const out: Record<string, number> = {};
@@ -287,7 +289,7 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
     if (ctx.docs.length === 0) return null;
     // only paths the census names: keys of maps the profiler folded are data, never kept
     const census = ctx.collection.sample.fields;
-    const cardinality = Object.fromEntries(Object.entries(stringCardinality(ctx.docs)).filter(([path]) => Object.hasOwn(census, path)));
+    const cardinality = Object.fromEntries(Object.entries(stringCardinality(ctx.docs, new PathFolder(ctx.collection.sample.dynamicKeys))).filter(([path]) => Object.hasOwn(census, path)));
     const proposal = await countProposal(ctx, cardinality);
     return { stringCardinality: cardinality, ...(proposal ? { proposal } : {}) };
   },

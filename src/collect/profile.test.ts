@@ -163,3 +163,102 @@ describe('Profiler census and array statistics', () => {
     expect(new Profiler(null).profile({ _id: id }).createdAt).toBeNull();
   });
 });
+
+/** `n` keys shaped like SKUs, from `from` on: `SKU-00042`. */
+const skus = (from: number, n: number): string[] => seq(n, (i) => `SKU-${String(from + i).padStart(5, '0')}`) as string[];
+
+/** Everything a finished profile hands on, as one string: no map key may appear in it. */
+const everything = (r: ReturnType<Profiler['finish']>): string => JSON.stringify({ fields: [...r.fields], dynamicKeys: r.dynamicKeys, docs: r.docs });
+
+describe('Profiler.finish: objects used as maps', () => {
+  it('folds SKU-keyed maps to `<key>`: census, document profiles and sizes, with no key kept', () => {
+    const p = new Profiler(null);
+    const docs = seq(30, (i) => ({ _id: i, itemsBySku: Object.fromEntries(skus(i * 3, 1 + (i % 3)).map((k, j) => [k, j + 1])), total: 3 })) as Record<string, unknown>[];
+    const profiles = docs.map((d) => p.profile(d));
+    profiles.forEach((prof, i) => expect(prof.bytes).toBe(bsonSize(docs[i] as Record<string, unknown>)));
+    const r = p.finish(profiles);
+    expect([...r.fields.keys()]).toEqual(['_id', 'itemsBySku', 'itemsBySku.<key>', 'total']);
+    const keys = docs.reduce((s, d) => s + Object.keys(d.itemsBySku as object).length, 0);
+    expect(r.fields.get('itemsBySku.<key>')).toEqual({ present: keys, types: { int: keys } });
+    expect(r.dynamicKeys).toEqual([{ path: 'itemsBySku', objects: 30, distinctKeys: keys, medianKeys: 2, sharedKeyShare: 0, keyShapes: { code: keys }, valueTypes: { int: keys } }]);
+    expect(everything(r)).not.toMatch(/SKU-/);
+  });
+
+  it('folds values under the keys too, and sums the arrays of one document that fold to one path', () => {
+    const p = new Profiler(null);
+    const day = (d: number): string => `2024-01-${String(d).padStart(2, '0')}`;
+    const docs = seq(12, (i) => ({ byDay: Object.fromEntries(seq(3, (j) => [day(((i + j) % 28) + 1), { count: j, events: seq(j + 1, (k) => k) }]) as [string, unknown][]) })) as Record<string, unknown>[];
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect([...r.fields.keys()]).toEqual(['byDay', 'byDay.<key>', 'byDay.<key>.count', 'byDay.<key>.events', 'byDay.<key>.events.$[]']);
+    expect(r.fields.get('byDay.<key>.count')).toEqual({ present: 36, types: { int: 36 } });
+    expect(r.dynamicKeys.map((m) => [m.path, m.keyShapes])).toEqual([['byDay', { date: 14 }]]);
+    const first = docs[0] as { byDay: Record<string, { events: number[] }> };
+    const events = Object.values(first.byDay).map((v) => v.events);
+    expect(r.docs[0]?.arrays).toEqual([
+      { path: 'byDay.<key>.events', occurrences: 3, maxLength: 3, totalLength: 6, bytes: events.reduce((s, e) => s + valueSize(e), 0), elementBytes: 6 * 4, kinds: ELEMENT_KIND.number },
+    ]);
+    expect(everything(r)).not.toMatch(/2024-/);
+  });
+
+  it('folds a map of maps twice, and maps inside arrays of objects', () => {
+    const p = new Profiler(null);
+    const docs = seq(20, (i) => ({
+      visits: Object.fromEntries(seq(2, (j) => [new ObjectId().toHexString(), Object.fromEntries(seq(2, (k) => [`${1000 + i * 10 + j * 3 + k}`, 1]) as [string, unknown][])]) as [string, unknown][]),
+      orders: [{ qtyBySku: Object.fromEntries(skus(i * 2, 2).map((k) => [k, 1])) }, { qtyBySku: Object.fromEntries(skus(500 + i, 1).map((k) => [k, 2])) }],
+    })) as Record<string, unknown>[];
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect(r.dynamicKeys.map((m) => [m.path, m.objects, m.keyShapes])).toEqual([
+      ['visits', 20, { objectId: 40 }],
+      ['visits.<key>', 40, { integer: 80 }],
+      ['orders.qtyBySku', 40, { code: 60 }],
+    ]);
+    expect([...r.fields.keys()]).toEqual(['visits', 'visits.<key>', 'visits.<key>.<key>', 'orders', 'orders.qtyBySku', 'orders.qtyBySku.<key>']);
+    expect(everything(r)).not.toMatch(/SKU-|[0-9a-f]{24}|"1\d{3}"/);
+  });
+
+  it('folds word-shaped keys when each object holds few of many (user names as field names)', () => {
+    const p = new Profiler(null);
+    const names = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'yolanda'];
+    const docs = seq(40, (i) => ({ likedBy: { [names[i % 20] as string]: true, [names[(i + 7) % 20] as string]: true } })) as Record<string, unknown>[];
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect(r.dynamicKeys).toMatchObject([{ path: 'likedBy', objects: 40, distinctKeys: 20, medianKeys: 2, keyShapes: { word: 20 } }]);
+    expect(everything(r)).not.toMatch(/alice|yolanda/);
+  });
+
+  it('keeps sub-documents whose keys are a schema: shared fields, sparse optional fields, numbered fields', () => {
+    const p = new Profiler(null);
+    const flags = seq(12, (i) => `flag${String.fromCharCode(97 + i)}`) as string[];
+    const docs = seq(50, (i) => ({
+      address: { street: 's', city: 'c', zip: 'z', line1: 'a', line2: 'b', line3: 'c' },
+      settings: Object.fromEntries(flags.filter((_, j) => (i + j) % 3 === 0).map((f) => [f, true])),
+      meta: i % 2 ? { a: 1 } : { b: 2 },
+    })) as Record<string, unknown>[];
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect(r.dynamicKeys).toEqual([]);
+    expect(r.fields.has('address.line2')).toBe(true);
+    expect(r.fields.has('settings.flagl')).toBe(true);
+  });
+
+  it('bounds memory: past maxKeysPerPath keys are counted, not kept, sizes stay exact, and the path folds', () => {
+    const p = new Profiler(null, { maxKeysPerPath: 50 });
+    const docs = seq(3, (i) => ({ _id: i, byUser: Object.fromEntries(seq(200, (j) => [`user-${i * 200 + j}é`, { n: j }]) as [string, unknown][]) })) as Record<string, unknown>[];
+    const profiles = docs.map((d) => p.profile(d));
+    profiles.forEach((prof, i) => expect(prof.bytes).toBe(bsonSize(docs[i] as Record<string, unknown>)));
+    // the census holds the 50 kept keys and one `<key>` for the rest, not 600 entries
+    expect(p.fields.size).toBeLessThan(2 + 2 * 51 + 2);
+    const r = p.finish(profiles);
+    expect(r.dynamicKeys).toMatchObject([{ path: 'byUser', objects: 3, distinctKeys: 600, medianKeys: 200, keyShapes: { code: 600 } }]);
+    expect(r.fields.get('byUser.<key>.n')).toEqual({ present: 600, types: { int: 600 } });
+    expect(everything(r)).not.toMatch(/user-/);
+  });
+
+  it('leaves the document itself unfolded, and everything as it was when there is no map', () => {
+    const p = new Profiler(null);
+    const docs = seq(30, (i) => ({ [`SKU-${i}`]: 1, a: [1, 2] })) as Record<string, unknown>[];
+    const profiles = docs.map((d) => p.profile(d));
+    const r = p.finish(profiles);
+    expect(r.dynamicKeys).toEqual([]);
+    expect(r.docs).toBe(profiles);
+    expect(r.fields).toEqual(p.fields);
+  });
+});

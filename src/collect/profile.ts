@@ -1,5 +1,6 @@
-import { ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile } from '../core/types';
+import { DYNAMIC_KEY, ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile, type KeyShape } from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
+import { FOLD_DEFAULTS, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
 import {
   binaryLength,
   isDate,
@@ -35,7 +36,24 @@ interface PathNode {
   order: PathNode[];
   /** `path.$[]`: elements of arrays of arrays and scalar array elements. */
   elements: PathNode | null;
+  /**
+   * Objects listed at this node (documents' sub-documents, or elements of arrays of objects) per number of keys below
+   * WIDE_KEYS, and the key counts of wider objects: the objects and the median keys per object.
+   */
+  keyCounts: Uint32Array | null;
+  wideKeyCounts: number[] | null;
+  /**
+   * Past maxKeysPerPath children, further keys are not kept: their values go to this `<key>` node (the node the fold
+   * would give them anyway) and the keys to a set that counts them (up to OVERFLOW_KEYS_KEPT), dropped at finish.
+   */
+  overflow: PathNode | null;
+  overflowKeys: Set<string> | null;
 }
+
+/** Key counts kept per object width below this; wider objects (maps, mostly) keep their count in a list. */
+const WIDE_KEYS = 64;
+/** Keys past the cap counted as distinct up to this many (a lower bound beyond); they live only until finish. */
+const OVERFLOW_KEYS_KEPT = 100_000;
 
 /**
  * UTF-8 bytes of a string as BSON encodes it (a lone surrogate becomes U+FFFD, 3 bytes). Past a few dozen
@@ -95,7 +113,14 @@ export class Profiler {
   private serial = 0;
   private docArrays: ArrayProfile[] = [];
 
-  constructor(private readonly timeField: string | null) {
+  private readonly fold: Readonly<FoldOptions>;
+
+  /** `fold`: when an object is a map (src/collect/fold.ts, FOLD_DEFAULTS). */
+  constructor(
+    private readonly timeField: string | null,
+    fold: Partial<FoldOptions> = {},
+  ) {
+    this.fold = { ...FOLD_DEFAULTS, ...fold };
     this.root = this.node('', '');
   }
 
@@ -115,7 +140,130 @@ export class Profiler {
    * `<path>.<key>` (DYNAMIC_KEY) in the census and in every document profile, so nothing downstream holds such a key.
    */
   finish(docs: DocProfile[]): { fields: Map<string, FieldProfile>; dynamicKeys: DynamicKeyProfile[]; docs: DocProfile[] } {
-    return { fields: this.fields, dynamicKeys: [], docs };
+    const dynamicKeys: DynamicKeyProfile[] = [];
+    this.detect([this.root], '', dynamicKeys);
+    if (dynamicKeys.length === 0) return { fields: this.fields, dynamicKeys, docs };
+    const folder = new PathFolder(dynamicKeys);
+    // The census: entries that fold to one path are summed, in the order the first of them was seen.
+    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[] }>();
+    for (const info of this.census) {
+      const path = folder.fold(info.path);
+      let m = merged.get(path);
+      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [] }));
+      m.present += info.present;
+      for (const code of info.seen) {
+        if (m.counts[code] === 0) m.seen.push(code);
+        m.counts[code] = (m.counts[code] as number) + (info.counts[code] as number);
+      }
+    }
+    const fields = new Map<string, FieldProfile>();
+    for (const [path, m] of merged) {
+      const types: Record<string, number> = {};
+      for (const code of m.seen) types[TYPE_NAMES[code] as string] = m.counts[code] as number;
+      fields.set(path, { present: m.present, types });
+    }
+    return { fields, dynamicKeys, docs: docs.map((d) => foldDoc(d, folder)) };
+  }
+
+  /**
+   * Walks the tree from the document down; `group` holds the nodes that fold to `path` (one, until a map merges its
+   * keys' nodes). A map's keys become one `<key>` group, judged in turn (a map of maps folds twice).
+   */
+  private detect(group: readonly PathNode[], path: string, out: DynamicKeyProfile[]): void {
+    const byKey = new Map<string, PathNode[]>();
+    const elements: PathNode[] = [];
+    const overflow: PathNode[] = [];
+    let overflowKeys: Set<string> | null = null;
+    let objects = 0;
+    for (const n of group) {
+      objects += objectsOf(n);
+      if (n.children) {
+        for (const [k, c] of n.children) {
+          if (k === '$[]') elements.push(c);
+          else {
+            const g = byKey.get(k);
+            if (g) g.push(c);
+            else byKey.set(k, [c]);
+          }
+        }
+      }
+      if (n.overflow) overflow.push(n.overflow);
+      if (n.overflowKeys) {
+        if (overflowKeys === null) overflowKeys = new Set(n.overflowKeys);
+        else for (const k of n.overflowKeys) overflowKeys.add(k);
+      }
+    }
+    const join = (key: string): string => (path === '' ? key : `${path}.${key}`);
+    if (path !== '' && objects > 0) {
+      const profile = this.mapProfile(path, group, byKey, overflow, overflowKeys, objects);
+      if (profile) {
+        out.push(profile);
+        const members: PathNode[] = [...overflow];
+        for (const g of byKey.values()) members.push(...g);
+        this.detect(members, join(DYNAMIC_KEY), out);
+        if (elements.length) this.detect(elements, join('$[]'), out);
+        return;
+      }
+    }
+    for (const [k, g] of byKey) this.detect(g, join(k), out);
+    if (elements.length) this.detect(elements, join('$[]'), out);
+  }
+
+  /** The map at `path`, or null when its keys read as a schema's fields (src/collect/fold.ts, mapReason). */
+  private mapProfile(
+    path: string,
+    group: readonly PathNode[],
+    byKey: ReadonlyMap<string, PathNode[]>,
+    overflow: readonly PathNode[],
+    overflowKeys: ReadonlySet<string> | null,
+    objects: number,
+  ): DynamicKeyProfile | null {
+    let distinct = byKey.size;
+    if (overflowKeys) for (const k of overflowKeys) if (!byKey.has(k)) distinct++;
+    const o = this.fold;
+    // Cheap exit for the common case: too few keys for any test (and nothing was capped).
+    if (overflow.length === 0 && distinct < Math.min(o.minDistinctKeys, o.minWordKeys)) return null;
+    const shapes: Partial<Record<KeyShape, number>> = {};
+    const shape = (k: string): void => {
+      const s = keyShape(k);
+      shapes[s] = (shapes[s] ?? 0) + 1;
+    };
+    for (const k of byKey.keys()) shape(k);
+    if (overflowKeys) for (const k of overflowKeys) if (!byKey.has(k)) shape(k);
+    const keyShapes: Partial<Record<KeyShape, number>> = {};
+    for (const s of KEY_SHAPES) if (shapes[s]) keyShapes[s] = shapes[s];
+    const medianKeys = medianOf(group, objects);
+    if (overflow.length === 0 && mapReason({ distinctKeys: distinct, medianKeys, keyShapes }, o) === null) return null;
+    // Keys in more than half the objects: the values at a key's nodes (one per object holding it; infos shared by
+    // nodes that spell one path, `{"a.b": 1}` beside `{a: {b: 1}}`, counted once). Capped keys count as not shared.
+    let shared = 0;
+    const valueCounts = new Float64Array(TYPE_NAMES.length);
+    const valueSeen: number[] = [];
+    const addValues = (info: PathInfo): void => {
+      for (const code of info.seen) {
+        if (valueCounts[code] === 0) valueSeen.push(code);
+        valueCounts[code] = (valueCounts[code] as number) + (info.counts[code] as number);
+      }
+    };
+    for (const g of byKey.values()) {
+      let present = 0;
+      if (g.length === 1) {
+        const info = (g[0] as PathNode).info;
+        present = info.present;
+        addValues(info);
+      } else {
+        const infos = new Set(g.map((n) => n.info));
+        for (const info of infos) {
+          present += info.present;
+          addValues(info);
+        }
+      }
+      if (present * 2 > objects) shared++;
+    }
+    for (const info of new Set(overflow.map((n) => n.info))) addValues(info);
+    const valueTypes: Record<string, number> = {};
+    for (const code of valueSeen) valueTypes[TYPE_NAMES[code] as string] = valueCounts[code] as number;
+    return { path, objects, distinctKeys: distinct, medianKeys, sharedKeyShare: distinct === 0 ? 0 : Math.round((shared / distinct) * 1000) / 1000, keyShapes, valueTypes };
   }
 
   profile(doc: Record<string, unknown>): DocProfile {
@@ -152,7 +300,7 @@ export class Profiler {
       info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], arraySerial: 0, array: null };
       this.infos.set(path, info);
     }
-    return { key, info, keyBytes: 2 + utf8Bytes(key), children: null, order: [], elements: null };
+    return { key, info, keyBytes: 2 + utf8Bytes(key), children: null, order: [], elements: null, keyCounts: null, wideKeyCounts: null, overflow: null, overflowKeys: null };
   }
 
   /** The child `key` of `parent`, expected at position `i` of its object's keys. */
@@ -168,10 +316,20 @@ export class Profiler {
     const children = (parent.children ??= new Map<string, PathNode>());
     let node = children.get(key);
     if (node === undefined) {
+      // The document's own fields are never folded (src/collect/fold.ts), so they are never capped either.
+      if (children.size >= this.fold.maxKeysPerPath && key !== '$[]' && parent !== this.root) return this.overflowOf(parent, key);
       node = this.node(parent.info.path, key);
       children.set(key, node);
     }
     return node;
+  }
+
+  /** A key past the cap: counted, not kept as a node; its value goes to the parent's `<key>` node. */
+  private overflowOf(parent: PathNode, key: string): PathNode {
+    const keys = (parent.overflowKeys ??= new Set());
+    if (keys.size < OVERFLOW_KEYS_KEPT) keys.add(key);
+    // keyBytes 0: the key's own bytes are counted where it is read (object()), since one node stands for every key.
+    return (parent.overflow ??= { ...this.node(parent.info.path, DYNAMIC_KEY), keyBytes: 0 });
   }
 
   private elementsOf(node: PathNode): PathNode {
@@ -246,8 +404,12 @@ export class Profiler {
       const child = o[key];
       if (child === undefined) continue;
       const c = this.child(node, key, i++);
-      bytes += c.keyBytes + this.value(child, c);
+      const keyBytes = c.keyBytes;
+      bytes += (keyBytes > 0 ? keyBytes : 2 + utf8Bytes(key)) + this.value(child, c);
     }
+    const counts = node.keyCounts;
+    if (counts !== null && i < WIDE_KEYS) counts[i] = (counts[i] as number) + 1;
+    else countKeys(node, i);
     return bytes;
   }
 
@@ -334,6 +496,62 @@ export class Profiler {
         return 0;
     }
   }
+}
+
+/** Off the hot path: the first object of a node, and objects of WIDE_KEYS keys or more. */
+function countKeys(node: PathNode, keys: number): void {
+  if (keys < WIDE_KEYS) {
+    const counts = (node.keyCounts ??= new Uint32Array(WIDE_KEYS));
+    counts[keys] = (counts[keys] as number) + 1;
+  } else (node.wideKeyCounts ??= []).push(keys);
+}
+
+/** Objects listed at a node. */
+function objectsOf(node: PathNode): number {
+  let n = node.wideKeyCounts?.length ?? 0;
+  if (node.keyCounts) for (const c of node.keyCounts) n += c;
+  return n;
+}
+
+/** The median keys per object over the nodes of a group (the lower middle for an even count). */
+function medianOf(group: readonly PathNode[], objects: number): number {
+  const rank = Math.floor((objects - 1) / 2); // 0-based
+  let seen = 0;
+  for (let k = 0; k < WIDE_KEYS; k++) {
+    for (const n of group) seen += n.keyCounts ? (n.keyCounts[k] as number) : 0;
+    if (seen > rank) return k;
+  }
+  const wide: number[] = [];
+  for (const n of group) if (n.wideKeyCounts) wide.push(...n.wideKeyCounts);
+  wide.sort((a, b) => a - b);
+  return wide[rank - seen] ?? wide[wide.length - 1] ?? 0;
+}
+
+/**
+ * A document profile with its array paths folded; arrays that fold to one path are summed (kept at the first one's
+ * place). Largest fields are top-level, which never fold, but go through the folder all the same.
+ */
+function foldDoc(d: DocProfile, folder: PathFolder): DocProfile {
+  let arrays = d.arrays;
+  if (arrays.some((a) => folder.fold(a.path) !== a.path)) {
+    const byPath = new Map<string, ArrayProfile>();
+    for (const a of d.arrays) {
+      const path = folder.fold(a.path);
+      const prev = byPath.get(path);
+      if (prev === undefined) byPath.set(path, { ...a, path });
+      else {
+        prev.occurrences += a.occurrences;
+        prev.maxLength = Math.max(prev.maxLength, a.maxLength);
+        prev.totalLength += a.totalLength;
+        prev.bytes += a.bytes;
+        prev.elementBytes += a.elementBytes;
+        prev.kinds |= a.kinds;
+      }
+    }
+    arrays = [...byPath.values()];
+  }
+  const largestFields = d.largestFields.some((f) => folder.fold(f.path) !== f.path) ? d.largestFields.map((f) => ({ ...f, path: folder.fold(f.path) })) : d.largestFields;
+  return arrays === d.arrays && largestFields === d.largestFields ? d : { ...d, arrays, largestFields };
 }
 
 /**

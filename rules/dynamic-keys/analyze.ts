@@ -1,0 +1,56 @@
+import type { CollectionSnapshot, DynamicKeyProfile, KeyShape } from '../../src/core/types';
+import { DYNAMIC_KEY } from '../../src/core/types';
+import { formatNumber } from '../../src/core/format';
+import { shellCollection, shellString } from '../../src/lib/shell';
+
+const SHAPE_LABEL: Record<KeyShape, [string, string]> = {
+  objectId: ['ObjectId', 'ObjectIds'],
+  uuid: ['UUID', 'UUIDs'],
+  integer: ['number', 'numbers'],
+  date: ['date', 'dates'],
+  // Described, never exemplified: an example key could be one of the user's own.
+  code: ['code (digits with letters or separators)', 'codes (digits with letters or separators)'],
+  word: ['word', 'words'],
+};
+const ORDER: readonly KeyShape[] = ['objectId', 'uuid', 'integer', 'date', 'code', 'word'];
+
+/** "120 codes (digits with letters or separators), 3 words": what the keys look like, most common first; never a key. */
+export function describeShapes(shapes: DynamicKeyProfile['keyShapes']): string {
+  const rows = ORDER.map((s) => [s, shapes[s] ?? 0] as const).filter(([, n]) => n > 0);
+  rows.sort((a, b) => b[1] - a[1]);
+  return rows.map(([s, n]) => `${formatNumber(n)} ${SHAPE_LABEL[s][n === 1 ? 0 : 1]}`).join(', ') || 'no keys';
+}
+
+/** "int 97%, string 3%": the values under the keys, by type, most common first. */
+export function describeValueTypes(types: Record<string, number>): string {
+  const total = Object.values(types).reduce((s, n) => s + n, 0);
+  if (total === 0) return 'none';
+  return Object.entries(types)
+    .sort((a, b) => b[1] - a[1])
+    .map(([t, n]) => `${t} ${Math.max(1, Math.round((n / total) * 100))}%`)
+    .join(', ');
+}
+
+/**
+ * Whether the map can be rewritten in place by one update: a top-level path or a path through sub-documents only (no
+ * array on the way, no other map above it), whose segments an aggregation field path can name.
+ */
+export function rewritableInPlace(c: Readonly<CollectionSnapshot>, path: string): boolean {
+  const segments = path.split('.');
+  if (segments.some((s) => s === DYNAMIC_KEY || s === '$[]' || s.startsWith('$') || s === '')) return false;
+  for (let i = 1; i <= segments.length; i++) {
+    const prefix = segments.slice(0, i).join('.');
+    if ((c.sample.fields[prefix]?.types.array ?? 0) > 0) return false;
+  }
+  return true;
+}
+
+/** mongosh commands for the attribute pattern: the rewrite ($objectToArray gives `[{k, v}]`) and the one index. */
+export function attributeCommands(collection: string, path: string): string[] {
+  const coll = shellCollection(collection);
+  const p = shellString(path);
+  return [
+    `${coll}.updateMany({ ${p}: { $type: "object" } }, [{ $set: { ${p}: { $objectToArray: ${shellString(`$${path}`)} } } }])  // on a copy first: {key: value} becomes [{k: key, v: value}]`,
+    `${coll}.createIndex({ ${shellString(`${path}.k`)}: 1, ${shellString(`${path}.v`)}: 1 })`,
+  ];
+}

@@ -1,0 +1,85 @@
+import type { DynamicKeyProfile, SampleSnapshot } from '../../src/core/types';
+import { collectionOf, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester } from '../../test/support/rule-tester';
+import rule from './index';
+
+const at = (path: string) => ({ db: 'app', collection: 'orders', path });
+
+/** A SKU-keyed map as Profiler.finish describes it: counts and shapes, never a key. */
+const skuMap = (over: Partial<DynamicKeyProfile> = {}): DynamicKeyProfile => ({
+  path: 'itemsBySku',
+  objects: 200,
+  distinctKeys: 412,
+  medianKeys: 3,
+  sharedKeyShare: 0,
+  keyShapes: { code: 410, word: 2 },
+  valueTypes: { int: 590, string: 10 },
+  ...over,
+});
+
+const orders = (dynamicKeys: DynamicKeyProfile[], fields: SampleSnapshot['fields'] = {}) =>
+  collectionOf('orders', { sample: sampleOf([], { size: 200, dynamicKeys, fields: { itemsBySku: { present: 200, types: { object: 200 } }, 'itemsBySku.<key>': { present: 600, types: { int: 590, string: 10 } }, ...fields } }) });
+
+ruleTester(rule, {
+  valid: [
+    { name: 'no map folded', snapshot: snapshotOf([collectionOf('orders')]) },
+    { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty', { stats: null })]) },
+  ],
+  invalid: [
+    {
+      name: 'a SKU-keyed map: warn, the attribute pattern with its commands',
+      snapshot: snapshotOf([orders([skuMap()])]),
+      findings: [
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('itemsBySku'),
+          message:
+            '`itemsBySku` is an object used as a map: 412 distinct keys in 200 sampled objects (3 per object at the median; keys shaped as 410 codes (digits with letters or separators), 2 words), holding values of type int 98%, string 2%. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+          evidence: { distinctKeys: 412, medianKeys: 3, sharedKeyShare: 0, keyShapes: '410 codes (digits with letters or separators), 2 words' },
+          recommendation: {
+            action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
+            reasonIncludes: ['one index on `itemsBySku.k` and `itemsBySku.v`', 'change the code that writes the map first'],
+            commands: [
+              'db.orders.updateMany({ "itemsBySku": { $type: "object" } }, [{ $set: { "itemsBySku": { $objectToArray: "$itemsBySku" } } }])  // on a copy first: {key: value} becomes [{k: key, v: value}]',
+              'db.orders.createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
+            ],
+          },
+        },
+      ],
+    },
+    {
+      name: 'a map of 300 keys per object: error, from errorKeysPerObject',
+      snapshot: snapshotOf([orders([skuMap({ medianKeys: 300, distinctKeys: 9000, keyShapes: { objectId: 9000 } })])]),
+      findings: [
+        {
+          messageId: 'map',
+          severity: 'error',
+          target: at('itemsBySku'),
+          messageIncludes: ['9,000 distinct keys', '300 per object', '9,000 ObjectIds'],
+          recommendation: { reasonIncludes: '300 keys per document at the median already' },
+        },
+      ],
+    },
+    {
+      name: 'errorKeysPerObject raised: warn again',
+      options: { errorKeysPerObject: 1000 },
+      snapshot: snapshotOf([orders([skuMap({ medianKeys: 300 })])]),
+      findings: [{ messageId: 'map', severity: 'warn', target: at('itemsBySku') }],
+    },
+    {
+      name: 'maps inside an array and under another map: advice without commands',
+      snapshot: snapshotOf([
+        orders([skuMap({ path: 'lines.qtyBySku' }), skuMap({ path: 'visits' }), skuMap({ path: 'visits.<key>', keyShapes: { date: 412 } })], {
+          lines: { present: 200, types: { array: 200 } },
+          'lines.qtyBySku': { present: 400, types: { object: 400 } },
+        }),
+      ]),
+      findings: [
+        { messageId: 'map', severity: 'warn', target: at('lines.qtyBySku'), recommendation: { reasonIncludes: 'rewrite it with the code that writes it', commands: [] } },
+        { messageId: 'map', severity: 'warn', target: at('visits'), recommendation: { commands: [/\$objectToArray: "\$visits"/, /"visits.k": 1/] } },
+        { messageId: 'map', severity: 'warn', target: at('visits.<key>'), messageIncludes: '412 dates', recommendation: { reasonIncludes: 'under another map', commands: [] } },
+      ],
+    },
+  ],
+});

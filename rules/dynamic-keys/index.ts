@@ -1,0 +1,75 @@
+import { formatNumber } from '../../src/core/format';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import type { Recommendation } from '../../src/core/types';
+import { attributeCommands, describeShapes, describeValueTypes, rewritableInPlace } from './analyze';
+
+export const dynamicKeysOptions = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    errorKeysPerObject: {
+      type: 'integer',
+      minimum: 1,
+      default: 250,
+      description:
+        "Keys per object (median) at which the finding is an error: a map that large is an unbounded array in disguise, and Compass's performance insights flag arrays of 250 elements or more.",
+    },
+  },
+} as const satisfies OptionsSchema;
+
+export type DynamicKeysOptions = OptionsOf<typeof dynamicKeysOptions>;
+
+const ATTRIBUTE_PATTERN = 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/';
+
+export default defineRule({
+  id: 'dynamic-keys',
+  scope: 'collection',
+  meta: {
+    description: 'Objects used as maps: keys that are data (ids, SKUs, dates, names) instead of field names',
+    docsUrl: ATTRIBUTE_PATTERN,
+    severity: 'warn',
+    messages: {
+      map: '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ({{median}} per object at the median; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+    },
+    options: dynamicKeysOptions,
+    requires: { capabilities: [] },
+  },
+  analyze({ collection: c, options, report }) {
+    if (!c) return;
+    for (const m of c.sample.dynamicKeys) {
+      const large = m.medianKeys >= options.errorKeysPerObject;
+      const inPlace = rewritableInPlace(c, m.path);
+      const recommendation: Recommendation = {
+        action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
+        reason:
+          `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
+          `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
+          (inPlace ? ' The commands rewrite the documents in place: change the code that writes the map first.' : ' The map sits in an array or under another map: rewrite it with the code that writes it.'),
+        ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
+      };
+      report({
+        messageId: 'map',
+        severity: large ? 'error' : 'warn',
+        target: { db: c.db, collection: c.name, path: m.path },
+        data: {
+          path: m.path,
+          distinct: formatNumber(m.distinctKeys),
+          objects: formatNumber(m.objects),
+          median: formatNumber(m.medianKeys),
+          shapes: `keys shaped as ${describeShapes(m.keyShapes)}`,
+          values: `values of type ${describeValueTypes(m.valueTypes)}`,
+        },
+        evidence: {
+          objects: m.objects,
+          distinctKeys: m.distinctKeys,
+          medianKeys: m.medianKeys,
+          sharedKeyShare: m.sharedKeyShare,
+          keyShapes: describeShapes(m.keyShapes),
+          valueTypes: describeValueTypes(m.valueTypes),
+          sampleSize: c.sample.size,
+        },
+        recommendation,
+      });
+    }
+  },
+});

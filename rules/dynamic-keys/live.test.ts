@@ -1,0 +1,93 @@
+/**
+ * Objects used as maps and mixed types, end to end through the real CLI on each test server: `check --format json`
+ * reports both, and neither its output nor the snapshot `collect` writes holds a seeded map key (user data) or a
+ * seeded value.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ObjectId } from 'mongodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { formatNumber } from '../../src/core/format';
+import type { CheckResult, Finding, Snapshot } from '../../src/core/types';
+import { useLiveDb } from '../../test/support/live-db';
+import { runProcess } from '../../test/support/run';
+
+const DB = 'mongo_advisor_test_dynamic_keys';
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.cjs');
+/** Every seeded key and value carries one of these: none may reach an output. */
+const SKU = (n: number): string => `QZSKU-${String(n).padStart(5, '0')}`;
+const NAMES = Array.from({ length: 30 }, (_, i) => `zqname${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+const LEAK = /QZSKU|zqname|ZQPRICE/;
+
+describe('dynamic keys and mixed types (live, CLI)', () => {
+  const ids: string[] = [];
+  const skus = new Set<string>();
+  const live = useLiveDb(DB, async (db) => {
+    const docs = Array.from({ length: 60 }, (_, i) => {
+      const customer = new ObjectId();
+      ids.push(customer.toHexString());
+      return {
+        // 1-3 SKU keys per order, some shared with the next order: a map keyed by codes
+        itemsBySku: Object.fromEntries(Array.from({ length: 1 + (i % 3) }, (_, j): [string, number] => [SKU(i * 2 + j), j + 1]).map(([k, v]): [string, number] => (skus.add(k), [k, v]))),
+        // names as keys, 2 of 30 per document: a map keyed by words
+        likedBy: { [NAMES[i % 30] as string]: true, [NAMES[(i + 11) % 30] as string]: true },
+        // a map inside an array of objects
+        lines: [{ qtyBySku: { [SKU(1000 + i)]: 1 } }],
+        // ObjectId in 50 documents, its hex string in 10: the classic bug
+        customerId: i % 6 === 5 ? customer.toHexString() : customer,
+        // a number, a string or null
+        price: i % 4 === 0 ? `ZQPRICE${i}` : i % 4 === 1 ? null : i + 0.5,
+        status: 'open',
+      };
+    });
+    await db.collection('orders').insertMany(docs);
+  });
+
+  let check: CheckResult;
+  let snapshotText: string;
+  let checkText: string;
+  beforeAll(async () => {
+    const run = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--no-confirm', '--format', 'json', '-q']);
+    expect(run.err).not.toMatch(LEAK);
+    expect([0, 1], run.err).toContain(run.code);
+    checkText = run.out;
+    check = JSON.parse(run.out) as CheckResult;
+    const out = join(mkdtempSync(join(tmpdir(), 'mongo-advisor-dk-')), 'snapshot.json');
+    const collect = await runProcess(process.execPath, [CLI, 'collect', live.uri, '--db', DB, '-o', out, '-q']);
+    expect(collect.code, collect.err).toBe(0);
+    snapshotText = readFileSync(out, 'utf8');
+  });
+
+  it('reports each map once, at its folded path, with the attribute pattern', () => {
+    const maps = check.findings.filter((f) => f.ruleId === 'dynamic-keys');
+    expect(maps.map((f) => f.target.path).sort()).toEqual(['itemsBySku', 'likedBy', 'lines.qtyBySku']);
+    const items = maps.find((f) => f.target.path === 'itemsBySku');
+    expect(items?.severity).toBe('warn');
+    expect(items?.evidence).toMatchObject({ objects: 60, distinctKeys: skus.size, medianKeys: 2, keyShapes: `${formatNumber(skus.size)} codes (digits with letters or separators)` });
+    expect(items?.recommendation?.commands?.[1]).toBe('db.orders.createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })');
+  });
+
+  it('reports the mixed-type fields: customerId as an error, price as a warning', () => {
+    const mixed = check.findings.filter((f) => f.ruleId === 'mixed-types');
+    const by = Object.fromEntries(mixed.map((f): [string, Finding] => [f.target.path ?? '', f])) as Record<string, Finding | undefined>;
+    expect(by.customerId).toMatchObject({ messageId: 'mixedIds', severity: 'error' });
+    expect(by.customerId?.message).toContain('objectId 83%, string 17%');
+    expect(by.price).toMatchObject({ messageId: 'mixed', severity: 'warn' });
+    expect(by.price?.message).toContain('number (double) 50%, string 25%, no value 25%');
+    expect(by.status).toBeUndefined();
+  });
+
+  it('never prints a seeded key or value: not in the check output, not in the snapshot', () => {
+    expect(checkText).not.toMatch(LEAK);
+    expect(snapshotText).not.toMatch(LEAK);
+    for (const id of ids) {
+      expect(checkText).not.toContain(id);
+      expect(snapshotText).not.toContain(id);
+    }
+    const snap = JSON.parse(snapshotText) as Snapshot;
+    const sample = snap.databases[0]?.collections.find((c) => c.name === 'orders')?.sample;
+    expect(Object.keys(sample?.fields ?? {})).toEqual(expect.arrayContaining(['itemsBySku.<key>', 'likedBy.<key>', 'lines.qtyBySku.<key>']));
+    expect(sample?.dynamicKeys.map((m) => m.path).sort()).toEqual(['itemsBySku', 'likedBy', 'lines.qtyBySku']);
+  });
+});

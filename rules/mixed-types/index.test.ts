@@ -1,0 +1,97 @@
+import type { SampleSnapshot } from '../../src/core/types';
+import { collectionOf, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import { ruleTester } from '../../test/support/rule-tester';
+import rule from './index';
+
+const orders = (fields: SampleSnapshot['fields']) => collectionOf('orders', { sample: sampleOf([], { size: 100, fields }) });
+const at = (path: string) => ({ db: 'app', collection: 'orders', path });
+
+ruleTester(rule, {
+  valid: [
+    {
+      name: 'one type per field, nullable fields, number widths, the _id',
+      snapshot: snapshotOf([
+        orders({
+          _id: { present: 100, types: { objectId: 90, string: 10 } },
+          name: { present: 100, types: { string: 100 } },
+          deletedAt: { present: 100, types: { null: 80, date: 20 } },
+          note: { present: 30, types: { string: 20, null: 5, undefined: 5 } },
+          price: { present: 100, types: { int: 60, double: 40 } },
+          total: { present: 100, types: { decimal: 50, long: 50 } },
+        }),
+      ]),
+    },
+    { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
+  ],
+  invalid: [
+    {
+      name: 'a price that is a number, a string or null: warn, shares and $convert',
+      snapshot: snapshotOf([orders({ price: { present: 100, types: { double: 60, int: 10, string: 20, null: 10 } } })]),
+      findings: [
+        {
+          messageId: 'mixed',
+          severity: 'warn',
+          target: at('price'),
+          data: { path: 'price', families: 2, values: '100', mix: 'number (double, int) 70%, string 20%, no value 10%' },
+          evidence: { values: 90, nulls: 10, types: 'double 60%, string 20%, int 10%, no value 10%', 'share.number': 0.778, 'share.string': 0.222 },
+          recommendation: {
+            action: 'store one type: convert the string values to number',
+            commands: [
+              'db.orders.countDocuments({ "price": { $type: "string" } })  // the string values',
+              'db.orders.updateMany({ "price": { $type: "string" } }, [{ $set: { "price": { $convert: { input: "$price", to: "double", onError: "$price" } } } }])  // on a copy first; values that do not convert stay as they are',
+            ],
+          },
+        },
+      ],
+    },
+    {
+      name: 'customerId ObjectId or string: error (the classic bug); the same pair on a field not named like an id: warn',
+      snapshot: snapshotOf([orders({ customerId: { present: 100, types: { objectId: 95, string: 5 } }, ref: { present: 100, types: { objectId: 50, string: 50 } } })]),
+      findings: [
+        {
+          messageId: 'mixedIds',
+          severity: 'error',
+          target: at('customerId'),
+          message:
+            '`customerId` holds identifiers of two types across 100 sampled values: objectId 95%, string 5%. A value of type objectId never equals its string form: queries and $lookup joins by this field silently miss the string ones, and an index on it holds both.',
+          recommendation: { action: 'store one type: convert the string values to objectId', commands: [/countDocuments/, /to: "objectId"/] },
+        },
+        { messageId: 'mixedIds', severity: 'warn', target: at('ref') },
+      ],
+    },
+    {
+      name: 'strays under minorShare drop a level; under an array or a map key: no commands',
+      snapshot: snapshotOf([
+        orders({
+          customerId: { present: 1000, types: { objectId: 995, string: 5 } },
+          depth: { present: 1000, types: { int: 999, string: 1 } },
+          lines: { present: 100, types: { array: 100 } },
+          'lines.sku': { present: 300, types: { string: 200, int: 100 } },
+          'itemsBySku.<key>': { present: 300, types: { int: 290, string: 10 } },
+          'tagIds.$[]': { present: 300, types: { binData: 200, string: 100 } },
+        }),
+      ]),
+      findings: [
+        { messageId: 'mixedIds', severity: 'warn', target: at('customerId'), messageIncludes: 'string <1%' },
+        { messageId: 'mixed', severity: 'info', target: at('depth') },
+        { messageId: 'mixed', severity: 'warn', target: at('lines.sku'), recommendation: { reasonIncludes: 'sits in an array or under a map key', commands: [] } },
+        { messageId: 'mixed', severity: 'warn', target: at('itemsBySku.<key>'), recommendation: { commands: [] } },
+        { messageId: 'mixedIds', severity: 'error', target: at('tagIds.$[]'), messageIncludes: 'binData 67%, string 33%' },
+      ],
+    },
+    {
+      name: 'an array or a single value: info; three families: mixed',
+      snapshot: snapshotOf([orders({ tags: { present: 100, types: { array: 90, string: 10 } }, depth: { present: 100, types: { int: 50, string: 30, bool: 20 } } })]),
+      findings: [
+        { messageId: 'mixedArray', severity: 'info', target: at('tags'), data: { path: 'tags', values: '100', mix: 'array 90%, string 10%' }, recommendation: { commands: [/countDocuments/] } },
+        { messageId: 'mixed', severity: 'warn', target: at('depth'), data: { path: 'depth', families: 3, values: '100', mix: 'number (int) 50%, string 30%, bool 20%' } },
+      ],
+    },
+    {
+      name: 'numberWidths on: number widths as info',
+      options: { numberWidths: true },
+      snapshot: snapshotOf([orders({ price: { present: 100, types: { int: 60, double: 40 } } })]),
+      findings: [{ messageId: 'numberWidths', severity: 'info', target: at('price'), data: { path: 'price', values: '100', mix: 'int 60%, double 40%' } }],
+    },
+  ],
+});

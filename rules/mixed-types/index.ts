@@ -1,0 +1,117 @@
+import { formatNumber } from '../../src/core/format';
+import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import type { Recommendation, Severity } from '../../src/core/types';
+import { shellCollection, shellString } from '../../src/lib/shell';
+import { convertibleInPlace, convertTarget, describeMix, type Family, idLike, pairKind, typeMix } from './analyze';
+
+export const mixedTypesOptions = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    minorShare: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: 0.01,
+      description:
+        'Share of the values below which the other types are strays: the finding drops one severity level (error to warn, warn to info). 0.01, our choice: under 1 value in 100, few queries meet one, and the fix is a handful of documents.',
+    },
+    numberWidths: {
+      type: 'boolean',
+      default: false,
+      description:
+        "Also report fields holding numbers of several widths (int, long, double, decimal), as info. Off by default: MongoDB compares numbers by value across widths (the manual's Comparison/Sort Order), so no query misses one.",
+    },
+  },
+} as const satisfies OptionsSchema;
+
+export type MixedTypesOptions = OptionsOf<typeof mixedTypesOptions>;
+
+const lower = (s: Severity): Severity => (s === 'error' ? 'warn' : 'info');
+const COMPARISON = 'https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/';
+
+/** `$type` alias of a family: the family itself ("number" stands for every width). */
+const typeAlias = (f: Family): string => f.family;
+
+function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean): Recommendation {
+  const to = convertTarget(major);
+  const coll = shellCollection(collection);
+  const p = shellString(path);
+  const commands = inPlace
+    ? [
+        ...minors.map((m) => `${coll}.countDocuments({ ${p}: { $type: ${shellString(typeAlias(m))} } })  // the ${m.family} values`),
+        ...(to
+          ? minors.map(
+              (m) =>
+                `${coll}.updateMany({ ${p}: { $type: ${shellString(typeAlias(m))} } }, [{ $set: { ${p}: { $convert: { input: ${shellString(`$${path}`)}, to: ${shellString(to)}, onError: ${shellString(`$${path}`)} } } } }])  // on a copy first; values that do not convert stay as they are`,
+            )
+          : []),
+      ]
+    : [];
+  return {
+    action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
+    reason:
+      `Fix the code that writes the other types first, then convert the documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot convert)` : ''}; a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      (inPlace ? '' : ' The field sits in an array or under a map key: convert it in the code that rewrites those documents.'),
+    ...(commands.length ? { commands } : {}),
+  };
+}
+
+export default defineRule({
+  id: 'mixed-types',
+  scope: 'collection',
+  meta: {
+    description: 'Fields holding values of several types (beyond null): queries match one type, sorts and ranges split by type',
+    docsUrl: COMPARISON,
+    severity: 'warn',
+    messages: {
+      mixed:
+        '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query matches one type only; range queries and sorts split the values by type (BSON order: numbers, then strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every type.',
+      mixedIds:
+        '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently miss the {{minor}} ones, and an index on it holds both.',
+      mixedArray:
+        '`{{path}}` is an array in some documents and not in others, across {{values}} sampled values: {{mix}}. A query on it matches both (an array matches by its elements), but sorts, $size and array updates ($push, $addToSet) treat them differently.',
+      numberWidths:
+        '`{{path}}` holds numbers of several widths across {{values}} sampled values: {{mix}}. Queries compare them by value and match across widths, but a double holds an integer exactly only up to 2^53 and a decimal and a double of the same written value can differ.',
+    },
+    options: mixedTypesOptions,
+    requires: { capabilities: [] },
+  },
+  analyze({ collection: c, options, report }) {
+    if (!c) return;
+    for (const [path, field] of Object.entries(c.sample.fields)) {
+      // the document's _id: the id-pattern rule reports its mixed types
+      if (path === '_id') continue;
+      const mix = typeMix(field);
+      const [major, ...minors] = mix.families;
+      if (!major) continue;
+      const target = { db: c.db, collection: c.name, path };
+      const evidence = {
+        values: mix.values,
+        nulls: mix.nulls,
+        types: describeMix(mix, true),
+        ...Object.fromEntries(mix.families.map((f) => [`share.${f.family}`, Math.round(f.share * 1000) / 1000])),
+      };
+      if (minors.length === 0) {
+        if (options.numberWidths && major.family === 'number' && Object.keys(major.types).length > 1) {
+          report({ messageId: 'numberWidths', severity: 'info', target, data: { path, values: formatNumber(mix.values + mix.nulls), mix: describeMix(mix, true) }, evidence });
+        }
+        continue;
+      }
+      const second = minors[0] as Family;
+      const minorShare = 1 - major.share;
+      const kind = pairKind(major.family, second.family);
+      const base: Severity = kind === 'ids' ? (idLike(path) ? 'error' : 'warn') : kind === 'array' ? 'info' : 'warn';
+      const severity = minorShare < options.minorShare && base !== 'info' ? lower(base) : base;
+      const recommendation = recommend(c.name, path, major, minors, convertibleInPlace(c, path));
+      const values = formatNumber(mix.values + mix.nulls);
+      if (kind === 'ids' && minors.length === 1) {
+        report({ messageId: 'mixedIds', severity, target, data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family }, evidence, recommendation });
+      } else if (kind === 'array' && minors.length === 1) {
+        report({ messageId: 'mixedArray', severity, target, data: { path, values, mix: describeMix(mix) }, evidence, recommendation });
+      } else {
+        report({ messageId: 'mixed', severity, target, data: { path, families: mix.families.length, values, mix: describeMix(mix) }, evidence, recommendation });
+      }
+    }
+  },
+});
