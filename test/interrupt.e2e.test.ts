@@ -47,6 +47,23 @@ function runCli(uri: string, env: Record<string, string>, onErr?: (all: string, 
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err, child })));
 }
 
+/**
+ * Per-tenant collections (collection-count's finding), so that a copy of several documents in one insert runs on
+ * every server: on SecantusDB the validator experiment copies hundreds of documents per insert, but FerretDB refuses
+ * validators, and the blog's other experiment (array-growth) inserts one document at a time, so without these the
+ * run never reaches `mid-insert` there. collection-count's experiment copies TENANT_DOCS documents per insert into
+ * each new tenant collection, on both servers.
+ */
+const TENANTS = 10;
+const TENANT_DOCS = 5;
+async function seedTenants(client: MongoClient, db: string): Promise<void> {
+  for (let i = 0; i < TENANTS; i++) {
+    const c = client.db(db).collection(`tenant_${i}`);
+    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
+    await c.createIndex({ userId: 1, createdAt: -1 });
+  }
+}
+
 const scratchOf = (err: string): string | undefined => /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
 
 describe('interrupting a confirmation (real CLI): every phase, every signal', () => {
@@ -56,6 +73,7 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
   beforeAll(async () => {
     await seedBlog(uri, DB);
     client = await MongoClient.connect(uri);
+    await seedTenants(client, DB);
     before = await checksums(client, DB);
   });
   afterAll(async () => {
@@ -73,10 +91,22 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     return name as string;
   };
 
+  it('the seeded database has a finding whose experiment copies several documents per insert (mid-insert), on every server', async () => {
+    const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--no-confirm', '-f', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', () => undefined);
+    await new Promise((resolve) => child.on('close', resolve));
+    const findings = (JSON.parse(out) as { findings: { ruleId: string; messageId: string; evidence?: { members?: number } }[] }).findings;
+    const tenants = findings.find((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections');
+    expect(tenants?.evidence?.members, JSON.stringify(findings.map((f) => `${f.ruleId}/${f.messageId}`))).toBe(TENANTS);
+  }, 120_000);
+
   for (const phase of INTERRUPT_PHASES) {
     it(`SIGINT at ${phase}: refuses new commands, drops, says "dropped", exits 130; the source is unchanged`, async () => {
       const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
-      expect(run.err).toMatch(/^Confirming \d+ findings?: writes up to [\d,]+ copied documents \([\d.]+ \w+\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m);
+      // sizes in IEC units (formatBytes): the default 32 MiB, never "32 MB"
+      expect(run.err).toMatch(/^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m);
       expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);
       await expectClean(run, 130);
     }, 120_000);

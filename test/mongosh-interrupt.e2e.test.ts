@@ -31,6 +31,22 @@ async function checksums(client: MongoClient, db: string): Promise<Record<string
   return out;
 }
 
+/**
+ * Per-tenant collections (collection-count's finding), so that a copy of several documents in one insert runs on
+ * every server: FerretDB refuses validators (SecantusDB's validator experiment copies hundreds per insert) and
+ * array-growth inserts one document at a time, so without these mongosh never reaches `mid-insert` on FerretDB.
+ * collection-count's experiment copies TENANT_DOCS documents per insert into each new tenant collection.
+ */
+const TENANTS = 10;
+const TENANT_DOCS = 5;
+async function seedTenants(client: MongoClient, db: string): Promise<void> {
+  for (let i = 0; i < TENANTS; i++) {
+    const c = client.db(db).collection(`tenant_${i}`);
+    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
+    await c.createIndex({ userId: 1, createdAt: -1 });
+  }
+}
+
 describe('interrupting advisor.check (real mongosh)', () => {
   const uri = inject('mongoUri');
   let client: MongoClient;
@@ -38,6 +54,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
   beforeAll(async () => {
     await seedBlog(uri, DB);
     client = await MongoClient.connect(uri);
+    await seedTenants(client, DB);
     before = await checksums(client, DB);
   });
   afterAll(async () => {

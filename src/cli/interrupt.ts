@@ -1,4 +1,4 @@
-import { formatSize } from '../confirm/leftovers';
+import { formatBytes } from '../core/format';
 import type { Scratch } from '../confirm/scratch';
 import type { Io } from './io';
 
@@ -70,7 +70,7 @@ export function onInterrupt(io: Io): Interrupt {
       if (s.plan) {
         const p = s.plan;
         say(
-          `Confirming ${p.experiments} finding${p.experiments === 1 ? '' : 's'}: writes up to ${p.maxDocs.toLocaleString('en-US')} copied documents (${formatSize(p.maxBytes)}) per experiment to the ${s.where}, dropped afterwards (Ctrl-C stops and drops it; --no-confirm skips; --scratch-uri writes elsewhere).`,
+          `Confirming ${p.experiments} finding${p.experiments === 1 ? '' : 's'}: writes up to ${p.maxDocs.toLocaleString('en-US')} copied documents (${formatBytes(p.maxBytes)}) per experiment to the ${s.where}, dropped afterwards (Ctrl-C stops and drops it; --no-confirm skips; --scratch-uri writes elsewhere).`,
         );
       }
     },

@@ -1,3 +1,4 @@
+import { formatBytes } from '../core/format';
 import { hostname } from 'node:os';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
@@ -77,15 +78,7 @@ export async function listScratchDatabases(adapter: Adapter, maxTimeMS = 10_000)
 }
 
 export function formatSize(bytes: number | null): string {
-  if (bytes === null) return 'size unknown';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(v >= 10 ? 0 : 1)} ${units[i] as string}`;
+  return bytes === null ? 'size unknown' : formatBytes(bytes);
 }
 
 /**

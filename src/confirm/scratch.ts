@@ -50,7 +50,8 @@ export interface ScratchPlan {
  *
  * - `after-marker`: the scratch database exists and holds only its marker;
  * - `after-create`: an experiment's first collection was created;
- * - `mid-insert`: a copy of source documents (an insert of several documents) was sent and has not been answered;
+ * - `mid-insert`: a copy of several documents was sent and has not been answered: an insert command carrying more
+ *   than one document, or any batch of an `insertMany` of more than one document (large documents go one per batch);
  * - `after-index`: an index build on scratch was answered;
  * - `mid-timing`: a timed trial is in flight (the fourth identical command in a row: warm-up and trials);
  * - `before-drop`: cleanup has begun and refuses new commands, and the dropDatabase is about to be sent.
@@ -105,6 +106,8 @@ export class Scratch {
   beforeWrite: (() => Promise<void>) | null = null;
   /** For the mid-timing phase: the last command's name and how many times in a row it was sent. */
   private last = { name: '', times: 0 };
+  /** For the mid-insert phase: how many `insertMany` copies of several documents are under way. */
+  private copying = 0;
   readonly marker: ScratchMarker;
 
   constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex'), via = 'api') {
@@ -142,9 +145,11 @@ export class Scratch {
     if (this.beforeWrite && (name === 'create' || name === 'createIndexes' || (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))) await this.beforeWrite();
     this.refuseIfClosing();
     this.last = name === this.last.name ? { name, times: this.last.times + 1 } : { name, times: 1 };
+    // A copy of several documents, whichever path sends it: one insert of several, or a batch of an insertMany.
+    const copy = name === 'insert' && ((Array.isArray(cmd.documents) && cmd.documents.length > 1) || this.copying > 0);
     const sent = this.send(cmd);
-    if (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1) testInterrupt('mid-insert');
-    if (this.last.times === 4 && name !== 'create' && name !== 'getMore' && !(name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1)) testInterrupt('mid-timing');
+    if (copy) testInterrupt('mid-insert');
+    if (this.last.times === 4 && name !== 'create' && name !== 'getMore' && !copy) testInterrupt('mid-timing');
     const reply = await sent;
     if (name === 'create') testInterrupt('after-create');
     if (name === 'createIndexes') testInterrupt('after-index');
@@ -207,9 +212,15 @@ export class Scratch {
   async insertMany(coll: string, docs: readonly Doc[], approxDocBytes: number): Promise<number> {
     const perBatch = Math.max(1, Math.min(1000, Math.floor(MAX_BATCH_BYTES / Math.max(1, approxDocBytes))));
     let inserted = 0;
-    for (let i = 0; i < docs.length; i += perBatch) {
-      const r = await this.command({ insert: coll, documents: docs.slice(i, i + perBatch), ordered: false });
-      inserted += Number(r.n ?? 0);
+    const several = docs.length > 1;
+    if (several) this.copying++;
+    try {
+      for (let i = 0; i < docs.length; i += perBatch) {
+        const r = await this.command({ insert: coll, documents: docs.slice(i, i + perBatch), ordered: false });
+        inserted += Number(r.n ?? 0);
+      }
+    } finally {
+      if (several) this.copying--;
     }
     return inserted;
   }
