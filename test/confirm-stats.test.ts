@@ -49,6 +49,10 @@ describe('order-statistic intervals', () => {
     expect(formatCoverage(0.984375)).toBe('98.4%');
     expect(formatCoverage(0.99999)).toBe('99.9%');
     expect(ciLabel({ coverage: 0.96875 })).toBe('96.8% CI');
+    // one or two pairs: no level worth stating (0% and 50%)
+    expect(ciLabel({ coverage: 0 })).toBe('too few timed pairs for an interval; range');
+    expect(ciLabel({ coverage: 0.5 })).toBe('too few timed pairs for an interval; range');
+    expect(ciLabel({ coverage: 0.75 })).toBe('75% CI');
     expect(fmtRatio({ median: 1.184, low: 1.05, high: 1.31, coverage: 0.9375 })).toBe('1.18x (93.7% CI 1.05x–1.31x)');
     expect(fmtRatio({ median: 2, low: 2, high: 2 })).toBe('2.00x (CI 2.00x–2.00x)');
   });

@@ -89,7 +89,11 @@ export function fmtRatio(r: RatioInterval): string {
   return `${f(r.median)} (${ciLabel(r)} ${f(r.low)}–${f(r.high)})`;
 }
 
-/** "95% CI", "93.8% CI": the level an interval really has; "CI" alone when it does not say. */
+/**
+ * "95% CI", "93.7% CI": the level an interval really has; "CI" alone when it does not say. One or two timed pairs
+ * give no interval worth a level (0% or 50%): said as such, with the range of what was timed.
+ */
 export function ciLabel(r: { coverage?: number }): string {
-  return r.coverage === undefined ? 'CI' : `${formatCoverage(r.coverage)} CI`;
+  if (r.coverage === undefined) return 'CI';
+  return r.coverage < 0.75 ? 'too few timed pairs for an interval; range' : `${formatCoverage(r.coverage)} CI`;
 }
