@@ -254,6 +254,37 @@ describe('sampling (live)', () => {
     expect(rare.notes.map((n) => n.message)).toContain('the largest documents and longest arrays were not searched for beyond the sample: the pass failed: MaxTimeMSExpired (50): operation exceeded time limit; the largest sampled ones are lower bounds');
   });
 
+  it('$sample error 28799 (a random cursor meeting duplicates) is tried once more, then stands', async (ctx) => {
+    if (!caps.has.sample) ctx.skip('the server lacks $sample: the error cannot occur there');
+    // The real server, with the first (or every) $sample refused as MongoDB refuses it (code 28799).
+    const refusing = (times: number): Adapter => {
+      let left = times;
+      return {
+        kind: live.adapter.kind,
+        source: live.adapter.source,
+        bson: live.adapter.bson,
+        get roundTrips() {
+          return live.adapter.roundTrips;
+        },
+        async command(db: string, cmd: Doc): Promise<Doc> {
+          // the sample's own $sample (size 20), not the capability probe's
+          if (left > 0 && cmd.aggregate !== undefined && JSON.stringify(cmd.pipeline).includes('"$sample":{"size":20}')) {
+            left--;
+            throw Object.assign(new Error('$sample stage could not find a non-duplicate document after 100 while using a random cursor'), { code: 28799, codeName: 'Location28799' });
+          }
+          return live.adapter.command(db, cmd);
+        },
+        close: async () => undefined,
+      };
+    };
+    const once = only(await collectSnapshot(refusing(1), { db: DB, collections: ['rare'], sampleSize: 20 }));
+    expect(once.sample.method).toBe('$sample');
+    expect(once.sample.size).toBe(20);
+    const twice = only(await collectSnapshot(refusing(2), { db: DB, collections: ['rare'], sampleSize: 20 }));
+    expect(twice.sample.size).toBe(0);
+    expect(twice.notes.map((n) => n.message).join('\n')).toMatch(/the sample could not be read: .*28799.*non-duplicate document/);
+  });
+
   it('without $bsonSize: the outlier pass is unsupported, said once per run', async (ctx) => {
     if (caps.has.bsonSize && caps.has.arraySize) ctx.skip('the server has $bsonSize and $size: the pass runs there');
     const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['rare', 'rows'], sampleSize: 20 });

@@ -102,6 +102,21 @@ interface Read {
 }
 
 /**
+ * `$sample` picks random documents with a random cursor and gives up when it keeps meeting the same one: error 28799
+ * ("$sample stage could not find a non-duplicate document after 100 while using a random cursor", MongoDB's
+ * src/mongo/db/pipeline/document_source_sample_from_random_cursor.cpp). The server's own advice is to retry: one
+ * more try, then the error stands.
+ */
+export async function onceMoreOn28799<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code !== 28799) throw err;
+    return await read();
+  }
+}
+
+/**
  * One read of the selected documents. Where $bsonSize and $size work, documents over `largeDocBytes` come back as
  * their top-level field shapes only: _id, total size, and for each array its length and bytes, measured by the server.
  * batchSize = the selection's size + 1: one reply carries it whole (up to 16 MiB) instead of many getMores, and a batch
@@ -187,7 +202,7 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     }
   }
   if (server.capabilities.sample.supported === true) {
-    const read = await readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan);
+    const read = await onceMoreOn28799(() => readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan));
     return { method: '$sample', random: true, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, naturalIds: null, ...(fallback ? { fallback } : {}) };
   }
   const scanMax = plan.idScanMax ?? 0;
