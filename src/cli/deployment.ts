@@ -27,7 +27,7 @@ export interface DeploymentCollectOptions extends Omit<CollectDatabasesOptions, 
  */
 export async function collectDeployment(source: Adapter, opts: DeploymentCollectOptions): Promise<Snapshot> {
   // Inspection only reads: the same gate collectDatabases puts in front of every collector.
-  const adapter = readOnly(source);
+  const adapter = readOnly(source, opts.readPreference ? { readPreference: opts.readPreference } : {});
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   // The names listDatabases gave go on to the collectors (the deployment inventory needs them too).

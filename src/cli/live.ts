@@ -14,6 +14,7 @@ export interface LiveRunOptions {
   collections?: string[];
   sampleSize?: number;
   maxTimeMS: number;
+  readPreference?: 'primary' | 'secondaryPreferred';
   concurrency: number;
   confirm: boolean;
   confirmBudgetMs?: number;
@@ -36,6 +37,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     ...(opts.collections?.length ? { collections: opts.collections } : {}),
     ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
     maxTimeMS: opts.maxTimeMS,
+    ...(opts.readPreference ? { readPreference: opts.readPreference } : {}),
     concurrency: opts.concurrency,
     dbConcurrency: Math.min(2, opts.concurrency),
     progress: opts.progress,

@@ -58,6 +58,11 @@ export async function connect(uri: string, label = 'connection string'): Promise
   }
 }
 
+/** `--read-preference`: where collect's reads go (secondaryPreferred by default; primary forces the primary). */
+export function readPreferenceOption(): Option {
+  return new Option('--read-preference <mode>', 'where reads of the data go: secondaryPreferred spares a replica set\'s primary; primary sends every read there (per-node statistics always go to the primary)').choices(['secondaryPreferred', 'primary']).default('secondaryPreferred');
+}
+
 /**
  * Stale scratch databases an interrupted run left on this server (copies of source documents): said on stderr with
  * their size and the command that removes them. Read-only; a user who may not list databases hears nothing.

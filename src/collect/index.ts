@@ -1,6 +1,6 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
-import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
 import { UserError } from '../core/errors';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
@@ -58,6 +58,12 @@ export interface CollectOptions {
    * (`collectPlan`); none when absent.
    */
   collectors?: readonly AnyCollector[];
+  /**
+   * Where reads of the data go: `secondaryPreferred` (the default: a replica set's secondaries carry the sample and scan
+   * reads, sparing the primary) or `primary`. Per-node statistics ($collStats, $indexStats, serverStatus) always go to
+   * the primary (src/adapters/read-only.ts readPreferenceFor).
+   */
+  readPreference?: ReadPreferenceMode;
   /** maxTimeMS on every command (default 10 s). */
   maxTimeMS?: number;
   /** Collections inspected at once (default 4). */
@@ -163,7 +169,7 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
  */
 export async function collectDatabases(given: Adapter, opts: CollectDatabasesOptions): Promise<Snapshot> {
   if (opts.dbs.length === 0) throw new Error('collectDatabases needs at least one database');
-  const adapter = readOnly(given);
+  const adapter = readOnly(given, opts.readPreference ? { readPreference: opts.readPreference } : {});
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   const plan = opts.collectors ?? [];

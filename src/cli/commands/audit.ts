@@ -9,7 +9,7 @@ import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption, sayLeftovers } from '../shared';
+import { connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { positiveInt } from './check';
@@ -17,6 +17,7 @@ import { positiveInt } from './check';
 const AUDIT_FORMATS = ['html', 'json', 'markdown', 'text'] as const;
 
 interface AuditFlags {
+  readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   out?: string;
   output?: string;
@@ -51,6 +52,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('--concurrency <n>', 'collections read at once (databases: at most 2)', positiveInt, 4)
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .addOption(readPreferenceOption())
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('-q, --quiet', 'no progress bar on stderr')
     .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
@@ -69,6 +71,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             dbs: flags.db ?? [],
             ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
             maxTimeMS: flags.maxTimeMs,
+            ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
             concurrency: flags.concurrency,
             confirm: flags.confirm,
             confirmBudgetMs: flags.confirmBudget * 1000,

@@ -11,7 +11,7 @@ import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
 import { formatText } from '../../report/text';
-import { connect, sayLeftovers } from '../shared';
+import { connect, sayLeftovers, readPreferenceOption } from '../shared';
 import { SCRATCH_PREFIX } from '../../adapters/read-only';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
@@ -46,6 +46,7 @@ export function exitCodeFor(result: CheckResult, failOn: Severity): number {
 }
 
 interface CheckFlags {
+  readPreference?: 'primary' | 'secondaryPreferred';
   db?: string;
   collection?: string[];
   format: 'text' | 'json';
@@ -103,6 +104,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),
       ...(flags.timeField ? { timeField: flags.timeField } : {}),
       maxTimeMS: flags.maxTimeMs,
+      ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
       confirm: flags.confirm,
       settings: settingsOf(config),
       onSnapshot: (s: Snapshot) => {
@@ -139,6 +141,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option('--no-confirm', 'skip the scratch experiments (read-only run)')
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .addOption(readPreferenceOption())
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--confirm-docs <n>', 'most documents copied into scratch per experiment', positiveInt, 5000)

@@ -7,12 +7,13 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption, sayLeftovers } from '../shared';
+import { connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
 
 interface CollectFlags {
+  readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   collection?: string[];
   out?: string;
@@ -36,6 +37,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .addOption(outputOption())
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .addOption(readPreferenceOption())
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
     .option('-q, --quiet', 'no progress bar on stderr')
@@ -53,6 +55,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
           ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),
           ...(flags.timeField ? { timeField: flags.timeField } : {}),
           maxTimeMS: flags.maxTimeMs,
+          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
           concurrency: flags.concurrency,
           dbConcurrency: Math.min(2, flags.concurrency),
           progress: createProgress({ enabled: !flags.quiet }),

@@ -13,12 +13,13 @@ import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers } from '../shared';
+import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
 import { VERSION } from '../../version';
 
 interface LintFlags {
+  readPreference?: 'primary' | 'secondaryPreferred';
   spec?: string;
   db?: string[];
   collection?: string[];
@@ -90,6 +91,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
           ...(flags.collection?.length ? { collections: flags.collection } : {}),
           ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
           maxTimeMS: flags.maxTimeMs,
+          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
           concurrency: flags.concurrency,
           confirm: flags.confirm,
           ...(scratchAdapter ? { scratchAdapter } : {}),
@@ -164,6 +166,7 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
+    .addOption(readPreferenceOption())
     .option('--concurrency <n>', 'collections read at once', positiveInt, 4)
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
