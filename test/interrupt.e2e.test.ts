@@ -1,32 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { BSON, MongoClient } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { listScratchDatabases } from '../src/confirm/leftovers';
-import { INTERRUPT_PHASES, SCRATCH_PREFIX } from '../src/confirm/scratch';
+import { INTERRUPT_PHASES } from '../src/confirm/scratch';
 import { DriverAdapter } from '../src/adapters/driver';
+import { checksums, scratchDbs, seedTenants, TENANTS } from './support/scratch';
 import { dropDb, seedBlog } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_interrupt';
-
-async function scratchDbs(client: MongoClient): Promise<string[]> {
-  const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
-  return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
-}
-
-/** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
-async function checksums(client: MongoClient, db: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const names = (await client.db(db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
-  for (const name of names) {
-    const h = createHash('sha256');
-    for await (const d of client.db(db).collection(name).find({}).sort({ _id: 1 })) h.update(BSON.serialize(d));
-    out[name] = h.digest('hex');
-  }
-  return out;
-}
 
 interface Run {
   code: number | null;
@@ -45,23 +28,6 @@ function runCli(uri: string, env: Record<string, string>, onErr?: (all: string, 
     onErr?.(err, child);
   });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err, child })));
-}
-
-/**
- * Per-tenant collections (collection-count's finding), so that a copy of several documents in one insert runs on
- * every server: on SecantusDB the validator experiment copies hundreds of documents per insert, but FerretDB refuses
- * validators, and the blog's other experiment (array-growth) inserts one document at a time, so without these the
- * run never reaches `mid-insert` there. collection-count's experiment copies TENANT_DOCS documents per insert into
- * each new tenant collection, on both servers.
- */
-const TENANTS = 10;
-const TENANT_DOCS = 5;
-async function seedTenants(client: MongoClient, db: string): Promise<void> {
-  for (let i = 0; i < TENANTS; i++) {
-    const c = client.db(db).collection(`tenant_${i}`);
-    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
-    await c.createIndex({ userId: 1, createdAt: -1 });
-  }
 }
 
 const scratchOf = (err: string): string | undefined => /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];

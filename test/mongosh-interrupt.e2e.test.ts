@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { BSON, MongoClient } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 import { runProcess } from './support/run';
+import { checksums, scratchDbs, seedTenants } from './support/scratch';
 import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
@@ -13,39 +12,6 @@ const DB = 'mongo_advisor_test_mongosh_interrupt';
 
 const mongosh = (uri: string, script: string, env: Record<string, string> = {}) =>
   runProcess(MONGOSH, [`${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`, '--quiet', '--norc', '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`], { env: { MONGOSH_NO_UPDATE_CHECK: '1', ...env } });
-
-async function scratchDbs(client: MongoClient): Promise<string[]> {
-  const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
-  return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
-}
-
-/** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
-async function checksums(client: MongoClient, db: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const names = (await client.db(db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
-  for (const name of names) {
-    const h = createHash('sha256');
-    for await (const d of client.db(db).collection(name).find({}).sort({ _id: 1 })) h.update(BSON.serialize(d));
-    out[name] = h.digest('hex');
-  }
-  return out;
-}
-
-/**
- * Per-tenant collections (collection-count's finding), so that a copy of several documents in one insert runs on
- * every server: FerretDB refuses validators (SecantusDB's validator experiment copies hundreds per insert) and
- * array-growth inserts one document at a time, so without these mongosh never reaches `mid-insert` on FerretDB.
- * collection-count's experiment copies TENANT_DOCS documents per insert into each new tenant collection.
- */
-const TENANTS = 10;
-const TENANT_DOCS = 5;
-async function seedTenants(client: MongoClient, db: string): Promise<void> {
-  for (let i = 0; i < TENANTS; i++) {
-    const c = client.db(db).collection(`tenant_${i}`);
-    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
-    await c.createIndex({ userId: 1, createdAt: -1 });
-  }
-}
 
 describe('interrupting advisor.check (real mongosh)', () => {
   const uri = inject('mongoUri');

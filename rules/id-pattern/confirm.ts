@@ -19,7 +19,6 @@ const CLUSTERED = 'id_clustered';
  * A range scan must be at least 10% faster clustered (or slower) for a verdict: with no real difference an interval
  * that only has to leave out 1 does so up to 5% of the time, and the demo's three such findings then flip between runs.
  */
-const SCAN_MARGIN = 1.1;
 const REGULAR = 'id_regular';
 
 /** UUID v7: 48-bit millisecond time, version 7, random rest; `seq` keeps ids made in one millisecond ordered. */
@@ -195,7 +194,7 @@ const ADVISE_AGAINST: readonly string[] = ['adviseAgainstClustered', 'adviseAgai
 /** The findings the experiment tests: the advice against clustering, and the advice for it (supported by a faster _id range scan). */
 export const CONFIRMABLE: readonly string[] = ['recommendClustered', 'recommendClusteredNoGrowth', ...ADVISE_AGAINST];
 
-export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, _o: IdPatternOptions): Promise<Result> {
+export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, o: IdPatternOptions): Promise<Result> {
   if (!CONFIRMABLE.includes(f.messageId)) {
     return { status: 'not-run', summary: 'Nothing to measure: this finding makes no clustered-vs-regular claim.', measurements: [] };
   }
@@ -218,7 +217,7 @@ export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, _o: IdPa
         measurements: [],
       };
     }
-    return await measure(ctx, f);
+    return await measure(ctx, f, o.scanMargin);
   } finally {
     // Also after an error: what the copies hold must not crowd out the experiments that follow.
     await s.drop(CLUSTERED);
@@ -226,7 +225,7 @@ export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, _o: IdPa
   }
 }
 
-async function measure(ctx: ConfirmContext, f: Finding): Promise<Result> {
+async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Promise<Result> {
   const s = ctx.scratch;
   const { db, collection } = f.target;
   await s.create(REGULAR);
@@ -295,7 +294,7 @@ async function measure(ctx: ConfirmContext, f: Finding): Promise<Result> {
   };
   const scanBudget = ctx.budget.slice(1);
   // More rounds while the interval holds 1 or either end of the margin (below).
-  const [scanC, scanR] = await alternate(scanBudget, { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: [1 / SCAN_MARGIN, 1, SCAN_MARGIN] });
+  const [scanC, scanR] = await alternate(scanBudget, { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: [1 / scanMargin, 1, scanMargin] });
 
   const sizes2 = await compareIndexSizes(s, secondary.map((i) => i.name), inserted);
 
@@ -320,7 +319,7 @@ async function measure(ctx: ConfirmContext, f: Finding): Promise<Result> {
   if (returned.id_clustered === 0 || Math.abs(returned.id_clustered - returned.id_regular) > 0.2 * Math.max(returned.id_clustered, returned.id_regular)) {
     return { status: 'inconclusive', summary: `${body} The range returned different numbers of documents from the two copies, so the scan times are not comparable.`, ratio: scanRatio, measurements };
   }
-  const v = verdict(scanRatio, 1, SCAN_MARGIN);
+  const v = verdict(scanRatio, 1, scanMargin);
   return { status: v === 'below' ? 'supported' : v === 'above' ? 'refuted' : 'inconclusive', summary: body, ratio: scanRatio, measurements };
 }
 

@@ -35,6 +35,13 @@ export const idPatternOptionsSchema = {
     smallIdBytes: { type: 'integer', minimum: 1, default: 16, description: "Largest _id (bytes of the value) still small enough to cluster on: a binary UUID's 16 bytes; ObjectId is 12." },
     minSample: { type: 'integer', minimum: 2, default: 20, description: "Fewest _ids needed to judge their order or their leading bytes' entropy (mongosh analyze-schema's minimum sample); below it a UUID's version digit alone decides." },
     recordIdBytes: { type: 'integer', minimum: 1, default: 8, description: 'Bytes of the recordId a regular collection stores in each secondary index entry (a 64-bit integer); an _id of this size or less makes no index grow.' },
+    scanMargin: {
+      type: 'number',
+      minimum: 1,
+      default: 1.1,
+      description:
+        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference); closer, it is inconclusive. Our choice: at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
+    },
     clusterMinBytes: {
       type: 'integer',
       minimum: 0,

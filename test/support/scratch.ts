@@ -1,4 +1,5 @@
-import type { MongoClient } from 'mongodb';
+import { createHash } from 'node:crypto';
+import { BSON, type MongoClient } from 'mongodb';
 import { expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
 
@@ -11,4 +12,37 @@ export async function expectScratchDropped(client: MongoClient, where: string | 
   expect(name, `no scratch database named in ${JSON.stringify(where)}`).toMatch(new RegExp(`^${SCRATCH_PREFIX}`));
   const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
   expect((r.databases as { name: string }[]).map((d) => d.name)).not.toContain(name);
+}
+
+/** The scratch databases on the server now (any run's: filter by a run's own name or marker). */
+export async function scratchDbs(client: MongoClient): Promise<string[]> {
+  const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+  return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
+}
+
+/** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
+export async function checksums(client: MongoClient, db: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const names = (await client.db(db).listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+  for (const name of names) {
+    const h = createHash('sha256');
+    for await (const d of client.db(db).collection(name).find({}).sort({ _id: 1 })) h.update(BSON.serialize(d));
+    out[name] = h.digest('hex');
+  }
+  return out;
+}
+
+export const TENANTS = 10;
+const TENANT_DOCS = 5;
+
+/**
+ * Per-tenant collections (collection-count's finding), whose experiment copies several documents in one insert on
+ * both servers (FerretDB refuses validators, so nothing else inserts in bulk there): the interrupt tests' mid-insert.
+ */
+export async function seedTenants(client: MongoClient, db: string): Promise<void> {
+  for (let i = 0; i < TENANTS; i++) {
+    const c = client.db(db).collection(`tenant_${i}`);
+    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
+    await c.createIndex({ userId: 1, createdAt: -1 });
+  }
 }
