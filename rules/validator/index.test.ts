@@ -672,16 +672,23 @@ describe('validator proposal', () => {
 });
 
 describe('validator cost wording', () => {
-  it('says "within noise" whenever the interval includes 1', () => {
-    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1)).toEqual({ text: 'within noise', verdict: 'negligible' });
-    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1)).toEqual({ text: 'at most 8% slower', verdict: 'negligible' });
-    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1)).toEqual({ text: '40% slower', verdict: 'costly' });
-    expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1)).toEqual({ text: '55% slower, though possibly by no more than the 10% noise allowance', verdict: 'unclear' });
+  it('says "within noise" whenever the interval includes 1 and stays under noiseRatio', () => {
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1, 2)).toEqual({ text: 'within noise', verdict: 'negligible' });
+    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1, 2)).toEqual({ text: 'at most 8% slower', verdict: 'negligible' });
+  });
+
+  it('judges the cost against costlyRatio, and words it against noiseRatio', () => {
+    // 14% slower: more than the noise allowance, far under costlyRatio: measurable (the verdict does not flip on 1.1)
+    expect(describeCost({ label: '', median: 1.14, low: 1.12, high: 1.16 }, 1.1, 2)).toEqual({ text: '14% slower, more than the 10% noise allowance', verdict: 'measurable' });
+    expect(describeCost({ label: '', median: 1.14, low: 1.08, high: 1.17 }, 1.1, 2)).toEqual({ text: '14% slower, though possibly by no more than the 10% noise allowance', verdict: 'measurable' });
+    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1, 1.25)).toEqual({ text: '40% slower, more than the 10% noise allowance', verdict: 'costly' });
+    expect(describeCost({ label: '', median: 2.4, low: 2.1, high: 2.6 }, 1.1, 2).verdict).toBe('costly');
+    expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1, 1.5).verdict).toBe('unclear');
   });
 
   it('a wide interval that includes 1 is within noise but not shown negligible (it reaches past noiseRatio)', () => {
-    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1)).toEqual({ text: 'within noise, but the interval reaches 143% slower', verdict: 'unclear' });
-    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1).verdict).toBe('unclear');
+    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise, but the interval reaches 143% slower', verdict: 'unclear' });
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1, 2).verdict).toBe('measurable');
   });
 });
 

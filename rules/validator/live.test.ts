@@ -88,6 +88,26 @@ describe('validator (live)', () => {
     expect(JSON.stringify([f, enums])).not.toContain(SECRET);
   });
 
+  it('refutes a strict/error proposal that some copies fail (documents written after the snapshot): it would reject them', async (ctx) => {
+    if (!keepsValidators) ctx.skip(`the server keeps no validator (${why}): nothing can be confirmed or refuted`);
+    const db = client.db(DB);
+    await db.collection('drifted').drop().catch(() => undefined);
+    await db.collection('drifted').insertMany(Array.from({ length: 30 }, (_, i) => ({ name: `d${i}`, qty: new Int32(i) })));
+    const snap = await collect(['drifted'], 30);
+    const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
+    expect(f?.evidence.proposedAction).toBe('error');
+    if (!f) return;
+    // written after the proposal was made: qty as a string, which the proposal (qty: int) rejects
+    await db.collection('drifted').insertMany(Array.from({ length: 30 }, (_, i) => ({ name: `e${i}`, qty: `${SECRET}` })));
+    const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: 8_000, maxDocs: 60 });
+    const k = run.findings[0]?.confirmation;
+    console.log(`[validator live] ${kind} drifted: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+    expect(k?.status).toBe('refuted');
+    expect(k?.summary).toMatch(/30 of the 60 copied documents fail the validator: set to "error" it would reject them/);
+    expect(JSON.stringify(k)).not.toContain(SECRET);
+    if (run.where) await expectScratchDropped(client, run.where);
+  });
+
   it('confirms the proposal on scratch, or says why it could not (server without validators)', async () => {
     const snap = await collect(['people'], 60);
     const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));

@@ -62,7 +62,14 @@ export const validatorOptionsSchema = {
       minimum: 1,
       default: 1.1,
       description:
-        'Confirmation: a validator costing at most this ratio of the time without it counts as negligible. The published YCSB benchmark (10M x 1 KB documents, 100 threads, with and without a validator) saw throughput differ by up to 7% either way (r10/i90: 112k vs 120k ops/s).',
+        'Confirmation: a validator costing at most this ratio of the time without it counts as negligible ("within noise"). The published YCSB benchmark (10M x 1 KB documents, 100 threads, with and without a validator) saw throughput differ by up to 7% either way (r10/i90: 112k vs 120k ops/s).',
+    },
+    costlyRatio: {
+      type: 'number',
+      minimum: 1,
+      default: 2,
+      description:
+        "Confirmation: writes with the validator taking at least this ratio of the time without it make it costly, and the finding is refuted. 2 (the check costs as much as the write itself) is the advisor's own line, well clear of benchmark noise (noiseRatio): between the two the cost is measurable, reported with its figure and interval, and left to your judgement. The verdict turns on it, not on noiseRatio, because a cost of 10-30% sits within a few percent of noiseRatio on many servers and would flip between runs.",
     },
   },
 } as const satisfies OptionsSchema;
