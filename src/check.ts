@@ -5,7 +5,11 @@ import { UserError } from './core/errors';
 import type { AnyRule } from './core/rule';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
+import { SCRATCH_PREFIX } from './confirm/scratch';
 import { VERSION } from './version';
+
+/** The privilege checks without which no experiment starts (src/collect/privileges.ts PRIVILEGE_CHECKS). */
+const SCRATCH_WRITES = new Set(['scratch collections', 'scratch copies', 'scratch cleanup']);
 
 export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOptions, 'settings'> {
   db: string;
@@ -38,7 +42,9 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
   // Collect only what the enabled rules read (the plan); the snapshot records which collectors ran.
   const collectors = opts.collectors ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));
-  const snapshot = await collectSnapshot(adapter, { ...opts, collectors });
+  // The experiments write to a scratch database on this server unless another one is given: the probe judges that too.
+  const privilegeScratchDb = opts.confirm !== false && !opts.scratchAdapter ? `${SCRATCH_PREFIX}<run>` : null;
+  const snapshot = await collectSnapshot(adapter, { ...opts, collectors, privilegeScratchDb });
   opts.onSnapshot?.(snapshot);
   return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
 }
@@ -50,7 +56,14 @@ export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | n
   notes.push(...snapshot.notes);
   let result = findings;
   let confirm: CheckResult['confirm'] = { enabled: false, where: null, cleanedUp: null };
-  if (opts.confirm !== false && adapter) {
+  // Roles that cannot create, fill and drop the scratch database: no experiment is started (one line says why).
+  const blocked = snapshot.privileges?.basis === 'roles' && !opts.scratchAdapter ? snapshot.privileges.skipped.filter((s) => SCRATCH_WRITES.has(s.check)) : [];
+  if (opts.confirm !== false && adapter && blocked.length > 0) {
+    notes.push({
+      level: 'skipped',
+      message: `confirmation not started: your roles do not allow writing the scratch database (${blocked.map((b) => b.needs).join('; ')}), so no experiment ran and no finding is confirmed. Give the user a role that grants those actions on every database (docs/roles.md), run with --scratch-uri to a server where it may create and drop a database, or run with --no-confirm`,
+    });
+  } else if (opts.confirm !== false && adapter) {
     const run = await confirmFindings(snapshot, findings, adapter, all, { ...opts, ...(opts.settings ? { settings: opts.settings } : {}) });
     result = run.findings;
     confirm = { enabled: true, where: run.where, cleanedUp: run.cleanedUp };
@@ -68,5 +81,6 @@ export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | n
     notes,
     roundTrips: adapter ? adapter.roundTrips : snapshot.roundTrips,
     confirm,
+    ...(snapshot.privileges ? { privileges: snapshot.privileges } : {}),
   };
 }

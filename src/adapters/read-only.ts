@@ -43,7 +43,7 @@ const READING: Record<string, string> = {
   replSetGetConfig: 'replica-set members for $indexStats on each (index-usage)',
   replSetGetStatus: 'replication lag, read by the load guard before and during experiments (src/confirm/load.ts)',
   dbStats: 'database statistics (a read; listed as a reading command, no collector sends it today)',
-  connectionStatus: 'the authenticated user and roles (a read; no collector sends it today)',
+  connectionStatus: 'the authenticated user and roles (a read: collect sends it once, src/collect/privilege-gate.ts)',
   ping: 'a no-op liveness check (the member-connection test sends it)',
   explain: 'query plans; the explained command must itself read, or be an update explained at queryPlanner, or a delete explained at queryPlanner or executionStats',
   getMore: 'the next batch of a cursor this adapter opened',

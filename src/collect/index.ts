@@ -25,6 +25,7 @@ import { probeAggregation, probeServer, proveFromCollectionOptions } from './pro
 import { Profiler } from './profile';
 import { findOutliers, readSample, seedOf } from './sample';
 import { CollectorRunner } from './run-collectors';
+import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
 
 export type { ListedCollection } from '../core/collector';
 
@@ -66,6 +67,11 @@ export interface CollectOptions {
   readPreference?: ReadPreferenceMode;
   /** maxTimeMS on every command (default 10 s). */
   maxTimeMS?: number;
+  /**
+   * The scratch database confirmation will write to on this server, so the privilege probe judges those writes too;
+   * null or absent when nothing will be written here (no confirmation, or `--scratch-uri` to another server).
+   */
+  privilegeScratchDb?: string | null;
   /** Collections inspected at once (default 4). */
   concurrency?: number;
   /** Field holding each document's creation time; detected when absent (a created* date field, else ObjectId _id). */
@@ -169,12 +175,17 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
  */
 export async function collectDatabases(given: Adapter, opts: CollectDatabasesOptions): Promise<Snapshot> {
   if (opts.dbs.length === 0) throw new Error('collectDatabases needs at least one database');
-  const adapter = readOnly(given, opts.readPreference ? { readPreference: opts.readPreference } : {});
+  const reader = readOnly(given, opts.readPreference ? { readPreference: opts.readPreference } : {});
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
-  const start = adapter.roundTrips;
+  const start = reader.roundTrips;
   const plan = opts.collectors ?? [];
-  const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: plan.some((c) => c.serverStatus === true) });
-  const notes: Note[] = [];
+  // 0. what the user's roles allow (one connectionStatus): commands they do not allow are not sent, and said up front
+  const verdict = await probePrivileges(reader, opts.dbs, opts.privilegeScratchDb ?? null, maxTimeMS);
+  const adapter = privilegeGate(reader, verdict);
+  const privileges = summaryOf(verdict);
+  const serverStatusAllowed = !verdict.skipped.some((s) => checkOf('admin', { serverStatus: 1 }) === s.check);
+  const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true) });
+  const notes: Note[] = [...privilegeNotes(privileges)];
   const runner = new CollectorRunner(plan, { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes });
 
   // 1. every database's collection list (and whether the database exists at all)
@@ -225,6 +236,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     notes,
     roundTrips: 0,
     collectors: [],
+    privileges,
   };
   runNotes(snapshot, notes);
   // 4. deployment collectors, once per run

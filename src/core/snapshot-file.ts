@@ -206,6 +206,16 @@ export const SNAPSHOT_JSON_SCHEMA = {
       items: { type: 'object', required: ['name', 'collections'], properties: { name: str, collections: { type: 'array', items: collection }, data: { type: 'object' } } },
     },
     notes: { type: 'array', items: note },
+    privileges: {
+      type: 'object',
+      required: ['basis', 'users', 'summary', 'skipped'],
+      properties: {
+        basis: { enum: ['roles', 'no-auth', 'unknown'] },
+        users: { type: 'array', items: str },
+        summary: str,
+        skipped: { type: 'array', items: { type: 'object', required: ['check', 'needs', 'reason'], properties: { check: str, needs: str, reason: str } } },
+      },
+    },
     roundTrips: nonNegInt,
     collectors: { type: 'array', items: collectorRun },
     data: { type: 'object' },

@@ -263,6 +263,20 @@ export interface Snapshot {
   collectors: CollectorRun[];
   /** Deployment-wide collectors' data, by collector id. */
   data?: Record<string, unknown>;
+  /** What the user's roles allow, from one connectionStatus (src/collect/privileges.ts); absent in older files. */
+  privileges?: PrivilegeSummary;
+}
+
+/** The privilege probe's verdict as a snapshot and a report keep it. */
+export interface PrivilegeSummary {
+  /** `roles`: privileges read and judged; `no-auth`: no authenticated user; `unknown`: not readable. */
+  basis: 'roles' | 'no-auth' | 'unknown';
+  /** The authenticated users as `user@db`. */
+  users: string[];
+  /** One line, for the top of a report. */
+  summary: string;
+  /** The checks not attempted, each with the action and resource a role must grant and what is lost. */
+  skipped: { check: string; needs: string; reason: string }[];
 }
 
 export interface Recommendation {
@@ -332,4 +346,6 @@ export interface CheckResult {
   notes: Note[];
   roundTrips: number;
   confirm: { enabled: boolean; where: string | null; cleanedUp: boolean | null };
+  /** What the user's roles allowed (absent when the snapshot did not record it). */
+  privileges?: PrivilegeSummary;
 }

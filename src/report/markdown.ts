@@ -68,6 +68,8 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     `${formatNumber(result.scope.collections.length)} collections on ${cell(result.source)} (${cell(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
     '',
   );
+  // What the user's roles allowed, up front (each skipped check is listed with the notes)
+  if (result.privileges?.basis === 'roles') out.push(`${result.privileges.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${cell(result.privileges.summary)}`, '');
   const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
   out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);

@@ -62,6 +62,9 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
       ? `confirmed on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
       : 'nothing to confirm';
   out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
+  // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
+  const roles = result.privileges;
+  if (roles?.basis === 'roles') out.push(roles.skipped.length > 0 ? c.yellow(`roles: ${roles.summary}`) : c.dim(`roles: ${roles.summary}`));
   out.push('');
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
