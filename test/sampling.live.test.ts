@@ -19,6 +19,7 @@ import documentSize from '../rules/document-size';
 import { recordingAdapter } from './support/recording';
 import { runRule } from './support/rule-tester';
 import { useLiveDb } from './support/live-db';
+import * as sample28799 from './fixtures/mongodb/error-sample-28799';
 
 const DB = 'mongo_advisor_test_sampling';
 const SECRET = 'SECRET-sampling-value';
@@ -256,7 +257,7 @@ describe('sampling (live)', () => {
 
   it('$sample error 28799 (a random cursor meeting duplicates) is tried once more, then stands', async (ctx) => {
     if (!caps.has.sample) ctx.skip('the server lacks $sample: the error cannot occur there');
-    // The real server, with the first (or every) $sample refused as MongoDB refuses it (code 28799).
+    // The real server, with the first (or every) $sample refused as MongoDB refuses it (test/fixtures/mongodb/error-sample-28799.ts).
     const refusing = (times: number): Adapter => {
       let left = times;
       return {
@@ -270,7 +271,7 @@ describe('sampling (live)', () => {
           // the sample's own $sample (size 20), not the capability probe's
           if (left > 0 && cmd.aggregate !== undefined && JSON.stringify(cmd.pipeline).includes('"$sample":{"size":20}')) {
             left--;
-            throw Object.assign(new Error('$sample stage could not find a non-duplicate document after 100 while using a random cursor'), { code: 28799, codeName: 'Location28799' });
+            throw sample28799.driverError();
           }
           return live.adapter.command(db, cmd);
         },

@@ -1,5 +1,6 @@
 import type { CollectionSnapshot, IdProfile, IdType } from '../../src/core/types';
 import { spearmanWithPosition } from '../../src/core/stats';
+import { isIdIndex } from '../../src/lib/index-keys';
 import type { NaturalOrder } from './collect';
 import type { IdPatternOptions } from './index';
 
@@ -184,7 +185,7 @@ export interface TimeIndex {
 export function timeIndex(c: CollectionSnapshot): TimeIndex | null {
   const candidates: TimeIndex[] = [];
   for (const i of c.indexes) {
-    if (i.name === '_id_') continue;
+    if (isIdIndex(c, i)) continue;
     const field = Object.keys(i.key)[0];
     if (!field || field === '_id') continue;
     const f = c.sample.fields[field];
@@ -203,7 +204,7 @@ export function timeIndex(c: CollectionSnapshot): TimeIndex | null {
  */
 export function secondaryIndexPenalty(c: CollectionSnapshot, idBytes: number, recordIdBytes: number): { entries: number; extraBytes: number; currentBytes: number | null; secondaryIndexes: number } {
   const count = c.stats?.count ?? 0;
-  const secondary = c.indexes.filter((i) => i.name !== '_id_');
+  const secondary = c.indexes.filter((i) => !isIdIndex(c, i));
   const perEntry = idBytes - recordIdBytes;
   const unmeasured = count > 0 && secondary.some((i) => i.sizeBytes === null || i.sizeBytes === 0);
   const currentBytes = unmeasured ? null : secondary.reduce((s, i) => s + (i.sizeBytes ?? 0), 0);

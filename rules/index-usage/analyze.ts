@@ -1,5 +1,5 @@
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
-import { isKeyPrefix, prefixBlockers } from '../../src/lib/index-keys';
+import { isIdIndex, isKeyPrefix, prefixBlockers } from '../../src/lib/index-keys';
 import type { IndexAccess, IndexUsageMembers } from './collect';
 import type { IndexUsageOptions } from './index';
 
@@ -39,7 +39,7 @@ export interface PrefixPair {
 export function prefixPairs(c: CollectionSnapshot): PrefixPair[] {
   const out: PrefixPair[] = [];
   for (const a of c.indexes) {
-    if (a.name === '_id_') continue;
+    if (isIdIndex(c, a)) continue;
     const partners = c.indexes
       .filter((b) => b !== a && isKeyPrefix(a, b))
       // equal keys (possible only with different options): report the pair once

@@ -4,6 +4,7 @@ import { isDate } from '../../src/collect/bson-size';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
 import type { CollectionSnapshot } from '../../src/core/types';
 import { bsonTypeOfTag } from '../../src/lib/bson-types';
+import { isIdIndex } from '../../src/lib/index-keys';
 
 /** One `$indexStats` row of one member: who counted, how many operations, since when. */
 export interface IndexAccess {
@@ -305,7 +306,7 @@ export const indexUsageCollector = defineCollector<IndexUsageData, 'collection'>
   scope: 'collection',
   description:
     '$indexStats per collection with an index besides _id_ (1 command each), summed over every replica-set member (replica sets only: hello and replSetGetConfig once per run, 1 command per other member and collection)',
-  appliesTo: (c) => c.type === 'collection' && c.indexes.some((i) => i.name !== '_id_'),
+  appliesTo: (c) => c.type === 'collection' && c.indexes.some((i) => !isIdIndex(c, i)),
   schema: {
     type: 'object',
     required: ['accesses'],

@@ -7,7 +7,7 @@ import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { claimOf, standIns } from './analyze';
 import type { IndexUsageOptions } from './index';
 import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
-import { indexFlag } from '../../src/lib/index-keys';
+import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -225,7 +225,7 @@ export async function confirmIndexUsage(ctx: ConfirmContext, f: Finding, _o: Ind
       return await confirmRedundant(ctx, f);
     case 'tooMany': {
       const c = ctx.snapshot.databases.find((d) => d.name === f.target.db)?.collections.find((x) => x.name === f.target.collection);
-      const secondary = new Set((c?.indexes ?? []).filter((i) => i.name !== '_id_').map((i) => i.name));
+      const secondary = new Set(c ? c.indexes.filter((i) => !isIdIndex(c, i)).map((i) => i.name) : []);
       return await confirmWriteCost(ctx, f, secondary, 'with only _id');
     }
     case 'indexesVsCache':

@@ -4,6 +4,7 @@ import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Repor
 import type { CollectionSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
 import { type ServerStatusData, serverStatus } from '../../src/collect/server-status';
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
+import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { confirmIndexUsage } from './confirm';
 
@@ -168,7 +169,7 @@ interface NotJudged {
 
 function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData, o: IndexUsageOptions, report: IndexUsageReport): NotJudged {
   const collectedAt = Date.parse(snapshot.collectedAt);
-  const usage: IndexUsage[] = c.indexes.filter((i) => i.name !== '_id_').map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
+  const usage: IndexUsage[] = c.indexes.filter((i) => !isIdIndex(c, i)).map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
   const target = { db: c.db, collection: c.name };
   const unused = usage.filter((x) => x.status === 'unused');
   for (const u of unused) {
@@ -403,7 +404,7 @@ export default defineRule({
           if (out.unused > 0) withUnused.push(c);
           unreadable.push(...out.unreadable.map((u) => ({ c, u })));
           if (out.noRows.length) noRows.push({ c, names: out.noRows });
-        } else if (c.indexes.some((i) => i.name !== '_id_')) missing.push(c);
+        } else if (c.indexes.some((i) => !isIdIndex(c, i))) missing.push(c);
         checkPrefixes(snapshot, c, data, report);
         checkCount(c, options, report);
       }

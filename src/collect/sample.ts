@@ -102,16 +102,31 @@ interface Read {
 }
 
 /**
- * `$sample` picks random documents with a random cursor and gives up when it keeps meeting the same one: error 28799
- * ("$sample stage could not find a non-duplicate document after 100 while using a random cursor", MongoDB's
- * src/mongo/db/pipeline/document_source_sample_from_random_cursor.cpp). The server's own advice is to retry: one
- * more try, then the error stands.
+ * The code MongoDB raises when `$sample`'s random cursor keeps meeting documents it already returned (`uasserted(28799,
+ * "$sample stage could not find a non-duplicate document after 100 while using a random cursor. This is likely a
+ * sporadic failure, please try again.")`, src/mongo/db/pipeline/document_source_sample_from_random_cursor.cpp;
+ * codeName `Location28799`). Recognised by the code alone: the message is the server's and may change.
+ */
+export const SAMPLE_DUPLICATE_CODE = 28799;
+
+/** Whether an error is the server's 28799 (its code as a number, or a BSON Int32/Long with valueOf). */
+export function isSampleDuplicateError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'number') return code === SAMPLE_DUPLICATE_CODE;
+  if (code !== null && typeof code === 'object' && typeof (code as { valueOf?: unknown }).valueOf === 'function') return Number((code as { valueOf(): unknown }).valueOf()) === SAMPLE_DUPLICATE_CODE;
+  return false;
+}
+
+/**
+ * `$sample` picks random documents with a random cursor and gives up when it keeps meeting the same one: error
+ * {@link SAMPLE_DUPLICATE_CODE}. The server's own advice is to retry ("This is likely a sporadic failure, please try
+ * again."): one more try, then the error stands.
  */
 export async function onceMoreOn28799<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if ((err as { code?: unknown } | null)?.code !== 28799) throw err;
+    if (!isSampleDuplicateError(err)) throw err;
     return await read();
   }
 }

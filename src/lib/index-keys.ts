@@ -115,3 +115,17 @@ export function indexFromListIndexes(spec: Readonly<Record<string, unknown>>): L
   if (key._fts === 'text' && spec.weights && typeof spec.weights === 'object') ix.textFields = Object.keys(spec.weights).sort();
   return ix;
 }
+
+/**
+ * Whether a listed index is the collection's `_id` index: `_id_`, or, on a collection clustered by `_id`, the clustered
+ * index, whatever its name. MongoDB lists the clustered index first with `clustered: true` under the name given at
+ * creation (`clusteredIndex.name`, `_id_` by default), and a plain `createIndex({_id: 1})` there is a no-op, so the one
+ * index keyed exactly `{_id: 1}` of a clustered collection is it. It is the collection itself (the records are keyed by
+ * `_id`), not a secondary index: never unused, redundant or dropped.
+ */
+export function isIdIndex(c: { clustered: boolean }, ix: Pick<IndexShape, 'name' | 'key'>): boolean {
+  if (ix.name === '_id_') return true;
+  if (!c.clustered) return false;
+  const entries = Object.entries(ix.key);
+  return entries.length === 1 && entries[0]?.[0] === '_id' && entries[0][1] === 1;
+}
