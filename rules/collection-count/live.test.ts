@@ -144,7 +144,10 @@ describe('collection-count (live)', () => {
     const c = run.findings[0]?.confirmation;
     console.log(`[collection-count live] ${c?.status ?? 'none'}: ${c?.summary ?? ''}`);
     expect(['supported', 'refuted', 'inconclusive']).toContain(c?.status);
-    expect(c?.measurements.map((m) => m.label)).toEqual([`first find on each of ${TENANTS} new collections`, `first find for each of ${TENANTS} new tenants in one collection`]);
+    // at least 40 collections per round (MIN_TENANTS), whatever the group's size: the per-collection cost averages better
+    const perRound = Math.max(TENANTS, 40);
+    expect(c?.measurements.map((m) => m.label)).toEqual([`first find on each of ${perRound} new collections`, `first find for each of ${perRound} new tenants in one collection`]);
+    expect(c?.summary).toContain('warm handle, not a cold open');
     expect(run.cleanedUp).toBe(true);
     await expectScratchDropped(client, run.where);
   });
