@@ -10,6 +10,8 @@ export interface CompressionStats {
   current: string;
   /** Uncompressed bytes over bytes on disk, as the server reports them (size / storageSize). */
   serverRatio: number | null;
+  /** Reusable bytes left out of serverRatio (freeStorageSize); null when the server did not report them. */
+  freeBytes: number | null;
   /** Uncompressed data plus indexes of the collection: what the cache holds when all of it is hot. */
   dataAndIndexBytes: number;
   cacheBytes: number | null;
@@ -41,7 +43,10 @@ export function compressionStats(c: CollectionSnapshot, server: ServerInfo, o: C
   const current = s.blockCompressor;
   const comp = dataOf(compressibility, c);
   const ratios = Object.fromEntries(CODECS.map((k) => [k, ratioOf(comp, k)])) as Record<Codec, number | null>;
-  const serverRatio = s.storageSizeBytes > 0 ? s.sizeBytes / s.storageSizeBytes : null;
+  // Space WiredTiger can reuse (freeStorageSize, 4.4+) sits inside storageSize but holds no data: left out of the ratio.
+  const free = s.freeStorageSizeBytes !== undefined && s.freeStorageSizeBytes < s.storageSizeBytes ? s.freeStorageSizeBytes : null;
+  const used = s.storageSizeBytes - (free ?? 0);
+  const serverRatio = used > 0 ? s.sizeBytes / used : null;
   const currentRatio = current === 'none' ? 1 : (CODECS as readonly string[]).includes(current) ? ratios[current as Codec] : null;
   const zstd = ratios.zstd;
   const gain = zstd !== null && currentRatio !== null && currentRatio > 0 ? zstd / currentRatio : null;
@@ -56,6 +61,7 @@ export function compressionStats(c: CollectionSnapshot, server: ServerInfo, o: C
   return {
     current,
     serverRatio,
+    freeBytes: free,
     dataAndIndexBytes,
     cacheBytes,
     outgrowsCache: cacheBytes !== null && cacheBytes > 0 && dataAndIndexBytes > o.cacheShare * cacheBytes,

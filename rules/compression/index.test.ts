@@ -5,6 +5,7 @@ import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester, runRuleWithNotes } from '../../test/support/rule-tester';
 import { BLOCK_BYTES, type Compressibility, compressibility, measureCompressibility, serializeDocs, toBlocks } from './collect';
+import { compressionStats } from './analyze';
 import { compressorOf } from './confirm';
 import rule from './index';
 
@@ -113,7 +114,7 @@ ruleTester(rule, {
           messageId: 'zstdSmaller',
           severity: 'info',
           target: events,
-          message: '`events` uses snappy (2.0:1 on disk); its sample compresses 4.0:1 with zstd against 2.5:1 with snappy: 1.60x smaller.',
+          message: '`events` uses snappy (2.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 2.5:1 with snappy: 1.60x smaller.',
           evidence: { blockCompressor: 'snappy', sampleRatioZstd: 4, sampleRatioSnappy: 2.5, gain: 1.6, outgrowsCache: false },
           // a zstd copy with the documented configString
           recommendation: zstdCopy,
@@ -128,7 +129,7 @@ ruleTester(rule, {
           messageId: 'zstdSmallerOutgrowsCache',
           severity: 'warn',
           target: events,
-          message: '`events` uses snappy (2.2:1 on disk); its sample compresses 4.0:1 with zstd against 2.2:1 with snappy: 1.80x smaller, and its data and indexes (22 GiB) outgrow the cache (8 GiB).',
+          message: '`events` uses snappy (2.2:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 2.2:1 with snappy: 1.80x smaller, and its data and indexes (22 GiB) outgrow the cache (8 GiB).',
           evidence: { outgrowsCache: true, cacheBytes: 8 * GiB },
           recommendation: { ...zstdCopy, reasonIncludes: 'Data outgrowing the cache is read from disk' },
         },
@@ -143,7 +144,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: events,
           message:
-            'Data and indexes of `events` (22 GiB uncompressed) outgrow the WiredTiger cache (8 GiB): reads past the cache come from disk, where smaller blocks help. It uses snappy (2.2:1 on disk); its sample compresses 2.5:1 with zstd, 1.13x smaller than with snappy.',
+            'Data and indexes of `events` (22 GiB uncompressed) outgrow the WiredTiger cache (8 GiB): reads past the cache come from disk, where smaller blocks help. It uses snappy (2.2:1 on disk; reusable space not reported); its sample compresses 2.5:1 with zstd, 1.13x smaller than with snappy.',
           recommendation: zstdCopy,
         },
       ],
@@ -156,8 +157,8 @@ ruleTester(rule, {
           messageId: 'outgrowsCacheGainUnknown',
           severity: 'warn',
           target: events,
-          data: { collection: 'events', dataBytes: '22 GiB', cacheBytes: '8 GiB', current: 'snappy', serverRatio: '2.2:1', reason: 'no zstd here' },
-          messageIncludes: "It uses snappy (2.2:1 on disk); zstd's gain could not be measured here (no zstd here).",
+          data: { collection: 'events', dataBytes: '22 GiB', cacheBytes: '8 GiB', current: 'snappy', serverRatio: '2.2:1 on disk; reusable space not reported', reason: 'no zstd here' },
+          messageIncludes: "It uses snappy (2.2:1 on disk; reusable space not reported); zstd's gain could not be measured here (no zstd here).",
           evidence: { sampleRatioZstd: null, gain: null },
           recommendation: zstdCopy,
         },
@@ -171,7 +172,7 @@ ruleTester(rule, {
           messageId: 'zstdSmaller',
           severity: 'info',
           target: events,
-          message: '`events` uses none (1.0:1 on disk); its sample compresses 4.0:1 with zstd against 1.0:1 with none: 4.00x smaller.',
+          message: '`events` uses none (1.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 1.0:1 with none: 4.00x smaller.',
           recommendation: zstdCopy,
         },
       ],
@@ -281,5 +282,18 @@ describe('the compression collector', () => {
   it('measures nothing, and sends nothing, for a collection without sampled documents', async () => {
     const ctx = { docs: [], note: () => undefined } as unknown as Parameters<typeof compressibility.collect>[0];
     expect(await compressibility.collect(ctx)).toBeNull();
+  });
+});
+
+describe('compression: the on-disk ratio leaves out reusable space (freeStorageSize)', () => {
+  it('is size / (storageSize - freeStorageSize), and says what was left out', () => {
+    const c = collection('events', 'snappy', 40 * GiB, 20 * GiB, 2 * GiB, comp(500_000, 400_000, 250_000));
+    const withFree = { ...c, stats: { ...(c.stats as NonNullable<CollectionSnapshot['stats']>), freeStorageSizeBytes: 10 * GiB } };
+    const s = compressionStats(withFree, snap(withFree).server, { cacheShare: 0.8, minGain: 1.3, minDataBytes: 0 });
+    // 20 GiB on disk of which 10 GiB reusable: the data takes 10 GiB, 4.0:1, not 2.0:1
+    expect(s?.serverRatio).toBe(4);
+    expect(s?.freeBytes).toBe(10 * GiB);
+    const { findings } = runRuleWithNotes(rule, snap(withFree));
+    expect(findings[0]?.message).toContain('(4.0:1 on disk, net of 10 GiB reusable)');
   });
 });

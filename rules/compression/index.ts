@@ -37,8 +37,8 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
   };
 }
 
-const SAMPLE = '`{{collection}}` uses {{current}} ({{serverRatio}} on disk); its sample compresses {{zstdRatio}} with zstd against {{currentRatio}} with {{current}}: {{gain}}x smaller';
-const OUTGROWS = 'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ({{serverRatio}} on disk);';
+const SAMPLE = '`{{collection}}` uses {{current}} ({{serverRatio}}); its sample compresses {{zstdRatio}} with zstd against {{currentRatio}} with {{current}}: {{gain}}x smaller';
+const OUTGROWS = 'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ({{serverRatio}});';
 
 const messages = {
   zstdSmaller: `${SAMPLE}.`,
@@ -59,6 +59,7 @@ function analyzeCollection(c: CollectionSnapshot, snapshot: Snapshot, options: C
     evidence: {
       blockCompressor: s.current,
       serverRatio: round2(s.serverRatio),
+      freeStorageSizeBytes: s.freeBytes,
       sizeBytes: size,
       storageSizeBytes: c.stats?.storageSizeBytes ?? null,
       totalIndexSizeBytes: c.stats?.totalIndexSizeBytes ?? null,
@@ -74,7 +75,9 @@ function analyzeCollection(c: CollectionSnapshot, snapshot: Snapshot, options: C
     },
     recommendation: recommend(c.name, s),
   };
-  const on = { collection: c.name, current: s.current, serverRatio: ratio(s.serverRatio) };
+  // the on-disk ratio says whether reusable space was left out of it (freeStorageSize) or could not be
+  const onDisk = s.serverRatio === null ? 'n/a on disk' : `${ratio(s.serverRatio)} on disk${s.freeBytes === null ? '; reusable space not reported' : s.freeBytes > 0 ? `, net of ${formatBytes(s.freeBytes)} reusable` : ''}`;
+  const on = { collection: c.name, current: s.current, serverRatio: onDisk };
   if (s.gain !== null && s.gain >= options.minGain && (size >= options.minDataBytes || s.outgrowsCache)) {
     const sample = { ...on, zstdRatio: ratio(s.ratios.zstd), currentRatio: ratio(s.currentRatio), gain: s.gain.toFixed(2) };
     // outgrowsCache implies a known cache size

@@ -1,4 +1,4 @@
-import { Long, MongoClient, type MongoClientOptions, ObjectId, type RunCommandCursor, UUID } from 'mongodb';
+import { Long, MongoClient, type MongoClientOptions, ObjectId, ReadPreference, type RunCommandCursor, UUID } from 'mongodb';
 import { redactUri } from '../core/format';
 import { type HostCursor, readHostCursor } from './cursor';
 import { readOnly } from './read-only';
@@ -58,7 +58,9 @@ export class DriverAdapter implements Adapter {
   }
 
   async cursor(db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
-    const cursor = this.client.db(db).runCursorCommand(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+    // A ReadPreference instance, not the mode's name: the driver's cursors (AbstractCursor) drop a string and read from
+    // the primary, where `db.command` accepts either (seen on the wire: test/exact-commands.live.test.ts).
+    const cursor = this.client.db(db).runCursorCommand(cmd, opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {});
     return await readHostCursor(driverCursor(cursor), opts, () => this.counted());
   }
 

@@ -31,7 +31,7 @@ export interface ShellGlobals {
   db: {
     getSiblingDB(name: string): ShellDatabase;
     getName(): string;
-    getMongo(): { _uri?: string; getURI?: () => string };
+    getMongo(): { _uri?: string; getURI?: () => string; getReadPref?: () => unknown };
   };
   ObjectId: (...args: unknown[]) => unknown;
   UUID: (hex?: string) => unknown;
@@ -103,7 +103,7 @@ export class ShellAdapter implements Adapter {
           opened = true;
           const run = sibling._runCursorCommand?.bind(sibling);
           if (!run) throw new Error('this mongosh has no cursor-command runner');
-          cursor = await run(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+          cursor = await run(cmd, opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {});
         }
         return cursor ? await cursor.tryNext() : null;
       },
@@ -113,6 +113,21 @@ export class ShellAdapter implements Adapter {
       },
     };
     return await readHostCursor(host, opts, () => this.count++);
+  }
+
+  /**
+   * The mode as the shell's own driver's ReadPreference: its cursors (AbstractCursor) drop a mode given as a string
+   * and read from the primary (seen on the wire: test/exact-commands.live.test.ts). The class is taken from
+   * `db.getMongo().getReadPref()` (mongosh's documented Mongo API), so it is the one the shell's driver checks for.
+   */
+  private readPreference(mode: string): unknown {
+    try {
+      const ctor = (this.g.db.getMongo().getReadPref?.() as { constructor?: { fromString?: (m: string) => unknown } } | undefined)?.constructor;
+      if (typeof ctor?.fromString === 'function') return ctor.fromString(mode);
+    } catch {
+      // fall through: the mode's name, which `runCommand` accepts
+    }
+    return mode;
   }
 
   close(): Promise<void> {

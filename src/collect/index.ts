@@ -25,6 +25,7 @@ import { probeAggregation, probeServer, proveFromCollectionOptions } from './pro
 import { Profiler } from './profile';
 import { findOutliers, readSample, seedOf } from './sample';
 import { CollectorRunner } from './run-collectors';
+import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
 
 export type { ListedCollection } from '../core/collector';
@@ -412,7 +413,7 @@ async function collectCollection(
   let indexSizes: Record<string, number> = {};
   try {
     const rows = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS }, { maxTimeMS });
-    snap.stats = sumStats(rows);
+    snap.stats = collStatsOf(rows);
     for (const r of rows) {
       const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
       for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
@@ -529,24 +530,6 @@ async function searchOutliers(
   } catch (err) {
     return { status: 'failed', reason: `the pass failed: ${describeServerError(err)}`, docs: [] };
   }
-}
-
-function sumStats(rows: Doc[]): CollectionStats {
-  const s: CollectionStats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
-  for (const r of rows) {
-    const st = (r.storageStats as Doc | undefined) ?? {};
-    const cnt = (r.count as Doc | undefined)?.count;
-    s.count += num(cnt ?? st.count);
-    s.sizeBytes += num(st.size);
-    s.storageSizeBytes += num(st.storageSize);
-    s.totalIndexSizeBytes += num(st.totalIndexSize);
-    s.nindexes = Math.max(s.nindexes, num(st.nindexes));
-    const creation = ((st.wiredTiger as Doc | undefined)?.creationString as string | undefined) ?? '';
-    const m = /block_compressor=(\w*)/.exec(creation);
-    if (m) s.blockCompressor = m[1] || 'none';
-  }
-  s.avgObjSize = s.count > 0 ? s.sizeBytes / s.count : 0;
-  return s;
 }
 
 function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {

@@ -64,6 +64,7 @@ const stats = {
     totalIndexSizeBytes: num,
     nindexes: num,
     blockCompressor: { type: ['string', 'null'] },
+    freeStorageSizeBytes: num,
   },
 } as const;
 

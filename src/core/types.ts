@@ -58,6 +58,8 @@ export interface CollectionStats {
   nindexes: number;
   /** From the WiredTiger creationString, e.g. snappy; null when the server does not say. */
   blockCompressor: string | null;
+  /** Reusable space inside the files (storageStats.freeStorageSize, 4.4+), part of storageSizeBytes; absent when not reported. */
+  freeStorageSizeBytes?: number;
 }
 
 /** Per array path, the statistics of one sampled document. Nested array paths read `comments.replies`. */
