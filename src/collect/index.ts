@@ -8,7 +8,6 @@ import type { AnyCollector, ListedCollection } from '../core/collector';
 import {
   type CollectionSnapshot,
   type DatabaseSnapshot,
-  type CollectionStats,
   type IndexSnapshot,
   type Note,
   type OutlierSearch,
@@ -184,7 +183,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const verdict = await probePrivileges(reader, opts.dbs, opts.privilegeScratchDb ?? null, maxTimeMS);
   const adapter = privilegeGate(reader, verdict);
   const privileges = summaryOf(verdict);
-  const serverStatusAllowed = !verdict.skipped.some((s) => checkOf('admin', { serverStatus: 1 }) === s.check);
+  const serverStatusAllowed = !verdict.skipped.some((s) => checkOf({ serverStatus: 1 }) === s.check);
   const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true) });
   const notes: Note[] = [...privilegeNotes(privileges)];
   const runner = new CollectorRunner(plan, { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes });

@@ -13,7 +13,7 @@ import { PRIVILEGE_PROBE, type PrivilegeVerdict, judgePrivileges } from './privi
 export const UNAUTHORIZED = 13;
 
 /** Which check (PRIVILEGE_CHECKS[].check) a command belongs to, or null for commands no check names. */
-export function checkOf(db: string, cmd: Doc): string | null {
+export function checkOf(cmd: Doc): string | null {
   const name = Object.keys(cmd)[0] ?? '';
   const stage = Array.isArray(cmd.pipeline) ? Object.keys((cmd.pipeline[0] as Doc | undefined) ?? {})[0] : undefined;
   switch (name) {
@@ -40,7 +40,6 @@ export function checkOf(db: string, cmd: Doc): string | null {
       return 'delete' in inner ? 'delete plans (explain of a delete at queryPlanner)' : 'query plans (explain of reads)';
     }
     default:
-      void db;
       return null;
   }
 }
@@ -92,8 +91,8 @@ export async function probePrivileges(adapter: Adapter, databases: readonly stri
 export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
   if (v.basis !== 'roles' || v.skipped.length === 0) return inner;
   const skipped = new Map(v.skipped.map((s) => [s.check, s.reason]));
-  const refuse = (db: string, cmd: Doc): void => {
-    const check = checkOf(db, cmd);
+  const refuse = (cmd: Doc): void => {
+    const check = checkOf(cmd);
     const reason = check === null ? undefined : skipped.get(check);
     if (check !== null && reason !== undefined) throw new NotSentForPrivileges(check, reason);
   };
@@ -105,7 +104,7 @@ export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
       return inner.roundTrips;
     },
     async command(db, cmd, opts) {
-      refuse(db, cmd);
+      refuse(cmd);
       return await inner.command(db, cmd, opts);
     },
     close: () => inner.close(),
@@ -113,7 +112,7 @@ export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
   if (inner.cursor) {
     const cursor = inner.cursor.bind(inner);
     gate.cursor = async (db: string, cmd: Doc, opts?: CursorOptions): Promise<CursorRead> => {
-      refuse(db, cmd);
+      refuse(cmd);
       return await cursor(db, cmd, opts);
     };
   }
