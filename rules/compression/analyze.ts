@@ -1,3 +1,4 @@
+import { ROUTER_HAS_NO_STORAGE, isRouter } from '../../src/collect/server-status';
 import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 import { type Compressibility, compressibility } from './collect';
@@ -89,7 +90,9 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
   const unread = withDocs.filter((c) => !c.stats?.blockCompressor);
   const still = (cs: readonly CollectionSnapshot[]): string => (cs.some((c) => dataOf(compressibility, c)) ? " (the sample's compressibility was still measured and is in the snapshot)" : '');
   const otherEngine = server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
-  if (otherEngine || (server.storageEngine === null && read.length === 0)) {
+  // A mongos names no storage engine (it stores nothing); its $collStats rows are the shards' own and say the compressor.
+  const router = isRouter(server);
+  if (otherEngine || (server.storageEngine === null && read.length === 0 && !router)) {
     const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
     return [{ level: 'skipped', message: `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}` }];
   }
@@ -100,7 +103,9 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
     notes.push({ level: 'skipped', message: `${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}` });
   }
   if (read.length > 0 && server.cacheBytes === null) {
-    const why = server.storageEngine === null ? 'serverStatus could not be read (it needs the clusterMonitor role)' : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
+    const why = router
+      ? ROUTER_HAS_NO_STORAGE
+      : server.storageEngine === null ? 'serverStatus could not be read (it needs the clusterMonitor role)' : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
     // A remark, not a gap: the ratios are still judged.
     notes.push({ level: 'info', message: `${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone` });
   }

@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
-import { type ServerStatusData, serverStatus } from '../../src/collect/server-status';
+import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
@@ -313,6 +313,7 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUs
 function cacheUnknownReason(snapshot: Snapshot, status: ServerStatusData | undefined): string {
   if (snapshot.server.flavor === 'ferretdb') return 'this FerretDB server has no WiredTiger cache to compare with';
   if (!status) return "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes configured'] is unknown";
+  if (isRouter(snapshot.server)) return `${ROUTER_HAS_NO_STORAGE}, so the WiredTiger cache size is unknown`;
   const engine = status.storageEngine;
   if (engine === 'wiredTiger') return "the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured']";
   if (engine) return `the storage engine is ${engine}, not WiredTiger`;

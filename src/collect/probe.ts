@@ -12,7 +12,7 @@ function versionAtLeast(v: number[], major: number, minor: number): boolean {
 }
 
 /** The topology as serverStatus tells it (asked with its `repl` section): mongos, a replica-set member, or neither. */
-function topologyFromStatus(status: Doc): ServerInfo['topology'] {
+export function topologyFromStatus(status: Doc): ServerInfo['topology'] {
   if (status.process === 'mongos' || (typeof status.process === 'string' && status.process.endsWith('mongos'))) return 'sharded';
   const repl = status.repl as Doc | undefined;
   if (repl && typeof repl.setName === 'string') return 'replicaSet';

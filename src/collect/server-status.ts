@@ -19,6 +19,15 @@ export interface ServerStatusData {
   dataHandlesReason?: string;
 }
 
+/**
+ * Why a mongos has no storage figures: it stores nothing. Its serverStatus has no `storageEngine` section (MongoDB
+ * registers it for the shard role only) and no `wiredTiger` section; each shard's mongod has both.
+ */
+export const ROUTER_HAS_NO_STORAGE = "this is a mongos, which stores nothing: its serverStatus has no storageEngine or wiredTiger section (each shard's mongod has them; connect to a shard member to read them)";
+
+/** Whether the server is a mongos (the probe's topology `sharded`). */
+export const isRouter = (server: Partial<Pick<ServerInfo, 'topology'>>): boolean => server.topology === 'sharded';
+
 function num(v: unknown): number | null {
   if (v === undefined || v === null) return null;
   const n = Number(v);
@@ -29,8 +38,9 @@ function num(v: unknown): number | null {
  * Data-handle figures from a serverStatus reply (documented field names), or the reason there are none. Decided by
  * the section the reply carries, not by the engine's name: a server may name WiredTiger and still not report it.
  */
-export function dataHandlesFrom(status: Doc, server: Pick<ServerInfo, 'flavor' | 'storageEngine'>): Pick<ServerStatusData, 'dataHandles' | 'dataHandlesReason'> {
+export function dataHandlesFrom(status: Doc, server: Pick<ServerInfo, 'flavor' | 'storageEngine'> & Partial<Pick<ServerInfo, 'topology'>>): Pick<ServerStatusData, 'dataHandles' | 'dataHandlesReason'> {
   const wt = status.wiredTiger as Doc | undefined;
+  if (!wt && (isRouter(server) || status.process === 'mongos')) return { dataHandles: null, dataHandlesReason: `no data-handle figures: ${ROUTER_HAS_NO_STORAGE}` };
   if (!wt) {
     const named = (status.storageEngine as Doc | undefined)?.name ?? server.storageEngine;
     const engine = typeof named === 'string' && named !== '' ? named : null;

@@ -59,7 +59,7 @@ function asMarker(d: Doc | undefined): ScratchMarker | null {
  */
 export async function listScratchDatabases(adapter: Adapter, maxTimeMS = 10_000): Promise<ScratchDatabase[]> {
   const ro = readOnly(adapter);
-  const r = await ro.command('admin', { listDatabases: 1, nameOnly: false });
+  const r = await ro.command('admin', { listDatabases: 1, nameOnly: false, maxTimeMS });
   const dbs = ((r.databases as Doc[] | undefined) ?? []).filter((d) => typeof d.name === 'string' && d.name.startsWith(SCRATCH_PREFIX));
   const out: ScratchDatabase[] = [];
   for (const d of dbs) {

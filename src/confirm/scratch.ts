@@ -308,7 +308,7 @@ export class Scratch {
   /** Whether listDatabases lists the scratch database; a string says why that could not be read. */
   private async listed(): Promise<boolean | string> {
     try {
-      const r = await this.#adapter.command('admin', { listDatabases: 1, nameOnly: true, filter: { name: this.db } });
+      const r = await this.#adapter.command('admin', { listDatabases: 1, nameOnly: true, filter: { name: this.db }, maxTimeMS: 10_000 });
       return ((r.databases as Doc[] | undefined) ?? []).some((d) => d.name === this.db);
     } catch (err) {
       return `listDatabases failed: ${describeServerError(err)}`;
