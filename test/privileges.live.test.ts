@@ -13,7 +13,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
-import type { Adapter, CursorOptions, Doc } from '../src/adapters/types';
+import { type Adapter, type CursorOptions, type Doc, commandLabel, commandShape } from '../src/adapters/types';
 import { check } from '../src/check';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
@@ -28,11 +28,10 @@ function asFixture(file: string): Doc {
 
 /** What `read` on DB does not grant, command by command (the manual's built-in role read; privilege actions page). */
 function forbiddenByRead(db: string, cmd: Doc): boolean {
-  const name = Object.keys(cmd)[0] ?? '';
-  const stage = Array.isArray(cmd.pipeline) ? Object.keys((cmd.pipeline[0] as Doc | undefined) ?? {})[0] : undefined;
+  const { name, stage, explained } = commandShape(cmd);
   if (['serverStatus', 'replSetGetConfig', 'listDatabases', 'fsync'].includes(name)) return true; // cluster actions
   if (name === 'aggregate' && stage === '$indexStats') return true; // indexStats: not in read
-  if (name === 'explain' && 'delete' in ((cmd.explain as Doc | undefined) ?? {})) return true; // explain needs remove
+  if (name === 'explain' && explained === 'delete') return true; // explain needs remove
   if (['create', 'insert', 'update', 'delete', 'drop', 'dropDatabase', 'createIndexes', 'collMod'].includes(name)) return true;
   return db !== DB && db !== 'admin' && name !== 'connectionStatus';
 }
@@ -76,11 +75,7 @@ function asUser(live: Adapter, reply: Doc, forbidden: (db: string, cmd: Doc) => 
 }
 
 const names = (seen: Seen): string[] =>
-  seen.sent.map(({ cmd }) => {
-    const name = Object.keys(cmd)[0] ?? '';
-    const stage = Array.isArray(cmd.pipeline) ? Object.keys((cmd.pipeline[0] as Doc | undefined) ?? {})[0] : undefined;
-    return stage ? `${name} ${stage}` : name === 'explain' ? `explain ${Object.keys((cmd.explain as Doc | undefined) ?? {})[0] ?? ''}` : name;
-  });
+  seen.sent.map(({ cmd }) => commandLabel(cmd));
 
 describe('privileges (live): a user without clusterMonitor', () => {
   const uri = inject('mongoUri');

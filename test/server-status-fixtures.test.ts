@@ -30,7 +30,7 @@ function read(reply: Doc): { server: Pick<ServerInfo, 'flavor' | 'storageEngine'
 function behind(reply: Doc): Snapshot {
   const { server, data } = read(reply);
   const stats = { count: 2_000_000, sizeBytes: 2e9, avgObjSize: 1000, storageSizeBytes: 1e9, totalIndexSizeBytes: 2_097_152, nindexes: 1, blockCompressor: 'snappy' };
-  const c = withData(collectionOf('events', { stats, indexes: [{ name: '_id_', key: { _id: 1 }, unique: true, sparse: false, hidden: false, partial: false, ttlSeconds: null, sizeBytes: 2_097_152 }] }), compressibility, {
+  const c = withData(collectionOf('events', { stats, indexes: [{ name: '_id_', key: { _id: 1 }, unique: true, sizeBytes: 2_097_152 }] }), compressibility, {
     docs: 1000, bytes: 1_000_000, serializer: 'bson', blockBytes: 32_768, codecs: { snappy: 500_000, zlib: 300_000, zstd: 280_000 },
   });
   return withData(withServer(snapshotOf([c]), server), serverStatus, data);

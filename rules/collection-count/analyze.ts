@@ -2,6 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
 import type { ServerInfo } from '../../src/core/types';
 import type { DeploymentInventory, IndexBounds, IndexDefinition } from './collect';
+import { versionAtLeast } from '../../src/lib/version';
 
 /*
  * The pure analysis of the deployment inventory (./collect.ts): name patterns and tenant groups, the modal index set,
@@ -224,11 +225,6 @@ export function foldedName(pattern: string): string {
     .replace('{id}', '')
     .replace(/^[_\-.:]+|[_\-.:]+$/g, '');
   return name || 'tenants';
-}
-
-function versionAtLeast(v: number[], major: number, minor: number): boolean {
-  const [a = 0, b = 0] = v;
-  return a > major || (a === major && b >= minor);
 }
 
 const keyText = (key: Record<string, number | string>): string =>

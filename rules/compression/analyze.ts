@@ -3,6 +3,7 @@ import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 import { type Compressibility, compressibility } from './collect';
 import type { CompressionOptions } from './index';
+import { versionAtLeast } from '../../src/lib/version';
 
 export type Codec = 'snappy' | 'zlib' | 'zstd';
 const CODECS: readonly Codec[] = ['snappy', 'zlib', 'zstd'];
@@ -33,8 +34,7 @@ function ratioOf(c: Compressibility | undefined, codec: Codec): number | null {
 }
 
 export function zstdSupported(server: ServerInfo): boolean {
-  const [major = 0, minor = 0] = server.versionArray;
-  return major > 4 || (major === 4 && minor >= 2);
+  return versionAtLeast(server.versionArray, 4, 2);
 }
 
 /** Compression facts for one collection; null when it has no WiredTiger block compressor to judge. */

@@ -7,6 +7,7 @@ import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexByte
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { confirmIndexUsage } from './confirm';
+import { versionAtLeast } from '../../src/lib/version';
 
 export const indexUsageOptionsSchema = {
   type: 'object',
@@ -95,8 +96,7 @@ const names = (list: readonly { index: { name: string } }[]): string => list.map
 
 /** db.collection.hideIndex() exists on MongoDB 4.4 and later (not on FerretDB). */
 function canHide(snapshot: Snapshot): boolean {
-  const [major = 0, minor = 0] = snapshot.server.versionArray;
-  return snapshot.server.flavor === 'mongodb' && (major > 4 || (major === 4 && minor >= 4));
+  return snapshot.server.flavor === 'mongodb' && versionAtLeast(snapshot.server.versionArray, 4, 4);
 }
 
 function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {

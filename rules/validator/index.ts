@@ -7,6 +7,7 @@ import { type ValidatorDryRun, validatorCollector } from './collect';
 import { confirmValidator, MEASURED_FINDINGS } from './confirm';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
 import { censusDocuments, plainSchema, type Proposal, proposeSchema, schemaFingerprint, shellLiteral } from './propose';
+import { versionAtLeast } from '../../src/lib/version';
 
 export { validatorOptionsSchema, type ValidatorOptions } from './options';
 
@@ -62,8 +63,7 @@ const INVALID_DOCS = `${MANUAL}/core/schema-validation/use-json-schema-query-con
 const JSON_SCHEMA = `${MANUAL}/reference/operator/query/jsonSchema/`;
 
 function atLeast81(s: Snapshot): boolean {
-  const [a = 0, b = 0] = s.server.versionArray;
-  return s.server.flavor === 'mongodb' && (a > 8 || (a === 8 && b >= 1));
+  return s.server.flavor === 'mongodb' && versionAtLeast(s.server.versionArray, 8, 1);
 }
 
 function collMod(c: CollectionSnapshot, fields: Record<string, string>): string {

@@ -5,7 +5,7 @@
  * handling of a refusal applies, with a message that says it was not sent and what would allow it. One note per
  * skipped check goes up front; nothing else is added.
  */
-import type { Adapter, CursorOptions, CursorRead, Doc } from '../adapters/types';
+import { type Adapter, type CursorOptions, type CursorRead, type Doc, commandShape } from '../adapters/types';
 import type { Note, PrivilegeSummary } from '../core/types';
 import { PRIVILEGE_PROBE, type PrivilegeVerdict, judgePrivileges } from './privileges';
 
@@ -14,8 +14,7 @@ export const UNAUTHORIZED = 13;
 
 /** Which check (PRIVILEGE_CHECKS[].check) a command belongs to, or null for commands no check names. */
 export function checkOf(cmd: Doc): string | null {
-  const name = Object.keys(cmd)[0] ?? '';
-  const stage = Array.isArray(cmd.pipeline) ? Object.keys((cmd.pipeline[0] as Doc | undefined) ?? {})[0] : undefined;
+  const { name, stage, explained } = commandShape(cmd);
   switch (name) {
     case 'listDatabases':
       return 'database list';
@@ -35,10 +34,8 @@ export function checkOf(cmd: Doc): string | null {
       if (stage === '$indexStats') return 'index usage ($indexStats)';
       if (stage === '$collStats') return 'collection sizes ($collStats)';
       return 'document sample ($sample, find)';
-    case 'explain': {
-      const inner = (cmd.explain as Doc | undefined) ?? {};
-      return 'delete' in inner ? 'delete plans (explain of a delete at queryPlanner)' : 'query plans (explain of reads)';
-    }
+    case 'explain':
+      return explained === 'delete' ? 'delete plans (explain of a delete at queryPlanner)' : 'query plans (explain of reads)';
     default:
       return null;
   }

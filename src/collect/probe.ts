@@ -1,15 +1,11 @@
 import { commandCursor } from '../adapters/cursor';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { Capability, CapabilityName, ServerInfo } from '../core/types';
+import { versionAtLeast } from '../lib/version';
 
 const yes = (evidence: string): Capability => ({ supported: true, evidence });
 const no = (evidence: string): Capability => ({ supported: false, evidence });
 const unknown = (evidence: string): Capability => ({ supported: null, evidence });
-
-function versionAtLeast(v: number[], major: number, minor: number): boolean {
-  const [a = 0, b = 0] = v;
-  return a > major || (a === major && b >= minor);
-}
 
 /** The topology as serverStatus tells it (asked with its `repl` section): mongos, a replica-set member, or neither. */
 export function topologyFromStatus(status: Doc): ServerInfo['topology'] {

@@ -1,4 +1,4 @@
-import type { Adapter, CommandOptions, CursorOptions, CursorRead, Doc } from '../../src/adapters/types';
+import { type Adapter, type CommandOptions, type CursorOptions, type CursorRead, type Doc, commandShape } from '../../src/adapters/types';
 
 export interface SentCommand {
   db: string;
@@ -13,9 +13,8 @@ export interface SentCommand {
 }
 
 function labelOf(cmd: Doc): { name: string; label: string } {
-  const name = Object.keys(cmd)[0] ?? '';
-  const stage = name === 'aggregate' ? ` ${Object.keys((cmd.pipeline as Doc[] | undefined)?.[0] ?? {})[0] ?? ''}` : '';
-  return { name, label: `${name}${stage}` };
+  const { name, stage } = commandShape(cmd);
+  return { name, label: name === 'aggregate' ? `${name} ${stage ?? ''}` : name };
 }
 
 /**
