@@ -76,6 +76,24 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
     }
   }, 120_000);
 
+  it('takes a checkpoint (fsync on admin, without lock) after the copies are written and before their index sizes are read', async (ctx) => {
+    if (!caps.has.clustered) ctx.skip('this server ignores clusteredIndex, so the experiment stops before any index size is read');
+    const rec = recordingAdapter(live.adapter);
+    const result = await check(rec, { rules: [rule], db: DB, collections: ['events'], budgetMs: 15_000, settings: anySize });
+    expect(result.confirm.cleanedUp).toBe(true);
+    await expectScratchDropped(live.client, result.confirm.where);
+    const scratch = /scratch database (\S+)/.exec(result.confirm.where ?? '')?.[1];
+    const sent = rec.sent.map((s, i) => ({ i, ...s }));
+    const fsync = sent.filter((s) => s.name === 'fsync');
+    expect(fsync.map((s) => [s.db, s.cmd]), 'one fsync, on admin, never with lock').toEqual([['admin', { fsync: 1 }]]);
+    const at = fsync[0]?.i ?? -1;
+    const lastInsert = Math.max(...sent.filter((s) => s.db === scratch && s.name === 'insert').map((s) => s.i));
+    const sizeReads = sent.filter((s) => s.db === scratch && s.label === 'aggregate $collStats' && s.i > lastInsert);
+    expect(at).toBeGreaterThan(lastInsert);
+    expect(sizeReads.length, 'the two copies\' $collStats after the last insert').toBeGreaterThanOrEqual(2);
+    expect(sizeReads.every((s) => s.i > at)).toBe(true);
+  }, 120_000);
+
   it('bounds what each timed insert writes by bytes, not only by count: large documents are left out and said so', async () => {
     const { finding } = await confirmed('blobs');
     const c = finding.confirmation;
