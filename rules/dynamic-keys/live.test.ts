@@ -3,7 +3,7 @@
  * reports both, and neither its output nor the snapshot `collect` writes holds a seeded map key (user data) or a
  * seeded value.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ObjectId } from 'mongodb';
@@ -89,5 +89,27 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
     const sample = snap.databases[0]?.collections.find((c) => c.name === 'orders')?.sample;
     expect(Object.keys(sample?.fields ?? {})).toEqual(expect.arrayContaining(['itemsBySku.<key>', 'likedBy.<key>', 'lines.qtyBySku.<key>']));
     expect(sample?.dynamicKeys.map((m) => m.path).sort()).toEqual(['itemsBySku', 'likedBy', 'lines.qtyBySku']);
+  });
+
+  it('takes its thresholds from the configuration file (maps): a higher minWordKeys keeps likedBy as a sub-document, in check and collect', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mongo-advisor-dk-config-'));
+    const config = join(dir, 'advisor.json');
+    // likedBy holds 30 distinct names (word-shaped keys): under 40 it is a sub-document; the code-keyed maps stay maps
+    writeFileSync(config, JSON.stringify({ maps: { minWordKeys: 40 } }));
+    const run = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--no-confirm', '--format', 'json', '-q', '--config', config]);
+    expect([0, 1], run.err).toContain(run.code);
+    const paths = (JSON.parse(run.out) as CheckResult).findings.filter((f) => f.ruleId === 'dynamic-keys').map((f) => f.target.path).sort();
+    expect(paths).toEqual(['itemsBySku', 'lines.qtyBySku']);
+    const out = join(dir, 'snapshot.json');
+    const collect = await runProcess(process.execPath, [CLI, 'collect', live.uri, '--db', DB, '-o', out, '-q', '--config', config]);
+    expect(collect.code, collect.err).toBe(0);
+    const snap = JSON.parse(readFileSync(out, 'utf8')) as Snapshot;
+    expect(snap.databases[0]?.collections.find((c) => c.name === 'orders')?.sample?.dynamicKeys.map((m) => m.path).sort()).toEqual(['itemsBySku', 'lines.qtyBySku']);
+    // a wrong key is refused before anything is read, with the key named and no stack trace
+    writeFileSync(config, JSON.stringify({ maps: { minWordKey: 5 } }));
+    const bad = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--no-confirm', '-q', '--config', config]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('minWordKey');
+    expect(bad.err).not.toMatch(/\n\s+at /);
   });
 });

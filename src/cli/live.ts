@@ -8,11 +8,14 @@ import { collectDeployment } from './deployment';
 import type { Io } from './io';
 import type { Progress } from './progress';
 import { scopeOfSnapshot } from './shared';
+import type { FoldOptions } from '../collect/fold';
 
 export interface LiveRunOptions {
   dbs: string[];
   collections?: string[];
   sampleSize?: number;
+  /** When an object counts as a map (the configuration's `maps`). */
+  maps?: Partial<FoldOptions>;
   maxTimeMS: number;
   readPreference?: 'primary' | 'secondaryPreferred';
   concurrency: number;
@@ -36,6 +39,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     dbs: opts.dbs,
     ...(opts.collections?.length ? { collections: opts.collections } : {}),
     ...(opts.sampleSize ? { sampleSize: opts.sampleSize } : {}),
+    ...(opts.maps ? { maps: opts.maps } : {}),
     maxTimeMS: opts.maxTimeMS,
     ...(opts.readPreference ? { readPreference: opts.readPreference } : {}),
     concurrency: opts.concurrency,

@@ -11,6 +11,8 @@ import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
 import type { AnalyzeSettings } from '../core/runner';
+import type { AdvisorConfig } from '../core/config';
+import type { FoldOptions } from '../collect/fold';
 import type { CheckResult, Snapshot } from '../core/types';
 import { type Locate, ruleCatalog } from '../report/catalog';
 import { formatJson } from '../report/json';
@@ -22,6 +24,15 @@ import { looksLikeConnectionString } from '../lib/redact';
 import { connectionError } from './errors';
 import { checkConnectionString } from './uri';
 import type { Io } from './io';
+
+/**
+ * What collect takes from the flags and the configuration file (the flag wins): the sample size and when an object
+ * counts as a map (`maps`). One place, so every command that reads a server reads it the same way.
+ */
+export function collectSettingsOf(flags: { sampleSize?: number }, config: AdvisorConfig): { sampleSize?: number; maps?: Partial<FoldOptions> } {
+  const sampleSize = flags.sampleSize ?? config.sampleSize;
+  return { ...(sampleSize ? { sampleSize } : {}), ...(config.maps ? { maps: config.maps } : {}) };
+}
 
 export const REPORT_FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -26,6 +26,7 @@ import { findOutliers, readSample, seedOf } from './sample';
 import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
+import type { FoldOptions } from './fold';
 
 export type { ListedCollection } from '../core/collector';
 
@@ -76,6 +77,11 @@ export interface CollectOptions {
   concurrency?: number;
   /** Field holding each document's creation time; detected when absent (a created* date field, else ObjectId _id). */
   timeField?: string;
+  /**
+   * When an object counts as a map whose keys are data (src/collect/fold.ts, FOLD_DEFAULTS gives each default and
+   * its reason): such keys are folded into `<key>` before anything else sees them. The config file's `maps`.
+   */
+  maps?: Partial<FoldOptions>;
   /** Above this many collections, empty ones are told by a cheap count and skipped (default 100, see COLLECT_DEFAULTS). */
   countFirstAbove?: number;
   /** Called after each collection is read (progress bars). */
@@ -467,7 +473,7 @@ async function collectCollection(
     rawDocs = raw.docs;
     naturalIds = raw.naturalIds;
     const timeField = opts.timeField ?? detectTimeField(raw.docs);
-    const profiler = new Profiler(timeField);
+    const profiler = new Profiler(timeField, opts.maps);
     const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
     const docs = folded.docs;
     raw.large.forEach((p, i) => {

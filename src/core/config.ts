@@ -1,6 +1,8 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { FOLD_DEFAULTS, type FoldOptions } from '../collect/fold';
+import { closest } from '../lib/suggest';
 import { SPEC_RULES } from '../spec/rules';
 import { UserError } from './errors';
 import { OptionsError } from './options';
@@ -23,6 +25,8 @@ export interface AdvisorConfig {
   spec?: string;
   /** Documents sampled per collection (default min(max(20, 4% of count), 10000)). */
   sampleSize?: number;
+  /** When an object is a map whose keys are data, folded into `<key>` (src/collect/fold.ts FOLD_DEFAULTS). */
+  maps?: Partial<FoldOptions>;
 }
 
 export interface LoadedConfig {
@@ -34,7 +38,7 @@ export interface LoadedConfig {
 }
 
 export const CONFIG_FILE = '.mongo-advisor.json';
-const TOP_KEYS = ['$schema', 'rules', 'failOn', 'maxWarnings', 'baseline', 'spec', 'sampleSize'];
+const TOP_KEYS = ['$schema', 'rules', 'failOn', 'maxWarnings', 'baseline', 'spec', 'sampleSize', 'maps'];
 const SETTING_KEYS = ['severity', 'enabled', 'options'];
 
 /** JSON Schema of the config file (for editors via "$schema", and checked with ajv on load). */
@@ -63,6 +67,18 @@ export const CONFIG_JSON_SCHEMA = {
     baseline: { type: 'string', minLength: 1 },
     spec: { type: 'string', minLength: 1 },
     sampleSize: { type: 'integer', minimum: 1 },
+    maps: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one <key> path before any rule, report or snapshot sees them.',
+      properties: {
+        minDistinctKeys: { type: 'integer', minimum: 2, description: `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).` },
+        minShapedShare: { type: 'number', minimum: 0, maximum: 1, description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).` },
+        minWordKeys: { type: 'integer', minimum: 2, description: `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).` },
+        minKeySpread: { type: 'number', minimum: 1, description: `For word-shaped keys: distinct keys / the median keys per object from which it is a map (default ${FOLD_DEFAULTS.minKeySpread}).` },
+        maxKeysPerPath: { type: 'integer', minimum: 10, description: `Memory bound: past this many distinct keys under one path it is a map whatever the keys look like (default ${FOLD_DEFAULTS.maxKeysPerPath}).` },
+      },
+    },
   },
 } as const;
 
@@ -102,7 +118,9 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
     }
     if (e.keyword === 'additionalProperties') {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      out.add(`unknown key "${key ? `${key}.` : ''}${extra}"; allowed keys: ${TOP_KEYS.join(', ')}`);
+      const allowed = key === 'maps' ? Object.keys(CONFIG_JSON_SCHEMA.properties.maps.properties) : TOP_KEYS;
+      const near = closest(extra, allowed);
+      out.add(`unknown key "${key ? `${key}.` : ''}${extra}"${near ? ` (did you mean "${near}"?)` : ''}; allowed keys: ${allowed.join(', ')}`);
     } else if (e.keyword === 'enum') {
       out.add(`${key} is ${JSON.stringify(valueAt(data, key))}; allowed values: ${quoteAll((e.params as { allowedValues: unknown[] }).allowedValues)}`);
     } else if (e.keyword === 'anyOf') {

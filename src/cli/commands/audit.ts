@@ -9,7 +9,7 @@ import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
+import { collectSettingsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { positiveInt } from './check';
@@ -69,7 +69,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
           adapter,
           {
             dbs: flags.db ?? [],
-            ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
+            ...collectSettingsOf(flags, config),
             maxTimeMS: flags.maxTimeMs,
             ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
             concurrency: flags.concurrency,

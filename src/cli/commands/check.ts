@@ -11,7 +11,7 @@ import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import { formatJson } from '../../report/json';
 import { formatText } from '../../report/text';
-import { connect, sayLeftovers, readPreferenceOption } from '../shared';
+import { collectSettingsOf, connect, sayLeftovers, readPreferenceOption } from '../shared';
 import { SCRATCH_PREFIX } from '../../adapters/read-only';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
@@ -101,7 +101,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
       rules,
       db,
       ...(flags.collection?.length ? { collections: flags.collection } : {}),
-      ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),
+      ...collectSettingsOf(flags, config),
       ...(flags.timeField ? { timeField: flags.timeField } : {}),
       maxTimeMS: flags.maxTimeMs,
       ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),

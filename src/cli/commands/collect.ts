@@ -1,4 +1,5 @@
 import { rules } from '../../../rules';
+import { loadConfig } from '../../core/config';
 import { collectPlan } from '../../core/runner';
 import { Command } from 'commander';
 import { formatBytes } from '../../core/format';
@@ -7,7 +8,7 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
+import { collectSettingsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
@@ -23,6 +24,7 @@ interface CollectFlags {
   timeField?: string;
   concurrency: number;
   quiet?: boolean;
+  config?: string;
 }
 
 /** `mongo-advisor collect <uri>`: read-only, redacted snapshot for `analyze` and `lint` to read anywhere. */
@@ -41,8 +43,10 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
     .option('-q, --quiet', 'no progress bar on stderr')
+    .option('--config <file>', 'configuration file for sampleSize and maps (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .action(async (uri: string, flags: CollectFlags) => {
       checkConnectionString(uri);
+      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const output = outputOf(flags, io);
       const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
       if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
@@ -52,7 +56,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
         const snapshot = await collectDeployment(adapter, {
           dbs,
           ...(flags.collection?.length ? { collections: flags.collection } : {}),
-          ...(flags.sampleSize ? { sampleSize: flags.sampleSize } : {}),
+          ...collectSettingsOf(flags, config),
           ...(flags.timeField ? { timeField: flags.timeField } : {}),
           maxTimeMS: flags.maxTimeMs,
           ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),

@@ -13,7 +13,7 @@ import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { analyzeOffline, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
+import { analyzeOffline, collectSettingsOf, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
 import { VERSION } from '../../version';
@@ -89,7 +89,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
         {
           dbs,
           ...(flags.collection?.length ? { collections: flags.collection } : {}),
-          ...((flags.sampleSize ?? config.sampleSize) ? { sampleSize: flags.sampleSize ?? config.sampleSize } : {}),
+          ...collectSettingsOf(flags, config),
           maxTimeMS: flags.maxTimeMs,
           ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
           concurrency: flags.concurrency,
