@@ -103,7 +103,7 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(text).not.toMatch(STACK_LINE);
     const bad = await mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
     expect(bad.code).not.toBe(0);
-    expect(bad.out + bad.err).toContain('mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, maxLoad, rules.');
+    expect(bad.out + bad.err).toContain('mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, maxLoad, maps, rules.');
     expect(bad.out + bad.err).not.toMatch(STACK_LINE);
   });
 
@@ -135,6 +135,13 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     const number = await mongosh(uri, "advisor.check('posts', { confirm: false, sampleSize: 0 })");
     expect(number.code).not.toBe(0);
     expect(number.out + number.err).toContain('advisor.check did not run: Option sampleSize is 0, but it must be a positive whole number of documents.');
+    const mapKey = await mongosh(uri, "advisor.check('posts', { confirm: false, maps: { minWordKey: 40 } })");
+    expect(mapKey.code).not.toBe(0);
+    expect(mapKey.out + mapKey.err).toContain('advisor.check did not run: Unknown key "maps.minWordKey". Did you mean "minWordKeys"? For example { maps: { minWordKeys: 40 } }; its keys: minDistinctKeys, minShapedShare, minWordKeys, minKeySpread, maxKeysPerPath.');
+    const mapValue = await mongosh(uri, "advisor.check('posts', { confirm: false, maps: { minShapedShare: 2 } })");
+    expect(mapValue.code).not.toBe(0);
+    expect(mapValue.out + mapValue.err).toContain('advisor.check did not run: Option maps.minShapedShare is 2, but it must be <= 1: Share of those keys that must be data-shaped (default 0.9).');
+    expect(mapValue.out + mapValue.err).not.toMatch(STACK_LINE);
   });
 
   it('a valid call with every option still runs, honours them and, with confirm: false, sends nothing to scratch', async () => {

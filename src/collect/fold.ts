@@ -50,6 +50,20 @@ export const FOLD_DEFAULTS: Readonly<FoldOptions> = Object.freeze({
   maxKeysPerPath: 1000,
 });
 
+/** The `maps` settings as JSON Schema (the configuration file's `maps` key, mongosh's `maps` option), defaults from FOLD_DEFAULTS. */
+export const MAPS_JSON_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one <key> path before any rule, report or snapshot sees them.',
+  properties: {
+    minDistinctKeys: { type: 'integer', minimum: 2, description: `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).` },
+    minShapedShare: { type: 'number', minimum: 0, maximum: 1, description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).` },
+    minWordKeys: { type: 'integer', minimum: 2, description: `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).` },
+    minKeySpread: { type: 'number', minimum: 1, description: `For word-shaped keys: distinct keys / the median keys per object from which it is a map (default ${FOLD_DEFAULTS.minKeySpread}).` },
+    maxKeysPerPath: { type: 'integer', minimum: 10, description: `Memory bound: past this many distinct keys under one path it is a map whatever the keys look like (default ${FOLD_DEFAULTS.maxKeysPerPath}).` },
+  },
+} as const;
+
 /** Every key shape, in the order reports list them. */
 export const KEY_SHAPES: readonly KeyShape[] = ['objectId', 'uuid', 'integer', 'date', 'code', 'word'];
 

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { FOLD_DEFAULTS, type FoldOptions } from '../collect/fold';
+import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
 import { closest } from '../lib/suggest';
 import { SPEC_RULES } from '../spec/rules';
 import { UserError } from './errors';
@@ -67,18 +67,7 @@ export const CONFIG_JSON_SCHEMA = {
     baseline: { type: 'string', minLength: 1 },
     spec: { type: 'string', minLength: 1 },
     sampleSize: { type: 'integer', minimum: 1 },
-    maps: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one <key> path before any rule, report or snapshot sees them.',
-      properties: {
-        minDistinctKeys: { type: 'integer', minimum: 2, description: `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).` },
-        minShapedShare: { type: 'number', minimum: 0, maximum: 1, description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).` },
-        minWordKeys: { type: 'integer', minimum: 2, description: `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).` },
-        minKeySpread: { type: 'number', minimum: 1, description: `For word-shaped keys: distinct keys / the median keys per object from which it is a map (default ${FOLD_DEFAULTS.minKeySpread}).` },
-        maxKeysPerPath: { type: 'integer', minimum: 10, description: `Memory bound: past this many distinct keys under one path it is a map whatever the keys look like (default ${FOLD_DEFAULTS.maxKeysPerPath}).` },
-      },
-    },
+    maps: MAPS_JSON_SCHEMA,
   },
 } as const;
 
@@ -118,7 +107,7 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
     }
     if (e.keyword === 'additionalProperties') {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
-      const allowed = key === 'maps' ? Object.keys(CONFIG_JSON_SCHEMA.properties.maps.properties) : TOP_KEYS;
+      const allowed = key === 'maps' ? Object.keys(MAPS_JSON_SCHEMA.properties) : TOP_KEYS;
       const near = closest(extra, allowed);
       out.add(`unknown key "${key ? `${key}.` : ''}${extra}"${near ? ` (did you mean "${near}"?)` : ''}; allowed keys: ${allowed.join(', ')}`);
     } else if (e.keyword === 'enum') {

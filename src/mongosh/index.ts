@@ -12,6 +12,7 @@ import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
 import { closest, didYouMean } from '../lib/suggest';
 import { SPEC_RULES } from '../spec/rules';
 import { formatText } from '../report/text';
+import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
 import { VERSION } from '../version';
 import { dropScratchDatabases, formatSize, leftoverLines, listScratchDatabases } from '../confirm/leftovers';
 import type { Scratch } from '../confirm/scratch';
@@ -29,6 +30,8 @@ export interface PluginCheckOptions {
   rules?: AnalyzeSettings['rules'];
   /** Load limits, as the CLI's --max-load (src/confirm/load.ts). */
   maxLoad?: string;
+  /** When an object counts as a map, as the configuration file's `maps` (src/collect/fold.ts). */
+  maps?: Partial<FoldOptions>;
 }
 
 /** The exit status of a process a signal ended: 128 + the signal's number. */
@@ -112,7 +115,7 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.cleanup({ drop: true })                drop the stale ones listed
   advisor.help()                                 this text
 
-Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, rules; checked before anything runs.
+Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, maxLoad, maps, rules; checked before anything runs.
 
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
@@ -148,6 +151,7 @@ const OPTIONS_SCHEMA = {
     confirmBudget: { type: 'integer', minimum: 1, description: 'a positive whole number of seconds', 'x-hint': 'For example { confirmBudget: 60 }; leave it out for 30.' },
     maxTimeMS: { type: 'integer', minimum: 1, description: 'a positive whole number of milliseconds', 'x-hint': 'For example { maxTimeMS: 20000 }; leave it out for 10000.' },
     maxLoad: { type: 'string', minLength: 1, description: 'load limits as in the CLI\'s --max-load', 'x-hint': 'For example { maxLoad: "active=25,queued=10,dirty=0.05,lag=1" }; leave it out for those defaults.' },
+    maps: { ...MAPS_JSON_SCHEMA, description: 'an object of map thresholds as in the configuration file\'s maps', 'x-hint': `For example { maps: { minWordKeys: 40 } }; its keys: ${Object.keys(MAPS_JSON_SCHEMA.properties).join(', ')}.` },
     rules: { type: 'object', description: 'an object of rule settings by rule id', 'x-hint': 'For example { rules: { "id-pattern": "off", "array-growth": { options: { warnLength: 500 } } } }.' },
   },
 } as const;
@@ -251,6 +255,20 @@ function argumentProblems(name: unknown, opts: Record<string, unknown> | undefin
   const unknown: string[] = [];
   const problems = new Map<string, string>();
   for (const e of validateOptions.errors ?? []) {
+    if (e.keyword === 'additionalProperties' && e.instancePath === '/maps') {
+      const extra = (e.params as { additionalProperty: string }).additionalProperty;
+      const keys = Object.keys(MAPS_JSON_SCHEMA.properties);
+      problems.set('maps', `Unknown key "maps.${extra}".${didYouMean(extra, keys)} ${OPTIONS_SCHEMA.properties.maps['x-hint']}`);
+      continue;
+    }
+    if (e.instancePath.startsWith('/maps/')) {
+      const sub = e.instancePath.slice('/maps/'.length) as keyof typeof MAPS_JSON_SCHEMA.properties;
+      const what = MAPS_JSON_SCHEMA.properties[sub];
+      const given = (opts as Record<string, unknown>).maps;
+      const value = isPlainObject(given) ? given[sub] : undefined;
+      if (what && !problems.has('maps')) problems.set('maps', `Option maps.${sub} is ${show(value)}, but it ${e.message ?? 'is not valid'}: ${what.description}`);
+      continue;
+    }
     if (e.keyword === 'additionalProperties') {
       unknown.push((e.params as { additionalProperty: string }).additionalProperty);
       continue;
@@ -339,6 +357,7 @@ export function install(g: Record<string, unknown>): void {
           confirm,
           ...(o.rules ? { settings: { rules: o.rules } } : {}),
           ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
+          ...(o.maps ? { maps: o.maps } : {}),
           via: 'mongosh',
           cleanupHint: 'advisor.cleanup()',
           ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
