@@ -25,6 +25,38 @@ describe('profile paths', () => {
   });
 });
 
+describe('string shapes in the census: blank and a number\'s text, counted, never kept', () => {
+  it('counts blank strings and numbers written as text per path; other strings and other types are not counted', () => {
+    const p = new Profiler(null);
+    for (const depth of ['', '  ', '12.5', '-3', '1e6', ' 7 ', 'deep', 'n/a', 40, null]) p.profile({ depth });
+    p.profile({ name: 'x'.repeat(40) });
+    expect(p.fields.get('depth')).toEqual({ present: 10, types: { string: 8, int: 1, null: 1 }, strings: { blank: 2, numeric: 4 } });
+    // no blank or numeric string: no strings entry at all
+    expect(p.fields.get('name')).toEqual({ present: 1, types: { string: 1 } });
+  });
+
+  it('sums the shapes of keys folded into one map path', () => {
+    const p = new Profiler(null);
+    const docs = Array.from({ length: 12 }, (_, i) => p.profile({ bySku: { [`SKU-${i}`]: i % 2 ? '' : String(i), [`SKU-${i + 100}`]: 'x' } }));
+    const { fields } = p.finish(docs);
+    expect(fields.get('bySku.<key>')?.strings).toEqual({ blank: 6, numeric: 6 });
+    expect(JSON.stringify([...fields.keys()])).not.toContain('SKU-');
+  });
+});
+
+describe('maps that are empty in many objects', () => {
+  it('counts the empty objects and takes the median keys over the others', () => {
+    const p = new Profiler(null);
+    // 30 objects: 18 empty, 12 holding 1, 2 or 3 UUID-like keys (median of those: 2)
+    const docs = Array.from({ length: 30 }, (_, i) =>
+      p.profile({ tiers: i < 18 ? {} : Object.fromEntries(Array.from({ length: 1 + (i % 3) }, (_, k) => [`${String(i).padStart(8, '0')}-0000-4000-8000-${String(k).padStart(12, '0')}`, { tier: 'x' }])) }),
+    );
+    const { dynamicKeys } = p.finish(docs);
+    expect(dynamicKeys).toHaveLength(1);
+    expect(dynamicKeys[0]).toMatchObject({ path: 'tiers', objects: 30, medianKeys: 0, emptyObjects: 18, medianKeysNonEmpty: 2 });
+  });
+});
+
 describe('profile paths of maps (folded by finish)', () => {
   it('names arrays under map keys inside arrays of objects `orders.serialsBySku.<key>`, one profile per document', () => {
     const p = new Profiler(null);

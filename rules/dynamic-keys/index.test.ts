@@ -62,6 +62,19 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'a map empty in most objects (sample_analytics customers: 267 of 500 `{}`): the median of the objects holding keys, and how many are empty',
+      snapshot: snapshotOf([orders([skuMap({ objects: 500, distinctKeys: 456, medianKeys: 0, emptyObjects: 267, medianKeysNonEmpty: 2, keyShapes: { uuid: 456 } })])]),
+      findings: [
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('itemsBySku'),
+          messageIncludes: ['456 distinct keys in 500 sampled objects (2 per object at the median of the 233 holding any, 267 empty; keys shaped as 456 UUIDs)'],
+          evidence: { medianKeys: 0, emptyObjects: 267, medianKeysNonEmpty: 2 },
+        },
+      ],
+    },
+    {
       name: 'errorKeysPerObject raised: warn again',
       options: { errorKeysPerObject: 1000 },
       snapshot: snapshotOf([orders([skuMap({ medianKeys: 300 })])]),

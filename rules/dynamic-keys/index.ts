@@ -21,6 +21,14 @@ export type DynamicKeysOptions = OptionsOf<typeof dynamicKeysOptions>;
 
 const ATTRIBUTE_PATTERN = 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/';
 
+/** "3 per object at the median", or, when some objects are empty, the median of the others and how many are empty. */
+function perObject(m: { objects: number; medianKeys: number; emptyObjects?: number; medianKeysNonEmpty?: number }): string {
+  if (!m.emptyObjects) return `${formatNumber(m.medianKeys)} per object at the median`;
+  const holding = m.objects - m.emptyObjects;
+  if (holding <= 0) return 'every object empty';
+  return `${formatNumber(m.medianKeysNonEmpty ?? 0)} per object at the median of the ${formatNumber(holding)} holding any, ${formatNumber(m.emptyObjects)} empty`;
+}
+
 export default defineRule({
   id: 'dynamic-keys',
   scope: 'collection',
@@ -29,7 +37,7 @@ export default defineRule({
     docsUrl: ATTRIBUTE_PATTERN,
     severity: 'warn',
     messages: {
-      map: '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ({{median}} per object at the median; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+      map: '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
     },
     options: dynamicKeysOptions,
     requires: { capabilities: [] },
@@ -55,7 +63,7 @@ export default defineRule({
           path: m.path,
           distinct: formatNumber(m.distinctKeys),
           objects: formatNumber(m.objects),
-          median: formatNumber(m.medianKeys),
+          perObject: perObject(m),
           shapes: `keys shaped as ${describeShapes(m.keyShapes)}`,
           values: `values of type ${describeValueTypes(m.valueTypes)}`,
         },
@@ -63,6 +71,7 @@ export default defineRule({
           objects: m.objects,
           distinctKeys: m.distinctKeys,
           medianKeys: m.medianKeys,
+          ...(m.emptyObjects ? { emptyObjects: m.emptyObjects, medianKeysNonEmpty: m.medianKeysNonEmpty ?? 0 } : {}),
           sharedKeyShare: m.sharedKeyShare,
           keyShapes: describeShapes(m.keyShapes),
           valueTypes: describeValueTypes(m.valueTypes),

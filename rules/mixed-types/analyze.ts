@@ -25,6 +25,28 @@ export interface TypeMix {
   /** Non-null values, and null or undefined ones. */
   values: number;
   nulls: number;
+  /** The string values by shape (src/collect/profile.ts), when the profile has them. */
+  strings?: StringShapes;
+}
+
+/**
+ * What the string values of a field are: all `blank` ('' or whitespace: a stand-in for "no value"), all a number's
+ * text with blanks aside (`numeric`: numbers written as strings), or `text`.
+ */
+export interface StringShapes {
+  shape: 'blank' | 'numeric' | 'text';
+  total: number;
+  blank: number;
+  numeric: number;
+}
+
+export function stringShapes(f: Readonly<FieldProfile>): StringShapes | undefined {
+  const total = (f.types.string ?? 0) + (f.types.symbol ?? 0);
+  if (total === 0) return undefined;
+  const blank = f.strings?.blank ?? 0;
+  const numeric = f.strings?.numeric ?? 0;
+  const shape = blank === total ? 'blank' : blank + numeric === total ? 'numeric' : 'text';
+  return { shape, total, blank, numeric };
 }
 
 export function typeMix(f: Readonly<FieldProfile>): TypeMix {
@@ -46,7 +68,8 @@ export function typeMix(f: Readonly<FieldProfile>): TypeMix {
   }
   const families = [...byFamily.values()].sort((a, b) => b.values - a.values || a.family.localeCompare(b.family));
   for (const fam of families) fam.share = values === 0 ? 0 : fam.values / values;
-  return { families, values, nulls };
+  const strings = stringShapes(f);
+  return { families, values, nulls, ...(strings ? { strings } : {}) };
 }
 
 /** "objectId 86%, string 4%, no value 10%": types and their shares of all values (nulls as "no value"), never a value. */
@@ -56,13 +79,21 @@ export function describeMix(m: TypeMix, byType = false): string {
     const p = (n / total) * 100;
     return p >= 1 || p === 0 ? `${Math.round(p)}%` : '<1%';
   };
-  const rows: [string, number][] = byType ? m.families.flatMap((f) => Object.entries(f.types)).sort((a, b) => b[1] - a[1]) : m.families.map((f) => [familyLabel(f), f.values]);
+  const rows: [string, number][] = byType ? m.families.flatMap((f) => Object.entries(f.types)).sort((a, b) => b[1] - a[1]) : m.families.map((f) => [familyLabel(f, m.strings), f.values]);
   if (m.nulls > 0) rows.push(['no value', m.nulls]);
   return rows.map(([name, n]) => `${name} ${pct(n)}`).join(', ');
 }
 
-/** A family as the message names it: "number (int, double)" when it holds several widths. */
-function familyLabel(f: Family): string {
+/**
+ * A family as the message names it: "number (int, double)" when it holds several widths; strings by their shape
+ * ("blank string", "string (a number's text)", "string (12 blank)") when the profile has it.
+ */
+function familyLabel(f: Family, strings?: StringShapes): string {
+  if (f.family === 'string' && strings) {
+    if (strings.shape === 'blank') return 'blank string';
+    if (strings.shape === 'numeric') return strings.blank > 0 ? `string (a number's text, ${strings.blank} blank)` : "string (a number's text)";
+    if (strings.blank > 0) return `string (${strings.blank} blank)`;
+  }
   const types = Object.keys(f.types);
   return types.length > 1 || types[0] !== f.family ? `${f.family} (${types.join(', ')})` : f.family;
 }

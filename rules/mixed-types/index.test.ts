@@ -45,6 +45,50 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'numbers and blank strings (a shipwreck depth: "" in 77%): the blanks are "no value", never converted to or from; the fix unsets them',
+      snapshot: snapshotOf([orders({ depth: { present: 100, types: { string: 77, double: 20, int: 3 }, strings: { blank: 77, numeric: 0 } } })]),
+      findings: [
+        {
+          messageId: 'blankStrings',
+          severity: 'warn',
+          target: at('depth'),
+          message:
+            '`depth` holds number values and blank strings across 100 sampled values: blank string 77%, number (double, int) 23%. A blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, sorts and range queries split it from the number values, and an index on the field holds both types.',
+          evidence: { blankStrings: 77 },
+          recommendation: {
+            action: 'store "no value" as a missing field, not a blank string',
+            commands: ['db.orders.countDocuments({ "depth": { $regex: /^\\s*$/ } })  // the blank strings', 'db.orders.updateMany({ "depth": { $regex: /^\\s*$/ } }, { $unset: { "depth": "" } })  // on a copy first'],
+          },
+        },
+      ],
+    },
+    {
+      name: "numbers written as text in most documents: convert the strings to number, not the numbers to string (blanks unset first)",
+      snapshot: snapshotOf([orders({ pop: { present: 100, types: { string: 70, int: 30 }, strings: { blank: 5, numeric: 65 } } })]),
+      findings: [
+        {
+          messageId: 'mixed',
+          severity: 'warn',
+          target: at('pop'),
+          data: { path: 'pop', families: 2, values: '100', mix: "string (a number's text, 5 blank) 70%, number (int) 30%" },
+          evidence: { numericStrings: 65, blankStrings: 5 },
+          recommendation: {
+            action: 'store one type: convert the string values to number',
+            commands: [
+              'db.orders.updateMany({ "pop": { $regex: /^\\s*$/ } }, { $unset: { "pop": "" } })  // the blank strings: no value, so no field',
+              'db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values',
+              /\$convert: \{ input: "\$pop", to: "int"/,
+            ],
+          },
+        },
+      ],
+    },
+    {
+      name: 'strings that are text beside numbers: the majority type stays the target, as before',
+      snapshot: snapshotOf([orders({ code: { present: 100, types: { string: 70, int: 30 }, strings: { blank: 0, numeric: 10 } } })]),
+      findings: [{ messageId: 'mixed', severity: 'warn', target: at('code'), data: { path: 'code', families: 2, values: '100', mix: 'string 70%, number (int) 30%' }, recommendation: { action: 'store one type: convert the number values to string' } }],
+    },
+    {
       name: 'customerId ObjectId or string: error (the classic bug); the same pair on a field not named like an id: warn',
       snapshot: snapshotOf([orders({ customerId: { present: 100, types: { objectId: 95, string: 5 } }, ref: { present: 100, types: { objectId: 50, string: 50 } } })]),
       findings: [

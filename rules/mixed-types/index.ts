@@ -33,12 +33,30 @@ const COMPARISON = 'https://www.mongodb.com/docs/manual/reference/bson-type-comp
 /** `$type` alias of a family: the family itself ("number" stands for every width). */
 const typeAlias = (f: Family): string => f.family;
 
-function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean): Recommendation {
+/** Blank strings ('' or whitespace) as a `$regex` the shell reads: it matches strings only. */
+const BLANK = '/^\\s*$/';
+
+/** Blank strings standing for "no value" beside one other type: leave the field out (or null) instead. */
+function recommendNoBlanks(collection: string, path: string, other: Family, inPlace: boolean): Recommendation {
+  const coll = shellCollection(collection);
+  const p = shellString(path);
+  return {
+    action: 'store "no value" as a missing field, not a blank string',
+    reason:
+            `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` +
+      (inPlace ? '' : ' The field sits in an array or under a map key: fix it in the code that rewrites those documents.'),
+    ...(inPlace ? { commands: [`${coll}.countDocuments({ ${p}: { $regex: ${BLANK} } })  // the blank strings`, `${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // on a copy first`] } : {}),
+  };
+}
+
+function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean, blanks = 0): Recommendation {
   const to = convertTarget(major);
   const coll = shellCollection(collection);
   const p = shellString(path);
   const commands = inPlace
     ? [
+        // blank strings first: $convert cannot read them as a number and would leave them as they are
+        ...(blanks > 0 ? [`${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // the blank strings: no value, so no field`] : []),
         ...minors.map((m) => `${coll}.countDocuments({ ${p}: { $type: ${shellString(typeAlias(m))} } })  // the ${m.family} values`),
         ...(to
           ? minors.map(
@@ -67,6 +85,8 @@ export default defineRule({
     messages: {
       mixed:
         '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query matches one type only; range queries and sorts split the values by type (BSON order: numbers, then strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every type.',
+      blankStrings:
+        '`{{path}}` holds {{other}} values and blank strings across {{values}} sampled values: {{mix}}. A blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, sorts and range queries split it from the {{other}} values, and an index on the field holds both types.',
       mixedIds:
         '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently miss the {{minor}} ones, and an index on it holds both.',
       mixedArray:
@@ -99,12 +119,26 @@ export default defineRule({
         continue;
       }
       const second = minors[0] as Family;
+      const inPlace = convertibleInPlace(c, path);
+      const values = formatNumber(mix.values + mix.nulls);
+      const strings = mix.strings;
+      // Strings that are all blank, or all a number's text: the strings are the stray type, whatever their share.
+      if (strings && minors.length === 1 && (strings.shape === 'blank' || (strings.shape === 'numeric' && [major.family, second.family].includes('number')))) {
+        const str = major.family === 'string' ? major : second;
+        const other = major.family === 'string' ? second : major;
+        const severity = str.share < options.minorShare ? 'info' : 'warn';
+        if (strings.shape === 'blank') {
+          report({ messageId: 'blankStrings', severity, target, data: { path, other: other.family, values, mix: describeMix(mix) }, evidence: { ...evidence, blankStrings: strings.blank }, recommendation: recommendNoBlanks(c.name, path, other, inPlace) });
+        } else {
+          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], inPlace, strings.blank) });
+        }
+        continue;
+      }
       const minorShare = 1 - major.share;
       const kind = pairKind(major.family, second.family);
       const base: Severity = kind === 'ids' ? (idLike(path) ? 'error' : 'warn') : kind === 'array' ? 'info' : 'warn';
       const severity = minorShare < options.minorShare && base !== 'info' ? lower(base) : base;
-      const recommendation = recommend(c.name, path, major, minors, convertibleInPlace(c, path));
-      const values = formatNumber(mix.values + mix.nulls);
+      const recommendation = recommend(c.name, path, major, minors, inPlace);
       if (kind === 'ids' && minors.length === 1) {
         report({ messageId: 'mixedIds', severity, target, data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family }, evidence, recommendation });
       } else if (kind === 'array' && minors.length === 1) {

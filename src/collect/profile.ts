@@ -12,6 +12,14 @@ import {
 const TYPE_NAMES = BSON_TYPE_NAMES;
 const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as { readonly [K in (typeof TYPE_NAMES)[number]]: number };
 
+/** A string that is blank or a number's text (decimal, optional sign, fraction and exponent), spaces around allowed. */
+const BLANK_OR_NUMBER = /^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*$/;
+
+/** The census entry with its string shapes, when any string was blank or a number's text (absent otherwise). */
+function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings: number }): FieldProfile {
+  return s.blankStrings > 0 || s.numericStrings > 0 ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings } } : f;
+}
+
 /** What the profiler knows about one dotted path, shared by every tree node that spells it. */
 interface PathInfo {
   readonly path: string;
@@ -20,6 +28,9 @@ interface PathInfo {
   /** Values seen per type code, and the codes in the order first seen. */
   readonly counts: Float64Array;
   readonly seen: number[];
+  /** Strings that are blank ('' or whitespace) and strings that read as a number ("12.5"): shapes, never values. */
+  blankStrings: number;
+  numericStrings: number;
   /** The ArrayProfile of this path in document number `arraySerial`. */
   arraySerial: number;
   array: ArrayProfile | null;
@@ -130,7 +141,7 @@ export class Profiler {
     for (const info of this.census) {
       const types: Record<string, number> = {};
       for (const code of info.seen) types[TYPE_NAMES[code] as string] = info.counts[code] as number;
-      out.set(info.path, { present: info.present, types });
+      out.set(info.path, withStrings({ present: info.present, types }, info));
     }
     return out;
   }
@@ -145,12 +156,14 @@ export class Profiler {
     if (dynamicKeys.length === 0) return { fields: this.fields, dynamicKeys, docs };
     const folder = new PathFolder(dynamicKeys);
     // The census: entries that fold to one path are summed, in the order the first of them was seen.
-    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[] }>();
+    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[]; blankStrings: number; numericStrings: number }>();
     for (const info of this.census) {
       const path = folder.fold(info.path);
       let m = merged.get(path);
-      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [] }));
+      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0 }));
       m.present += info.present;
+      m.blankStrings += info.blankStrings;
+      m.numericStrings += info.numericStrings;
       for (const code of info.seen) {
         if (m.counts[code] === 0) m.seen.push(code);
         m.counts[code] = (m.counts[code] as number) + (info.counts[code] as number);
@@ -160,7 +173,7 @@ export class Profiler {
     for (const [path, m] of merged) {
       const types: Record<string, number> = {};
       for (const code of m.seen) types[TYPE_NAMES[code] as string] = m.counts[code] as number;
-      fields.set(path, { present: m.present, types });
+      fields.set(path, withStrings({ present: m.present, types }, m));
     }
     return { fields, dynamicKeys, docs: docs.map((d) => foldDoc(d, folder)) };
   }
@@ -263,7 +276,10 @@ export class Profiler {
     for (const info of new Set(overflow.map((n) => n.info))) addValues(info);
     const valueTypes: Record<string, number> = {};
     for (const code of valueSeen) valueTypes[TYPE_NAMES[code] as string] = valueCounts[code] as number;
-    return { path, objects, distinctKeys: distinct, medianKeys, sharedKeyShare: distinct === 0 ? 0 : Math.round((shared / distinct) * 1000) / 1000, keyShapes, valueTypes };
+    let empty = 0;
+    for (const n of group) empty += n.keyCounts ? (n.keyCounts[0] as number) : 0;
+    const nonEmpty = empty > 0 && empty < objects ? { emptyObjects: empty, medianKeysNonEmpty: medianOf(group, objects, empty) } : empty > 0 ? { emptyObjects: empty } : {};
+    return { path, objects, distinctKeys: distinct, medianKeys, ...nonEmpty, sharedKeyShare: distinct === 0 ? 0 : Math.round((shared / distinct) * 1000) / 1000, keyShapes, valueTypes };
   }
 
   profile(doc: Record<string, unknown>): DocProfile {
@@ -297,7 +313,7 @@ export class Profiler {
     let info = this.infos.get(path);
     if (info === undefined) {
       // Keys holding dots (`{"a.b": 1}`) spell the same path as nesting does: they share one census entry.
-      info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], arraySerial: 0, array: null };
+      info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, arraySerial: 0, array: null };
       this.infos.set(path, info);
     }
     return { key, info, keyBytes: 2 + utf8Bytes(key), children: null, order: [], elements: null, keyCounts: null, wideKeyCounts: null, overflow: null, overflowKeys: null };
@@ -349,6 +365,11 @@ export class Profiler {
     switch (typeof v) {
       case 'string':
         this.note(node, T.string);
+        // Only short strings can be blank or a number's text: one length check spares the regex on the rest.
+        if (v.length <= 32 && BLANK_OR_NUMBER.test(v)) {
+          if (v.trim() === '') node.info.blankStrings++;
+          else node.info.numericStrings++;
+        }
         return 5 + utf8Bytes(v);
       case 'number':
         if (isPlainNumberInt32(v)) {
@@ -514,8 +535,9 @@ function objectsOf(node: PathNode): number {
 }
 
 /** The median keys per object over the nodes of a group (the lower middle for an even count). */
-function medianOf(group: readonly PathNode[], objects: number): number {
-  const rank = Math.floor((objects - 1) / 2); // 0-based
+/** Median keys per object over the group's objects; `skip` leaves out that many of the smallest (the empty ones). */
+function medianOf(group: readonly PathNode[], objects: number, skip = 0): number {
+  const rank = skip + Math.floor((objects - skip - 1) / 2); // 0-based
   let seen = 0;
   for (let k = 0; k < WIDE_KEYS; k++) {
     for (const n of group) seen += n.keyCounts ? (n.keyCounts[k] as number) : 0;

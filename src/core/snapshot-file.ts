@@ -111,7 +111,11 @@ const sample = {
     id: idProfile,
     fields: {
       type: 'object',
-      additionalProperties: { type: 'object', required: ['present', 'types'], properties: { present: num, types: { type: 'object', additionalProperties: num } } },
+      additionalProperties: {
+        type: 'object',
+        required: ['present', 'types'],
+        properties: { present: num, types: { type: 'object', additionalProperties: num }, strings: { type: 'object', required: ['blank', 'numeric'], additionalProperties: false, properties: { blank: num, numeric: num } } },
+      },
     },
     timeSource: { type: ['string', 'null'] },
     dynamicKeys: {
@@ -124,6 +128,8 @@ const sample = {
           objects: nonNegInt,
           distinctKeys: nonNegInt,
           medianKeys: num,
+          emptyObjects: num,
+          medianKeysNonEmpty: num,
           sharedKeyShare: num,
           keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
           valueTypes: { type: 'object', additionalProperties: num },

@@ -127,6 +127,11 @@ export interface FieldProfile {
   /** Documents (or array elements, for paths under arrays) in which the path is present. */
   present: number;
   types: Record<string, number>;
+  /**
+   * Of the string values: how many are blank ('' or whitespace only) and how many are a number's text ("12.5",
+   * "-3", "1e6"). Shapes, never values; absent when there are none of either.
+   */
+  strings?: { blank: number; numeric: number };
 }
 
 /**
@@ -171,6 +176,12 @@ export interface DynamicKeyProfile {
   /** Distinct keys across those objects, and keys per object (median). */
   distinctKeys: number;
   medianKeys: number;
+  /**
+   * Objects at the path holding no key, and the median keys per object over the others: present when some are empty
+   * (a median over objects most of which are `{}` says 0, which reads as no map at all).
+   */
+  emptyObjects?: number;
+  medianKeysNonEmpty?: number;
   /** Share of the distinct keys present in more than half the objects (a real sub-document has most keys shared). */
   sharedKeyShare: number;
   /** Keys per shape. */
