@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judge } from '../src/core/baseline';
 import { formatBytes } from '../src/core/format';
 import type { CheckResult, Finding } from '../src/core/types';
-import { gistOf, groupFindings } from '../src/report/group';
+import { confirmationVerdict, gistOf, groupFindings } from '../src/report/group';
 import { ticketSummary } from '../src/report/html-data';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
@@ -131,6 +131,17 @@ describe('repeated info findings collapse (text)', () => {
     const t = formatText(resultOf([clustered('events', '1.00', 1), other]), { color: false });
     expect(t).toContain('ℹ info  2 collections › _id  id-pattern');
     expect(t).toContain('app.events, shop.events: ');
+  });
+});
+
+describe("a member's verdict in a collapsed entry", () => {
+  it("says what the experiment showed (the confirmation's brief) when it has one, else the ratio", () => {
+    const ratio = { label: 'insert time, with / without the validator', median: 1.42, low: 1.36, high: 1.54, coverage: 0.9375 };
+    const base = { status: 'supported' as const, summary: 's', measurements: [], where: 'w', durationMs: 1, ratio };
+    expect(confirmationVerdict({ ...base, brief: 'every copy passes; inserts 1.42x as long (93.7% CI 1.36–1.54)' }, { supported: '✔ confirmed', refuted: '✖', inconclusive: '≈', 'not-run': '-', error: '!' })).toBe(
+      '✔ confirmed: every copy passes; inserts 1.42x as long (93.7% CI 1.36–1.54)',
+    );
+    expect(confirmationVerdict(base, { supported: '✔ confirmed', refuted: '✖', inconclusive: '≈', 'not-run': '-', error: '!' })).toBe('✔ confirmed: insert time, with / without the validator 1.42x (93.7% interval 1.36–1.54)');
   });
 });
 

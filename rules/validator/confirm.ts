@@ -4,7 +4,7 @@ import type { ConfirmContext } from '../../src/confirm/context';
 import { type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
-import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
+import { alternate, ciLabel, fmtRatio, withoutId } from '../../src/confirm/trials';
 import type { ValidatorOptions } from './options';
 import { plainSchema, proposeSchema } from './propose';
 
@@ -285,5 +285,10 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
   const allNegligible = verdicts.every((v) => v === 'negligible');
   parts.push(complete && allNegligible ? `${ycsb}, as here.` : complete && verdicts.some((v) => v === 'measurable' || v === 'costly') && ins.text.includes('more than') ? `${ycsb}; here it cost more.` : `${ycsb}.`);
   if (!complete) parts.push('The time budget ran out before five timed trials of each, so the result is inconclusive.');
-  return { status, summary: parts.join(' '), ratio: insRatio, measurements };
+  // the collapsed report line: what the verdict turned on first (documents rejected, or the cost), then the cost
+  const cost = `inserts ${formatNumber(insRatio.median)}x as long (${ciLabel(insRatio)} ${formatNumber(insRatio.low)}–${formatNumber(insRatio.high)})`;
+  const brief = rejects
+    ? `${formatNumber(failing)} of ${formatNumber(loaded.n)} copies fail it; ${cost}`
+    : `${failing > 0 ? `${formatNumber(passing.length)} of ${formatNumber(loaded.n)} copies pass` : 'every copy passes'}; ${cost}${verdicts.includes('costly') ? `, past costlyRatio ${o.costlyRatio}` : !complete ? ', budget ran out' : status === 'inconclusive' ? `, interval past costlyRatio ${o.costlyRatio}` : ''}`;
+  return { status, summary: parts.join(' '), ratio: insRatio, measurements, brief };
 }

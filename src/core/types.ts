@@ -333,6 +333,11 @@ export interface Confirmation {
   where: string;
   /** For not-run: what the server lacked or ignored. */
   reason?: string;
+  /**
+   * What the experiment showed, in a few words, for a collapsed report line ("every copy passes; inserts 1.42x
+   * (95% interval 1.36–1.54)"); the ratio's label and figure stand in when absent.
+   */
+  brief?: string;
   durationMs: number;
 }
 

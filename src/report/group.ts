@@ -164,6 +164,7 @@ export function membersNoun(group: FindingGroup): string {
 
 /** The verdict of one member's experiment in a few words: "≈ inconclusive: clustered / regular 1.24x (95% interval 1.04–1.57)". */
 export function confirmationVerdict(c: Confirmation, status: Record<Confirmation['status'], string>): string {
+  if (c.brief) return `${status[c.status]}: ${c.brief}`;
   const r = c.ratio;
   const interval = r ? `${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)}` : '';
   return `${status[c.status]}${r ? `: ${r.label} ${formatNumber(r.median)}x (${interval})` : ''}`;
