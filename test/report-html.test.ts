@@ -40,7 +40,14 @@ function strainedReport(): { result: CheckResult; snapshot: Snapshot } {
     sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 10, size: 10, docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)), id: null, fields: {}, timeSource: '_id' },
     indexes: Array.from({ length: 25 }, (_, i) => ({ name: i === 0 ? '_id_' : `field${i}_1`, key: i === 0 ? { _id: 1 } : { [`field${i}`]: 1 }, sizeBytes: 4096 * (i + 1) ** 3 })),
   });
-  const snapshot = snapshotOf([posts, collectionOf('events'), collectionOf('logs'), collectionOf('users')]);
+  // Seven more arrays, every one in the 1–99 bucket with 1,000+ documents: eight narrow bars whose labels ("1,666")
+  // are wider than the bars (the public sample data's shape: restaurants' grades, accounts' products, …).
+  const crowd = Array.from({ length: 7 }, (_, k) =>
+    collectionOf(`list${k + 1}`, {
+      sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 1000, size: 1000 + k * 111, docs: Array.from({ length: 1000 + k * 111 }, (_, i) => docWithArray('tags', 3 + (k % 4), 20, NOW - i * DAY)), id: null, fields: {}, timeSource: '_id' },
+    }),
+  );
+  const snapshot = snapshotOf([posts, collectionOf('events'), collectionOf('logs'), collectionOf('users'), ...crowd]);
   const findings: Finding[] = [
     {
       ruleId: 'array-growth',
@@ -140,6 +147,8 @@ describe('HTML report charts in headless Chromium', () => {
           id: c.canvas.id,
           bars: Number(c.canvas.getAttribute('data-bars') ?? -1),
           labelled: Number(c.canvas.getAttribute('data-labelled') ?? -1),
+          overlaps: Number(c.canvas.getAttribute('data-label-overlaps') ?? -1),
+          outside: Number(c.canvas.getAttribute('data-label-outside') ?? -1),
           labels: c.data.labels?.length ?? 0,
           categoryTicks: c.scales[index]?.type === 'category' ? (c.scales[index]?.ticks.length ?? 0) : null,
           min: c.scales[value]?.min ?? NaN,
@@ -167,6 +176,9 @@ describe('HTML report charts in headless Chromium', () => {
       if (c.id === 'chart-array-growth') continue; // points, no bars
       expect(c.bars, c.id).toBeGreaterThan(0);
       expect(c.labelled, c.id).toBe(c.bars);
+      // readable: no two bar labels overlap, none runs past the canvas
+      expect(c.overlaps, `${c.id}: overlapping bar labels`).toBe(0);
+      expect(c.outside, `${c.id}: bar labels past the canvas`).toBe(0);
       if (c.categoryTicks !== null) expect(c.categoryTicks, c.id).toBe(c.labels);
     }
     // the widest interval ends are inside the confirmation axis

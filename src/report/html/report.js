@@ -40,13 +40,15 @@
   }
 
   /**
-   * Every bar labelled: each bar's value (the dataset's valueLabel(value, index)) drawn at its end, and the count of
-   * bars drawn and labelled left on the canvas (data-bars, data-labelled) for the tests.
+   * Every bar labelled, readably: each bar's value (the dataset's valueLabel(value, index)) drawn at its end, turned
+   * upright when the bar is narrower than the text, so labels of neighbouring bars never overlap. Left on the canvas
+   * for the tests: data-bars, data-labelled, data-label-overlaps (label boxes that intersect) and data-label-outside
+   * (label boxes past the canvas).
    */
   var barValues = {
     id: 'barValues',
     afterDatasetsDraw: function (chart) {
-      var ctx = chart.ctx, horizontal = chart.options.indexAxis === 'y', bars = 0, labelled = 0;
+      var ctx = chart.ctx, horizontal = chart.options.indexAxis === 'y', bars = 0, labelled = 0, boxes = [];
       ctx.save();
       ctx.font = '11px ' + Chart.defaults.font.family;
       ctx.fillStyle = '#263238';
@@ -60,21 +62,62 @@
           bars++;
           var text = ds.valueLabel ? ds.valueLabel(value, i) : fmtNum(value);
           if (!text) return;
+          var w = ctx.measureText(text).width, h = 11;
           if (horizontal) {
+            var x0 = Math.max(el.x, el.base) + 4;
             ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
-            ctx.fillText(text, Math.max(el.x, el.base) + 4, el.y);
+            ctx.fillText(text, x0, el.y);
+            boxes.push([x0, el.y - h / 2, x0 + w, el.y + h / 2]);
           } else {
-            ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
-            ctx.fillText(text, el.x, Math.min(el.y, el.base) - 2);
+            var top = Math.min(el.y, el.base) - 2;
+            if (w + 2 <= el.width) {
+              ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+              ctx.fillText(text, el.x, top);
+              boxes.push([el.x - w / 2, top - h, el.x + w / 2, top]);
+            } else {
+              // upright: read bottom to top, starting just above the bar
+              ctx.save();
+              ctx.translate(el.x, top);
+              ctx.rotate(-Math.PI / 2);
+              ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+              ctx.fillText(text, 0, 0);
+              ctx.restore();
+              boxes.push([el.x - h / 2, top - w, el.x + h / 2, top]);
+            }
           }
           labelled++;
         });
       });
       ctx.restore();
+      var overlaps = 0, outside = 0;
+      for (var a = 0; a < boxes.length; a++) {
+        var A = boxes[a];
+        if (A[0] < 0 || A[1] < 0 || A[2] > chart.width || A[3] > chart.height) outside++;
+        for (var b = a + 1; b < boxes.length; b++) {
+          var B = boxes[b];
+          if (A[0] < B[2] - 0.5 && B[0] < A[2] - 0.5 && A[1] < B[3] - 0.5 && B[1] < A[3] - 0.5) overlaps++;
+        }
+      }
       chart.canvas.setAttribute('data-bars', String(bars));
       chart.canvas.setAttribute('data-labelled', String(labelled));
+      chart.canvas.setAttribute('data-label-overlaps', String(overlaps));
+      chart.canvas.setAttribute('data-label-outside', String(outside));
     },
   };
+  /** A vertical chart with a legend row per series below it: tall enough that the legend never squeezes the plot. */
+  function fitLegend(id, series) {
+    var el = canvas(id);
+    if (el) el.parentNode.style.height = Math.max(300, 280 + series * 22) + 'px';
+  }
+  /**
+   * Bars grouped by category: past a few series per group the bars grow narrower than an upright label (11 px), so
+   * the card takes the full row of the grid.
+   */
+  function fitGroups(id, series) {
+    var el = canvas(id);
+    var card = el && el.closest('.card');
+    if (card && series > 4) card.classList.add('wide');
+  }
   function fmtDate(ms) { return new Date(ms).toISOString().slice(0, 10); }
   function color(i) { return PALETTE[i % PALETTE.length]; }
   function alpha(hex, a) {
@@ -100,7 +143,8 @@
 
   // 1. How long arrays are, per path: sampled documents per length bucket.
   if (charts.arrays.length === 0) empty('chart-array-lengths', 'No arrays in the sampled documents.');
-  else draw('chart-array-lengths', {
+  else { fitLegend('chart-array-lengths', charts.arrays.length); fitGroups('chart-array-lengths', charts.arrays.length); }
+  if (charts.arrays.length > 0) draw('chart-array-lengths', {
     type: 'bar',
     data: {
       labels: charts.lengthBuckets,
@@ -109,13 +153,14 @@
       }),
     },
     options: {
-      layout: { padding: { top: 16 } },
+      // room above the tallest bar for an upright label ("10,000")
+      layout: { padding: { top: 40 } },
       scales: {
         x: { title: { display: true, text: 'elements per document' }, ticks: { autoSkip: false } },
         // Log scale so one document in the 10,000+ bucket stays visible beside hundreds in the first; bars start at 0.5.
-        y: { type: 'logarithmic', min: 0.5, max: Math.max.apply(null, [1].concat(charts.arrays.map(function (s) { return Math.max.apply(null, s.buckets); }))) * 2, title: { display: true, text: 'sampled documents (log)' }, ticks: { callback: function (v) { return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
+        y: { type: 'logarithmic', min: 0.5, max: Math.max.apply(null, [1].concat(charts.arrays.map(function (s) { return Math.max.apply(null, s.buckets); }))) * 2, title: { display: true, text: 'documents (log)' }, ticks: { callback: function (v) { return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
       },
-      plugins: { legend: { position: 'bottom' } },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
     },
   });
 
@@ -126,7 +171,8 @@
   var xs = points.map(function (p) { return p[0]; }), ys = points.map(function (p) { return p[1]; });
   var xMin = Math.min.apply(null, xs), xMax = Math.max.apply(null, xs), xPad = Math.max((xMax - xMin) * 0.03, 86400000);
   if (growth.length === 0) empty('chart-array-growth', 'No creation times: the sampled documents have neither an ObjectId _id nor a creation date field.');
-  else draw('chart-array-growth', {
+  else fitLegend('chart-array-growth', growth.length);
+  if (growth.length > 0) draw('chart-array-growth', {
     type: 'scatter',
     data: {
       datasets: growth.map(function (s, i) {
@@ -143,7 +189,7 @@
         y: { type: 'logarithmic', min: Math.min.apply(null, ys) / 1.5, max: Math.max.apply(null, ys) * 1.5, title: { display: true, text: 'elements (log)' }, ticks: { callback: function (v) { return Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
       },
       plugins: {
-        legend: { position: 'bottom' },
+        legend: { position: 'bottom', labels: { boxWidth: 12 } },
         tooltip: { callbacks: { label: function (c) { return c.dataset.label + ': ' + fmtNum(c.parsed.y) + ' elements, created ' + fmtDate(c.parsed.x); } } },
       },
     },
