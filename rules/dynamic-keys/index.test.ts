@@ -49,6 +49,27 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'the documents themselves used as maps (dates as top-level keys): one finding on the collection, the keys moved into an array, no command',
+      snapshot: snapshotOf([
+        collectionOf('daily', {
+          sample: sampleOf([], { size: 90, dynamicKeys: [skuMap({ path: '', objects: 90, distinctKeys: 365, medianKeys: 30, keyShapes: { date: 365 }, valueTypes: { int: 2700 } })], fields: { _id: { present: 90, types: { objectId: 90 } }, '<key>': { present: 2700, types: { int: 2700 } } } }),
+        }),
+      ]),
+      findings: [
+        {
+          messageId: 'documentMap',
+          severity: 'warn',
+          target: { db: 'app', collection: 'daily' },
+          message:
+            'The documents themselves are used as maps: 365 distinct top-level keys besides `_id` in 90 sampled documents (30 per document at the median; keys shaped as 365 dates), holding values of type int 100%. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+          recommendation: {
+            action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
+            reasonIncludes: ['`attrs: [{k, v}, …]`', 'Change the code that writes the documents first'],
+          },
+        },
+      ],
+    },
+    {
       name: 'a map of 300 keys per object: error, from errorKeysPerObject',
       snapshot: snapshotOf([orders([skuMap({ medianKeys: 300, distinctKeys: 9000, keyShapes: { objectId: 9000 } })])]),
       findings: [

@@ -22,10 +22,10 @@ export type DynamicKeysOptions = OptionsOf<typeof dynamicKeysOptions>;
 const ATTRIBUTE_PATTERN = 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/';
 
 /** "3 per object at the median", or, when some objects are empty, the median of the others and how many are empty. */
-function perObject(m: { objects: number; medianKeys: number; emptyObjects?: number; medianKeysNonEmpty?: number }): string {
-  if (!m.emptyObjects) return `${formatNumber(m.medianKeys)} per object at the median`;
+function perObject(m: { objects: number; medianKeys: number; emptyObjects?: number; medianKeysNonEmpty?: number }, noun = 'object'): string {
+  if (!m.emptyObjects) return `${formatNumber(m.medianKeys)} per ${noun} at the median`;
   const holding = m.objects - m.emptyObjects;
-  if (holding <= 0) return 'every object empty';
+  if (holding <= 0) return `every ${noun} empty`;
   return `${formatNumber(m.medianKeysNonEmpty ?? 0)} per object at the median of the ${formatNumber(holding)} holding any, ${formatNumber(m.emptyObjects)} empty`;
 }
 
@@ -38,6 +38,8 @@ export default defineRule({
     severity: 'warn',
     messages: {
       map: '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+      documentMap:
+        'The documents themselves are used as maps: {{distinct}} distinct top-level keys besides `_id` in {{objects}} sampled documents ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
     },
     options: dynamicKeysOptions,
     requires: { capabilities: [] },
@@ -46,27 +48,36 @@ export default defineRule({
     if (!c) return;
     for (const m of c.sample.dynamicKeys) {
       const large = m.medianKeys >= options.errorKeysPerObject;
+      const whole = m.path === '';
       const inPlace = rewritableInPlace(c, m.path);
-      const recommendation: Recommendation = {
-        action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
-        reason:
-          `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
-          `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
-          (inPlace ? ' The commands rewrite the documents in place: change the code that writes the map first.' : ' The map sits in an array or under another map: rewrite it with the code that writes it.'),
-        ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
+      const recommendation: Recommendation = whole
+        ? {
+            action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
+            reason:
+              'An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; ' +
+              `a child collection of one document per key, holding the parent's _id, suits keys that keep coming${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}. ` +
+              'Change the code that writes the documents first, then rewrite them on a copy.',
+          }
+        : {
+            action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
+            reason:
+              `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
+              `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
+              (inPlace ? ' The commands rewrite the documents in place: change the code that writes the map first.' : ' The map sits in an array or under another map: rewrite it with the code that writes it.'),
+            ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
+          };
+      const shared = {
+        distinct: formatNumber(m.distinctKeys),
+        objects: formatNumber(m.objects),
+        perObject: perObject(m, whole ? 'document' : 'object'),
+        shapes: `keys shaped as ${describeShapes(m.keyShapes)}`,
+        values: `values of type ${describeValueTypes(m.valueTypes)}`,
       };
       report({
-        messageId: 'map',
+        ...(whole
+          ? { messageId: 'documentMap' as const, target: { db: c.db, collection: c.name }, data: shared }
+          : { messageId: 'map' as const, target: { db: c.db, collection: c.name, path: m.path }, data: { path: m.path, ...shared } }),
         severity: large ? 'error' : 'warn',
-        target: { db: c.db, collection: c.name, path: m.path },
-        data: {
-          path: m.path,
-          distinct: formatNumber(m.distinctKeys),
-          objects: formatNumber(m.objects),
-          perObject: perObject(m),
-          shapes: `keys shaped as ${describeShapes(m.keyShapes)}`,
-          values: `values of type ${describeValueTypes(m.valueTypes)}`,
-        },
         evidence: {
           objects: m.objects,
           distinctKeys: m.distinctKeys,

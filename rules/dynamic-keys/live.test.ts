@@ -18,7 +18,9 @@ const CLI = join(__dirname, '..', '..', 'dist', 'cli.cjs');
 /** Every seeded key and value carries one of these: none may reach an output. */
 const SKU = (n: number): string => `QZSKU-${String(n).padStart(5, '0')}`;
 const NAMES = Array.from({ length: 30 }, (_, i) => `zqname${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
-const LEAK = /QZSKU|zqname|ZQPRICE/;
+/** Days of 2031 as top-level keys: the `daily` collection's documents are maps themselves. */
+const DAY = (n: number): string => `2031-${String(1 + Math.floor(n / 28)).padStart(2, '0')}-${String(1 + (n % 28)).padStart(2, '0')}`;
+const LEAK = /QZSKU|zqname|ZQPRICE|2031-\d\d-\d\d/;
 
 describe('dynamic keys and mixed types (live, CLI)', () => {
   const ids: string[] = [];
@@ -42,6 +44,8 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
       };
     });
     await db.collection('orders').insertMany(docs);
+    // documents that are maps themselves: 3 days of 2031 per document as top-level keys, beside _id
+    await db.collection('daily').insertMany(Array.from({ length: 40 }, (_, i) => ({ ...Object.fromEntries(Array.from({ length: 3 }, (_, j): [string, unknown] => [DAY(i * 2 + j), { visits: i + j, pages: [j] }])) })));
   });
 
   let check: CheckResult;
@@ -60,7 +64,7 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
   });
 
   it('reports each map once, at its folded path, with the attribute pattern', () => {
-    const maps = check.findings.filter((f) => f.ruleId === 'dynamic-keys');
+    const maps = check.findings.filter((f) => f.ruleId === 'dynamic-keys' && f.target.collection === 'orders');
     expect(maps.map((f) => f.target.path).sort()).toEqual(['itemsBySku', 'likedBy', 'lines.qtyBySku']);
     const items = maps.find((f) => f.target.path === 'itemsBySku');
     expect(items?.severity).toBe('warn');
@@ -91,6 +95,26 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
     expect(sample?.dynamicKeys.map((m) => m.path).sort()).toEqual(['itemsBySku', 'likedBy', 'lines.qtyBySku']);
   });
 
+  it('reports documents that are maps themselves once, on the collection; their keys reach no output (JSON, text, snapshot) and no validator', async () => {
+    const daily = check.findings.filter((f) => f.target.collection === 'daily');
+    const map = daily.filter((f) => f.ruleId === 'dynamic-keys');
+    expect(map).toHaveLength(1);
+    expect(map[0]).toMatchObject({ messageId: 'documentMap', target: { db: DB, collection: 'daily' } });
+    expect(map[0]?.target.path).toBeUndefined();
+    expect(map[0]?.evidence).toMatchObject({ objects: 40, distinctKeys: 81, medianKeys: 3, keyShapes: '81 dates' });
+    // the validator proposed for it types every day with one schema, said in words
+    const validator = daily.find((f) => f.ruleId === 'validator');
+    expect(validator?.recommendation?.reason).toContain("one schema for every value (additionalProperties): the documents' own keys besides `_id`.");
+    expect(validator?.recommendation?.commands?.[0]).toContain('additionalProperties: { bsonType: "object", required: ["pages", "visits"]');
+    const snap = JSON.parse(snapshotText) as Snapshot;
+    const sample = snap.databases[0]?.collections.find((c) => c.name === 'daily')?.sample;
+    expect(Object.keys(sample?.fields ?? {}).sort()).toEqual(['<key>', '<key>.pages', '<key>.pages.$[]', '<key>.visits', '_id']);
+    const text = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--collection', 'daily', '--no-confirm', '-v']);
+    expect([0, 1], text.err).toContain(text.code);
+    expect(text.out).toContain('The documents themselves are used as maps');
+    expect(text.out + text.err).not.toMatch(LEAK);
+  });
+
   it('takes its thresholds from the configuration file (maps): a higher minWordKeys keeps likedBy as a sub-document, in check and collect', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mongo-advisor-dk-config-'));
     const config = join(dir, 'advisor.json');
@@ -98,7 +122,7 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
     writeFileSync(config, JSON.stringify({ maps: { minWordKeys: 40 } }));
     const run = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--no-confirm', '--format', 'json', '-q', '--config', config]);
     expect([0, 1], run.err).toContain(run.code);
-    const paths = (JSON.parse(run.out) as CheckResult).findings.filter((f) => f.ruleId === 'dynamic-keys').map((f) => f.target.path).sort();
+    const paths = (JSON.parse(run.out) as CheckResult).findings.filter((f) => f.ruleId === 'dynamic-keys' && f.target.collection === 'orders').map((f) => f.target.path).sort();
     expect(paths).toEqual(['itemsBySku', 'lines.qtyBySku']);
     const out = join(dir, 'snapshot.json');
     const collect = await runProcess(process.execPath, [CLI, 'collect', live.uri, '--db', DB, '-o', out, '-q', '--config', config]);

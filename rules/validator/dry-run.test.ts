@@ -278,6 +278,16 @@ describe('the validator collector', () => {
     expect(JSON.stringify(out)).not.toContain('SKU');
   });
 
+  it('documents that are maps themselves: the proposal passes them, and no top-level key is kept', async () => {
+    const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i, [`2024-03-${String((i % 28) + 1).padStart(2, '0')}`]: i, [`2024-04-${String((i % 28) + 1).padStart(2, '0')}`]: 'x' }));
+    const c = collectionOf('daily', {
+      sample: sampleOf([], { size: 30, dynamicKeys: [{ path: '', objects: 30, distinctKeys: 56, medianKeys: 2, sharedKeyShare: 0, keyShapes: { date: 56 }, valueTypes: { int: 30, string: 30 } }], fields: { _id: { present: 30, types: { int: 30 } }, '<key>': { present: 60, types: { int: 30, string: 30 } } } }),
+    });
+    const out = await validatorCollector.collect(contextOf(scripted({}), c, docs));
+    expect(out?.proposal).toMatchObject({ checked: 30, violations: 0 });
+    expect(JSON.stringify(out)).not.toContain('2024-');
+  });
+
   it('with a validator: the sample checked in process, the failing documents counted on the server (1 command: the validator comes from the core listCollections)', async () => {
     const adapter = scripted({ listCollections: listing, count: () => ({ n: 3, ok: 1 }) });
     const out = await validatorCollector.collect(contextOf(adapter, withValidator(), [good, { ...good, year: 2016 }]));

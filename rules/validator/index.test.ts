@@ -570,6 +570,18 @@ describe('validator proposal', () => {
     expect(JSON.stringify(p?.schema)).not.toContain('<key>');
   });
 
+  it('documents that are maps themselves: `_id` the one property, every other key one schema (additionalProperties at the top)', () => {
+    const c = censusOf(100, {
+      '<key>': { present: 900, types: { object: 900 } },
+      '<key>.visits': { present: 900, types: { int: 900 } },
+    });
+    const p = proposeSchema(c, opts);
+    expect(p?.schema).toMatchObject({ bsonType: 'object', required: ['_id'], additionalProperties: { bsonType: 'object', required: ['visits'], properties: { visits: { bsonType: 'number' } } } });
+    expect(Object.keys(p?.schema.properties as object)).toEqual(['_id']);
+    expect(p?.maps).toEqual(['(document)']);
+    expect(JSON.stringify(p?.schema)).not.toContain('<key>');
+  });
+
   it('leaves unfolded map-like objects (more than maxProperties keys) open', () => {
     const fields: Record<string, FieldProfile> = { _id: census._id as FieldProfile, attrs: { present: N, types: { object: N } } };
     for (let i = 0; i < 150; i++) fields[`attrs.k${i}`] = { present: 1, types: { int: 1 } };

@@ -14,7 +14,8 @@ export { validatorOptionsSchema, type ValidatorOptions } from './options';
 
 /** A number and its noun, for notes (free text, not message templates). */
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
-const quoted = (paths: readonly string[]): string => paths.map((p) => `\`${p}\``).join(', ');
+/** Paths in backticks; the proposal's '(document)' (the document's own keys, a map or too many) is said in words. */
+const quoted = (paths: readonly string[]): string => paths.map((p) => (p === '(document)' ? "the documents' own keys besides `_id`" : `\`${p}\``)).join(', ');
 
 // Message parts, so the variants of one finding read alike. A variant says how the count was made (on the server, or
 // in the sample only); what a random sample happened to contain (failing paths, gaps) goes to the recommendation, so

@@ -110,7 +110,8 @@ export function mapReason(e: MapEvidence, o: Readonly<FoldOptions> = FOLD_DEFAUL
 
 /**
  * Folds paths of raw documents to the census' paths: each key directly under a map becomes `<key>`. Build it from the
- * snapshot's `sample.dynamicKeys` (or their paths). `fold('itemsBySku.SKU-1.qty')` is `itemsBySku.<key>.qty`;
+ * snapshot's `sample.dynamicKeys` (or their paths). `fold('itemsBySku.SKU-1.qty')` is `itemsBySku.<key>.qty`; a map
+ * at '' is the document itself, whose keys besides `_id` fold to `<key>`;
  * `child(parent, key)` names a child of an already folded path, for walkers that build paths a key at a time.
  * A path no map contains comes back unchanged, as the same string. `$[]` (array elements) is never folded.
  */
@@ -133,18 +134,24 @@ export class PathFolder {
     return this.maps.has(folded);
   }
 
-  /** The folded path of `key` under the folded path `parent` ('' for the document). */
+  /**
+   * The folded path of `key` under the folded path `parent` ('' for the document). The map at '' is the document
+   * itself (its keys besides `_id` are data); `_id` never folds.
+   */
   child(parent: string, key: string): string {
-    if (parent === '') return key;
+    if (parent === '') return key !== '_id' && this.maps.has('') ? DYNAMIC_KEY : key;
     return key !== '$[]' && this.maps.has(parent) ? `${parent}.${DYNAMIC_KEY}` : `${parent}.${key}`;
   }
 
   /** The folded form of a raw dotted path. */
   fold(path: string): string {
-    if (this.maps.size === 0 || !path.includes('.')) return path;
+    if (this.maps.size === 0) return path;
+    const rootMap = this.maps.has('');
+    if (!rootMap && !path.includes('.')) return path;
     const segments = path.split('.');
-    let out = segments[0] as string;
-    let changed = false;
+    const first = segments[0] as string;
+    let changed = rootMap && first !== '_id' && first !== DYNAMIC_KEY;
+    let out = changed ? DYNAMIC_KEY : first;
     for (let i = 1; i < segments.length; i++) {
       const key = segments[i] as string;
       if (key !== '$[]' && key !== DYNAMIC_KEY && this.maps.has(out)) {

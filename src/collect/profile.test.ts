@@ -252,13 +252,49 @@ describe('Profiler.finish: objects used as maps', () => {
     expect(everything(r)).not.toMatch(/user-/);
   });
 
-  it('leaves the document itself unfolded, and everything as it was when there is no map', () => {
+  it('leaves everything as it was when there is no map', () => {
     const p = new Profiler(null);
-    const docs = seq(30, (i) => ({ [`SKU-${i}`]: 1, a: [1, 2] })) as Record<string, unknown>[];
+    const docs = seq(30, (i) => ({ _id: i, name: `n${i}`, a: [1, 2], address: { city: 'c' } })) as Record<string, unknown>[];
     const profiles = docs.map((d) => p.profile(d));
     const r = p.finish(profiles);
     expect(r.dynamicKeys).toEqual([]);
     expect(r.docs).toBe(profiles);
     expect(r.fields).toEqual(p.fields);
+  });
+
+  it('folds the document itself when its keys besides _id are data (dates as field names); _id stays', () => {
+    const p = new Profiler(null);
+    const day = (d: number): string => `2024-03-${String(d).padStart(2, '0')}`;
+    const docs = seq(20, (i) => ({ _id: i, ...Object.fromEntries(seq(3, (j) => [day(((i + j) % 28) + 1), { visits: [j, j + 1] }]) as [string, unknown][]) })) as Record<string, unknown>[];
+    const profiles = docs.map((d) => p.profile(d));
+    profiles.forEach((prof, i) => expect(prof.bytes).toBe(bsonSize(docs[i] as Record<string, unknown>)));
+    const r = p.finish(profiles);
+    expect(r.dynamicKeys).toMatchObject([{ path: '', objects: 20, distinctKeys: 22, medianKeys: 3, keyShapes: { date: 22 } }]);
+    expect([...r.fields.keys()]).toEqual(['_id', '<key>', '<key>.visits', '<key>.visits.$[]']);
+    expect(r.fields.get('<key>')).toEqual({ present: 60, types: { object: 60 } });
+    expect(r.docs[0]?.arrays.map((a) => [a.path, a.occurrences])).toEqual([['<key>.visits', 3]]);
+    expect(r.docs[0]?.largestFields.map((f) => f.path)).toEqual(['<key>', '<key>', '<key>']);
+    expect(everything(r)).not.toMatch(/2024-/);
+  });
+
+  it('keeps a polymorphic collection: word-shaped top-level fields, each kind of document holding its own few', () => {
+    const p = new Profiler(null);
+    const kinds = seq(10, (k) => seq(3, (j) => `${['click', 'view', 'buy', 'share', 'login', 'logout', 'search', 'rate', 'cart', 'refund'][k] as string}${['At', 'By', 'Ref'][j] as string}`)) as string[][];
+    const docs = seq(40, (i) => ({ _id: i, ...Object.fromEntries((kinds[i % 10] as string[]).map((f) => [f, 1])) })) as Record<string, unknown>[];
+    const r = p.finish(docs.map((d) => p.profile(d)));
+    expect(r.dynamicKeys).toEqual([]);
+    expect(r.fields.has('clickAt')).toBe(true);
+  });
+
+  it("caps the document's own keys too (never _id): past maxKeysPerPath they fold, sizes stay exact", () => {
+    const p = new Profiler(null, { maxKeysPerPath: 20 });
+    const docs = seq(4, (i) => ({ _id: `id${i}`, ...Object.fromEntries(seq(30, (j) => [`metric_${i * 30 + j}ü`, j]) as [string, unknown][]) })) as Record<string, unknown>[];
+    const profiles = docs.map((d) => p.profile(d));
+    profiles.forEach((prof, i) => expect(prof.bytes).toBe(bsonSize(docs[i] as Record<string, unknown>)));
+    const r = p.finish(profiles);
+    expect(r.dynamicKeys).toMatchObject([{ path: '', objects: 4, distinctKeys: 120 }]);
+    expect([...r.fields.keys()]).toEqual(['_id', '<key>']);
+    expect(r.fields.get('_id')).toEqual({ present: 4, types: { string: 4 } });
+    expect(everything(r)).not.toMatch(/metric_/);
   });
 });

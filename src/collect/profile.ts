@@ -207,10 +207,15 @@ export class Profiler {
       }
     }
     const join = (key: string): string => (path === '' ? key : `${path}.${key}`);
-    if (path !== '' && objects > 0) {
+    // The document itself (path ''): its keys besides `_id` are judged as any object's, `_id` stays a field.
+    const atRoot = path === '';
+    const idGroup = atRoot ? byKey.get('_id') : undefined;
+    if (idGroup) byKey.delete('_id');
+    if (objects > 0) {
       const profile = this.mapProfile(path, group, byKey, overflow, overflowKeys, objects);
       if (profile) {
         out.push(profile);
+        if (idGroup) this.detect(idGroup, '_id', out);
         const members: PathNode[] = [...overflow];
         for (const g of byKey.values()) members.push(...g);
         this.detect(members, join(DYNAMIC_KEY), out);
@@ -218,6 +223,7 @@ export class Profiler {
         return;
       }
     }
+    if (idGroup) this.detect(idGroup, '_id', out);
     for (const [k, g] of byKey) this.detect(g, join(k), out);
     if (elements.length) this.detect(elements, join('$[]'), out);
   }
@@ -246,7 +252,10 @@ export class Profiler {
     const keyShapes: Partial<Record<KeyShape, number>> = {};
     for (const s of KEY_SHAPES) if (shapes[s]) keyShapes[s] = shapes[s];
     const medianKeys = medianOf(group, objects);
-    if (overflow.length === 0 && mapReason({ distinctKeys: distinct, medianKeys, keyShapes }, o) === null) return null;
+    const reason = overflow.length === 0 ? mapReason({ distinctKeys: distinct, medianKeys, keyShapes }, o) : 'many-keys';
+    // The document's own word-shaped keys spread thin are a polymorphic collection's fields (each kind of document
+    // holds its own few), a pattern MongoDB documents, not a map: at the top level only data-shaped keys or the cap fold.
+    if (reason === null || (reason === 'spread' && path === '')) return null;
     // Keys in more than half the objects: the values at a key's nodes (one per object holding it; infos shared by
     // nodes that spell one path, `{"a.b": 1}` beside `{a: {b: 1}}`, counted once). Capped keys count as not shared.
     let shared = 0;
@@ -289,14 +298,19 @@ export class Profiler {
     const largest: { path: string; bytes: number }[] = [];
     const root = this.root;
     let i = 0;
+    let hasId = false;
     for (const key in doc) {
       const v = doc[key];
       if (v === undefined) continue;
+      if (key === '_id') hasId = true;
       const node = this.child(root, key, i++);
-      const fieldBytes = node.keyBytes + this.value(v, node);
+      // a capped top-level key shares the `<key>` node (keyBytes 0): its own bytes are counted here
+      const fieldBytes = (node.keyBytes > 0 ? node.keyBytes : 2 + utf8Bytes(key)) + this.value(v, node);
       bytes += fieldBytes;
       if (largest.length < 3 || fieldBytes > (largest[2] as { bytes: number }).bytes) keepLargest(largest, node.info.path, fieldBytes);
     }
+    // The document's own keys besides _id, counted as an object's are: a collection whose documents are maps folds too.
+    countKeys(root, hasId ? i - 1 : i);
     return { bytes, createdAt: this.createdAt(doc), measuredOnServer: false, arrays, largestFields: largest };
   }
 
@@ -332,8 +346,8 @@ export class Profiler {
     const children = (parent.children ??= new Map<string, PathNode>());
     let node = children.get(key);
     if (node === undefined) {
-      // The document's own fields are never folded (src/collect/fold.ts), so they are never capped either.
-      if (children.size >= this.fold.maxKeysPerPath && key !== '$[]' && parent !== this.root) return this.overflowOf(parent, key);
+      // `_id` is never folded (src/collect/fold.ts), so it is never capped either.
+      if (children.size >= this.fold.maxKeysPerPath && key !== '$[]' && !(key === '_id' && parent === this.root)) return this.overflowOf(parent, key);
       node = this.node(parent.info.path, key);
       children.set(key, node);
     }
@@ -551,7 +565,7 @@ function medianOf(group: readonly PathNode[], objects: number, skip = 0): number
 
 /**
  * A document profile with its array paths folded; arrays that fold to one path are summed (kept at the first one's
- * place). Largest fields are top-level, which never fold, but go through the folder all the same.
+ * place). Largest fields are top-level, which fold only when the document itself is a map.
  */
 function foldDoc(d: DocProfile, folder: PathFolder): DocProfile {
   let arrays = d.arrays;

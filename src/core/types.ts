@@ -169,7 +169,10 @@ export const DYNAMIC_KEY = '<key>';
 export type KeyShape = 'objectId' | 'uuid' | 'integer' | 'date' | 'code' | 'word';
 
 export interface DynamicKeyProfile {
-  /** The map's own path (already folded if it sits under another map); its keys read `${path}.<key>`. */
+  /**
+   * The map's own path (already folded if it sits under another map); its keys read `${path}.<key>`. '' is the
+   * document itself: its keys besides `_id` are data and read `<key>`.
+   */
   path: string;
   /** Objects seen at the path in the sample. */
   objects: number;
