@@ -70,6 +70,19 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'indexes on single keys of the map (left out of the snapshot): counted, and the one {k, v} index replaces them',
+      snapshot: snapshotOf([orders([skuMap({ indexesOnKeys: 3 })])]),
+      findings: [
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('itemsBySku'),
+          evidence: { indexesOnKeys: 3 },
+          recommendation: { reasonIncludes: '3 indexes exist today, each on one of its keys: the one index on k and v replaces them and serves the keys not indexed yet.' },
+        },
+      ],
+    },
+    {
       name: 'a map of 300 keys per object: error, from errorKeysPerObject',
       snapshot: snapshotOf([orders([skuMap({ medianKeys: 300, distinctKeys: 9000, keyShapes: { objectId: 9000 } })])]),
       findings: [

@@ -49,6 +49,10 @@ export default defineRule({
     for (const m of c.sample.dynamicKeys) {
       const large = m.medianKeys >= options.errorKeysPerObject;
       const whole = m.path === '';
+      // indexes on single keys of the map (left out of the snapshot, their names hold keys): the pattern's own case
+      const perKey = m.indexesOnKeys
+        ? ` ${m.indexesOnKeys === 1 ? '1 index exists today on one of its keys' : `${formatNumber(m.indexesOnKeys)} indexes exist today, each on one of its keys`}: the one index on k and v replaces ${m.indexesOnKeys === 1 ? 'it' : 'them'} and serves the keys not indexed yet.`
+        : '';
       const inPlace = rewritableInPlace(c, m.path);
       const recommendation: Recommendation = whole
         ? {
@@ -56,13 +60,15 @@ export default defineRule({
             reason:
               'An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; ' +
               `a child collection of one document per key, holding the parent's _id, suits keys that keep coming${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}. ` +
-              'Change the code that writes the documents first, then rewrite them on a copy.',
+              'Change the code that writes the documents first, then rewrite them on a copy.' +
+              perKey,
           }
         : {
             action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
             reason:
               `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
               `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
+              perKey +
               (inPlace ? ' The commands rewrite the documents in place: change the code that writes the map first.' : ' The map sits in an array or under another map: rewrite it with the code that writes it.'),
             ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
           };
@@ -84,6 +90,7 @@ export default defineRule({
           medianKeys: m.medianKeys,
           ...(m.emptyObjects ? { emptyObjects: m.emptyObjects, medianKeysNonEmpty: m.medianKeysNonEmpty ?? 0 } : {}),
           sharedKeyShare: m.sharedKeyShare,
+          ...(m.indexesOnKeys ? { indexesOnKeys: m.indexesOnKeys } : {}),
           keyShapes: describeShapes(m.keyShapes),
           valueTypes: describeValueTypes(m.valueTypes),
           sampleSize: c.sample.size,

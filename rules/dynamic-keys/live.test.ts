@@ -44,6 +44,10 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
       };
     });
     await db.collection('orders').insertMany(docs);
+    // one index per key, the pattern's own case: their keys and default names hold SKUs
+    await db.collection('orders').createIndex({ [`itemsBySku.${SKU(0)}`]: 1 });
+    await db.collection('orders').createIndex({ [`itemsBySku.${SKU(1)}`]: 1 });
+    await db.collection('orders').createIndex({ status: 1 });
     // documents that are maps themselves: 3 days of 2031 per document as top-level keys, beside _id
     await db.collection('daily').insertMany(Array.from({ length: 40 }, (_, i) => ({ ...Object.fromEntries(Array.from({ length: 3 }, (_, j): [string, unknown] => [DAY(i * 2 + j), { visits: i + j, pages: [j] }])) })));
   });
@@ -70,6 +74,13 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
     expect(items?.severity).toBe('warn');
     expect(items?.evidence).toMatchObject({ objects: 60, distinctKeys: skus.size, medianKeys: 2, keyShapes: `${formatNumber(skus.size)} codes (digits with letters or separators)` });
     expect(items?.recommendation?.commands?.[1]).toBe('db.orders.createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })');
+    // the two indexes on one SKU each: counted on the map, never named, never judged (folded alike they would read as duplicates)
+    expect(items?.evidence).toMatchObject({ indexesOnKeys: 2 });
+    expect(items?.recommendation?.reason).toContain('2 indexes exist today, each on one of its keys');
+    expect(check.findings.filter((f) => f.ruleId === 'index-usage' && f.target.collection === 'orders' && /itemsBySku/.test(f.message))).toEqual([]);
+    expect(check.notes.map((n) => n.message)).toContainEqual(expect.stringContaining('index-usage: 2 indexes are on keys of a map (`itemsBySku`)'));
+    const snap = JSON.parse(snapshotText) as Snapshot;
+    expect(snap.databases[0]?.collections.find((c) => c.name === 'orders')?.indexes.map((i) => i.name).sort()).toEqual(['_id_', 'status_1']);
   });
 
   it('reports the mixed-type fields: customerId as an error, price as a warning', () => {

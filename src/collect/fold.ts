@@ -1,4 +1,4 @@
-import { DYNAMIC_KEY, type DynamicKeyProfile, type KeyShape } from '../core/types';
+import { type ArrayProfile, type DocProfile, DYNAMIC_KEY, type DynamicKeyProfile, type KeyShape } from '../core/types';
 
 /**
  * Objects used as maps (keys that are data: `{"SKU-00042": 2, …}`, customer ids as field names) and the one placeholder
@@ -166,4 +166,50 @@ export class PathFolder {
 /** `fold` of one path, for a single use; build a PathFolder to fold many. */
 export function foldPath(path: string, dynamicKeys: Iterable<string | Pick<DynamicKeyProfile, 'path'>>): string {
   return new PathFolder(dynamicKeys).fold(path);
+}
+
+/**
+ * A document profile with its array paths folded; arrays that fold to one path are summed (kept at the first one's
+ * place). Largest fields are top-level, which fold only when the document itself is a map.
+ */
+export function foldDocProfile(d: DocProfile, folder: PathFolder): DocProfile {
+  let arrays = d.arrays;
+  if (arrays.some((a) => folder.fold(a.path) !== a.path)) {
+    const byPath = new Map<string, ArrayProfile>();
+    for (const a of d.arrays) {
+      const path = folder.fold(a.path);
+      const prev = byPath.get(path);
+      if (prev === undefined) byPath.set(path, { ...a, path });
+      else {
+        prev.occurrences += a.occurrences;
+        prev.maxLength = Math.max(prev.maxLength, a.maxLength);
+        prev.totalLength += a.totalLength;
+        prev.bytes += a.bytes;
+        prev.elementBytes += a.elementBytes;
+        prev.kinds |= a.kinds;
+      }
+    }
+    arrays = [...byPath.values()];
+  }
+  const largestFields = d.largestFields.some((f) => folder.fold(f.path) !== f.path) ? d.largestFields.map((f) => ({ ...f, path: folder.fold(f.path) })) : d.largestFields;
+  return arrays === d.arrays && largestFields === d.largestFields ? d : { ...d, arrays, largestFields };
+}
+
+/**
+ * The map an index's key reaches into, or null: an index on `itemsBySku.SKU-1` names a key of the map `itemsBySku`
+ * (its name, by default built from the key, holds it too). A wildcard's `$**` is not a key: `itemsBySku.$**` is an
+ * index on the whole map, kept like any other. Returns the map's path ('' for documents that are maps themselves).
+ */
+export function mapOfIndexKey(key: Readonly<Record<string, unknown>>, folder: PathFolder): string | null {
+  if (folder.empty) return null;
+  for (const raw of Object.keys(key)) {
+    const path = raw === '$**' ? '' : raw.endsWith('.$**') ? raw.slice(0, -4) : raw;
+    if (path === '') continue;
+    const folded = folder.fold(path);
+    if (folded === path) continue;
+    const segments = folded.split('.');
+    const at = segments.findIndex((s, i) => s === DYNAMIC_KEY && path.split('.')[i] !== DYNAMIC_KEY);
+    return segments.slice(0, Math.max(0, at)).join('.');
+  }
+  return null;
 }

@@ -8,6 +8,7 @@ import type { AnyCollector, ListedCollection } from '../core/collector';
 import {
   type CollectionSnapshot,
   type DatabaseSnapshot,
+  type DynamicKeyProfile,
   type IndexSnapshot,
   type Note,
   type OutlierSearch,
@@ -26,7 +27,7 @@ import { findOutliers, readSample, seedOf } from './sample';
 import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
-import type { FoldOptions } from './fold';
+import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './fold';
 
 export type { ListedCollection } from '../core/collector';
 
@@ -476,21 +477,26 @@ async function collectCollection(
     const profiler = new Profiler(timeField, opts.maps);
     const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
     const docs = folded.docs;
+    // Documents measured on the server (and the outliers below) name their top-level fields: a document that is a map
+    // itself has data for field names, folded here as the profiler folded the sample's.
+    const folder = new PathFolder(folded.dynamicKeys);
     raw.large.forEach((p, i) => {
       const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
     });
-    docs.push(...raw.large);
+    docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
+    const dynamicKeys = withoutMapIndexes(snap, folded.dynamicKeys, folder, notes, target);
     if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${formatBytes(largeDocBytes)} ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
     ids = sampledIds;
-    const outliers = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });
+    const searched = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });
+    const outliers = folder.empty ? searched : { ...searched, docs: searched.docs.map((d) => foldDocProfile(d, folder)) };
     if (outliers.status === 'skipped' || outliers.status === 'failed') notes.push({ level: 'skipped', target, message: `the largest documents and longest arrays were not searched for beyond the sample: ${outliers.reason ?? ''}; the largest sampled ones are lower bounds` });
     snap.sample = {
       method: raw.method,
       random: raw.random,
       complete: raw.complete,
-      dynamicKeys: folded.dynamicKeys,
+      dynamicKeys,
       outliers,
       requested: raw.complete ? docs.length : requested,
       size: docs.length,
@@ -535,6 +541,28 @@ async function searchOutliers(
   } catch (err) {
     return { status: 'failed', reason: `the pass failed: ${describeServerError(err)}`, docs: [] };
   }
+}
+
+/**
+ * Indexes on a key of a map (`{"itemsBySku.SKU-1": 1}`, named `itemsBySku.SKU-1_1` by default) hold user data in their
+ * key and name: they leave the snapshot, each map counts them (`indexesOnKeys`, the attribute pattern's case: one index
+ * per key), and one note says index-usage could not judge them. Folding their keys instead would make the indexes on
+ * two keys look alike, and index-usage would call one a duplicate of the other.
+ */
+function withoutMapIndexes(snap: CollectionSnapshot, maps: DynamicKeyProfile[], folder: PathFolder, notes: Note[], target: Note['target']): DynamicKeyProfile[] {
+  if (folder.empty || snap.indexes.length === 0) return maps;
+  const count = new Map<string, number>();
+  const kept = snap.indexes.filter((ix) => {
+    const map = mapOfIndexKey(ix.key, folder);
+    if (map !== null) count.set(map, (count.get(map) ?? 0) + 1);
+    return map === null;
+  });
+  if (count.size === 0) return maps;
+  snap.indexes = kept;
+  const n = [...count.values()].reduce((a, b) => a + b, 0);
+  const where = [...count.keys()].map((m) => (m === '' ? "the documents' own keys" : `\`${m}\``)).join(', ');
+  notes.push({ level: 'skipped', target, message: `index-usage: ${n === 1 ? '1 index is' : `${n} indexes are`} on keys of a map (${where}): their key paths and names hold the map's keys (user data), so they are left out of the snapshot and their use and size are not judged` });
+  return maps.map((m) => (count.has(m.path) ? { ...m, indexesOnKeys: count.get(m.path) } : m));
 }
 
 function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {

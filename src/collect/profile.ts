@@ -1,6 +1,6 @@
 import { DYNAMIC_KEY, ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile, type KeyShape } from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
-import { FOLD_DEFAULTS, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
+import { FOLD_DEFAULTS, foldDocProfile, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
 import {
   binaryLength,
   isDate,
@@ -175,7 +175,7 @@ export class Profiler {
       for (const code of m.seen) types[TYPE_NAMES[code] as string] = m.counts[code] as number;
       fields.set(path, withStrings({ present: m.present, types }, m));
     }
-    return { fields, dynamicKeys, docs: docs.map((d) => foldDoc(d, folder)) };
+    return { fields, dynamicKeys, docs: docs.map((d) => foldDocProfile(d, folder)) };
   }
 
   /**
@@ -561,33 +561,6 @@ function medianOf(group: readonly PathNode[], objects: number, skip = 0): number
   for (const n of group) if (n.wideKeyCounts) wide.push(...n.wideKeyCounts);
   wide.sort((a, b) => a - b);
   return wide[rank - seen] ?? wide[wide.length - 1] ?? 0;
-}
-
-/**
- * A document profile with its array paths folded; arrays that fold to one path are summed (kept at the first one's
- * place). Largest fields are top-level, which fold only when the document itself is a map.
- */
-function foldDoc(d: DocProfile, folder: PathFolder): DocProfile {
-  let arrays = d.arrays;
-  if (arrays.some((a) => folder.fold(a.path) !== a.path)) {
-    const byPath = new Map<string, ArrayProfile>();
-    for (const a of d.arrays) {
-      const path = folder.fold(a.path);
-      const prev = byPath.get(path);
-      if (prev === undefined) byPath.set(path, { ...a, path });
-      else {
-        prev.occurrences += a.occurrences;
-        prev.maxLength = Math.max(prev.maxLength, a.maxLength);
-        prev.totalLength += a.totalLength;
-        prev.bytes += a.bytes;
-        prev.elementBytes += a.elementBytes;
-        prev.kinds |= a.kinds;
-      }
-    }
-    arrays = [...byPath.values()];
-  }
-  const largestFields = d.largestFields.some((f) => folder.fold(f.path) !== f.path) ? d.largestFields.map((f) => ({ ...f, path: folder.fold(f.path) })) : d.largestFields;
-  return arrays === d.arrays && largestFields === d.largestFields ? d : { ...d, arrays, largestFields };
 }
 
 /**

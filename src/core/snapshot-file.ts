@@ -130,6 +130,7 @@ const sample = {
           medianKeys: num,
           emptyObjects: num,
           medianKeysNonEmpty: num,
+          indexesOnKeys: nonNegInt,
           sharedKeyShare: num,
           keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
           valueTypes: { type: 'object', additionalProperties: num },

@@ -191,6 +191,8 @@ export interface DynamicKeyProfile {
   keyShapes: Partial<Record<KeyShape, number>>;
   /** Values under the keys, per BSON type. */
   valueTypes: Record<string, number>;
+  /** Indexes on one key of the map each (`{"itemsBySku.SKU-1": 1}`): left out of the snapshot, counted here. */
+  indexesOnKeys?: number;
 }
 
 export interface OutlierSearch {
