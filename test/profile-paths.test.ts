@@ -30,7 +30,7 @@ describe('string shapes in the census: blank and a number\'s text, counted, neve
     const p = new Profiler(null);
     for (const depth of ['', '  ', '12.5', '-3', '1e6', ' 7 ', 'deep', 'n/a', 40, null]) p.profile({ depth });
     p.profile({ name: 'x'.repeat(40) });
-    expect(p.fields.get('depth')).toEqual({ present: 10, types: { string: 8, int: 1, null: 1 }, strings: { blank: 2, numeric: 4 } });
+    expect(p.fields.get('depth')).toEqual({ present: 10, types: { string: 8, int: 1, null: 1 }, strings: { blank: 2, numeric: 4, integer: 1 } });
     // no blank or numeric string: no strings entry at all
     expect(p.fields.get('name')).toEqual({ present: 1, types: { string: 1 } });
   });
@@ -39,7 +39,7 @@ describe('string shapes in the census: blank and a number\'s text, counted, neve
     const p = new Profiler(null);
     const docs = Array.from({ length: 12 }, (_, i) => p.profile({ bySku: { [`SKU-${i}`]: i % 2 ? '' : String(i), [`SKU-${i + 100}`]: 'x' } }));
     const { fields } = p.finish(docs);
-    expect(fields.get('bySku.<key>')?.strings).toEqual({ blank: 6, numeric: 6 });
+    expect(fields.get('bySku.<key>')?.strings).toEqual({ blank: 6, numeric: 6, integer: 6 });
     expect(JSON.stringify([...fields.keys()])).not.toContain('SKU-');
   });
 });

@@ -38,6 +38,8 @@ export interface StringShapes {
   total: number;
   blank: number;
   numeric: number;
+  /** Of the numeric strings, an integer's text; undefined where the snapshot predates the count. */
+  integer: number | undefined;
 }
 
 export function stringShapes(f: Readonly<FieldProfile>): StringShapes | undefined {
@@ -46,7 +48,7 @@ export function stringShapes(f: Readonly<FieldProfile>): StringShapes | undefine
   const blank = f.strings?.blank ?? 0;
   const numeric = f.strings?.numeric ?? 0;
   const shape = blank === total ? 'blank' : blank + numeric === total ? 'numeric' : 'text';
-  return { shape, total, blank, numeric };
+  return { shape, total, blank, numeric, integer: f.strings?.integer };
 }
 
 export function typeMix(f: Readonly<FieldProfile>): TypeMix {

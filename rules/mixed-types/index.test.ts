@@ -84,6 +84,27 @@ ruleTester(rule, {
       ],
     },
     {
+      name: "numbers' text holding fractions ('12.5') beside ints: converted to double, which $convert reads them as (to int it would refuse them)",
+      snapshot: snapshotOf([orders({ pop: { present: 100, types: { string: 70, int: 30 }, strings: { blank: 0, numeric: 70, integer: 60 } } })]),
+      findings: [
+        {
+          messageId: 'mixed',
+          severity: 'warn',
+          target: at('pop'),
+          recommendation: {
+            action: 'store one type: convert the string values to number',
+            reasonIncludes: '`$convert` to double keeps a value it cannot convert; double, not int: some strings hold a fraction, which int cannot',
+            commands: ['db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values', /\$convert: \{ input: "\$pop", to: "double"/],
+          },
+        },
+      ],
+    },
+    {
+      name: "numbers' text, every one an integer's: the ints' own width",
+      snapshot: snapshotOf([orders({ pop: { present: 100, types: { string: 70, int: 30 }, strings: { blank: 0, numeric: 70, integer: 70 } } })]),
+      findings: [{ messageId: 'mixed', severity: 'warn', target: at('pop'), recommendation: { commands: ['db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values', /to: "int"/] } }],
+    },
+    {
       name: 'strings that are text beside numbers: the majority type stays the target, as before',
       snapshot: snapshotOf([orders({ code: { present: 100, types: { string: 70, int: 30 }, strings: { blank: 0, numeric: 10 } } })]),
       findings: [{ messageId: 'mixed', severity: 'warn', target: at('code'), data: { path: 'code', families: 2, values: '100', mix: 'string 70%, number (int) 30%' }, recommendation: { action: 'store one type: convert the number values to string' } }],

@@ -49,8 +49,13 @@ function recommendNoBlanks(collection: string, path: string, other: Family, inPl
   };
 }
 
-function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean, blanks = 0): Recommendation {
-  const to = convertTarget(major);
+/**
+ * `fractionText`: some of the strings converted are a fraction's text ("12.5"), which `$convert` to int or long
+ * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
+ */
+function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean, blanks = 0, fractionText = false): Recommendation {
+  const common = convertTarget(major);
+  const to = fractionText && (common === 'int' || common === 'long') ? 'double' : common;
   const coll = shellCollection(collection);
   const p = shellString(path);
   const commands = inPlace
@@ -69,7 +74,7 @@ function recommend(collection: string, path: string, major: Family, minors: Fami
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
-      `Fix the code that writes the other types first, then convert the documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot convert)` : ''}; a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      `Fix the code that writes the other types first, then convert the documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot convert${to !== common ? `; ${to}, not ${common ?? ''}: some strings hold a fraction, which ${common ?? ''} cannot` : ''})` : ''}; a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
       (inPlace ? '' : ' The field sits in an array or under a map key: convert it in the code that rewrites those documents.'),
     ...(commands.length ? { commands } : {}),
   };
@@ -130,7 +135,7 @@ export default defineRule({
         if (strings.shape === 'blank') {
           report({ messageId: 'blankStrings', severity, target, data: { path, other: other.family, values, mix: describeMix(mix) }, evidence: { ...evidence, blankStrings: strings.blank }, recommendation: recommendNoBlanks(c.name, path, other, inPlace) });
         } else {
-          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], inPlace, strings.blank) });
+          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], inPlace, strings.blank, strings.integer !== undefined && strings.integer < strings.numeric) });
         }
         continue;
       }

@@ -14,10 +14,12 @@ const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as { readonly [K 
 
 /** A string that is blank or a number's text (decimal, optional sign, fraction and exponent), spaces around allowed. */
 const BLANK_OR_NUMBER = /^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*$/;
+/** An integer's text as `$convert` reads one to int or long: digits with a sign, nothing around them. */
+const INTEGER_TEXT = /^[-+]?\d+$/;
 
 /** The census entry with its string shapes, when any string was blank or a number's text (absent otherwise). */
-function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings: number }): FieldProfile {
-  return s.blankStrings > 0 || s.numericStrings > 0 ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings } } : f;
+function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings: number; integerStrings: number }): FieldProfile {
+  return s.blankStrings > 0 || s.numericStrings > 0 ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings, integer: s.integerStrings } } : f;
 }
 
 /** What the profiler knows about one dotted path, shared by every tree node that spells it. */
@@ -31,6 +33,8 @@ interface PathInfo {
   /** Strings that are blank ('' or whitespace) and strings that read as a number ("12.5"): shapes, never values. */
   blankStrings: number;
   numericStrings: number;
+  /** Of the numeric strings, those that are an integer's text (`$convert` to int or long reads them). */
+  integerStrings: number;
   /** The ArrayProfile of this path in document number `arraySerial`. */
   arraySerial: number;
   array: ArrayProfile | null;
@@ -156,14 +160,15 @@ export class Profiler {
     if (dynamicKeys.length === 0) return { fields: this.fields, dynamicKeys, docs };
     const folder = new PathFolder(dynamicKeys);
     // The census: entries that fold to one path are summed, in the order the first of them was seen.
-    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[]; blankStrings: number; numericStrings: number }>();
+    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[]; blankStrings: number; numericStrings: number; integerStrings: number }>();
     for (const info of this.census) {
       const path = folder.fold(info.path);
       let m = merged.get(path);
-      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0 }));
+      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, integerStrings: 0 }));
       m.present += info.present;
       m.blankStrings += info.blankStrings;
       m.numericStrings += info.numericStrings;
+      m.integerStrings += info.integerStrings;
       for (const code of info.seen) {
         if (m.counts[code] === 0) m.seen.push(code);
         m.counts[code] = (m.counts[code] as number) + (info.counts[code] as number);
@@ -327,7 +332,7 @@ export class Profiler {
     let info = this.infos.get(path);
     if (info === undefined) {
       // Keys holding dots (`{"a.b": 1}`) spell the same path as nesting does: they share one census entry.
-      info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, arraySerial: 0, array: null };
+      info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, integerStrings: 0, arraySerial: 0, array: null };
       this.infos.set(path, info);
     }
     return { key, info, keyBytes: 2 + utf8Bytes(key), children: null, order: [], elements: null, keyCounts: null, wideKeyCounts: null, overflow: null, overflowKeys: null };
@@ -382,7 +387,10 @@ export class Profiler {
         // Only short strings can be blank or a number's text: one length check spares the regex on the rest.
         if (v.length <= 32 && BLANK_OR_NUMBER.test(v)) {
           if (v.trim() === '') node.info.blankStrings++;
-          else node.info.numericStrings++;
+          else {
+            node.info.numericStrings++;
+            if (INTEGER_TEXT.test(v)) node.info.integerStrings++;
+          }
         }
         return 5 + utf8Bytes(v);
       case 'number':

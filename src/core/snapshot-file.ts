@@ -114,7 +114,7 @@ const sample = {
       additionalProperties: {
         type: 'object',
         required: ['present', 'types'],
-        properties: { present: num, types: { type: 'object', additionalProperties: num }, strings: { type: 'object', required: ['blank', 'numeric'], properties: { blank: num, numeric: num } } },
+        properties: { present: num, types: { type: 'object', additionalProperties: num }, strings: { type: 'object', required: ['blank', 'numeric'], properties: { blank: num, numeric: num, integer: num } } },
       },
     },
     timeSource: { type: ['string', 'null'] },

@@ -129,9 +129,10 @@ export interface FieldProfile {
   types: Record<string, number>;
   /**
    * Of the string values: how many are blank ('' or whitespace only) and how many are a number's text ("12.5",
-   * "-3", "1e6"). Shapes, never values; absent when there are none of either.
+   * "-3", "1e6"), and of those how many are an integer's text ("-3"; absent in snapshots older than the count).
+   * Shapes, never values; absent when there are none of either.
    */
-  strings?: { blank: number; numeric: number };
+  strings?: { blank: number; numeric: number; integer?: number };
 }
 
 /**
