@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { check, collect, dataOf, defineCollector, defineRule } from '../src/index';
 import { analyze } from '../src/core/runner';
+import { judge } from '../src/core/baseline';
 import { rules } from '../rules';
 import { useLiveDb } from './support/live-db';
 
@@ -84,6 +85,42 @@ describe('check() with a caller-defined rule and its own collector (live)', () =
     expect(full.collectors).toContainEqual({ id: 'acme-soft-deleted', version: 1, scope: 'collection', couldNot: [] });
     const users = full.databases[0]?.collections.find((c) => c.name === 'users');
     expect(dataOf(softDeleted, users)).toEqual({ deleted: 8 });
+  });
+});
+
+/** A deployment-wide collector whose read is refused: its error note has no target, and the lint gate still fails closed. */
+const refused = defineCollector<{ n: number }, 'deployment'>({
+  id: 'acme-refused',
+  version: 1,
+  scope: 'deployment',
+  description: 'a command the server refuses (1 command per run)',
+  schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+  async collect(ctx) {
+    const r = await ctx.adapter.command('admin', { acmeNoSuchCommand: 1, maxTimeMS: ctx.maxTimeMS });
+    return { n: Number(r.n) };
+  },
+});
+const needsRefused = defineRule({
+  id: 'acme-needs-refused',
+  needs: [refused],
+  meta: { description: 'needs acme-refused', docsUrl: 'https://example.com/acme/refused', severity: 'info', messages: { never: 'never' }, options: { type: 'object', properties: {}, additionalProperties: false }, requires: { capabilities: [] } },
+  scope: 'snapshot',
+  analyze() {},
+});
+
+describe('a deployment-wide collector that fails (live)', () => {
+  const live = useLiveDb(`${DB}_refused`, async (db) => {
+    await db.collection('plans').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+  });
+
+  it('leaves an error note naming its collector (no target), and the lint gate exits 2 on it', async () => {
+    const result = await check(live.adapter, { db: `${DB}_refused`, confirm: false, extraRules: [needsRefused], settings: { only: ['acme-needs-refused'] } });
+    const note = result.notes.find((n) => n.collector === 'acme-refused' && n.level === 'error');
+    expect(note?.message).toMatch(/^acme-refused could not read its data: /);
+    expect(note?.target).toBeUndefined();
+    const lint = judge(result, { failOn: 'error', maxWarnings: null, baseline: null });
+    expect(lint.exitCode).toBe(2);
+    expect(lint.unread).toEqual(['the deployment-wide data of acme-refused']);
   });
 });
 

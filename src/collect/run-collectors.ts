@@ -31,7 +31,7 @@ export class CollectorRunner {
   private noteFor(c: AnyCollector, into: Note[], where: Target | undefined) {
     return (message: string, opts: { level?: Note['level']; target?: Target } = {}): void => {
       const target = opts.target ?? where;
-      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message });
+      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message, collector: c.id });
       const list = this.couldNot.get(c.id);
       if (list && list.size < MAX_COULD_NOT) list.add(message);
     };

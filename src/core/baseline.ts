@@ -142,8 +142,9 @@ export function counts(f: Finding, baseline: BaselineComparison | null): boolean
 export function unreadTargets(result: CheckResult): { where: string; why: string }[] {
   const seen = new Map<string, string>();
   for (const n of result.notes) {
-    if (n.level !== 'error' || !n.target) continue;
-    const where = n.target.collection ? `${n.target.db}.${n.target.collection}` : n.target.db;
+    // an error with neither target nor collector is confirmation's (lint does not confirm unless asked): not a read
+    if (n.level !== 'error' || (!n.target && !n.collector)) continue;
+    const where = n.target ? (n.target.collection ? `${n.target.db}.${n.target.collection}` : n.target.db) : `the deployment-wide data of ${n.collector ?? ''}`;
     if (!seen.has(where)) seen.set(where, n.message);
   }
   return [...seen].map(([where, why]) => ({ where, why }));
@@ -166,7 +167,8 @@ export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings
   if (unread.length > 0 && !opts.allowPartial) {
     exitCode = 2;
     const first = unread[0] as { where: string; why: string };
-    verdict = `could not check: ${unread.length === 1 ? '1 collection was' : `${unread.length} collections were`} not read (${first.where}: ${first.why}${unread.length > 1 ? `; and ${unread.slice(1, 4).map((u) => u.where).join(', ')}${unread.length > 4 ? ', …' : ''}` : ''}), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
+    const what = unread.every((u) => !u.where.startsWith('the deployment-wide')) ? ['collection', 'collections'] : ['part', 'parts'];
+    verdict = `could not check: ${unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`} not read (${first.where}: ${first.why}${unread.length > 1 ? `; and ${unread.slice(1, 4).map((u) => u.where).join(', ')}${unread.length > 4 ? ', …' : ''}` : ''}), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
   } else if (failing > 0) {
     exitCode = 1;
     verdict = `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or above ${opts.failOn}${accepted}${partial}`;

@@ -34,7 +34,7 @@ const target = {
 const note = {
   type: 'object',
   required: ['level', 'message'],
-  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, ruleId: str },
+  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, ruleId: str, collector: str },
 } as const;
 
 const index = {

@@ -245,6 +245,11 @@ export interface Note {
   message: string;
   /** The rule the note is about, when one is (reporters group by it; the message also starts with it). */
   ruleId?: string;
+  /**
+   * The collector that wrote it, for notes written while collecting: an `error` from a deployment-wide collector has
+   * no target, and lint still fails closed on it.
+   */
+  collector?: string;
 }
 
 export interface Target {
