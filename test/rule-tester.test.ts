@@ -192,6 +192,17 @@ it('a valid case fails on any finding, info included', () => {
   expect(problems.join('\n')).toContain('a valid case must produce no finding at all; the rule reported 1');
 });
 
+it('a valid case without notes fails when the rule gave up (a skipped or error note), and passes when the case lists it', () => {
+  const gaveUp = defineRule({
+    id: 'fake',
+    scope: 'snapshot',
+    meta: { description: 'gives up', docsUrl: 'https://www.mongodb.com/docs/manual/', severity: 'warn', messages, options: { type: 'object', properties: {}, additionalProperties: false }, requires: { capabilities: [] } },
+    analyze: ({ note }) => note('fake: could not check: the statistics were not read', undefined, 'skipped'),
+  });
+  expect(checkCase(gaveUp, { name: 'silent', snapshot: snap }).join('\n')).toContain('a valid case without `notes` must leave no skipped or error note (the rule may have given up); it left 1');
+  expect(checkCase(gaveUp, { name: 'listed', snapshot: snap, notes: [{ includes: 'could not check' }] })).toEqual([]);
+});
+
 it('an invalid case fails on a rule that throws, even when it expected the internal error', () => {
   const throws = fake(() => {
     throw new Error('boom');

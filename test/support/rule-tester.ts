@@ -375,6 +375,11 @@ export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding
   if (c.notes) {
     const notes = compareNotes(c.notes, out.notes);
     if (notes) problems.push(notes);
+  } else if (!c.findings) {
+    // A valid case passes because the rule judged and found nothing, not because it gave up: a rule that could not
+    // check leaves a skipped or error note, which the case must then list under `notes`.
+    const gaveUp = out.notes.filter((n) => n.level !== 'info');
+    if (gaveUp.length) problems.push(`a valid case without \`notes\` must leave no skipped or error note (the rule may have given up); it left ${gaveUp.length}:\n${gaveUp.map((n) => `  - ${n.level}: ${JSON.stringify(n.message)}`).join('\n')}`);
   }
   if (!c.findings) {
     if (reported.length) problems.push(`a valid case must produce no finding at all; the rule reported ${reported.length}:\n${reported.map((f) => `  - ${describeFinding(f)}`).join('\n')}`);
