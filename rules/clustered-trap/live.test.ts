@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
 import { collectSnapshot } from '../../src/collect';
 import { dataOf } from '../../src/core/collector';
-import { clusteredExplain, DELETE_STAGES, type ExplainedRun, planStages } from './collect';
+import { clusteredExplain, DELETE_STAGES, type ExplainedRun } from './collect';
+import { winningPlanFacts } from '../../test/support/explain';
 import { recordingAdapter, type SentCommand } from '../../test/support/recording';
 import { confirmFindings } from '../../src/confirm';
 import type { Finding, Snapshot } from '../../src/core/types';
@@ -95,7 +96,7 @@ describe('clustered-trap (live)', () => {
 
     // What the server answers for the same delete, read here with the test's own client.
     const raw = await client.db(DB).command({ explain: { delete: 'events', deletes: [{ q: { _id: { $in: [ids[0], ids[1]] } }, limit: 0 }] }, verbosity: 'queryPlanner' });
-    const rawStages = planStages(raw) ?? [];
+    const rawStages = winningPlanFacts(raw).stages;
     if (rawStages.some((st) => DELETE_STAGES.includes(st))) {
       // MongoDB's documented shape: the delete stage is the root (BATCHED_DELETE for multi-document deletes from 6.1).
       expect(['DELETE', 'BATCHED_DELETE']).toContain(e?.deleteMany?.stages[0]);

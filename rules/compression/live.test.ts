@@ -8,17 +8,21 @@ import { dataOf } from '../../src/core/collector';
 import type { Finding, Snapshot } from '../../src/core/types';
 import { runRule, runRuleWithNotes } from '../../test/support/rule-tester';
 import { compressibility } from './collect';
-import { compressorOf } from './confirm';
 import rule from './index';
 import { useLiveDb } from '../../test/support/live-db';
 
 const DB = 'mongo_advisor_test_compression';
 
-/** What the server proves it reports: the WiredTiger creationString of a collection's $collStats, read with the test's own client. */
+/**
+ * What the server proves it reports: the block_compressor of the WiredTiger creationString in a collection's
+ * $collStats, read with the test's own client and parsed here (not by the product's compressorOf, which is under test).
+ */
 async function creationStringOf(db: Db, name: string): Promise<{ compressor: string | null; error: string | null }> {
   try {
     const [row] = await db.collection(name).aggregate([{ $collStats: { storageStats: {} } }]).toArray();
-    return { compressor: compressorOf((row?.storageStats as Doc | undefined) ?? null), error: null };
+    const creation = ((row?.storageStats as Doc | undefined)?.wiredTiger as Doc | undefined)?.creationString;
+    const m = typeof creation === 'string' ? /(?:^|,)block_compressor=([a-z]*)/.exec(creation) : null;
+    return { compressor: m ? m[1] || 'none' : null, error: null };
   } catch (err) {
     return { compressor: null, error: (err as Error).message };
   }
