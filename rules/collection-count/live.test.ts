@@ -92,7 +92,11 @@ describe('collection-count (live)', () => {
     if (beforeReads < 10_000) {
       expect(outside).toEqual([]);
       for (const d of inv.databases.filter((x) => x.name !== DB)) expect(d.collectionNames?.sets).toBeUndefined();
-    } else console.log(`[collection-count live] ${kind}: ${t.collections} collections on the server (up to ${beforeReads} tables before reading): ${outside.length} index lists read outside the checked database`);
+    } else {
+      // other test files' collections push the bound past the line: lists outside may be read, one per collection at most
+      console.log(`[collection-count live] ${kind}: ${t.collections} collections on the server (up to ${beforeReads} tables before reading): ${outside.length} index lists read outside the checked database`);
+      expect(outside.length).toBeLessThanOrEqual(t.collections - (TENANTS + 1));
+    }
   });
 
   it('finds the per-tenant group with its shared index set', () => {

@@ -210,6 +210,7 @@ describe('index-usage (live)', () => {
       expect(k?.summary).toContain('names no index or stage');
     }
     expect(run.cleanedUp).toBe(true);
-    if (run.where) await expectScratchDropped(live.client, run.where);
+    expect(run.where).toBeTruthy();
+    await expectScratchDropped(live.client, run.where);
   });
 });

@@ -105,7 +105,9 @@ describe('validator (live)', () => {
     expect(k?.status).toBe('refuted');
     expect(k?.summary).toMatch(/30 of the 60 copied documents fail the validator: set to "error" it would reject them/);
     expect(JSON.stringify(k)).not.toContain(SECRET);
-    if (run.where) await expectScratchDropped(client, run.where);
+    // copies were measured, so a scratch database was made: it must be gone
+    expect(run.where).toBeTruthy();
+    await expectScratchDropped(client, run.where);
   });
 
   it('confirms the proposal on scratch, or says why it could not (server without validators)', async () => {
@@ -174,7 +176,8 @@ describe('validator (live)', () => {
     }
     expect(run.findings.map((f) => f.target.collection).sort()).toEqual(['ids_oid', 'ids_str']);
     expect(run.cleanedUp).not.toBe(false);
-    if (run.where) await expectScratchDropped(client, run.where);
+    expect(run.where).toBeTruthy();
+    await expectScratchDropped(client, run.where);
   });
 
   // MongoDB documents that mongod adds an ObjectId _id to an inserted document that lacks one, before inserting it
@@ -197,7 +200,8 @@ describe('validator (live)', () => {
     const k = run.findings[0]?.confirmation;
     expect(['supported', 'refuted', 'inconclusive'], k?.summary).toContain(k?.status);
     expect(k?.summary).not.toMatch(/refused|None of the/);
-    if (run.where) await expectScratchDropped(client, run.where);
+    expect(run.where).toBeTruthy();
+    await expectScratchDropped(client, run.where);
   });
 
   // MongoDB documents minimum/maximum/multipleOf for numbers, Decimal128 included (bsonType "number" covers it);
