@@ -48,12 +48,13 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
 
 const LIMIT = '{{bytes}} ({{share}}% of the 16 MiB limit)';
 const FIELDS = 'Largest fields: {{fields}}.';
-const OVER_LINE = 'over {{line}} MB, the size {{tool}} flags';
+const OVER_LINE = 'over {{line}}, {{whose}}';
 const OVER_ERROR = 'over {{errorPercent}}% of the limit';
 const SAMPLED = 'Sampled documents reach';
 const ON_SERVER = 'measured on the server with $bsonSize';
 const ALL = 'Documents reach';
-const ALL_READ = '{{over}} of all {{sample}} documents (every one was read) are';
+// Counts after the line, so "1 of 31" needs no verb to agree with it.
+const ALL_READ_COUNT = '{{over}} of all {{sample}} (every one was read)';
 const BEYOND = 'A document found by a server-side pass over the whole collection reaches';
 
 export default defineRule({
@@ -72,16 +73,16 @@ export default defineRule({
     },
     severity: 'warn',
     messages: {
-      largeDocument: `${SAMPLED} ${LIMIT}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}. ${FIELDS}`,
-      largeDocumentMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}. ${FIELDS}`,
-      nearLimit: `${SAMPLED} ${LIMIT}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}. ${FIELDS}`,
-      nearLimitMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}. ${FIELDS}`,
-      largeDocumentAllRead: `${ALL} ${LIMIT}; ${ALL_READ} ${OVER_LINE}. ${FIELDS}`,
-      largeDocumentAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; ${ALL_READ} ${OVER_LINE}. ${FIELDS}`,
-      nearLimitAllRead: `${ALL} ${LIMIT}; ${ALL_READ} ${OVER_ERROR}. ${FIELDS}`,
-      nearLimitAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; ${ALL_READ} ${OVER_ERROR}. ${FIELDS}`,
-      largeDocumentBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_LINE}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
-      nearLimitBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; {{over}} of {{sample}} sampled documents are ${OVER_ERROR}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      largeDocument: `${SAMPLED} ${LIMIT}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}. ${FIELDS}`,
+      largeDocumentMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}. ${FIELDS}`,
+      nearLimit: `${SAMPLED} ${LIMIT}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}. ${FIELDS}`,
+      nearLimitMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}. ${FIELDS}`,
+      largeDocumentAllRead: `${ALL} ${LIMIT}; documents ${OVER_LINE}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      largeDocumentAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; documents ${OVER_LINE}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      nearLimitAllRead: `${ALL} ${LIMIT}; documents ${OVER_ERROR}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      nearLimitAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; documents ${OVER_ERROR}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      largeDocumentBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      nearLimitBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
     },
     options: documentSizeOptionsSchema,
     requires: { capabilities: [] },
@@ -133,7 +134,10 @@ export default defineRule({
     }
     const warn = s.largest.bytes > options.warnBytes;
     // the line crossed, in decimal megabytes, and the tool that draws it
-    const large = warn ? { ...common, over: s.overWarn, line: options.warnBytes / 1e6, tool: 'Compass' } : { ...common, over: s.overInfo, line: options.infoBytes / 1e6, tool: 'Atlas' };
+    // The third parties' lines in their own units (decimal MB); a line set in the options is the user's, in IEC units.
+    const lineOf = (bytes: number, option: 'infoBytes' | 'warnBytes', def: number, tool: string) =>
+      bytes === def ? { line: `${formatNumber(def / 1e6)} MB`, whose: `the size ${tool} flags` } : { line: formatBytes(bytes), whose: `your ${option} setting` };
+    const large = warn ? { ...common, over: s.overWarn, ...lineOf(options.warnBytes, 'warnBytes', documentSizeOptionsSchema.properties.warnBytes.default, 'Compass') } : { ...common, over: s.overInfo, ...lineOf(options.infoBytes, 'infoBytes', documentSizeOptionsSchema.properties.infoBytes.default, 'Atlas') };
     const at = { ...base, severity: warn ? ('warn' as const) : ('info' as const) };
     if (s.largestFrom === 'outlierPass') report({ ...at, messageId: 'largeDocumentBeyondSample', data: { ...large, beyond: warn ? s.beyond.overWarn : s.beyond.overInfo } });
     else if (s.largestFrom === 'whole') report(onServer ? { ...at, messageId: 'largeDocumentAllReadMeasuredOnServer', data: large } : { ...at, messageId: 'largeDocumentAllRead', data: large });

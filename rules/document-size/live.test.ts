@@ -28,7 +28,7 @@ describe('document-size (live)', () => {
     expect(f?.severity).toBe('info');
     expect(f?.target.path).toBe('html');
     expect(f?.evidence.largestFrom).toBe('whole');
-    expect(f?.message).toMatch(/^Documents reach 2\.29 MiB .*; 1 of all 21 documents \(every one was read\) are over 2 MB, the size Atlas flags\. Largest fields: `html` 2\.29 MiB/);
+    expect(f?.message).toMatch(/^Documents reach 2\.29 MiB .*; documents over 2 MB, the size Atlas flags: 1 of all 21 \(every one was read\)\. Largest fields: `html` 2\.29 MiB/);
     expect(JSON.stringify(f)).not.toContain(MARKER);
     const measured = snap.server.capabilities.bsonSize.supported === true;
     expect(f?.evidence.measuredOnServer).toBe(measured);
