@@ -7,6 +7,7 @@ import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 import { rules } from '../rules';
+import { VERSION } from '../src/version';
 
 const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
@@ -14,8 +15,8 @@ const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh';
 
 /** Runs the real mongosh (asynchronously: see runProcess). */
-async function mongosh(uri: string, script: string, json = false): Promise<ProcessResult> {
-  const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+async function mongosh(uri: string, script: string, json = false, shellDb = DB): Promise<ProcessResult> {
+  const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${shellDb}`;
   const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
   return await runProcess(MONGOSH, args, { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
 }
@@ -105,6 +106,33 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.out + bad.err).toContain('mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, maxLoad, maps, rules.');
     expect(bad.out + bad.err).not.toMatch(STACK_LINE);
+  });
+
+  it('advisor.check("<a database>"): checked as that database when no collection has the name, and said so; a shell database that does not exist gets mongosh wording', async () => {
+    const other = `${DB}_other`;
+    const client = new MongoClient(uri);
+    try {
+      await client.db(other).collection('things').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+      // from a database that exists, naming another database
+      const named = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`);
+      expect(named.code, named.err).toBe(0);
+      expect(named.out).toContain(`mongo-advisor ${VERSION} · ${other} on`);
+      expect(named.out.replace(/\s+/g, ' ')).toContain(`"${other}" is no collection of database "${DB}" but a database of its own: every collection of "${other}" was checked`);
+      // from the shell's usual `test`, which holds nothing here
+      const fromEmpty = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`, false, `${DB}_absent`);
+      expect(fromEmpty.code, fromEmpty.err).toBe(0);
+      expect(fromEmpty.out.replace(/\s+/g, ' ')).toContain(`the shell's database "${DB}_absent" does not exist, and "${other}" is a database`);
+      // a name that is neither: the shell's own words, not the CLI's --db
+      const neither = await mongosh(uri, "advisor.check('posts', { confirm: false })", false, `${DB}_absent`);
+      expect(neither.code).not.toBe(0);
+      expect(neither.out + neither.err).toContain(`Database "${DB}_absent" does not exist`);
+      expect(neither.out + neither.err).toContain('switch with use("<name>"), or pass { db: "<name>" }');
+      expect(neither.out + neither.err).not.toContain('--db');
+      expect(neither.out + neither.err).not.toMatch(STACK_LINE);
+    } finally {
+      await client.db(other).dropDatabase();
+      await client.close();
+    }
   });
 
   it("{ confirm: 'no' } is refused before the plugin sends a command: no scratch database, no writes", async () => {

@@ -1,7 +1,7 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
-import { UserError } from '../core/errors';
+import { NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import type { AnyCollector, ListedCollection } from '../core/collector';
@@ -314,9 +314,8 @@ async function listDatabase(
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
       const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
-      throw new UserError(
-        `Database "${db}" does not exist on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'} Check the name (it is case-sensitive) or pass another with --db.`,
-      );
+      const what = `Database "${db}" does not exist on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
+      throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, db, names);
     }
   }
   const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
@@ -326,8 +325,10 @@ async function listDatabase(
     const found = all.find((c) => c.name === name);
     if (!found) {
       const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
-      throw new UserError(
+      throw new NoSuchCollection(
         `Collection "${name}" does not exist in database "${db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
+        db,
+        name,
       );
     }
     chosen.push(found);

@@ -12,3 +12,29 @@ export class UserError extends Error {
     super(message);
   }
 }
+
+/** A collection named for checking that its database does not hold (the message lists what it holds). */
+export class NoSuchCollection extends UserError {
+  override name = 'NoSuchCollection';
+  constructor(
+    message: string,
+    readonly db: string,
+    readonly collection: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A database named for checking that the server does not hold; `what` is the message without the CLI's hint. */
+export class NoSuchDatabase extends UserError {
+  override name = 'NoSuchDatabase';
+  constructor(
+    message: string,
+    readonly what: string,
+    readonly db: string,
+    /** Every database the server listed (admin, local and config included). */
+    readonly databases: readonly string[],
+  ) {
+    super(message);
+  }
+}

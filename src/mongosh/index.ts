@@ -5,7 +5,8 @@ import Ajv from 'ajv';
 import { inspect } from 'node:util';
 import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
-import { UserError } from '../core/errors';
+import { NoSuchCollection, NoSuchDatabase, UserError } from '../core/errors';
+import { COLLECT_DEFAULTS } from '../collect';
 import { OptionsError } from '../core/options';
 import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from '../core/runner';
 import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
@@ -111,6 +112,7 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.check()                                check every collection of the current database
   advisor.check("posts", { rules: { "array-growth": { options: { warnLength: 500 } } } })
   advisor.check("posts", { db: "blog" })         another database
+  advisor.check("blog")                          a database, when no collection here has that name
   advisor.cleanup()                              list scratch databases left by interrupted runs
   advisor.cleanup({ drop: true })                drop the stale ones listed
   advisor.help()                                 this text
@@ -333,6 +335,17 @@ function forShell(err: unknown, uri: string): unknown {
   return err;
 }
 
+/** `name` when the server holds a database of that name (listDatabases, names only), else null; a refused list is null. */
+async function databaseNamed(adapter: ShellAdapter, name: string, maxTimeMS: number | undefined): Promise<string | null> {
+  try {
+    const r = await adapter.command('admin', { listDatabases: 1, nameOnly: true, maxTimeMS: maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS });
+    const names = Array.isArray(r.databases) ? (r.databases as { name?: unknown }[]).map((d) => d.name) : [];
+    return names.includes(name) ? name : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
 export function install(g: Record<string, unknown>): void {
   const shell = g as unknown as ShellGlobals;
@@ -347,21 +360,38 @@ export function install(g: Record<string, unknown>): void {
         const confirm = o.confirm !== false;
         const say = (line: string): void => void process.stderr.write(`${line}\n`);
         const signals = confirm ? onShellSignals(say) : null;
-        const result = await check(adapter, {
-          db,
-          rules,
-          ...(name ? { collections: [name] } : {}),
-          ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
-          ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
-          ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
-          confirm,
-          ...(o.rules ? { settings: { rules: o.rules } } : {}),
-          ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
-          ...(o.maps ? { maps: o.maps } : {}),
-          via: 'mongosh',
-          cleanupHint: 'advisor.cleanup()',
-          ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
-        }).finally(() => signals?.dispose());
+        const run = (target: { db: string; collection?: string }): Promise<CheckResult> =>
+          check(adapter, {
+            db: target.db,
+            rules,
+            ...(target.collection ? { collections: [target.collection] } : {}),
+            ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
+            ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
+            ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
+            confirm,
+            ...(o.rules ? { settings: { rules: o.rules } } : {}),
+            ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
+            ...(o.maps ? { maps: o.maps } : {}),
+            via: 'mongosh',
+            cleanupHint: 'advisor.cleanup()',
+            ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
+          });
+        const result = await run({ db, ...(name ? { collection: name } : {}) })
+          .catch(async (err: unknown) => {
+            // advisor.check("blog") where blog is no collection here (or the shell's database, often `test`, holds
+            // nothing) but a database: check that database, and say so
+            const other =
+              o.db || !name ? null : err instanceof NoSuchCollection ? await databaseNamed(adapter, err.collection, o.maxTimeMS) : err instanceof NoSuchDatabase && err.databases.includes(name) ? name : null;
+            if (!other) {
+              if (err instanceof NoSuchDatabase) throw new UserError(`${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { db: "<name>" }.`);
+              throw err;
+            }
+            const r = await run({ db: other });
+            const why = err instanceof NoSuchDatabase ? `the shell's database "${db}" does not exist, and "${other}" is a database` : `"${other}" is no collection of database "${db}" but a database of its own`;
+            r.notes.unshift({ level: 'info', message: `${why}: every collection of "${other}" was checked (advisor.check(undefined, { db: "${other}" }) asks for that directly).` });
+            return r;
+          })
+          .finally(() => signals?.dispose());
         // A read-only run reports leftovers too (a confirming one did, through confirm).
         if (!confirm) for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()')) result.notes.push({ level: 'error', message });
         return asPrintable(result);
