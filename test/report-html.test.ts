@@ -158,6 +158,7 @@ describe('HTML report charts in headless Chromium', () => {
           xMin: c.scales.x?.min ?? NaN,
           xMax: c.scales.x?.max ?? NaN,
           xs: xs.length ? [Math.min(...xs), Math.max(...xs)] : null,
+          xTicks: c.scales.x?.type === 'linear' ? c.scales.x.ticks.map((t) => (t as { value: number }).value) : [],
         };
       });
     });
@@ -173,7 +174,12 @@ describe('HTML report charts in headless Chromium', () => {
         expect(c.xMin, c.id).toBeLessThan(c.xs[0] as number);
         expect(c.xMax, c.id).toBeGreaterThan(c.xs[1] as number);
       }
-      if (c.id === 'chart-array-growth') continue; // points, no bars
+      if (c.id === 'chart-array-growth') {
+        // no date label on the padding: none before the oldest point, none after the newest
+        expect(c.xTicks.length, c.id).toBeGreaterThan(1);
+        for (const t of c.xTicks) expect(t >= (c.xs?.[0] ?? NaN) && t <= (c.xs?.[1] ?? NaN), `${c.id}: tick ${new Date(t).toISOString()} outside the points`).toBe(true);
+        continue; // points, no bars
+      }
       expect(c.bars, c.id).toBeGreaterThan(0);
       expect(c.labelled, c.id).toBe(c.bars);
       // readable: no two bar labels overlap, none runs past the canvas

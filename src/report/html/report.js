@@ -185,7 +185,10 @@
     },
     options: {
       scales: {
-        x: { type: 'linear', min: xMin - xPad, max: xMax + xPad, title: { display: true, text: 'document created' }, ticks: { callback: function (v) { return fmtDate(v); }, maxTicksLimit: 8 } },
+        // the padding keeps edge points off the frame; its bounds get no date label (a date after the newest point,
+        // often in the future, read as data)
+        x: { type: 'linear', min: xMin - xPad, max: xMax + xPad, title: { display: true, text: 'document created' }, ticks: { callback: function (v) { return fmtDate(v); }, maxTicksLimit: 8 },
+          afterBuildTicks: function (axis) { axis.ticks = axis.ticks.filter(function (t) { return t.value >= xMin && t.value <= xMax; }); } },
         y: { type: 'logarithmic', min: Math.min.apply(null, ys) / 1.5, max: Math.max.apply(null, ys) * 1.5, title: { display: true, text: 'elements (log)' }, ticks: { callback: function (v) { return Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
       },
       plugins: {
