@@ -16,7 +16,7 @@ export function claimOf(messageId: string): 'unused' | 'redundant' | 'tooMany' |
   if (messageId.startsWith('unused') || messageId.startsWith('rarelyUsed')) return 'unused';
   if (messageId === 'redundant' || messageId === 'redundantUnsized') return 'redundant';
   if (messageId === 'tooMany') return 'tooMany';
-  if (messageId === 'indexesVsCache' || messageId === 'indexesVsCacheAtLeast') return 'indexesVsCache';
+  if (messageId.startsWith('indexesVsCache')) return 'indexesVsCache';
   return null;
 }
 

@@ -506,6 +506,27 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'two databases each under the cache share but over it together (the cache is the server\'s): one finding, on the database holding more',
+      snapshot: (() => {
+        const stats = (bytes: number) => ({ stats: { count: 1e7, sizeBytes: 5e9, avgObjSize: 500, storageSizeBytes: 2e9, totalIndexSizeBytes: bytes, nindexes: 2, blockCompressor: 'snappy' } });
+        const a = coll([ix('status_1', { status: 1 })], stats(1.25 * GB));
+        const b = { ...coll([ix('status_1', { status: 1 })], stats(1.75 * GB)), db: 'billing' };
+        const s = withCache(snap([a]), 4 * GB);
+        return { ...s, databases: [{ name: 'app', collections: [a] }, { name: 'billing', collections: [b] }] };
+      })(),
+      findings: [
+        {
+          messageId: 'indexesVsCacheDatabases',
+          severity: 'warn',
+          target: { db: 'billing' },
+          message:
+            'Indexes of the collections checked in 2 databases take 3 GiB together, 75% of the WiredTiger cache (4 GiB) they share, the most in `billing` (1.75 GiB); past 50%, documents compete with indexes for the cache and reads start going to disk.',
+          evidence: { totalIndexBytes: 3 * GB, share: 0.75, databases: 2, largestDatabaseIndexBytes: 1.75 * GB },
+          recommendation: { action: 'shrink the index set, or grow the cache' },
+        },
+      ],
+    },
+    {
       name: 'indexes over the cache share with some sizes unknown: a floor, said so',
       snapshot: withCache(snap([coll([ix('status_1', { status: 1 })], { stats: { count: 1e8, sizeBytes: 5e10, avgObjSize: 500, storageSizeBytes: 2e10, totalIndexSizeBytes: 3 * GB, nindexes: 2, blockCompressor: 'snappy' } }), unsized()].map((c, i) => ({ ...c, name: i === 0 ? 'orders' : 'carts' }))), 4 * GB),
       findings: [
@@ -593,6 +614,8 @@ describe('index-usage helpers', () => {
       tooMany: 'tooMany',
       indexesVsCache: 'indexesVsCache',
       indexesVsCacheAtLeast: 'indexesVsCache',
+      indexesVsCacheDatabases: 'indexesVsCache',
+      indexesVsCacheDatabasesAtLeast: 'indexesVsCache',
     });
   });
 

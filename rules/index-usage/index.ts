@@ -1,7 +1,7 @@
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
-import type { CollectionSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
+import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
@@ -81,6 +81,8 @@ const messages = {
   tooMany: '{{count}} indexes on this collection, more than {{limit}} (the {{source}} line): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
   indexesVsCache: `Indexes of the collections checked in this database take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); ${CACHE_TAIL}`,
   indexesVsCacheAtLeast: `Indexes of the collections checked in this database take at least {{size}}, at least {{share}} of the WiredTiger cache ({{cache}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
+  indexesVsCacheDatabases: `Indexes of the collections checked in {{databases}} databases take {{size}} together, {{share}} of the WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}); ${CACHE_TAIL}`,
+  indexesVsCacheDatabasesAtLeast: `Indexes of the collections checked in {{databases}} databases take at least {{size}} together, at least {{share}} of the WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
 } as const;
 
 type IndexUsageReport = Report<typeof messages>;
@@ -320,44 +322,57 @@ function cacheUnknownReason(snapshot: Snapshot, status: ServerStatusData | undef
   return "serverStatus names no storage engine and has no wiredTiger.cache['maximum bytes configured']";
 }
 
+/**
+ * Indexes against the WiredTiger cache. The cache is the server's, shared by every database: the run's databases are
+ * judged together (one note or finding per run), the finding placed on the database holding the most index bytes.
+ */
 function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsageReport, note: NoteFn): void {
   const status = dataOf(serverStatus, snapshot);
-  for (const db of snapshot.databases) {
-    const colls = db.collections.filter((c) => c.type === 'collection');
-    const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
-    // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
-    const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
-    const n = `${plural(colls.length, 'collection')} checked`;
-    const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map((c) => c.name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
-    if (sizes.length === 0) {
-      if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, { db: db.name });
-      continue;
-    }
-    const total = sizes.reduce((a, b) => a + b, 0);
-    const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
-    const cache = status?.cacheBytes ?? null;
-    if (cache === null || cache <= 0) {
-      note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, { db: db.name });
-      continue;
-    }
-    const share = total / cache;
-    if (share <= o.cacheShareWarn) {
-      if (unknown.length) note(`indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache (${formatBytes(cache)}); ${unknownText}, so the share may be higher.`, { db: db.name });
-      continue;
-    }
-    const base = {
-      severity: 'warn' as const,
-      target: { db: db.name },
-      evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length, collectionsWithUnknownIndexSizes: unknown.length },
-      recommendation: {
-        action: 'shrink the index set, or grow the cache',
-        reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
-      },
-    };
-    const data = { size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` };
-    if (unknown.length) report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
-    else report({ ...base, messageId: 'indexesVsCache', data });
+  const dbs = snapshot.databases;
+  if (dbs.length === 0) return;
+  const several = dbs.length > 1;
+  const colls = dbs.flatMap((db) => db.collections.filter((c) => c.type === 'collection'));
+  const name = (c: CollectionSnapshot): string => (several ? `${c.db}.${c.name}` : c.name);
+  const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
+  // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
+  const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
+  const n = several ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases` : `${plural(colls.length, 'collection')} checked`;
+  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
+  const at = several ? undefined : { db: (dbs[0] as DatabaseSnapshot).name };
+  if (sizes.length === 0) {
+    if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, at);
+    return;
   }
+  const total = sizes.reduce((a, b) => a + b, 0);
+  const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
+  const cache = status?.cacheBytes ?? null;
+  if (cache === null || cache <= 0) {
+    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at);
+    return;
+  }
+  const share = total / cache;
+  if (share <= o.cacheShareWarn) {
+    if (unknown.length) note(`indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache (${formatBytes(cache)}); ${unknownText}, so the share may be higher.`, at);
+    return;
+  }
+  const perDb = dbs.map((db) => ({ db: db.name, bytes: db.collections.map(indexBytes).reduce<number>((a, b) => a + (b ?? 0), 0) })).sort((a, b) => b.bytes - a.bytes);
+  const largest = perDb[0] as { db: string; bytes: number };
+  const base = {
+    severity: 'warn' as const,
+    target: { db: largest.db },
+    evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length, collectionsWithUnknownIndexSizes: unknown.length, ...(several ? { databases: dbs.length, largestDatabaseIndexBytes: largest.bytes } : {}) },
+    recommendation: {
+      action: 'shrink the index set, or grow the cache',
+      reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
+    },
+  };
+  const data = { size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` };
+  if (several) {
+    const across = { ...data, databases: formatNumber(dbs.length), largest: largest.db, largestSize: formatBytes(largest.bytes) };
+    if (unknown.length) report({ ...base, messageId: 'indexesVsCacheDatabasesAtLeast', data: { ...across, unsized: unknown.length } });
+    else report({ ...base, messageId: 'indexesVsCacheDatabases', data: across });
+  } else if (unknown.length) report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
+  else report({ ...base, messageId: 'indexesVsCache', data });
 }
 
 /** Hidden members take no reads through read preferences, so not reading them leaves the verdicts as they are: said once. */
