@@ -180,7 +180,8 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(got.enabled).toBe(false);
     expect(got.findings).toContain('id-pattern/error');
     expect(got.sent).toContainEqual(`${DB}.listCollections`);
-    expect(got.sent.filter((c) => c.startsWith(SCRATCH_PREFIX))).toEqual([]);
+    // the leftovers check may read the owner marker of another test file's scratch database (a find): nothing else
+    expect(got.sent.filter((c) => c.startsWith(SCRATCH_PREFIX) && !c.endsWith('.find'))).toEqual([]);
   });
 
   it('advisor.help() explains the commands', async () => {
