@@ -11,6 +11,8 @@ import * as path from 'node:path';
 
 export type Log = (line: string) => void;
 export const noLog: Log = () => {};
+/** After the port answers: how long the child must keep running to count as the one answering (not a port thief). */
+const BIND_GRACE_MS = 250;
 
 const STOP_GRACE_MS = 5_000;
 
@@ -222,7 +224,12 @@ function waitForReady(spec: ServerSpawn, child: ChildProcess, port: number, stdo
         const sock = net.connect({ host: '127.0.0.1', port });
         sock.once('connect', () => {
           sock.destroy();
-          finish(undefined, `mongodb://127.0.0.1:${port}/`);
+          // Someone answers on the port, but the port was free when picked and another process may have taken it
+          // since: ours then fails to bind and exits. Ready only if it is still running a moment later (an early
+          // exit settles first, with its stderr).
+          poll = setTimeout(() => {
+            if (child.exitCode === null && child.signalCode === null) finish(undefined, `mongodb://127.0.0.1:${port}/`);
+          }, BIND_GRACE_MS);
         });
         sock.once('error', () => {
           sock.destroy();

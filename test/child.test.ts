@@ -1,0 +1,40 @@
+/**
+ * Starting a server child (src/servers/child.ts), with plain Node children standing in for a server: readiness by
+ * TCP is the child's own port, not another process that took the port between the pick and the bind.
+ */
+import { createServer, type Server } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { spawnServer } from '../src/servers/child';
+
+let thief: Server | null = null;
+afterEach(() => {
+  thief?.close();
+  thief = null;
+});
+
+it('a port taken by another process after the pick: the child that could not bind is not reported ready', async () => {
+  const spec = {
+    name: 'Stand-in',
+    command: process.execPath,
+    // another process takes the port first; the child, like a server that cannot bind, exits soon after starting
+    args: (port: number): string[] => {
+      thief = createServer().listen(port, '127.0.0.1');
+      return ['-e', 'setTimeout(() => process.exit(48), 100)'];
+    },
+    ready: 'tcp' as const,
+    readyTimeoutMs: 5_000,
+  };
+  await expect(spawnServer(spec, 1)).rejects.toThrow(/Stand-in exited before it was ready \(exit 48\)/);
+});
+
+it('a child that listens on its port is ready, and stops', async () => {
+  const server = await spawnServer({
+    name: 'Listener',
+    command: process.execPath,
+    args: (port: number): string[] => ['-e', `require('node:net').createServer().listen(${port}, '127.0.0.1')`],
+    ready: 'tcp',
+    readyTimeoutMs: 5_000,
+  });
+  expect(server.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
+  await server.stop();
+});
