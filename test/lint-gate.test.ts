@@ -5,19 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { judge, unreadTargets } from '../src/core/baseline';
 import type { CheckResult, Note } from '../src/core/types';
+import { checkResultOf } from './support/fixtures';
 
-const result = (notes: Note[]): CheckResult => ({
-  tool: { name: 'mongo-advisor', version: '0.1.0' },
-  startedAt: '2026-11-01T00:00:00.000Z',
-  durationMs: 10,
-  source: 'snapshot.json',
-  server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'standalone' },
-  scope: { db: 'app', collections: ['posts'] },
-  findings: [],
-  notes,
-  roundTrips: 0,
-  confirm: { enabled: false, where: null, cleanedUp: null },
-});
+const result = (notes: Note[]): CheckResult => checkResultOf([], { source: 'snapshot.json', notes, confirm: { enabled: false, where: null, cleanedUp: null } });
 const gate = (notes: Note[], allowPartial = false) => judge(result(notes), { failOn: 'error', maxWarnings: null, baseline: null, allowPartial });
 
 describe('lint gate: what could not be read (pure)', () => {

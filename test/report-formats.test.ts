@@ -7,6 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { buildBaseline, compareBaseline, judge } from '../src/core/baseline';
 import type { CheckResult, Finding } from '../src/core/types';
+import { checkResultOf } from './support/fixtures';
 import { rules as builtIn } from '../rules';
 import { ruleCatalog } from '../src/report/catalog';
 import { formatJunit } from '../src/report/junit';
@@ -34,18 +35,13 @@ function finding(over: Partial<Finding> = {}): Finding {
 }
 
 function result(findings: Finding[]): CheckResult {
-  return {
-    tool: { name: 'mongo-advisor', version: '0.1.0' },
-    startedAt: '2026-11-01T00:00:00.000Z',
+  return checkResultOf(findings, {
     durationMs: 1234,
-    source: 'mongodb://db.example:27017/',
     server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
     scope: { db: 'app', collections: ['posts', 'sessions', 'events'] },
-    findings,
     notes: [{ level: 'skipped', ruleId: 'id-pattern', message: 'id-pattern: could not check on this server, which lacks sample (aggregate $sample failed)' }],
     roundTrips: 20,
-    confirm: { enabled: true, where: 'mongo_advisor_scratch_ab12', cleanedUp: true },
-  };
+  });
 }
 
 const FINDINGS = [

@@ -6,7 +6,7 @@ import { confirmationVerdict, gistOf, groupFindings } from '../src/report/group'
 import { ticketSummary } from '../src/report/html-data';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
-import { collectionOf, snapshotOf } from './support/fixtures';
+import { checkResultOf, collectionOf, snapshotOf } from './support/fixtures';
 
 function clustered(collection: string, rho: string, extra: number, status?: 'supported' | 'refuted' | 'inconclusive', median = 1): Finding {
   return {
@@ -46,18 +46,7 @@ const FINDINGS: Finding[] = [
 ];
 
 function resultOf(findings: Finding[]): CheckResult {
-  return {
-    tool: { name: 'mongo-advisor', version: '0.1.0' },
-    startedAt: '2026-11-01T00:00:00.000Z',
-    durationMs: 1000,
-    source: 'mongodb://db.example:27017/',
-    server: { version: '8.0.4', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'standalone' },
-    scope: { db: 'app', collections: ['posts', 'events', 'logs', 'sessions', 'a', 'b'] },
-    findings,
-    notes: [],
-    roundTrips: 12,
-    confirm: { enabled: true, where: 'scratch', cleanedUp: true },
-  };
+  return checkResultOf(findings, { scope: { db: 'app', collections: ['posts', 'events', 'logs', 'sessions', 'a', 'b'] }, confirm: { enabled: true, where: 'scratch', cleanedUp: true } });
 }
 
 describe('sizes', () => {

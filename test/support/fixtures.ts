@@ -1,6 +1,6 @@
 import { rules } from '../../rules';
 import { type AnyCollector, type Collector, type CollectorScope, collectorsOf } from '../../src/core/collector';
-import type { Capability, CapabilityName, CollectionSnapshot, DatabaseSnapshot, DocProfile, OutlierSearch, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+import type { Capability, CapabilityName, CheckResult, CollectionSnapshot, DatabaseSnapshot, DocProfile, Finding, OutlierSearch, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 
 /*
  * Snapshot fixtures for rule tests. Each builds what `collect` would write: the rule tester checks every case's
@@ -107,5 +107,22 @@ export function docWithArray(path: string, length: number, elementBytes: number,
     measuredOnServer: false,
     arrays: [{ path, occurrences: 1, maxLength: length, totalLength: length, bytes: arrayBytes, elementBytes: length * elementBytes, kinds }],
     largestFields: [{ path, bytes: arrayBytes + path.length + 2 }],
+  };
+}
+
+/** A check result as the CLI would print it as JSON, for reporter and gate tests: these findings, no notes, confirmed. */
+export function checkResultOf(findings: Finding[], over: Partial<CheckResult> = {}): CheckResult {
+  return {
+    tool: { name: 'mongo-advisor', version: '0.1.0' },
+    startedAt: '2026-11-01T00:00:00.000Z',
+    durationMs: 1000,
+    source: 'mongodb://db.example:27017/',
+    server: { version: '8.0.4', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'standalone' },
+    scope: { db: 'app', collections: [...new Set(findings.map((f) => f.target.collection).filter((c): c is string => c !== undefined))] },
+    findings,
+    notes: [],
+    roundTrips: 12,
+    confirm: { enabled: true, where: 'mongo_advisor_scratch_ab12', cleanedUp: true },
+    ...over,
   };
 }
