@@ -11,6 +11,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatNumber } from '../../src/core/format';
 import type { CheckResult, Finding, Snapshot } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
+import { collectSnapshot } from '../../src/collect';
+import { confirmFindings } from '../../src/confirm';
+import { collectPlan } from '../../src/core/runner';
+import { runRule } from '../../test/support/rule-tester';
+import { expectScratchDropped } from '../../test/support/scratch';
+import { winningPlanFacts } from '../../test/support/explain';
+import rule from './index';
 import { runProcess } from '../../test/support/run';
 
 const DB = 'mongo_advisor_test_dynamic_keys';
@@ -146,5 +153,34 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('minWordKey');
     expect(bad.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('confirms on scratch: a find by one key against the same copies as {k, v} with one index, where the server shows it uses the index; otherwise no times', async () => {
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['orders'], collectors: collectPlan([rule]) });
+    const f = runRule(rule, snap).find((x) => x.target.path === 'itemsBySku');
+    expect(f).toBeDefined();
+    const run = await confirmFindings(snap, f ? [f] : [], live.adapter, [rule], { budgetMs: 10_000, maxDocs: 60 });
+    const k = run.findings[0]?.confirmation;
+    console.log(`[dynamic-keys live] ${live.kind}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}${k?.reason ? ` (${k.reason})` : ''}`);
+    expect(run.where).toBeTruthy();
+    await expectScratchDropped(live.client, run.where);
+    expect(JSON.stringify(k)).not.toMatch(LEAK);
+    // Whether this server uses an index on an array of {k, v}, asked with the test's own client and read by the test's
+    // own plan walker: then the experiment must have timed both shapes, else it must not have.
+    const probe = live.db.collection('dk_probe');
+    await probe.drop().catch(() => undefined);
+    await probe.insertMany(Array.from({ length: 50 }, (_, i) => ({ m: [{ k: `a${i}`, v: i }] })));
+    await probe.createIndex({ 'm.k': 1, 'm.v': 1 }, { name: 'probe_k_v' });
+    const plan = winningPlanFacts(await live.db.command({ explain: { find: 'dk_probe', filter: { 'm.k': 'a7' } }, verbosity: 'queryPlanner' }));
+    await probe.drop();
+    if (plan.indexes.includes('probe_k_v')) {
+      expect(['supported', 'inconclusive']).toContain(k?.status);
+      expect(k?.measurements.map((m) => m.label)).toEqual(['find by one key, 20 keys, map as fields', 'find by one key, 20 keys, {k, v} array with index']);
+      expect(k?.summary).toMatch(/For one key the map's query examined 60 documents and the indexed one \d+\./);
+    } else {
+      expect(k?.status).toBe('not-run');
+      expect(k?.measurements).toEqual([]);
+      expect(k?.reason).toMatch(/the server's (explain does not say which index|plan for the query on `itemsBySku.k` does not use)/);
+    }
   });
 });

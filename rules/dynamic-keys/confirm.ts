@@ -1,0 +1,170 @@
+import type { Doc } from '../../src/adapters/types';
+import type { ConfirmContext } from '../../src/confirm/context';
+import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
+import { alternate, ciLabel, withoutId } from '../../src/confirm/trials';
+import { formatDuration, formatNumber } from '../../src/core/format';
+import type { Confirmation, Finding } from '../../src/core/types';
+import { rewritableInPlace } from './analyze';
+
+type Result = Omit<Confirmation, 'durationMs' | 'where'>;
+
+const notRun = (summary: string, reason: string): Result => ({ status: 'not-run', summary, reason, measurements: [] });
+
+/** Keys queried per timed pass: drawn from the copies, spread over the key list. Never reported. */
+export const PROBE_KEYS = 20;
+/** A key a dotted path can name: no dot, no leading `$`, not empty. */
+const NAMEABLE = /^[^.$][^.]*$/;
+
+/** The scratch index of the attribute pattern. */
+const INDEX = 'attributes_k_v';
+
+/** Every `stage` and `indexName` of an explain's winning plan (classic and slot-based shapes; rejected plans skipped). */
+function planFacts(explain: Doc | null): { stages: string[]; indexes: string[] } {
+  const stages: string[] = [];
+  const indexes: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Doc)) {
+        if (k === 'rejectedPlans' || k === 'command') continue;
+        if (k === 'stage' && typeof x === 'string') stages.push(x);
+        else if (k === 'indexName' && typeof x === 'string') indexes.push(x);
+        else walk(x);
+      }
+    }
+  };
+  walk(explain?.queryPlanner);
+  walk(explain?.executionStats);
+  return { stages, indexes };
+}
+
+const planStages = (explain: Doc | null): string[] => [...new Set(planFacts(explain).stages)];
+
+/** true: the plan names the index; false: a MongoDB plan without it; null: no plan MongoDB's way (FerretDB's SQL plan). */
+export function planUses(explain: Doc | null, index: string): boolean | null {
+  const { stages, indexes } = planFacts(explain);
+  if (indexes.includes(index)) return true;
+  return stages.length > 0 ? false : null;
+}
+
+const isPlainObject = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+/** The object at a dotted path through sub-documents (the rule confirms only maps one update could rewrite). */
+function at(doc: Doc, segments: readonly string[]): unknown {
+  let v: unknown = doc;
+  for (const s of segments) v = isPlainObject(v) ? v[s] : undefined;
+  return v;
+}
+
+/** A copy of the document with the map at the path stored as the attribute pattern: `[{k, v}, …]`. */
+export function asAttributes(doc: Doc, segments: readonly string[]): Doc {
+  const [head, ...rest] = segments;
+  if (head === undefined) return doc;
+  const v = doc[head];
+  if (!isPlainObject(v)) return doc;
+  const next = rest.length ? asAttributes(v, rest) : Object.entries(v).map(([k, x]) => ({ k, v: x }));
+  return { ...doc, [head]: next };
+}
+
+/**
+ * Keys spread over the copies' distinct keys (sorted, then every n-th), so common and rare keys are both asked for;
+ * only keys a dotted path can name.
+ */
+export function probeKeys(docs: readonly Doc[], segments: readonly string[], n = PROBE_KEYS): string[] {
+  const keys = new Set<string>();
+  for (const d of docs) {
+    const m = at(d, segments);
+    if (isPlainObject(m)) for (const k of Object.keys(m)) if (NAMEABLE.test(k)) keys.add(k);
+  }
+  const sorted = [...keys].sort();
+  if (sorted.length <= n) return sorted;
+  const step = sorted.length / n;
+  return Array.from({ length: n }, (_, i) => sorted[Math.floor(i * step)] as string);
+}
+
+/**
+ * The claim: a query for one key of the map has no index to use (short of one per key), where the attribute pattern
+ * serves every key with one index. The same copies in two scratch collections, the map as it is and as `[{k, v}]`
+ * with the index on `{path.k: 1, path.v: 1}`; the same keys asked of each (one find per key, timed in alternation),
+ * after checking both answer with the same documents per key. The keys are the user's data: they are used on scratch
+ * only and never appear in the summary.
+ */
+export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promise<Result> {
+  const { db, collection, path } = f.target;
+  if (!collection || !path) {
+    return notRun('No experiment for documents that are maps themselves', 'moving every top-level key into one array changes the whole document, not one field a copy could stand in for');
+  }
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  if (!c || !rewritableInPlace(c, path)) {
+    return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');
+  }
+  const segments = path.split('.');
+  const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(at(d, segments)));
+  const keys = probeKeys(copies, segments);
+  if (keys.length < 2) {
+    return { status: 'inconclusive', summary: `Not measured: the ${formatNumber(copies.length)} copied documents hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`, measurements: [] };
+  }
+  const s = ctx.scratch;
+  const MAP = 'keys_as_fields';
+  const PAIRS = 'keys_as_pairs';
+  await s.drop(MAP);
+  await s.drop(PAIRS);
+  const avg = 1024;
+  await s.insertMany(MAP, copies, avg);
+  await s.insertMany(PAIRS, copies.map((d) => asAttributes(d, segments)), avg);
+  await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });
+  const asField = (k: string): Doc => ({ find: MAP, filter: { [`${path}.${k}`]: { $exists: true } }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true });
+  const asPair = (k: string): Doc => ({ find: PAIRS, filter: { [`${path}.k`]: k }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true });
+  const count = async (cmd: Doc): Promise<number> => (((await s.command(cmd)).cursor as Doc | undefined)?.firstBatch as unknown[] | undefined)?.length ?? 0;
+  // Both shapes must answer alike before their times mean anything.
+  let matches = 0;
+  for (const k of keys) {
+    const [a, b] = [await count(asField(k)), await count(asPair(k))];
+    if (a !== b) {
+      await s.drop(MAP);
+      await s.drop(PAIRS);
+      return { status: 'inconclusive', summary: `Not measured: for one of the keys asked, the map found ${formatNumber(a)} documents and the attribute pattern ${formatNumber(b)}, so the two shapes did not answer alike.`, measurements: [] };
+    }
+    matches += a;
+  }
+  // What each plan read for one key (explain executionStats), and whether the indexed query used the index at all:
+  // a server that scans anyway would make the times a comparison of two scans, not a test of the claim.
+  const explain = async (cmd: Doc): Promise<Doc | null> => await s.command({ explain: { find: cmd.find, filter: cmd.filter }, verbosity: 'executionStats' }).catch(() => null);
+  const [onMap, onPairs] = [await explain(asField(keys[0] as string)), await explain(asPair(keys[0] as string))];
+  const used = planUses(onPairs, INDEX);
+  if (used !== true) {
+    await s.drop(MAP);
+    await s.drop(PAIRS);
+    const why = used === false ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index (${planStages(onPairs).join(' > ') || 'no stage named'})` : "the server's explain does not say which index the query used";
+    return notRun('The copies were stored both ways on scratch, but no times were taken: they would compare two scans, not the two shapes', why);
+  }
+  const examined = (e: Doc | null): number | null => {
+    const n = (e?.executionStats as Doc | undefined)?.totalDocsExamined;
+    return typeof n === 'number' ? n : null;
+  };
+  const [scanned, fetched] = [examined(onMap), examined(onPairs)];
+  const [fields, pairs] = await alternate(
+    ctx.budget,
+    { label: `find by one key, ${formatNumber(keys.length)} keys, map as fields`, run: async () => {
+        for (const k of keys) await s.command(asField(k));
+      },
+    },
+    { label: `find by one key, ${formatNumber(keys.length)} keys, {k, v} array with index`, run: async () => {
+        for (const k of keys) await s.command(asPair(k));
+      },
+    },
+    DEFAULT_TRIALS,
+  );
+  await s.drop(MAP);
+  await s.drop(PAIRS);
+  const measurements = [toMeasurement(fields), toMeasurement(pairs)];
+  const ratio = ratioOf('find by key, map / attribute pattern', fields, pairs);
+  const reads = scanned !== null && fetched !== null ? ` For one key the map's query examined ${formatNumber(scanned)} documents and the indexed one ${formatNumber(fetched)}.` : '';
+  const summary =
+    `${formatNumber(copies.length)} documents copied from ${collection}, stored twice on scratch: \`${path}\` as it is, and as an array of {k, v} with one index on k and v. ` +
+    `Finding the documents holding each of ${formatNumber(keys.length)} keys drawn from the copies (${formatNumber(matches)} matches, the same in both) took ${formatDuration(measurements[0]?.median ?? 0)} against ${formatDuration(measurements[1]?.median ?? 0)}: ` +
+    `${ratio.median.toFixed(2)}x (${ciLabel(ratio)} ${ratio.low.toFixed(2)}x–${ratio.high.toFixed(2)}x, ${fields.samples.length} rounds timed in alternation).${reads} The gap grows with the collection: the map's query reads every document, the indexed one only the matches.`;
+  if (!fields.complete || !pairs.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five rounds of each.`, ratio, measurements };
+  const v = verdict(ratio, 1);
+  return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio, measurements };
+}
