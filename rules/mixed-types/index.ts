@@ -2,6 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import type { Recommendation, Severity } from '../../src/core/types';
 import { shellCollection, shellString } from '../../src/lib/shell';
+import { confirmMixedTypes } from './confirm';
 import { convertibleInPlace, convertTarget, describeMix, type Family, idLike, pairKind, typeMix } from './analyze';
 
 export const mixedTypesOptions = {
@@ -152,5 +153,11 @@ export default defineRule({
         report({ messageId: 'mixed', severity, target, data: { path, families: mix.families.length, values, mix: describeMix(mix) }, evidence, recommendation });
       }
     }
+  },
+  confirm: {
+    describe: 'documents holding the stray type copied to scratch: the same values asked for as the main type (and, as a control, as stored); counts of what each query matched',
+    // ids written two ways, and numbers written as text: one value has one form in the other type
+    appliesTo: (f) => f.messageId === 'mixedIds' || (f.messageId === 'mixed' && Number(f.evidence.numericStrings ?? 0) > 0),
+    run: confirmMixedTypes,
   },
 });

@@ -5,7 +5,7 @@ import { readOnly } from './read-only';
 import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
 
 const bson: BsonKit = {
-  objectId: () => new ObjectId(),
+  objectId: (hex?: string) => (hex === undefined ? new ObjectId() : new ObjectId(hex)),
   uuid: (hex) => new UUID(hex),
   long: (v) => Long.fromString(String(v)),
 };

@@ -51,7 +51,7 @@ export class ShellAdapter implements Adapter {
 
   constructor(private readonly g: ShellGlobals) {
     this.bson = {
-      objectId: () => new (g.ObjectId as unknown as new () => unknown)(),
+      objectId: (hex?: string) => new (g.ObjectId as unknown as new (hex?: string) => unknown)(...(hex === undefined ? [] : [hex])),
       uuid: (hex) => g.UUID(hex),
       long: (v) => g.NumberLong(String(v)),
     };

@@ -3,7 +3,8 @@ export type Doc = Record<string, unknown>;
 
 /** BSON values made with the host's own library, so the host can serialize them. */
 export interface BsonKit {
-  objectId(): unknown;
+  /** A new ObjectId, or the one 24 hex digits spell. */
+  objectId(hex?: string): unknown;
   /** A UUID (Binary subtype 4) from 32 hex digits. */
   uuid(hex: string): unknown;
   /** A 64-bit integer (cursor ids must be sent back as one). */

@@ -1,0 +1,103 @@
+import type { Doc } from '../../src/adapters/types';
+import type { ConfirmContext } from '../../src/confirm/context';
+import { withoutId } from '../../src/confirm/trials';
+import { formatNumber } from '../../src/core/format';
+import type { Confirmation, Finding } from '../../src/core/types';
+import { convertibleInPlace } from './analyze';
+
+type Result = Omit<Confirmation, 'durationMs' | 'where'>;
+
+/** Documents of the stray type copied per experiment: enough to show a miss, few enough to stay quick. */
+export const STRAY_DOCS = 200;
+/** A field the copies carry to be told apart after a query (the experiment's own; never a user field name). */
+const TAG = '__mongo_advisor_copy';
+
+type Family = 'objectId' | 'string' | 'number';
+
+const notRun = (summary: string, reason: string): Result => ({ status: 'not-run', summary, reason, measurements: [] });
+
+/** The type family of a value as the driver hands it over; null for anything else. */
+export function familyOf(v: unknown): Family | null {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
+  const t = (v as { _bsontype?: unknown } | null)?._bsontype;
+  if (t === 'ObjectId') return 'objectId';
+  if (t === 'Int32' || t === 'Double' || t === 'Long' || t === 'Decimal128') return 'number';
+  return null;
+}
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
+const NUMBER_TEXT = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
+/**
+ * The value as the other type would hold it, as the code that writes that type would send it: a 24-hex string as
+ * the ObjectId it spells, a number's text as the number, and back. Null when it does not convert.
+ */
+export function asFamily(v: unknown, to: Family, objectId: (hex: string) => unknown): unknown {
+  const from = familyOf(v);
+  if (from === to) return v;
+  if (from === 'string' && to === 'objectId') return HEX24.test(v as string) ? objectId(v as string) : null;
+  if (from === 'string' && to === 'number') return NUMBER_TEXT.test(v as string) ? Number(v) : null;
+  if (from === 'objectId' && to === 'string') return (v as { toHexString(): string }).toHexString();
+  if (from === 'number' && to === 'string') return String(Number(v));
+  return null;
+}
+
+/** The value at a dotted path through sub-documents (the rule confirms only fields one update could rewrite). */
+function at(doc: Doc, segments: readonly string[]): unknown {
+  let v: unknown = doc;
+  for (const s of segments) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Doc)[s] : undefined;
+  return v;
+}
+
+/**
+ * The claim: a query by one type misses the documents holding the same value as the other type. Documents holding the
+ * stray type are copied to scratch, each tagged; the same values are asked for as the main type would hold them (what
+ * code that writes the main type sends), and as they are stored (a control: the documents are there). Counts, not
+ * times: the miss is the finding. Values are used on scratch only and never reported.
+ */
+export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promise<Result> {
+  const { db, collection, path } = f.target;
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  if (!collection || !path || !c || !convertibleInPlace(c, path)) {
+    return notRun('No experiment for this field', 'it sits in an array or under a map key, so one query cannot name it by a plain dotted path');
+  }
+  const shares = (['objectId', 'string', 'number'] as const).map((fam) => [fam, Number(f.evidence[`share.${fam}`] ?? 0)] as const).filter(([, s]) => s > 0);
+  if (shares.length !== 2) return notRun('No experiment for this field', 'it holds more than two type families (or one), so which value stands for which is not one conversion');
+  // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the smaller family.
+  const numberText = Number(f.evidence.numericStrings ?? 0) > 0;
+  const [a, b] = shares as unknown as [readonly [Family, number], readonly [Family, number]];
+  const [main, stray]: [Family, Family] = numberText ? ['number', 'string'] : a[1] >= b[1] ? [a[0], b[0]] : [b[0], a[0]];
+  const segments = path.split('.');
+  const objectId = (hex: string): unknown => ctx.source.bson.objectId(hex);
+  const strays = (await ctx.sourceDocs(db, collection, { filter: { [path]: { $type: stray } }, limit: STRAY_DOCS }))
+    .map((d, i) => ({ ...withoutId(d), [TAG]: i }))
+    .filter((d) => familyOf(at(d, segments)) === stray);
+  const pairs = strays.map((d) => ({ tag: d[TAG], stored: at(d, segments), asMain: asFamily(at(d, segments), main, objectId) })).filter((p) => p.asMain !== null);
+  if (pairs.length === 0) {
+    return { status: 'inconclusive', summary: `Not measured: none of the ${formatNumber(strays.length)} documents read holding \`${path}\` as ${stray} holds a value that reads as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}, so no query by the other type could be written for them.`, measurements: [] };
+  }
+  const s = ctx.scratch;
+  const COPIES = 'stray_type_copies';
+  await s.drop(COPIES);
+  await s.insertMany(COPIES, strays, 512);
+  const tagsFound = async (values: unknown[]): Promise<Set<number>> => {
+    const rows = await s.cursor({ find: COPIES, filter: { [path]: { $in: values } }, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
+    return new Set(rows.map((r) => Number(r[TAG])));
+  };
+  const asked = new Set(pairs.map((p) => p.tag));
+  const byMain = [...(await tagsFound(pairs.map((p) => p.asMain)))].filter((t) => asked.has(t)).length;
+  const asStored = [...(await tagsFound(pairs.map((p) => p.stored)))].filter((t) => asked.has(t)).length;
+  await s.drop(COPIES);
+  const n = pairs.length;
+  const mainName = main === 'objectId' ? 'ObjectIds' : `${main}s`;
+  const strayName = stray === 'objectId' ? 'ObjectIds' : `${stray}s`;
+  const summary =
+    `${formatNumber(n)} documents holding \`${path}\` as ${strayName} (copied from ${collection}, each value readable as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}): ` +
+    `a find for those same values as ${mainName}, as code that writes ${mainName} asks, matched ${formatNumber(byMain)} of them; asked as stored, it matched ${formatNumber(asStored)}.`;
+  const brief = `a query by ${mainName} missed ${formatNumber(n - byMain)} of ${formatNumber(n)}`;
+  if (asStored !== n) return { status: 'inconclusive', summary: `${summary} The control did not find every copy, so the miss is not shown.`, measurements: [] };
+  if (byMain === 0) return { status: 'supported', summary: `${summary} Every one is missed: equality compares type first.`, brief, measurements: [] };
+  if (byMain === n) return { status: 'refuted', summary: `${summary} This server matched across types, which MongoDB does not do.`, brief, measurements: [] };
+  return { status: 'supported', summary: `${summary} ${formatNumber(n - byMain)} are missed.`, brief, measurements: [] };
+}
