@@ -2,7 +2,9 @@
  * Starting a server child (src/servers/child.ts), with plain Node children standing in for a server: readiness by
  * TCP is the child's own port, not another process that took the port between the pick and the bind.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { spawnServer } from '../src/servers/child';
 
@@ -16,10 +18,11 @@ it('a port taken by another process after the pick: the child that could not bin
   const spec = {
     name: 'Stand-in',
     command: process.execPath,
-    // another process takes the port first; the child, like a server that cannot bind, exits soon after starting
-    args: (port: number): string[] => {
-      thief = createServer().listen(port, '127.0.0.1');
-      return ['-e', 'setTimeout(() => process.exit(48), 100)'];
+    // another process takes the port first; the child, like a server that failed to bind, exits once the readiness
+    // probe has reached the thief (the thief drops a file in the child's folder): the order is fixed, not timed
+    args: (port: number, dir: string): string[] => {
+      thief = createServer(() => writeFileSync(join(dir, 'probed'), '')).listen(port, '127.0.0.1');
+      return ['-e', `setInterval(() => { if (require('node:fs').existsSync(${JSON.stringify(join(dir, 'probed'))})) process.exit(48); }, 5)`];
     },
     ready: 'tcp' as const,
     readyTimeoutMs: 5_000,

@@ -13,7 +13,7 @@ const gate = (notes: Note[], allowPartial = false) => judge(result(notes), { fai
 describe('lint gate: what could not be read (pure)', () => {
   it('a deployment-wide collector that threw (no target) fails the gate, named by its collector', () => {
     const notes: Note[] = [{ level: 'error', collector: 'collection-count', message: 'collection-count could not read its data: Unauthorized (13)' }];
-    expect(unreadTargets(result(notes))).toEqual([{ where: 'the deployment-wide data of collection-count', why: notes[0]?.message }]);
+    expect(unreadTargets(result(notes))).toEqual([{ where: 'the deployment-wide data of collection-count', why: notes[0]?.message, deployment: true }]);
     const lint = gate(notes);
     expect(lint.exitCode).toBe(2);
     expect(lint.verdict).toContain('could not check: 1 part was not read (the deployment-wide data of collection-count: collection-count could not read its data');

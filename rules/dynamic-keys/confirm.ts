@@ -4,6 +4,8 @@ import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confi
 import { alternate, ciLabel, withoutId } from '../../src/confirm/trials';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
+import { isPlainObject, valueAt } from '../../src/lib/doc-path';
+import { planFacts } from '../../src/lib/explain';
 import { rewritableInPlace } from './analyze';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -18,42 +20,16 @@ const NAMEABLE = /^[^.$][^.]*$/;
 /** The scratch index of the attribute pattern. */
 const INDEX = 'attributes_k_v';
 
-/** Every `stage` and `indexName` of an explain's winning plan (classic and slot-based shapes; rejected plans skipped). */
-function planFacts(explain: Doc | null): { stages: string[]; indexes: string[] } {
-  const stages: string[] = [];
-  const indexes: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v as Doc)) {
-        if (k === 'rejectedPlans' || k === 'command') continue;
-        if (k === 'stage' && typeof x === 'string') stages.push(x);
-        else if (k === 'indexName' && typeof x === 'string') indexes.push(x);
-        else walk(x);
-      }
-    }
-  };
-  walk(explain?.queryPlanner);
-  walk(explain?.executionStats);
-  return { stages, indexes };
-}
+/** What ran for one query: the plan and its execution, never the rejected plans. */
+const ranOf = (explain: Doc | null): ReturnType<typeof planFacts> => planFacts([explain?.queryPlanner, explain?.executionStats]);
 
-const planStages = (explain: Doc | null): string[] => [...new Set(planFacts(explain).stages)];
+const planStages = (explain: Doc | null): string[] => [...new Set(ranOf(explain).stages)];
 
 /** true: the plan names the index; false: a MongoDB plan without it; null: no plan MongoDB's way (FerretDB's SQL plan). */
 export function planUses(explain: Doc | null, index: string): boolean | null {
-  const { stages, indexes } = planFacts(explain);
+  const { stages, indexes } = ranOf(explain);
   if (indexes.includes(index)) return true;
   return stages.length > 0 ? false : null;
-}
-
-const isPlainObject = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
-
-/** The object at a dotted path through sub-documents (the rule confirms only maps one update could rewrite). */
-function at(doc: Doc, segments: readonly string[]): unknown {
-  let v: unknown = doc;
-  for (const s of segments) v = isPlainObject(v) ? v[s] : undefined;
-  return v;
 }
 
 /** A copy of the document with the map at the path stored as the attribute pattern: `[{k, v}, …]`. */
@@ -73,7 +49,7 @@ export function asAttributes(doc: Doc, segments: readonly string[]): Doc {
 export function probeKeys(docs: readonly Doc[], segments: readonly string[], n = PROBE_KEYS): string[] {
   const keys = new Set<string>();
   for (const d of docs) {
-    const m = at(d, segments);
+    const m = valueAt(d, segments);
     if (isPlainObject(m)) for (const k of Object.keys(m)) if (NAMEABLE.test(k)) keys.add(k);
   }
   const sorted = [...keys].sort();
@@ -99,7 +75,7 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
     return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');
   }
   const segments = path.split('.');
-  const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(at(d, segments)));
+  const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(valueAt(d, segments)));
   const keys = probeKeys(copies, segments);
   if (keys.length < 2) {
     return { status: 'inconclusive', summary: `Not measured: the ${formatNumber(copies.length)} copied documents hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`, measurements: [] };
@@ -109,7 +85,7 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   const PAIRS = 'keys_as_pairs';
   await s.drop(MAP);
   await s.drop(PAIRS);
-  const avg = 1024;
+  const avg = c.stats?.avgObjSize || 1024; // batch sizing only: an estimate is enough
   await s.insertMany(MAP, copies, avg);
   await s.insertMany(PAIRS, copies.map((d) => asAttributes(d, segments)), avg);
   await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });

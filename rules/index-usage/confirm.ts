@@ -5,6 +5,8 @@ import { ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { claimOf, standIns } from './analyze';
+import { valueAt } from '../../src/lib/doc-path';
+import { planFacts } from '../../src/lib/explain';
 import type { IndexUsageOptions } from './index';
 import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
@@ -37,30 +39,10 @@ export function scratchSpecs(rows: readonly Doc[]): { specs: Doc[]; changes: str
   return { specs, changes: [...changes] };
 }
 
-/** Every index named in a query plan (classic and slot-based engine plans, sharded plans). */
+/** Every index named in a query plan (classic and slot-based engine plans, sharded plans), and whether it scans. */
 export function planIndexes(plan: unknown): { indexes: string[]; collscan: boolean } {
-  const indexes = new Set<string>();
-  let collscan = false;
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v !== null && typeof v === 'object') {
-      const o = v as Doc;
-      if (typeof o.indexName === 'string') indexes.add(o.indexName);
-      if (o.stage === 'COLLSCAN') collscan = true;
-      for (const x of Object.values(o)) walk(x);
-    }
-  };
-  walk(plan);
-  return { indexes: [...indexes], collscan };
-}
-
-function valueAt(doc: Doc, path: string): unknown {
-  let cur: unknown = doc;
-  for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = (cur as Doc)[part];
-  }
-  return cur;
+  const { stages, indexes } = planFacts(plan);
+  return { indexes: [...new Set(indexes)], collscan: stages.includes('COLLSCAN') };
 }
 
 /** An equality filter on the prefix fields with values from one copied document (never printed). */

@@ -1,8 +1,10 @@
-import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { withoutId } from '../../src/confirm/trials';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
+import { bsonTypeOfTag, isNumericBsonType } from '../../src/lib/bson-types';
+import { valueAt } from '../../src/lib/doc-path';
+import { NUMBER_TEXT } from '../../src/lib/number-text';
 import { convertibleInPlace } from './analyze';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -12,22 +14,22 @@ export const STRAY_DOCS = 200;
 /** A field the copies carry to be told apart after a query (the experiment's own; never a user field name). */
 const TAG = '__mongo_advisor_copy';
 
-type Family = 'objectId' | 'string' | 'number';
+const FAMILIES = ['objectId', 'string', 'number'] as const;
+type Family = (typeof FAMILIES)[number];
 
 const notRun = (summary: string, reason: string): Result => ({ status: 'not-run', summary, reason, measurements: [] });
 
-/** The type family of a value as the driver hands it over; null for anything else. */
+/** The type family of a value as the driver or mongosh hands it over (bson classes by tag); null for anything else. */
 export function familyOf(v: unknown): Family | null {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  const t = (v as { _bsontype?: unknown } | null)?._bsontype;
-  if (t === 'ObjectId') return 'objectId';
-  if (t === 'Int32' || t === 'Double' || t === 'Long' || t === 'Decimal128') return 'number';
-  return null;
+  const tag = (v as { _bsontype?: unknown } | null)?._bsontype;
+  if (typeof tag !== 'string') return null;
+  const t = bsonTypeOfTag(tag, v as { scope?: unknown });
+  return t === 'objectId' ? 'objectId' : isNumericBsonType(t) ? 'number' : null;
 }
 
 const HEX24 = /^[0-9a-fA-F]{24}$/;
-const NUMBER_TEXT = /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 /**
  * The value as the other type would hold it, as the code that writes that type would send it: a 24-hex string as
@@ -43,13 +45,6 @@ export function asFamily(v: unknown, to: Family, objectId: (hex: string) => unkn
   return null;
 }
 
-/** The value at a dotted path through sub-documents (the rule confirms only fields one update could rewrite). */
-function at(doc: Doc, segments: readonly string[]): unknown {
-  let v: unknown = doc;
-  for (const s of segments) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Doc)[s] : undefined;
-  return v;
-}
-
 /**
  * The claim: a query by one type misses the documents holding the same value as the other type. Documents holding the
  * stray type are copied to scratch, each tagged; the same values are asked for as the main type would hold them (what
@@ -62,25 +57,24 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   if (!collection || !path || !c || !convertibleInPlace(c, path)) {
     return notRun('No experiment for this field', 'it sits in an array or under a map key, so one query cannot name it by a plain dotted path');
   }
-  const shares = (['objectId', 'string', 'number'] as const).map((fam) => [fam, Number(f.evidence[`share.${fam}`] ?? 0)] as const).filter(([, s]) => s > 0);
-  if (shares.length !== 2) return notRun('No experiment for this field', 'it holds more than two type families (or one), so which value stands for which is not one conversion');
+  // The two families by share, largest first (the evidence's `share.<family>`).
+  const [main0, stray0, ...more] = FAMILIES.filter((fam) => Number(f.evidence[`share.${fam}`] ?? 0) > 0).sort((x, y) => Number(f.evidence[`share.${y}`]) - Number(f.evidence[`share.${x}`]));
+  if (!main0 || !stray0 || more.length) return notRun('No experiment for this field', 'it holds more than two type families (or one), so which value stands for which is not one conversion');
   // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the smaller family.
-  const numberText = Number(f.evidence.numericStrings ?? 0) > 0;
-  const [a, b] = shares as unknown as [readonly [Family, number], readonly [Family, number]];
-  const [main, stray]: [Family, Family] = numberText ? ['number', 'string'] : a[1] >= b[1] ? [a[0], b[0]] : [b[0], a[0]];
+  const [main, stray]: [Family, Family] = Number(f.evidence.numericStrings ?? 0) > 0 ? ['number', 'string'] : [main0, stray0];
   const segments = path.split('.');
   const objectId = (hex: string): unknown => ctx.source.bson.objectId(hex);
   const strays = (await ctx.sourceDocs(db, collection, { filter: { [path]: { $type: stray } }, limit: STRAY_DOCS }))
     .map((d, i) => ({ ...withoutId(d), [TAG]: i }))
-    .filter((d) => familyOf(at(d, segments)) === stray);
-  const pairs = strays.map((d) => ({ tag: d[TAG], stored: at(d, segments), asMain: asFamily(at(d, segments), main, objectId) })).filter((p) => p.asMain !== null);
+    .filter((d) => familyOf(valueAt(d, segments)) === stray);
+  const pairs = strays.map((d) => ({ tag: d[TAG], stored: valueAt(d, segments), asMain: asFamily(valueAt(d, segments), main, objectId) })).filter((p) => p.asMain !== null);
   if (pairs.length === 0) {
     return { status: 'inconclusive', summary: `Not measured: none of the ${formatNumber(strays.length)} documents read holding \`${path}\` as ${stray} holds a value that reads as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}, so no query by the other type could be written for them.`, measurements: [] };
   }
   const s = ctx.scratch;
   const COPIES = 'stray_type_copies';
   await s.drop(COPIES);
-  await s.insertMany(COPIES, strays, 512);
+  await s.insertMany(COPIES, strays, c.stats?.avgObjSize || 512); // batch sizing only
   const tagsFound = async (values: unknown[]): Promise<Set<number>> => {
     const rows = await s.cursor({ find: COPIES, filter: { [path]: { $in: values } }, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
     return new Set(rows.map((r) => Number(r[TAG])));

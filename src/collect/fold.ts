@@ -136,30 +136,20 @@ export class PathFolder {
 
   /**
    * The folded path of `key` under the folded path `parent` ('' for the document). The map at '' is the document
-   * itself (its keys besides `_id` are data); `_id` never folds.
+   * itself (its keys besides `_id` are data); `_id` never folds, nor do array elements (`$[]`).
    */
   child(parent: string, key: string): string {
-    if (parent === '') return key !== '_id' && this.maps.has('') ? DYNAMIC_KEY : key;
-    return key !== '$[]' && this.maps.has(parent) ? `${parent}.${DYNAMIC_KEY}` : `${parent}.${key}`;
+    const folds = key !== DYNAMIC_KEY && (parent === '' ? key !== '_id' && this.maps.has('') : key !== '$[]' && this.maps.has(parent));
+    const k = folds ? DYNAMIC_KEY : key;
+    return parent === '' ? k : `${parent}.${k}`;
   }
 
-  /** The folded form of a raw dotted path. */
+  /** The folded form of a raw dotted path: `child` a segment at a time. */
   fold(path: string): string {
-    if (this.maps.size === 0) return path;
-    const rootMap = this.maps.has('');
-    if (!rootMap && !path.includes('.')) return path;
-    const segments = path.split('.');
-    const first = segments[0] as string;
-    let changed = rootMap && first !== '_id' && first !== DYNAMIC_KEY;
-    let out = changed ? DYNAMIC_KEY : first;
-    for (let i = 1; i < segments.length; i++) {
-      const key = segments[i] as string;
-      if (key !== '$[]' && key !== DYNAMIC_KEY && this.maps.has(out)) {
-        out = `${out}.${DYNAMIC_KEY}`;
-        changed = true;
-      } else out = `${out}.${key}`;
-    }
-    return changed ? out : path;
+    if (this.maps.size === 0 || (!this.maps.has('') && !path.includes('.'))) return path;
+    let out = '';
+    for (const key of path.split('.')) out = this.child(out, key);
+    return out;
   }
 }
 
@@ -205,11 +195,13 @@ export function mapOfIndexKey(key: Readonly<Record<string, unknown>>, folder: Pa
   for (const raw of Object.keys(key)) {
     const path = raw === '$**' ? '' : raw.endsWith('.$**') ? raw.slice(0, -4) : raw;
     if (path === '') continue;
-    const folded = folder.fold(path);
-    if (folded === path) continue;
-    const segments = folded.split('.');
-    const at = segments.findIndex((s, i) => s === DYNAMIC_KEY && path.split('.')[i] !== DYNAMIC_KEY);
-    return segments.slice(0, Math.max(0, at)).join('.');
+    // the first segment that folds is a key of the map at the path walked so far
+    let parent = '';
+    for (const segment of path.split('.')) {
+      const next = folder.child(parent, segment);
+      if (segment !== DYNAMIC_KEY && (next === DYNAMIC_KEY || next.endsWith(`.${DYNAMIC_KEY}`))) return parent;
+      parent = next;
+    }
   }
   return null;
 }

@@ -315,7 +315,7 @@ async function listDatabase(
     if (names && !names.includes(db)) {
       const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
       const what = `Database "${db}" does not exist on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
-      throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, db, names);
+      throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, names);
     }
   }
   const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
@@ -327,8 +327,6 @@ async function listDatabase(
       const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
       throw new NoSuchCollection(
         `Collection "${name}" does not exist in database "${db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
-        db,
-        name,
       );
     }
     chosen.push(found);
@@ -559,8 +557,8 @@ function withoutMapIndexes(snap: CollectionSnapshot, maps: DynamicKeyProfile[], 
     return map === null;
   });
   if (count.size === 0) return maps;
+  const n = snap.indexes.length - kept.length;
   snap.indexes = kept;
-  const n = [...count.values()].reduce((a, b) => a + b, 0);
   const where = [...count.keys()].map((m) => (m === '' ? "the documents' own keys" : `\`${m}\``)).join(', ');
   notes.push({ level: 'skipped', target, message: `index-usage: ${n === 1 ? '1 index is' : `${n} indexes are`} on keys of a map (${where}): their key paths and names hold the map's keys (user data), so they are left out of the snapshot and their use and size are not judged` });
   return maps.map((m) => (count.has(m.path) ? { ...m, indexesOnKeys: count.get(m.path) } : m));

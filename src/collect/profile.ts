@@ -1,5 +1,6 @@
 import { DYNAMIC_KEY, ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile, type KeyShape } from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
+import { BLANK_OR_NUMBER_TEXT, INTEGER_TEXT } from '../lib/number-text';
 import { FOLD_DEFAULTS, foldDocProfile, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
 import {
   binaryLength,
@@ -11,11 +12,6 @@ import {
 /** Type codes for the census: an index into a counter array is cheaper than a keyed property per value. */
 const TYPE_NAMES = BSON_TYPE_NAMES;
 const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as { readonly [K in (typeof TYPE_NAMES)[number]]: number };
-
-/** A string that is blank or a number's text (decimal, optional sign, fraction and exponent), spaces around allowed. */
-const BLANK_OR_NUMBER = /^\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*$/;
-/** An integer's text as `$convert` reads one to int or long: digits with a sign, nothing around them. */
-const INTEGER_TEXT = /^[-+]?\d+$/;
 
 /** The census entry with its string shapes, when any string was blank or a number's text (absent otherwise). */
 function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings: number; integerStrings: number }): FieldProfile {
@@ -385,7 +381,7 @@ export class Profiler {
       case 'string':
         this.note(node, T.string);
         // Only short strings can be blank or a number's text: one length check spares the regex on the rest.
-        if (v.length <= 32 && BLANK_OR_NUMBER.test(v)) {
+        if (v.length <= 32 && BLANK_OR_NUMBER_TEXT.test(v)) {
           if (v.trim() === '') node.info.blankStrings++;
           else {
             node.info.numericStrings++;

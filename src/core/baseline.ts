@@ -139,15 +139,15 @@ export function counts(f: Finding, baseline: BaselineComparison | null): boolean
 }
 
 /** What could not be read: targets of error notes (a sample that failed, a collector that threw), once each. */
-export function unreadTargets(result: CheckResult): { where: string; why: string }[] {
-  const seen = new Map<string, string>();
+export function unreadTargets(result: CheckResult): { where: string; why: string; deployment: boolean }[] {
+  const seen = new Map<string, { where: string; why: string; deployment: boolean }>();
   for (const n of result.notes) {
     // an error with neither target nor collector is confirmation's (lint does not confirm unless asked): not a read
     if (n.level !== 'error' || (!n.target && !n.collector)) continue;
     const where = n.target ? (n.target.collection ? `${n.target.db}.${n.target.collection}` : n.target.db) : `the deployment-wide data of ${n.collector ?? ''}`;
-    if (!seen.has(where)) seen.set(where, n.message);
+    if (!seen.has(where)) seen.set(where, { where, why: n.message, deployment: !n.target });
   }
-  return [...seen].map(([where, why]) => ({ where, why }));
+  return [...seen.values()];
 }
 
 /**
@@ -166,8 +166,8 @@ export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings
   let verdict: string;
   if (unread.length > 0 && !opts.allowPartial) {
     exitCode = 2;
-    const first = unread[0] as { where: string; why: string };
-    const what = unread.every((u) => !u.where.startsWith('the deployment-wide')) ? ['collection', 'collections'] : ['part', 'parts'];
+    const first = unread[0] as (typeof unread)[number];
+    const what = unread.some((u) => u.deployment) ? ['part', 'parts'] : ['collection', 'collections'];
     verdict = `could not check: ${unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`} not read (${first.where}: ${first.why}${unread.length > 1 ? `; and ${unread.slice(1, 4).map((u) => u.where).join(', ')}${unread.length > 4 ? ', …' : ''}` : ''}), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
   } else if (failing > 0) {
     exitCode = 1;

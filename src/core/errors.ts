@@ -16,13 +16,6 @@ export class UserError extends Error {
 /** A collection named for checking that its database does not hold (the message lists what it holds). */
 export class NoSuchCollection extends UserError {
   override name = 'NoSuchCollection';
-  constructor(
-    message: string,
-    readonly db: string,
-    readonly collection: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A database named for checking that the server does not hold; `what` is the message without the CLI's hint. */
@@ -31,7 +24,6 @@ export class NoSuchDatabase extends UserError {
   constructor(
     message: string,
     readonly what: string,
-    readonly db: string,
     /** Every database the server listed (admin, local and config included). */
     readonly databases: readonly string[],
   ) {

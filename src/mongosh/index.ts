@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
 import { NoSuchCollection, NoSuchDatabase, UserError } from '../core/errors';
-import { COLLECT_DEFAULTS } from '../collect';
+import { COLLECT_DEFAULTS, listDatabaseNames } from '../collect';
 import { OptionsError } from '../core/options';
 import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from '../core/runner';
 import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
@@ -335,15 +335,17 @@ function forShell(err: unknown, uri: string): unknown {
   return err;
 }
 
-/** `name` when the server holds a database of that name (listDatabases, names only), else null; a refused list is null. */
-async function databaseNamed(adapter: ShellAdapter, name: string, maxTimeMS: number | undefined): Promise<string | null> {
-  try {
-    const r = await adapter.command('admin', { listDatabases: 1, nameOnly: true, maxTimeMS: maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS });
-    const names = Array.isArray(r.databases) ? (r.databases as { name?: unknown }[]).map((d) => d.name) : [];
-    return names.includes(name) ? name : null;
-  } catch {
-    return null;
-  }
+/**
+ * advisor.check("blog") that failed because no collection of the shell's database is called blog, or because the shell's
+ * database (often `test`) does not exist: the database to check instead, when the server has one of that name, with
+ * why; null otherwise (a refused listDatabases too). Only when the call named no `db`.
+ */
+async function databaseInstead(err: unknown, adapter: ShellAdapter, name: string | undefined, db: string, o: { db?: string; maxTimeMS?: number }): Promise<{ db: string; why: string } | null> {
+  if (o.db || !name) return null;
+  if (err instanceof NoSuchDatabase) return err.databases.includes(name) ? { db: name, why: `the shell's database "${db}" does not exist, and "${name}" is a database` } : null;
+  if (!(err instanceof NoSuchCollection)) return null;
+  const names = await listDatabaseNames(adapter, o.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS).catch((): string[] => []);
+  return names.includes(name) ? { db: name, why: `"${name}" is no collection of database "${db}" but a database of its own` } : null;
 }
 
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
@@ -378,18 +380,14 @@ export function install(g: Record<string, unknown>): void {
           });
         const result = await run({ db, ...(name ? { collection: name } : {}) })
           .catch(async (err: unknown) => {
-            // advisor.check("blog") where blog is no collection here (or the shell's database, often `test`, holds
-            // nothing) but a database: check that database, and say so
-            const other =
-              o.db || !name ? null : err instanceof NoSuchCollection ? await databaseNamed(adapter, err.collection, o.maxTimeMS) : err instanceof NoSuchDatabase && err.databases.includes(name) ? name : null;
-            if (!other) {
-              if (err instanceof NoSuchDatabase) throw new UserError(`${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { db: "<name>" }.`);
-              throw err;
+            const other = await databaseInstead(err, adapter, name, db, o);
+            if (other) {
+              const r = await run({ db: other.db });
+              r.notes.unshift({ level: 'info', message: `${other.why}: every collection of "${other.db}" was checked (advisor.check(undefined, { db: "${other.db}" }) asks for that directly).` });
+              return r;
             }
-            const r = await run({ db: other });
-            const why = err instanceof NoSuchDatabase ? `the shell's database "${db}" does not exist, and "${other}" is a database` : `"${other}" is no collection of database "${db}" but a database of its own`;
-            r.notes.unshift({ level: 'info', message: `${why}: every collection of "${other}" was checked (advisor.check(undefined, { db: "${other}" }) asks for that directly).` });
-            return r;
+            if (err instanceof NoSuchDatabase) throw new UserError(`${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { db: "<name>" }.`);
+            throw err;
           })
           .finally(() => signals?.dispose());
         // A read-only run reports leftovers too (a confirming one did, through confirm).
