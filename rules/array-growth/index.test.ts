@@ -133,8 +133,9 @@ ruleTester(rule, {
           messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); one is already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}.`,
-          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: 0, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
+          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); 1 of the 1 documents read are already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}. At its own pace, one document would hold 75,000 elements in 365 days.`,
+          // already past the warning size: counted, never forecast
+          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: null, docsPastWarnBytes: 1, docsPastMaxBytes: 0, docsRead: 1, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
           recommendation: reference('events'),
         },
       ],
@@ -200,8 +201,8 @@ ruleTester(rule, {
           messageId: 'growingArray',
           severity: 'warn',
           target: at('events'),
-          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 1,638 days (2031-04-26); one passes ${formatBytes(2_000_000)} in 169 days (2027-04-18). Up to 300 elements now (p95 300), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 300, 1000, null).bytes)}.`,
-          evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638 },
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 1,638 days (2031-04-26); the first passes ${formatBytes(2_000_000)} in 169 days (2027-04-18). Up to 300 elements now (p95 300), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 300, 1000, null).bytes)}. At its own pace, one document would hold 3,950 elements in 365 days.`,
+          evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638, docsPastWarnBytes: 0 },
           recommendation: reference('events'),
         },
       ],
@@ -216,8 +217,8 @@ ruleTester(rule, {
           messageId: 'growingArrayAtLimit',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and a document is already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}.`,
-          evidence: { daysToMaxBytes: 0 },
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and 1 of the 1 documents read are already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}. At its own pace, one document would hold 4,050 elements in 365 days.`,
+          evidence: { daysToMaxBytes: null, docsPastMaxBytes: 1 },
           recommendation: reference('events'),
         },
       ],
@@ -227,10 +228,11 @@ ruleTester(rule, {
       snapshot: snapshotOf([profiled('posts', datedPosts())]),
       findings: [
         {
-          messageId: 'growingArrayDatedPastWarning',
+          messageId: 'growingArrayDatedPastWarningNext',
           severity: 'warn',
           target: at('comments'),
-          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); one is already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}.`,
+          // the busy post is past the warning size; the new one (1 comment in 2 days) passes it last
+          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); 1 of the 3 documents read are already past ${formatBytes(2_000_000)} and the first of the others passes it in 3,935 days (2037-08-09). Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
           evidence: {
             paceSource: 'elements',
             paceFrom: 'comments.at',
@@ -260,7 +262,7 @@ ruleTester(rule, {
       ]),
       findings: [
         {
-          messageId: 'growingArrayPastWarning',
+          messageId: 'growingArrayPastWarningNext',
           severity: 'error',
           target: at('comments'),
           messageIncludes: ["grows by up to 222 elements per document per day (median 50.3 over 4 documents), its length over the document's age (creation time from `_id`)"],
@@ -275,7 +277,7 @@ ruleTester(rule, {
       options: { paceWindowDays: 10 },
       findings: [
         {
-          messageId: 'growingArrayDatedPastWarning',
+          messageId: 'growingArrayDatedPastWarningNext',
           severity: 'warn',
           target: at('comments'),
           messageIncludes: 'counted from the dates at `comments.at` over the 7 days up to the newest one',
@@ -384,13 +386,13 @@ describe('array-growth confirmation plan', () => {
   it('says how the projected length was derived: length now + pace × days, and from which pace', () => {
     const f = runRule(rule, snapshotOf([profiled('posts', datedPosts())]))[0];
     expect(projectionText(f?.evidence ?? {}, 1008)).toBe(
-      `The projected length, 39,500, is the longest array's 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at \`comments.at\` over 30 days); measured at 15,480, the most elements of ${formatBytes(1008)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+      `The projected length, 39,500, is one document's 3,000 elements now + its 100 a day × 365 days (the pace counted from the dates at \`comments.at\` over 30 days); measured at 15,480, the most elements of ${formatBytes(1008)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
     );
-    expect(projectionText(f?.evidence ?? {}, 100)).toBe('The projected length, 39,500, is the longest array\'s 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at `comments.at` over 30 days).');
+    expect(projectionText(f?.evidence ?? {}, 100)).toBe('The projected length, 39,500, is one document\'s 3,000 elements now + its 100 a day × 365 days (the pace counted from the dates at `comments.at` over 30 days).');
     // a pace from the age, and a projection past what a parent below 15 MiB holds
     const aged = { projectedLength: 100_000, projectedFromLength: 2000, projectedPerDay: 268.49, projectionDays: 365, paceSource: 'age', paceFrom: '_id' };
     expect(projectionText(aged, 1000)).toBe(
-      `The projected length, 100,000, is the longest array's 2,000 elements now + 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+      `The projected length, 100,000, is one document's 2,000 elements now + its 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
     );
     expect(projectionText({ projectedLength: null }, 1000)).toBe('');
   });
