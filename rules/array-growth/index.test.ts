@@ -228,11 +228,12 @@ ruleTester(rule, {
       snapshot: snapshotOf([profiled('posts', datedPosts())]),
       findings: [
         {
-          messageId: 'growingArrayDatedPastWarningNext',
+          messageId: 'growingArrayDatedPastWarning',
           severity: 'warn',
           target: at('comments'),
-          // the busy post is past the warning size; the new one (1 comment in 2 days) passes it last
-          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); 1 of the 3 documents read are already past ${formatBytes(2_000_000)} and the first of the others passes it in 3,935 days (2037-08-09). Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
+          // the busy post is past the warning size; the new one (1 comment in 2 days) would pass it in 3,935 days,
+          // beyond growingWithinDays: not named
+          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); 1 of the 3 documents read are already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
           evidence: {
             paceSource: 'elements',
             paceFrom: 'comments.at',
@@ -262,7 +263,7 @@ ruleTester(rule, {
       ]),
       findings: [
         {
-          messageId: 'growingArrayPastWarningNext',
+          messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('comments'),
           messageIncludes: ["grows by up to 222 elements per document per day (median 50.3 over 4 documents), its length over the document's age (creation time from `_id`)"],
@@ -277,7 +278,7 @@ ruleTester(rule, {
       options: { paceWindowDays: 10 },
       findings: [
         {
-          messageId: 'growingArrayDatedPastWarningNext',
+          messageId: 'growingArrayDatedPastWarning',
           severity: 'warn',
           target: at('comments'),
           messageIncludes: 'counted from the dates at `comments.at` over the 7 days up to the newest one',
@@ -315,6 +316,77 @@ ruleTester(rule, {
           target: at('comments'),
           messageIncludes: ['holds up to 12,000 elements (p50 300, p95 300)', 'in the 10 sampled documents holding 250 or more', '0 of 10 sampled documents hold 1,000 or more (0 past 10,000)', `the largest document holding it is ${formatBytes(docWithArray('comments', 12000, 1000, null).bytes)}`],
           evidence: { lengthMax: 12000, lengthMaxBeyondSample: true, docsWithPath: 10, shareDocs: 10 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'documents already past the warning size are counted, never forecast; the first of the others gives the date',
+      // 1 KB comments at 100 a day: three posts past 2 MB (3,000, 2,500 and 2,100 comments), one of 1,000 that passes it
+      // in 10 days, and an old one of 10; the 3,000 post passes 16 MiB first, in 137 days
+      snapshot: snapshotOf([
+        posts([
+          docWithArray('comments', 3000, 1000, NOW - 30 * DAY),
+          docWithArray('comments', 2500, 1000, NOW - 25 * DAY),
+          docWithArray('comments', 2100, 1000, NOW - 21 * DAY),
+          docWithArray('comments', 1000, 1000, NOW - 10 * DAY),
+          docWithArray('comments', 10, 1000, NOW - 300 * DAY),
+        ]),
+      ]),
+      findings: [
+        {
+          messageId: 'growingArrayPastWarningNext',
+          severity: 'warn',
+          target: at('comments'),
+          messageIncludes: [
+            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 137 days (2027-03-17); 3 of the 5 documents read are already past ${formatBytes(2_000_000)} and the first of the others passes it in 10 days (2026-11-10).`,
+            `the largest document holding it is ${formatBytes(docWithArray('comments', 3000, 1000, null).bytes)}.`,
+          ],
+          evidence: { docsRead: 5, docsPastWarnBytes: 3, docsPastMaxBytes: 0, daysToWarnBytes: 10, daysToMaxBytes: 137, projectedFromLength: 3000, projectedLength: 3000 + 100 * 365 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'documents measured on the server (too large to pull) with a creation time get a pace: counted in the median, first to cross',
+      // 20 pulled posts of 5 comments over 100 days, and two posts over 1 MiB measured on the server: 4,000 comments in 20
+      // days (200 a day) and 3,000 in 30 (100 a day)
+      snapshot: snapshotOf([
+        posts([
+          ...Array.from({ length: 20 }, () => docWithArray('comments', 5, 1000, NOW - 100 * DAY)),
+          { ...docWithArray('comments', 4000, 1000, NOW - 20 * DAY), measuredOnServer: true },
+          { ...docWithArray('comments', 3000, 1000, NOW - 30 * DAY), measuredOnServer: true },
+        ]),
+      ]),
+      findings: [
+        {
+          messageId: 'growingArrayPastWarning',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: [
+            "grows by up to 200 elements per document per day (median 0.05 over 22 documents), its length over the document's age",
+            `the first document passes ${formatBytes(16 * 1024 * 1024)} in 63 days (2027-01-03); 2 of the 22 documents read are already past ${formatBytes(2_000_000)}.`,
+            'one document would hold 77,000 elements in 365 days.',
+          ],
+          evidence: { paceDocs: 22, docsRead: 22, docsPastWarnBytes: 2, daysToWarnBytes: 39618, daysToMaxBytes: 63, projectedFromLength: 4000, projectedPerDay: 200, projectedLength: 77000 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'the headline is the earliest crossing, not the median pace: one fast post among nine slow ones',
+      // nine posts of 500 comments in 50 days (10 a day, the median) and one of 400 in 2 days (200 a day)
+      snapshot: snapshotOf([posts([...Array.from({ length: 9 }, () => docWithArray('comments', 500, 1000, NOW - 50 * DAY)), docWithArray('comments', 400, 1000, NOW - 2 * DAY)])]),
+      findings: [
+        {
+          messageId: 'growingArray',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: [
+            'grows by up to 200 elements per document per day (median 10 over 10 documents)',
+            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 81 days (2027-01-21); the first passes ${formatBytes(2_000_000)} in 8 days (2026-11-08).`,
+          ],
+          evidence: { itemsPerDayMedian: 10, itemsPerDayMax: 200, daysToMaxBytes: 81, daysToWarnBytes: 8, docsPastWarnBytes: 0, projectedFromLength: 400, projectedLength: 400 + 200 * 365 },
           recommendation: reference('comments'),
         },
       ],
