@@ -199,7 +199,15 @@ interface Held {
  * The growth finding: how many documents are already past each line (never "in N days" for those), and the earliest
  * crossing by one of the others. `now` is the collection time.
  */
-function reportGrowth(report: Report<typeof messages>, base: Base, s: ArrayPathStats, g: Pace, held: Held, o: ArrayGrowthOptions, now: number): void {
+function reportGrowth(
+  report: Report<typeof messages>,
+  base: Base,
+  s: ArrayPathStats,
+  g: Pace,
+  held: Held,
+  o: ArrayGrowthOptions,
+  now: number,
+): void {
   const date = (days: number): string => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
   const rate = {
     ...held,
@@ -232,11 +240,15 @@ function reportGrowth(report: Report<typeof messages>, base: Base, s: ArrayPathS
     return;
   }
   const past = { ...max, pastWarn: s.warnLine.past };
-  if (s.warnLine.days === null) {
+  // the next crossing is named within growingWithinDays (a document's service life); the evidence keeps it either way
+  if (s.warnLine.days === null || s.warnLine.days > o.growingWithinDays) {
     if (dates) report({ ...base, messageId: 'growingArrayDatedPastWarning', data: { ...past, ...dates } });
     else report({ ...base, messageId: 'growingArrayPastWarning', data: { ...past, ...age } });
-  } else if (dates) report({ ...base, messageId: 'growingArrayDatedPastWarningNext', data: { ...past, ...warn, ...dates } });
-  else report({ ...base, messageId: 'growingArrayPastWarningNext', data: { ...past, ...warn, ...age } });
+    return;
+  }
+  const next = { ...past, ...warn };
+  if (dates) report({ ...base, messageId: 'growingArrayDatedPastWarningNext', data: { ...next, ...dates } });
+  else report({ ...base, messageId: 'growingArrayPastWarningNext', data: { ...next, ...age } });
 }
 
 export default defineRule({
@@ -276,7 +288,16 @@ export default defineRule({
         evidence: evidenceOf(collection, s),
         recommendation: recommend(collection.name, s, grade.severity, options, largestDoc),
       };
-      const held: Held = { path: s.path, max: s.lengths.max, p95: Math.round(s.lengths.p95), elementBytes: formatBytes(s.elementBytes), atWarn: s.docsAtWarn, withPath: s.docsWithPath, warnLength: options.warnLength, largestDoc };
+      const held: Held = {
+        path: s.path,
+        max: s.lengths.max,
+        p95: Math.round(s.lengths.p95),
+        elementBytes: formatBytes(s.elementBytes),
+        atWarn: s.docsAtWarn,
+        withPath: s.docsWithPath,
+        warnLength: options.warnLength,
+        largestDoc,
+      };
       // A document at the limit, or on course to reach it within the warn (or error) window: the growth is the finding.
       const window = Math.max(options.warnWithinDays, options.errorWithinDays);
       if (s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= window) {
