@@ -195,7 +195,8 @@ function projectionOf(holders: readonly Holder[], days: number): Projection | nu
     if (h.perDay === null || h.a.totalLength === 0) continue;
     const perArray = h.perDay / Math.max(1, h.a.occurrences);
     const length = Math.round(h.a.maxLength + perArray * days);
-    if (perArray > 0 && (projection === null || length > projection.length)) projection = { length, fromLength: h.a.maxLength, perDay: perArray, days };
+    if (perArray <= 0 || (projection !== null && length <= projection.length)) continue;
+    projection = { length, fromLength: h.a.maxLength, perDay: perArray, days };
   }
   return projection;
 }

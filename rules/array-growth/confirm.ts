@@ -45,7 +45,8 @@ export function projectionText(evidence: Finding['evidence'], elementBytes: numb
       : `the pace of its length over its document's age (creation time from \`${String(evidence.paceFrom)}\`)`;
   const cap = lengthCap(elementBytes);
   const capped = length > cap ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds below ${formatBytes(PARENT_BYTES_CAP)}` : '';
-  return `The projected length, ${formatNumber(length)}, is one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day × ${formatNumber(days)} days (${basis})${capped}.`;
+  const sum = `one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day × ${formatNumber(days)} days`;
+  return `The projected length, ${formatNumber(length)}, is ${sum} (${basis})${capped}.`;
 }
 
 function syntheticItem(bytes: number): Doc {

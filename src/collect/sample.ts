@@ -380,7 +380,8 @@ const KIND_OF_TYPE: Record<string, number> = {
 function topDates(r: Doc): Record<string, number> {
   const out: Record<string, number> = {};
   for (const f of (r[TOP_FIELD] as { k: string; d?: unknown }[] | undefined) ?? []) {
-    if (f.d !== null && typeof f.d === 'object' && isDate(f.d) && Number.isFinite(f.d.getTime())) out[f.k] = f.d.getTime();
+    const at = f.d !== null && typeof f.d === 'object' && isDate(f.d) ? f.d.getTime() : NaN;
+    if (Number.isFinite(at)) out[f.k] = at;
   }
   return out;
 }
