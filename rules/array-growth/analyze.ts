@@ -27,13 +27,25 @@ export interface Pace {
   docsFromElements: number;
 }
 
-/** The length the confirmation measures: the longest length any document reaches after `days` at its own pace. */
+/**
+ * The length the message states and the confirmation measures: the longest length any document reaches after `days`
+ * at its own pace.
+ */
 export interface Projection {
   length: number;
   /** That document's array length now, and its elements per array per day (its pace over its arrays at the path). */
   fromLength: number;
   perDay: number;
   days: number;
+}
+
+/**
+ * One size line (the warning size or the limit) against every document read that holds the array: how many are
+ * already at or past it, and the earliest day one of the others passes it at its own pace (null: none grows).
+ */
+export interface Crossing {
+  past: number;
+  days: number | null;
 }
 
 /** Everything measured about one array path across the sample (and its longest/largest beyond it). */
@@ -57,9 +69,14 @@ export interface ArrayPathStats {
   nested: boolean;
   arrayOfArrays: boolean;
   growth: Pace | null;
-  /** Fewest days until a document passes the warning size and the limit at its own pace. */
+  /** The warning size and the limit, over the sampled documents and the outliers holding the array. */
+  warnLine: Crossing;
+  maxLine: Crossing;
+  /** Days until a document is at or past each line: 0 when one already is, else the earliest crossing. */
   daysToWarnBytes: number | null;
   daysToMaxBytes: number | null;
+  /** Documents read that hold the array: the sampled ones and the outliers beyond the sample. */
+  docsRead: number;
   projection: Projection | null;
   /** BSON bytes of the largest document holding the array (sample and outliers), measured once. */
   largestDocBytes: number;
@@ -141,6 +158,49 @@ function ratesFor(list: Holder[], pace: PathPace | undefined, windows: readonly 
   };
 }
 
+/** Bytes a document adds per day at its pace and its own bytes per element; null without a pace. */
+function bytesPerDay(h: Holder): number | null {
+  if (h.perDay === null || h.a.totalLength === 0) return null;
+  return h.perDay * (h.a.bytes / h.a.totalLength);
+}
+
+/**
+ * The documents at or past `line` bytes, and the earliest day one of the others passes it at its own pace: the
+ * headline is the first document to cross, never a median; a document already past is counted, never forecast.
+ */
+function crossing(holders: readonly Holder[], line: number): Crossing {
+  let past = 0;
+  let days: number | null = null;
+  for (const h of holders) {
+    if (h.doc.bytes >= line) {
+      past++;
+      continue;
+    }
+    const perDay = bytesPerDay(h);
+    if (perDay === null || perDay <= 0) continue;
+    const toLine = (line - h.doc.bytes) / perDay;
+    days = days === null ? toLine : Math.min(days, toLine);
+  }
+  return { past, days };
+}
+
+/**
+ * The projected length (the rule's README): the longest length any document holding the array reaches after `days`
+ * at its own pace, i.e. its length now + its elements per array per day x days. The documents measured on the server
+ * and the outliers count: their length and age are known.
+ */
+function projectionOf(holders: readonly Holder[], days: number): Projection | null {
+  let projection: Projection | null = null;
+  for (const h of holders) {
+    if (h.perDay === null || h.a.totalLength === 0) continue;
+    const perArray = h.perDay / Math.max(1, h.a.occurrences);
+    const length = Math.round(h.a.maxLength + perArray * days);
+    if (perArray <= 0 || (projection !== null && length <= projection.length)) continue;
+    projection = { length, fromLength: h.a.maxLength, perDay: perArray, days };
+  }
+  return projection;
+}
+
 export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now: number, paces?: ElementPaces): ArrayPathStats[] {
   const byPath = new Map<string, Holder[]>();
   c.sample.docs.forEach((doc, index) => {
@@ -176,21 +236,11 @@ export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now
 
     const all = [...list, ...outliers];
     const growth = ratesFor(all, paceOf.get(path), paces?.windowsDays ?? [], c, o, now);
-    let daysToWarn: number | null = null;
-    let daysToMax: number | null = null;
-    let projection: Projection | null = null;
-    for (const x of all) {
-      if (x.perDay === null || x.a.totalLength === 0) continue;
-      const bytesPerDay = x.perDay * (x.a.bytes / x.a.totalLength);
-      const perArray = x.perDay / Math.max(1, x.a.occurrences);
-      const projected = Math.round(x.a.maxLength + perArray * o.projectionDays);
-      if (perArray > 0 && (projection === null || projected > projection.length)) projection = { length: projected, fromLength: x.a.maxLength, perDay: perArray, days: o.projectionDays };
-      if (bytesPerDay <= 0) continue;
-      const toWarn = Math.max(0, (o.warnDocBytes - x.doc.bytes) / bytesPerDay);
-      const toMax = Math.max(0, (o.maxDocBytes - x.doc.bytes) / bytesPerDay);
-      daysToWarn = daysToWarn === null ? toWarn : Math.min(daysToWarn, toWarn);
-      daysToMax = daysToMax === null ? toMax : Math.min(daysToMax, toMax);
-    }
+    const warnLine = crossing(all, o.warnDocBytes);
+    const maxLine = crossing(all, o.maxDocBytes);
+    const projection = projectionOf(all, o.projectionDays);
+    // at or past a line counts as reaching it now only where the array grows at all (some document has a pace)
+    const reached = (line: Crossing): number | null => (line.past > 0 && projection !== null ? 0 : line.days);
     out.push({
       path,
       docsWithPath: list.length,
@@ -204,8 +254,11 @@ export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now
       nested: path.includes('.'),
       arrayOfArrays: (kinds & ELEMENT_KIND.array) !== 0,
       growth,
-      daysToWarnBytes: daysToWarn,
-      daysToMaxBytes: daysToMax,
+      warnLine,
+      maxLine,
+      daysToWarnBytes: reached(warnLine),
+      daysToMaxBytes: reached(maxLine),
+      docsRead: all.length,
       projection,
       largestDocBytes: Math.max(...all.map((x) => x.doc.bytes)),
       docsAtWarn: lengths.filter((n) => n >= o.warnLength).length,

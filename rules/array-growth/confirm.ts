@@ -16,8 +16,8 @@ export function lengthCap(elementBytes: number): number {
 
 /**
  * Lengths to measure, after the benchmark's table (1 to 10,000 comments per post): 1, 100, the observed p95, the
- * longest now and the projected length (the longest array's length now + its pace x projectionDays), capped below
- * 16 MiB.
+ * longest now and the projected length (the length any document reaches in projectionDays at its own pace: analyze.ts,
+ * projectionOf), capped below 16 MiB.
  */
 export function lengthsToMeasure(evidence: Finding['evidence'], elementBytes: number): number[] {
   const cap = lengthCap(elementBytes);
@@ -28,8 +28,10 @@ export function lengthsToMeasure(evidence: Finding['evidence'], elementBytes: nu
 }
 
 /**
- * How the projected length was derived, as a sentence: "The projected length, 36,500, is 6,500 elements now + 100 a
- * day × 300 days (the pace from the dates at `comments.at` over 30 days)". Empty when there is no projection.
+ * How the projected length was derived, as a sentence: "The projected length, 36,500, is one document's 6,500 elements
+ * now + its 100 a day × 300 days (the pace counted from the dates at `comments.at` over 30 days)". The document is the
+ * one that reaches the most (analyze.ts, projectionOf), not necessarily the longest now: the same length the finding's
+ * message states. Empty when there is no projection.
  */
 export function projectionText(evidence: Finding['evidence'], elementBytes: number): string {
   const length = evidence.projectedLength;
@@ -43,7 +45,8 @@ export function projectionText(evidence: Finding['evidence'], elementBytes: numb
       : `the pace of its length over its document's age (creation time from \`${String(evidence.paceFrom)}\`)`;
   const cap = lengthCap(elementBytes);
   const capped = length > cap ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds below ${formatBytes(PARENT_BYTES_CAP)}` : '';
-  return `The projected length, ${formatNumber(length)}, is the longest array's ${formatNumber(from)} elements now + ${formatNumber(perDay)} a day × ${formatNumber(days)} days (${basis})${capped}.`;
+  const sum = `one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day × ${formatNumber(days)} days`;
+  return `The projected length, ${formatNumber(length)}, is ${sum} (${basis})${capped}.`;
 }
 
 function syntheticItem(bytes: number): Doc {

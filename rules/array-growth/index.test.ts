@@ -133,8 +133,9 @@ ruleTester(rule, {
           messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); one is already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}.`,
-          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: 0, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
+          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); 1 of the 1 documents read are already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}. At its own pace, one document would hold 75,000 elements in 365 days.`,
+          // already past the warning size: counted, never forecast
+          evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: null, docsPastWarnBytes: 1, docsPastMaxBytes: 0, docsRead: 1, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
           recommendation: reference('events'),
         },
       ],
@@ -200,8 +201,8 @@ ruleTester(rule, {
           messageId: 'growingArray',
           severity: 'warn',
           target: at('events'),
-          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 1,638 days (2031-04-26); one passes ${formatBytes(2_000_000)} in 169 days (2027-04-18). Up to 300 elements now (p95 300), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 300, 1000, null).bytes)}.`,
-          evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638 },
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 1,638 days (2031-04-26); the first passes ${formatBytes(2_000_000)} in 169 days (2027-04-18). Up to 300 elements now (p95 300), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 300, 1000, null).bytes)}. At its own pace, one document would hold 3,950 elements in 365 days.`,
+          evidence: { daysToWarnBytes: 169, daysToMaxBytes: 1638, docsPastWarnBytes: 0 },
           recommendation: reference('events'),
         },
       ],
@@ -216,8 +217,8 @@ ruleTester(rule, {
           messageId: 'growingArrayAtLimit',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and a document is already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}.`,
-          evidence: { daysToMaxBytes: 0 },
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and 1 of the 1 documents read are already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}. At its own pace, one document would hold 4,050 elements in 365 days.`,
+          evidence: { daysToMaxBytes: null, docsPastMaxBytes: 1 },
           recommendation: reference('events'),
         },
       ],
@@ -230,7 +231,9 @@ ruleTester(rule, {
           messageId: 'growingArrayDatedPastWarning',
           severity: 'warn',
           target: at('comments'),
-          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace a document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); one is already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}.`,
+          // the busy post is past the warning size; the new one (1 comment in 2 days) would pass it in 3,935 days,
+          // beyond growingWithinDays: not named
+          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); 1 of the 3 documents read are already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
           evidence: {
             paceSource: 'elements',
             paceFrom: 'comments.at',
@@ -318,6 +321,77 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'documents already past the warning size are counted, never forecast; the first of the others gives the date',
+      // 1 KB comments at 100 a day: three posts past 2 MB (3,000, 2,500 and 2,100 comments), one of 1,000 that passes it
+      // in 10 days, and an old one of 10; the 3,000 post passes 16 MiB first, in 137 days
+      snapshot: snapshotOf([
+        posts([
+          docWithArray('comments', 3000, 1000, NOW - 30 * DAY),
+          docWithArray('comments', 2500, 1000, NOW - 25 * DAY),
+          docWithArray('comments', 2100, 1000, NOW - 21 * DAY),
+          docWithArray('comments', 1000, 1000, NOW - 10 * DAY),
+          docWithArray('comments', 10, 1000, NOW - 300 * DAY),
+        ]),
+      ]),
+      findings: [
+        {
+          messageId: 'growingArrayPastWarningNext',
+          severity: 'warn',
+          target: at('comments'),
+          messageIncludes: [
+            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 137 days (2027-03-17); 3 of the 5 documents read are already past ${formatBytes(2_000_000)} and the first of the others passes it in 10 days (2026-11-10).`,
+            `the largest document holding it is ${formatBytes(docWithArray('comments', 3000, 1000, null).bytes)}.`,
+          ],
+          evidence: { docsRead: 5, docsPastWarnBytes: 3, docsPastMaxBytes: 0, daysToWarnBytes: 10, daysToMaxBytes: 137, projectedFromLength: 3000, projectedLength: 3000 + 100 * 365 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'documents measured on the server (too large to pull) with a creation time get a pace: counted in the median, first to cross',
+      // 20 pulled posts of 5 comments over 100 days, and two posts over 1 MiB measured on the server: 4,000 comments in 20
+      // days (200 a day) and 3,000 in 30 (100 a day)
+      snapshot: snapshotOf([
+        posts([
+          ...Array.from({ length: 20 }, () => docWithArray('comments', 5, 1000, NOW - 100 * DAY)),
+          { ...docWithArray('comments', 4000, 1000, NOW - 20 * DAY), measuredOnServer: true },
+          { ...docWithArray('comments', 3000, 1000, NOW - 30 * DAY), measuredOnServer: true },
+        ]),
+      ]),
+      findings: [
+        {
+          messageId: 'growingArrayPastWarning',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: [
+            "grows by up to 200 elements per document per day (median 0.05 over 22 documents), its length over the document's age",
+            `the first document passes ${formatBytes(16 * 1024 * 1024)} in 63 days (2027-01-03); 2 of the 22 documents read are already past ${formatBytes(2_000_000)}.`,
+            'one document would hold 77,000 elements in 365 days.',
+          ],
+          evidence: { paceDocs: 22, docsRead: 22, docsPastWarnBytes: 2, daysToWarnBytes: 39618, daysToMaxBytes: 63, projectedFromLength: 4000, projectedPerDay: 200, projectedLength: 77000 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
+      name: 'the headline is the earliest crossing, not the median pace: one fast post among nine slow ones',
+      // nine posts of 500 comments in 50 days (10 a day, the median) and one of 400 in 2 days (200 a day)
+      snapshot: snapshotOf([posts([...Array.from({ length: 9 }, () => docWithArray('comments', 500, 1000, NOW - 50 * DAY)), docWithArray('comments', 400, 1000, NOW - 2 * DAY)])]),
+      findings: [
+        {
+          messageId: 'growingArray',
+          severity: 'error',
+          target: at('comments'),
+          messageIncludes: [
+            'grows by up to 200 elements per document per day (median 10 over 10 documents)',
+            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 81 days (2027-01-21); the first passes ${formatBytes(2_000_000)} in 8 days (2026-11-08).`,
+          ],
+          evidence: { itemsPerDayMedian: 10, itemsPerDayMax: 200, daysToMaxBytes: 81, daysToWarnBytes: 8, docsPastWarnBytes: 0, projectedFromLength: 400, projectedLength: 400 + 200 * 365 },
+          recommendation: reference('comments'),
+        },
+      ],
+    },
+    {
       name: 'evidence: lengths and the time source, no document values',
       snapshot: snapshotOf([posts([docWithArray('comments', 5000, 1000, NOW - 30 * DAY)])]),
       findings: [
@@ -384,13 +458,13 @@ describe('array-growth confirmation plan', () => {
   it('says how the projected length was derived: length now + pace × days, and from which pace', () => {
     const f = runRule(rule, snapshotOf([profiled('posts', datedPosts())]))[0];
     expect(projectionText(f?.evidence ?? {}, 1008)).toBe(
-      `The projected length, 39,500, is the longest array's 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at \`comments.at\` over 30 days); measured at 15,480, the most elements of ${formatBytes(1008)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+      `The projected length, 39,500, is one document's 3,000 elements now + its 100 a day × 365 days (the pace counted from the dates at \`comments.at\` over 30 days); measured at 15,480, the most elements of ${formatBytes(1008)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
     );
-    expect(projectionText(f?.evidence ?? {}, 100)).toBe('The projected length, 39,500, is the longest array\'s 3,000 elements now + 100 a day × 365 days (the pace counted from the dates at `comments.at` over 30 days).');
+    expect(projectionText(f?.evidence ?? {}, 100)).toBe('The projected length, 39,500, is one document\'s 3,000 elements now + its 100 a day × 365 days (the pace counted from the dates at `comments.at` over 30 days).');
     // a pace from the age, and a projection past what a parent below 15 MiB holds
     const aged = { projectedLength: 100_000, projectedFromLength: 2000, projectedPerDay: 268.49, projectionDays: 365, paceSource: 'age', paceFrom: '_id' };
     expect(projectionText(aged, 1000)).toBe(
-      `The projected length, 100,000, is the longest array's 2,000 elements now + 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+      `The projected length, 100,000, is one document's 2,000 elements now + its 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
     );
     expect(projectionText({ projectedLength: null }, 1000)).toBe('');
   });

@@ -1,9 +1,9 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
-import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
-import type { Recommendation, Severity } from '../../src/core/types';
+import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
-import { type ArrayPathStats, arrayPathStats } from './analyze';
+import { type ArrayPathStats, arrayPathStats, type Pace } from './analyze';
 import { confirmArrayGrowth } from './confirm';
 import { elementPace } from './collect';
 import { dataOf } from '../../src/core/collector';
@@ -110,12 +110,146 @@ function advice(collection: string, s: ArrayPathStats, severity: Severity, o: Ar
 const LENGTHS = 'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; in the {{shareDocs}} sampled documents holding {{shareFrom}} or more it is a median {{share}}% of the document';
 const BY_DATES = 'grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), counted from the dates at `{{datePath}}` over the {{windowDays}} days up to the newest one';
 const BY_AGE = "grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), its length over the document's age (creation time from `{{timeSource}}`)";
-const TO_BOTH = 'at that pace a document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}}); one passes {{warnBytes}} in {{warnDays}} days ({{warnDate}})';
-const PAST_WARNING = 'at that pace a document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}}); one is already past {{warnBytes}}';
-const AT_LIMIT = 'and a document is already at the {{maxBytes}} limit';
+const TO_MAX = 'at that pace the first document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}})';
+const TO_BOTH = `${TO_MAX}; the first passes {{warnBytes}} in {{warnDays}} days ({{warnDate}})`;
+const PAST_WARNING = `${TO_MAX}; {{pastWarn}} of the {{docsRead}} documents read are already past {{warnBytes}}`;
+const PAST_WARNING_NEXT = `${PAST_WARNING} and the first of the others passes it in {{warnDays}} days ({{warnDate}})`;
+const AT_LIMIT = 'and {{pastMax}} of the {{docsRead}} documents read are already at the {{maxBytes}} limit';
 const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.';
+/** The one projected length, the same the confirmation measures (the evidence's projectedLength). */
+const PROJECTED = 'At its own pace, one document would hold {{projected}} elements in {{projectionDays}} days.';
+const GROWING = `${NOW_HELD} ${PROJECTED}`;
+
+const messages = {
+  longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.`,
+  tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}); the largest document holding it is {{largestDoc}}.`,
+  growingArray: `Array \`{{path}}\` ${BY_AGE}: ${TO_BOTH}. ${GROWING}`,
+  growingArrayPastWarning: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING}. ${GROWING}`,
+  growingArrayPastWarningNext: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING_NEXT}. ${GROWING}`,
+  growingArrayAtLimit: `Array \`{{path}}\` ${BY_AGE}, ${AT_LIMIT}. ${GROWING}`,
+  growingArrayDated: `Array \`{{path}}\` ${BY_DATES}: ${TO_BOTH}. ${GROWING}`,
+  growingArrayDatedPastWarning: `Array \`{{path}}\` ${BY_DATES}: ${PAST_WARNING}. ${GROWING}`,
+  growingArrayDatedPastWarningNext: `Array \`{{path}}\` ${BY_DATES}: ${PAST_WARNING_NEXT}. ${GROWING}`,
+  growingArrayDatedAtLimit: `Array \`{{path}}\` ${BY_DATES}, ${AT_LIMIT}. ${GROWING}`,
+} as const;
 
 const LIMITS_PAGE = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
+
+type Base = { severity: Severity; target: Target; evidence: Finding['evidence']; recommendation: Recommendation };
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** What the finding rests on: counts, lengths, sizes, paces and the forecast; never a document value. */
+function evidenceOf(c: CollectionSnapshot, s: ArrayPathStats): Finding['evidence'] {
+  const g = s.growth;
+  const p = s.projection;
+  return {
+    docsWithPath: s.docsWithPath,
+    docsAtWarnLength: s.docsAtWarn,
+    docsPastErrorLength: s.docsPastError,
+    sampleSize: c.sample.size,
+    sampleRandom: c.sample.random,
+    lengthP50: s.lengths.p50,
+    lengthP95: s.lengths.p95,
+    lengthMax: s.lengths.max,
+    lengthMaxBeyondSample: s.maxBeyondSample,
+    elementBytes: Math.round(s.elementBytes),
+    shareOfDocument: Math.round(s.share * 1000) / 1000,
+    shareDocs: s.shareDocs,
+    shareFromLength: s.shareFrom,
+    largestDocBytes: s.largestDocBytes,
+    paceSource: g ? g.source : null,
+    paceFrom: g ? g.from : null,
+    paceWindowDays: g ? g.windowDays : null,
+    paceQuietDays: g ? g.quietDays : null,
+    paceDocs: g ? g.docs : 0,
+    paceDocsFromElements: g ? g.docsFromElements : 0,
+    itemsPerDayMedian: g ? round2(g.medianPerDay) : null,
+    itemsPerDayP90: g ? round2(g.p90PerDay) : null,
+    itemsPerDayMax: g ? round2(g.maxPerDay) : null,
+    docsRead: s.docsRead,
+    docsPastWarnBytes: s.warnLine.past,
+    docsPastMaxBytes: s.maxLine.past,
+    // the earliest crossing by a document not yet past the line (null: none of them grows)
+    daysToWarnBytes: s.warnLine.days === null ? null : Math.round(s.warnLine.days),
+    daysToMaxBytes: s.maxLine.days === null ? null : Math.round(s.maxLine.days),
+    projectedLength: p ? p.length : null,
+    projectedFromLength: p ? p.fromLength : null,
+    projectedPerDay: p ? round2(p.perDay) : null,
+    projectionDays: p ? p.days : null,
+    timeSource: c.sample.timeSource,
+    nested: s.nested,
+    arrayOfArrays: s.arrayOfArrays,
+  };
+}
+
+/** What every growth and length message says about the array now. */
+interface Held {
+  path: string;
+  max: number;
+  p95: number;
+  elementBytes: string;
+  atWarn: number;
+  withPath: number;
+  warnLength: number;
+  largestDoc: string;
+}
+
+/**
+ * The growth finding: how many documents are already past each line (never "in N days" for those), and the earliest
+ * crossing by one of the others. `now` is the collection time.
+ */
+function reportGrowth(
+  report: Report<typeof messages>,
+  base: Base,
+  s: ArrayPathStats,
+  g: Pace,
+  held: Held,
+  o: ArrayGrowthOptions,
+  now: number,
+): void {
+  const date = (days: number): string => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
+  const rate = {
+    ...held,
+    perDay: g.maxPerDay,
+    medianPerDay: g.medianPerDay,
+    paceDocs: g.docs,
+    maxBytes: formatBytes(o.maxDocBytes),
+    warnBytes: formatBytes(o.warnDocBytes),
+    docsRead: s.docsRead,
+    // set whenever a document grows, which a growth finding needs (analyze.ts, daysToMaxBytes)
+    projected: s.projection?.length ?? 0,
+    projectionDays: o.projectionDays,
+  };
+  const dates = g.source === 'elements' ? { datePath: g.from, windowDays: g.windowDays ?? 0 } : null;
+  const age = { timeSource: g.from };
+  if (s.maxLine.past > 0) {
+    const atLimit = { ...rate, pastMax: s.maxLine.past };
+    if (dates) report({ ...base, messageId: 'growingArrayDatedAtLimit', data: { ...atLimit, ...dates } });
+    else report({ ...base, messageId: 'growingArrayAtLimit', data: { ...atLimit, ...age } });
+    return;
+  }
+  const toMax = s.maxLine.days ?? 0;
+  const max = { ...rate, maxDays: Math.round(toMax), maxDate: date(toMax) };
+  // none past the warning size: the document that passes the limit first passes the warning size before it
+  const toWarn = s.warnLine.days ?? toMax;
+  const warn = { warnDays: Math.round(toWarn), warnDate: date(toWarn) };
+  if (s.warnLine.past === 0) {
+    if (dates) report({ ...base, messageId: 'growingArrayDated', data: { ...max, ...warn, ...dates } });
+    else report({ ...base, messageId: 'growingArray', data: { ...max, ...warn, ...age } });
+    return;
+  }
+  const past = { ...max, pastWarn: s.warnLine.past };
+  // the next crossing is named within growingWithinDays (a document's service life); the evidence keeps it either way
+  if (s.warnLine.days === null || s.warnLine.days > o.growingWithinDays) {
+    if (dates) report({ ...base, messageId: 'growingArrayDatedPastWarning', data: { ...past, ...dates } });
+    else report({ ...base, messageId: 'growingArrayPastWarning', data: { ...past, ...age } });
+    return;
+  }
+  const next = { ...past, ...warn };
+  if (dates) report({ ...base, messageId: 'growingArrayDatedPastWarningNext', data: { ...next, ...dates } });
+  else report({ ...base, messageId: 'growingArrayPastWarningNext', data: { ...next, ...age } });
+}
 
 export default defineRule({
   id: 'array-growth',
@@ -128,96 +262,46 @@ export default defineRule({
     docsUrls: {
       growingArray: LIMITS_PAGE,
       growingArrayPastWarning: LIMITS_PAGE,
+      growingArrayPastWarningNext: LIMITS_PAGE,
       growingArrayAtLimit: LIMITS_PAGE,
       growingArrayDated: LIMITS_PAGE,
       growingArrayDatedPastWarning: LIMITS_PAGE,
+      growingArrayDatedPastWarningNext: LIMITS_PAGE,
       growingArrayDatedAtLimit: LIMITS_PAGE,
     },
     severity: 'warn',
-    messages: {
-      longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.`,
-      tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}); the largest document holding it is {{largestDoc}}.`,
-      growingArray: `Array \`{{path}}\` ${BY_AGE}: ${TO_BOTH}. ${NOW_HELD}`,
-      growingArrayPastWarning: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING}. ${NOW_HELD}`,
-      growingArrayAtLimit: `Array \`{{path}}\` ${BY_AGE}, ${AT_LIMIT}. ${NOW_HELD}`,
-      growingArrayDated: `Array \`{{path}}\` ${BY_DATES}: ${TO_BOTH}. ${NOW_HELD}`,
-      growingArrayDatedPastWarning: `Array \`{{path}}\` ${BY_DATES}: ${PAST_WARNING}. ${NOW_HELD}`,
-      growingArrayDatedAtLimit: `Array \`{{path}}\` ${BY_DATES}, ${AT_LIMIT}. ${NOW_HELD}`,
-    },
+    messages,
     options: arrayGrowthOptionsSchema,
     requires: { capabilities: [] },
   },
   analyze({ snapshot, collection, options, report }) {
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
-    const date = (days: number): string => new Date(now + days * DAY_MS).toISOString().slice(0, 10);
-    const round2 = (x: number): number => Math.round(x * 100) / 100;
     for (const s of arrayPathStats(collection, options, now, dataOf(elementPace, collection))) {
       const grade = severityOf(s, options);
       if (!grade) continue;
       // one figure per document, printed the same in the message and the advice
       const largestDoc = formatBytes(s.largestDocBytes);
-      const g = s.growth;
-      const p = s.projection;
-      const base = {
+      const base: Base = {
         severity: grade.severity,
         target: { db: collection.db, collection: collection.name, path: s.path },
-        evidence: {
-          docsWithPath: s.docsWithPath,
-          docsAtWarnLength: s.docsAtWarn,
-          docsPastErrorLength: s.docsPastError,
-          sampleSize: collection.sample.size,
-          sampleRandom: collection.sample.random,
-          lengthP50: s.lengths.p50,
-          lengthP95: s.lengths.p95,
-          lengthMax: s.lengths.max,
-          lengthMaxBeyondSample: s.maxBeyondSample,
-          elementBytes: Math.round(s.elementBytes),
-          shareOfDocument: Math.round(s.share * 1000) / 1000,
-          shareDocs: s.shareDocs,
-          shareFromLength: s.shareFrom,
-          largestDocBytes: s.largestDocBytes,
-          paceSource: g ? g.source : null,
-          paceFrom: g ? g.from : null,
-          paceWindowDays: g ? g.windowDays : null,
-          paceQuietDays: g ? g.quietDays : null,
-          paceDocs: g ? g.docs : 0,
-          paceDocsFromElements: g ? g.docsFromElements : 0,
-          itemsPerDayMedian: g ? round2(g.medianPerDay) : null,
-          itemsPerDayP90: g ? round2(g.p90PerDay) : null,
-          itemsPerDayMax: g ? round2(g.maxPerDay) : null,
-          daysToWarnBytes: s.daysToWarnBytes === null ? null : Math.round(s.daysToWarnBytes),
-          daysToMaxBytes: s.daysToMaxBytes === null ? null : Math.round(s.daysToMaxBytes),
-          projectedLength: p ? p.length : null,
-          projectedFromLength: p ? p.fromLength : null,
-          projectedPerDay: p ? round2(p.perDay) : null,
-          projectionDays: p ? p.days : null,
-          timeSource: collection.sample.timeSource,
-          nested: s.nested,
-          arrayOfArrays: s.arrayOfArrays,
-        },
+        evidence: evidenceOf(collection, s),
         recommendation: recommend(collection.name, s, grade.severity, options, largestDoc),
       };
-      const held = { path: s.path, max: s.lengths.max, p95: Math.round(s.lengths.p95), elementBytes: formatBytes(s.elementBytes), atWarn: s.docsAtWarn, withPath: s.docsWithPath, warnLength: options.warnLength, largestDoc };
-      // A document on course to reach the limit within the warn (or error) window: the growth is the finding.
-      const toMax = g !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= Math.max(options.warnWithinDays, options.errorWithinDays) ? s.daysToMaxBytes : null;
-      if (toMax !== null && g !== null) {
-        const rate = { ...held, perDay: g.maxPerDay, medianPerDay: g.medianPerDay, paceDocs: g.docs, maxBytes: formatBytes(options.maxDocBytes) };
-        const max = { maxDays: Math.round(toMax), maxDate: date(toMax), warnBytes: formatBytes(options.warnDocBytes) };
-        // set with daysToMaxBytes from the same documents, so never null here
-        const toWarn = s.daysToWarnBytes ?? 0;
-        const warn = { warnDays: Math.round(toWarn), warnDate: date(toWarn) };
-        if (g.source === 'elements') {
-          const dated = { ...rate, datePath: g.from, windowDays: g.windowDays ?? 0 };
-          if (toMax <= 0) report({ ...base, messageId: 'growingArrayDatedAtLimit', data: dated });
-          else if (toWarn <= 0) report({ ...base, messageId: 'growingArrayDatedPastWarning', data: { ...dated, ...max } });
-          else report({ ...base, messageId: 'growingArrayDated', data: { ...dated, ...max, ...warn } });
-        } else {
-          const aged = { ...rate, timeSource: g.from };
-          if (toMax <= 0) report({ ...base, messageId: 'growingArrayAtLimit', data: aged });
-          else if (toWarn <= 0) report({ ...base, messageId: 'growingArrayPastWarning', data: { ...aged, ...max } });
-          else report({ ...base, messageId: 'growingArray', data: { ...aged, ...max, ...warn } });
-        }
+      const held: Held = {
+        path: s.path,
+        max: s.lengths.max,
+        p95: Math.round(s.lengths.p95),
+        elementBytes: formatBytes(s.elementBytes),
+        atWarn: s.docsAtWarn,
+        withPath: s.docsWithPath,
+        warnLength: options.warnLength,
+        largestDoc,
+      };
+      // A document at the limit, or on course to reach it within the warn (or error) window: the growth is the finding.
+      const window = Math.max(options.warnWithinDays, options.errorWithinDays);
+      if (s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= window) {
+        reportGrowth(report, base, s, s.growth, held, options, now);
         continue;
       }
       const lengths = { ...held, p50: Math.round(s.lengths.p50), elementKinds: kindsLabel(s.kinds), share: Math.round(s.share * 100), shareDocs: s.shareDocs, shareFrom: s.shareFrom };

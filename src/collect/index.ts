@@ -479,9 +479,11 @@ async function collectCollection(
     // Documents measured on the server (and the outliers below) name their top-level fields: a document that is a map
     // itself has data for field names, folded here as the profiler folded the sample's.
     const folder = new PathFolder(folded.dynamicKeys);
+    // dated as the pulled ones are: the ObjectId's time, or the time field when it is one of the document's dates
     raw.large.forEach((p, i) => {
       const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
       if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
+      else if (timeField !== null && timeField !== '_id') p.createdAt = raw.largeDates[i]?.[timeField] ?? null;
     });
     docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
     const dynamicKeys = withoutMapIndexes(snap, folded.dynamicKeys, folder, notes, target);

@@ -44,6 +44,8 @@ export interface RawSample {
   /** Large documents, already reduced on the server to their _id, size and top-level array shapes. */
   large: DocProfile[];
   largeIds: unknown[];
+  /** Per large document (same order): its top-level date fields in ms, so the time field dates it as a pulled one. */
+  largeDates: Record<string, number>[];
   /**
    * `_id`s in natural order, where this read saw them so: every document's (whole), or the scan's (random-ids); null
    * otherwise. id-pattern reads the same thing with its own find (see the report of issue 9 for sharing it).
@@ -59,7 +61,11 @@ const SIZE_FIELD = '__advisorBytes';
 const DOC_FIELD = '__advisorDoc';
 const TOP_FIELD = '__advisorTop';
 
-/** Per top-level field of `root`: name, BSON type, array length (-1 for non-arrays), bytes, first element's type. */
+/**
+ * Per top-level field of `root`: name, BSON type, array length (-1 for non-arrays), bytes, first element's type, and
+ * the value of a date field (null otherwise): the creation time of a document too large to pull, where the time field
+ * is one of its dates. No other value is read.
+ */
 function topShape(root: string): Doc {
   return {
     $map: {
@@ -71,6 +77,7 @@ function topShape(root: string): Doc {
         n: { $cond: [{ $isArray: '$$f.v' }, { $size: '$$f.v' }, -1] },
         b: { $bsonSize: { $arrayToObject: [[{ k: 'v', v: '$$f.v' }]] } },
         e: { $cond: [{ $isArray: '$$f.v' }, { $type: { $arrayElemAt: ['$$f.v', 0] } }, null] },
+        d: { $cond: [{ $eq: [{ $type: '$$f.v' }, 'date'] }, '$$f.v', null] },
       },
     },
   };
@@ -95,6 +102,7 @@ interface Read {
   docs: Doc[];
   large: DocProfile[];
   largeIds: unknown[];
+  largeDates: Record<string, number>[];
   /** The server's bytes of each pulled document, where $bsonSize measured them (null otherwise). */
   bytes: number | null;
   /** Every row's `_id`, in the order the server sent them. */
@@ -162,7 +170,7 @@ async function readSelection(adapter: Adapter, server: ServerInfo, db: string, c
       },
     ];
     const rows = await cursor({ aggregate: coll, pipeline, cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, opts);
-    const out: Read = { whole, docs: [], large: [], largeIds: [], bytes: 0, order: rows.map((r) => r._id) };
+    const out: Read = { whole, docs: [], large: [], largeIds: [], largeDates: [], bytes: 0, order: rows.map((r) => r._id) };
     for (const r of rows) {
       out.bytes = (out.bytes ?? 0) + Number(r[SIZE_FIELD] ?? 0);
       const d = r[DOC_FIELD] as Doc | undefined;
@@ -170,17 +178,18 @@ async function readSelection(adapter: Adapter, server: ServerInfo, db: string, c
       else {
         out.large.push(reduceLarge(r));
         out.largeIds.push(r._id);
+        out.largeDates.push(topDates(r));
       }
     }
     return out;
   }
   if (sel.kind === 'sample') {
     const docs = await cursor({ aggregate: coll, pipeline: headOf(sel), cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS }, opts);
-    return { whole, docs, large: [], largeIds: [], bytes: null, order: docs.map((d) => d._id) };
+    return { whole, docs, large: [], largeIds: [], largeDates: [], bytes: null, order: docs.map((d) => d._id) };
   }
   const filter = sel.kind === 'ids' ? { _id: { $in: sel.ids } } : {};
   const docs = await cursor({ find: coll, filter, limit: n, batchSize: n + 1, maxTimeMS: plan.maxTimeMS }, { limit: n, ...opts });
-  return { whole, docs, large: [], largeIds: [], bytes: null, order: docs.map((d) => d._id) };
+  return { whole, docs, large: [], largeIds: [], largeDates: [], bytes: null, order: docs.map((d) => d._id) };
 }
 
 /** The first reply of a cursor command only; a cursor left open (more than one reply's worth) is closed at once. */
@@ -212,13 +221,13 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
       const n = read.docs.length + read.large.length;
       const tooBig = !measured && (!read.whole || (read.bytes ?? 0) > w.maxBytes);
       // A find or aggregate with no sort and no filter scans the collection: its rows come in natural order.
-      if (n <= w.maxDocs && !tooBig) return { method: 'whole', random: true, complete: true, docs: read.docs, large: read.large, largeIds: read.largeIds, naturalIds: read.order };
+      if (n <= w.maxDocs && !tooBig) return { method: 'whole', random: true, complete: true, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: read.order };
       fallback = n > w.maxDocs ? `the collection held more than ${w.maxDocs} documents when read (its count said ${w.count})` : `$collStats gave no size and its documents came to more than ${formatBytes(Math.min(w.maxBytes, REPLY_BYTES))} when read`;
     }
   }
   if (server.capabilities.sample.supported === true) {
     const read = await onceMoreOn28799(() => readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan));
-    return { method: '$sample', random: true, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, naturalIds: null, ...(fallback ? { fallback } : {}) };
+    return { method: '$sample', random: true, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: null, ...(fallback ? { fallback } : {}) };
   }
   const scanMax = plan.idScanMax ?? 0;
   if (scanMax > 0) {
@@ -231,18 +240,19 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     if (ids) {
       const covered = ids.length < scanMax || (plan.count !== null && plan.count !== undefined && ids.length >= plan.count);
       const picked = pickPositions(ids.length, plan.requested, prng(plan.seed ?? 1)).map((i) => ids[i]);
-      const out: RawSample = { method: 'random-ids', random: covered, complete: false, docs: [], large: [], largeIds: [], naturalIds: ids, idScan: { read: ids.length, whole: covered }, ...(fallback ? { fallback } : {}) };
+      const out: RawSample = { method: 'random-ids', random: covered, complete: false, docs: [], large: [], largeIds: [], largeDates: [], naturalIds: ids, idScan: { read: ids.length, whole: covered }, ...(fallback ? { fallback } : {}) };
       for (const chunk of chunksByBytes(picked, IN_BYTES)) {
         const read = await readSelection(adapter, server, db, coll, { kind: 'ids', ids: chunk }, plan);
         out.docs.push(...read.docs);
         out.large.push(...read.large);
         out.largeIds.push(...read.largeIds);
+        out.largeDates.push(...read.largeDates);
       }
       return out;
     }
   }
   const read = await readSelection(adapter, server, db, coll, { kind: 'first', limit: plan.requested }, plan);
-  return { method: 'natural-order', random: false, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, naturalIds: read.order, ...(fallback ? { fallback } : {}) };
+  return { method: 'natural-order', random: false, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: read.order, ...(fallback ? { fallback } : {}) };
 }
 
 /** Bytes of `_id`s per `$in` command: a quarter of the 16 MiB a command may hold, leaving room for the rest. */
@@ -365,6 +375,16 @@ const KIND_OF_TYPE: Record<string, number> = {
   decimal: ELEMENT_KIND.number,
   objectId: ELEMENT_KIND.objectId,
 };
+
+/** The top-level date fields of a reduced document, by name, in ms since the epoch. */
+function topDates(r: Doc): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of (r[TOP_FIELD] as { k: string; d?: unknown }[] | undefined) ?? []) {
+    const at = f.d !== null && typeof f.d === 'object' && isDate(f.d) ? f.d.getTime() : NaN;
+    if (Number.isFinite(at)) out[f.k] = at;
+  }
+  return out;
+}
 
 function reduceLarge(r: Doc): DocProfile {
   const top = (r[TOP_FIELD] as { k: string; t: string; n: number; b: number; e: string | null }[] | undefined) ?? [];
