@@ -12,7 +12,7 @@ import { type Adapter, type Doc, describeServerError } from '../src/adapters/typ
 import { collectSnapshot } from '../src/collect';
 import { confirmFindings, type ConfirmRun } from '../src/confirm';
 import { SCRATCH_PREFIX } from '../src/confirm/scratch';
-import { defineRule } from '../src/core/rule';
+import { type AnyRule as Rule, defineRule } from '../src/core/rule';
 import { collectPlan } from '../src/core/runner';
 import type { Confirmation } from '../src/core/types';
 import { redactServerText } from '../src/lib/redact';
@@ -83,35 +83,48 @@ function doublingReads(inner: DriverAdapter, coll: string, seen: { doubled: numb
   };
 }
 
-/**
- * A caller's rule whose experiment copies the documents of `dups` to scratch keeping their `_id`s (as the validator's
- * does), and says how many the server took: it runs on every server, where the validator's needs validators.
- */
-const copyKeepingIds = defineRule({
-  id: 'test-copy-keeping-ids',
-  meta: {
-    description: 'Copies a collection to scratch with its _ids',
-    docsUrl: 'https://example.com/test-copy-keeping-ids',
-    severity: 'info',
-    messages: { here: 'Collection {{name}} can be copied.' },
-    options: { type: 'object', properties: {}, additionalProperties: false },
-    requires: { capabilities: [] },
-  },
-  scope: 'collection',
-  analyze({ collection: c, report }) {
-    if (c?.name !== 'dups') return;
-    report({ messageId: 'here', target: { db: c.db, collection: c.name }, data: { name: c.name }, evidence: {} });
-  },
-  confirm: {
-    describe: 'copy with _ids',
-    async run(ctx, f) {
-      const docs = await ctx.sourceDocs(f.target.db, f.target.collection ?? '');
-      const c = await ctx.scratch.copy('ids_kept', docs);
-      const clean = c.inserted === docs.length && c.writeErrors.length === 0;
-      const summary = `${c.inserted} of ${docs.length} copies inserted, ${c.writeErrors.length} write errors`;
-      return { status: clean ? 'supported' : 'refuted', summary, measurements: [] };
+type Experiment = NonNullable<Rule['confirm']>['run'];
+
+/** A caller's rule reporting one finding on `dups`, whose experiment is `run`. */
+function ruleWithExperiment(id: string, run: Experiment): Rule {
+  return defineRule({
+    id,
+    meta: {
+      description: 'A test experiment',
+      docsUrl: `https://example.com/${id}`,
+      severity: 'info',
+      messages: { here: 'Collection {{name}} can be copied.' },
+      options: { type: 'object', properties: {}, additionalProperties: false },
+      requires: { capabilities: [] },
     },
-  },
+    scope: 'collection',
+    analyze({ collection: c, report }) {
+      if (c?.name !== 'dups') return;
+      report({ messageId: 'here', target: { db: c.db, collection: c.name }, data: { name: c.name }, evidence: {} });
+    },
+    confirm: { describe: 'a copy', run },
+  }) as Rule;
+}
+
+/**
+ * Copies the documents of `dups` to scratch keeping their `_id`s (as the validator's experiment does), and says how
+ * many the server took: it runs on every server, where the validator's needs validators.
+ */
+const copyKeepingIds = ruleWithExperiment('test-copy-keeping-ids', async (ctx, f) => {
+  const docs = await ctx.sourceDocs(f.target.db, f.target.collection ?? '');
+  const c = await ctx.scratch.copy('ids_kept', docs);
+  const clean = c.inserted === docs.length && c.writeErrors.length === 0;
+  const summary = `${c.inserted} of ${docs.length} copies inserted, ${c.writeErrors.length} write errors`;
+  return { status: clean ? 'supported' : 'refuted', summary, measurements: [] };
+});
+
+/** Past maxBsonObjectSize (16 MiB on both test servers): a copy must leave it out, not send it. */
+const OVERSIZE = 17 * 1024 * 1024;
+
+/** Copies two small documents and, between them, one past the server's limit (made here: no server stores one). */
+const copyOversize = ruleWithExperiment('test-copy-oversize', async (ctx) => {
+  const c = await ctx.scratch.copy('oversize', [{ n: 1 }, { n: 2, blob: 'x'.repeat(OVERSIZE) }, { n: 3 }]);
+  return { status: 'supported', summary: `${c.inserted} inserted, ${c.tooLarge} left out`, measurements: [] };
 });
 
 describe('copies into scratch by real size (live)', () => {
@@ -154,7 +167,8 @@ describe('copies into scratch by real size (live)', () => {
     expect(k?.status, k?.summary).not.toBe('error');
     const copies = inserts.sent.filter((s) => s.command === 'keys_as_fields');
     const largest = Math.max(...inserts.sent.map((s) => s.bytes));
-    console.log(`[copy-limits live] ${live.kind}: ${copies.length} inserts for keys_as_fields, largest command ${largest} B`);
+    const told = `${copies.length} inserts to keys_as_fields, largest command ${largest} B`;
+    console.log(`[copy-limits live] ${live.kind}: ${told}`);
     expect(copies.reduce((t, s) => t + s.documents, 0)).toBe(SMALL + LARGE);
     expect(copies.length).toBeGreaterThanOrEqual(2); // three large documents cannot share one command
     expect(largest).toBeLessThanOrEqual(COMMAND_MAX);
@@ -213,6 +227,19 @@ describe('copies into scratch by real size (live)', () => {
     expect(inserts.sent.filter((x) => x.command === 'ids_kept').reduce((t, x) => t + x.documents, 0)).toBe(40);
     expect(inserts.writeErrors).toBe(0);
     expect(JSON.stringify(run)).not.toMatch(LEAK);
+    await expectScratchDropped(live.client, run.where);
+  });
+
+  it('leaves out a document over maxBsonObjectSize, sends the rest, and says so', async () => {
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['dups'] });
+    const inserts = watchScratchInserts(watched);
+    const run = await confirmFindings(snap, runRule(copyOversize, snap), watched, [copyOversize], {});
+    expect(run.findings[0]?.confirmation?.summary).toBe('2 inserted, 1 left out');
+    const sent = inserts.sent.filter((x) => x.command === 'oversize');
+    expect(sent.reduce((t, x) => t + x.documents, 0)).toBe(2);
+    expect(Math.max(...sent.map((x) => x.bytes))).toBeLessThan(OVERSIZE);
+    const note = /^1 document was not copied to the scratch collection oversize: over the server's maxBsonObjectSize/;
+    expect(run.notes).toContainEqual(expect.stringMatching(note));
     await expectScratchDropped(live.client, run.where);
   });
 
