@@ -74,7 +74,7 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       const name = `tenant_${trial}_${j}`;
       await s.create(name);
       if (separateIx.length) await s.command({ createIndexes: name, indexes: separateIx });
-      await s.command({ insert: name, documents: docs.map((d) => ({ ...d })), ordered: false });
+      await s.insertMany(name, docs.map((d) => ({ ...d })));
       made.push(name);
     }
   };
@@ -97,7 +97,7 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       reset: async () => {
         const batch: Doc[] = [];
         for (let j = 0; j < n; j++) for (const d of docs) batch.push({ ...d, [field]: `t${round.folded}_${j}` });
-        await s.insertMany('folded', batch, 512);
+        await s.insertMany('folded', batch);
       },
       run: async () => {
         const trial = round.folded++;

@@ -54,8 +54,7 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
     for (const n of names) await s.drop(n);
     return { status: 'inconclusive', summary: `No documents could be read from ${collection ?? 'the collection'}, so there was nothing to compress.`, measurements: [] };
   }
-  const avg = Math.max(1, Number(f.evidence.sampleBytes) / Math.max(1, Number(f.evidence.sampleDocs)) || 1024);
-  for (const n of names) await s.insertMany(n, source, avg);
+  for (const n of names) await s.insertMany(n, source);
   // 3. a checkpoint, so storageSize counts compressed blocks on disk
   let flushed = true;
   let flushNote = '';

@@ -244,7 +244,6 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
   const plan = bodies.length > 0 ? planInsertBatch(sizes, BATCH, capBytes) : { picks: Array.from({ length: BATCH }, (_, i) => i), bytes: BATCH * 20, tooLarge: 0 };
   const batchBodies = bodies.length > 0 ? plan.picks.map((i) => bodies[i] as Doc) : plan.picks.map((i) => ({ v: i }));
   const perBatch = batchBodies.length;
-  const avg = plan.bytes / Math.max(1, perBatch);
 
   const secondary = (snap?.indexes ?? [])
     .filter((i) => i.name !== '_id_' && !i.unique && !Object.values(i.key).some((v) => typeof v === 'string'))
@@ -267,7 +266,7 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
   const inserted = { clustered: 0, regular: 0 };
   const insertInto = (which: 'clustered' | 'regular') => async (trial: number): Promise<void> => {
     const docs = runs[trial]?.[which] ?? [];
-    const n = await s.insertMany(which === 'clustered' ? CLUSTERED : REGULAR, docs, avg);
+    const n = await s.insertMany(which === 'clustered' ? CLUSTERED : REGULAR, docs);
     inserted[which] += n;
     if (n !== docs.length) throw new Error(`the ${which} copy took ${n} of ${docs.length} documents`);
   };

@@ -58,7 +58,6 @@ interface Copies {
   docs: Doc[];
   built: string[];
   changes: string[];
-  approxBytes: number;
 }
 
 /** Two scratch collections with the source's indexes: ALL with every one, LESS without `drop`. */
@@ -86,16 +85,14 @@ async function prepare(ctx: ConfirmContext, db: string, coll: string, drop: Read
   const missing = [...drop].filter((n) => !built.includes(n));
   if (missing.length) return `the scratch server could not build ${missing.map((n) => `\`${n}\``).join(', ')}: ${failed.join('; ')}`;
   if (failed.length) changes.push(`not rebuilt on the copy: ${failed.join('; ')}`);
-  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
-  const approxBytes = c?.stats?.avgObjSize || docs.reduce((t, d) => t + JSON.stringify(d).length, 0) / docs.length;
-  return { docs, built, changes, approxBytes };
+  return { docs, built, changes };
 }
 
 async function insertCost(ctx: ConfirmContext, copies: Copies, lessLabel: string): Promise<{ all: ReturnType<typeof toMeasurement>; less: ReturnType<typeof toMeasurement>; ratio: ReturnType<typeof ratioOf>; complete: boolean; batch: number }> {
   const s = ctx.scratch;
   const batch = copies.docs.slice(0, BATCH);
   const insert = (coll: string) => async (): Promise<void> => {
-    await s.insertMany(coll, batch, copies.approxBytes);
+    await s.insertMany(coll, batch);
   };
   const [all, less] = await alternate(
     ctx.budget.slice(0.8),

@@ -74,7 +74,7 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const s = ctx.scratch;
   const COPIES = 'stray_type_copies';
   await s.drop(COPIES);
-  await s.insertMany(COPIES, strays, c.stats?.avgObjSize || 512); // batch sizing only
+  await s.insertMany(COPIES, strays);
   const tagsFound = async (values: unknown[]): Promise<Set<number>> => {
     const rows = await s.cursor({ find: COPIES, filter: { [path]: { $in: values } }, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
     return new Set(rows.map((r) => Number(r[TAG])));

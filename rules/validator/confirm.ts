@@ -5,6 +5,7 @@ import { type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/co
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
 import { alternate, ciLabel, fmtRatio, withoutId } from '../../src/confirm/trials';
+import { redactServerText } from '../../src/lib/redact';
 import type { ValidatorOptions } from './options';
 import { plainSchema, proposeSchema } from './propose';
 
@@ -98,7 +99,9 @@ const DUPLICATE_KEY = 11000;
 function describeWriteError(e: WriteError | undefined): string {
   if (!e) return 'no write error reported';
   const head = e.codeName ?? (e.code === 121 ? 'DocumentValidationFailure' : e.code === DUPLICATE_KEY ? 'DuplicateKey' : 'error');
-  return `${head}${e.code !== undefined ? ` (${e.code})` : ''}: ${(e.errmsg ?? '').split('\n')[0] ?? ''}`.slice(0, 240);
+  // An E11000's text holds the duplicate _id, a code 121's may hold the document's: values, never printed.
+  const text = redactServerText((e.errmsg ?? '').split('\n')[0] ?? '');
+  return `${head}${e.code !== undefined ? ` (${e.code})` : ''}: ${text}`.slice(0, 240);
 }
 
 /** Thrown when the server refuses a write the experiment needs: the timings would not compare like with like. */
@@ -120,18 +123,13 @@ async function write(ctx: ConfirmContext, cmd: Doc): Promise<Written> {
   return { n: Number(r.n ?? 0), nModified: Number(r.nModified ?? 0), errors: (r.writeErrors as WriteError[] | undefined) ?? [] };
 }
 
-/** Inserts in batches of about BATCH_BYTES (by the collection's average document size); counts what the server wrote. */
-async function insertAll(ctx: ConfirmContext, coll: string, docs: readonly Doc[], perBatch: number): Promise<Written> {
-  const out: Written = { n: 0, nModified: 0, errors: [] };
-  for (let i = 0; i < docs.length; i += perBatch) {
-    const w = await write(ctx, { insert: coll, documents: docs.slice(i, i + perBatch), ordered: false });
-    out.n += w.n;
-    out.errors.push(...w.errors);
-  }
-  return out;
+/** Inserts in batches by the documents' own sizes (Scratch.copy); counts what the server wrote. */
+async function insertAll(ctx: ConfirmContext, coll: string, docs: readonly Doc[]): Promise<Written> {
+  const c = await ctx.scratch.copy(coll, docs);
+  return { n: c.inserted, nModified: 0, errors: c.writeErrors };
 }
 
-/** Documents per insert or update command: about BATCH_BYTES by the collection's average (or largest sampled) document. */
+/** Documents per update command: about BATCH_BYTES by the collection's average (or largest sampled) document. */
 function perBatchOf(ctx: ConfirmContext, db: string, collection: string): number {
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
   const largestSampled = Math.max(0, ...(c?.sample.docs ?? []).map((d) => d.bytes));
@@ -191,7 +189,7 @@ export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: Valid
 async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc; what: string }, copies: readonly Doc[], perBatch: number, o: ValidatorOptions): Promise<Result> {
   const s = ctx.scratch;
   // Which copies pass: load them (with their _ids) into the plain collection, then query it with the validator itself.
-  const loaded = await insertAll(ctx, PLAIN, copies, perBatch);
+  const loaded = await insertAll(ctx, PLAIN, copies);
   const duplicates = loaded.errors.filter((e) => e.code === DUPLICATE_KEY).length; // $sample may return a document twice
   const refused = loaded.errors.filter((e) => e.code !== DUPLICATE_KEY);
   if (loaded.n === 0) {
@@ -212,7 +210,7 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
     await write(ctx, { delete: coll, deletes: [{ q: {}, limit: 0 }] });
   };
   const insert = (coll: string, where: string) => async (): Promise<void> => {
-    const w = await insertAll(ctx, coll, batch, perBatch);
+    const w = await insertAll(ctx, coll, batch);
     if (w.n !== batch.length) throw new Refused(`inserting copied documents that pass the validator (as a query filter) into the scratch collection ${where}`, w.n, batch.length, w.errors[0]);
   };
   // Every ratio the verdict or its words turn on asks for the second look when the interval still holds it:

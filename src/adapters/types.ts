@@ -1,3 +1,5 @@
+import { redactServerText } from '../lib/redact';
+
 /** A server document as the host (driver or mongosh) returns it. */
 export type Doc = Record<string, unknown>;
 
@@ -87,11 +89,14 @@ export function asServerError(err: unknown): ServerError {
   return { message: typeof err === 'string' ? err : JSON.stringify(err) ?? 'unknown error' };
 }
 
-/** Short description of a server error for reports: "CommandNotFound (59): no such command". */
+/**
+ * Short description of a server error for reports: "CommandNotFound (59): no such command". Document values the
+ * server's text holds (a duplicate key's `_id`, a failed validation's document) are masked (src/lib/redact.ts).
+ */
 export function describeServerError(err: unknown): string {
   const e = asServerError(err);
   const head = e.codeName ? `${e.codeName}${e.code !== undefined ? ` (${e.code})` : ''}` : e.code !== undefined ? `error ${e.code}` : 'error';
-  return `${head}: ${e.message.split('\n')[0] ?? ''}`.slice(0, 240);
+  return `${head}: ${redactServerText(e.message.split('\n')[0] ?? '')}`.slice(0, 240);
 }
 
 /** A command as the product names it: its name (first key), the first stage of an aggregate, what an explain explains. */

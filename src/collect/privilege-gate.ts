@@ -7,6 +7,7 @@
  */
 import { type Adapter, type CursorOptions, type CursorRead, type Doc, commandShape } from '../adapters/types';
 import type { Note, PrivilegeSummary } from '../core/types';
+import { redactServerText } from '../lib/redact';
 import { PRIVILEGE_PROBE, type PrivilegeVerdict, judgePrivileges } from './privileges';
 
 /** MongoDB's code for a command the user's roles do not authorize (error_codes.yml: Unauthorized, 13). */
@@ -77,7 +78,7 @@ export async function probePrivileges(adapter: Adapter, databases: readonly stri
   try {
     reply = await adapter.command('admin', { ...PRIVILEGE_PROBE, maxTimeMS });
   } catch (err) {
-    failure = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+    failure = redactServerText(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
   }
   const v = judgePrivileges(reply, { databases, scratchDb });
   if (failure !== null) return { ...v, summary: `privileges unknown (connectionStatus failed: ${failure.slice(0, 200)}): every check is attempted, and refusals are noted where they happen` };

@@ -4,6 +4,7 @@ import { formatBytes } from '../core/format';
 import { prng } from '../core/stats';
 import type { DocProfile, OutlierSearch, SampleMethod, ServerInfo } from '../core/types';
 import { ELEMENT_KIND } from '../core/types';
+import { redactServerText } from '../lib/redact';
 import { indexKeyBytes, isDate, objectIdSeconds } from './bson-size';
 import { idShape } from './id-profile';
 
@@ -235,7 +236,8 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     try {
       ids = await readIds(adapter, db, coll, scanMax, plan.maxTimeMS);
     } catch (err) {
-      fallback = `the _ids could not be read (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
+      const why = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+      fallback = `the _ids could not be read (${redactServerText(why)})`;
     }
     if (ids) {
       const covered = ids.length < scanMax || (plan.count !== null && plan.count !== undefined && ids.length >= plan.count);

@@ -5,6 +5,7 @@ import type { AnyRule as Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
+import { dropRepeatedIds } from './copy';
 import { Budget } from './harness';
 import { leftoverNotes } from './leftovers';
 import { LoadAbort, LoadGuard, type LoadLimits, parseMaxLoad } from './load';
@@ -155,6 +156,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     const problem = await scratch.cleanup();
+    notes.push(...scratch.notes);
     if (problem) notes.push(problem);
   }
   if (loadStop !== null) notes.push(`mongo-advisor ${loadStop}`);
@@ -172,8 +174,10 @@ async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, c
   const limit = Math.min(o.limit ?? settings.maxDocs, settings.maxDocs, byBytes);
   const maxTimeMS = 30_000;
   const head: Doc[] = o.filter ? [{ $match: o.filter }] : [];
-  if (snapshot.server.capabilities.sample.supported === true) {
-    return await commandCursor(source, db, { aggregate: coll, pipeline: [...head, { $sample: { size: limit } }], cursor: {}, maxTimeMS }, { maxTimeMS });
-  }
-  return await commandCursor(source, db, { find: coll, filter: o.filter ?? {}, limit, maxTimeMS }, { limit, maxTimeMS });
+  const sample = [...head, { $sample: { size: limit } }];
+  const read = snapshot.server.capabilities.sample.supported === true
+    ? commandCursor(source, db, { aggregate: coll, pipeline: sample, cursor: {}, maxTimeMS }, { maxTimeMS })
+    : commandCursor(source, db, { find: coll, filter: o.filter ?? {}, limit, maxTimeMS }, { limit, maxTimeMS });
+  // $sample may return a document twice: every experiment gets each _id once (src/confirm/copy.ts).
+  return dropRepeatedIds(await read).docs;
 }

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { commandCursor } from '../adapters/cursor';
-import { SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
+import { readOnly, SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
 import { type Adapter, type BsonKit, type Doc, asServerError, describeServerError } from '../adapters/types';
+import { formatBytes, formatNumber } from '../core/format';
 import { VERSION } from '../version';
+import { bsonSizes, type CopyLimits, limitsFromHello, planCopyBatches } from './copy';
 
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
 export { SCRATCH_PREFIX };
 
-const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 /** dropDatabase attempts before cleanup gives up, and the pause before the second (doubled before the third). */
 const DROP_ATTEMPTS = 3;
 const DROP_PAUSE_MS = 500;
@@ -36,6 +37,16 @@ export interface ScratchMarker {
   startedAt: string;
   /** 'cli' or 'mongosh' or 'api': who to blame, in the leftover report. */
   via: string;
+}
+
+/** What one copy did (`Scratch.copy`). */
+export interface Copied {
+  /** Documents the server reports inserted. */
+  inserted: number;
+  /** The replies' write errors, as the server sent them (their messages may hold values: never print them raw). */
+  writeErrors: Doc[];
+  /** Documents over maxBsonObjectSize, not sent. */
+  tooLarge: number;
 }
 
 /** What the run will write, told before it writes (consent): the plan the front doors print. */
@@ -93,6 +104,11 @@ export class Scratch {
   /** The server, described without a password. */
   readonly source: string;
   readonly #adapter: Adapter;
+  /** The same server through the read-only gate: `hello`, for the limits of a copy. */
+  readonly #reads: Adapter;
+  private limits: Promise<CopyLimits> | null = null;
+  /** What copies left out and why (a document over the server's size limit): the run's notes. */
+  readonly notes: string[] = [];
   private used = false;
   private dropped = false;
   private cleaning: Promise<string | null> | null = null;
@@ -112,6 +128,7 @@ export class Scratch {
 
   constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex'), via = 'api') {
     this.#adapter = scratchOnly(adapter);
+    this.#reads = readOnly(adapter);
     this.bson = adapter.bson;
     this.source = adapter.source;
     this.db = `${SCRATCH_PREFIX}${suffix}`;
@@ -205,24 +222,51 @@ export class Scratch {
   }
 
   /**
-   * Inserts in batches under 8 MB (documents are sized by the caller's estimate). Returns how many documents the
-   * server reports inserted (`n`): with `ordered: false` a rejected document is a write error in a reply that
-   * still reads ok, so a caller that times the inserts checks this against `docs.length`.
+   * The server's limits for one write command (`hello`: maxBsonObjectSize, maxMessageSizeBytes, maxWriteBatchSize),
+   * read once through the read-only gate; MongoDB's documented values when it does not answer.
    */
-  async insertMany(coll: string, docs: readonly Doc[], approxDocBytes: number): Promise<number> {
-    const perBatch = Math.max(1, Math.min(1000, Math.floor(MAX_BATCH_BYTES / Math.max(1, approxDocBytes))));
-    let inserted = 0;
+  copyLimits(): Promise<CopyLimits> {
+    this.limits ??= this.#reads.command('admin', { hello: 1 }).then(
+      (hello) => limitsFromHello(hello),
+      () => limitsFromHello(null),
+    );
+    return this.limits;
+  }
+
+  /**
+   * Inserts documents (`ordered: false`) in as many commands as their own BSON sizes need under the server's limits
+   * (src/confirm/copy.ts). A document over maxBsonObjectSize is not sent: `notes` says how many were left out. Returns
+   * how many documents the server reports inserted (`n`; a rejected document is a write error in a reply that still
+   * reads ok, so a caller that times the inserts checks it against `docs.length`) and those write errors.
+   */
+  async copy(coll: string, docs: readonly Doc[]): Promise<Copied> {
+    const plan = planCopyBatches(bsonSizes(docs), await this.copyLimits());
+    if (plan.tooLarge.length > 0) {
+      const n = plan.tooLarge.length;
+      const limit = formatBytes((await this.copyLimits()).maxBsonObjectSize);
+      const what = n === 1 ? 'document was' : 'documents were';
+      const note = `${formatNumber(n)} ${what} not copied to the scratch collection ${coll}: `
+        + `over the server's maxBsonObjectSize (${limit})`;
+      if (!this.notes.includes(note)) this.notes.push(note);
+    }
+    const out: Copied = { inserted: 0, writeErrors: [], tooLarge: plan.tooLarge.length };
     const several = docs.length > 1;
     if (several) this.copying++;
     try {
-      for (let i = 0; i < docs.length; i += perBatch) {
-        const r = await this.command({ insert: coll, documents: docs.slice(i, i + perBatch), ordered: false });
-        inserted += Number(r.n ?? 0);
+      for (const batch of plan.batches) {
+        const r = await this.command({ insert: coll, documents: batch.map((i) => docs[i]), ordered: false });
+        out.inserted += Number(r.n ?? 0);
+        out.writeErrors.push(...((r.writeErrors as Doc[] | undefined) ?? []));
       }
     } finally {
       if (several) this.copying--;
     }
-    return inserted;
+    return out;
+  }
+
+  /** `copy`, when only the count matters: how many documents the server reports inserted. */
+  async insertMany(coll: string, docs: readonly Doc[]): Promise<number> {
+    return (await this.copy(coll, docs)).inserted;
   }
 
   async drop(coll: string): Promise<void> {

@@ -168,3 +168,79 @@ export function redactText(text: string, uris: readonly string[] = []): string {
   }
   return out;
 }
+
+/** What stands for a document value a server's error text held. */
+export const VALUE_MASK = '<value>';
+
+/**
+ * Where servers' error texts put document values, each followed by the value:
+ * - `dup key: { _id: "…" }` (E11000, code 11000), and the driver's `keyValue` of the same error;
+ * - `failingDocumentId`, `consideredValue(s)` and `op` in a code-121 "Document failed validation" errInfo or a write
+ *   error printed whole;
+ * - `in element {…}` (code 28, "Cannot create field 'b' in element {a: …}");
+ * - `altered to <field>: …` (code 66, "the (immutable) field '_id' was found to have been altered to _id: …");
+ * - `with value …` (FerretDB prints its internal Go value: "… with value &{…}").
+ */
+const VALUE_BEFORE = new RegExp(
+  [
+    String.raw`\bdup key:\s*`,
+    String.raw`\bkeyValue["']?\s*[:=]\s*`,
+    String.raw`\bfailingDocumentId["']?\s*:\s*`,
+    String.raw`\bconsideredValues?["']?\s*:\s*`,
+    String.raw`["']?\bop["']?\s*:\s*(?=\{)`,
+    String.raw`\bin element\s+(?=\{)`,
+    String.raw`\baltered to\s+[^\s:]+:\s*`,
+    String.raw`\bwith value\s+`,
+  ].join('|'),
+  'g',
+);
+
+const OPENS = '{[(';
+const CLOSES = '}])';
+
+/**
+ * Where the value starting at `start` ends: a bracketed value (`{…}`, `[…]`, `ObjectId('…')`, `&{…}`) at its
+ * closing bracket, a quoted one at its closing quote, a bare one at a comma, a closing bracket or a space
+ * (`new Date(…)` read whole). Quotes and brackets inside quotes do not count. A value cut short runs to the end of
+ * the text.
+ */
+function valueEnd(text: string, start: number): number {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quote !== null) {
+      if (ch === '\\') i++;
+      else if (ch === quote) {
+        quote = null;
+        if (depth === 0) return i + 1;
+      }
+    } else if (ch === '"' || ch === "'") quote = ch;
+    else if (OPENS.includes(ch)) depth++;
+    else if (CLOSES.includes(ch)) {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0 && (ch === ',' || (/\s/.test(ch) && text.slice(start, i) !== 'new'))) return i;
+  }
+  return text.length;
+}
+
+/**
+ * A server's error text with the document values it may hold replaced by VALUE_MASK (see VALUE_BEFORE): what a
+ * report, a note or a log line may show. Everything that turns a server error into text goes through here
+ * (`describeServerError`); the rest of the text (codes, names, namespaces, index names) stays.
+ */
+export function redactServerText(text: string): string {
+  let out = '';
+  let from = 0;
+  VALUE_BEFORE.lastIndex = 0;
+  for (let m = VALUE_BEFORE.exec(text); m !== null; m = VALUE_BEFORE.exec(text)) {
+    const start = m.index + m[0].length;
+    if (start < from) continue;
+    const end = valueEnd(text, start);
+    out += `${text.slice(from, start)}${VALUE_MASK}`;
+    from = end;
+    VALUE_BEFORE.lastIndex = Math.max(end, start + 1);
+  }
+  return out + text.slice(from);
+}
