@@ -1,0 +1,102 @@
+/**
+ * Keys holding a dot and `$`-prefixed keys (legal since MongoDB 5.0: "Field Names with Periods and Dollar Signs",
+ * https://www.mongodb.com/docs/manual/core/dot-dollar-considerations/) on each test server: the census keeps
+ * `{"a.b": …}` apart from `{a: {b: …}}`, and what mixed-types suggests for the dotted key rewrites that key, run in
+ * real mongosh on a copy.
+ */
+import { join } from 'node:path';
+import { type Db, ObjectId } from 'mongodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import mixedTypes from '../rules/mixed-types/index';
+import { collectSnapshot } from '../src/collect';
+import { confirmFindings } from '../src/confirm';
+import { collectPlan } from '../src/core/runner';
+import { useLiveDb } from './support/live-db';
+import { runRule } from './support/rule-tester';
+import { runProcess } from './support/run';
+import { expectScratchDropped } from './support/scratch';
+
+const DB = 'mongo_advisor_test_field_names';
+const COPY = 'mongo_advisor_test_field_names_copy';
+const MONGOSH = join(__dirname, '..', 'node_modules', '.bin', 'mongosh');
+const DOCS = 100;
+/** Documents whose dotted key holds a number's text (the rest hold the number): the strays mixed-types converts. */
+const STRAYS = 10;
+
+/** Why the server refused the documents (FerretDB 2 refuses a key holding a dot on insert), or null: stored. */
+let refused: string | null = null;
+
+/** `"a.b"` a number (its text in every tenth document), `a.b` an ObjectId: 100 values each in 100 documents. */
+async function seed(db: Db): Promise<void> {
+  refused = null;
+  try {
+    await db.collection('things').insertMany(
+      Array.from({ length: DOCS }, (_, i) => ({ n: i, 'a.b': i % 10 === 9 ? String(i) : i, a: { b: new ObjectId() } })),
+    );
+  } catch (err) {
+    refused = err instanceof Error ? err.message : String(err);
+  }
+}
+
+describe('keys holding a dot beside the nested path they spell (live)', () => {
+  const live = useLiveDb(DB, seed);
+  beforeEach((ctx) => {
+    if (refused !== null && ctx.task.name !== PIN) ctx.skip(`${live.kind} refuses a document with a key holding a dot: ${refused}`);
+  });
+
+  const PIN = 'stores the documents as sent, or refuses a key holding a dot (pinned per server)';
+  it(PIN, async () => {
+    console.log(`[field-names live] ${live.kind}: ${refused === null ? 'stores keys holding a dot' : `refuses them: ${refused}`}`);
+    if (live.kind === 'ferretdb') expect(refused).toMatch(/invalid key: "a\.b" \(key must not contain '\.' sign\)/);
+    else expect(refused).toBeNull();
+    if (refused === null) expect(await live.db.collection('things').countDocuments({ 'a.b': { $exists: true } })).toBe(DOCS);
+  });
+
+  it('counts 100 values for each path of 100 documents, not 200 for one', async () => {
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['things'], collectors: collectPlan([mixedTypes]) });
+    const fields = snap.databases[0]?.collections[0]?.sample.fields ?? {};
+    expect(fields['"a.b"']).toMatchObject({ present: DOCS, types: { int: DOCS - STRAYS, string: STRAYS } });
+    expect(fields['a.b']).toEqual({ present: DOCS, types: { objectId: DOCS } });
+    expect(fields.a).toEqual({ present: DOCS, types: { object: DOCS } });
+  });
+
+  it("mixed-types' command, run in mongosh on a copy, converts the dotted key's strings and leaves `a.b` as it was", async () => {
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['things'], collectors: collectPlan([mixedTypes]) });
+    const findings = runRule(mixedTypes, snap);
+    expect(findings.map((f) => f.target.path)).toEqual(['"a.b"']);
+    const commands = findings[0]?.recommendation?.commands ?? [];
+    console.log(`[field-names live] ${live.kind} ${snap.server.version}: ${commands.join(' | ')}`);
+    const update = commands.find((c) => c.includes('.updateMany('));
+    expect(update).toContain('$setField');
+    const copy = live.client.db(COPY);
+    await copy.dropDatabase();
+    try {
+      const before = await live.db.collection('things').find().sort({ n: 1 }).toArray();
+      await copy.collection('things').insertMany(before);
+      // the command as printed, its trailing `// …` note left out
+      const script = `db = db.getSiblingDB(${JSON.stringify(COPY)}); printjson(${(update ?? '').replace(/\s+\/\/ [^"]*$/, '')});`;
+      const run = await runProcess(MONGOSH, [live.uri, '--quiet', '--norc', '--eval', script], { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
+      console.log(`[field-names live] ${live.kind} mongosh exit ${String(run.code)}: ${run.out.trim()} ${run.err.trim()}`);
+      expect(run.code, run.err).toBe(0);
+      const after = await copy.collection('things').find().sort({ n: 1 }).toArray();
+      expect(after.map((d) => typeof d['a.b'])).toEqual(before.map(() => 'number'));
+      expect(after.map((d) => d['a.b'] as number)).toEqual(before.map((_, i) => i));
+      expect(after.map((d) => String((d.a as { b: ObjectId }).b))).toEqual(before.map((d) => String((d.a as { b: ObjectId }).b)));
+      expect(after.every((d) => Object.keys(d.a as object).length === 1)).toBe(true);
+    } finally {
+      await copy.dropDatabase();
+    }
+  });
+
+  it("mixed-types' experiment reads and queries the dotted key with $getField: the strays, asked as numbers, are missed", async () => {
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['things'], collectors: collectPlan([mixedTypes]) });
+    const f = runRule(mixedTypes, snap).find((x) => x.target.path === '"a.b"');
+    const run = await confirmFindings(snap, f ? [f] : [], live.adapter, [mixedTypes], { budgetMs: 10_000, maxDocs: DOCS });
+    const k = run.findings[0]?.confirmation;
+    console.log(`[field-names live] ${live.kind} experiment: ${k?.status ?? 'none'}: ${k?.summary ?? ''} ${k?.reason ?? ''}`);
+    expect(k?.status).toBe('supported');
+    expect(k?.summary).toContain(`${STRAYS} documents holding \`"a.b"\` as strings`);
+    expect(k?.summary).toContain(`matched 0 of them; asked as stored, it matched ${STRAYS}`);
+    await expectScratchDropped(live.client, run.where);
+  });
+});
