@@ -7,11 +7,13 @@
 import { join } from 'node:path';
 import { type Db, ObjectId } from 'mongodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import indexUsage from '../rules/index-usage/index';
 import mixedTypes from '../rules/mixed-types/index';
 import { collectSnapshot } from '../src/collect';
 import { confirmFindings } from '../src/confirm';
 import { collectPlan } from '../src/core/runner';
 import { useLiveDb } from './support/live-db';
+import { recordingAdapter } from './support/recording';
 import { runRule } from './support/rule-tester';
 import { runProcess } from './support/run';
 import { expectScratchDropped } from './support/scratch';
@@ -97,6 +99,62 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
     expect(k?.status).toBe('supported');
     expect(k?.summary).toContain(`${STRAYS} documents holding \`"a.b"\` as strings`);
     expect(k?.summary).toContain(`matched 0 of them; asked as stored, it matched ${STRAYS}`);
+    await expectScratchDropped(live.client, run.where);
+  });
+});
+
+const DOLLAR_DB = 'mongo_advisor_test_dollar_index';
+
+/**
+ * An index on a `$`-prefixed field: MongoDB refuses to build one (jstests/core/index/indexp.js: `createIndex({'$a': 1})`
+ * fails), so what a server does is pinned here; where one is built, index-usage's redundancy experiment must not send
+ * `{ $in: v }` as an equality filter (it would read the key as an operator).
+ */
+describe('an index on a `$`-prefixed field (live)', () => {
+  /** What createIndexes answered, per index: 'built' or the server's refusal; and the insert's. */
+  const built: Record<string, string> = {};
+  let inserted = '';
+  const live = useLiveDb(DOLLAR_DB, async (db) => {
+    try {
+      await db.collection('ops').insertMany(Array.from({ length: 200 }, (_, i) => ({ $in: i % 20, x: i })));
+      inserted = 'stored';
+    } catch (err) {
+      inserted = err instanceof Error ? err.message : String(err);
+    }
+    for (const key of [{ $in: 1 }, { $in: 1, x: 1 }]) {
+      const name = Object.keys(key).map((k) => `${k}_1`).join('_');
+      try {
+        await db.command({ createIndexes: 'ops', indexes: [{ key, name }] });
+        built[name] = 'built';
+      } catch (err) {
+        built[name] = err instanceof Error ? err.message : String(err);
+      }
+    }
+  });
+
+  it('pins whether the server stores such a key and builds the index (MongoDB refuses the index)', () => {
+    console.log(`[field-names live] ${live.kind} documents with $in: ${inserted}; index on $in: ${JSON.stringify(built)}`);
+    if (live.kind === 'ferretdb') expect(inserted).toBe('invalid key: "$in" (key must not start with \'$\' sign)');
+    else expect(inserted).toBe('stored');
+    // both servers here build the indexes, FerretDB on an empty collection (MongoDB refuses: indexp.js)
+    expect(built).toEqual({ $in_1: 'built', $in_1_x_1: 'built' });
+  });
+
+  it('the redundancy experiment sends no filter naming `$in`, and says why no plan was checked', async (ctx) => {
+    if (inserted !== 'stored') ctx.skip(`${live.kind} refuses a document with a \`$in\` key: ${inserted}`);
+    if (built.$in_1 !== 'built' || built.$in_1_x_1 !== 'built') ctx.skip(`${live.kind} did not build the indexes: ${JSON.stringify(built)}`);
+    const snap = await collectSnapshot(live.adapter, { db: DOLLAR_DB, collections: ['ops'], collectors: collectPlan([indexUsage]) });
+    const redundant = runRule(indexUsage, snap).filter((f) => f.messageId.startsWith('redundant'));
+    expect(redundant.map((f) => [f.target.index, f.evidence.longer])).toEqual([['$in_1', '$in_1_x_1']]);
+    const adapter = recordingAdapter(live.adapter);
+    const run = await confirmFindings(snap, redundant, adapter, [indexUsage], { budgetMs: 6_000, maxDocs: 200 });
+    const k = run.findings[0]?.confirmation;
+    console.log(`[field-names live] ${live.kind} redundancy: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+    const filters = adapter.sent.map((s) => JSON.stringify((s.cmd.explain as { filter?: unknown } | undefined)?.filter ?? (s.cmd as { filter?: unknown }).filter ?? null));
+    expect(adapter.sent.some((s) => s.name === 'createIndexes')).toBe(true);
+    expect(filters.filter((f) => f.includes('"$in"'))).toEqual([]);
+    expect(k?.status).toBe('inconclusive');
+    expect(k?.summary).toContain('No query was explained: a filter reads `$in` as an operator, not a field');
     await expectScratchDropped(live.client, run.where);
   });
 });
