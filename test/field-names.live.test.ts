@@ -28,12 +28,15 @@ const STRAYS = 10;
 /** Why the server refused the documents (FerretDB 2 refuses a key holding a dot on insert), or null: stored. */
 let refused: string | null = null;
 
-/** `"a.b"` a number (its text in every tenth document), `a.b` an ObjectId: 100 values each in 100 documents. */
+/**
+ * `"a.b"` a number (its text in every tenth document), `a.b` an ObjectId: 100 values each in 100 documents; and
+ * `meta.$v`, a `$` key below the top level, a number or (every tenth document) a blank string.
+ */
 async function seed(db: Db): Promise<void> {
   refused = null;
   try {
     await db.collection('things').insertMany(
-      Array.from({ length: DOCS }, (_, i) => ({ n: i, 'a.b': i % 10 === 9 ? String(i) : i, a: { b: new ObjectId() } })),
+      Array.from({ length: DOCS }, (_, i) => ({ n: i, 'a.b': i % 10 === 9 ? String(i) : i, a: { b: new ObjectId() }, meta: { $v: i % 10 === 4 ? '' : i, w: i } })),
     );
   } catch (err) {
     refused = err instanceof Error ? err.message : String(err);
@@ -60,23 +63,25 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
     expect(fields['"a.b"']).toMatchObject({ present: DOCS, types: { int: DOCS - STRAYS, string: STRAYS } });
     expect(fields['a.b']).toEqual({ present: DOCS, types: { objectId: DOCS } });
     expect(fields.a).toEqual({ present: DOCS, types: { object: DOCS } });
+    expect(fields['meta.$v']).toEqual({ present: DOCS, types: { int: DOCS - STRAYS, string: STRAYS }, strings: { blank: STRAYS, numeric: 0, integer: 0 } });
   });
 
-  it("mixed-types' command, run in mongosh on a copy, converts the dotted key's strings and leaves `a.b` as it was", async () => {
+  it("mixed-types' commands, run in mongosh on a copy, rewrite `\"a.b\"` and `meta.$v` and leave `a.b` as it was", async () => {
     const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['things'], collectors: collectPlan([mixedTypes]) });
     const findings = runRule(mixedTypes, snap);
-    expect(findings.map((f) => f.target.path)).toEqual(['"a.b"']);
-    const commands = findings[0]?.recommendation?.commands ?? [];
+    expect(findings.map((f) => [f.target.path, f.messageId])).toEqual([['"a.b"', 'mixed'], ['meta.$v', 'blankStrings']]);
+    const commands = findings.flatMap((f) => f.recommendation?.commands ?? []);
     console.log(`[field-names live] ${live.kind} ${snap.server.version}: ${commands.join(' | ')}`);
-    const update = commands.find((c) => c.includes('.updateMany('));
-    expect(update).toContain('$setField');
+    const updates = commands.filter((c) => c.includes('.updateMany('));
+    expect(updates).toHaveLength(2);
+    for (const u of updates) expect(u).toContain('$setField');
     const copy = live.client.db(COPY);
     await copy.dropDatabase();
     try {
       const before = await live.db.collection('things').find().sort({ n: 1 }).toArray();
       await copy.collection('things').insertMany(before);
       // the command as printed, its trailing `// …` note left out
-      const script = `db = db.getSiblingDB(${JSON.stringify(COPY)}); printjson(${(update ?? '').replace(/\s+\/\/ [^"]*$/, '')});`;
+      const script = `db = db.getSiblingDB(${JSON.stringify(COPY)}); ${updates.map((u) => `printjson(${u.replace(/\s+\/\/ [^"]*$/, '')});`).join(' ')}`;
       const run = await runProcess(MONGOSH, [live.uri, '--quiet', '--norc', '--eval', script], { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
       console.log(`[field-names live] ${live.kind} mongosh exit ${String(run.code)}: ${run.out.trim()} ${run.err.trim()}`);
       expect(run.code, run.err).toBe(0);
@@ -85,6 +90,8 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
       expect(after.map((d) => d['a.b'] as number)).toEqual(before.map((_, i) => i));
       expect(after.map((d) => String((d.a as { b: ObjectId }).b))).toEqual(before.map((d) => String((d.a as { b: ObjectId }).b)));
       expect(after.every((d) => Object.keys(d.a as object).length === 1)).toBe(true);
+      // the blank `$v` removed, the numbers and `w` kept
+      expect(after.map((d) => d.meta as unknown)).toEqual(before.map((_, i) => (i % 10 === 4 ? { w: i } : { $v: i, w: i })));
     } finally {
       await copy.dropDatabase();
     }
