@@ -3,7 +3,16 @@
  * path, read back to the same keys, and never print like a nested path.
  */
 import { describe, expect, it } from 'vitest';
-import { dottedPath, fieldExpr, fieldFilter, joinPath, pathOf, pathSegments, setFieldExpr, valueAt } from '../src/lib/doc-path';
+import {
+  dottedPath,
+  fieldExpr,
+  fieldFilter,
+  joinPath,
+  pathOf,
+  pathSegments,
+  setFieldExpr,
+  valueAt,
+} from '../src/lib/doc-path';
 import { shellValue } from '../src/lib/shell';
 
 const cases: { keys: string[]; path: string }[] = [
@@ -66,15 +75,17 @@ describe('census paths', () => {
     expect(fieldExpr('"a.b"')).toEqual(get);
     expect(fieldFilter('"a.b"', { type: 'number' })).toEqual({ $expr: { $isNumber: get } });
     expect(fieldFilter('"a.b"', { in: ['$x'] })).toEqual({ $expr: { $in: [get, { $literal: ['$x'] }] } });
-    expect(fieldFilter('$in', { exists: true })).toEqual({ $expr: { $ne: [{ $type: { $getField: { field: { $literal: '$in' }, input: '$$CURRENT' } } }, 'missing'] } });
+    const getIn = { $getField: { field: { $literal: '$in' }, input: '$$CURRENT' } };
+    expect(fieldFilter('$in', { exists: true })).toEqual({ $expr: { $ne: [{ $type: getIn }, 'missing'] } });
   });
 
   it('sets a nested field under a key holding a dot with $setField, key by key', () => {
     const outer = { $literal: 'a.b' };
-    expect(setFieldExpr('"a.b".c', 1)).toEqual({
-      $setField: { field: outer, input: '$$ROOT', value: { $setField: { field: { $literal: 'c' }, input: { $getField: { field: outer, input: '$$ROOT' } }, value: 1 } } },
-    });
-    expect(shellValue(setFieldExpr('"a.b"', '$$REMOVE'))).toBe('{ $setField: { field: { $literal: "a.b" }, input: "$$ROOT", value: "$$REMOVE" } }');
+    const input = { $getField: { field: outer, input: '$$ROOT' } };
+    const inner = { $setField: { field: { $literal: 'c' }, input, value: 1 } };
+    expect(setFieldExpr('"a.b".c', 1)).toEqual({ $setField: { field: outer, input: '$$ROOT', value: inner } });
+    const remove = '{ $setField: { field: { $literal: "a.b" }, input: "$$ROOT", value: "$$REMOVE" } }';
+    expect(shellValue(setFieldExpr('"a.b"', '$$REMOVE'))).toBe(remove);
     expect(() => setFieldExpr('', 1)).toThrow();
   });
 });

@@ -70,7 +70,10 @@ function dateFieldOf(c: Readonly<CollectionSnapshot>, path: string, elements: nu
   return best ? { field: best.field, share: Math.min(1, best.share) } : null;
 }
 
-/** Every array at `segments` below `v` (a profile path's keys (pathSegments): `$[]` steps into arrays of arrays, `<key>` into every key). */
+/**
+ * Every array at `segments` below `v` (a census path's keys: `$[]` steps into arrays of arrays, `<key>` into every
+ * key).
+ */
 function arraysAt(v: unknown, segments: readonly string[], out: unknown[][]): void {
   if (v === null || typeof v !== 'object') return;
   if (Array.isArray(v)) {

@@ -72,7 +72,8 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   }
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
   if (!namedByDots(path)) {
-    return notRun('No experiment for this map', 'its name holds a dot or starts with `$`: no index can name it, so the attribute pattern cannot be built at that path');
+    const why = 'its name holds a dot or starts with `$`, which no index can name: the pattern has no index there';
+    return notRun('No experiment for this map', why);
   }
   if (!c || !rewritableInPlace(c, path)) {
     return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');

@@ -74,7 +74,8 @@ export default defineRule({
                 ? ' The commands rewrite the documents in place: change the code that writes the map first.'
                 : namedByDots(m.path)
                   ? ' The map sits in an array or under another map: rewrite it with the code that writes it.'
-                  : ' Its name holds a dot or starts with `$`, which no index can name: move it to a plain field with the code that writes it.'),
+                  : ' Its name holds a dot or starts with `$`, which no index can name: ' +
+                    'move it to a plain field with the code that writes it.'),
             ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
           };
       const shared = {

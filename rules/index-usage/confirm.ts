@@ -50,9 +50,10 @@ const DBREF_KEYS = new Set(['$id', '$ref', '$db']);
 
 /**
  * Index fields an equality filter cannot name by their path: a `$`-prefixed key (other than a DBRef's below the top
- * level), which a filter reads as an operator (`{ $in: v }`). MongoDB refuses such indexes (jstests/core/index/indexp.js:
- * `{'$a': 1}` and `{'a.$b': 1}` fail); other servers may build them. A dot in an index key always nests, so a key
- * holding a dot cannot be indexed at all (MongoDB's manual, Field Names with Periods and Dollar Signs).
+ * level), which a filter reads as an operator (`{ $in: v }`). MongoDB refuses such indexes
+ * (jstests/core/index/indexp.js: `{'$a': 1}` and `{'a.$b': 1}` fail); other servers may build them. A dot in an
+ * index key always nests, so a key holding a dot cannot be indexed at all (MongoDB's manual, Field Names with
+ * Periods and Dollar Signs).
  */
 export function unnameableFields(fields: readonly string[]): string[] {
   return fields.filter((f) => f.split('.').some((k, i) => k.startsWith('$') && !(i > 0 && DBREF_KEYS.has(k))));
@@ -184,7 +185,10 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   let planVerdict: 'picks' | 'other' | 'unknown';
   if (unnameable.length) {
     planVerdict = 'unknown';
-    planLine = `No query was explained: a filter reads ${unnameable.map((x) => `\`${x}\``).join(', ')} as an operator, not a field, and \`$getField\` (the only way to name it) uses no index; MongoDB refuses to build an index on a \`$\`-prefixed field.`;
+    const names = unnameable.map((x) => `\`${x}\``).join(', ');
+    planLine =
+      `No query was explained: a filter reads ${names} as an operator, not a field, and \`$getField\` (the only way ` +
+      'to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field.';
   } else if (!filter) {
     planVerdict = 'unknown';
     planLine = `No copied document holds single values at ${fields.map((x) => `\`${x}\``).join(', ')}, so no query was explained.`;

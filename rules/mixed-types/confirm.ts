@@ -55,7 +55,7 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const { db, collection, path } = f.target;
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
   if (!collection || !path || !c || !convertibleInPlace(c, path)) {
-    return notRun('No experiment for this field', 'it sits in an array or under a map key, so one query cannot name it');
+    return notRun('No experiment for this field', 'it sits in an array or under a map key: one query cannot name it');
   }
   // The two families by share, largest first (the evidence's `share.<family>`).
   const [main0, stray0, ...more] = FAMILIES.filter((fam) => Number(f.evidence[`share.${fam}`] ?? 0) > 0).sort((x, y) => Number(f.evidence[`share.${y}`]) - Number(f.evidence[`share.${x}`]));
@@ -63,10 +63,13 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the smaller family.
   const [main, stray]: [Family, Family] = Number(f.evidence.numericStrings ?? 0) > 0 ? ['number', 'string'] : [main0, stray0];
   const objectId = (hex: string): unknown => ctx.source.bson.objectId(hex);
-  const strays = (await ctx.sourceDocs(db, collection, { filter: fieldFilter(path, { type: stray }), limit: STRAY_DOCS }))
+  const read = { filter: fieldFilter(path, { type: stray }), limit: STRAY_DOCS };
+  const strays = (await ctx.sourceDocs(db, collection, read))
     .map((d, i) => ({ ...withoutId(d), [TAG]: i }))
     .filter((d) => familyOf(valueAt(d, path)) === stray);
-  const pairs = strays.map((d) => ({ tag: d[TAG], stored: valueAt(d, path), asMain: asFamily(valueAt(d, path), main, objectId) })).filter((p) => p.asMain !== null);
+  const pairs = strays
+    .map((d) => ({ tag: d[TAG], stored: valueAt(d, path), asMain: asFamily(valueAt(d, path), main, objectId) }))
+    .filter((p) => p.asMain !== null);
   if (pairs.length === 0) {
     return { status: 'inconclusive', summary: `Not measured: none of the ${formatNumber(strays.length)} documents read holding \`${path}\` as ${stray} holds a value that reads as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}, so no query by the other type could be written for them.`, measurements: [] };
   }
@@ -75,7 +78,8 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   await s.drop(COPIES);
   await s.insertMany(COPIES, strays, c.stats?.avgObjSize || 512); // batch sizing only
   const tagsFound = async (values: unknown[]): Promise<Set<number>> => {
-    const rows = await s.cursor({ find: COPIES, filter: fieldFilter(path, { in: values }), projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
+    const filter = fieldFilter(path, { in: values });
+    const rows = await s.cursor({ find: COPIES, filter, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
     return new Set(rows.map((r) => Number(r[TAG])));
   };
   const asked = new Set(pairs.map((p) => p.tag));

@@ -57,28 +57,47 @@ const NOT_IN_PLACE: Record<Naming, string> = {
   dotted: '',
   getField: '',
   no: ' The field sits in an array or under a map key: fix it in the code that rewrites those documents.',
-  old: ' Its name holds a dot or starts with `$`, which only `$getField` and `$setField` (MongoDB 5.0) can name, and this server is older: fix it in the code that rewrites those documents.',
+  old:
+    ' Its name holds a dot or starts with `$`, which only `$getField` and `$setField` (MongoDB 5.0) can name, ' +
+    'and this server is older: fix it in the code that rewrites those documents.',
 };
+
+const BLANKS_NOTE = 'the blank strings: no value, so no field';
+const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
 
 /** `updateMany(filter, [{ $replaceWith }])` setting the field at a path no dotted path names (`$$REMOVE` unsets it). */
 function replaceCommand(coll: string, path: string, test: FieldTest, value: unknown, comment: string): string {
-  return `${coll}.updateMany(${shellValue(fieldFilter(path, test))}, [{ $replaceWith: ${shellValue(setFieldExpr(path, value))} }])  // ${comment}`;
+  const pipeline = `[{ $replaceWith: ${shellValue(setFieldExpr(path, value))} }]`;
+  return `${coll}.updateMany(${shellValue(fieldFilter(path, test))}, ${pipeline})  // ${comment}`;
+}
+
+/** `countDocuments(filter)` for the field at a path no dotted path names. */
+function countCommand(coll: string, path: string, test: FieldTest, comment: string): string {
+  return `${coll}.countDocuments(${shellValue(fieldFilter(path, test))})  // ${comment}`;
 }
 
 /** Blank strings standing for "no value" beside one other type: leave the field out (or null) instead. */
 function recommendNoBlanks(collection: string, path: string, other: Family, naming: Naming): Recommendation {
   const coll = shellCollection(collection);
   const p = shellString(path);
+  const blank = `{ ${p}: { $regex: ${BLANK} } }`;
   const commands =
     naming === 'dotted'
-      ? [`${coll}.countDocuments({ ${p}: { $regex: ${BLANK} } })  // the blank strings`, `${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // on a copy first`]
+      ? [
+          `${coll}.countDocuments(${blank})  // the blank strings`,
+          `${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // on a copy first`,
+        ]
       : naming === 'getField'
-        ? [`${coll}.countDocuments(${shellValue(fieldFilter(path, { blank: true }))})  // the blank strings`, replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'on a copy first')]
+        ? [
+            countCommand(coll, path, { blank: true }, 'the blank strings'),
+            replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'on a copy first'),
+          ]
         : [];
   return {
     action: 'store "no value" as a missing field, not a blank string',
     reason:
-      `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` + NOT_IN_PLACE[naming],
+      `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` +
+      NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
 }
@@ -87,24 +106,24 @@ function recommendNoBlanks(collection: string, path: string, other: Family, nami
 function dottedCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
   const p = shellString(path);
   const byType = (m: Family): string => `{ ${p}: { $type: ${shellString(typeAlias(m))} } }`;
-  const convert = `{ $convert: { input: ${shellString(`$${path}`)}, to: ${shellString(to ?? '')}, onError: ${shellString(`$${path}`)} } }`;
+  const blank = `{ ${p}: { $regex: ${BLANK} } }`;
+  const value = shellString(`$${path}`);
+  const set = `{ $set: { ${p}: { $convert: { input: ${value}, to: ${shellString(to ?? '')}, onError: ${value} } } } }`;
   return [
     // blank strings first: $convert cannot read them as a number and would leave them as they are
-    ...(blanks > 0 ? [`${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // the blank strings: no value, so no field`] : []),
+    ...(blanks > 0 ? [`${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // ${BLANKS_NOTE}`] : []),
     ...minors.map((m) => `${coll}.countDocuments(${byType(m)})  // the ${m.family} values`),
-    ...(to ? minors.map((m) => `${coll}.updateMany(${byType(m)}, [{ $set: { ${p}: ${convert} } }])  // ${CONVERT_NOTE}`) : []),
+    ...(to ? minors.map((m) => `${coll}.updateMany(${byType(m)}, [${set}])  // ${CONVERT_NOTE}`) : []),
   ];
 }
-
-const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
 
 /** The commands of `recommend` for a field whose key holds a dot or starts with `$`: `$getField` and `$setField`. */
 function getFieldCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
   const value = fieldExpr(path);
   const convert = { $convert: { input: value, to, onError: value } };
   return [
-    ...(blanks > 0 ? [replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'the blank strings: no value, so no field')] : []),
-    ...minors.map((m) => `${coll}.countDocuments(${shellValue(fieldFilter(path, { type: typeAlias(m) }))})  // the ${m.family} values`),
+    ...(blanks > 0 ? [replaceCommand(coll, path, { blank: true }, '$$REMOVE', BLANKS_NOTE)] : []),
+    ...minors.map((m) => countCommand(coll, path, { type: typeAlias(m) }, `the ${m.family} values`)),
     ...(to ? minors.map((m) => replaceCommand(coll, path, { type: typeAlias(m) }, convert, CONVERT_NOTE)) : []),
   ];
 }
@@ -113,11 +132,24 @@ function getFieldCommands(coll: string, path: string, minors: Family[], to: stri
  * `fractionText`: some of the strings converted are a fraction's text ("12.5"), which `$convert` to int or long
  * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
  */
-function recommend(collection: string, path: string, major: Family, minors: Family[], naming: Naming, blanks = 0, fractionText = false): Recommendation {
+function recommend(
+  collection: string,
+  path: string,
+  major: Family,
+  minors: Family[],
+  naming: Naming,
+  blanks = 0,
+  fractionText = false,
+): Recommendation {
   const common = convertTarget(major);
   const to = fractionText && (common === 'int' || common === 'long') ? 'double' : common;
   const coll = shellCollection(collection);
-  const commands = naming === 'dotted' ? dottedCommands(coll, path, minors, to, blanks) : naming === 'getField' ? getFieldCommands(coll, path, minors, to, blanks) : [];
+  const commands =
+    naming === 'dotted'
+      ? dottedCommands(coll, path, minors, to, blanks)
+      : naming === 'getField'
+        ? getFieldCommands(coll, path, minors, to, blanks)
+        : [];
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:

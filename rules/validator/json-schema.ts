@@ -420,8 +420,9 @@ function failingPaths(errors: readonly ErrorObject[], data: unknown): string[] {
     if (/\/(anyOf|oneOf)\/\d+\//.test(e.schemaPath)) continue;
     let p = pointerToPath(data, e.instancePath);
     const params = e.params as { missingProperty?: string; additionalProperty?: string };
-    if ((e.keyword === 'required' || e.keyword === 'dependencies') && params.missingProperty !== undefined) p = joinPath(p, params.missingProperty);
-    else if (e.keyword === 'additionalProperties' && params.additionalProperty !== undefined) p = joinPath(p, params.additionalProperty);
+    const { missingProperty: missing, additionalProperty: extra } = params;
+    if ((e.keyword === 'required' || e.keyword === 'dependencies') && missing !== undefined) p = joinPath(p, missing);
+    else if (e.keyword === 'additionalProperties' && extra !== undefined) p = joinPath(p, extra);
     out.add(at(p));
   }
   return [...out];

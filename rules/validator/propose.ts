@@ -109,8 +109,10 @@ const isMapKey = (k: Node): boolean => k.name === DYNAMIC_KEY;
  * with Periods and Dollar Signs, https://www.mongodb.com/docs/manual/core/dot-dollar-considerations/): left out, so
  * the proposal accepts whatever it holds.
  */
-const validatable = (k: Node): boolean => isElement(k) || isMapKey(k) || (!k.name.includes('.') && !k.name.startsWith('$'));
-const named = (node: Node): Node[] => [...node.children.values()].filter((k) => !isElement(k) && !isMapKey(k) && validatable(k));
+const validatable = (k: Node): boolean =>
+  isElement(k) || isMapKey(k) || (!k.name.includes('.') && !k.name.startsWith('$'));
+const named = (node: Node): Node[] =>
+  [...node.children.values()].filter((k) => !isElement(k) && !isMapKey(k) && validatable(k));
 
 class Proposer {
   readonly gaps: { path: string; missing: number }[] = [];

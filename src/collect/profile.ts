@@ -259,7 +259,8 @@ export class Profiler {
     // holds its own few), a pattern MongoDB documents, not a map: at the top level only data-shaped keys or the cap fold.
     if (reason === null || (reason === 'spread' && path === '')) return null;
     // Keys in more than half the objects: the values at a key's nodes (one per object holding it; infos shared by
-    // nodes that spell one path, the keys of several maps folded together, counted once). Capped keys count as not shared.
+    // nodes that spell one path, the keys of several maps folded together, counted once). Capped keys count as not
+    // shared.
     let shared = 0;
     const valueCounts = new Float64Array(TYPE_NAMES.length);
     const valueSeen: number[] = [];

@@ -91,7 +91,7 @@ export function setFieldExpr(path: string, value: unknown, root = '$$ROOT'): Doc
   return set(0, root);
 }
 
-/** What a filter asks of one field: its BSON type (`number`: any width), a value among some, present, a blank string. */
+/** What a filter asks of one field: its BSON type (`number`: any width), a value among some, present, blank. */
 export type FieldTest = { type: string } | { in: readonly unknown[] } | { exists: true } | { blank: true };
 
 /** `^\s*$` as a regex's source: a blank string ('' or whitespace). */
@@ -132,6 +132,8 @@ export function isPlainObject(v: unknown): v is Doc {
  */
 export function valueAt(doc: Doc, path: string | readonly string[]): unknown {
   let v: unknown = doc;
-  for (const segment of typeof path === 'string' ? pathSegments(path) : path) v = isPlainObject(v) ? v[segment] : undefined;
+  for (const segment of typeof path === 'string' ? pathSegments(path) : path) {
+    v = isPlainObject(v) ? v[segment] : undefined;
+  }
   return v;
 }
