@@ -2,6 +2,7 @@ import type { Doc } from '../../src/adapters/types';
 import { isDate } from '../../src/collect/bson-size';
 import { defineCollector } from '../../src/core/collector';
 import { type CollectionSnapshot, DYNAMIC_KEY } from '../../src/core/types';
+import { pathSegments } from '../../src/lib/doc-path';
 
 const DAY_MS = 86_400_000;
 
@@ -69,7 +70,10 @@ function dateFieldOf(c: Readonly<CollectionSnapshot>, path: string, elements: nu
   return best ? { field: best.field, share: Math.min(1, best.share) } : null;
 }
 
-/** Every array at `segments` below `v` (a profile path split on dots: `$[]` steps into arrays of arrays, `<key>` into every key). */
+/**
+ * Every array at `segments` below `v` (a census path's keys: `$[]` steps into arrays of arrays, `<key>` into every
+ * key).
+ */
 function arraysAt(v: unknown, segments: readonly string[], out: unknown[][]): void {
   if (v === null || typeof v !== 'object') return;
   if (Array.isArray(v)) {
@@ -125,7 +129,7 @@ export function elementPaces(c: Readonly<CollectionSnapshot>, docs: readonly Doc
   for (const path of [...paths].sort()) {
     const chosen = dateFieldOf(c, path, elements.get(path) ?? 0);
     if (!chosen) continue;
-    const segments = path.split('.');
+    const segments = pathSegments(path);
     const perDoc: { doc: number; dates: number[] }[] = [];
     let newest = -Infinity;
     for (let i = 0; i < pulled; i++) {

@@ -4,6 +4,7 @@ import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../s
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement } from '../../src/core/types';
 import { ciLabel } from '../../src/confirm/trials';
+import { dottedPath } from '../../src/lib/doc-path';
 import type { ArrayGrowthOptions } from './index';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
@@ -56,9 +57,11 @@ function syntheticItem(bytes: number): Doc {
 /** One real element of the user's array, or a filler of the observed size when none can be read. */
 async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: number): Promise<{ item: unknown; real: boolean }> {
   const { db, collection, path } = f.target;
-  if (collection && path && !path.includes('.')) {
-    const docs = await ctx.sourceDocs(db, collection, { limit: 1, filter: { [`${path}.0`]: { $exists: true } } });
-    const arr = docs[0]?.[path];
+  // a top-level array a dotted path names (not `$in`, not `"a.b"`): `path.0` asks for its first element
+  const top = path ? dottedPath(path) : null;
+  if (collection && top && !top.includes('.')) {
+    const docs = await ctx.sourceDocs(db, collection, { limit: 1, filter: { [`${top}.0`]: { $exists: true } } });
+    const arr = docs[0]?.[top];
     if (Array.isArray(arr) && arr.length > 0 && arr[0] !== undefined) return { item: arr[0], real: true };
   }
   return { item: syntheticItem(elementBytes), real: false };

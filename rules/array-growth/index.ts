@@ -1,4 +1,5 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
+import { pathSegments } from '../../src/lib/doc-path';
 import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
 import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
@@ -78,7 +79,7 @@ function recommend(collection: string, s: ArrayPathStats, severity: Severity, o:
 }
 
 function advice(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions, largestDoc: string): Recommendation {
-  const leaf = s.path.split('.').filter((p) => p !== '$[]').pop() ?? s.path;
+  const leaf = pathSegments(s.path).filter((p) => p !== '$[]').pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
   const buckets = `${collection}_${leaf}_buckets`;
   const growing = s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;

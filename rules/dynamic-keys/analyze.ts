@@ -1,6 +1,7 @@
 import type { CollectionSnapshot, DynamicKeyProfile, KeyShape } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatNumber } from '../../src/core/format';
+import { dottedPath, pathOf, pathSegments } from '../../src/lib/doc-path';
 import { shellCollection, shellString } from '../../src/lib/shell';
 
 const SHAPE_LABEL: Record<KeyShape, [string, string]> = {
@@ -33,16 +34,24 @@ export function describeValueTypes(types: Record<string, number>): string {
 
 /**
  * Whether the map can be rewritten in place by one update: a top-level path or a path through sub-documents only (no
- * array on the way, no other map above it), whose segments an aggregation field path can name.
+ * array on the way, no other map above it), whose keys a dotted path can name (namedByDots).
  */
 export function rewritableInPlace(c: Readonly<CollectionSnapshot>, path: string): boolean {
-  const segments = path.split('.');
-  if (segments.some((s) => s === DYNAMIC_KEY || s === '$[]' || s.startsWith('$') || s === '')) return false;
+  const segments = pathSegments(path);
+  if (!namedByDots(path) || segments.some((s) => s === DYNAMIC_KEY)) return false;
   for (let i = 1; i <= segments.length; i++) {
-    const prefix = segments.slice(0, i).join('.');
-    if ((c.sample.fields[prefix]?.types.array ?? 0) > 0) return false;
+    if ((c.sample.fields[pathOf(segments.slice(0, i))]?.types.array ?? 0) > 0) return false;
   }
   return true;
+}
+
+/**
+ * Whether a dotted path names the map: none of its keys holds a dot, starts with `$` or is empty. The attribute
+ * pattern's index names `path.k` and `path.v`, and an index key's dots always nest (MongoDB's manual, Field Names
+ * with Periods and Dollar Signs: such fields cannot be indexed).
+ */
+export function namedByDots(path: string): boolean {
+  return path !== '' && dottedPath(path) !== null;
 }
 
 /** mongosh commands for the attribute pattern: the rewrite ($objectToArray gives `[{k, v}]`) and the one index. */

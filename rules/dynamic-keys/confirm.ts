@@ -4,9 +4,9 @@ import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confi
 import { alternate, ciLabel, withoutId } from '../../src/confirm/trials';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding } from '../../src/core/types';
-import { isPlainObject, valueAt } from '../../src/lib/doc-path';
+import { isPlainObject, pathSegments, valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
-import { rewritableInPlace } from './analyze';
+import { namedByDots, rewritableInPlace } from './analyze';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -71,10 +71,14 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
     return notRun('No experiment for documents that are maps themselves', 'moving every top-level key into one array changes the whole document, not one field a copy could stand in for');
   }
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  if (!namedByDots(path)) {
+    const why = 'its name holds a dot or starts with `$`, which no index can name: the pattern has no index there';
+    return notRun('No experiment for this map', why);
+  }
   if (!c || !rewritableInPlace(c, path)) {
     return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');
   }
-  const segments = path.split('.');
+  const segments = pathSegments(path);
   const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(valueAt(d, segments)));
   const keys = probeKeys(copies, segments);
   if (keys.length < 2) {

@@ -128,5 +128,13 @@ ruleTester(rule, {
         { messageId: 'map', severity: 'warn', target: at('visits.<key>'), messageIncludes: '412 dates', recommendation: { reasonIncludes: 'under another map', commands: [] } },
       ],
     },
+    {
+      name: 'maps at a key holding a dot and at a `$` key: no command on the nested path they spell, and why',
+      snapshot: snapshotOf([orders([skuMap({ path: '"stock.bySku"' }), skuMap({ path: 'meta.$bySku' })], { '"stock.bySku"': { present: 200, types: { object: 200 } }, meta: { present: 200, types: { object: 200 } } })]),
+      findings: [
+        { messageId: 'map', severity: 'warn', target: at('"stock.bySku"'), recommendation: { reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name', commands: [] } },
+        { messageId: 'map', severity: 'warn', target: at('meta.$bySku'), recommendation: { reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name', commands: [] } },
+      ],
+    },
   ],
 });

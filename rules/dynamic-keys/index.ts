@@ -2,7 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
 import { confirmDynamicKeys } from './confirm';
-import { attributeCommands, describeShapes, describeValueTypes, rewritableInPlace } from './analyze';
+import { attributeCommands, describeShapes, describeValueTypes, namedByDots, rewritableInPlace } from './analyze';
 
 export const dynamicKeysOptions = {
   type: 'object',
@@ -70,7 +70,12 @@ export default defineRule({
               `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
               `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
               perKey +
-              (inPlace ? ' The commands rewrite the documents in place: change the code that writes the map first.' : ' The map sits in an array or under another map: rewrite it with the code that writes it.'),
+              (inPlace
+                ? ' The commands rewrite the documents in place: change the code that writes the map first.'
+                : namedByDots(m.path)
+                  ? ' The map sits in an array or under another map: rewrite it with the code that writes it.'
+                  : ' Its name holds a dot or starts with `$`, which no index can name: ' +
+                    'move it to a plain field with the code that writes it.'),
             ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
           };
       const shared = {

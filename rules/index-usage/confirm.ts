@@ -45,10 +45,25 @@ export function planIndexes(plan: unknown): { indexes: string[]; collscan: boole
   return { indexes: [...new Set(indexes)], collscan: stages.includes('COLLSCAN') };
 }
 
+/** The DBRef keys MongoDB lets an index name below the top level (jstests/core/index/indexp.js: `a.$id` builds). */
+const DBREF_KEYS = new Set(['$id', '$ref', '$db']);
+
+/**
+ * Index fields an equality filter cannot name by their path: a `$`-prefixed key (other than a DBRef's below the top
+ * level), which a filter reads as an operator (`{ $in: v }`). MongoDB refuses such indexes
+ * (jstests/core/index/indexp.js: `{'$a': 1}` and `{'a.$b': 1}` fail); other servers may build them. A dot in an
+ * index key always nests, so a key holding a dot cannot be indexed at all (MongoDB's manual, Field Names with
+ * Periods and Dollar Signs).
+ */
+export function unnameableFields(fields: readonly string[]): string[] {
+  return fields.filter((f) => f.split('.').some((k, i) => k.startsWith('$') && !(i > 0 && DBREF_KEYS.has(k))));
+}
+
 /** An equality filter on the prefix fields with values from one copied document (never printed). */
 export function prefixFilter(docs: readonly Doc[], fields: readonly string[]): Doc | null {
   for (const d of docs) {
-    const values = fields.map((f) => valueAt(d, f));
+    // an index key's dots always nest: split on each, not read as a census path
+    const values = fields.map((f) => valueAt(d, f.split('.')));
     if (values.every((v) => v !== undefined && !Array.isArray(v))) return Object.fromEntries(fields.map((f, i) => [f, values[i]]));
   }
   return null;
@@ -161,10 +176,17 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   const fields = Object.keys(shorter?.key ?? {});
   // any compatible index led by the same fields may serve the query (with three in a chain, the middle one)
   const acceptable = new Set(c && shorter ? standIns(c, shorter) : [longer]);
-  const filter = prefixFilter(copies.docs, fields);
+  const unnameable = unnameableFields(fields);
+  const filter = unnameable.length ? null : prefixFilter(copies.docs, fields);
   let planLine: string;
   let planVerdict: 'picks' | 'other' | 'unknown';
-  if (!filter) {
+  if (unnameable.length) {
+    planVerdict = 'unknown';
+    const names = unnameable.map((x) => `\`${x}\``).join(', ');
+    planLine =
+      `No query was explained: a filter reads ${names} as an operator, not a field, and \`$getField\` (the only way ` +
+      'to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field.';
+  } else if (!filter) {
     planVerdict = 'unknown';
     planLine = `No copied document holds single values at ${fields.map((x) => `\`${x}\``).join(', ')}, so no query was explained.`;
   } else {

@@ -1,5 +1,6 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
+import { pathOf, pathSegments } from '../../src/lib/doc-path';
 
 /**
  * Type families: the numeric widths compare by value (MongoDB's manual, "Comparison/Sort Order": numbers are compared
@@ -105,7 +106,7 @@ function familyLabel(f: Family, strings?: StringShapes): string {
  * `_ids` (`customerId`, `order_id`, `tagIds.$[]`). The document's own `_id` is the id-pattern rule's.
  */
 export function idLike(path: string): boolean {
-  const segments = path.split('.').filter((s) => s !== '$[]' && s !== DYNAMIC_KEY);
+  const segments = pathSegments(path).filter((s) => s !== '$[]' && s !== DYNAMIC_KEY);
   const last = segments[segments.length - 1] ?? '';
   return /(^_?id$|[a-z0-9]Id$|_id$|ID$|[a-z0-9]Ids$|_ids$|^ids$)/.test(last);
 }
@@ -122,12 +123,15 @@ export function pairKind(a: string, b: string): PairKind {
   return 'other';
 }
 
-/** Whether one update can rewrite the field: no array on its way, no map key above it, a path an aggregation can name. */
+/**
+ * Whether one update can rewrite the field: no array on its way, no map key above it. A key holding a dot or starting
+ * with `$` is named with `$getField` and `$setField` (src/lib/doc-path.ts, fieldFilter and setFieldExpr).
+ */
 export function convertibleInPlace(c: Readonly<CollectionSnapshot>, path: string): boolean {
-  const segments = path.split('.');
-  if (segments.some((s) => s === DYNAMIC_KEY || s === '$[]' || s.startsWith('$') || s === '')) return false;
+  const segments = pathSegments(path);
+  if (segments.some((s) => s === DYNAMIC_KEY || s === '$[]')) return false;
   for (let i = 1; i < segments.length; i++) {
-    if ((c.sample.fields[segments.slice(0, i).join('.')]?.types.array ?? 0) > 0) return false;
+    if ((c.sample.fields[pathOf(segments.slice(0, i))]?.types.array ?? 0) > 0) return false;
   }
   return true;
 }

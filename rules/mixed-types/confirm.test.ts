@@ -1,7 +1,8 @@
 /** The mixed-types experiment's pure parts: each value's type family and its form in the other type. */
 import { Decimal128, Double, Int32, Long, ObjectId } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { asFamily, familyOf } from './confirm';
+import { collectionOf, sampleOf } from '../../test/support/fixtures';
+import { asFamily, familyOf, whyNoQuery } from './confirm';
 
 const oid = (hex: string): ObjectId => new ObjectId(hex);
 
@@ -32,5 +33,16 @@ describe('mixed-types confirmation (pure)', () => {
     expect(asFamily(new Int32(42), 'string', oid)).toBe('42');
     expect(asFamily(5, 'number', oid)).toBe(5);
     expect(asFamily(true, 'string', oid)).toBeNull();
+  });
+
+  it('names a key holding a dot or starting with `$` with $getField from 5.0; before, says why it cannot', () => {
+    const fields = { a: { present: 10, types: { array: 10 } }, 'a.b': { present: 10, types: { int: 10 } } };
+    const c = collectionOf('orders', { sample: sampleOf([], { size: 10, fields }) });
+    expect(whyNoQuery([5, 0, 0], c, '"a.b"')).toBeNull();
+    expect(whyNoQuery([7, 0, 12], c, 'x.$in')).toBeNull();
+    const older = /only `\$getField` \(MongoDB 5\.0\) can name, and this server is older/;
+    expect(whyNoQuery([4, 4, 18], c, '"a.b"')).toMatch(older);
+    expect(whyNoQuery([4, 4, 18], c, 'price')).toBeNull();
+    expect(whyNoQuery([8, 0, 0], c, 'a.b')).toMatch(/sits in an array/);
   });
 });

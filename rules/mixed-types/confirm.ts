@@ -1,9 +1,10 @@
 import type { ConfirmContext } from '../../src/confirm/context';
 import { withoutId } from '../../src/confirm/trials';
 import { formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding } from '../../src/core/types';
+import type { CollectionSnapshot, Confirmation, Finding } from '../../src/core/types';
 import { bsonTypeOfTag, isNumericBsonType } from '../../src/lib/bson-types';
-import { valueAt } from '../../src/lib/doc-path';
+import { dottedPath, fieldFilter, valueAt } from '../../src/lib/doc-path';
+import { versionAtLeast } from '../../src/lib/version';
 import { NUMBER_TEXT } from '../../src/lib/number-text';
 import { convertibleInPlace } from './analyze';
 
@@ -45,6 +46,16 @@ export function asFamily(v: unknown, to: Family, objectId: (hex: string) => unkn
   return null;
 }
 
+const IN_ARRAY = 'it sits in an array or under a map key: one query cannot name it';
+const OLD_SERVER =
+  'its name holds a dot or starts with `$`, which only `$getField` (MongoDB 5.0) can name, and this server is older';
+
+/** Why no query can name the field at `path` on this server, or null when one can (`$getField` from 5.0). */
+export function whyNoQuery(versions: readonly number[], c: Readonly<CollectionSnapshot>, path: string): string | null {
+  if (!convertibleInPlace(c, path)) return IN_ARRAY;
+  return dottedPath(path) === null && !versionAtLeast(versions, 5, 0) ? OLD_SERVER : null;
+}
+
 /**
  * The claim: a query by one type misses the documents holding the same value as the other type. Documents holding the
  * stray type are copied to scratch, each tagged; the same values are asked for as the main type would hold them (what
@@ -54,20 +65,22 @@ export function asFamily(v: unknown, to: Family, objectId: (hex: string) => unkn
 export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promise<Result> {
   const { db, collection, path } = f.target;
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
-  if (!collection || !path || !c || !convertibleInPlace(c, path)) {
-    return notRun('No experiment for this field', 'it sits in an array or under a map key, so one query cannot name it by a plain dotted path');
-  }
+  if (!collection || !path || !c) return notRun('No experiment for this field', IN_ARRAY);
+  const unreachable = whyNoQuery(ctx.snapshot.server.versionArray, c, path);
+  if (unreachable !== null) return notRun('No experiment for this field', unreachable);
   // The two families by share, largest first (the evidence's `share.<family>`).
   const [main0, stray0, ...more] = FAMILIES.filter((fam) => Number(f.evidence[`share.${fam}`] ?? 0) > 0).sort((x, y) => Number(f.evidence[`share.${y}`]) - Number(f.evidence[`share.${x}`]));
   if (!main0 || !stray0 || more.length) return notRun('No experiment for this field', 'it holds more than two type families (or one), so which value stands for which is not one conversion');
   // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the smaller family.
   const [main, stray]: [Family, Family] = Number(f.evidence.numericStrings ?? 0) > 0 ? ['number', 'string'] : [main0, stray0];
-  const segments = path.split('.');
   const objectId = (hex: string): unknown => ctx.source.bson.objectId(hex);
-  const strays = (await ctx.sourceDocs(db, collection, { filter: { [path]: { $type: stray } }, limit: STRAY_DOCS }))
+  const read = { filter: fieldFilter(path, { type: stray }), limit: STRAY_DOCS };
+  const strays = (await ctx.sourceDocs(db, collection, read))
     .map((d, i) => ({ ...withoutId(d), [TAG]: i }))
-    .filter((d) => familyOf(valueAt(d, segments)) === stray);
-  const pairs = strays.map((d) => ({ tag: d[TAG], stored: valueAt(d, segments), asMain: asFamily(valueAt(d, segments), main, objectId) })).filter((p) => p.asMain !== null);
+    .filter((d) => familyOf(valueAt(d, path)) === stray);
+  const pairs = strays
+    .map((d) => ({ tag: d[TAG], stored: valueAt(d, path), asMain: asFamily(valueAt(d, path), main, objectId) }))
+    .filter((p) => p.asMain !== null);
   if (pairs.length === 0) {
     return { status: 'inconclusive', summary: `Not measured: none of the ${formatNumber(strays.length)} documents read holding \`${path}\` as ${stray} holds a value that reads as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}, so no query by the other type could be written for them.`, measurements: [] };
   }
@@ -76,7 +89,8 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   await s.drop(COPIES);
   await s.insertMany(COPIES, strays);
   const tagsFound = async (values: unknown[]): Promise<Set<number>> => {
-    const rows = await s.cursor({ find: COPIES, filter: { [path]: { $in: values } }, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
+    const filter = fieldFilter(path, { in: values });
+    const rows = await s.cursor({ find: COPIES, filter, projection: { _id: 0, [TAG]: 1 }, batchSize: 10_000 });
     return new Set(rows.map((r) => Number(r[TAG])));
   };
   const asked = new Set(pairs.map((p) => p.tag));

@@ -1,5 +1,5 @@
 import type { SampleSnapshot } from '../../src/core/types';
-import { collectionOf, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import { collectionOf, sampleOf, snapshotOf, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
 import rule from './index';
 
@@ -150,6 +150,44 @@ ruleTester(rule, {
       findings: [
         { messageId: 'mixedArray', severity: 'info', target: at('tags'), data: { path: 'tags', values: '100', mix: 'array 90%, string 10%' }, recommendation: { commands: [/countDocuments/] } },
         { messageId: 'mixed', severity: 'warn', target: at('depth'), data: { path: 'depth', families: 3, values: '100', mix: 'number (int) 50%, string 30%, bool 20%' } },
+      ],
+    },
+    {
+      name: 'a key holding a dot or starting with $: $getField/$setField commands (5.0+), never the nested path',
+      snapshot: snapshotOf([
+        orders({
+          '"a.b"': { present: 100, types: { int: 90, string: 10 }, strings: { blank: 0, numeric: 10, integer: 10 } },
+          a: { present: 100, types: { object: 100 } },
+          'a.b': { present: 100, types: { objectId: 100 } },
+          'x.$in': { present: 100, types: { string: 60, bool: 40 } },
+        }),
+      ]),
+      findings: [
+        {
+          messageId: 'mixed',
+          severity: 'warn',
+          target: at('"a.b"'),
+          data: { path: '"a.b"', families: 2, values: '100', mix: "number (int) 90%, string (a number's text) 10%" },
+          recommendation: {
+            commands: [
+              'db.orders.countDocuments({ $expr: { $eq: [{ $type: { $getField: { field: { $literal: "a.b" }, input: "$$CURRENT" } } }, "string"] } })  // the string values',
+              /^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: \{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: /,
+            ],
+          },
+        },
+        {
+          messageId: 'mixed',
+          severity: 'warn',
+          target: at('x.$in'),
+          recommendation: { commands: [/^db\.orders\.countDocuments\(\{ \$expr: .*\{ \$literal: "\$in" \}/, /\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: \{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: /] },
+        },
+      ],
+    },
+    {
+      name: 'a key holding a dot on a server before 5.0: no command, and the reason says why',
+      snapshot: withServer(snapshotOf([orders({ '"a.b"': { present: 100, types: { int: 90, string: 10 } } })]), { version: '4.4.18' }),
+      findings: [
+        { messageId: 'mixed', severity: 'warn', target: at('"a.b"'), recommendation: { reasonIncludes: 'which only `$getField` and `$setField` (MongoDB 5.0) can name, and this server is older', commands: [] } },
       ],
     },
     {

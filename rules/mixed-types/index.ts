@@ -1,7 +1,9 @@
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
-import type { Recommendation, Severity } from '../../src/core/types';
-import { shellCollection, shellString } from '../../src/lib/shell';
+import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../../src/core/types';
+import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
+import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
+import { versionAtLeast } from '../../src/lib/version';
 import { confirmMixedTypes } from './confirm';
 import { convertibleInPlace, convertTarget, describeMix, type Family, idLike, pairKind, typeMix } from './analyze';
 
@@ -37,46 +39,122 @@ const typeAlias = (f: Family): string => f.family;
 /** Blank strings ('' or whitespace) as a `$regex` the shell reads: it matches strings only. */
 const BLANK = '/^\\s*$/';
 
+/**
+ * How the commands name the field: by its dotted path; with `$getField`/`$setField` (a key holding a dot or starting
+ * with `$`, MongoDB 5.0's "Field Names with Periods and Dollar Signs"); or not at all: in an array or under a map
+ * key (`no`), or such a key on a server before 5.0 (`old`).
+ */
+type Naming = 'dotted' | 'getField' | 'no' | 'old';
+
+function namingOf(snapshot: Snapshot, c: CollectionSnapshot, path: string): Naming {
+  if (!convertibleInPlace(c, path)) return 'no';
+  if (dottedPath(path) !== null) return 'dotted';
+  return versionAtLeast(snapshot.server.versionArray, 5, 0) ? 'getField' : 'old';
+}
+
+/** The last sentence of a recommendation's reason where no command can rewrite the field in place. */
+const NOT_IN_PLACE: Record<Naming, string> = {
+  dotted: '',
+  getField: '',
+  no: ' The field sits in an array or under a map key: fix it in the code that rewrites those documents.',
+  old:
+    ' Its name holds a dot or starts with `$`, which only `$getField` and `$setField` (MongoDB 5.0) can name, ' +
+    'and this server is older: fix it in the code that rewrites those documents.',
+};
+
+const BLANKS_NOTE = 'the blank strings: no value, so no field';
+const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
+
+/** `updateMany(filter, [{ $replaceWith }])` setting the field at a path no dotted path names (`$$REMOVE` unsets it). */
+function replaceCommand(coll: string, path: string, test: FieldTest, value: unknown, comment: string): string {
+  const pipeline = `[{ $replaceWith: ${shellValue(setFieldExpr(path, value))} }]`;
+  return `${coll}.updateMany(${shellValue(fieldFilter(path, test))}, ${pipeline})  // ${comment}`;
+}
+
+/** `countDocuments(filter)` for the field at a path no dotted path names. */
+function countCommand(coll: string, path: string, test: FieldTest, comment: string): string {
+  return `${coll}.countDocuments(${shellValue(fieldFilter(path, test))})  // ${comment}`;
+}
+
 /** Blank strings standing for "no value" beside one other type: leave the field out (or null) instead. */
-function recommendNoBlanks(collection: string, path: string, other: Family, inPlace: boolean): Recommendation {
+function recommendNoBlanks(collection: string, path: string, other: Family, naming: Naming): Recommendation {
   const coll = shellCollection(collection);
   const p = shellString(path);
+  const blank = `{ ${p}: { $regex: ${BLANK} } }`;
+  const commands =
+    naming === 'dotted'
+      ? [
+          `${coll}.countDocuments(${blank})  // the blank strings`,
+          `${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // on a copy first`,
+        ]
+      : naming === 'getField'
+        ? [
+            countCommand(coll, path, { blank: true }, 'the blank strings'),
+            replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'on a copy first'),
+          ]
+        : [];
   return {
     action: 'store "no value" as a missing field, not a blank string',
     reason:
-            `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` +
-      (inPlace ? '' : ' The field sits in an array or under a map key: fix it in the code that rewrites those documents.'),
-    ...(inPlace ? { commands: [`${coll}.countDocuments({ ${p}: { $regex: ${BLANK} } })  // the blank strings`, `${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // on a copy first`] } : {}),
+      `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` +
+      NOT_IN_PLACE[naming],
+    ...(commands.length ? { commands } : {}),
   };
+}
+
+/** The commands of `recommend` for a field a dotted path names. */
+function dottedCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
+  const p = shellString(path);
+  const byType = (m: Family): string => `{ ${p}: { $type: ${shellString(typeAlias(m))} } }`;
+  const blank = `{ ${p}: { $regex: ${BLANK} } }`;
+  const value = shellString(`$${path}`);
+  const set = `{ $set: { ${p}: { $convert: { input: ${value}, to: ${shellString(to ?? '')}, onError: ${value} } } } }`;
+  return [
+    // blank strings first: $convert cannot read them as a number and would leave them as they are
+    ...(blanks > 0 ? [`${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // ${BLANKS_NOTE}`] : []),
+    ...minors.map((m) => `${coll}.countDocuments(${byType(m)})  // the ${m.family} values`),
+    ...(to ? minors.map((m) => `${coll}.updateMany(${byType(m)}, [${set}])  // ${CONVERT_NOTE}`) : []),
+  ];
+}
+
+/** The commands of `recommend` for a field whose key holds a dot or starts with `$`: `$getField` and `$setField`. */
+function getFieldCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
+  const value = fieldExpr(path);
+  const convert = { $convert: { input: value, to, onError: value } };
+  return [
+    ...(blanks > 0 ? [replaceCommand(coll, path, { blank: true }, '$$REMOVE', BLANKS_NOTE)] : []),
+    ...minors.map((m) => countCommand(coll, path, { type: typeAlias(m) }, `the ${m.family} values`)),
+    ...(to ? minors.map((m) => replaceCommand(coll, path, { type: typeAlias(m) }, convert, CONVERT_NOTE)) : []),
+  ];
 }
 
 /**
  * `fractionText`: some of the strings converted are a fraction's text ("12.5"), which `$convert` to int or long
  * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
  */
-function recommend(collection: string, path: string, major: Family, minors: Family[], inPlace: boolean, blanks = 0, fractionText = false): Recommendation {
+function recommend(
+  collection: string,
+  path: string,
+  major: Family,
+  minors: Family[],
+  naming: Naming,
+  blanks = 0,
+  fractionText = false,
+): Recommendation {
   const common = convertTarget(major);
   const to = fractionText && (common === 'int' || common === 'long') ? 'double' : common;
   const coll = shellCollection(collection);
-  const p = shellString(path);
-  const commands = inPlace
-    ? [
-        // blank strings first: $convert cannot read them as a number and would leave them as they are
-        ...(blanks > 0 ? [`${coll}.updateMany({ ${p}: { $regex: ${BLANK} } }, { $unset: { ${p}: "" } })  // the blank strings: no value, so no field`] : []),
-        ...minors.map((m) => `${coll}.countDocuments({ ${p}: { $type: ${shellString(typeAlias(m))} } })  // the ${m.family} values`),
-        ...(to
-          ? minors.map(
-              (m) =>
-                `${coll}.updateMany({ ${p}: { $type: ${shellString(typeAlias(m))} } }, [{ $set: { ${p}: { $convert: { input: ${shellString(`$${path}`)}, to: ${shellString(to)}, onError: ${shellString(`$${path}`)} } } } }])  // on a copy first; values that do not convert stay as they are`,
-            )
-          : []),
-      ]
-    : [];
+  const commands =
+    naming === 'dotted'
+      ? dottedCommands(coll, path, minors, to, blanks)
+      : naming === 'getField'
+        ? getFieldCommands(coll, path, minors, to, blanks)
+        : [];
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
       `Fix the code that writes the other types first, then convert the documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot convert${to !== common ? `; ${to}, not ${common ?? ''}: some strings hold a fraction, which ${common ?? ''} cannot` : ''})` : ''}; a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
-      (inPlace ? '' : ' The field sits in an array or under a map key: convert it in the code that rewrites those documents.'),
+      NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
 }
@@ -103,7 +181,7 @@ export default defineRule({
     options: mixedTypesOptions,
     requires: { capabilities: [] },
   },
-  analyze({ collection: c, options, report }) {
+  analyze({ snapshot, collection: c, options, report }) {
     if (!c) return;
     for (const [path, field] of Object.entries(c.sample.fields)) {
       // the document's _id: the id-pattern rule reports its mixed types
@@ -125,7 +203,7 @@ export default defineRule({
         continue;
       }
       const second = minors[0] as Family;
-      const inPlace = convertibleInPlace(c, path);
+      const naming = namingOf(snapshot, c, path);
       const values = formatNumber(mix.values + mix.nulls);
       const strings = mix.strings;
       // Strings that are all blank, or all a number's text: the strings are the stray type, whatever their share.
@@ -134,9 +212,9 @@ export default defineRule({
         const other = major.family === 'string' ? second : major;
         const severity = str.share < options.minorShare ? 'info' : 'warn';
         if (strings.shape === 'blank') {
-          report({ messageId: 'blankStrings', severity, target, data: { path, other: other.family, values, mix: describeMix(mix) }, evidence: { ...evidence, blankStrings: strings.blank }, recommendation: recommendNoBlanks(c.name, path, other, inPlace) });
+          report({ messageId: 'blankStrings', severity, target, data: { path, other: other.family, values, mix: describeMix(mix) }, evidence: { ...evidence, blankStrings: strings.blank }, recommendation: recommendNoBlanks(c.name, path, other, naming) });
         } else {
-          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], inPlace, strings.blank, strings.integer !== undefined && strings.integer < strings.numeric) });
+          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], naming, strings.blank, strings.integer !== undefined && strings.integer < strings.numeric) });
         }
         continue;
       }
@@ -144,7 +222,7 @@ export default defineRule({
       const kind = pairKind(major.family, second.family);
       const base: Severity = kind === 'ids' ? (idLike(path) ? 'error' : 'warn') : kind === 'array' ? 'info' : 'warn';
       const severity = minorShare < options.minorShare && base !== 'info' ? lower(base) : base;
-      const recommendation = recommend(c.name, path, major, minors, inPlace);
+      const recommendation = recommend(c.name, path, major, minors, naming);
       if (kind === 'ids' && minors.length === 1) {
         report({ messageId: 'mixedIds', severity, target, data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family }, evidence, recommendation });
       } else if (kind === 'array' && minors.length === 1) {

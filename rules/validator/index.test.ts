@@ -582,6 +582,23 @@ describe('validator proposal', () => {
     expect(JSON.stringify(p?.schema)).not.toContain('<key>');
   });
 
+  it('types `a.b` under `a`, and leaves keys holding a dot or starting with `$` out ($jsonSchema cannot validate them)', () => {
+    const fields: Record<string, FieldProfile> = {
+      _id: census._id as FieldProfile,
+      '"a.b"': { present: N, types: { int: N } },
+      a: { present: N, types: { object: N } },
+      'a.b': { present: N, types: { string: N } },
+      'a.$in': { present: N, types: { bool: N } },
+      $x: { present: N, types: { date: N } },
+    };
+    const p = proposeSchema(orders({}, fields), opts);
+    const props = p?.schema.properties as Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+    expect(Object.keys(props)).toEqual(['_id', 'a']);
+    expect(props.a?.properties).toEqual({ b: { bsonType: 'string' } });
+    expect(props.a?.required).toEqual(['b']);
+    expect(p?.schema.required).toEqual(['_id', 'a']);
+  });
+
   it('leaves unfolded map-like objects (more than maxProperties keys) open', () => {
     const fields: Record<string, FieldProfile> = { _id: census._id as FieldProfile, attrs: { present: N, types: { object: N } } };
     for (let i = 0; i < 150; i++) fields[`attrs.k${i}`] = { present: 1, types: { int: 1 } };

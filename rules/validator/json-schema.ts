@@ -13,6 +13,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
 import { isDate } from '../../src/collect/bson-size';
 import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../../src/lib/bson-types';
+import { joinPath, pathOf } from '../../src/lib/doc-path';
 
 type Doc = Record<string, unknown>;
 
@@ -171,7 +172,7 @@ class Translator {
           break;
         }
         case 'properties':
-          if (isMap(v)) out.properties = this.map(v, (key) => join(path, key));
+          if (isMap(v)) out.properties = this.map(v, (key) => joinPath(path, key));
           else this.skip('properties', path, 'not an object');
           break;
         case 'patternProperties': {
@@ -310,7 +311,7 @@ function originalOf(cxt: DataValidationCxt | undefined): unknown {
   return (container as Record<string | number, unknown>)[cxt.parentDataProperty];
 }
 
-/** Dotted path of a JSON pointer, with array indexes as `$[]` (as the census names them). */
+/** The census path of a JSON pointer (src/lib/doc-path.ts), with array indexes as `$[]` (as the census names them). */
 function pointerToPath(root: unknown, pointer: string): string {
   if (pointer === '') return '';
   const parts: string[] = [];
@@ -325,7 +326,7 @@ function pointerToPath(root: unknown, pointer: string): string {
       cur = cur !== null && typeof cur === 'object' ? (cur as Doc)[seg] : undefined;
     }
   }
-  return parts.join('.');
+  return pathOf(parts);
 }
 
 function typeCheck(allowed: readonly string[], label: string) {
@@ -419,8 +420,9 @@ function failingPaths(errors: readonly ErrorObject[], data: unknown): string[] {
     if (/\/(anyOf|oneOf)\/\d+\//.test(e.schemaPath)) continue;
     let p = pointerToPath(data, e.instancePath);
     const params = e.params as { missingProperty?: string; additionalProperty?: string };
-    if ((e.keyword === 'required' || e.keyword === 'dependencies') && params.missingProperty !== undefined) p = join(p, params.missingProperty);
-    else if (e.keyword === 'additionalProperties' && params.additionalProperty !== undefined) p = join(p, params.additionalProperty);
+    const { missingProperty: missing, additionalProperty: extra } = params;
+    if ((e.keyword === 'required' || e.keyword === 'dependencies') && missing !== undefined) p = joinPath(p, missing);
+    else if (e.keyword === 'additionalProperties' && extra !== undefined) p = joinPath(p, extra);
     out.add(at(p));
   }
   return [...out];

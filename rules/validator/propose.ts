@@ -1,6 +1,7 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { isNumericBsonType } from '../../src/lib/bson-types';
+import { dottedPath, joinPath, pathOf, pathSegments } from '../../src/lib/doc-path';
 import { shellCollection } from '../../src/lib/shell';
 import type { ValidatorOptions } from './options';
 
@@ -66,7 +67,7 @@ export interface CensusInput {
   stringCardinality?: Record<string, number> | undefined;
 }
 
-const segments = (path: string): string[] => path.split('.');
+const segments = pathSegments;
 
 function tree(fields: Record<string, FieldProfile>): Node {
   const root: Node = { name: '', path: '', depth: 0, field: null, children: new Map() };
@@ -75,7 +76,7 @@ function tree(fields: Record<string, FieldProfile>): Node {
     for (const part of segments(path)) {
       let next = cur.children.get(part);
       if (!next) {
-        next = { name: part, path: cur.path === '' ? part : `${cur.path}.${part}`, depth: cur.depth + 1, field: null, children: new Map() };
+        next = { name: part, path: joinPath(cur.path, part), depth: cur.depth + 1, field: null, children: new Map() };
         cur.children.set(part, next);
       }
       cur = next;
@@ -103,7 +104,15 @@ function typeNames(field: FieldProfile | null): string[] {
 const oneOrMany = (names: readonly string[]): string | string[] => (names.length === 1 ? (names[0] as string) : [...names]);
 const isElement = (k: Node): boolean => k.name === '$[]';
 const isMapKey = (k: Node): boolean => k.name === DYNAMIC_KEY;
-const named = (node: Node): Node[] => [...node.children.values()].filter((k) => !isElement(k) && !isMapKey(k));
+/**
+ * A key holding a dot or starting with `$` "cannot be validated using $jsonSchema" (MongoDB's manual, Field Names
+ * with Periods and Dollar Signs, https://www.mongodb.com/docs/manual/core/dot-dollar-considerations/): left out, so
+ * the proposal accepts whatever it holds.
+ */
+const validatable = (k: Node): boolean =>
+  isElement(k) || isMapKey(k) || (!k.name.includes('.') && !k.name.startsWith('$'));
+const named = (node: Node): Node[] =>
+  [...node.children.values()].filter((k) => !isElement(k) && !isMapKey(k) && validatable(k));
 
 class Proposer {
   readonly gaps: { path: string; missing: number }[] = [];
@@ -126,6 +135,7 @@ class Proposer {
     const candidates: Node[] = [];
     const visit = (n: Node): void => {
       for (const k of n.children.values()) {
+        if (!validatable(k)) continue;
         candidates.push(k);
         // contents of objects left open, and below the depth cap, are never typed: they take no budget
         if (k.depth < this.o.maxDepth && named(k).length <= this.o.maxProperties) visit(k);
@@ -247,7 +257,8 @@ class Proposer {
     const distinct = this.input.stringCardinality?.[node.path];
     const strings = node.field?.types.string ?? 0;
     if (distinct === undefined || distinct < 1 || distinct > this.o.enumMaxDistinct || strings < this.o.enumMinOccurrences * distinct) return null;
-    const path = segments(node.path).filter((p) => p !== '$[]').join('.');
+    const path = dottedPath(pathOf(segments(node.path).filter((p) => p !== '$[]')));
+    if (path === null) return null;
     const p = JSON.stringify(path);
     this.enums.push(node.path);
     const read = `${shellCollection(this.input.collection)}.distinct(${p}, { ${p}: { $type: "string" } })`;

@@ -1,4 +1,5 @@
 import { type ArrayProfile, type DocProfile, DYNAMIC_KEY, type DynamicKeyProfile, type KeyShape } from '../core/types';
+import { joinPath, pathSegments } from '../lib/doc-path';
 
 /**
  * Objects used as maps (keys that are data: `{"SKU-00042": 2, …}`, customer ids as field names) and the one placeholder
@@ -140,15 +141,14 @@ export class PathFolder {
    */
   child(parent: string, key: string): string {
     const folds = key !== DYNAMIC_KEY && (parent === '' ? key !== '_id' && this.maps.has('') : key !== '$[]' && this.maps.has(parent));
-    const k = folds ? DYNAMIC_KEY : key;
-    return parent === '' ? k : `${parent}.${k}`;
+    return joinPath(parent, folds ? DYNAMIC_KEY : key);
   }
 
-  /** The folded form of a raw dotted path: `child` a segment at a time. */
+  /** The folded form of a raw path (src/lib/doc-path.ts: `"a.b"` is one key): `child` a key at a time. */
   fold(path: string): string {
     if (this.maps.size === 0 || (!this.maps.has('') && !path.includes('.'))) return path;
     let out = '';
-    for (const key of path.split('.')) out = this.child(out, key);
+    for (const key of pathSegments(path)) out = this.child(out, key);
     return out;
   }
 }
@@ -195,7 +195,8 @@ export function mapOfIndexKey(key: Readonly<Record<string, unknown>>, folder: Pa
   for (const raw of Object.keys(key)) {
     const path = raw === '$**' ? '' : raw.endsWith('.$**') ? raw.slice(0, -4) : raw;
     if (path === '') continue;
-    // the first segment that folds is a key of the map at the path walked so far
+    // the first segment that folds is a key of the map at the path walked so far; an index key's dots always nest
+    // (MongoDB cannot index a key holding a dot), so it is split on every dot
     let parent = '';
     for (const segment of path.split('.')) {
       const next = folder.child(parent, segment);

@@ -120,10 +120,14 @@ describe('Profiler census and array statistics', () => {
     expect(p.fields.has('comments.$[]')).toBe(false);
   });
 
-  it('gives a key holding a dot the same census entry as the nested path it spells', () => {
+  it('keeps a key holding a dot (`"a.b"`), a `$` key and an empty key apart from the nested paths', () => {
     const p = new Profiler(null);
-    p.profile({ 'a.b': 1, a: { b: 'x' } });
-    expect(p.fields.get('a.b')).toEqual({ present: 2, types: { int: 1, string: 1 } });
+    for (let i = 0; i < 3; i++) p.profile({ 'a.b': 1, a: { b: 'x', '': true, 'c.d': [1] }, $in: null });
+    expect([...p.fields.keys()]).toEqual(['"a.b"', 'a', 'a.b', 'a.""', 'a."c.d"', 'a."c.d".$[]', '$in']);
+    expect(p.fields.get('"a.b"')).toEqual({ present: 3, types: { int: 3 } });
+    expect(p.fields.get('a.b')).toEqual({ present: 3, types: { string: 3 } });
+    expect(p.fields.get('a.""')).toEqual({ present: 3, types: { bool: 3 } });
+    expect(p.fields.get('$in')).toEqual({ present: 3, types: { null: 3 } });
   });
 
   it('reports each document its own arrays, in the order they end', () => {

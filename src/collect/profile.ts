@@ -1,5 +1,6 @@
 import { DYNAMIC_KEY, ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile, type KeyShape } from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
+import { joinPath } from '../lib/doc-path';
 import { BLANK_OR_NUMBER_TEXT, INTEGER_TEXT } from '../lib/number-text';
 import { FOLD_DEFAULTS, foldDocProfile, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
 import {
@@ -18,7 +19,7 @@ function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings:
   return s.blankStrings > 0 || s.numericStrings > 0 ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings, integer: s.integerStrings } } : f;
 }
 
-/** What the profiler knows about one dotted path, shared by every tree node that spells it. */
+/** What the profiler knows about one path (src/lib/doc-path.ts), shared by every tree node that spells it. */
 interface PathInfo {
   readonly path: string;
   /** Values seen at the path (0 until the first: the census lists paths in the order first seen). */
@@ -132,7 +133,7 @@ export class Profiler {
     fold: Partial<FoldOptions> = {},
   ) {
     this.fold = { ...FOLD_DEFAULTS, ...fold };
-    this.root = this.node('', '');
+    this.root = this.node('', '', '');
   }
 
   /** The field/type census so far: per path, values present and their count per BSON type. */
@@ -207,7 +208,7 @@ export class Profiler {
         else for (const k of n.overflowKeys) overflowKeys.add(k);
       }
     }
-    const join = (key: string): string => (path === '' ? key : `${path}.${key}`);
+    const join = (key: string): string => joinPath(path, key);
     // The document itself (path ''): its keys besides `_id` are judged as any object's, `_id` stays a field.
     const atRoot = path === '';
     const idGroup = atRoot ? byKey.get('_id') : undefined;
@@ -258,7 +259,8 @@ export class Profiler {
     // holds its own few), a pattern MongoDB documents, not a map: at the top level only data-shaped keys or the cap fold.
     if (reason === null || (reason === 'spread' && path === '')) return null;
     // Keys in more than half the objects: the values at a key's nodes (one per object holding it; infos shared by
-    // nodes that spell one path, `{"a.b": 1}` beside `{a: {b: 1}}`, counted once). Capped keys count as not shared.
+    // nodes that spell one path, the keys of several maps folded together, counted once). Capped keys count as not
+    // shared.
     let shared = 0;
     const valueCounts = new Float64Array(TYPE_NAMES.length);
     const valueSeen: number[] = [];
@@ -323,11 +325,11 @@ export class Profiler {
     return isDate(v) ? v.getTime() : null;
   }
 
-  private node(parent: string, key: string): PathNode {
-    const path = parent === '' ? key : `${parent}.${key}`;
+  /** A node for `key` under the path `parent`; `path` is given only for the document's own node (''). */
+  private node(parent: string, key: string, path = joinPath(parent, key)): PathNode {
+    // A key holding a dot (`{"a.b": 1}`) is quoted in its path (`"a.b"`): it never shares nesting's entry (`a.b`).
     let info = this.infos.get(path);
     if (info === undefined) {
-      // Keys holding dots (`{"a.b": 1}`) spell the same path as nesting does: they share one census entry.
       info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, integerStrings: 0, arraySerial: 0, array: null };
       this.infos.set(path, info);
     }

@@ -7,6 +7,7 @@ import { ELEMENT_KIND } from '../core/types';
 import { redactServerText } from '../lib/redact';
 import { indexKeyBytes, isDate, objectIdSeconds } from './bson-size';
 import { idShape } from './id-profile';
+import { pathKey } from '../lib/doc-path';
 
 function arrayKeyBytes(n: number): number {
   let total = 0;
@@ -391,7 +392,7 @@ function topDates(r: Doc): Record<string, number> {
 function reduceLarge(r: Doc): DocProfile {
   const top = (r[TOP_FIELD] as { k: string; t: string; n: number; b: number; e: string | null }[] | undefined) ?? [];
   // $bsonSize of {v: value} is the value's bytes plus 8 (length, type byte, key "v", terminator).
-  const fields = top.map((f) => ({ path: f.k, bytes: Number(f.b) - 8 + 2 + f.k.length }));
+  const fields = top.map((f) => ({ path: pathKey(f.k), bytes: Number(f.b) - 8 + 2 + f.k.length }));
   fields.sort((a, b) => b.bytes - a.bytes);
   return {
     bytes: Number(r[SIZE_FIELD]),
@@ -403,7 +404,7 @@ function reduceLarge(r: Doc): DocProfile {
         const bytes = Number(f.b) - 8;
         const n = Number(f.n);
         return {
-          path: f.k,
+          path: pathKey(f.k),
           occurrences: 1,
           maxLength: n,
           totalLength: n,

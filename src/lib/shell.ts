@@ -16,3 +16,13 @@ export function shellString(value: string): string {
 export function shellKey(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
+
+/** A plain value (objects, arrays, strings, numbers, booleans, null) as mongosh source: keys bare where they can be. */
+export function shellValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(shellValue).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${shellKey(k)}: ${shellValue(x)}`);
+    return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+  }
+  return v === undefined ? 'undefined' : JSON.stringify(v);
+}
