@@ -37,6 +37,8 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
+    // A command's last words on stdout must have landed: a closed pipe or a full disk is exit 2, not a pass.
+    await io.flush?.();
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -1,5 +1,5 @@
 import { rules } from '../../rules';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../adapters/driver';
@@ -111,19 +111,8 @@ export function freshFile(name: string, dir = process.cwd()): string {
   return `${stem}-new${ext}`;
 }
 
-/** Writes a report to a file (one line on stderr says where) or to stdout. */
-export function emit(io: Io, text: string, file: string | undefined, what = 'report'): void {
-  if (!file || file === '-') {
-    io.out(text);
-    return;
-  }
-  try {
-    writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-  } catch (err) {
-    throw new UserError(`Could not write the ${what} to ${file}: ${(err as Error).message}`);
-  }
-  io.err(`Wrote the ${what} to ${file}`);
-}
+/** Writes a report to a file (one line on stderr says where) or to stdout, checked: src/cli/io.ts. */
+export { writeOutput as emit } from './io';
 
 /** The scope of a snapshot: one database by name, or several ("a, b") with qualified collection names. */
 export function scopeOfSnapshot(snapshot: Snapshot): CheckResult['scope'] {
