@@ -53,7 +53,12 @@ export function outputError(err: unknown, what: string, where: string): OutputEr
  * Writes to a stream and remembers the first failure instead of crashing on an unhandled 'error' event; `flush`
  * waits for every write and says whether they all landed.
  */
-export function checkedStream(stream: NodeJS.WritableStream, where = 'stdout'): { write: (s: string) => void; flush: (what?: string) => Promise<void> } {
+export interface CheckedStream {
+  write: (s: string) => void;
+  flush: (what?: string) => Promise<void>;
+}
+
+export function checkedStream(stream: NodeJS.WritableStream, where = 'stdout'): CheckedStream {
   let failure: unknown = null;
   let pending = 0;
   let waiters: (() => void)[] = [];

@@ -6,7 +6,7 @@ import { DriverAdapter } from '../adapters/driver';
 import { readOnly } from '../adapters/read-only';
 import type { Adapter } from '../adapters/types';
 import { leftoverNotes } from '../confirm/leftovers';
-import { terminalSafe } from '../core/format';
+import { terminalLine } from '../core/format';
 import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
@@ -79,7 +79,7 @@ export function readPreferenceOption(): Option {
  * their size and the command that removes them. Read-only; a user who may not list databases hears nothing.
  */
 export async function sayLeftovers(adapter: Adapter, io: Io): Promise<void> {
-  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalSafe(line)}`);
+  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalLine(line)}`);
 }
 
 /**
