@@ -227,6 +227,15 @@ describe('hostile names through the real CLI (lint --spec, every format)', () =>
     });
   }
 
+  it('an error that names a collection (a spec declaring it twice) is one line on stderr, the newline escaped', async () => {
+    const twice = join(dir, 'twice.json');
+    writeFileSync(twice, JSON.stringify({ db: 'app', collections: [{ name: NEWLINE }, { name: NEWLINE }] }));
+    const r = await cli(['lint', '--spec', twice]);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
+    expect(r.err).toContain('declares app.line1\\n✖ error  fake.report  spec-drift twice');
+  });
+
   it('SARIF points each finding at its declaration line, names with quotes and escapes included', async () => {
     const r = await cli(['lint', '--spec', spec, '-f', 'sarif']);
     const log = JSON.parse(r.out) as SarifLog;
