@@ -227,7 +227,7 @@ describe('hostile names through the real CLI (lint --spec, every format)', () =>
     });
   }
 
-  it('an error that names a collection (a spec declaring it twice) is one line on stderr, the newline escaped', async () => {
+  it('an error naming a collection (declared twice) is one line on stderr, its newline escaped', async () => {
     const twice = join(dir, 'twice.json');
     writeFileSync(twice, JSON.stringify({ db: 'app', collections: [{ name: NEWLINE }, { name: NEWLINE }] }));
     const r = await cli(['lint', '--spec', twice]);

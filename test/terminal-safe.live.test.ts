@@ -38,7 +38,8 @@ describe('terminal-safe output (live)', () => {
       accepted = (err as Error).message;
     }
     try {
-      await db.collection(NEWLINE).insertMany(Array.from({ length: 30 }, (_, i) => ({ i, tags: Array.from({ length: 300 }, (_, k) => k) })));
+      const docs = Array.from({ length: 30 }, (_, i) => ({ i, tags: Array.from({ length: 300 }, (_, k) => k) }));
+      await db.collection(NEWLINE).insertMany(docs);
     } catch (err) {
       acceptedNl = (err as Error).message;
     }
@@ -86,10 +87,11 @@ describe('terminal-safe output (live)', () => {
     expect(hint.out + hint.err).not.toMatch(RAW);
   });
 
-  it('audit -o - (HTML, text, Markdown) prints the names escaped; a newline in a name never starts a line', async (ctx) => {
+  it('audit -o - (HTML, text, Markdown): names escaped; a newline in a name never starts a line', async (ctx) => {
     if (accepted) ctx.skip(`the server refused the collection name: ${accepted}`);
     for (const format of ['html', 'text', 'markdown']) {
-      const r = await runProcess(process.execPath, [CLI, 'audit', live.uri, '--db', DB, '--no-confirm', '-q', '--format', format, '-o', '-']);
+      const args = ['audit', live.uri, '--db', DB, '--no-confirm', '-q', '--format', format, '-o', '-'];
+      const r = await runProcess(process.execPath, [CLI, ...args]);
       expect(r.code, r.err).toBe(0);
       expect(r.out + r.err, format).not.toMatch(RAW);
       expect(r.out, format).toContain('evil\\u{1b}[31mRED');

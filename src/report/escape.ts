@@ -55,7 +55,8 @@ const longestRun = (s: string, ch: string): number => {
 export function mdCode(s: string, opts: { table?: boolean } = {}): string {
   if (s === '') return '` `';
   const fence = '`'.repeat(longestRun(s, '`') + 1);
-  const pad = s.startsWith('`') || s.endsWith('`') || (s.startsWith(' ') && s.endsWith(' ') && s.trim() !== '') ? ' ' : '';
+  const spaced = s.startsWith(' ') && s.endsWith(' ') && s.trim() !== '';
+  const pad = s.startsWith('`') || s.endsWith('`') || spaced ? ' ' : '';
   const body = (opts.table ? s.replace(/\|/g, '\\|') : s).replace(/\r?\n/g, ' ');
   return `${fence}${pad}${body}${pad}${fence}`;
 }

@@ -28,12 +28,15 @@ function ratioText(c: Confirmation): string {
 }
 
 function findingDetails(f: Finding, state: string | undefined): string {
-  const lines = [`#### ${ICON[f.severity]} ${name(targetLabel(f))} — \`${f.ruleId}\`${state && state !== 'new' ? ` _(${state === 'unchanged' ? 'accepted by the baseline' : 'worse than the baseline'})_` : ''}`, '', prose(f.message), ''];
+  const judged = state === 'unchanged' ? 'accepted by the baseline' : 'worse than the baseline';
+  const heading = `#### ${ICON[f.severity]} ${name(targetLabel(f))} — \`${f.ruleId}\``;
+  const lines = [`${heading}${state && state !== 'new' ? ` _(${judged})_` : ''}`, '', prose(f.message), ''];
   if (f.recommendation) {
     lines.push(`**${prose(f.recommendation.action)}**: ${prose(f.recommendation.reason)}`, '');
     if (f.recommendation.commands?.length) lines.push(...mdFence(f.recommendation.commands, 'js'), '');
   }
-  if (f.confirmation) lines.push(`${STATUS[f.confirmation.status]}: ${prose(f.confirmation.summary)}${ratioText(f.confirmation)}`, '');
+  const k = f.confirmation;
+  if (k) lines.push(`${STATUS[k.status]}: ${prose(k.summary)}${ratioText(k)}`, '');
   lines.push(`[${f.ruleId}](${f.docsUrl})`, '');
   return lines.join('\n');
 }
@@ -75,11 +78,14 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   out.push(`## mongo-advisor: ${name(result.scope.db)}`, '');
   if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${prose(result.lint.verdict)}**`, '');
   out.push(
-    `${formatNumber(result.scope.collections.length)} collections on ${prose(result.source)} (${prose(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
+    `${formatNumber(result.scope.collections.length)} collections on ${prose(result.source)} ` +
+      `(${prose(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · ` +
+      `confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
     '',
   );
   // What the user's roles allowed, up front (each skipped check is listed with the notes)
-  if (result.privileges?.basis === 'roles') out.push(`${result.privileges.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${prose(result.privileges.summary)}`, '');
+  const roles = result.privileges;
+  if (roles?.basis === 'roles') out.push(`${roles.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${prose(roles.summary)}`, '');
   const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
   out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);
@@ -95,14 +101,19 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
     for (const e of entries) {
       if (e.kind === 'group') {
-        const verdicts = e.findings.filter((f) => f.confirmation).map((f) => `${name(memberLabel(f, e), true)}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
-        out.push(`| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId} | ${cell(e.gist)} | ${verdicts.length ? verdicts.join('<br>') : '—'} |`);
+        const verdicts = e.findings
+          .filter((f) => f.confirmation)
+          .map((f) => `${name(memberLabel(f, e), true)}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
+        const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
+        const verdict = verdicts.length ? verdicts.join('<br>') : '—';
+        out.push(`| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`);
         continue;
       }
       const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
-      out.push(`| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—'} |`);
+      const verdict = f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—';
+      out.push(`| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`);
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');
     for (const e of entries) out.push(e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]));
@@ -116,7 +127,9 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   const skipped = result.notes.filter((n) => n.level !== 'info');
   if (skipped.length) {
     out.push('### Could not check', '');
-    for (const n of skipped) out.push(`- ${n.target ? `${name(targetLabel({ target: n.target }))}: ` : ''}${prose(n.message)}`);
+    for (const n of skipped) {
+      out.push(`- ${n.target ? `${name(targetLabel({ target: n.target }))}: ` : ''}${prose(n.message)}`);
+    }
     out.push('');
   }
   return out.join('\n');
