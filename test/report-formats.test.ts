@@ -136,10 +136,10 @@ describe('JUnit', () => {
     expect(doc.testsuites.failures).toBe('3');
   });
 
-  it('escapes markup and drops characters XML cannot hold', () => {
+  it('escapes markup; a control character (XML cannot hold some) shows as a visible escape', () => {
     const xml = formatJunit(result([finding({ message: 'bad \u0001 char <x> & "q"' })]), { rules: ruleCatalog(builtIn) });
     expect(XMLValidator.validate(xml)).toBe(true);
-    expect(xml).toContain('bad  char &lt;x&gt; &amp; &quot;q&quot;');
+    expect(xml).toContain('bad \\u{1} char &lt;x&gt; &amp; &quot;q&quot;');
   });
 });
 

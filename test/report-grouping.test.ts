@@ -139,8 +139,9 @@ describe('repeated info findings collapse (Markdown, ticket)', () => {
     const md = formatMarkdown(resultOf(FINDINGS));
     const rows = md.split('\n').filter((l) => /^\| (🔴|🟡|🔵)/.test(l));
     expect(rows).toHaveLength(5);
-    expect(rows[3]).toContain('3 collections in app › _id: events, logs, posts');
-    expect(rows[3]).toContain('events: ≈ inconclusive<br>logs: ❌ not borne out');
+    // Names in code spans (src/report/escape.ts): nothing a name holds becomes a link.
+    expect(rows[3]).toContain('3 collections in `app` › `_id`: `events`, `logs`, `posts`');
+    expect(rows[3]).toContain('`events`: ≈ inconclusive<br>`logs`: ❌ not borne out');
     expect(md).toContain('**For each: clustered collection (when you next create it)**');
     expect(md).toContain("_Run with `--verbose` for each collection's figures, commands and measurements._");
     expect(formatMarkdown(resultOf(FINDINGS), { verbose: true }).split('\n').filter((l) => /^\| (🔴|🟡|🔵)/.test(l))).toHaveLength(7);

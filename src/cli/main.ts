@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { UserError } from '../core/errors';
-import { terminalSafe } from '../core/format';
+import { terminalLine } from '../core/format';
 import { looksLikeConnectionString, redactText } from '../lib/redact';
 import { OptionsError } from '../core/options';
 import { VERSION } from '../version';
@@ -37,6 +37,8 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
+    // A command's last words on stdout must have landed: a closed pipe or a full disk is exit 2, not a pass.
+    await io.flush?.();
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {
@@ -44,10 +46,10 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
       return EXIT.usage;
     }
     if (isUserError(err) || err instanceof OptionsError) {
-      io.err(`mongo-advisor: ${terminalSafe(err.message)}`);
+      io.err(`mongo-advisor: ${terminalLine(err.message)}`);
       return isUserError(err) ? err.exitCode : EXIT.usage;
     }
-    io.err(`mongo-advisor: unexpected error: ${terminalSafe(err instanceof Error ? err.message : String(err))}`);
+    io.err(`mongo-advisor: unexpected error: ${terminalLine(err instanceof Error ? err.message : String(err))}`);
     if (process.env.MONGO_ADVISOR_DEBUG) io.err(String((err as Error).stack));
     else io.err('This is a bug in mongo-advisor; rerun with MONGO_ADVISOR_DEBUG=1 for details and report it.');
     return EXIT.usage;

@@ -1,4 +1,4 @@
-import { terminalSafe } from '../core/format';
+import { terminalLine } from '../core/format';
 import { Presets, SingleBar } from 'cli-progress';
 
 /** A progress bar on stderr for long runs; does nothing when stderr is not a terminal (CI logs, pipes). */
@@ -29,7 +29,7 @@ export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteSt
     tick(detail = '') {
       value++;
       // Details name databases and collections: escaped before they reach the terminal.
-      const safe = terminalSafe(detail);
+      const safe = terminalLine(detail);
       bar?.update(value, { detail: safe.length > 48 ? `${safe.slice(0, 47)}…` : safe });
     },
     stop() {

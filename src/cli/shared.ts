@@ -1,12 +1,12 @@
 import { rules } from '../../rules';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import { DriverAdapter } from '../adapters/driver';
 import { readOnly } from '../adapters/read-only';
 import type { Adapter } from '../adapters/types';
 import { leftoverNotes } from '../confirm/leftovers';
-import { terminalSafe } from '../core/format';
+import { terminalLine } from '../core/format';
 import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
@@ -79,7 +79,7 @@ export function readPreferenceOption(): Option {
  * their size and the command that removes them. Read-only; a user who may not list databases hears nothing.
  */
 export async function sayLeftovers(adapter: Adapter, io: Io): Promise<void> {
-  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalSafe(line)}`);
+  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalLine(line)}`);
 }
 
 /**
@@ -111,19 +111,8 @@ export function freshFile(name: string, dir = process.cwd()): string {
   return `${stem}-new${ext}`;
 }
 
-/** Writes a report to a file (one line on stderr says where) or to stdout. */
-export function emit(io: Io, text: string, file: string | undefined, what = 'report'): void {
-  if (!file || file === '-') {
-    io.out(text);
-    return;
-  }
-  try {
-    writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`);
-  } catch (err) {
-    throw new UserError(`Could not write the ${what} to ${file}: ${(err as Error).message}`);
-  }
-  io.err(`Wrote the ${what} to ${file}`);
-}
+/** Writes a report to a file (one line on stderr says where) or to stdout, checked: src/cli/io.ts. */
+export { writeOutput as emit } from './io';
 
 /** The scope of a snapshot: one database by name, or several ("a, b") with qualified collection names. */
 export function scopeOfSnapshot(snapshot: Snapshot): CheckResult['scope'] {

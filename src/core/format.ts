@@ -60,6 +60,14 @@ export function terminalSafe(s: string): string {
   return s.replace(UNSAFE_FOR_TERMINAL, (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16)}}`);
 }
 
+/**
+ * terminalSafe, and newlines too (shown as `\n`; a carriage return already reads `\u{d}`): a name printed this way
+ * stays on the line it is printed on, so it can never begin a line of its own and fake a report line.
+ */
+export function terminalLine(s: string): string {
+  return terminalSafe(s).replace(/\n/g, '\\n');
+}
+
 /** A copy of a JSON-shaped value with every string made terminal-safe (reporters apply it before formatting). */
 export function terminalSafeDeep<T>(value: T): T {
   return JSON.parse(JSON.stringify(value), (_k, v: unknown) => (typeof v === 'string' ? terminalSafe(v) : v)) as T;

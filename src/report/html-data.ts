@@ -1,6 +1,7 @@
 import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
+import { safeForTerminal } from './escape';
 import { confirmationVerdict, firstSentence, groupFindings, intervalName, memberLabel, membersNoun } from './group';
 
 export { intervalName } from './group';
@@ -157,7 +158,9 @@ const STATUS_WORD: Record<Confirmation['status'], string> = {
 };
 
 /** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
-export function ticketSummary(report: AuditReport, opts: { verbose?: boolean } = {}): string {
+export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = {}): string {
+  // Pasted into a terminal or a ticket: no control character, and no newline that would make a name a line of its own.
+  const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
   const { result, snapshot } = report;
   const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);

@@ -5,6 +5,7 @@ import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun } from './group';
 import { CONFIRMATION_STATUS } from './text';
+import { safeForTerminal } from './escape';
 import { type AuditReport, chartData, intervalName, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
@@ -110,7 +111,10 @@ export interface HtmlOptions {
   verbose?: boolean;
 }
 
-export function formatHtml(report: AuditReport, assets: HtmlAssets = loadHtmlAssets(), opts: HtmlOptions = {}): string {
+export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAssets(), opts: HtmlOptions = {}): string {
+  // `audit -o -` puts the page on a terminal, and a bidi override reorders a browser's text too: names and server
+  // messages are shown with their control characters and newlines escaped, as in every human format.
+  const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
   const { result, snapshot } = report;
   const charts = chartData(report);
   const ticket = ticketSummary(report, opts);

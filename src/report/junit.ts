@@ -1,6 +1,7 @@
 import { counts, type LintResult } from '../core/baseline';
 import { type Finding, type Severity, severityRank } from '../core/types';
 import { type RuleInfo, scopeTargets, targetLabel } from './catalog';
+import { safeForTerminal } from './escape';
 
 export interface JunitOptions {
   /** Findings at or above this fail their test case (default: the lint gate's, else warn). */
@@ -33,7 +34,10 @@ function details(f: Finding): string {
  * when a counted finding there reaches the failing severity; findings below it, or accepted by the baseline, are
  * listed in the case's system-out without failing it. A rule the server could not run is a skipped case.
  */
-export function formatJunit(result: LintResult, opts: JunitOptions): string {
+export function formatJunit(given: LintResult, opts: JunitOptions): string {
+  // CI dashboards show the names and messages to people, in logs too: the terminal rule (no control character, no
+  // newline that makes a name a line of its own). XML drops C0 controls anyway, so names were never kept verbatim.
+  const result = safeForTerminal(given);
   const failOn = opts.failOn ?? result.lint?.failOn ?? 'warn';
   const baseline = result.lint?.baseline ?? null;
   const catalog = opts.rules;

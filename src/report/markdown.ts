@@ -1,7 +1,8 @@
 import { counts, fingerprint, type LintResult } from '../core/baseline';
-import { formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
+import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
+import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
 import { type FindingGroup, confirmationVerdict, groupFindings, intervalName, memberLabel, membersNoun, verboseHolds } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
@@ -13,10 +14,12 @@ const STATUS: Record<Confirmation['status'], string> = {
   error: '⚠️ experiment failed',
 };
 
-/** Text inside a table cell or a line: no pipes, no newlines, no stray HTML. */
-function cell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
-}
+/** Prose in a table cell: no pipes, no newlines, no link, image or HTML from the data (src/report/escape.ts). */
+const cell = (s: string): string => mdText(s, { table: true });
+/** Prose outside a table. */
+const prose = (s: string): string => mdText(s);
+/** A name (a database, a collection, a finding's address) in a code span; `table` for a table cell. */
+const name = (s: string, table = false): string => mdCode(s, { table });
 
 function ratioText(c: Confirmation): string {
   if (!c.ratio) return '';
@@ -25,25 +28,34 @@ function ratioText(c: Confirmation): string {
 }
 
 function findingDetails(f: Finding, state: string | undefined): string {
-  const lines = [`#### ${ICON[f.severity]} ${cell(targetLabel(f))} — \`${f.ruleId}\`${state && state !== 'new' ? ` _(${state === 'unchanged' ? 'accepted by the baseline' : 'worse than the baseline'})_` : ''}`, '', cell(f.message), ''];
+  const judged = state === 'unchanged' ? 'accepted by the baseline' : 'worse than the baseline';
+  const heading = `#### ${ICON[f.severity]} ${name(targetLabel(f))} — \`${f.ruleId}\``;
+  const lines = [`${heading}${state && state !== 'new' ? ` _(${judged})_` : ''}`, '', prose(f.message), ''];
   if (f.recommendation) {
-    lines.push(`**${cell(f.recommendation.action)}**: ${cell(f.recommendation.reason)}`, '');
-    if (f.recommendation.commands?.length) lines.push('```js', ...f.recommendation.commands, '```', '');
+    lines.push(`**${prose(f.recommendation.action)}**: ${prose(f.recommendation.reason)}`, '');
+    if (f.recommendation.commands?.length) lines.push(...mdFence(f.recommendation.commands, 'js'), '');
   }
-  if (f.confirmation) lines.push(`${STATUS[f.confirmation.status]}: ${cell(f.confirmation.summary)}${ratioText(f.confirmation)}`, '');
+  const k = f.confirmation;
+  if (k) lines.push(`${STATUS[k.status]}: ${prose(k.summary)}${ratioText(k)}`, '');
   lines.push(`[${f.ruleId}](${f.docsUrl})`, '');
   return lines.join('\n');
 }
 
-function groupWhere(g: FindingGroup): string {
-  return `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` › ${g.path}`}: ${g.findings.map((f) => memberLabel(f, g)).join(', ')}`;
+/** "3 collections in `app` › `path`: `a`, `b`, `c`", names in code spans (`table`: pipes escaped). */
+function groupWhere(g: FindingGroup, table: boolean): string {
+  const db = g.db === null ? '' : ` in ${name(g.db, table)}`;
+  const path = g.path === null ? '' : ` › ${name(g.path, table)}`;
+  return `${membersNoun(g)}${db}${path}: ${g.findings.map((f) => name(memberLabel(f, g), table)).join(', ')}`;
 }
 
 function groupDetails(g: FindingGroup): string {
-  const lines = [`#### ${ICON[g.severity]} ${cell(groupWhere(g))} — \`${g.ruleId}\``, '', cell(g.gist), ''];
-  if (g.action) lines.push(`**For each: ${cell(g.action)}**`, '');
+  const lines = [`#### ${ICON[g.severity]} ${groupWhere(g, false)} — \`${g.ruleId}\``, '', prose(g.gist), ''];
+  if (g.action) lines.push(`**For each: ${prose(g.action)}**`, '');
   if (g.findings.some((f) => f.confirmation)) {
-    for (const f of g.findings) lines.push(`- ${cell(memberLabel(f, g))}: ${f.confirmation ? cell(confirmationVerdict(f.confirmation, STATUS)) : 'no experiment'}`);
+    for (const f of g.findings) {
+      const verdict = f.confirmation ? prose(confirmationVerdict(f.confirmation, STATUS)) : 'no experiment';
+      lines.push(`- ${name(memberLabel(f, g))}: ${verdict}`);
+    }
     lines.push('');
   }
   lines.push(`_Run with \`--verbose\` for each collection's ${verboseHolds(g)}._${g.docsUrl ? ` [${g.ruleId}](${g.docsUrl})` : ''}`, '');
@@ -57,19 +69,23 @@ export interface MarkdownOptions {
 
 /** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
 export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): string {
-  // Markdown is read in terminals and CI logs too: no control character from a name or a server message gets through.
-  const result = terminalSafeDeep(given);
+  // Markdown is read in terminals and CI logs too: no control character or newline from a name or a server message
+  // gets through; then the Markdown rule (src/report/escape.ts) keeps links, images and HTML out of the data.
+  const result = safeForTerminal(given);
   const baseline = result.lint?.baseline ?? null;
   const out: string[] = [];
   const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}`;
-  out.push(`## mongo-advisor: ${cell(result.scope.db)}`, '');
-  if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${cell(result.lint.verdict)}**`, '');
+  out.push(`## mongo-advisor: ${name(result.scope.db)}`, '');
+  if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${prose(result.lint.verdict)}**`, '');
   out.push(
-    `${formatNumber(result.scope.collections.length)} collections on ${cell(result.source)} (${cell(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
+    `${formatNumber(result.scope.collections.length)} collections on ${prose(result.source)} ` +
+      `(${prose(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · ` +
+      `confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
     '',
   );
   // What the user's roles allowed, up front (each skipped check is listed with the notes)
-  if (result.privileges?.basis === 'roles') out.push(`${result.privileges.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${cell(result.privileges.summary)}`, '');
+  const roles = result.privileges;
+  if (roles?.basis === 'roles') out.push(`${roles.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${prose(roles.summary)}`, '');
   const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
   out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);
@@ -85,14 +101,19 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
     for (const e of entries) {
       if (e.kind === 'group') {
-        const verdicts = e.findings.filter((f) => f.confirmation).map((f) => `${cell(memberLabel(f, e))}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
-        out.push(`| ${ICON[e.severity]} ${e.severity} | ${cell(groupWhere(e))} | ${e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId} | ${cell(e.gist)} | ${verdicts.length ? verdicts.join('<br>') : '—'} |`);
+        const verdicts = e.findings
+          .filter((f) => f.confirmation)
+          .map((f) => `${name(memberLabel(f, e), true)}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
+        const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
+        const verdict = verdicts.length ? verdicts.join('<br>') : '—';
+        out.push(`| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`);
         continue;
       }
       const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
-      out.push(`| ${sev} | ${cell(targetLabel(f))} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—'} |`);
+      const verdict = f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—';
+      out.push(`| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`);
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');
     for (const e of entries) out.push(e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]));
@@ -100,13 +121,15 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   }
   if (baseline?.absent.length) {
     out.push(`${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found (fixed, or not checked this run); prune them with \`--update-baseline\`:`, '');
-    for (const a of baseline.absent) out.push(`- \`${cell(a.fingerprint)}\``);
+    for (const a of baseline.absent) out.push(`- ${name(a.fingerprint)}`);
     out.push('');
   }
   const skipped = result.notes.filter((n) => n.level !== 'info');
   if (skipped.length) {
     out.push('### Could not check', '');
-    for (const n of skipped) out.push(`- ${n.target ? `${cell(targetLabel({ target: n.target }))}: ` : ''}${cell(n.message)}`);
+    for (const n of skipped) {
+      out.push(`- ${n.target ? `${name(targetLabel({ target: n.target }))}: ` : ''}${prose(n.message)}`);
+    }
     out.push('');
   }
   return out.join('\n');

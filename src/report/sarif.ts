@@ -2,6 +2,7 @@ import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
 import { fingerprint, type LintResult } from '../core/baseline';
 import type { Finding, Severity } from '../core/types';
 import { type Locate, type RuleInfo, targetLabel } from './catalog';
+import { jsonTerminalSafe, mdFence, mdText } from './escape';
 
 export interface SarifOptions {
   /** Rules to describe in tool.driver.rules (`ruleCatalog(rules)`: the front door passes the rule list in). */
@@ -30,22 +31,26 @@ function locationOf(f: Finding, locate: Locate | undefined): Location {
   };
 }
 
+/** The result's Markdown (GitHub renders it on the alert): the Markdown rule of src/report/escape.ts, no live link. */
 function markdownOf(f: Finding): string {
-  const lines = [f.message];
+  const lines = [mdText(f.message)];
   if (f.recommendation) {
-    lines.push('', `**${f.recommendation.action}**: ${f.recommendation.reason}`);
-    if (f.recommendation.commands?.length) lines.push('', '```js', ...f.recommendation.commands, '```');
+    lines.push('', `**${mdText(f.recommendation.action)}**: ${mdText(f.recommendation.reason)}`);
+    if (f.recommendation.commands?.length) lines.push('', ...mdFence(f.recommendation.commands, 'js'));
   }
-  if (f.confirmation) lines.push('', `Confirmation (${f.confirmation.status}): ${f.confirmation.summary}`);
+  if (f.confirmation) lines.push('', `Confirmation (${f.confirmation.status}): ${mdText(f.confirmation.summary)}`);
   return lines.join('\n');
 }
 
 /** SARIF 2.1.0 log: one run, every rule described with its helpUri, one result per finding. */
 export function formatSarif(result: LintResult, opts: SarifOptions): string {
   const catalog = [...opts.rules];
+  const indexOf = new Map(catalog.map((r, i) => [r.id, i] as const));
   // Rules a finding names but the catalog lacks (an internal error of an unknown rule) still get a descriptor.
   for (const f of result.findings) {
-    if (!catalog.some((r) => r.id === f.ruleId)) catalog.push({ id: f.ruleId, description: f.ruleId, docsUrl: f.docsUrl, severity: f.severity });
+    if (indexOf.has(f.ruleId)) continue;
+    indexOf.set(f.ruleId, catalog.length);
+    catalog.push({ id: f.ruleId, description: f.ruleId, docsUrl: f.docsUrl, severity: f.severity });
   }
   const descriptors: ReportingDescriptor[] = catalog.map((r) => ({
     id: r.id,
@@ -61,7 +66,7 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
     const fp = fingerprint(f);
     const r: Result = {
       ruleId: f.ruleId,
-      ruleIndex: catalog.findIndex((c) => c.id === f.ruleId),
+      ruleIndex: indexOf.get(f.ruleId) ?? -1,
       level: LEVEL[f.severity],
       message: { text: `${targetLabel(f)}: ${f.message}`, markdown: markdownOf(f) },
       locations: [locationOf(f, opts.locate)],
@@ -112,5 +117,6 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
       },
     ],
   };
-  return JSON.stringify(log, null, 2);
+  // Characters a terminal acts on that JSON.stringify leaves raw (C1 controls, bidi marks): \u escapes, same value.
+  return jsonTerminalSafe(JSON.stringify(log, null, 2));
 }

@@ -1,8 +1,9 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
-import { formatBytes, formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
+import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { formatCoverage } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
+import { safeForTerminal } from './escape';
 import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds } from './group';
 
 export interface TextOptions {
@@ -48,8 +49,9 @@ function wrap(text: string, width: number, indent: string): string {
 
 /** The readable report for the terminal and the mongosh prompt. Colour only when asked (a TTY). */
 export function formatText(given: CheckResult, opts: TextOptions): string {
-  // Names and server messages reach a terminal: escape their control characters before any colour is added.
-  const result = terminalSafeDeep(given);
+  // Names and server messages reach a terminal: escape their control characters and newlines (a name never starts a
+  // line of its own) before any colour is added.
+  const result = safeForTerminal(given);
   const c = createColors(opts.color);
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
@@ -119,7 +121,7 @@ function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: strin
   lines.push(wrap(`${names.join(', ')}: ${g.gist}`, width, '  '));
   if (g.action) lines.push(wrap(`→ for each: ${c.bold(g.action)}`, width, '  '));
   if (g.findings.some((f) => f.confirmation)) {
-    const pad = Math.max(...names.map((n) => n.length));
+    const pad = names.reduce((w, n) => Math.max(w, n.length), 0);
     g.findings.forEach((f, i) => {
       const k = f.confirmation;
       const verdict = k ? confirmationVerdict(k, CONFIRMATION_STATUS) : 'no experiment';

@@ -41,7 +41,7 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const snapshot = loadSnapshot(file, collectPlan(rules));
       const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
-      emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true }), flags.output);
+      await emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true }), flags.output);
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });
 }

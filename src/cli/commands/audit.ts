@@ -86,7 +86,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
         const verbose = flags.verbose === true;
         const text =
           flags.format === 'html' ? formatHtml(report, undefined, { verbose }) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result, { verbose }) : formatText(result, { color: false, verbose });
-        emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+        await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
         // The ticket summary goes to stdout when the report went to a file: paste-ready.
         if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
         setExit(0);

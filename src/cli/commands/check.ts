@@ -1,4 +1,4 @@
-import { terminalSafe } from '../../core/format';
+import { terminalLine } from '../../core/format';
 import { collectPlan } from '../../core/runner';
 import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
@@ -92,7 +92,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
   const interrupt = flags.confirm ? onInterrupt(io) : null;
-  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalSafe(line)}\x1b[0m`);
+  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalLine(line)}\x1b[0m`);
   try {
     if (flags.scratchUri) {
       scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors';
-import { terminalSafe } from '../../core/format';
+import { terminalLine } from '../../core/format';
 import { dropScratchDatabases, formatSize, listScratchDatabases } from '../../confirm/leftovers';
 import { connect } from '../shared';
 import { EXIT, type Io } from '../io';
@@ -33,7 +33,7 @@ export async function runCleanup(uri: string, flags: CleanupFlags, io: Io, confi
       io.out('No scratch databases (mongo_advisor_scratch_…) on this server.');
       return EXIT.ok;
     }
-    for (const d of found) io.out(terminalSafe(`${d.name}  ${formatSize(d.bytes)}  ${d.state === 'stale' ? 'STALE' : 'in use'}: ${d.why}`));
+    for (const d of found) io.out(terminalLine(`${d.name}  ${formatSize(d.bytes)}  ${d.state === 'stale' ? 'STALE' : 'in use'}: ${d.why}`));
     const stale = found.filter((d) => d.state === 'stale');
     if (stale.length === 0) {
       io.out('None is stale: each belongs to a run going on now, and is left alone.');
@@ -51,7 +51,7 @@ export async function runCleanup(uri: string, flags: CleanupFlags, io: Io, confi
     let failed = 0;
     for (const o of await dropScratchDatabases(adapter, stale.map((d) => d.name))) {
       if (o.problem) failed++;
-      io.out(terminalSafe(o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`));
+      io.out(terminalLine(o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`));
     }
     return failed ? EXIT.findings : EXIT.ok;
   } finally {

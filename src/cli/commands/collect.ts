@@ -68,7 +68,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
         });
         checkTimeField(snapshot, flags.timeField);
         const text = serializeSnapshot(snapshot, collectPlan(rules));
-        emit(io, text, output, 'snapshot');
+        await emit(io, text, output, 'snapshot');
         const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
         if (output && output !== '-') {
           io.err(`${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`);

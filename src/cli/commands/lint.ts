@@ -1,4 +1,4 @@
-import { terminalSafe } from '../../core/format';
+import { terminalLine } from '../../core/format';
 import { collectPlan } from '../../core/runner';
 import { rules } from '../../../rules';
 import * as path from 'node:path';
@@ -137,10 +137,10 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
   const comparison = baselineFile ? compareBaseline(result.findings, loadBaseline(baselineFile), baselineFile) : null;
   const lint = judge(result, { failOn, maxWarnings, baseline: comparison, allowPartial: flags.allowPartial === true });
   const out: LintResult = { ...result, lint };
-  emit(io, render(out, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true, ...(locate ? { locate } : {}) }), flags.output);
+  await emit(io, render(out, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true, ...(locate ? { locate } : {}) }), flags.output);
   // The text report ends with the verdict; other formats (and a report sent to a file) get it on stderr. Exit 2 always
   // says why on stderr, whatever the format: a CI log shows it.
-  if (flags.format !== 'text' || flags.output || lint.exitCode === 2) io.err(`mongo-advisor lint ${terminalSafe(lint.verdict)}`);
+  if (flags.format !== 'text' || flags.output || lint.exitCode === 2) io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);
   return lint.exitCode;
 }
 

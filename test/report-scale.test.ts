@@ -1,0 +1,69 @@
+/**
+ * The formats at scale: SARIF of a declared spec and the grouping the human formats share are linear in the number
+ * of findings (they were quadratic: SARIF with --spec took 62 s at 4,000 collections). The time bounds sit far above
+ * the linear times on a loaded two-core machine (1-10 s) and far below the quadratic ones (minutes);
+ * bench/report-scale.ts gives the figures.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rules } from '../rules';
+import type { Finding } from '../src/core/types';
+import { ruleCatalog } from '../src/report/catalog';
+import { formatMarkdown } from '../src/report/markdown';
+import { formatSarif } from '../src/report/sarif';
+import { formatText } from '../src/report/text';
+import { lintSpec } from '../src/spec';
+import { checkResultOf } from './support/fixtures';
+
+interface SarifLog {
+  runs: { results: { locations: { physicalLocation: { region?: { startLine: number } } }[] }[] }[];
+}
+
+function infoFinding(i: number): Finding {
+  return {
+    ruleId: 'array-growth',
+    messageId: 'tooLong',
+    severity: 'info',
+    target: { db: 'app', collection: `c${i}`, path: 'tags' },
+    message: `Array \`tags\` in c${i} reaches ${i} elements.`,
+    evidence: { maxLength: i },
+    docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/',
+  };
+}
+
+describe('the formats at scale: linear in the number of findings', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-scale-'));
+
+  it('SARIF of a declared spec of 8,000 collections (was quadratic: 62 s at 4,000)', () => {
+    const file = join(dir, 'spec-8000.json');
+    const redundant = [{ key: { a: 1 } }, { key: { a: 1, b: 1 } }];
+    const collections = Array.from({ length: 8000 }, (_, i) => ({ name: `c${i}`, indexes: redundant }));
+    writeFileSync(file, JSON.stringify({ db: 'app', collections }, null, 2));
+    const spec = lintSpec(file, null, {});
+    const result = checkResultOf(spec.findings, { scope: spec.scope });
+    const t0 = performance.now();
+    const sarif = formatSarif(result, { rules: ruleCatalog(rules), locate: spec.locate });
+    const seconds = (performance.now() - t0) / 1000;
+    const log = JSON.parse(sarif) as SarifLog;
+    expect(log.runs[0]?.results).toHaveLength(8000);
+    const declared = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('"name": "c7999"')) + 1;
+    const last = log.runs[0]?.results.at(-1);
+    expect(last?.locations[0]?.physicalLocation.region?.startLine).toBe(declared);
+    expect(seconds, 'linear: seconds; quadratic: minutes').toBeLessThan(20);
+  }, 120_000);
+
+  it('Markdown and text of 40,000 info findings of one rule, one group (grouping was quadratic)', () => {
+    const findings = Array.from({ length: 40_000 }, (_, i) => infoFinding(i));
+    const scope = { db: 'app', collections: findings.map((f) => f.target.collection ?? '') };
+    const result = checkResultOf(findings, { scope });
+    const t0 = performance.now();
+    const md = formatMarkdown(result);
+    const text = formatText(result, { color: false });
+    const seconds = (performance.now() - t0) / 1000;
+    expect(md).toMatch(/40,000 collections in `?app`?/);
+    expect(text).toContain('40,000 collections in app');
+    expect(seconds, 'linear: seconds; quadratic: minutes').toBeLessThan(30);
+  }, 120_000);
+});
