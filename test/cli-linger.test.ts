@@ -45,14 +45,16 @@ describe('a failed connection ends the process promptly (real CLI)', () => {
     const r = await timedCli(['check', `mongodb://user:LingerSecret1@${hosts(1000)}/db`, '--no-confirm']);
     console.log(`[linger] 1,000 hosts: message at ${r.messageMs} ms, exit at ${r.exitMs} ms`);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`lists 1,000 hosts; mongo-advisor takes at most ${MAX_HOSTS}\\. .*list two or three members`));
+    const says = `lists 1,000 hosts; mongo-advisor takes at most ${MAX_HOSTS}\\. .*list two or three members`;
+    expect(r.err).toMatch(new RegExp(says));
     expect(r.err).not.toContain('LingerSecret1');
     expect(r.err).not.toMatch(/This is a bug|^\s+at /m);
     expect(r.exitMs - r.messageMs).toBeLessThan(2000);
   }, 60_000);
 
-  it(`${MAX_HOSTS} unresolvable hosts (the most allowed): the message, then the exit within one lookup's timeout`, async () => {
-    const r = await timedCli(['check', `mongodb://${hosts(MAX_HOSTS)}/db?serverSelectionTimeoutMS=1000`, '--no-confirm']);
+  it(`${MAX_HOSTS} unresolvable hosts (the most allowed): the exit within one lookup's timeout`, async () => {
+    const uri = `mongodb://${hosts(MAX_HOSTS)}/db?serverSelectionTimeoutMS=1000`;
+    const r = await timedCli(['check', uri, '--no-confirm']);
     console.log(`[linger] ${MAX_HOSTS} hosts: message at ${r.messageMs} ms, exit at ${r.exitMs} ms`);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/Could not reach a MongoDB server at .*the host name does not resolve/);

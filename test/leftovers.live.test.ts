@@ -110,7 +110,9 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
     const stale = new Scratch(adapter, `leftask${Date.now().toString(16)}`);
     await stale.create('copy');
     await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { startedAt: '2000-01-01T00:00:00.000Z' } });
-    await expect(runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false })).rejects.toThrow(new RegExp(`Nothing dropped: no terminal to ask on\\. Pass --yes to drop .*${stale.db}`));
+    const asked = runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false });
+    const said = `Nothing dropped: no terminal to ask on\\. Pass --yes to drop .*${stale.db}`;
+    await expect(asked).rejects.toThrow(new RegExp(said));
     expect((await listScratchDatabases(adapter)).find((d) => d.name === stale.db)?.state).toBe('stale');
     expect(await stale.cleanup()).toBeNull();
   });
@@ -126,14 +128,18 @@ describe('a database with the scratch prefix but without our marker is not ours 
   afterAll(async () => {
     await client?.close();
   });
-  const names = async (): Promise<string[]> =>
-    ((await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
+  const names = async (): Promise<string[]> => {
+    const listed = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    return (listed.databases as { name: string }[]).map((d) => d.name);
+  };
+  const cli = (...args: string[]) => runProcess(process.execPath, [CLI, ...args], { timeoutMs: 60_000 });
 
   it('`cleanup --yes` lists it with its size and leaves it; `cleanup --drop <name> --yes` drops it', async () => {
     const theirs = `mongo_advisor_scratch_users_own_${Date.now().toString(16)}`;
-    await client.db(theirs).collection('customers').insertMany(Array.from({ length: 20 }, (_, i) => ({ i, name: `c${i}` })));
+    const customers = Array.from({ length: 20 }, (_, i) => ({ i, name: `c${i}` }));
+    await client.db(theirs).collection('customers').insertMany(customers);
     try {
-      const cleaned = await runProcess(process.execPath, [CLI, 'cleanup', uri, '--yes'], { timeoutMs: 60_000 });
+      const cleaned = await cli('cleanup', uri, '--yes');
       const said = cleaned.out + cleaned.err;
       expect(said).toMatch(new RegExp(`${theirs}  (size unknown|[\\d.,]+ \\w*B)  NOT OURS: ${NOT_OURS}`));
       expect(said).not.toContain(`dropped ${theirs}`);
@@ -142,11 +148,11 @@ describe('a database with the scratch prefix but without our marker is not ours 
       expect(await names()).toContain(theirs);
       expect(await client.db(theirs).collection('customers').countDocuments()).toBe(20);
       // A connecting command names it the same way, never as our leftover.
-      const checked = await runProcess(process.execPath, [CLI, 'check', uri, '--db', 'admin', '--no-confirm', '--quiet', '--format', 'json'], { timeoutMs: 60_000 });
+      const checked = await cli('check', uri, '--db', 'admin', '--no-confirm', '--quiet', '--format', 'json');
       expect(checked.err).toContain(`${theirs} (`);
       expect(checked.err).toContain(`) ${NOT_OURS}.`);
       expect(checked.err).not.toMatch(new RegExp(`copies of source documents[^\\n]*${theirs}`));
-      const dropped = await runProcess(process.execPath, [CLI, 'cleanup', uri, '--drop', theirs, '--yes'], { timeoutMs: 60_000 });
+      const dropped = await cli('cleanup', uri, '--drop', theirs, '--yes');
       expect(dropped.out + dropped.err).toContain(`dropped ${theirs} (listDatabases no longer lists it)`);
       expect(dropped.code).toBe(0);
       expect(await names()).not.toContain(theirs);
@@ -175,13 +181,13 @@ describe('a database with the scratch prefix but without our marker is not ours 
   it('leftover lines: ours stale is "copies of source documents", a foreign one is not ours', () => {
     const lines = leftoverLines(
       [
-        { name: 'mongo_advisor_scratch_mine', bytes: 1024, marker: null, state: 'stale', why: 'that process no longer runs' },
+        { name: 'mongo_advisor_scratch_mine', bytes: 1024, marker: null, state: 'stale', why: 'its process is gone' },
         { name: 'mongo_advisor_scratch_theirs', bytes: 2048, marker: null, state: 'foreign', why: NOT_OURS },
       ],
       'mongo-advisor cleanup <uri>',
     );
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^1 stale scratch database left by earlier runs .*copies of source documents.*mongo_advisor_scratch_mine/);
+    expect(lines[0]).toMatch(/^1 stale scratch database left by earlier runs .*copies of source documents.*_mine/);
     expect(lines[0]).not.toContain('theirs');
     expect(lines[1]).toBe(`mongo_advisor_scratch_theirs (2 KiB) ${NOT_OURS}.`);
   });

@@ -9,7 +9,8 @@ import { main } from './main';
 const LINGER_MS = 500;
 
 /** Resolves once everything written to the stream so far has been handed to the system. */
-const flushed = (stream: NodeJS.WriteStream): Promise<void> => new Promise((resolve) => stream.write('', () => resolve()));
+const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => stream.write('', () => resolve()));
 
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;

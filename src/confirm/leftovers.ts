@@ -98,7 +98,8 @@ export function formatSize(bytes: number | null): string {
  */
 export function leftoverLines(found: readonly ScratchDatabase[], removeWith: string): string[] {
   const stale = found.filter((d) => d.state === 'stale');
-  const lines = found.filter((d) => d.state === 'foreign').map((d) => `${d.name} (${formatSize(d.bytes)}) ${NOT_OURS}.`);
+  const foreign = found.filter((d) => d.state === 'foreign');
+  const lines = foreign.map((d) => `${d.name} (${formatSize(d.bytes)}) ${NOT_OURS}.`);
   if (stale.length === 0) return lines;
   const total = stale.reduce((s, d) => s + (d.bytes ?? 0), 0);
   return [

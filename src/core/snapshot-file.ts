@@ -308,8 +308,9 @@ export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: 
   const deep = tooDeep(data);
   if (deep !== null) {
     throw new UserError(
-      `${file} nests objects deeper than ${MAX_NESTING} levels (at ${shortPath(deep)}): no snapshot does, since MongoDB ` +
-        'refuses documents nested deeper than 100. It was edited or written by another tool; collect a new one with: ' +
+      `${file} nests objects deeper than ${MAX_NESTING} levels (at ${shortPath(deep)}): no snapshot does, since ` +
+        'MongoDB refuses documents nested deeper than 100. It was edited or written by another tool; collect a new ' +
+        'one with: ' +
         'mongo-advisor collect <uri> --output <new snapshot file>',
     );
   }
@@ -342,9 +343,10 @@ export function loadSnapshot(file: string, collectors: readonly AnyCollector[] =
   } catch (err) {
     if (err instanceof TooLarge) {
       throw new UserError(
-        `${file} is ${formatBytes(err.bytes)}: mongo-advisor reads snapshots up to ${formatBytes(MAX_SNAPSHOT_BYTES)} ` +
-          '(parsing takes several times the file in memory), and nothing was read. Check that it is a snapshot; collect ' +
-          'a smaller one with fewer databases or a smaller sample: mongo-advisor collect <uri> --db <name> ' +
+        `${file} is ${formatBytes(err.bytes)}: mongo-advisor reads snapshots up to ` +
+          `${formatBytes(MAX_SNAPSHOT_BYTES)} (parsing takes several times the file in memory); nothing was read. ` +
+          'Check that it is a snapshot; collect a smaller one with fewer databases or a smaller sample: ' +
+          'mongo-advisor collect <uri> --db <name> ' +
           '--sample-size <n> --output <new snapshot file>',
       );
     }

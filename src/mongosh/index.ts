@@ -15,7 +15,13 @@ import { SPEC_RULES } from '../spec/rules';
 import { formatText } from '../report/text';
 import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
 import { VERSION } from '../version';
-import { dropScratchDatabases, formatSize, leftoverLines, listScratchDatabases, stateLabel } from '../confirm/leftovers';
+import {
+  dropScratchDatabases,
+  formatSize,
+  leftoverLines,
+  listScratchDatabases,
+  stateLabel,
+} from '../confirm/leftovers';
 import type { Scratch } from '../confirm/scratch';
 
 export interface PluginCheckOptions {

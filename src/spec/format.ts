@@ -133,7 +133,8 @@ export function loadSpec(file: string): LoadedSpec {
   } catch (err) {
     if (err instanceof TooLarge) {
       throw new UserError(
-        `The spec ${file} is ${formatBytes(err.bytes)}: mongo-advisor reads specs up to ${formatBytes(MAX_SPEC_BYTES)} ` +
+        `The spec ${file} is ${formatBytes(err.bytes)}: mongo-advisor reads specs up to ` +
+          `${formatBytes(MAX_SPEC_BYTES)} ` +
           '(a spec declares collections, options, validators and indexes by hand), and nothing was read or run. ' +
           'Check the path given to --spec (or "spec" in the configuration).',
       );
@@ -162,7 +163,7 @@ export function loadSpec(file: string): LoadedSpec {
   if (deep !== null) {
     throw new UserError(
       `The spec ${file} nests objects deeper than ${MAX_NESTING} levels (at ${shortPath(deep)}): MongoDB refuses ` +
-        'documents nested deeper than 100, so no server would accept it. Check the validator or options declared there.',
+        'documents nested deeper than 100, so no server would accept it. Check the validator or options there.',
     );
   }
   if (data && typeof data === 'object' && (data as { format?: unknown }).format === 'mongo-advisor-snapshot') {

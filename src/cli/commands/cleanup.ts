@@ -35,24 +35,34 @@ function named(found: readonly ScratchDatabase[], names: readonly string[]): Scr
   return [...new Set(names)].map((name) => {
     const shown = JSON.stringify(terminalSafe(name));
     if (!name.startsWith(SCRATCH_PREFIX)) {
-      throw new UserError(`--drop ${shown} refused: cleanup drops only databases named ${SCRATCH_PREFIX}…; drop any other database yourself.`);
+      throw new UserError(
+        `--drop ${shown} refused: cleanup drops only databases named ${SCRATCH_PREFIX}…; drop others yourself.`,
+      );
     }
     const d = found.find((x) => x.name === name);
-    if (!d) throw new UserError(`--drop ${shown}: no such database on this server; the list above shows those there are.`);
+    if (!d) throw new UserError(`--drop ${shown}: no such database on this server; the list above shows those there.`);
     if (d.state === 'running') {
-      throw new UserError(`--drop ${shown} refused: a mongo-advisor run is using it now (${terminalSafe(d.why)}). Wait for that run to end.`);
+      const why = terminalSafe(d.why);
+      throw new UserError(`--drop ${shown} refused: a mongo-advisor run is using it now (${why}). Wait for it to end.`);
     }
     return d;
   });
 }
 
 /** Drops the chosen databases after asking (or with --yes); the exit code. */
-async function dropChosen(adapter: Adapter, chosen: readonly ScratchDatabase[], flags: CleanupFlags, io: Io, confirm: (q: string) => Promise<boolean>): Promise<number> {
+async function dropChosen(
+  adapter: Adapter,
+  chosen: readonly ScratchDatabase[],
+  flags: CleanupFlags,
+  io: Io,
+  confirm: (q: string) => Promise<boolean>,
+): Promise<number> {
   const total = formatSize(chosen.reduce((s, d) => s + (d.bytes ?? 0), 0));
   const list = chosen.map((d) => d.name).join(', ');
   if (!flags.yes) {
     if (!process.stdin.isTTY) {
-      throw new UserError(terminalSafe(`Nothing dropped: no terminal to ask on. Pass --yes to drop ${list} (${total}).`));
+      const message = `Nothing dropped: no terminal to ask on. Pass --yes to drop ${list} (${total}).`;
+      throw new UserError(terminalSafe(message));
     }
     if (!(await confirm(terminalSafe(`Drop ${list} (${total})? [y/N] `)))) {
       io.out('Nothing dropped.');
@@ -62,7 +72,8 @@ async function dropChosen(adapter: Adapter, chosen: readonly ScratchDatabase[], 
   let failed = 0;
   for (const o of await dropScratchDatabases(adapter, chosen.map((d) => d.name))) {
     if (o.problem) failed++;
-    io.out(terminalSafe(o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`));
+    const gone = `dropped ${o.name} (listDatabases no longer lists it)`;
+    io.out(terminalSafe(o.problem ? `NOT dropped ${o.name}: ${o.problem}` : gone));
   }
   return failed ? EXIT.findings : EXIT.ok;
 }
@@ -73,7 +84,12 @@ async function dropChosen(adapter: Adapter, chosen: readonly ScratchDatabase[], 
  * prefix but without our marker is not ours and is dropped only when named (`--drop <name>`). Exit 0 when nothing
  * stale remains, 1 when some could not be dropped (or the user said no), 2 on usage or connection errors.
  */
-export async function runCleanup(uri: string, flags: CleanupFlags, io: Io, confirm: (q: string) => Promise<boolean> = ask): Promise<number> {
+export async function runCleanup(
+  uri: string,
+  flags: CleanupFlags,
+  io: Io,
+  confirm: (q: string) => Promise<boolean> = ask,
+): Promise<number> {
   const adapter = await connect(uri);
   try {
     const found = await listScratchDatabases(adapter);
@@ -83,7 +99,9 @@ export async function runCleanup(uri: string, flags: CleanupFlags, io: Io, confi
     }
     for (const d of found) io.out(terminalSafe(`${d.name}  ${formatSize(d.bytes)}  ${stateLabel(d)}: ${d.why}`));
     if (flags.drop?.length) return await dropChosen(adapter, named(found, flags.drop), flags, io, confirm);
-    if (found.some((d) => d.state === 'foreign')) io.out('To drop one that is not ours anyway, name it: mongo-advisor cleanup <uri> --drop <name>');
+    if (found.some((d) => d.state === 'foreign')) {
+      io.out('To drop one that is not ours anyway, name it: mongo-advisor cleanup <uri> --drop <name>');
+    }
     const stale = found.filter((d) => d.state === 'stale');
     if (stale.length === 0) {
       io.out('None is stale: nothing to drop.');
@@ -101,7 +119,7 @@ export function registerCleanup(program: Command, io: Io, setExit: (code: number
     .description('list scratch databases left by interrupted runs (size, owner) and drop the stale ones after asking')
     .argument('<uri>', 'connection string of the server (or of the --scratch-uri server) to clean')
     .option('-y, --yes', 'drop without asking (scripts)')
-    .option('--drop <name...>', `drop these ${SCRATCH_PREFIX}… databases instead of the stale ones, even without our marker`)
+    .option('--drop <name...>', `drop these ${SCRATCH_PREFIX}… databases instead of the stale ones, marker or not`)
     .action(async (uri: string, flags: CleanupFlags) => {
       setExit(await runCleanup(uri, flags, io));
     });
