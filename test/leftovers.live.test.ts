@@ -5,7 +5,7 @@ import { runProcess } from './support/run';
 import type { Adapter } from '../src/adapters/types';
 import { runCleanup } from '../src/cli/commands/cleanup';
 import { isInternalDb } from '../src/cli/deployment';
-import { listScratchDatabases, staleness, STALE_AFTER_MS } from '../src/confirm/leftovers';
+import { leftoverLines, listScratchDatabases, NOT_OURS, staleness, STALE_AFTER_MS } from '../src/confirm/leftovers';
 import { LoadAbort, LoadGuard, lagFromReplStatus, loadFromServerStatus, parseMaxLoad } from '../src/confirm/load';
 import { MARKER_COLLECTION, Scratch } from '../src/confirm/scratch';
 
@@ -47,7 +47,7 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
     expect(staleness(m, Date.now(), 'h', () => true).state).toBe('running');
     expect(staleness(m, Date.now(), 'other', () => false).state).toBe('running');
     expect(staleness(m, Date.now() + STALE_AFTER_MS + 1, 'other', () => true).state).toBe('stale');
-    expect(staleness(null).state).toBe('stale');
+    expect(staleness(null)).toEqual({ state: 'foreign', why: NOT_OURS });
   });
 
   it('`cleanup --yes` drops a leftover (a dead pid\'s marker) and keeps a run in progress', async () => {
@@ -110,9 +110,86 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
     const stale = new Scratch(adapter, `leftask${Date.now().toString(16)}`);
     await stale.create('copy');
     await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { startedAt: '2000-01-01T00:00:00.000Z' } });
-    await expect(runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false })).rejects.toThrow(/Pass --yes to drop them/);
+    const asked = runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false });
+    const said = `Nothing dropped: no terminal to ask on\\. Pass --yes to drop .*${stale.db}`;
+    await expect(asked).rejects.toThrow(new RegExp(said));
     expect((await listScratchDatabases(adapter)).find((d) => d.name === stale.db)?.state).toBe('stale');
     expect(await stale.cleanup()).toBeNull();
+  });
+});
+
+describe('a database with the scratch prefix but without our marker is not ours (live, real CLI)', () => {
+  const uri = inject('mongoUri');
+  const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+  let client: MongoClient;
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  const names = async (): Promise<string[]> => {
+    const listed = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    return (listed.databases as { name: string }[]).map((d) => d.name);
+  };
+  const cli = (...args: string[]) => runProcess(process.execPath, [CLI, ...args], { timeoutMs: 60_000 });
+
+  it('`cleanup --yes` lists it with its size and leaves it; `cleanup --drop <name> --yes` drops it', async () => {
+    const theirs = `mongo_advisor_scratch_users_own_${Date.now().toString(16)}`;
+    const customers = Array.from({ length: 20 }, (_, i) => ({ i, name: `c${i}` }));
+    await client.db(theirs).collection('customers').insertMany(customers);
+    try {
+      const cleaned = await cli('cleanup', uri, '--yes');
+      const said = cleaned.out + cleaned.err;
+      expect(said).toMatch(new RegExp(`${theirs}  (size unknown|[\\d.,]+ \\w*B)  NOT OURS: ${NOT_OURS}`));
+      expect(said).not.toContain(`dropped ${theirs}`);
+      expect(said).not.toMatch(/copies of source documents/);
+      expect(cleaned.code).toBe(0);
+      expect(await names()).toContain(theirs);
+      expect(await client.db(theirs).collection('customers').countDocuments()).toBe(20);
+      // A connecting command names it the same way, never as our leftover.
+      const checked = await cli('check', uri, '--db', 'admin', '--no-confirm', '--quiet', '--format', 'json');
+      expect(checked.err).toContain(`${theirs} (`);
+      expect(checked.err).toContain(`) ${NOT_OURS}.`);
+      expect(checked.err).not.toMatch(new RegExp(`copies of source documents[^\\n]*${theirs}`));
+      const dropped = await cli('cleanup', uri, '--drop', theirs, '--yes');
+      expect(dropped.out + dropped.err).toContain(`dropped ${theirs} (listDatabases no longer lists it)`);
+      expect(dropped.code).toBe(0);
+      expect(await names()).not.toContain(theirs);
+    } finally {
+      await client.db(theirs).dropDatabase().catch(() => undefined);
+    }
+  }, 120_000);
+
+  it('`--drop` refuses a name without the prefix and one that is not there, sending nothing', async () => {
+    const out: string[] = [];
+    const io = { out: (s: string) => out.push(s), err: (s: string) => out.push(s), isTTY: false };
+    const users = 'mongo_advisor_test_not_scratch';
+    await client.db(users).collection('keep').insertOne({ a: 1 });
+    try {
+      await expect(runCleanup(uri, { drop: [users], yes: true }, io)).rejects.toThrow(
+        new RegExp(`--drop "${users}" refused: cleanup drops only databases named mongo_advisor_scratch_…`),
+      );
+      const absent = runCleanup(uri, { drop: ['mongo_advisor_scratch_absent'], yes: true }, io);
+      await expect(absent).rejects.toThrow(/no such database on this server/);
+      expect(await names()).toContain(users);
+    } finally {
+      await client.db(users).dropDatabase();
+    }
+  });
+
+  it('leftover lines: ours stale is "copies of source documents", a foreign one is not ours', () => {
+    const lines = leftoverLines(
+      [
+        { name: 'mongo_advisor_scratch_mine', bytes: 1024, marker: null, state: 'stale', why: 'its process is gone' },
+        { name: 'mongo_advisor_scratch_theirs', bytes: 2048, marker: null, state: 'foreign', why: NOT_OURS },
+      ],
+      'mongo-advisor cleanup <uri>',
+    );
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^1 stale scratch database left by earlier runs .*copies of source documents.*_mine/);
+    expect(lines[0]).not.toContain('theirs');
+    expect(lines[1]).toBe(`mongo_advisor_scratch_theirs (2 KiB) ${NOT_OURS}.`);
   });
 });
 

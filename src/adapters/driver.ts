@@ -44,7 +44,13 @@ export class DriverAdapter implements Adapter {
       connectTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
       ...(opts.monitorCommands ? { monitorCommands: true } : {}),
     });
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      // The driver closes its topology on a failed connect; closing the client as well leaves no timer behind.
+      await client.close().catch(() => undefined);
+      throw err;
+    }
     return new DriverAdapter(client, uri);
   }
 

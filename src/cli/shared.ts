@@ -76,7 +76,8 @@ export function readPreferenceOption(): Option {
 
 /**
  * Stale scratch databases an interrupted run left on this server (copies of source documents): said on stderr with
- * their size and the command that removes them. Read-only; a user who may not list databases hears nothing.
+ * their size and the command that removes them; a prefixed database without our marker is named as not ours.
+ * Read-only; a user who may not list databases hears nothing.
  */
 export async function sayLeftovers(adapter: Adapter, io: Io): Promise<void> {
   for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalLine(line)}`);

@@ -5,6 +5,13 @@ import { looksLikeConnectionString, redactText, redactUri } from '../lib/redact'
 const EXAMPLE = 'Expected something like mongodb://host:27017/mydb, mongodb://<user>:<password>@host:27017/mydb?authSource=admin or mongodb+srv://cluster.example.net/mydb.';
 const ENCODE = 'Characters @ / : ? # [ ] % in the user name or password must be percent-encoded (@ is %40, / is %2F, : is %3A, ? is %3F, % is %25).';
 
+/**
+ * Most hosts a connection string may list. A replica set has at most 50 members and the driver finds them all from
+ * any one it reaches, so a seed list needs a few; past this the list is a mistake, and every host costs a name lookup
+ * before the first error can be told.
+ */
+export const MAX_HOSTS = 100;
+
 /** What the driver made of a connection string's credentials: for an authentication error (never the password). */
 export interface AuthSettings {
   user: string;
@@ -57,6 +64,14 @@ export function checkConnectionString(uri: string, label = 'connection string'):
   if ((rest.split(/[?]/)[0] ?? '').split('@').length > 2) fail(label, given, 'holds more than one @ before the host: a password with @ must write it %40.', ENCODE);
   const hosts = hostsOf(given);
   if (hosts.every((h) => h === '')) fail(label, given, 'names no host.');
+  if (hosts.length > MAX_HOSTS) {
+    const count = hosts.length.toLocaleString('en-US');
+    throw new UserError(
+      `The ${label} lists ${count} hosts; mongo-advisor takes at most ${MAX_HOSTS}. A replica set has at most 50 ` +
+        'members and the driver discovers the others from any one it reaches: list two or three members (or use ' +
+        `mongodb+srv://). The string begins ${JSON.stringify(redactUri(given).slice(0, 80))}.`,
+    );
+  }
   for (const h of hosts) {
     if (h === '') fail(label, given, 'has an empty host in its host list (two commas, or a trailing one).');
     const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(h);

@@ -16,10 +16,21 @@ export interface ScratchDatabase {
   /** listDatabases' sizeOnDisk (bytes), when the server reports it. */
   bytes: number | null;
   marker: ScratchMarker | null;
-  /** stale: a leftover to drop; running: another run is using it now (never offered for dropping). */
-  state: 'stale' | 'running';
-  /** Why it is said to be stale or running, in words. */
+  /**
+   * stale: our leftover, to drop; running: another run is using it now (never offered for dropping); foreign: it has
+   * the prefix but not our marker, so it is someone else's (dropped only when named: `cleanup --drop <name>`).
+   */
+  state: 'stale' | 'running' | 'foreign';
+  /** Why it is said to be stale, running or foreign, in words. */
   why: string;
+}
+
+/** Why a prefixed database without our marker is left alone (listed by cleanup, named by every connecting command). */
+export const NOT_OURS = 'has the scratch prefix but no mongo-advisor marker: not ours, left in place';
+
+/** The state of a scratch database as cleanup lists it. */
+export function stateLabel(d: Pick<ScratchDatabase, 'state'>): string {
+  return { stale: 'STALE', running: 'in use', foreign: 'NOT OURS' }[d.state];
 }
 
 /** Whether a process with this pid runs on this machine (signal 0 probes without sending anything). */
@@ -33,13 +44,13 @@ function alive(pid: number): boolean {
 }
 
 /**
- * The staleness rule: a scratch database is stale when its marker is missing (an older version's, or a run stopped
- * before its first write was answered), when it was started more than STALE_AFTER_MS ago, or when it was started on
- * this host by a pid that no longer runs. A database started by a live pid on this host, or by any run on another
- * host less than STALE_AFTER_MS ago, belongs to a run in progress.
+ * The staleness rule: a scratch database with our marker is stale when it was started more than STALE_AFTER_MS ago,
+ * or on this host by a pid that no longer runs. One started by a live pid on this host, or by any run on another host
+ * less than STALE_AFTER_MS ago, belongs to a run in progress. Without the marker it is not ours (`foreign`): the
+ * prefix alone proves nothing (a user may name a database so), and nothing that is not ours is dropped unasked.
  */
 export function staleness(marker: ScratchMarker | null, now = Date.now(), here = hostname(), isAlive = alive): Pick<ScratchDatabase, 'state' | 'why'> {
-  if (!marker) return { state: 'stale', why: 'no owner marker (left by an older version, or by a run stopped before its first write)' };
+  if (!marker) return { state: 'foreign', why: NOT_OURS };
   const started = Date.parse(marker.startedAt);
   const by = `mongo-advisor ${marker.version} (${marker.via}, pid ${marker.pid} on ${marker.host}) started ${marker.startedAt}`;
   if (!Number.isFinite(started) || now - started > STALE_AFTER_MS) return { state: 'stale', why: `${by}, more than ${STALE_AFTER_MS / 3_600_000} hours ago` };
@@ -87,10 +98,13 @@ export function formatSize(bytes: number | null): string {
  */
 export function leftoverLines(found: readonly ScratchDatabase[], removeWith: string): string[] {
   const stale = found.filter((d) => d.state === 'stale');
-  if (stale.length === 0) return [];
+  const foreign = found.filter((d) => d.state === 'foreign');
+  const lines = foreign.map((d) => `${d.name} (${formatSize(d.bytes)}) ${NOT_OURS}.`);
+  if (stale.length === 0) return lines;
   const total = stale.reduce((s, d) => s + (d.bytes ?? 0), 0);
   return [
     `${stale.length} stale scratch database${stale.length === 1 ? '' : 's'} left by earlier runs (${formatSize(total)}, copies of source documents): ${stale.map((d) => `${d.name} (${formatSize(d.bytes)}; ${d.why})`).join(', ')}. Remove ${stale.length === 1 ? 'it' : 'them'} with: ${removeWith}`,
+    ...lines,
   ];
 }
 

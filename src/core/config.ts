@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import * as path from 'node:path';
 import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
 import { closest } from '../lib/suggest';
@@ -177,11 +178,32 @@ function readJson(file: string): unknown {
   }
 }
 
+/** A folder the search for a configuration does not go above: a project root (package.json or .git), or home. */
+function isBoundary(dir: string, home: string): boolean {
+  return dir === home || existsSync(path.join(dir, 'package.json')) || existsSync(path.join(dir, '.git'));
+}
+
+/**
+ * The folders searched for a configuration, nearest first: from `cwd` up to and including the project root (the
+ * nearest folder with package.json or .git) or the home folder, whichever comes first; only `cwd` itself when neither
+ * is above it. A configuration names a spec, and a JavaScript spec is run: one in a shared parent (a temp folder)
+ * must not run its code for whoever works below it.
+ */
+export function configSearchPath(cwd: string, home: string = homedir()): string[] {
+  const start = path.resolve(cwd);
+  const dirs: string[] = [];
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    dirs.push(dir);
+    if (isBoundary(dir, path.resolve(home))) return dirs;
+    if (path.dirname(dir) === dir) return [start];
+  }
+}
+
 /**
  * Finds the configuration: `--config <file>` when given; else the nearest `.mongo-advisor.json`, or a
- * package.json with a `mongoAdvisor` key, from `cwd` up to the filesystem root.
+ * package.json with a `mongoAdvisor` key, in the folders of {@link configSearchPath}.
  */
-export function loadConfig(opts: { cwd?: string; file?: string; rules: readonly Rule[] }): LoadedConfig {
+export function loadConfig(opts: { cwd?: string; file?: string; home?: string; rules: readonly Rule[] }): LoadedConfig {
   const rules = opts.rules;
   if (opts.file) {
     const file = path.resolve(opts.cwd ?? process.cwd(), opts.file);
@@ -190,8 +212,7 @@ export function loadConfig(opts: { cwd?: string; file?: string; rules: readonly 
     if (body === undefined) throw new UserError(`${file} has no "mongoAdvisor" key to read the configuration from.`);
     return { config: parseConfig(body, file, rules), file, dir: path.dirname(file) };
   }
-  let dir = path.resolve(opts.cwd ?? process.cwd());
-  for (;;) {
+  for (const dir of configSearchPath(opts.cwd ?? process.cwd(), opts.home)) {
     const own = path.join(dir, CONFIG_FILE);
     if (existsSync(own)) return { config: parseConfig(readJson(own), own, rules), file: own, dir };
     const pkg = path.join(dir, 'package.json');
@@ -201,10 +222,8 @@ export function loadConfig(opts: { cwd?: string; file?: string; rules: readonly 
         return { config: parseConfig(data.mongoAdvisor, `${pkg} (mongoAdvisor)`, rules), file: `${pkg}#mongoAdvisor`, dir };
       }
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) return { config: {}, file: null, dir: path.resolve(opts.cwd ?? process.cwd()) };
-    dir = parent;
   }
+  return { config: {}, file: null, dir: path.resolve(opts.cwd ?? process.cwd()) };
 }
 
 /** The analysis settings of a configuration (rules on/off, severities, options). */

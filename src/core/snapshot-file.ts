@@ -1,7 +1,9 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { AnyCollector, CollectorScope } from './collector';
 import { UserError } from './errors';
+import { formatBytes } from './format';
+import { MAX_NESTING, MAX_SNAPSHOT_BYTES, readTextBounded, shortPath, TooLarge, tooDeep } from './input-limits';
 import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
 
 /*
@@ -303,6 +305,15 @@ function recognise(data: unknown, file: string): string | null {
  * of the given collectors (those of the rules that will read it) is checked against their schemas.
  */
 export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: readonly AnyCollector[] = []): Snapshot {
+  const deep = tooDeep(data);
+  if (deep !== null) {
+    throw new UserError(
+      `${file} nests objects deeper than ${MAX_NESTING} levels (at ${shortPath(deep)}): no snapshot does, since ` +
+        'MongoDB refuses documents nested deeper than 100. It was edited or written by another tool; collect a new ' +
+        'one with: ' +
+        'mongo-advisor collect <uri> --output <new snapshot file>',
+    );
+  }
   const foreign = recognise(data, file);
   if (foreign) throw new UserError(foreign);
   const version = (data as { version?: unknown }).version;
@@ -328,8 +339,17 @@ export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: 
 export function loadSnapshot(file: string, collectors: readonly AnyCollector[] = []): Snapshot {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextBounded(file, MAX_SNAPSHOT_BYTES);
   } catch (err) {
+    if (err instanceof TooLarge) {
+      throw new UserError(
+        `${file} is ${formatBytes(err.bytes)}: mongo-advisor reads snapshots up to ` +
+          `${formatBytes(MAX_SNAPSHOT_BYTES)} (parsing takes several times the file in memory); nothing was read. ` +
+          'Check that it is a snapshot; collect a smaller one with fewer databases or a smaller sample: ' +
+          'mongo-advisor collect <uri> --db <name> ' +
+          '--sample-size <n> --output <new snapshot file>',
+      );
+    }
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UserError(`Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> --output ${file}`);
     if (code === 'EISDIR') throw new UserError(`${file} is a directory, not a snapshot file.`);

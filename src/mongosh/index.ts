@@ -15,7 +15,13 @@ import { SPEC_RULES } from '../spec/rules';
 import { formatText } from '../report/text';
 import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
 import { VERSION } from '../version';
-import { dropScratchDatabases, formatSize, leftoverLines, listScratchDatabases } from '../confirm/leftovers';
+import {
+  dropScratchDatabases,
+  formatSize,
+  leftoverLines,
+  listScratchDatabases,
+  stateLabel,
+} from '../confirm/leftovers';
 import type { Scratch } from '../confirm/scratch';
 
 export interface PluginCheckOptions {
@@ -90,17 +96,17 @@ function onShellSignals(say: (line: string) => void): { signal: AbortSignal; tra
 async function cleanupText(adapter: ShellAdapter, drop: boolean): Promise<string> {
   const found = await listScratchDatabases(adapter);
   if (found.length === 0) return 'No scratch databases (mongo_advisor_scratch_…) on this server.';
-  const lines = found.map((d) => `  ${d.name}  ${formatSize(d.bytes)}  ${d.state === 'stale' ? 'STALE' : 'in use'}: ${d.why}`);
+  const lines = found.map((d) => `  ${d.name}  ${formatSize(d.bytes)}  ${stateLabel(d)}: ${d.why}`);
   const stale = found.filter((d) => d.state === 'stale');
   if (!drop) {
     lines.unshift(`${found.length} scratch database${found.length === 1 ? '' : 's'}:`);
-    lines.push(stale.length ? `Drop the ${stale.length} stale one${stale.length === 1 ? '' : 's'} with advisor.cleanup({ drop: true }); those in use belong to runs going on now and are never dropped.` : 'None is stale: each belongs to a run going on now.');
+    lines.push(stale.length ? `Drop the ${stale.length} stale one${stale.length === 1 ? '' : 's'} with advisor.cleanup({ drop: true }); those in use belong to runs going on now and are never dropped.` : 'None is stale: nothing to drop.');
     return lines.join('\n');
   }
   const out = await dropScratchDatabases(adapter, stale.map((d) => d.name));
   return [
     ...out.map((o) => (o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`)),
-    ...found.filter((d) => d.state === 'running').map((d) => `kept ${d.name}: in use (${d.why})`),
+    ...found.filter((d) => d.state !== 'stale').map((d) => `kept ${d.name}: ${d.why}`),
   ].join('\n');
 }
 

@@ -1,7 +1,8 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { UserError } from '../core/errors';
+import { formatBytes } from '../core/format';
+import { MAX_NESTING, MAX_SPEC_BYTES, readTextBounded, shortPath, TooLarge, tooDeep } from '../core/input-limits';
 
 /** One declared index, as in createIndexes (key order matters). */
 export interface DeclaredIndex {
@@ -128,8 +129,16 @@ export function loadSpec(file: string): LoadedSpec {
   const abs = path.resolve(file);
   let text = '';
   try {
-    text = readFileSync(abs, 'utf8');
+    text = readTextBounded(abs, MAX_SPEC_BYTES);
   } catch (err) {
+    if (err instanceof TooLarge) {
+      throw new UserError(
+        `The spec ${file} is ${formatBytes(err.bytes)}: mongo-advisor reads specs up to ` +
+          `${formatBytes(MAX_SPEC_BYTES)} ` +
+          '(a spec declares collections, options, validators and indexes by hand), and nothing was read or run. ' +
+          'Check the path given to --spec (or "spec" in the configuration).',
+      );
+    }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Spec file ${file} does not exist. Check the path given to --spec (or "spec" in the configuration).`);
     throw new UserError(`Could not read the spec ${file}: ${(err as Error).message}`);
   }
@@ -149,6 +158,13 @@ export function loadSpec(file: string): LoadedSpec {
     } catch (err) {
       throw new UserError(`The spec ${file} is not valid JSON: ${(err as Error).message}`);
     }
+  }
+  const deep = tooDeep(data);
+  if (deep !== null) {
+    throw new UserError(
+      `The spec ${file} nests objects deeper than ${MAX_NESTING} levels (at ${shortPath(deep)}): MongoDB refuses ` +
+        'documents nested deeper than 100, so no server would accept it. Check the validator or options there.',
+    );
   }
   if (data && typeof data === 'object' && (data as { format?: unknown }).format === 'mongo-advisor-snapshot') {
     throw new UserError(`${file} is a snapshot, not a spec: pass it as the target (mongo-advisor lint ${file} --spec <spec file>).`);
