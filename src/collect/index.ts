@@ -2,6 +2,7 @@ import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
 import { NoSuchCollection, NoSuchDatabase } from '../core/errors';
+import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import type { AnyCollector, ListedCollection } from '../core/collector';
@@ -182,6 +183,8 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
  */
 export async function collectDatabases(given: Adapter, opts: CollectDatabasesOptions): Promise<Snapshot> {
   if (opts.dbs.length === 0) throw new Error('collectDatabases needs at least one database');
+  // Names MongoDB refuses, and the server's own databases and collections, end here: nothing is sent.
+  checkTargets(opts.dbs, opts.collections);
   const reader = readOnly(given, opts.readPreference ? { readPreference: opts.readPreference } : {});
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = reader.roundTrips;

@@ -1,0 +1,119 @@
+/**
+ * Names MongoDB refuses, and the server's own databases and collections (issue 18), through the real CLI, the real
+ * mongosh and check() on the test server: one line saying what, why and what to do, exit 2, and nothing sent to the
+ * database asked for (so local's oplog is never read, let alone copied into a scratch database).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { rules } from '../rules';
+import { DriverAdapter } from '../src/adapters/driver';
+import { SCRATCH_PREFIX } from '../src/adapters/read-only';
+import { check } from '../src/check';
+import { UserError } from '../src/core/errors';
+import { recordingAdapter } from './support/recording';
+import { type ProcessResult, runProcess } from './support/run';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const PLUGIN = join(ROOT, 'dist', 'advisor.js');
+const DB = 'mongo_advisor_test_names';
+const LONG = 'x'.repeat(70);
+
+async function cli(args: string[]): Promise<ProcessResult> {
+  return await runProcess(process.execPath, [CLI, ...args]);
+}
+
+/** One line on stderr, `mongo-advisor: <message>`, no stack trace, no "This is a bug". */
+function oneUserError(r: ProcessResult, message: RegExp): void {
+  expect(r.code).toBe(2);
+  const lines = r.err.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(message);
+  expect(r.err).not.toMatch(/This is a bug|unexpected error|^\s+at /m);
+}
+
+async function scratchDatabases(uri: string): Promise<string[]> {
+  const client = await MongoClient.connect(uri);
+  try {
+    const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
+  } finally {
+    await client.close();
+  }
+}
+
+describe('names and system databases (real CLI, real mongosh, real server)', () => {
+  const uri = inject('mongoUri');
+  let client: MongoClient;
+
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `node scripts/build.mjs --skip-types` first');
+    client = await MongoClient.connect(uri);
+    await client.db(DB).collection('orders').insertMany(Array.from({ length: 30 }, (_, i) => ({ n: i, tags: ['a', 'b'] })));
+  });
+  afterAll(async () => {
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  const dotted = /^mongo-advisor: Database name "a\.b" holds "\.", which MongoDB does not allow in database names .*naming-restrictions\)\.$/;
+  const long = new RegExp(`^mongo-advisor: Database name "${LONG}" is 70 bytes long, and MongoDB database names must be shorter than 64 bytes`);
+
+  it('check, lint, collect and audit: "a.b" and a 70-byte name are a user error, named as such', async () => {
+    const runs: [string[], RegExp][] = [
+      [['check', uri, '--db', 'a.b', '--no-confirm'], dotted],
+      [['check', uri, '--db', LONG], long],
+      [['lint', uri, '--db', 'a.b'], dotted],
+      [['lint', uri, '--db', DB, LONG], long],
+      [['collect', uri, '--db', 'a.b', '-o', '-'], dotted],
+      [['audit', uri, '--db', LONG, '-o', '-'], long],
+    ];
+    for (const [args, message] of runs) oneUserError(await cli(args), message);
+  });
+
+  it('a database named in the connection string is checked the same way', async () => {
+    const base = uri.replace(/\/?(\?.*)?$/, '');
+    const query = /\?.*$/.exec(uri)?.[0] ?? '';
+    oneUserError(await cli(['check', `${base}/a.b${query}`, '--no-confirm']), dotted);
+  });
+
+  it('a collection name MongoDB refuses, or a system collection asked for, is a user error', async () => {
+    oneUserError(await cli(['check', uri, '--db', DB, '-c', 'a$b', '--no-confirm']), /^mongo-advisor: Collection name "a\$b" holds "\$"/);
+    oneUserError(await cli(['lint', uri, '--db', DB, '-c', 'system.profile']), /^mongo-advisor: Collection "mongo_advisor_test_names\.system\.profile" is a system collection/);
+  });
+
+  it('check --db local (confirming): exit 2, one line saying local is the server\'s own, nothing copied to scratch', async () => {
+    const before = await scratchDatabases(uri);
+    const r = await cli(['check', uri, '--db', 'local']);
+    oneUserError(r, /^mongo-advisor: Database "local" holds the server's own data \(the replication oplog, the startup log\), not your application's: mongo-advisor neither checks it nor copies from it, so nothing was read\./);
+    expect(r.out).toBe('');
+    expect(await scratchDatabases(uri)).toEqual(before);
+    oneUserError(await cli(['audit', uri, '--db', DB, 'config', '-o', '-']), /^mongo-advisor: Database "config" holds the server's own data/);
+  });
+
+  it('check() sends nothing at all for local (no read of oplog.rs, no scratch write)', async () => {
+    const live = await DriverAdapter.connect(uri);
+    try {
+      const spy = recordingAdapter(live);
+      const err = await check(spy, { db: 'local', rules, confirm: true }).then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(UserError);
+      expect(spy.sent.map((s) => `${s.db} ${s.label}`)).toEqual([]);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('mongosh advisor.check: a bad database name or local is one line, no stack', async () => {
+    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+    const shell = async (script: string) =>
+      await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`], { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
+    const bad = await shell('advisor.check(undefined, { db: "a.b", confirm: false })');
+    expect(bad.out + bad.err).toMatch(/mongo-advisor: Database name "a\.b" holds "\."/);
+    expect(bad.out + bad.err).not.toMatch(/This is a bug|^\s+at /m);
+    const local = await shell('advisor.check("oplog.rs", { db: "local" })');
+    expect(local.out + local.err).toMatch(/mongo-advisor: Database "local" holds the server's own data/);
+  });
+});
