@@ -52,15 +52,16 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `node scripts/build.mjs --skip-types` first');
     client = await MongoClient.connect(uri);
-    await client.db(DB).collection('orders').insertMany(Array.from({ length: 30 }, (_, i) => ({ n: i, tags: ['a', 'b'] })));
+    const docs = Array.from({ length: 30 }, (_, i) => ({ n: i, tags: ['a', 'b'] }));
+    await client.db(DB).collection('orders').insertMany(docs);
   });
   afterAll(async () => {
     await client?.db(DB).dropDatabase();
     await client?.close();
   });
 
-  const dotted = /^mongo-advisor: Database name "a\.b" holds "\.", which MongoDB does not allow in database names .*naming-restrictions\)\.$/;
-  const long = new RegExp(`^mongo-advisor: Database name "${LONG}" is 70 bytes long, and MongoDB database names must be shorter than 64 bytes`);
+  const dotted = /^mongo-advisor: Database name "a\.b" holds "\.", which MongoDB does not allow in database names .*$/;
+  const long = new RegExp(`^mongo-advisor: Database name "${LONG}" is 70 bytes long, and MongoDB database names`);
 
   it('check, lint, collect and audit: "a.b" and a 70-byte name are a user error, named as such', async () => {
     const runs: [string[], RegExp][] = [
@@ -81,17 +82,26 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
   });
 
   it('a collection name MongoDB refuses, or a system collection asked for, is a user error', async () => {
-    oneUserError(await cli(['check', uri, '--db', DB, '-c', 'a$b', '--no-confirm']), /^mongo-advisor: Collection name "a\$b" holds "\$"/);
-    oneUserError(await cli(['lint', uri, '--db', DB, '-c', 'system.profile']), /^mongo-advisor: Collection "mongo_advisor_test_names\.system\.profile" is a system collection/);
+    const dollar = await cli(['check', uri, '--db', DB, '-c', 'a$b', '--no-confirm']);
+    oneUserError(dollar, /^mongo-advisor: Collection name "a\$b" holds "\$"/);
+    const profile = await cli(['lint', uri, '--db', DB, '-c', 'system.profile']);
+    oneUserError(profile, /^mongo-advisor: Collection "mongo_advisor_test_names\.system\.profile" is a system/);
   });
 
-  it('check --db local (confirming): exit 2, one line saying local is the server\'s own, nothing copied to scratch', async () => {
+  it('check --db local (confirming): exit 2, one line saying local is the server\'s own, nothing copied', async () => {
     const before = await scratchDatabases(uri);
     const r = await cli(['check', uri, '--db', 'local']);
-    oneUserError(r, /^mongo-advisor: Database "local" holds the server's own data \(the replication oplog, the startup log\), not your application's: mongo-advisor neither checks it nor copies from it, so nothing was read\./);
+    oneUserError(
+      r,
+      new RegExp(
+        '^mongo-advisor: Database "local" holds the server\'s own data \\(the replication oplog, the startup log\\), ' +
+          'not your application\'s: mongo-advisor neither checks it nor copies from it, so nothing was read\\.',
+      ),
+    );
     expect(r.out).toBe('');
     expect(await scratchDatabases(uri)).toEqual(before);
-    oneUserError(await cli(['audit', uri, '--db', DB, 'config', '-o', '-']), /^mongo-advisor: Database "config" holds the server's own data/);
+    const config = await cli(['audit', uri, '--db', DB, 'config', '-o', '-']);
+    oneUserError(config, /^mongo-advisor: Database "config" holds the server's own data/);
   });
 
   it('check() sends nothing at all for local (no read of oplog.rs, no scratch write)', async () => {
@@ -108,8 +118,10 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
 
   it('mongosh advisor.check: a bad database name or local is one line, no stack', async () => {
     const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const shell = async (script: string) =>
-      await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`], { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
+    const shell = async (script: string): Promise<ProcessResult> => {
+      const args = [url, '--quiet', '--norc', '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
+      return await runProcess(MONGOSH, args, { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
+    };
     const bad = await shell('advisor.check(undefined, { db: "a.b", confirm: false })');
     expect(bad.out + bad.err).toMatch(/mongo-advisor: Database name "a\.b" holds "\."/);
     expect(bad.out + bad.err).not.toMatch(/This is a bug|^\s+at /m);
