@@ -10,6 +10,12 @@ import { leftoverNotes } from './leftovers';
 import { LoadAbort, LoadGuard, type LoadLimits, parseMaxLoad } from './load';
 import { Scratch } from './scratch';
 
+/** A finding's confirmation when the server refused writing the scratch database (the run's note says why). */
+const REFUSED_SUMMARY = 'Not run: the server refused writing the scratch database (see the notes); nothing measured.';
+function refusedConfirmation(where: string): Finding['confirmation'] {
+  return { status: 'not-run', summary: REFUSED_SUMMARY, measurements: [], where, durationMs: 0 };
+}
+
 export interface ConfirmRun {
   findings: Finding[];
   where: string | null;
@@ -122,6 +128,10 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         f.confirmation = { status: 'not-run', summary: `Not run: ${loadStop}`, measurements: [], where: scratch.where, durationMs: 0 };
         continue;
       }
+      if (scratch.refused !== null) {
+        f.confirmation = refusedConfirmation(scratch.where);
+        continue;
+      }
       if (stop.signal.aborted) continue;
       const rule = byId.get(f.ruleId) as Rule;
       const budget = new Budget(settings.budgetMs, stop.signal);
@@ -151,6 +161,8 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
           durationMs: performance.now() - started,
         };
       }
+      // The scratch database refused its first write: whatever the experiment said, nothing was measured.
+      if (scratch.refused !== null) f.confirmation = refusedConfirmation(scratch.where);
     }
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
@@ -158,6 +170,13 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     if (problem) notes.push(problem);
   }
   if (loadStop !== null) notes.push(`mongo-advisor ${loadStop}`);
+  if (scratch.refused !== null) {
+    notes.push(
+      `confirmation not run: the server refused the first write to the scratch database ${scratch.db} ` +
+        `(${scratch.refused}), so nothing was written there and no experiment ran. Run with --scratch-uri to a ` +
+        'server where the user may create and drop a database, or with --no-confirm',
+    );
+  }
   return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
 }
 

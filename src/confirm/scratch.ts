@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { commandCursor } from '../adapters/cursor';
 import { SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
 import { type Adapter, type BsonKit, type Doc, asServerError, describeServerError } from '../adapters/types';
+import { isRefusal } from '../core/errors';
 import { VERSION } from '../version';
 
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
@@ -94,6 +95,8 @@ export class Scratch {
   readonly source: string;
   readonly #adapter: Adapter;
   private used = false;
+  /** Why the server refused the first write (the marker): no experiment can write here. Null until then. */
+  refused: string | null = null;
   private dropped = false;
   private cleaning: Promise<string | null> | null = null;
   /** Set when cleanup starts: from then on no command is sent, so nothing recreates the database after its drop. */
@@ -139,7 +142,14 @@ export class Scratch {
   async command(cmd: Doc): Promise<Doc> {
     this.refuseIfClosing();
     // The marker first: the database never exists without a note of who made it.
-    this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(() => testInterrupt('after-marker'));
+    this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(
+      () => testInterrupt('after-marker'),
+      (err: unknown) => {
+        // Refused (the user's roles): nothing was written, so there is nothing to drop, and no later write would pass.
+        if (isRefusal(err)) [this.refused, this.used] = [describeServerError(err), false];
+        throw err;
+      },
+    );
     await this.marking;
     const name = Object.keys(cmd)[0] ?? '';
     if (this.beforeWrite && (name === 'create' || name === 'createIndexes' || (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))) await this.beforeWrite();
