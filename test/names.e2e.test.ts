@@ -11,6 +11,11 @@ import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
 import { SCRATCH_PREFIX } from '../src/adapters/read-only';
 import { check } from '../src/check';
+import { collectSnapshot } from '../src/collect';
+import { confirmFindings } from '../src/confirm';
+import type { ConfirmContext } from '../src/confirm/context';
+import type { AnyRule } from '../src/core/rule';
+import type { Finding } from '../src/core/types';
 import { UserError } from '../src/core/errors';
 import { recordingAdapter } from './support/recording';
 import { type ProcessResult, runProcess } from './support/run';
@@ -33,6 +38,25 @@ function oneUserError(r: ProcessResult, message: RegExp): void {
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(message);
   expect(r.err).not.toMatch(/This is a bug|unexpected error|^\s+at /m);
+}
+
+/** A rule with no analysis whose experiment is `run` (the engine hands it the real confirm context). */
+function probeRule(run: (ctx: ConfirmContext) => Promise<void>): AnyRule {
+  const schema = { type: 'object', properties: {}, additionalProperties: false } as const;
+  const meta = { description: 'test', docsUrl: 'https://example.invalid', severity: 'info' } as const;
+  return {
+    id: 'system-copy-probe',
+    meta: { ...meta, messages: { probe: 'probe' }, options: schema, requires: { capabilities: [] } },
+    scope: 'collection',
+    analyze: () => undefined,
+    confirm: {
+      describe: 'asks to copy the server\'s own collections',
+      run: async (ctx) => {
+        await run(ctx);
+        return { status: 'supported', summary: 'probed', measurements: [] };
+      },
+    },
+  } as AnyRule;
 }
 
 async function scratchDatabases(uri: string): Promise<string[]> {
@@ -111,6 +135,41 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
       const err = await check(spy, { db: 'local', rules, confirm: true }).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(UserError);
       expect(spy.sent.map((s) => `${s.db} ${s.label}`)).toEqual([]);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('confirmation never copies the server\'s own data, whatever a rule asks for', async () => {
+    const live = await DriverAdapter.connect(uri);
+    try {
+      const snapshot = await collectSnapshot(live, { db: DB, sampleSize: 10 });
+      const spy = recordingAdapter(live);
+      const asked: string[] = [];
+      const rule = probeRule(async (ctx) => {
+        const own = [['local', 'oplog.rs'], ['config', 'system.sessions'], [DB, 'system.profile']] as const;
+        for (const [db, coll] of own) {
+          const copy = ctx.sourceDocs(db, coll, { limit: 5 });
+          asked.push(await copy.then(() => 'copied', (err: unknown) => (err as Error).message));
+        }
+        expect(await ctx.sourceDocs(DB, 'orders', { limit: 5 })).toHaveLength(5);
+      });
+      const target = { db: DB, collection: 'orders' };
+      const docsUrl = rule.meta.docsUrl;
+      const probe = { ruleId: rule.id, messageId: 'probe', severity: 'info' as const };
+      const finding: Finding = { ...probe, target, message: '', evidence: {}, docsUrl };
+      const run = await confirmFindings(snapshot, [finding], spy, [rule], { budgetMs: 5_000 });
+      expect(run.findings[0]?.confirmation?.status).toBe('supported');
+      const never = 'holds the server\'s own data, which is never copied into a scratch database';
+      expect(asked).toEqual([
+        `not copied: local.oplog.rs ${never}`,
+        `not copied: config.system.sessions ${never}`,
+        `not copied: ${DB}.system.profile ${never}`,
+      ]);
+      const reads = spy.sent.filter((c) => c.name === 'find' || c.name === 'aggregate');
+      const namespaces = reads.map((c) => `${c.db}.${String(c.cmd[c.name])}`);
+      expect(namespaces).toContain(`${DB}.orders`);
+      expect(namespaces.filter((r) => /^(local|config)\.|\.system\./.test(r))).toEqual([]);
     } finally {
       await live.close();
     }

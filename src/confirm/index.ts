@@ -1,6 +1,7 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import { isSystemCollection, SYSTEM_DATABASES } from '../core/names';
 import type { AnyRule as Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Snapshot } from '../core/types';
@@ -181,6 +182,11 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
 }
 
 async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {
+  // The server's own data (local, config, system.*) is never copied into a scratch database, whatever a rule asks.
+  if (SYSTEM_DATABASES.has(db) || isSystemCollection(coll)) {
+    const ns = `${db}.${coll}`;
+    throw new Error(`not copied: ${ns} holds the server's own data, which is never copied into a scratch database`);
+  }
   const c = snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
   // $collStats' average first; a server that reports 0 (SecantusDB) falls back to the sampled documents' sizes, so the
   // copy stays bounded by bytes whatever the server says.
