@@ -1,7 +1,7 @@
 import { readOnly, SCRATCH_PREFIX } from '../adapters/read-only';
-import type { Adapter } from '../adapters/types';
+import { type Adapter, describeServerError } from '../adapters/types';
 import { COLLECT_DEFAULTS, collectDatabases, type CollectDatabasesOptions, listDatabaseNames } from '../collect';
-import { UserError } from '../core/errors';
+import { isRefusal, UserError } from '../core/errors';
 import type { Snapshot } from '../core/types';
 import type { Progress } from './progress';
 
@@ -31,7 +31,14 @@ export async function collectDeployment(source: Adapter, opts: DeploymentCollect
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   // The names listDatabases gave go on to the collectors (the deployment inventory needs them too).
-  const allNames = opts.dbs.length > 0 ? null : await listDatabaseNames(adapter, maxTimeMS);
+  const allNames = opts.dbs.length > 0 ? null : await listDatabaseNames(adapter, maxTimeMS).catch((err: unknown) => {
+    if (!isRefusal(err)) throw err;
+    throw new UserError(
+      `Could not list the databases of ${adapter.source}: the server refused listDatabases ` +
+        `(${describeServerError(err)}), so there is no list to read. ` +
+        'Name the databases to read with --db <name> (or grant listDatabases on the cluster).',
+    );
+  });
   const dbs = allNames ? userDatabases(allNames) : opts.dbs;
   if (dbs.length === 0) throw new UserError(`${adapter.source} holds no user databases to inspect (admin, local and config are the server's own).`);
   const { progress, dbs: _dbs, ...rest } = opts;

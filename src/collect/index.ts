@@ -1,7 +1,8 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
-import { NoSuchCollection, NoSuchDatabase } from '../core/errors';
+import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
+import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import type { AnyCollector, ListedCollection } from '../core/collector';
@@ -182,6 +183,8 @@ export async function collectSnapshot(given: Adapter, opts: CollectOptions): Pro
  */
 export async function collectDatabases(given: Adapter, opts: CollectDatabasesOptions): Promise<Snapshot> {
   if (opts.dbs.length === 0) throw new Error('collectDatabases needs at least one database');
+  // Names MongoDB refuses, and the server's own databases and collections, end here: nothing is sent.
+  checkTargets(opts.dbs, opts.collections);
   const reader = readOnly(given, opts.readPreference ? { readPreference: opts.readPreference } : {});
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = reader.roundTrips;
@@ -203,6 +206,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     const listing = await listDatabase(adapter, db, opts.collections, maxTimeMS, async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)));
     listedByDb[db] = listing.all;
     chosenByDb[db] = listing.chosen;
+    if (listing.note) notes.push(listing.note);
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
 
@@ -300,6 +304,53 @@ export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Pr
   return (dbs ?? []).map((d) => String(d.name));
 }
 
+/** How a database's collections were listed: in full, by name only (authorizedCollections), or not at all. */
+type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows: Doc[]; why: string };
+
+/**
+ * A database's listCollections. A refusal (code 13 and kin, from the server or the privilege gate) is not the end:
+ * MongoDB lists, by name only, the collections a user's roles name (`authorizedCollections` with `nameOnly`), which
+ * needs no listCollections action; when that is refused too, the database's collections are not listed.
+ */
+async function readListing(adapter: Adapter, db: string, maxTimeMS: number): Promise<Listing> {
+  try {
+    const full = { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true };
+    return { mode: 'full', rows: await commandCursor(adapter, db, full, { maxTimeMS }) };
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+  }
+  try {
+    const names = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: {}, maxTimeMS };
+    return { mode: 'names', rows: await commandCursor(adapter, db, names, { maxTimeMS }) };
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    return { mode: 'refused', rows: [], why: describeServerError(err) };
+  }
+}
+
+/**
+ * What a listing that was not complete leaves out, said once per database. A refusal with no collection named is an
+ * error: nothing of the database was read (lint fails closed on it).
+ */
+function listingNote(db: string, listing: Listing, named: readonly string[] | undefined): Note | null {
+  const target = { db };
+  if (listing.mode === 'names') {
+    const message = 'collection list: your roles lack listCollections there, so only the names of the collections ' +
+      'your roles name were listed (authorizedCollections): their options (validator, clustered index, capped, ' +
+      'views) were not read';
+    return { level: 'skipped', target, message };
+  }
+  if (listing.mode !== 'refused') return null;
+  if (named?.length) {
+    const message = `collection list: the server refused listCollections (${listing.why}), so the collections ` +
+      'named were read without their options (validator, clustered index, capped, views)';
+    return { level: 'skipped', target, message };
+  }
+  const message = `collection list: the server refused listCollections (${listing.why}), so no collection of ` +
+    `${db} was checked; name the collections to check (--collection), or grant listCollections on ${db}`;
+  return { level: 'error', target, message };
+}
+
 /** A database's listCollections, and the collections to read (the named ones, else every non-system one). */
 async function listDatabase(
   adapter: Adapter,
@@ -307,9 +358,11 @@ async function listDatabase(
   named: readonly string[] | undefined,
   maxTimeMS: number,
   databaseNames: () => Promise<string[]>,
-): Promise<{ all: ListedCollection[]; chosen: ListedCollection[] }> {
-  const listed = await commandCursor(adapter, db, { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true }, { maxTimeMS });
-  if (listed.length === 0) {
+): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null }> {
+  const listing = await readListing(adapter, db, maxTimeMS);
+  const note = listingNote(db, listing, named);
+  const listed = listing.rows;
+  if (listed.length === 0 && listing.mode !== 'refused') {
     // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
@@ -319,19 +372,35 @@ async function listDatabase(
     }
   }
   const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
-  if (!named || named.length === 0) return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)) };
+  if (!named || named.length === 0) {
+    return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)), note };
+  }
+  // Not listed at all: the named collections are read as ordinary ones (the server says otherwise if they are not).
+  if (listing.mode === 'refused') {
+    return { all, chosen: named.map((name) => ({ name, type: 'collection', options: {} })), note };
+  }
   const chosen: ListedCollection[] = [];
   for (const name of named) {
     const found = all.find((c) => c.name === name);
     if (!found) {
       const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);
+      const more = names.length > 20 ? ', …' : '';
+      const listed = `Collections there: ${names.slice(0, 20).join(', ')}${more}.`;
+      const there = names.length ? listed : 'The database has no collections.';
+      if (listing.mode === 'names') {
+        throw new NoSuchCollection(
+          `Collection "${name}" is not among the collections of database "${db}" your roles let you list (by ` +
+            `name, without listCollections). ${there} Check the name, or grant the user an action on it.`,
+        );
+      }
       throw new NoSuchCollection(
-        `Collection "${name}" does not exist in database "${db}". ${names.length ? `Collections there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : 'The database has no collections.'} Check the name or leave out the collection to check them all.`,
+        `Collection "${name}" does not exist in database "${db}". ${there} ` +
+          'Check the name or leave out the collection to check them all.',
       );
     }
     chosen.push(found);
   }
-  return { all, chosen };
+  return { all, chosen, note };
 }
 
 function emptySample(requested: number): SampleSnapshot {

@@ -8,7 +8,7 @@
 import { type Adapter, type CursorOptions, type CursorRead, type Doc, commandShape } from '../adapters/types';
 import type { Note, PrivilegeSummary } from '../core/types';
 import { redactServerText } from '../lib/redact';
-import { PRIVILEGE_PROBE, type PrivilegeVerdict, judgePrivileges } from './privileges';
+import { isAuthorizedNameListing, PRIVILEGE_PROBE, type PrivilegeVerdict, judgePrivileges } from './privileges';
 
 /** MongoDB's code for a command the user's roles do not authorize (error_codes.yml: Unauthorized, 13). */
 export const UNAUTHORIZED = 13;
@@ -89,9 +89,12 @@ export async function probePrivileges(adapter: Adapter, databases: readonly stri
 export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
   if (v.basis !== 'roles' || v.skipped.length === 0) return inner;
   const skipped = new Map(v.skipped.map((s) => [s.check, s.reason]));
-  const refuse = (cmd: Doc): void => {
+  const namesOnly = new Set(v.namesOnly ?? []);
+  const refuse = (db: string, cmd: Doc): void => {
     const check = checkOf(cmd);
     const reason = check === null ? undefined : skipped.get(check);
+    // Any action on the database lets MongoDB list, by name, the collections the roles name: the server answers.
+    if (namesOnly.has(db) && isAuthorizedNameListing(cmd)) return;
     if (check !== null && reason !== undefined) throw new NotSentForPrivileges(check, reason);
   };
   const gate: Adapter = {
@@ -102,7 +105,7 @@ export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
       return inner.roundTrips;
     },
     async command(db, cmd, opts) {
-      refuse(cmd);
+      refuse(db, cmd);
       return await inner.command(db, cmd, opts);
     },
     close: () => inner.close(),
@@ -110,7 +113,7 @@ export function privilegeGate(inner: Adapter, v: PrivilegeVerdict): Adapter {
   if (inner.cursor) {
     const cursor = inner.cursor.bind(inner);
     gate.cursor = async (db: string, cmd: Doc, opts?: CursorOptions): Promise<CursorRead> => {
-      refuse(cmd);
+      refuse(db, cmd);
       return await cursor(db, cmd, opts);
     };
   }

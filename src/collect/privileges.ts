@@ -54,7 +54,7 @@ interface Resource {
   anyResource?: unknown;
 }
 
-interface Privilege {
+export interface Privilege {
   resource: Resource;
   actions: string[];
 }
@@ -76,6 +76,11 @@ export interface PrivilegeVerdict {
   users: string[];
   allowed: string[];
   skipped: SkippedCheck[];
+  /**
+   * Databases whose collections are listed by name only: the roles lack listCollections there but grant another
+   * action, and MongoDB answers `listCollections` with `authorizedCollections` and `nameOnly` for such a user.
+   */
+  namesOnly?: string[];
   /** One line for the report, up front. */
   summary: string;
 }
@@ -116,6 +121,38 @@ function allows(privs: readonly Privilege[], action: string, scope: ResourceScop
   return privs.some((p) => p.actions.includes(action) && covers(p.resource, scope, db, coll));
 }
 
+/**
+ * Whether some privilege grants `action` on at least one collection of `db` (`{ db, collection: C }` or
+ * `{ db: '', collection: C }`): the roles then allow the command on that collection, so a database-wide verdict cannot
+ * forbid it; the server answers for each collection.
+ */
+function allowsSomeCollection(privs: readonly Privilege[], action: string, db: string): boolean {
+  return privs.some((p) => {
+    const r = p.resource;
+    if (!p.actions.includes(action) || typeof r.db !== 'string' || typeof r.collection !== 'string') return false;
+    return (r.db === '' || r.db === db) && r.collection !== '';
+  });
+}
+
+/**
+ * Whether the roles grant any action on `db` or on a collection in it. MongoDB then runs `listCollections` with
+ * `authorizedCollections: true` and `nameOnly: true` for a user without the listCollections action, listing the
+ * collections the user has privileges on (https://www.mongodb.com/docs/manual/reference/command/listCollections/,
+ * authorizedCollections; mongodb/mongo jstests/auth/list_collections_own_collections.js).
+ */
+export function anyActionOn(privs: readonly Privilege[], db: string): boolean {
+  return privs.some((p) => {
+    if (p.actions.length === 0) return false;
+    if (p.resource.anyResource === true) return true;
+    return typeof p.resource.db === 'string' && (p.resource.db === '' || p.resource.db === db);
+  });
+}
+
+/** True for the listCollections MongoDB lets a user with any action on the database run (their collections' names). */
+export function isAuthorizedNameListing(cmd: Record<string, unknown>): boolean {
+  return cmd.listCollections !== undefined && cmd.nameOnly === true && cmd.authorizedCollections === true;
+}
+
 function resourceText(scope: ResourceScope, dbs: readonly string[]): string {
   if (scope === 'cluster') return '{ cluster: true }';
   if (dbs.length === 1) return `{ db: "${dbs[0]}", collection: "" }`;
@@ -150,21 +187,42 @@ export function judgePrivileges(reply: unknown, targets: PrivilegeTargets): Priv
     return { basis: 'no-auth', users, allowed: checks.map((c) => c.check), skipped: [], summary: 'no authenticated user (access control off, or the localhost exception): every check is attempted' };
   }
   const privs = privilegesOf(authInfo);
-  if (privs === null) {
-    return { basis: 'unknown', users, allowed: checks.map((c) => c.check), skipped: [], summary: `signed in as ${users.join(', ')}, but the server listed no privileges: every check is attempted` };
+  // An empty list is no verdict: SecantusDB lists none for any user, and a user with no privilege at all could not
+  // have signed in to do anything. The server decides, and its refusals are noted where they happen.
+  if (privs === null || privs.length === 0) {
+    const summary = `signed in as ${users.join(', ')}, but the server listed no privileges: every check is ` +
+      'attempted, and refusals are noted where they happen';
+    return { basis: 'unknown', users, allowed: checks.map((c) => c.check), skipped: [], summary };
   }
   const allowed: string[] = [];
   const skipped: SkippedCheck[] = [];
+  const namesOnly: string[] = [];
   for (const c of checks) {
     const dbs = c.phase === 'confirm' ? [targets.scratchDb as string] : [...targets.databases];
-    const lacking = c.scope === 'cluster' ? (allows(privs, c.action, 'cluster', '', null) ? [] : ['cluster']) : dbs.filter((db) => !allows(privs, c.action, c.scope, db, null));
+    const clusterOk = c.scope === 'cluster' && allows(privs, c.action, 'cluster', '', null);
+    const lacking = c.scope === 'cluster' ? (clusterOk ? [] : ['cluster']) : dbs.filter((db) => !mayRun(privs, c, db));
     if (lacking.length === 0) {
       allowed.push(c.check);
       continue;
     }
     const where = c.scope === 'cluster' ? 'the cluster' : lacking.join(', ');
-    skipped.push({ check: c.check, needs: `${c.action} on ${resourceText(c.scope, c.scope === 'cluster' ? [] : lacking)}`, reason: `your roles lack ${c.action} on ${where} (${c.command}): ${c.without}` });
+    const listable = c.command === 'listCollections' ? lacking.filter((db) => anyActionOn(privs, db)) : [];
+    namesOnly.push(...listable);
+    const without = listable.length > 0 ? NAMES_ONLY : c.without;
+    const needs = `${c.action} on ${resourceText(c.scope, c.scope === 'cluster' ? [] : lacking)}`;
+    const reason = `your roles lack ${c.action} on ${where} (${c.command}): ${without}`;
+    skipped.push({ check: c.check, needs, reason });
   }
   const summary = skipped.length === 0 ? `signed in as ${users.join(', ')}: your roles allow every check` : `signed in as ${users.join(', ')}: ${allowed.length} of ${checks.length} checks allowed; skipped: ${skipped.map((s) => s.check).join('; ')}`;
-  return { basis: 'roles', users, allowed, skipped, summary };
+  return { basis: 'roles', users, allowed, skipped, namesOnly, summary };
+}
+
+/** What a database without the listCollections action but with another action still gets. */
+const NAMES_ONLY = 'the collections your roles name are listed by name only (authorizedCollections), so their ' +
+  'options (validator, clustered index, capped, views) are not read';
+
+/** Whether the roles may allow a check's command on `db`: certainly, or on some of its collections. */
+function mayRun(privs: readonly Privilege[], c: PrivilegeCheck, db: string): boolean {
+  if (allows(privs, c.action, c.scope, db, null)) return true;
+  return c.scope === 'collection' && allowsSomeCollection(privs, c.action, db);
 }

@@ -1,6 +1,7 @@
 import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
+import { isSystemCollection, SYSTEM_DATABASES } from '../core/names';
 import type { AnyRule as Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Snapshot } from '../core/types';
@@ -10,6 +11,12 @@ import { Budget } from './harness';
 import { leftoverNotes } from './leftovers';
 import { LoadAbort, LoadGuard, type LoadLimits, parseMaxLoad } from './load';
 import { Scratch } from './scratch';
+
+/** A finding's confirmation when the server refused writing the scratch database (the run's note says why). */
+const REFUSED_SUMMARY = 'Not run: the server refused writing the scratch database (see the notes); nothing measured.';
+function refusedConfirmation(where: string): Finding['confirmation'] {
+  return { status: 'not-run', summary: REFUSED_SUMMARY, measurements: [], where, durationMs: 0 };
+}
 
 export interface ConfirmRun {
   findings: Finding[];
@@ -123,6 +130,10 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         f.confirmation = { status: 'not-run', summary: `Not run: ${loadStop}`, measurements: [], where: scratch.where, durationMs: 0 };
         continue;
       }
+      if (scratch.refused !== null) {
+        f.confirmation = refusedConfirmation(scratch.where);
+        continue;
+      }
       if (stop.signal.aborted) continue;
       const rule = byId.get(f.ruleId) as Rule;
       const budget = new Budget(settings.budgetMs, stop.signal);
@@ -152,6 +163,8 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
           durationMs: performance.now() - started,
         };
       }
+      // The scratch database refused its first write: whatever the experiment said, nothing was measured.
+      if (scratch.refused !== null) f.confirmation = refusedConfirmation(scratch.where);
     }
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
@@ -160,10 +173,22 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     if (problem) notes.push(problem);
   }
   if (loadStop !== null) notes.push(`mongo-advisor ${loadStop}`);
+  if (scratch.refused !== null) {
+    notes.push(
+      `confirmation not run: the server refused the first write to the scratch database ${scratch.db} ` +
+        `(${scratch.refused}), so nothing was written there and no experiment ran. Run with --scratch-uri to a ` +
+        'server where the user may create and drop a database, or with --no-confirm',
+    );
+  }
   return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
 }
 
 async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {
+  // The server's own data (local, config, system.*) is never copied into a scratch database, whatever a rule asks.
+  if (SYSTEM_DATABASES.has(db) || isSystemCollection(coll)) {
+    const ns = `${db}.${coll}`;
+    throw new Error(`not copied: ${ns} holds the server's own data, which is never copied into a scratch database`);
+  }
   const c = snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
   // $collStats' average first; a server that reports 0 (SecantusDB) falls back to the sampled documents' sizes, so the
   // copy stays bounded by bytes whatever the server says.

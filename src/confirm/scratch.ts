@@ -4,6 +4,7 @@ import { commandCursor } from '../adapters/cursor';
 import { readOnly, SCRATCH_PREFIX, scratchOnly } from '../adapters/read-only';
 import { type Adapter, type BsonKit, type Doc, asServerError, describeServerError } from '../adapters/types';
 import { formatBytes, formatNumber } from '../core/format';
+import { isRefusal } from '../core/errors';
 import { VERSION } from '../version';
 import { bsonSizes, type CopyLimits, limitsFromHello, planCopyBatches } from './copy';
 
@@ -110,6 +111,8 @@ export class Scratch {
   /** What copies left out and why (a document over the server's size limit): the run's notes. */
   readonly notes: string[] = [];
   private used = false;
+  /** Why the server refused the first write (the marker): no experiment can write here. Null until then. */
+  refused: string | null = null;
   private dropped = false;
   private cleaning: Promise<string | null> | null = null;
   /** Set when cleanup starts: from then on no command is sent, so nothing recreates the database after its drop. */
@@ -156,7 +159,14 @@ export class Scratch {
   async command(cmd: Doc): Promise<Doc> {
     this.refuseIfClosing();
     // The marker first: the database never exists without a note of who made it.
-    this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(() => testInterrupt('after-marker'));
+    this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(
+      () => testInterrupt('after-marker'),
+      (err: unknown) => {
+        // Refused (the user's roles): nothing was written, so there is nothing to drop, and no later write would pass.
+        if (isRefusal(err)) [this.refused, this.used] = [describeServerError(err), false];
+        throw err;
+      },
+    );
     await this.marking;
     const name = Object.keys(cmd)[0] ?? '';
     if (this.beforeWrite && (name === 'create' || name === 'createIndexes' || (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))) await this.beforeWrite();

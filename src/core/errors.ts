@@ -30,3 +30,15 @@ export class NoSuchDatabase extends UserError {
     super(message);
   }
 }
+
+/**
+ * Whether an error is an authorization refusal: MongoDB's Unauthorized (13, also what the privilege gate throws for a
+ * command it did not send), Atlas' "not allowed to do action" (8000), or a command that needs a signed-in user.
+ */
+export function isRefusal(err: unknown): boolean {
+  const e = err as { code?: unknown; codeName?: unknown; message?: unknown } | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (e.code === 13 || e.code === 8000 || e.codeName === 'Unauthorized') return true;
+  const refused = /\bnot (authorized|allowed to do action)\b|requires authentication/i;
+  return typeof e.message === 'string' && refused.test(e.message);
+}

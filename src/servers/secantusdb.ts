@@ -108,8 +108,13 @@ async function findPython(): Promise<string> {
 /**
  * Installs (first time) and starts SecantusDB on a free loopback port with a private WiredTiger folder.
  * `testCommands` turns on mongod's test-only commands (`configureFailPoint`), for the test suite's fault injection.
+ * `auth` turns on access control (SCRAM-SHA-256; users and roles enforced), and `storagePath` keeps the data in a
+ * folder of the caller's, which outlives the server: users are created without auth, then the server restarted with it.
  */
-export async function startSecantus(log: Log = noLog, opts: { testCommands?: boolean } = {}): Promise<RunningServer> {
+export async function startSecantus(
+  log: Log = noLog,
+  opts: { testCommands?: boolean; auth?: boolean; storagePath?: string } = {},
+): Promise<RunningServer> {
   const server = await ensureSecantus(log);
   const { uri, stop } = await spawnServer({
     name: 'SecantusDB',
@@ -118,7 +123,12 @@ export async function startSecantus(log: Log = noLog, opts: { testCommands?: boo
       // An explicit (empty) config file turns off its discovery of ./, ~/.secantus/ and /etc/secantus/ configs.
       await fsp.writeFile(path.join(dir, 'secantusd.toml'), '# mongo-advisor: defaults only\n');
     },
-    args: (port, dir) => ['--config', path.join(dir, 'secantusd.toml'), '--host', '127.0.0.1', '--port', String(port), '--storage-path', path.join(dir, 'data'), '--log-level', 'WARNING', ...(opts.testCommands ? ['--enable-test-commands'] : [])],
+    args: (port, dir) => [
+      ...['--config', path.join(dir, 'secantusd.toml'), '--host', '127.0.0.1', '--port', String(port)],
+      ...['--storage-path', opts.storagePath ?? path.join(dir, 'data'), '--log-level', 'WARNING'],
+      ...(opts.testCommands ? ['--enable-test-commands'] : []),
+      ...(opts.auth ? ['--auth'] : []),
+    ],
     ready: 'tcp',
     readyTimeoutMs: READY_TIMEOUT_MS,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
