@@ -39,7 +39,8 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
     expect(rulesTableProblems(unknown, ids)).toEqual(['the table names soft-deletes, which is not in rules/index.ts']);
     const wrongLink = readmeRulesTable(readme(row('array-growth'), '| [`validator`](rules/validators/README.md) |'));
     const want = 'rules/validator/README.md';
-    expect(rulesTableProblems(wrongLink, ids)).toEqual([`row validator links rules/validators/README.md, not ${want}`]);
+    const wrong = `row validator links rules/validators/README.md, not ${want}`;
+    expect(rulesTableProblems(wrongLink, ids)).toEqual([wrong]);
     const noLink = readmeRulesTable(readme(row('array-growth'), '| `validator` | finds | — |'));
     expect(rulesTableProblems(noLink, ids)).toEqual([`row validator links nothing, not ${want}`]);
     expect(() => readmeRulesTable('# no table here\n')).toThrow(`README.md has no "${README_TABLE_HEADING}" section`);

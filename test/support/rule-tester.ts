@@ -463,7 +463,7 @@ export function mapKeyProblems(
 export function mapKeysOf(docs: readonly Doc[], folder: PathFolder): Set<string> {
   const keys = new Set<string>();
   const plain = (v: unknown): v is Doc =>
-    v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null);
+    v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object);
   const visit = (v: unknown, path: string): void => {
     if (Array.isArray(v)) {
       for (const el of v as unknown[]) {
