@@ -4,6 +4,12 @@ import type { Finding, Snapshot } from '../src/core/types';
 import arrayGrowth from '../rules/array-growth/index';
 import { collectionOf, docWithArray, sampleOf, snapshotOf, withServer } from './support/fixtures';
 import { checkCase, compareFindings, compareNotes, type ExpectedFinding, findingTextProblems, matchOneToOne, noteTextProblems, runRule, snapshotProblems } from './support/rule-tester';
+import { collectFromDocs, mapKeyProblems } from './support/rule-tester';
+import type { Doc } from '../src/adapters/types';
+import { PathFolder } from '../src/collect/fold';
+import { defineCollector } from '../src/core/collector';
+import type { DynamicKeyProfile } from '../src/core/types';
+import { ran, withData } from './support/fixtures';
 
 /*
  * The strict rule tester's own checks, run on deliberately wrong expectations: each must fail, and say why. These
@@ -253,4 +259,140 @@ it('on a real rule: a wrong expectation fails, and so does an injected extra fin
   const r = compareFindings(right, [...reported, bogus], arrayGrowth.meta.messages);
   expect(r.pass).toBe(false);
   expect(r.unexpected).toEqual([bogus]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Map keys: a collector that walks raw documents without folding records user data (SKUs) as paths.
+
+/** Numbers per path of the raw documents; `fold` false: the newcomer's mistake, every key kept as it is. */
+const numbersPerPath = (fold: boolean) =>
+  defineCollector<{ byPath: Record<string, number> }, 'collection'>({
+    id: 'numbers',
+    version: 1,
+    scope: 'collection',
+    description: 'numbers per path in the sample (in process, no command)',
+    schema: {
+      type: 'object',
+      required: ['byPath'],
+      additionalProperties: false,
+      properties: { byPath: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } } },
+    },
+    async collect(ctx) {
+      const folder = new PathFolder(fold ? ctx.collection.sample.dynamicKeys : []);
+      const byPath: Record<string, number> = {};
+      const walk = (o: Doc, path: string): void => {
+        for (const [key, v] of Object.entries(o)) {
+          const child = folder.child(path, key);
+          if (typeof v === 'number') byPath[child] = (byPath[child] ?? 0) + 1;
+          else if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Doc, child);
+        }
+      };
+      for (const d of ctx.docs) walk(d, '');
+      return { byPath };
+    },
+  });
+
+/** 12 orders, 2 SKUs each out of 12 distinct ones (enough for the profiler to call `bySku` a map). */
+const SKUS = ['SKU-123', 'SKU-456', ...Array.from({ length: 10 }, (_, i) => `SKU-${700 + i}`)];
+const orders: Doc[] = SKUS.map((sku, i) => {
+  const next = SKUS[(i + 1) % SKUS.length] as string;
+  return { _id: `o${i}`, total: 10 + i, bySku: { [sku]: 1, [next]: 2 } };
+});
+
+it('collectFromDocs fails, naming the key, when a collector keeps map keys of the documents it walks', async () => {
+  const run = collectFromDocs(numbersPerPath(false), orders);
+  await expect(run).rejects.toThrow('the key "bySku.SKU-123" holds the map key "SKU-123"');
+  await expect(run).rejects.toThrow('the key "bySku.SKU-456" holds the map key "SKU-456"');
+  await expect(run).rejects.toThrow('fold paths with PathFolder (src/collect/fold.ts');
+});
+
+it('collectFromDocs passes the same collector once it folds, and hands back its data and a snapshot', async () => {
+  const { data, snapshot, collection } = await collectFromDocs(numbersPerPath(true), orders);
+  expect(data).toEqual({ byPath: { total: 12, 'bySku.<key>': 24 } });
+  expect(collection.sample.dynamicKeys.map((m) => m.path)).toEqual(['bySku']);
+  expect(snapshotProblems(snapshot, [numbersPerPath(true)])).toEqual([]);
+  // below the folding thresholds the keys are field names, and keeping them is no leak
+  const few = await collectFromDocs(numbersPerPath(false), orders.slice(0, 2));
+  expect(few.data?.byPath).toEqual({ total: 2, 'bySku.SKU-123': 1, 'bySku.SKU-456': 2, 'bySku.SKU-700': 1 });
+});
+
+it('collectFromDocs runs collect with no server: a command fails and is noted, a write is refused', async () => {
+  const asks = (cmd: Doc) =>
+    defineCollector<{ n: number }, 'collection'>({
+      id: 'asks',
+      version: 1,
+      scope: 'collection',
+      description: 'one command',
+      schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer' } } },
+      async collect(ctx) {
+        try {
+          return { n: Number((await ctx.adapter.command('app', cmd)).n) };
+        } catch (err) {
+          ctx.note(`asks: ${String(err)}`);
+          return null;
+        }
+      },
+    });
+  const counted = await collectFromDocs(asks({ count: 'docs' }), orders);
+  expect(counted.data).toBeUndefined();
+  expect(counted.notes.map((n) => n.message).join('\n')).toContain('no server in the rule tester: count was not sent');
+  const deleted = await collectFromDocs(asks({ delete: 'docs', deletes: [] }), orders);
+  expect(deleted.notes.map((n) => n.message).join('\n')).not.toContain('no server');
+});
+
+const bySku: DynamicKeyProfile = {
+  path: 'bySku',
+  objects: 12,
+  distinctKeys: 12,
+  medianKeys: 2,
+  sharedKeyShare: 0,
+  keyShapes: { code: 12 },
+  valueTypes: { int: 24 },
+};
+const withMap = (byPath: Record<string, number>): Snapshot => {
+  const orders = collectionOf('orders', { sample: sampleOf([], { dynamicKeys: [bySku] }) });
+  return ran(snapshotOf([withData(orders, numbersPerPath(true), { byPath })]), numbersPerPath(true));
+};
+const noOptions = { type: 'object', properties: {}, additionalProperties: false } as const;
+const requires = { capabilities: [] };
+const docsUrl = 'https://www.mongodb.com/docs/manual/';
+const reportsPath = (path: string) =>
+  defineRule({
+    id: 'fake',
+    needs: [numbersPerPath(true)],
+    scope: 'collection',
+    meta: { description: 'a path', docsUrl, severity: 'warn', messages, options: noOptions, requires },
+    analyze: ({ collection, report }) => {
+      // loosely typed, as fake() above: `messages` is not a literal type here
+      const send = report as unknown as (f: ReportedFinding) => void;
+      const target = { db: 'app', collection: collection?.name ?? '', path };
+      if (collection) send({ messageId: 'big', target, data: { path, n: 3 }, evidence: { path } });
+    },
+  });
+
+it('a case fails when its fixture data or a finding holds a map key, and passes with the folded path', () => {
+  const folded = { db: 'app', collection: 'orders', path: 'bySku.<key>' };
+  const target = { ...folded, path: 'bySku.SKU-123' };
+  const planted = checkCase(reportsPath(folded.path), {
+    name: 'planted',
+    snapshot: withMap({ 'bySku.SKU-123': 3 }),
+    findings: [expected({ target: folded })],
+  });
+  expect(planted.join('\n')).toContain('app.orders data["numbers"]["byPath"] key holds "bySku.SKU-123", a map key');
+  expect(planted.join('\n')).toContain('(folded: "bySku.<key>")');
+  const invented = checkCase(reportsPath(target.path), {
+    name: 'invented',
+    snapshot: withMap({ 'bySku.<key>': 3 }),
+    findings: [expected({ target })],
+  }).join('\n');
+  expect(invented).toContain('target.path holds "bySku.SKU-123"');
+  expect(invented).toContain('evidence.path holds "bySku.SKU-123"');
+  expect(invented).toContain('message holds "bySku.SKU-123"');
+  const clean = { name: 'folded', snapshot: withMap({ 'bySku.<key>': 3 }), findings: [expected({ target: folded })] };
+  expect(checkCase(reportsPath(folded.path), clean)).toEqual([]);
+  // with no map in the sample the same names are fields
+  const noMap = ran(snapshotOf([collectionOf('orders')]), numbersPerPath(true));
+  const findings = runRule(reportsPath(target.path), noMap);
+  expect(findings).toHaveLength(1);
+  expect(mapKeyProblems(noMap, findings, [numbersPerPath(true)])).toEqual([]);
 });

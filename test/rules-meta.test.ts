@@ -20,6 +20,32 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
     expect(imported).toEqual(folders);
   });
 
+  it('README.md lists every rule once in its rules table, and no rule that does not exist', () => {
+    const table = readmeRulesTable(readFileSync(join(__dirname, '..', 'README.md'), 'utf8'));
+    expect(rulesTableProblems(table, rules.map((r) => r.id))).toEqual([]);
+  });
+
+  it('the README rules table check fails on a missing, doubled or unknown rule', () => {
+    const ids = ['array-growth', 'validator'];
+    const row = (id: string) => `| [\`${id}\`](rules/${id}/README.md) | finds | — |`;
+    const head = '| rule | finds | confirmation |\n|---|---|---|';
+    const readme = (...rows: string[]) => `# x\n\n${README_TABLE_HEADING}\n\n${head}\n${rows.join('\n')}\n\n## Next\n`;
+    expect(rulesTableProblems(readmeRulesTable(readme(row('array-growth'), row('validator'))), ids)).toEqual([]);
+    const missing = readmeRulesTable(readme(row('array-growth')));
+    expect(rulesTableProblems(missing, ids)).toEqual(['rule validator is missing from the table']);
+    const twice = readmeRulesTable(readme(row('array-growth'), row('validator'), row('validator')));
+    expect(rulesTableProblems(twice, ids)).toEqual(['rule validator is listed 2 times']);
+    const unknown = readmeRulesTable(readme(row('array-growth'), row('validator'), row('soft-deletes')));
+    expect(rulesTableProblems(unknown, ids)).toEqual(['the table names soft-deletes, which is not in rules/index.ts']);
+    const wrongLink = readmeRulesTable(readme(row('array-growth'), '| [`validator`](rules/validators/README.md) |'));
+    const want = 'rules/validator/README.md';
+    const wrong = `row validator links rules/validators/README.md, not ${want}`;
+    expect(rulesTableProblems(wrongLink, ids)).toEqual([wrong]);
+    const noLink = readmeRulesTable(readme(row('array-growth'), '| `validator` | finds | — |'));
+    expect(rulesTableProblems(noLink, ids)).toEqual([`row validator links nothing, not ${want}`]);
+    expect(() => readmeRulesTable('# no table here\n')).toThrow(`README.md has no "${README_TABLE_HEADING}" section`);
+  });
+
   for (const rule of rules) {
     describe(rule.id, () => {
       it('has a README with the fixed headings, in order, naming every option', () => {
@@ -52,3 +78,43 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
     });
   }
 });
+
+/** The README section whose table lists the rules, a row each: | [`id`](rules/id/README.md) | finds | … |. */
+const README_TABLE_HEADING = '## What it checks';
+
+interface TableRow {
+  id: string;
+  link: string;
+}
+
+/** The rows of the rules table: the first table under README_TABLE_HEADING, its header and divider rows left out. */
+function readmeRulesTable(readme: string): TableRow[] {
+  const at = readme.indexOf(`\n${README_TABLE_HEADING}\n`);
+  if (at < 0) throw new Error(`README.md has no "${README_TABLE_HEADING}" section`);
+  const next = readme.indexOf('\n## ', at + 1);
+  const section = readme.slice(at, next < 0 ? undefined : next);
+  const rows: TableRow[] = [];
+  for (const line of section.split('\n')) {
+    // a rule's row: its first cell is the id in backticks, linked to its README (or not: then the link is '')
+    const m = /^\|\s*\[?`([^`]+)`(?:\]\(([^)]*)\))?\s*\|/.exec(line);
+    if (m) rows.push({ id: m[1] as string, link: m[2] ?? '' });
+  }
+  return rows;
+}
+
+/** Every way the table and the rule list disagree; empty when each rule has exactly one row linking its README. */
+function rulesTableProblems(rows: readonly TableRow[], ids: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const id of ids) {
+    const n = rows.filter((r) => r.id === id).length;
+    if (n === 0) problems.push(`rule ${id} is missing from the table`);
+    if (n > 1) problems.push(`rule ${id} is listed ${n} times`);
+  }
+  for (const r of rows) {
+    if (!ids.includes(r.id)) problems.push(`the table names ${r.id}, which is not in rules/index.ts`);
+    else if (r.link !== `rules/${r.id}/README.md`) {
+      problems.push(`row ${r.id} links ${r.link || 'nothing'}, not rules/${r.id}/README.md`);
+    }
+  }
+  return [...new Set(problems)];
+}

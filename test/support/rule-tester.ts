@@ -5,7 +5,16 @@ import type { AnyRule as Rule } from '../../src/core/rule';
 import { analyze, type AnalyzeOutput, type RuleSetting } from '../../src/core/runner';
 import type { AnyCollector } from '../../src/core/collector';
 import { parseSnapshot } from '../../src/core/snapshot-file';
-import type { Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
+import type { CollectionSnapshot, Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
+import { ObjectId, Long, UUID } from 'mongodb';
+import type { Adapter, Doc } from '../../src/adapters/types';
+import { readOnly } from '../../src/adapters/read-only';
+import { type FoldOptions, PathFolder } from '../../src/collect/fold';
+import { Profiler } from '../../src/collect/profile';
+import { CollectorRunner } from '../../src/collect/run-collectors';
+import type { Collector } from '../../src/core/collector';
+import { DYNAMIC_KEY } from '../../src/core/types';
+import { collectionOf, sampleOf, snapshotOf } from './fixtures';
 
 /*
  * The strict rule tester, after ESLint's RuleTester.
@@ -30,6 +39,12 @@ import type { Finding, Note, Severity, Snapshot, Target } from '../../src/core/t
  * - Each case's snapshot must pass the snapshot file's schema (parseSnapshot, src/core/snapshot-file.ts) and survive
  *   a JSON round trip unchanged, so fixtures are snapshots `collect` could write and `analyze` could load. The rule
  *   runs on a deep-frozen JSON copy, so a rule that writes to its input throws and fails the case.
+ * - No map key (a key of an object the profiler folded as a map, src/collect/fold.ts) may appear where a name
+ *   goes: in a collection's fixture data of the rule's collectors (keys their schema does not fix), in a finding's
+ *   target path, evidence, or a `backticked` span of its message. Such a key is user data (mapKeyProblems).
+ * - `collectFromDocs(collector, docs)` runs a collection collector's `collect(ctx)` over raw documents the way
+ *   collect does (the real Profiler folds the sample first, the real CollectorRunner calls it) with no server, and
+ *   fails naming every map key of those documents its data holds: the collector walked them without folding.
  */
 
 /** A note the rule must leave: the exact text (with the runner's `<rule id>: ` prefix), or parts it must include. */
@@ -342,6 +357,229 @@ export function snapshotProblems(snapshot: Snapshot, collectors: readonly AnyCol
   return problems;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Map keys: keys of objects used as maps are user data (SKUs, customer ids, dates) and never become a name.
+
+type JsonSchema = Record<string, unknown>;
+
+/** The names a schema fixes at this level: `properties`, those of its allOf/anyOf/oneOf members included. */
+function fixedProperties(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+  if (!schema) return {};
+  const out: Record<string, JsonSchema> = { ...(schema.properties as Record<string, JsonSchema> | undefined) };
+  for (const k of ['allOf', 'anyOf', 'oneOf']) {
+    for (const member of (schema[k] as JsonSchema[] | undefined) ?? []) Object.assign(out, fixedProperties(member));
+  }
+  return out;
+}
+
+/**
+ * Every key of `value` its JSON Schema does not name (keys under `additionalProperties` or `patternProperties`,
+ * or anywhere without a schema): the keys a collector chose from what it read, with where each sits.
+ */
+export function freeKeys(value: unknown, schema: JsonSchema | undefined, where: string): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (v: unknown, s: JsonSchema | undefined, at: string): void => {
+    if (Array.isArray(v)) {
+      const items = s?.items as JsonSchema | undefined;
+      v.forEach((x, i) => walk(x, items, `${at}[${i}]`));
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const fixed = fixedProperties(s);
+    const extra = typeof s?.additionalProperties === 'object' ? (s.additionalProperties as JsonSchema) : undefined;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (!Object.hasOwn(fixed, k)) out.push([at, k]);
+      walk(x, Object.hasOwn(fixed, k) ? fixed[k] : extra, `${at}[${JSON.stringify(k)}]`);
+    }
+  };
+  walk(value, schema, where);
+  return out;
+}
+
+const FOLD_HINT = 'map keys are user data: fold paths with PathFolder (src/collect/fold.ts, see CONTRIBUTING.md)';
+/** Path-like text: no space, not a number or a version ("7.0.12" is no path). */
+const pathLike = (s: string): boolean => s !== '' && !/\s/.test(s) && !/^[\d.]+$/.test(s);
+
+/** Where `name` holds a map key of the collection: it changes when folded. Null when it is a folded name. */
+function leak(folder: PathFolder, name: string, where: string): string | null {
+  const folded = folder.fold(name);
+  if (folded === name) return null;
+  return `${where} holds ${JSON.stringify(name)}, a map key (folded: ${JSON.stringify(folded)}): ${FOLD_HINT}`;
+}
+
+/** Map keys in one finding: its target path, path-like evidence with a dot, `backticked` spans of its message. */
+function findingLeaks(f: Finding, folder: PathFolder): string[] {
+  const where = `${f.severity} ${f.messageId} ${JSON.stringify(f.target)}:`;
+  const found: (string | null)[] = [];
+  if (f.target.path !== undefined) found.push(leak(folder, f.target.path, `${where} target.path`));
+  for (const [k, v] of Object.entries(f.evidence ?? {})) {
+    if (typeof v === 'string' && v.includes('.') && pathLike(v)) found.push(leak(folder, v, `${where} evidence.${k}`));
+  }
+  for (const m of f.message.matchAll(/`([^`]+)`/g)) {
+    const span = m[1] as string;
+    if (pathLike(span)) found.push(leak(folder, span, `${where} message`));
+  }
+  return found.filter((p): p is string => p !== null);
+}
+
+/**
+ * Map keys where names go, read against each collection's folded maps (`sample.dynamicKeys`): in the fixture data of
+ * the given collectors (keys their schemas do not fix) and in the findings. A snapshot holds no map key: the profiler
+ * folds them before anything sees a path, so one here was planted by a fixture, or a rule invented it.
+ */
+export function mapKeyProblems(
+  snapshot: Snapshot,
+  findings: readonly Finding[],
+  collectors: readonly AnyCollector[],
+): string[] {
+  const problems: string[] = [];
+  const folders = new Map<string, PathFolder>();
+  const schemas = new Map(collectors.map((c) => [c.id, c.schema]));
+  for (const db of snapshot.databases) {
+    for (const c of db.collections) {
+      const folder = new PathFolder(c.sample.dynamicKeys);
+      folders.set(`${c.db}.${c.name}`, folder);
+      if (folder.empty) continue;
+      for (const [id, data] of Object.entries(c.data ?? {})) {
+        if (!schemas.has(id)) continue;
+        for (const [at, key] of freeKeys(data, schemas.get(id), `${c.db}.${c.name} data[${JSON.stringify(id)}]`)) {
+          const p = leak(folder, key, `${at} key`);
+          if (p) problems.push(p);
+        }
+      }
+    }
+  }
+  for (const f of findings) {
+    const folder = folders.get(`${f.target.db}.${f.target.collection ?? ''}`);
+    if (folder && !folder.empty) problems.push(...findingLeaks(f, folder));
+  }
+  return problems;
+}
+
+/**
+ * The raw keys of the documents that sit directly under a map (the keys `folder` turns into `<key>`), walked with
+ * the census' paths: `a.b` for fields of subdocuments and of objects in arrays, `a.$[]` for other array elements.
+ */
+export function mapKeysOf(docs: readonly Doc[], folder: PathFolder): Set<string> {
+  const keys = new Set<string>();
+  const plain = (v: unknown): v is Doc =>
+    v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object);
+  const visit = (v: unknown, path: string): void => {
+    if (Array.isArray(v)) {
+      for (const el of v as unknown[]) {
+        if (plain(el)) object(el, path);
+        else visit(el, `${path}.$[]`);
+      }
+    }
+    else if (plain(v)) object(v, path);
+  };
+  const object = (o: Doc, path: string): void => {
+    for (const [key, v] of Object.entries(o)) {
+      const child = folder.child(path, key);
+      if (key !== DYNAMIC_KEY && (child === DYNAMIC_KEY || child.endsWith(`.${DYNAMIC_KEY}`))) keys.add(key);
+      visit(v, child);
+    }
+  };
+  for (const d of docs) object(d, '');
+  return keys;
+}
+
+/**
+ * Every key and string of `value` that holds one of `mapKeys` as a segment (split at dots, spaces, quotes and
+ * brackets), unless the census names a field so too. Each problem names the key and where it sits.
+ */
+export function leakedMapKeys(
+  value: unknown,
+  mapKeys: ReadonlySet<string>,
+  fieldNames: ReadonlySet<string>,
+  where: string,
+): string[] {
+  const problems: string[] = [];
+  const check = (text: string, at: string, what: string): void => {
+    const hits = [...new Set(text.split(/[.\s`'"(),:;[\]{}=/]+/))].filter((t) => mapKeys.has(t) && !fieldNames.has(t));
+    for (const key of hits) {
+      const found = `the ${what} ${JSON.stringify(text)} holds the map key ${JSON.stringify(key)}`;
+      problems.push(`${at}: ${found}: ${FOLD_HINT}`);
+    }
+  };
+  const walk = (v: unknown, at: string): void => {
+    if (typeof v === 'string') check(v, at, 'value');
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        check(k, at, 'key');
+        walk(x, `${at}[${JSON.stringify(k)}]`);
+      }
+    }
+  };
+  walk(value, where);
+  return problems;
+}
+
+/** An adapter with no server behind it: every command fails, so a collector notes it as it would a refusal. */
+const noServer: Adapter = {
+  kind: 'driver',
+  source: 'no server (the rule tester)',
+  bson: {
+    objectId: (hex) => (hex === undefined ? new ObjectId() : new ObjectId(hex)),
+    uuid: (hex) => new UUID(hex),
+    long: (v) => Long.fromString(String(v)),
+  },
+  roundTrips: 0,
+  command: (_db, cmd) => {
+    const what = Object.keys(cmd)[0] ?? 'a command';
+    const why = `no server in the rule tester: ${what} was not sent; test what it sends in live.test.ts`;
+    return Promise.reject(new Error(why));
+  },
+  close: () => Promise.resolve(),
+};
+
+export interface CollectedFromDocs<D> {
+  /** The collector's data, or undefined when it returned none. */
+  data: D | undefined;
+  /** The collection as collect would store it: the sample profiled and folded, the data under the collector's id. */
+  collection: CollectionSnapshot;
+  /** A snapshot holding that collection, ready for a rule-tester case. */
+  snapshot: Snapshot;
+  /** What the collector noted (a command it tried fails: there is no server). */
+  notes: Note[];
+}
+
+/**
+ * Runs a collection collector over raw documents as collect does, with no server: the real Profiler profiles and
+ * folds them (`maps`: the folding thresholds, FOLD_DEFAULTS otherwise), the real CollectorRunner calls `collect(ctx)`
+ * with `ctx.docs` and `ctx.collection` set, through the read-only gate. Throws, naming each leaked key, when the data
+ * holds a map key of those documents, or when the snapshot schema composed with the collector refuses it.
+ */
+export async function collectFromDocs<D>(
+  collector: Collector<D, 'collection'>,
+  docs: readonly Doc[],
+  opts: { name?: string; maps?: Partial<FoldOptions> } = {},
+): Promise<CollectedFromDocs<D>> {
+  const profiler = new Profiler(null, opts.maps);
+  const folded = profiler.finish(docs.map((d) => profiler.profile(d)));
+  const sample = sampleOf(folded.docs, { fields: Object.fromEntries(folded.fields), dynamicKeys: folded.dynamicKeys });
+  const base = collectionOf(opts.name ?? 'docs', { sample });
+  const collection: CollectionSnapshot = { ...base, stats: base.stats && { ...base.stats, count: docs.length } };
+  const base0 = { adapter: readOnly(noServer), server: snapshotOf([]).server, maxTimeMS: 1000, serverStatus: null };
+  const runner = new CollectorRunner([collector], { ...base0, runNotes: [] });
+  const listed = { name: collection.name, type: 'collection', options: {} };
+  await runner.collection(collection, listed, docs, docs.map((d) => d._id));
+  const data = collection.data?.[collector.id] as D | undefined;
+  const fieldNames = new Set(Object.keys(sample.fields).flatMap((p) => p.split('.')));
+  const mapKeys = mapKeysOf(docs, new PathFolder(folded.dynamicKeys));
+  const problems = [
+    ...leakedMapKeys(data, mapKeys, fieldNames, `data[${JSON.stringify(collector.id)}]`),
+    ...collection.notes.filter((n) => n.level === 'error').map((n) => `the collector failed: ${n.message}`),
+  ];
+  const snapshot = snapshotOf([collection]);
+  problems.push(...snapshotProblems(snapshot, [collector]).map((p) => `snapshot: ${p}`));
+  if (problems.length) {
+    throw new Error(`collector ${collector.id} over ${docs.length} document(s):\n${problems.join('\n')}`);
+  }
+  return { data, collection, snapshot, notes: collection.notes };
+}
+
 function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
     Object.freeze(v);
@@ -372,6 +610,7 @@ export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding
   for (const f of reported.filter((x) => x.messageId === 'internalError')) problems.push(`the rule threw: ${f.message}`);
   for (const f of reported) for (const p of findingTextProblems(f, rule.id)) problems.push(`${f.severity} ${f.messageId} ${JSON.stringify(f.target)}: ${p}`);
   for (const n of out.notes) for (const p of noteTextProblems(n)) problems.push(p);
+  problems.push(...mapKeyProblems(c.snapshot, reported, rule.needs ?? []));
   if (c.notes) {
     const notes = compareNotes(c.notes, out.notes);
     if (notes) problems.push(notes);
