@@ -8,7 +8,7 @@ import { formatMarkdown } from '../../report/markdown';
 import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
-import { createProgress } from '../progress';
+import { createProgress, progressLines } from '../progress';
 import { collectSettingsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
@@ -79,6 +79,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
             settings: settingsOf(config),
             progress: createProgress({ enabled: !flags.quiet }),
+            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
           },
           io,
         );

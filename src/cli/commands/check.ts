@@ -1,4 +1,3 @@
-import { terminalSafe } from '../../core/format';
 import { collectPlan } from '../../core/runner';
 import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
@@ -19,6 +18,7 @@ import { listDatabaseNames } from '../../collect';
 import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
+import { progressLines } from '../progress';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -92,7 +92,9 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
   const interrupt = flags.confirm ? onInterrupt(io) : null;
-  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalSafe(line)}\x1b[0m`);
+  // One line per step (one per experiment, with its budget) and a beat while one runs long, on a terminal or not.
+  const lines = progressLines(io, { quiet: flags.quiet === true });
+  const log = lines ? (line: string) => lines.say(line) : undefined;
   try {
     if (flags.scratchUri) {
       scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');
@@ -123,6 +125,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
     io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY, verbose: flags.verbose === true }));
     return exitCodeFor(result, failOn);
   } finally {
+    lines?.stop();
     interrupt?.dispose();
     await adapter.close().catch(() => undefined);
     await scratchAdapter?.close().catch(() => undefined);

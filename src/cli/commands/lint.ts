@@ -12,7 +12,7 @@ import type { Locate } from '../../report/catalog';
 import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
-import { createProgress } from '../progress';
+import { createProgress, progressLines } from '../progress';
 import { analyzeOffline, collectSettingsOf, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
@@ -98,6 +98,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
           ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
           settings,
           progress: createProgress({ enabled: !flags.quiet }),
+            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
         },
         io,
       );
