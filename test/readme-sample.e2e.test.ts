@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
@@ -26,7 +27,12 @@ function wordPattern(word: string): string {
   if (/^(µs|ms|s)$/.test(word)) return '(?:µs|ms|s)';
   return word
     .split('…')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d[\d,.]*(?:-\d\d-\d\d)?/g, '[\\d,.-]+'))
+    .map((part) =>
+      part
+        .split(/(\d[\d,.]*(?:-\d\d-\d\d)?)/)
+        .map((piece, i) => (i % 2 === 1 ? '[\\d,.-]+' : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join(''),
+    )
     .join('[\\s\\S]*?');
 }
 
@@ -54,6 +60,16 @@ describe('the README\'s sample output (real CLI, live)', () => {
     const run = await runProcess(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'posts', '--no-color', '-q', '--confirm-budget', '8'], { timeoutMs: 240_000, env: { MONGODB_URI: '' } });
     expect(run.code, run.err).toBe(1);
     const printed = run.out.split(DB).join('mongo_advisor_demo_blog');
+    // The header names the server as what buildInfo says it is: an imitation by its own name, mongod as MongoDB.
+    const client = await MongoClient.connect(uri);
+    const build = await client.db('admin').command({ buildInfo: 1 }).finally(() => client.close());
+    const named =
+      typeof build.secantusVersion === 'string'
+        ? `(SecantusDB ${build.secantusVersion} imitating MongoDB ${String(build.version)}, `
+        : build.ferretdbVersion !== undefined
+          ? `(FerretDB ${String(build.version)}, `
+          : `(MongoDB ${String(build.version)}, `;
+    expect(printed.split('\n')[0]).toContain(named);
     const m = matchedPrefix(sample(), printed);
     expect(m.words, `the report differs from the README's sample at word ${m.words + 1} of ${m.of}, "${m.next}":\n${printed}`).toBe(m.of);
   }, 300_000);

@@ -1,3 +1,4 @@
+import { serverName } from '../lib/server-name';
 import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
@@ -159,7 +160,7 @@ const STATUS_WORD: Record<Confirmation['status'], string> = {
 /** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
 export function ticketSummary(report: AuditReport, opts: { verbose?: boolean } = {}): string {
   const { result, snapshot } = report;
-  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
+  const server = `${serverName(result.server)}, ${result.server.topology}`;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const lines = [
