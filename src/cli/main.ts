@@ -17,7 +17,16 @@ import { defaultIo, EXIT, type Io } from './io';
 export { EXIT } from './io';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze, registerLint, registerAudit, registerCleanup, registerServer];
+const COMMANDS = [
+  registerCheck,
+  registerDemo,
+  registerCollect,
+  registerAnalyze,
+  registerLint,
+  registerAudit,
+  registerCleanup,
+  registerServer,
+];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('mongo-advisor')

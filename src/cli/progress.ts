@@ -46,7 +46,10 @@ export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteSt
  * (src/lib/heartbeat.ts): a CI log or a pipe sees the run move. Null with --quiet, and where a bar is drawn instead
  * (`barOnTerminal`, for the commands with a progress bar) on a terminal.
  */
-export function progressLines(io: Io, opts: { quiet?: boolean; barOnTerminal?: boolean; stream?: { isTTY?: boolean } }): Heartbeat | null {
+export function progressLines(
+  io: Io,
+  opts: { quiet?: boolean; barOnTerminal?: boolean; stream?: { isTTY?: boolean } },
+): Heartbeat | null {
   const tty = (opts.stream ?? process.stderr).isTTY === true;
   if (opts.quiet || (opts.barOnTerminal && tty)) return null;
   return heartbeat((line) => io.err(tty ? `\x1b[2m${terminalSafe(line)}\x1b[0m` : terminalSafe(line)));

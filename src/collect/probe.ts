@@ -61,7 +61,16 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
   };
   // A product that answers as MongoDB says so in buildInfo: named in the report's header, never judged differently.
   const imitator = typeof build.secantusVersion === 'string' ? `SecantusDB ${build.secantusVersion}` : undefined;
-  const server: ServerInfo = { version: String(build.version), versionArray, flavor, ...(imitator ? { imitator } : {}), storageEngine, topology, capabilities, cacheBytes };
+  const server: ServerInfo = {
+    version: String(build.version),
+    versionArray,
+    flavor,
+    ...(imitator ? { imitator } : {}),
+    storageEngine,
+    topology,
+    capabilities,
+    cacheBytes,
+  };
   return { server, status };
 }
 

@@ -46,7 +46,8 @@ export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<C
     const lines = heartbeat((l) => io.err(`  ${l}`));
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
-      return await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => lines.say(l) });
+      const log = (l: string): void => lines.say(l);
+      return await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log });
     } finally {
       lines.stop();
       await adapter.close();

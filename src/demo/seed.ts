@@ -28,7 +28,8 @@ export const DEMO_TENANTS = 12;
  * README and with DEMO_POSTS).
  */
 export const DEMO_SEEDS =
-  'posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, carts (string UUID _id, items keyed by SKU), a clustered collection';
+  'posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), ' +
+  '12 per-tenant collections, logs, carts (string UUID _id, items keyed by SKU), a clustered collection';
 
 /**
  * Seeds `db` so that every rule has something to look at:

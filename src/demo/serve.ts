@@ -57,7 +57,9 @@ function instructions(server: RunningServer, seeded: boolean): string {
     seeded ? '  advisor.check("posts")' : '  advisor.check()',
     '',
     'From the CLI:',
-    seeded ? `  mongo-advisor check ${JSON.stringify(server.uri)} --db ${DEMO_DB} -c posts` : `  mongo-advisor check ${JSON.stringify(server.uri)} --db <name>`,
+    seeded
+      ? `  mongo-advisor check ${JSON.stringify(server.uri)} --db ${DEMO_DB} -c posts`
+      : `  mongo-advisor check ${JSON.stringify(server.uri)} --db <name>`,
     '',
     'Ctrl-C stops the server and deletes its data.',
   ];
@@ -72,7 +74,8 @@ export async function serve(opts: ServeOptions): Promise<number> {
   const { io } = opts;
   let server: RunningServer;
   try {
-    server = await startServer({ log: (l) => io.err(`  ${l}`), useEnv: false, ...(opts.kind ? { order: [opts.kind] } : {}) });
+    const order = opts.kind ? { order: [opts.kind] } : {};
+    server = await startServer({ log: (l) => io.err(`  ${l}`), useEnv: false, ...order });
   } catch (err) {
     throw new UserError((err as Error).message.trim());
   }

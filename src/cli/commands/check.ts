@@ -71,14 +71,26 @@ async function databasesOf(uri: string, flags: CheckFlags, adapter: DriverAdapte
   const dbs = flags.db?.length ? [...new Set(flags.db)] : fromUri ? [fromUri] : [];
   const scratch = dbs.find((db) => db.startsWith(SCRATCH_PREFIX));
   if (scratch) {
-    throw new UserError(`${scratch} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`);
+    throw new UserError(
+      `${scratch} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`,
+    );
   }
-  if (dbs.length > 1 && flags.collection?.length) throw new UserError('--collection needs exactly one database: pass one --db <name> (or put it in the connection string).');
-  if (dbs.length > 1 && flags.saveSnapshot) throw new UserError(`--save-snapshot writes one database's snapshot: pass one --db, or run mongo-advisor collect <uri> --db ${dbs.join(' ')} -o ${freshFile('snap.json')} for several.`);
+  if (dbs.length > 1 && flags.collection?.length) {
+    throw new UserError('--collection needs exactly one database: pass one --db <name> (or put it in the connection string).');
+  }
+  if (dbs.length > 1 && flags.saveSnapshot) {
+    const collect = `mongo-advisor collect <uri> --db ${dbs.join(' ')} -o ${freshFile('snap.json')}`;
+    throw new UserError(`--save-snapshot writes one database's snapshot: pass one --db, or run ${collect} for several.`);
+  }
   if (dbs.length > 0) return dbs;
-  const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then((all) => all.filter((n) => !isInternalDb(n)).sort(), () => null);
-  const there = names === null ? '' : names.length ? ` Databases there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : ' The server holds no user databases.';
-  throw new UserError(`Which database? Pass --db <name> (one or several, or put it in the connection string, mongodb://host/<db>).${there}`);
+  const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then(
+    (all) => all.filter((n) => !isInternalDb(n)).sort(),
+    () => null,
+  );
+  const listed = names?.length ? `${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}` : '';
+  const there = names === null ? '' : listed ? ` Databases there: ${listed}.` : ' The server holds no user databases.';
+  const ask = 'Which database? Pass --db <name> (one or several, or put it in the connection string, mongodb://host/<db>).';
+  throw new UserError(`${ask}${there}`);
 }
 
 /** Several databases' results as one report: findings and notes in order, collections named with their database. */
@@ -90,12 +102,19 @@ function mergeResults(results: CheckResult[]): CheckResult {
   return {
     ...first,
     durationMs: results.reduce((t, r) => t + r.durationMs, 0),
-    scope: { db: results.map((r) => r.scope.db).join(', '), collections: results.flatMap((r) => r.scope.collections.map((c) => `${r.scope.db}.${c}`)) },
+    scope: {
+      db: results.map((r) => r.scope.db).join(', '),
+      collections: results.flatMap((r) => r.scope.collections.map((c) => `${r.scope.db}.${c}`)),
+    },
     findings: results.flatMap((r) => r.findings).sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
     notes: results.flatMap((r) => r.notes),
     roundTrips: last.roundTrips,
     confirm: confirmed.length
-      ? { enabled: true, where: confirmed.find((r) => r.confirm.where)?.confirm.where ?? null, cleanedUp: confirmed.every((r) => r.confirm.cleanedUp !== false) }
+      ? {
+          enabled: true,
+          where: confirmed.find((r) => r.confirm.where)?.confirm.where ?? null,
+          cleanedUp: confirmed.every((r) => r.confirm.cleanedUp !== false),
+        }
       : first.confirm,
   };
 }

@@ -42,7 +42,10 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
-    .option('--config <file>', 'configuration file for failOn (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--config <file>',
+      'configuration file for failOn (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+    )
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
