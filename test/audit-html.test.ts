@@ -214,7 +214,8 @@ describe('HTML report in headless Chromium', () => {
       let stderr = '';
       const code = await main(['audit', uri, '--db', DB, '--no-confirm', '--out', out], { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), isTTY: false });
       expect(stderr).toMatch(/Wrote the HTML report to/);
-      expect(code).toBe(0);
+      // The blog has warnings and errors: exit 1, as the README's exit-code table says for every command that judges.
+      expect(code).toBe(1);
       expect(stdout).toMatch(/^MongoDB schema audit of .* on \d{4}-\d{2}-\d{2}\nScope: 1 database \(mongo_advisor_test_audit\), 3 collections\. Confirmation on a scratch copy: off\./);
       const page = await openInChromium(context as BrowserContext, out, join(tmpdir(), 'mongo-advisor-audit-live.png'));
       expect(page.errors).toEqual([]);
@@ -238,7 +239,7 @@ describe('HTML report in headless Chromium', () => {
       const out = join(dir, 'built.html');
       const r = await runProcess(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], { timeoutMs: 120_000 });
       expect(r.err).toMatch(/Wrote the HTML report to/);
-      expect(r.code).toBe(0);
+      expect(r.code).toBe(1);
       const html = readFileSync(out, 'utf8');
       expect(html).toContain(loadHtmlAssets().chartJs.slice(0, 200));
       expect(html).toContain("document.getElementById('audit-data')");

@@ -55,8 +55,8 @@ describe('flags and diagnoses (real CLI, live)', () => {
   });
 
   it('--fail-on: the defaults are explained in --help, and check and analyze read failOn from the configuration', async () => {
-    for (const cmd of ['check', 'analyze']) expect((await run([cmd, '--help'])).out.replace(/\s+/g, ' ')).toMatch(/--fail-on <severity>.*default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error/);
-    expect((await run(['lint', '--help'])).out.replace(/\s+/g, ' ')).toMatch(/--fail-on <severity>.*else error: a CI gate fails on errors; check and analyze, read by a person, default to warn/);
+    for (const cmd of ['check', 'analyze', 'audit', 'demo']) expect((await run([cmd, '--help'])).out.replace(/\s+/g, ' ')).toMatch(/--fail-on <severity>.*default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error/);
+    expect((await run(['lint', '--help'])).out.replace(/\s+/g, ' ')).toMatch(/--fail-on <severity>.*else error: a CI gate fails on errors; check, analyze, audit and demo, read by a person, default to warn/);
     // The 300-element arrays give findings; failOn: info in the configuration makes any of them fail the run.
     const snap = join(dir, 'a.json');
     const config = join(dir, 'info.json');
@@ -97,5 +97,51 @@ describe('flags and diagnoses (real CLI, live)', () => {
     expect(r.err).toMatch(/Authentication failed at mongodb:\/\/advisor_nobody:\*\*\*\*@.* for user "advisor_nobody" \(authSource admin, mechanism [^)]+\)/);
     expect(r.err).toMatch(/the connection string itself is fine/);
     expect(r.err).not.toMatch(/not a MongoDB connection string|TLS/);
+  });
+  it('one vocabulary: every command that writes a report takes -o and -f with every format it can write, --fail-on where it judges, --confirm and --no-confirm where it can confirm', async () => {
+    const formats: Record<string, string[]> = {
+      check: ['text', 'json', 'sarif', 'junit', 'markdown'],
+      demo: ['text', 'json', 'sarif', 'junit', 'markdown'],
+      analyze: ['text', 'json', 'sarif', 'junit', 'markdown'],
+      lint: ['text', 'json', 'sarif', 'junit', 'markdown'],
+      audit: ['html', 'text', 'json', 'sarif', 'junit', 'markdown'],
+      collect: ['json'],
+    };
+    for (const [cmd, list] of Object.entries(formats)) {
+      const help = (await run([cmd, '--help'])).out.replace(/\s+/g, ' ');
+      expect(help, cmd).toMatch(/-o, --output <file>/);
+      expect(help, cmd).toContain(`-f, --format <format>`);
+      expect(help, cmd).toContain(`(choices: ${list.map((f) => `"${f}"`).join(', ')}`);
+      if (cmd !== 'collect') expect(help, cmd).toMatch(/--fail-on <severity>/);
+      if (cmd !== 'collect' && cmd !== 'analyze') expect(help, cmd).toMatch(/--confirm .*--no-confirm/);
+    }
+    for (const cmd of ['check', 'collect', 'lint', 'audit']) expect((await run([cmd, '--help'])).out, cmd).toMatch(/--db <name\.\.\.>/);
+  });
+
+  it('check writes any format to -o, and --db takes several databases; audit judges with --fail-on', async () => {
+    const other = `${DB}_b`;
+    await live.client.db(other).collection('events').insertMany(Array.from({ length: 30 }, (_, i) => ({ i, tags: Array.from({ length: 300 }, (_, k) => k) })));
+    try {
+      const sarif = join(dir, 'check.sarif');
+      // The 300-element arrays are info findings: exit 1 with --fail-on info, 0 by default (warn).
+      const r = await run(['check', live.uri, '--db', DB, other, '-q', '--no-confirm', '-f', 'sarif', '-o', sarif, '--fail-on', 'info']);
+      expect(r.code, r.err).toBe(1);
+      expect(r.out).toBe('');
+      const log = JSON.parse(readFileSync(sarif, 'utf8')) as { version: string; runs: { results: { locations: { logicalLocations?: { fullyQualifiedName?: string }[] }[] }[] }[] };
+      expect(log.version).toBe('2.1.0');
+      const where = JSON.stringify(log.runs[0]?.results ?? []);
+      expect(where).toContain(`${DB}.events`);
+      expect(where).toContain(`${other}.events`);
+      const json = await run(['check', live.uri, '--db', DB, other, '-q', '--no-confirm', '-f', 'json']);
+      expect((JSON.parse(json.out) as { scope: { db: string } }).scope.db).toBe(`${DB}, ${other}`);
+      const both = await run(['check', live.uri, '--db', DB, other, '-c', 'events', '-q', '--no-confirm']);
+      expect(both.code).toBe(2);
+      expect(both.err).toMatch(/--collection needs exactly one database/);
+      const audit = ['audit', live.uri, '--db', DB, '-q', '--no-confirm', '-f', 'json', '-o', join(dir, 'audit.json')];
+      expect((await run(audit)).code).toBe(0);
+      expect((await run([...audit, '--fail-on', 'info'])).code).toBe(1);
+    } finally {
+      await live.client.db(other).dropDatabase();
+    }
   });
 });

@@ -51,10 +51,10 @@ const CASES: Case[] = [
 
 /** The commands that take a connection string, each with its formats; case i runs with format i mod n. */
 const COMMANDS: { name: string; formats: readonly string[]; args: (uri: string, format: string, dir: string) => string[] }[] = [
-  { name: 'check', formats: ['text', 'json'], args: (u, f) => ['check', u, '--no-confirm', '--format', f] },
+  { name: 'check', formats: ['text', 'json', 'sarif', 'junit', 'markdown'], args: (u, f) => ['check', u, '--no-confirm', '--format', f] },
   { name: 'collect', formats: ['json'], args: (u, _f, dir) => ['collect', u, '--output', join(dir, 'snap.json')] },
   { name: 'lint', formats: ['text', 'json', 'sarif', 'junit', 'markdown'], args: (u, f) => ['lint', u, '--format', f] },
-  { name: 'audit', formats: ['html', 'json', 'markdown', 'text'], args: (u, f, dir) => ['audit', u, '--no-confirm', '--format', f, '--output', join(dir, 'audit.out')] },
+  { name: 'audit', formats: ['html', 'text', 'json', 'sarif', 'junit', 'markdown'], args: (u, f, dir) => ['audit', u, '--no-confirm', '--format', f, '--output', join(dir, 'audit.out')] },
   { name: 'analyze', formats: ['text', 'json', 'sarif', 'junit', 'markdown'], args: (u, f) => ['analyze', u, '--format', f] },
 ];
 

@@ -7,6 +7,7 @@ import { onInterrupt } from './interrupt';
 import { collectDeployment } from './deployment';
 import type { Io } from './io';
 import type { Progress } from './progress';
+import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
 import type { FoldOptions } from '../collect/fold';
 
@@ -26,6 +27,8 @@ export interface LiveRunOptions {
   maxLoad?: string;
   settings: AnalyzeSettings;
   progress: Progress;
+  /** Progress lines where no bar is drawn (src/cli/progress.ts progressLines): a step each, with beats. */
+  lines?: Heartbeat | null;
 }
 
 /**
@@ -35,6 +38,8 @@ export interface LiveRunOptions {
 export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: Io): Promise<{ result: CheckResult; snapshot: Snapshot }> {
   const started = Date.now();
   const t0 = performance.now();
+  const log = opts.lines ? (line: string) => opts.lines?.say(line) : undefined;
+  log?.(`collecting ${opts.dbs.length ? opts.dbs.join(', ') : 'every user database'}`);
   const snapshot = await collectDeployment(adapter, {
     dbs: opts.dbs,
     ...(opts.collections?.length ? { collections: opts.collections } : {}),
@@ -71,13 +76,16 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
         ...(opts.scratchAdapter ? { scratchAdapter: opts.scratchAdapter } : {}),
         ...(opts.maxLoad ? { maxLoad: opts.maxLoad } : {}),
         cleanupHint: 'mongo-advisor cleanup <uri>',
+        ...(log ? { log } : {}),
       },
       started,
       t0,
     );
     opts.progress.stop();
+    opts.lines?.stop();
     return { result: { ...result, scope: scopeOfSnapshot(snapshot) }, snapshot };
   } finally {
+    opts.lines?.stop();
     interrupt?.dispose();
   }
 }

@@ -11,12 +11,22 @@ import { registerAnalyze } from './commands/analyze';
 import { registerLint } from './commands/lint';
 import { registerAudit } from './commands/audit';
 import { registerCleanup } from './commands/cleanup';
+import { registerServer } from './commands/server';
 import { defaultIo, EXIT, type Io } from './io';
 
 export { EXIT } from './io';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [registerCheck, registerDemo, registerCollect, registerAnalyze, registerLint, registerAudit, registerCleanup];
+const COMMANDS = [
+  registerCheck,
+  registerDemo,
+  registerCollect,
+  registerAnalyze,
+  registerLint,
+  registerAudit,
+  registerCleanup,
+  registerServer,
+];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('mongo-advisor')

@@ -1,5 +1,7 @@
 import { terminalLine } from '../core/format';
 import { Presets, SingleBar } from 'cli-progress';
+import { type Heartbeat, heartbeat } from '../lib/heartbeat';
+import type { Io } from './io';
 
 /** A progress bar on stderr for long runs; does nothing when stderr is not a terminal (CI logs, pipes). */
 export interface Progress {
@@ -37,4 +39,18 @@ export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteSt
       bar = null;
     },
   };
+}
+
+/**
+ * Progress as lines on stderr (dimmed on a terminal), each name escaped, with a beat while a step runs long
+ * (src/lib/heartbeat.ts): a CI log or a pipe sees the run move. Null with --quiet, and where a bar is drawn instead
+ * (`barOnTerminal`, for the commands with a progress bar) on a terminal.
+ */
+export function progressLines(
+  io: Io,
+  opts: { quiet?: boolean; barOnTerminal?: boolean; stream?: { isTTY?: boolean } },
+): Heartbeat | null {
+  const tty = (opts.stream ?? process.stderr).isTTY === true;
+  if (opts.quiet || (opts.barOnTerminal && tty)) return null;
+  return heartbeat((line) => io.err(tty ? `\x1b[2m${terminalLine(line)}\x1b[0m` : terminalLine(line)));
 }

@@ -59,7 +59,18 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
       : no(`server version ${String(build.version)} is older than 5.3`),
     collMod: unknown('not proven without a write'),
   };
-  const server: ServerInfo = { version: String(build.version), versionArray, flavor, storageEngine, topology, capabilities, cacheBytes };
+  // A product that answers as MongoDB says so in buildInfo: named in the report's header, never judged differently.
+  const imitator = typeof build.secantusVersion === 'string' ? `SecantusDB ${build.secantusVersion}` : undefined;
+  const server: ServerInfo = {
+    version: String(build.version),
+    versionArray,
+    flavor,
+    ...(imitator ? { imitator } : {}),
+    storageEngine,
+    topology,
+    capabilities,
+    cacheBytes,
+  };
   return { server, status };
 }
 

@@ -147,8 +147,12 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
         log,
       };
       const started = performance.now();
-      opts.onExperiment?.(original, experiments++, todo.size);
-      log(`confirming ${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
+      opts.onExperiment?.(original, experiments, todo.size);
+      experiments++;
+      // One line per experiment, with its number and budget: mongosh and CI logs show it as it starts.
+      const on = `${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`;
+      const budgetS = Math.round(settings.budgetMs / 1000);
+      log(`confirming ${experiments} of ${todo.size}: ${f.ruleId} on ${on}, budget ${budgetS} s`);
       try {
         const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings));
         f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };

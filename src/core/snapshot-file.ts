@@ -205,6 +205,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
         version: str,
         versionArray: { type: 'array', items: num },
         flavor: { enum: ['mongodb', 'ferretdb'] },
+        imitator: str,
         storageEngine: { type: ['string', 'null'] },
         topology: { enum: ['standalone', 'replicaSet', 'sharded', 'unknown'] },
         capabilities: { type: 'object', required: CORE_CAPABILITIES, properties: Object.fromEntries(CORE_CAPABILITIES.map((c) => [c, capability])), additionalProperties: capability },

@@ -30,6 +30,11 @@ export interface ServerInfo {
   versionArray: number[];
   /** `ferretdb` when buildInfo carries ferretdbVersion; such a server answers MongoDB's wire protocol. */
   flavor: 'mongodb' | 'ferretdb';
+  /**
+   * Another product answering as MongoDB, named by a field of its buildInfo (SecantusDB: `secantusVersion`), e.g.
+   * "SecantusDB 0.7.0b3"; absent for mongod. It keeps `flavor` 'mongodb': the rules judge what it answers as.
+   */
+  imitator?: string;
   storageEngine: string | null;
   topology: 'standalone' | 'replicaSet' | 'sharded' | 'unknown';
   capabilities: Record<CapabilityName, Capability>;
@@ -369,7 +374,7 @@ export interface CheckResult {
   startedAt: string;
   durationMs: number;
   source: string;
-  server: Pick<ServerInfo, 'version' | 'flavor' | 'storageEngine' | 'topology'>;
+  server: Pick<ServerInfo, 'version' | 'flavor' | 'storageEngine' | 'topology' | 'imitator'>;
   scope: { db: string; collections: string[] };
   findings: Finding[];
   notes: Note[];

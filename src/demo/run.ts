@@ -2,21 +2,26 @@ import { rules } from '../../rules';
 import { MongoClient } from 'mongodb';
 import { DriverAdapter } from '../adapters/driver';
 import { check } from '../check';
-import { formatText } from '../report/text';
+import type { CheckResult } from '../core/types';
+import { heartbeat } from '../lib/heartbeat';
 import { connectionError } from '../cli/errors';
 import { UserError } from '../core/errors';
 import { type RunningServer, startServer } from '../servers/embedded';
-import { DEMO_SETTINGS, seedDemo } from './seed';
+import { DEMO_DB, DEMO_SEEDS, DEMO_SETTINGS, seedDemo } from './seed';
 
-export const DEMO_DB = 'mongo_advisor_demo_blog';
+export { DEMO_DB } from './seed';
+export { serve } from './serve';
 
 interface DemoIo {
   out: (s: string) => void;
   err: (s: string) => void;
 }
 
-/** Starts a server the way the tests do, seeds the blog, runs check with confirmation, prints it, cleans up. */
-export async function runDemo(opts: { confirm: boolean; color: boolean; verbose?: boolean; io: DemoIo }): Promise<number> {
+/**
+ * Starts a server the way the tests do, seeds the blog, runs check (with confirmation unless asked not to), cleans
+ * up, and hands the result back: the CLI renders it and judges it as `check` does (formats, -o, --fail-on).
+ */
+export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<CheckResult> {
   const { io } = opts;
   io.err('Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…');
   let server: RunningServer;
@@ -35,15 +40,16 @@ export async function runDemo(opts: { confirm: boolean; color: boolean; verbose?
       const e = connectionError(err, server.uri);
       throw server.kind === 'MONGODB_URI' ? new UserError(`${e.message} (from MONGODB_URI: fix it, or unset it to let the demo start an embedded server)`) : e;
     }
-    io.err(`Seeding ${DEMO_DB}: posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), 12 per-tenant collections, logs, carts (string UUID _id, items keyed by SKU), a clustered collection…`);
+    io.err(`Seeding ${DEMO_DB}: ${DEMO_SEEDS}…`);
     await seedDemo(client, DEMO_DB);
     const adapter = await DriverAdapter.connect(server.uri);
+    const lines = heartbeat((l) => io.err(`  ${l}`));
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
-      const result = await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log: (l) => io.err(`  ${l}`) });
-      io.out(formatText(result, { color: opts.color, verbose: opts.verbose === true }));
-      return 0;
+      const log = (l: string): void => lines.say(l);
+      return await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log });
     } finally {
+      lines.stop();
       await adapter.close();
     }
   } finally {

@@ -3,6 +3,9 @@ import { MongoClient, ObjectId, UUID } from 'mongodb';
 
 const DAY = 86_400_000;
 
+/** The database the demo and `mongo-advisor server` seed. */
+export const DEMO_DB = 'mongo_advisor_demo_blog';
+
 /** One comment of about 1 KB, as in the field report. */
 function comment(i: number, at: Date): Record<string, unknown> {
   return { author: `user${i % 500}`, at, text: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(17).slice(0, 960) };
@@ -16,6 +19,17 @@ export const DEMO_POSTS = [
   { comments: 1000, daysAgo: 120 },
   { comments: 10000, daysAgo: 45 },
 ];
+
+/** Per-tenant collections the demo seeds (collection-count). */
+export const DEMO_TENANTS = 12;
+
+/**
+ * What the demo seeds, in the words its first lines and the README use (test/readme.test.ts compares them with the
+ * README and with DEMO_POSTS).
+ */
+export const DEMO_SEEDS =
+  'posts with 1, 10, 100, 1,000 and 10,000 comments of 1 KB, sessions (UUID _id), events (ObjectId _id), ' +
+  '12 per-tenant collections, logs, carts (string UUID _id, items keyed by SKU), a clustered collection';
 
 /**
  * Seeds `db` so that every rule has something to look at:
@@ -64,7 +78,7 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
 
   // {author} is a prefix of {author, title}: redundant.
   await db.collection('posts').createIndex({ author: 1, title: 1 });
-  for (let t = 1; t <= 12; t++) {
+  for (let t = 1; t <= DEMO_TENANTS; t++) {
     const tenant = db.collection(`tenant_${t}_events`);
     await tenant.insertMany(Array.from({ length: 5 }, (_, i) => ({ userId: i, at: new Date(now - i * 60_000), kind: 'login' })));
     await tenant.createIndex({ userId: 1, at: -1 });

@@ -23,6 +23,7 @@ import {
   stateLabel,
 } from '../confirm/leftovers';
 import type { Scratch } from '../confirm/scratch';
+import { heartbeat } from '../lib/heartbeat';
 
 export interface PluginCheckOptions {
   /** Run the scratch experiments (default true). */
@@ -368,6 +369,9 @@ export function install(g: Record<string, unknown>): void {
         const confirm = o.confirm !== false;
         const say = (line: string): void => void process.stderr.write(`${line}\n`);
         const signals = confirm ? onShellSignals(say) : null;
+        // mongosh prints nothing while a promise runs: a line per step on stderr (one per experiment, with its
+        // budget) and a beat while one runs long. Names are escaped; stdout (the report, --json) is left alone.
+        const lines = heartbeat((line) => say(redactText(terminalSafe(line), [shellUri(shell)])));
         const run = (target: { db: string; collection?: string }): Promise<CheckResult> =>
           check(adapter, {
             db: target.db,
@@ -381,6 +385,7 @@ export function install(g: Record<string, unknown>): void {
             ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
             ...(o.maps ? { maps: o.maps } : {}),
             via: 'mongosh',
+            log: (line: string) => lines.say(line),
             cleanupHint: 'advisor.cleanup()',
             ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
           });
@@ -395,7 +400,10 @@ export function install(g: Record<string, unknown>): void {
             if (err instanceof NoSuchDatabase) throw new UserError(`${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { db: "<name>" }.`);
             throw err;
           })
-          .finally(() => signals?.dispose());
+          .finally(() => {
+            lines.stop();
+            signals?.dispose();
+          });
         // A read-only run reports leftovers too (a confirming one did, through confirm).
         if (!confirm) for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()')) result.notes.push({ level: 'error', message });
         return asPrintable(result);

@@ -1,3 +1,4 @@
+import { serverName } from '../lib/server-name';
 import { counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
@@ -74,7 +75,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   const result = safeForTerminal(given);
   const baseline = result.lint?.baseline ?? null;
   const out: string[] = [];
-  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}`;
+  const server = serverName(result.server);
   out.push(`## mongo-advisor: ${name(result.scope.db)}`, '');
   if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${prose(result.lint.verdict)}**`, '');
   out.push(

@@ -1,3 +1,4 @@
+import { serverName } from '../lib/server-name';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
@@ -56,7 +57,7 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
   const out: string[] = [];
-  const server = `${result.server.flavor === 'ferretdb' ? 'FerretDB' : 'MongoDB'} ${result.server.version}, ${result.server.topology}`;
+  const server = `${serverName(result.server)}, ${result.server.topology}`;
   out.push(c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`));
   const confirmLine = !result.confirm.enabled
     ? 'confirmation off'

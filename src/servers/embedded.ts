@@ -30,6 +30,8 @@ export interface StartServerOptions {
   log?: Log;
   /** Which embedded servers to try, in order (default EMBEDDED_KINDS). `MONGODB_URI` still wins. */
   order?: readonly EmbeddedKind[];
+  /** Whether `MONGODB_URI` wins (default true); `mongo-advisor server` starts an embedded one whatever it says. */
+  useEnv?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export function serverFromEnv(): RunningServer | null {
 }
 
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
-  const fromEnv = serverFromEnv();
+  const fromEnv = opts.useEnv === false ? null : serverFromEnv();
   if (fromEnv) return fromEnv;
   const log = opts.log ?? noLog;
   const skipped: string[] = [];

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface ProcessResult {
   code: number | null;
@@ -12,7 +12,7 @@ export interface ProcessResult {
  * the test worker's event loop for the whole run (tens of seconds with a confirmation), and vitest's calls between
  * the worker and the main process time out meanwhile ("Timeout calling onTaskUpdate", an error that fails the run).
  */
-export async function runProcess(cmd: string, args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<ProcessResult> {
+export async function runProcess(cmd: string, args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string; onErr?: (chunk: string) => void; onOut?: (chunk: string, child: ChildProcess) => void } = {}): Promise<ProcessResult> {
   const child = spawn(cmd, args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
@@ -21,8 +21,14 @@ export async function runProcess(cmd: string, args: readonly string[], opts: { e
   });
   let out = '';
   let err = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    opts.onOut?.(d.toString(), child);
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    opts.onErr?.(d.toString());
+  });
   if (opts.input !== undefined) child.stdin?.end(opts.input);
   return await new Promise<ProcessResult>((resolve, reject) => {
     child.once('error', reject);

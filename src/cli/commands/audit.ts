@@ -1,20 +1,18 @@
 import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
 import { loadConfig, settingsOf } from '../../core/config';
-import { formatJson } from '../../report/json';
 import { formatHtml } from '../../report/html';
 import { ticketSummary } from '../../report/html-data';
-import { formatMarkdown } from '../../report/markdown';
-import { formatText } from '../../report/text';
 import type { Io } from '../io';
 import { runLive } from '../live';
-import { createProgress } from '../progress';
-import { collectSettingsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
+import { createProgress, progressLines } from '../progress';
+import { collectSettingsOf, connect, emit, outputOf, outputOption, REPORT_FORMATS, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
-import { positiveInt } from './check';
+import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
+import { SEVERITIES, type Severity } from '../../core/types';
 
-const AUDIT_FORMATS = ['html', 'json', 'markdown', 'text'] as const;
+const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
 
 interface AuditFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -32,6 +30,7 @@ interface AuditFlags {
   config?: string;
   quiet?: boolean;
   verbose?: boolean;
+  failOn?: Severity;
 }
 
 /** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket summary. */
@@ -44,6 +43,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.html; - for stdout)')
     .addOption(outputOption())
     .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
+    .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--confirm', 'run the scratch experiments: copies of up to 5,000 documents per finding on the inspected server (or --scratch-uri), dropped afterwards (off by default: an audit only reads)', false)
     .option('--no-confirm', 'no scratch experiments (the default for audit; kept for scripts written when audit confirmed by default)')
     .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
@@ -79,17 +79,17 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
             settings: settingsOf(config),
             progress: createProgress({ enabled: !flags.quiet }),
+            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
           },
           io,
         );
         const report = { result, snapshot };
         const verbose = flags.verbose === true;
-        const text =
-          flags.format === 'html' ? formatHtml(report, undefined, { verbose }) : flags.format === 'json' ? formatJson(result) : flags.format === 'markdown' ? formatMarkdown(result, { verbose }) : formatText(result, { color: false, verbose });
+        const text = flags.format === 'html' ? formatHtml(report, undefined, { verbose }) : render(result, flags.format, { color: false, verbose });
         await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
         // The ticket summary goes to stdout when the report went to a file: paste-ready.
         if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
-        setExit(0);
+        setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
       } finally {
         await adapter.close().catch(() => undefined);
         await scratchAdapter?.close().catch(() => undefined);

@@ -9,9 +9,7 @@ import { loadConfig, settingsOf } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
-import { formatJson } from '../../report/json';
-import { formatText } from '../../report/text';
-import { collectSettingsOf, connect, sayLeftovers, readPreferenceOption } from '../shared';
+import { collectSettingsOf, connect, emit, freshFile, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { SCRATCH_PREFIX } from '../../adapters/read-only';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
@@ -19,6 +17,7 @@ import { listDatabaseNames } from '../../collect';
 import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
+import { progressLines } from '../progress';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -38,7 +37,7 @@ export function dbFromUri(uri: string): string | undefined {
  */
 export const FAIL_ON_HELP = {
   read: 'lowest severity that makes the exit code 1 (default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error)',
-  gate: 'lowest severity of a new finding that fails the run (default: "failOn" of the configuration, else error: a CI gate fails on errors; check and analyze, read by a person, default to warn)',
+  gate: 'lowest severity of a new finding that fails the run (default: "failOn" of the configuration, else error: a CI gate fails on errors; check, analyze, audit and demo, read by a person, default to warn)',
 } as const;
 
 export function exitCodeFor(result: CheckResult, failOn: Severity): number {
@@ -47,9 +46,10 @@ export function exitCodeFor(result: CheckResult, failOn: Severity): number {
 
 interface CheckFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
-  db?: string;
+  db?: string[];
   collection?: string[];
-  format: 'text' | 'json';
+  format: ReportFormat;
+  output?: string;
   confirm: boolean;
   sampleSize?: number;
   maxTimeMs: number;
@@ -66,6 +66,60 @@ interface CheckFlags {
   saveSnapshot?: string;
 }
 
+/** The databases to check: --db (one or several), else the connection string's; a scratch database is refused. */
+async function databasesOf(uri: string, flags: CheckFlags, adapter: DriverAdapter): Promise<string[]> {
+  const fromUri = dbFromUri(uri);
+  const dbs = flags.db?.length ? [...new Set(flags.db)] : fromUri ? [fromUri] : [];
+  const scratch = dbs.find((db) => db.startsWith(SCRATCH_PREFIX));
+  if (scratch) {
+    throw new UserError(
+      `${scratch} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`,
+    );
+  }
+  if (dbs.length > 1 && flags.collection?.length) {
+    throw new UserError('--collection needs exactly one database: pass one --db <name> (or put it in the connection string).');
+  }
+  if (dbs.length > 1 && flags.saveSnapshot) {
+    const collect = `mongo-advisor collect <uri> --db ${dbs.join(' ')} -o ${freshFile('snap.json')}`;
+    throw new UserError(`--save-snapshot writes one database's snapshot: pass one --db, or run ${collect} for several.`);
+  }
+  if (dbs.length > 0) return dbs;
+  const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then(
+    (all) => all.filter((n) => !isInternalDb(n)).sort(),
+    () => null,
+  );
+  const listed = names?.length ? `${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}` : '';
+  const there = names === null ? '' : listed ? ` Databases there: ${listed}.` : ' The server holds no user databases.';
+  const ask = 'Which database? Pass --db <name> (one or several, or put it in the connection string, mongodb://host/<db>).';
+  throw new UserError(`${ask}${there}`);
+}
+
+/** Several databases' results as one report: findings and notes in order, collections named with their database. */
+function mergeResults(results: CheckResult[]): CheckResult {
+  const [first] = results as [CheckResult, ...CheckResult[]];
+  if (results.length === 1) return first;
+  const last = results[results.length - 1] as CheckResult;
+  const confirmed = results.filter((r) => r.confirm.enabled);
+  return {
+    ...first,
+    durationMs: results.reduce((t, r) => t + r.durationMs, 0),
+    scope: {
+      db: results.map((r) => r.scope.db).join(', '),
+      collections: results.flatMap((r) => r.scope.collections.map((c) => `${r.scope.db}.${c}`)),
+    },
+    findings: results.flatMap((r) => r.findings).sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
+    notes: results.flatMap((r) => r.notes),
+    roundTrips: last.roundTrips,
+    confirm: confirmed.length
+      ? {
+          enabled: true,
+          where: confirmed.find((r) => r.confirm.where)?.confirm.where ?? null,
+          cleanedUp: confirmed.every((r) => r.confirm.cleanedUp !== false),
+        }
+      : first.confirm,
+  };
+}
+
 async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number> {
   // The connection strings first: a bad scheme, host or port is named as such, before "which database?".
   checkConnectionString(uri);
@@ -78,51 +132,55 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   const adapter = await connect(uri);
   // A confirming run lists leftovers itself (confirm's notes); a read-only run says them here.
   if (!flags.confirm) await sayLeftovers(adapter, io);
-  const db = flags.db ?? dbFromUri(uri);
-  if (db?.startsWith(SCRATCH_PREFIX)) {
+  const dbs = await databasesOf(uri, flags, adapter).catch(async (err: unknown) => {
     await adapter.close().catch(() => undefined);
-    throw new UserError(`${db} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`);
-  }
-  if (!db) {
-    const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then((all) => all.filter((n) => !isInternalDb(n)).sort(), () => null);
-    await adapter.close().catch(() => undefined);
-    const there = names === null ? '' : names.length ? ` Databases there: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}.` : ' The server holds no user databases.';
-    throw new UserError(`Which database? Pass --db <name> (or put it in the connection string, mongodb://host/<db>).${there}`);
-  }
+    throw err;
+  });
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
   const interrupt = flags.confirm ? onInterrupt(io) : null;
-  const log = flags.quiet || !process.stderr.isTTY ? undefined : (line: string) => io.err(`\x1b[2m${terminalLine(line)}\x1b[0m`);
+  // One line per step (one per experiment, with its budget) and a beat while one runs long, on a terminal or not.
+  const lines = progressLines(io, { quiet: flags.quiet === true });
+  const log = lines ? (line: string) => lines.say(line) : undefined;
   try {
     if (flags.scratchUri) {
       scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');
     }
-    const result = await check(adapter, {
-      rules,
-      db,
-      ...(flags.collection?.length ? { collections: flags.collection } : {}),
-      ...collectSettingsOf(flags, config),
-      ...(flags.timeField ? { timeField: flags.timeField } : {}),
-      maxTimeMS: flags.maxTimeMs,
-      ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-      confirm: flags.confirm,
-      settings: settingsOf(config),
-      onSnapshot: (s: Snapshot) => {
-        // Once the field census is known: a --time-field no sampled document holds is an error, not a silent no-op.
-        checkTimeField(s, flags.timeField);
-        if (flags.saveSnapshot) saveSnapshot(flags.saveSnapshot, s, collectPlan(rules));
-      },
-      budgetMs: flags.confirmBudget * 1000,
-      maxDocs: flags.confirmDocs,
-      ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
-      ...(scratchAdapter ? { scratchAdapter } : {}),
-      ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-      cleanupHint: 'mongo-advisor cleanup <uri>',
-      ...(log ? { log } : {}),
-    });
-    io.out(flags.format === 'json' ? formatJson(result) : formatText(result, { color: flags.color ?? io.isTTY, verbose: flags.verbose === true }));
+    const results: CheckResult[] = [];
+    for (const db of dbs) {
+      results.push(
+        await check(adapter, {
+          rules,
+          db,
+          ...(flags.collection?.length ? { collections: flags.collection } : {}),
+          ...collectSettingsOf(flags, config),
+          ...(flags.timeField ? { timeField: flags.timeField } : {}),
+          maxTimeMS: flags.maxTimeMs,
+          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+          confirm: flags.confirm,
+          settings: settingsOf(config),
+          onSnapshot: (s: Snapshot) => {
+            // Once the field census is known: a --time-field no sampled document holds is an error, not a silent no-op.
+            checkTimeField(s, flags.timeField);
+            if (flags.saveSnapshot) saveSnapshot(flags.saveSnapshot, s, collectPlan(rules));
+          },
+          budgetMs: flags.confirmBudget * 1000,
+          maxDocs: flags.confirmDocs,
+          ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
+          ...(scratchAdapter ? { scratchAdapter } : {}),
+          ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
+          cleanupHint: 'mongo-advisor cleanup <uri>',
+          ...(log ? { log } : {}),
+        }),
+      );
+    }
+    const result = mergeResults(results);
+    lines?.stop();
+    const color = flags.color ?? (io.isTTY && !flags.output);
+    emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
     return exitCodeFor(result, failOn);
   } finally {
+    lines?.stop();
     interrupt?.dispose();
     await adapter.close().catch(() => undefined);
     await scratchAdapter?.close().catch(() => undefined);
@@ -135,9 +193,11 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .command('check')
     .description('inspect a database (or some collections), confirm each finding on a scratch copy, print the report')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
-    .option('--db <name>', 'database to check (default: the one in the connection string)')
-    .option('-c, --collection <name...>', 'collections to check (default: all non-system collections)')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--db <name...>', 'databases to check, one or several (default: the one in the connection string)')
+    .option('-c, --collection <name...>', 'collections to check (one database only; default: all non-system collections)')
+    .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .option('--confirm', 'run the scratch experiments (the default for check)', true)
     .option('--no-confirm', 'skip the scratch experiments (read-only run)')
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)

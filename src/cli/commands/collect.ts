@@ -1,7 +1,7 @@
 import { rules } from '../../../rules';
 import { loadConfig } from '../../core/config';
 import { collectPlan } from '../../core/runner';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { formatBytes } from '../../core/format';
 import { UserError } from '../../core/errors';
 import { serializeSnapshot } from '../../core/snapshot-file';
@@ -36,6 +36,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .option('--db <name...>', 'databases to read (default: the one in the connection string, else every user database)')
     .option('-c, --collection <name...>', 'collections to read (one database only; default: all non-system collections)')
     .option('-o, --output <file>', 'write the snapshot to a file instead of stdout')
+    .addOption(new Option('-f, --format <format>', 'snapshot format: a snapshot is JSON, read by analyze and lint').choices(['json']).default('json'))
     .addOption(outputOption())
     .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)

@@ -12,7 +12,7 @@ import type { Locate } from '../../report/catalog';
 import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
-import { createProgress } from '../progress';
+import { createProgress, progressLines } from '../progress';
 import { analyzeOffline, collectSettingsOf, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
@@ -98,6 +98,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
           ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
           settings,
           progress: createProgress({ enabled: !flags.quiet }),
+            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
         },
         io,
       );
@@ -162,6 +163,7 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--allow-partial', 'judge what could be read when some collections could not be (default: exit 2, the gate fails closed)')
     .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .option('--confirm', 'run the scratch experiments (off in lint: CI usually may not write)', false)
+    .option('--no-confirm', 'no scratch experiments (the default for lint)')
     .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
     .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)

@@ -1,0 +1,78 @@
+/**
+ * A confirming run is never silent for long where no progress bar is drawn: the real CLI with stderr on a pipe, and
+ * the real mongosh (which prints nothing while a promise runs). Each experiment gets one line with its number and
+ * budget as it starts; the gaps between lines are measured as they arrive. (The beat a long step gets is pinned in
+ * test/cli-progress.test.ts, where a step can be made to last.)
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { HEARTBEAT_MS } from '../src/lib/heartbeat';
+import { type ProcessResult, runProcess } from './support/run';
+import { dropDb, seedBlog } from './support/seed';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const DB = 'mongo_advisor_test_progress';
+const BUDGET_S = 8;
+/** The longest silence allowed: a beat's interval plus slack for a machine shared with other test files. */
+const MAX_GAP_MS = HEARTBEAT_MS + 4_000;
+
+interface Timed extends ProcessResult {
+  /** Milliseconds between the first line on stderr, each chunk after it, and the end (a program's start is not ours). */
+  gaps: number[];
+}
+
+async function timed(cmd: string, args: string[]): Promise<Timed> {
+  const stamps: number[] = [];
+  const r = await runProcess(cmd, args, { timeoutMs: 300_000, env: { MONGODB_URI: '', MONGOSH_NO_UPDATE_CHECK: '1' }, onErr: () => stamps.push(Date.now()) });
+  stamps.push(Date.now());
+  return { ...r, gaps: stamps.slice(1).map((t, i) => t - (stamps[i] as number)) };
+}
+
+interface Confirmed {
+  findings: { ruleId: string; confirmation?: { durationMs: number } }[];
+}
+
+/** What every confirming run must show on stderr, given the JSON report it printed. */
+function expectProgress(run: Timed, report: Confirmed): void {
+  const ran = report.findings.filter((f) => f.confirmation && f.confirmation.durationMs > 0);
+  expect(ran.length, run.err).toBeGreaterThan(0);
+  const starts = run.err.match(/^confirming \d+ of \d+: [\w-]+ on .+, budget \d+ s$/gm) ?? [];
+  expect(starts.length, run.err).toBe(ran.length);
+  expect(run.err).toContain(`budget ${BUDGET_S} s`);
+  expect(Math.max(...run.gaps), `gaps between stderr lines (ms): ${run.gaps.join(', ')}\n${run.err}`).toBeLessThanOrEqual(MAX_GAP_MS);
+}
+
+describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', () => {
+  const uri = inject('mongoUri');
+  beforeAll(async () => {
+    await seedBlog(uri, DB);
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it('check with stderr on a pipe: one line per experiment with its budget, never silent for long', async () => {
+    const run = await timed(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'posts', '-f', 'json', '--confirm-budget', String(BUDGET_S)]);
+    expect(run.code === 0 || run.code === 1, run.err).toBe(true);
+    expect(run.err).toMatch(new RegExp(`^collecting ${DB}`, 'm'));
+    // No colour codes on a pipe.
+    expect(run.err).not.toContain('\x1b[');
+    expectProgress(run, JSON.parse(run.out) as Confirmed);
+  }, 300_000);
+
+  it('-q keeps stderr free of progress lines', async () => {
+    const run = await timed(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'events', '-q', '--no-confirm', '-f', 'json']);
+    expect(run.code === 0 || run.code === 1, run.err).toBe(true);
+    expect(run.err).not.toMatch(/^collecting /m);
+  }, 120_000);
+
+  it('advisor.check in mongosh: the same lines on stderr while it confirms; stdout keeps the report alone', async () => {
+    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+    const script = `load(${JSON.stringify(join(ROOT, 'dist', 'advisor.js'))}); advisor.check("posts", { confirmBudget: ${BUDGET_S} })`;
+    const run = await timed(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', script]);
+    expect(run.code, run.err).toBe(0);
+    expectProgress(run, JSON.parse(run.out) as Confirmed);
+  }, 300_000);
+});
