@@ -1,0 +1,52 @@
+/**
+ * The TypeScript type a JSON Schema (written `as const`) describes, for the subset the snapshot's schema uses: `const`,
+ * `enum`, `type` (one name or a list, `null` included), `properties` with `required` (the rest optional), `items`, and
+ * `additionalProperties` of an object without `properties` (a map; with `propertyNames: { enum }`, a map of those keys,
+ * each optional). An object with `properties` is typed by them alone: extra keys an open object accepts on load are
+ * keys no code reads. `{ type: 'object' }` alone is `Record<string, unknown>`. Like `OptionsOf` in src/core/rule.ts.
+ */
+export type FromSchema<S> = S extends { const: infer C }
+  ? C
+  : S extends { enum: readonly (infer E)[] }
+    ? E
+    : S extends { type: infer T }
+      ? T extends readonly (infer U)[]
+        ? OfType<S, U>
+        : OfType<S, T>
+      : unknown;
+
+/** One type name of `type` (distributes over a union of them). */
+type OfType<S, T> = T extends 'object'
+  ? ObjectOf<S>
+  : T extends 'array'
+    ? S extends { items: infer I }
+      ? FromSchema<I>[]
+      : unknown[]
+    : T extends 'string'
+      ? string
+      : T extends 'number' | 'integer'
+        ? number
+        : T extends 'boolean'
+          ? boolean
+          : T extends 'null'
+            ? null
+            : never;
+
+type Flat<T> = { [K in keyof T]: T[K] };
+
+type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
+
+type ObjectOf<S> = S extends { properties: infer P }
+  ? Flat<
+      { -readonly [K in keyof P & RequiredOf<S>]: FromSchema<P[K]> } & {
+        -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: FromSchema<P[K]>;
+      }
+    >
+  : S extends { additionalProperties: infer A extends object }
+    ? S extends { propertyNames: { enum: readonly (infer N extends string)[] } }
+      ? { [K in N]?: FromSchema<A> }
+      : Record<string, FromSchema<A>>
+    : Record<string, unknown>;
+
+/** true when A and B are the same type (not merely assignable either way); for compile-time checks. */
+export type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
