@@ -13,11 +13,12 @@ type Collection = Props['databases']['items']['properties']['collections']['item
 type Sample = Collection['properties']['sample'];
 type Doc = Sample['properties']['docs']['items'];
 type Of<S> = NonNullable<FromSchema<S>>;
+type Capabilities = Props['server']['properties']['capabilities'];
 
 export const shapeChecks = {
   snapshot: true satisfies Equals<FromSchema<Root>, T.Snapshot>,
   server: true satisfies Equals<Of<Props['server']>, T.ServerInfo>,
-  capability: true satisfies Equals<Of<Props['server']['properties']['capabilities']['additionalProperties']>, T.Capability>,
+  capability: true satisfies Equals<Of<Capabilities['additionalProperties']>, T.Capability>,
   collectorRun: true satisfies Equals<Of<Props['collectors']['items']>, T.CollectorRun>,
   privileges: true satisfies Equals<Of<Props['privileges']>, T.PrivilegeSummary>,
   note: true satisfies Equals<Of<Props['notes']['items']>, T.Note>,
