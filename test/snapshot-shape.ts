@@ -35,3 +35,32 @@ export const shapeChecks = {
   dynamicKey: true satisfies Equals<Of<Sample['properties']['dynamicKeys']['items']>, T.DynamicKeyProfile>,
   outliers: true satisfies Equals<Of<Sample['properties']['outliers']>, T.OutlierSearch>,
 };
+
+/** FromSchema itself, on the constructs it knows (a collector's schema may use any of them). */
+const _mapOfCounts = { type: 'object', additionalProperties: { type: 'integer' } } as const;
+const _countOrRange = {
+  anyOf: [
+    { type: 'integer' },
+    {
+      type: 'object',
+      required: ['min'],
+      additionalProperties: false,
+      properties: { min: { type: 'integer' }, max: { type: 'number' } },
+    },
+  ],
+} as const;
+const _kinds = {
+  type: 'object',
+  propertyNames: { enum: ['a', 'b'] },
+  additionalProperties: { type: 'string' },
+} as const;
+const _list = { type: ['array', 'null'], items: { enum: ['x', 'y'] } } as const;
+
+export const fromSchemaChecks = {
+  map: true satisfies Equals<FromSchema<typeof _mapOfCounts>, Record<string, number>>,
+  union: true satisfies Equals<FromSchema<typeof _countOrRange>, number | { min: number; max?: number }>,
+  keys: true satisfies Equals<FromSchema<typeof _kinds>, { a?: string; b?: string }>,
+  nullableList: true satisfies Equals<FromSchema<typeof _list>, ('x' | 'y')[] | null>,
+  open: true satisfies Equals<FromSchema<{ type: 'object' }>, Record<string, unknown>>,
+  unknown: true satisfies Equals<FromSchema<{ description: 'anything' }>, unknown>,
+};

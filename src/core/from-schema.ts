@@ -1,19 +1,22 @@
 /**
- * The TypeScript type a JSON Schema (written `as const`) describes, for the subset the snapshot's schema uses: `const`,
- * `enum`, `type` (one name or a list, `null` included), `properties` with `required` (the rest optional), `items`, and
- * `additionalProperties` of an object without `properties` (a map; with `propertyNames: { enum }`, a map of those keys,
- * each optional). An object with `properties` is typed by them alone: extra keys an open object accepts on load are
- * keys no code reads. `{ type: 'object' }` alone is `Record<string, unknown>`. Like `OptionsOf` in src/core/rule.ts.
+ * The TypeScript type a JSON Schema (written `as const`) describes, for the subset the snapshot's and the collectors'
+ * schemas use: `const`, `enum`, `anyOf`/`oneOf` (a union), `type` (one name or a list, `null` included), `properties`
+ * with `required` (the rest optional), `items`, and `additionalProperties` of an object without `properties` (a map;
+ * with `propertyNames: { enum }`, a map of those keys, each optional). An object with `properties` is typed by them
+ * alone: extra keys an open object accepts on load are keys no code reads. `{ type: 'object' }` alone is
+ * `Record<string, unknown>`. Like `OptionsOf` in src/core/rule.ts.
  */
 export type FromSchema<S> = S extends { const: infer C }
   ? C
   : S extends { enum: readonly (infer E)[] }
     ? E
-    : S extends { type: infer T }
-      ? T extends readonly (infer U)[]
-        ? OfType<S, U>
-        : OfType<S, T>
-      : unknown;
+    : S extends { anyOf: readonly (infer A)[] } | { oneOf: readonly (infer A)[] }
+      ? FromSchema<A>
+      : S extends { type: infer T }
+        ? T extends readonly (infer U)[]
+          ? OfType<S, U>
+          : OfType<S, T>
+        : unknown;
 
 /** One type name of `type` (distributes over a union of them). */
 type OfType<S, T> = T extends 'object'
