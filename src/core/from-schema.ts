@@ -39,10 +39,11 @@ type Flat<T> = { [K in keyof T]: T[K] };
 
 type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
 
+/** Mapped over `keyof P` (filtered with `as`), so each property keeps the doc comment written on it in the schema. */
 type ObjectOf<S> = S extends { properties: infer P }
   ? Flat<
-      { -readonly [K in keyof P & RequiredOf<S>]: FromSchema<P[K]> } & {
-        -readonly [K in Exclude<keyof P, RequiredOf<S>>]?: FromSchema<P[K]>;
+      { -readonly [K in keyof P as K extends RequiredOf<S> ? K : never]: FromSchema<P[K]> } & {
+        -readonly [K in keyof P as K extends RequiredOf<S> ? never : K]?: FromSchema<P[K]>;
       }
     >
   : S extends { additionalProperties: infer A extends object }
