@@ -4,7 +4,7 @@ import type { AnyCollector, CollectorScope } from './collector';
 import { UserError } from './errors';
 import { formatBytes } from './format';
 import { MAX_NESTING, MAX_SNAPSHOT_BYTES, readTextBounded, shortPath, TooLarge, tooDeep } from './input-limits';
-import { type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
+import { type CapabilityName, type IdType, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
 
 /*
  * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The core schema checks every core field
@@ -25,7 +25,26 @@ const capability = {
   properties: { supported: { type: ['boolean', 'null'] }, evidence: str },
 } as const;
 
-const CORE_CAPABILITIES = ['sample', 'indexStats', 'bsonSize', 'arraySize', 'collStats', 'validators', 'clusteredCollections', 'collMod'];
+const CORE_CAPABILITIES = [
+  'sample',
+  'indexStats',
+  'bsonSize',
+  'arraySize',
+  'collStats',
+  'validators',
+  'clusteredCollections',
+  'collMod',
+] as const satisfies readonly CapabilityName[];
+
+/** Each core capability, required; typed key by key so the schema's type names them (see test/snapshot-shape.ts). */
+const capabilities = {
+  type: 'object',
+  required: CORE_CAPABILITIES,
+  properties: Object.fromEntries(CORE_CAPABILITIES.map((c) => [c, capability])) as {
+    readonly [K in (typeof CORE_CAPABILITIES)[number]]: typeof capability;
+  },
+  additionalProperties: capability,
+} as const;
 
 const target = {
   type: 'object',
@@ -88,11 +107,25 @@ const docProfile = {
   },
 } as const;
 
+const ID_TYPES = [
+  'objectId',
+  'uuid',
+  'binary',
+  'string',
+  'int',
+  'long',
+  'double',
+  'decimal',
+  'date',
+  'object',
+  'other',
+] as const satisfies readonly IdType[];
+
 const idProfile = {
   type: ['object', 'null'],
   required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
   properties: {
-    types: { type: 'object', additionalProperties: num },
+    types: { type: 'object', additionalProperties: num, propertyNames: { enum: ID_TYPES } },
     uuidVersions: { type: 'object', additionalProperties: num },
     uuidStrings: nonNegInt,
     sizeBytes: { type: 'object', required: ['p50', 'max', 'mean'], properties: { p50: num, max: num, mean: num } },
@@ -208,7 +241,7 @@ export const SNAPSHOT_JSON_SCHEMA = {
         imitator: str,
         storageEngine: { type: ['string', 'null'] },
         topology: { enum: ['standalone', 'replicaSet', 'sharded', 'unknown'] },
-        capabilities: { type: 'object', required: CORE_CAPABILITIES, properties: Object.fromEntries(CORE_CAPABILITIES.map((c) => [c, capability])), additionalProperties: capability },
+        capabilities,
         cacheBytes: nullableNum,
       },
     },
