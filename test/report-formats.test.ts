@@ -152,7 +152,7 @@ describe('Markdown', () => {
     const rows = md.split('\n').filter((l) => l.startsWith('| 🔴') || l.startsWith('| 🟡') || l.startsWith('| 🔵'));
     expect(rows).toHaveLength(4);
     expect(rows[0]).toContain('&lt;b&gt; & "quotes" \\| pipes');
-    expect(rows[0]).toContain('push / insert 26.1×, 95% interval 21.5–30.2');
+    expect(rows[0]).toContain('✅ supported (push / insert 26x (95% interval 21x–31x))');
     expect(md).toContain('### Could not check');
   });
 });

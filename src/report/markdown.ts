@@ -2,16 +2,19 @@ import { counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
-import { type FindingGroup, confirmationVerdict, groupFindings, intervalName, memberLabel, membersNoun, verboseHolds } from './group';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
-  supported: '✅ confirmed',
-  refuted: '❌ not borne out',
-  inconclusive: '≈ inconclusive',
-  'not-run': '○ not measured',
-  error: '⚠️ experiment failed',
+  supported: '✅',
+  refuted: '❌',
+  inconclusive: '≈',
+  'not-run': '○',
+  error: '⚠️',
 };
+
+/** The mark and the words of a verdict: "✅ supported", "❌ check failed". */
+const verdictOf = (c: Confirmation): string => `${STATUS[c.status]} ${verdictWords(c)}`;
 
 /** Text inside a table cell or a line: no pipes, no newlines, no stray HTML. */
 function cell(s: string): string {
@@ -21,7 +24,7 @@ function cell(s: string): string {
 function ratioText(c: Confirmation): string {
   if (!c.ratio) return '';
   const r = c.ratio;
-  return ` (${cell(r.label)} ${formatNumber(r.median)}×, ${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)})`;
+  return ` (${cell(ratioFigure(r))})`;
 }
 
 function findingDetails(f: Finding, state: string | undefined): string {
@@ -30,7 +33,7 @@ function findingDetails(f: Finding, state: string | undefined): string {
     lines.push(`**${cell(f.recommendation.action)}**: ${cell(f.recommendation.reason)}`, '');
     if (f.recommendation.commands?.length) lines.push('```js', ...f.recommendation.commands, '```', '');
   }
-  if (f.confirmation) lines.push(`${STATUS[f.confirmation.status]}: ${cell(f.confirmation.summary)}${ratioText(f.confirmation)}`, '');
+  if (f.confirmation) lines.push(`${verdictOf(f.confirmation)}: ${cell(f.confirmation.summary)}${ratioText(f.confirmation)}`, '');
   lines.push(`[${f.ruleId}](${f.docsUrl})`, '');
   return lines.join('\n');
 }
@@ -85,14 +88,14 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
     for (const e of entries) {
       if (e.kind === 'group') {
-        const verdicts = e.findings.filter((f) => f.confirmation).map((f) => `${cell(memberLabel(f, e))}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
+        const verdicts = e.findings.filter((f) => f.confirmation).map((f) => `${cell(memberLabel(f, e))}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`);
         out.push(`| ${ICON[e.severity]} ${e.severity} | ${cell(groupWhere(e))} | ${e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId} | ${cell(e.gist)} | ${verdicts.length ? verdicts.join('<br>') : '—'} |`);
         continue;
       }
       const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
-      out.push(`| ${sev} | ${cell(targetLabel(f))} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—'} |`);
+      out.push(`| ${sev} | ${cell(targetLabel(f))} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${f.confirmation ? `${verdictOf(f.confirmation)}${ratioText(f.confirmation)}` : '—'} |`);
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');
     for (const e of entries) out.push(e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]));
