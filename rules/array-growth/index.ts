@@ -4,7 +4,7 @@ import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/r
 import type { Recommendation, Severity } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
 import { type ArrayPathStats, arrayPathStats } from './analyze';
-import { confirmArrayGrowth } from './confirm';
+import { CONFIRM_MESSAGES, confirmArrayGrowth } from './confirm';
 import { elementPace } from './collect';
 import { dataOf } from '../../src/core/collector';
 
@@ -225,5 +225,5 @@ export default defineRule({
       else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: s.docsPastError } });
     }
   },
-  confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', run: confirmArrayGrowth },
+  confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', messages: CONFIRM_MESSAGES, run: confirmArrayGrowth },
 });
