@@ -134,7 +134,7 @@ describe("a member's verdict in a collapsed entry", () => {
     // 93.75% is short of 95%: a range of what was timed, never labelled 95%
     expect(confirmationVerdict(base, icons)).toBe('✔ supported: insert time, with / without the validator 1.4x (range timed, too few blocks for a 95% interval: 1.3x–1.6x)');
     // a check reads as a check, not as a confirmed cost
-    expect(confirmationVerdict({ ...base, coverage: undefined, claim: { kind: 'check', text: 't' }, status: 'refuted', brief: 'the planner chose a collection scan without it' }, icons)).toBe('✖ check failed: the planner chose a collection scan without it');
+    expect(confirmationVerdict({ ...base, claim: { kind: 'check', text: 't' }, status: 'refuted', brief: 'the planner chose a collection scan without it' }, icons)).toBe('✖ check failed: the planner chose a collection scan without it');
   });
 });
 
