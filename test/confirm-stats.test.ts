@@ -347,6 +347,8 @@ describe('figures with the precision the interval supports', () => {
     expect(formatSignificant(1.05, 'down')).toBe('1.0');
     expect(formatSignificant(1.05, 'up')).toBe('1.1');
     expect(formatSignificant(1.2, 'up')).toBe('1.2'); // 1.2 / 0.1 is 11.999…: not 1.3
+    expect(formatSignificant(0.99999, 'up')).toBe('1.0'); // two digits still, not "1.00"
+    expect(formatSignificant(99.7)).toBe('100');
     expect(formatRatioRange(237, 487)).toBe('230x–490x');
     expect(formatRatioRange(1.5, 1.999, [2])).toBe('1.5x–1.999x'); // not "2.0x": it stays below the claim's 2
     expect(formatRatioRange(2.001, 2.5, [2])).toBe('2.001x–2.5x'); // not "2.0x": it stays above it
@@ -356,6 +358,7 @@ describe('figures with the precision the interval supports', () => {
     expect(fmtRatio({ median: 395, low: 237, high: 487, coverage: 0.984 })).toBe('about 230x–490x (95% interval)');
     expect(fmtRatio({ median: 888, low: 693, high: 930, coverage: 0.984 })).toBe('890x (95% interval 690x–930x)');
     expect(fmtRatio({ median: 0.99, low: 0.95, high: 1.04, coverage: 0.95 })).toBe('0.99x (95% interval 0.95x–1.1x)');
+    expect(fmtRatio({ median: NaN, low: NaN, high: NaN, coverage: 0 })).toBe('no figure (no block was timed within the budget)');
     expect(fmtRatio({ median: 29.59, low: 27.1, high: 31.2, coverage: 0.5 })).toBe('30x (range timed, too few blocks for a 95% interval: 27x–32x)');
   });
 });

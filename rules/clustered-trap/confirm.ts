@@ -105,7 +105,7 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
   measuredSetup: 'The scratch clustered collection has {{docs}} documents.',
-  measuredPlan: 'For the {{op}}, explain of the lowest and highest _id $in read {{examined}} documents to {{result}} ({{stages}}).',
+  measuredPlan: 'An explain of the lowest and highest _id $in {{op}} read {{examined}} documents to {{result}} ({{stages}}).',
   measuredPlanUnread: 'For the {{op}}, {{reason}}.',
   measuredTime: 'The {{op}} took {{figure}} the time of {{what}} ({{a}} vs {{b}}).',
   supportedTrap: 'An operation read far more than asked and took longer than its workaround: the claim that {{claim}} holds.',

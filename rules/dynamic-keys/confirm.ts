@@ -154,7 +154,7 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
 export const CONFIRM_MESSAGES = {
   measuredStored: '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as an array of {k, v} with one index on k and v.',
   measuredFinds: 'Finding the documents holding each of {{keys}} keys drawn from the copies ({{matches}} matches, the same in both) took {{map}} against {{pairs}}: {{figure}}, {{rounds}} rounds timed in alternation.',
-  measuredExamined: "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}; the map's query reads every document, the indexed one only the matches.",
+  measuredExamined: "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}. The map's query reads every document, the indexed one only the matches.",
   supportedMap: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedMap: 'The interval lies below 1x: the map was faster, against the claim that {{claim}}.',
   inconclusiveMap: 'The interval holds 1x, so whether {{claim}} is not shown either way.',

@@ -39,6 +39,7 @@ export function formatBytes(n: number): string {
 }
 
 export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return 'not timed';
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 1000) return `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
   return `${(ms / 1000).toFixed(1)} s`;
@@ -76,7 +77,9 @@ export function formatSignificant(x: number, round: 'nearest' | 'down' | 'up' = 
   const f = round === 'down' ? Math.floor : round === 'up' ? Math.ceil : Math.round;
   // the small nudge keeps 1.2 from reading 1.3 when rounded up (1.2 / 0.1 = 11.999…)
   const q = f(x / step + (round === 'up' ? -1e-9 : round === 'down' ? 1e-9 : 0)) * step;
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  // rounding up to the next power of ten (0.9999 → 1.0) gains a digit before the point: one fewer after it
+  const grew = Math.abs(q) >= Math.pow(10, Math.floor(Math.log10(Math.abs(x))) + 1) ? 1 : 0;
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) - grew);
   return Number(q.toFixed(decimals)).toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: decimals });
 }
 
@@ -103,7 +106,9 @@ function sideKept(x: number, round: 'down' | 'up', apart: readonly number[]): st
  * `label` is the interval's label (stats.ts `intervalLabel`); `apart`, sizes no printed end may cross.
  */
 export function formatRatioFigure(r: { median: number; low: number; high: number }, label: string, apart: readonly number[] = []): string {
+  // nothing timed (the budget ended before a block): no number is printed for what the server did not do
+  if (!Number.isFinite(r.median) || !Number.isFinite(r.low) || !Number.isFinite(r.high)) return 'no figure (no block was timed within the budget)';
   if (r.low === r.high) return `${sideKept(r.median, r.median < (apart[0] ?? 0) ? 'down' : 'up', apart)}x`;
-  if (r.low > 0 && r.high / r.low >= 2) return `about ${formatRatioRange(r.low, r.high, apart)} (${label})`;
+  if (r.low > 0 && r.high / r.low >= 2) return `about ${formatRatioRange(r.low, r.high, apart)} (${label.replace(/:$/, '')})`;
   return `${formatSignificant(r.median)}x (${label} ${formatRatioRange(r.low, r.high, apart)})`;
 }
