@@ -1,6 +1,6 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
 import { alternate } from '../../src/confirm/trials';
 import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
@@ -110,16 +110,22 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
   for (const name of made) await s.drop(name);
   await s.drop('folded');
 
-  const measurements = [toMeasurement(separate), toMeasurement(folded)];
-  const ratio = ratioOf(`first access, ${n} collections / one collection with ${field}`, separate, folded);
   const what = real ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant` : `${docs.length} filler documents per tenant`;
+  const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
+  return verdictOf(separate, folded, field, { what, indexes, n, members: group.members });
+}
+
+/** The verdict from the numbers (the access claim), and the sentences it picks. */
+function verdictOf(separate: Timed, folded: Timed, field: string, shape: { what: string; indexes: string; n: number; members: number }): Result {
+  const measurements = [toMeasurement(separate), toMeasurement(folded)];
+  const ratio = ratioOf(`first access, ${shape.n} collections / one collection with ${field}`, separate, folded);
   const claim = accessClaim(field);
   const complete = separate.complete && folded.complete;
   const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
-  const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
+  const times = { separate: formatDuration(measurements[0]?.median ?? 0), folded: formatDuration(measurements[1]?.median ?? 0) };
   const parts = [
-    say(M, 'measuredAccess', { what, indexes, n, separate: formatDuration(measurements[0]?.median ?? 0), folded: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: separate.samples.length }),
-    say(M, 'measuredWarmHandle', { members: formatNumber(group.members) }),
+    say(M, 'measuredAccess', { what: shape.what, indexes: shape.indexes, n: shape.n, ...times, figure: figure(ratio, claim), rounds: separate.samples.length }),
+    say(M, 'measuredWarmHandle', { members: formatNumber(shape.members) }),
   ];
   const data = { claim: claim.text };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));

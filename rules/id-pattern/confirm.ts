@@ -307,12 +307,26 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
     ? `batches of ${formatNumber(perBatch)} documents (${formatBytes(plan.bytes)}) drawn in turn from the ${formatNumber(copied.length)} copied from ${collection ?? ''}${batchNote(plan, copied.length, capBytes)}`
     : `batches of ${formatNumber(perBatch)} filler documents`;
   const scanned = returned.id_clustered === returned.id_regular ? `${formatNumber(returned.id_regular)} documents each` : `${formatNumber(returned.id_clustered)} documents clustered, ${formatNumber(returned.id_regular)} regular`;
+  const range = { clustered: returned.id_clustered, regular: returned.id_regular };
+  const what2 = { ids: gen.describe, what, scanned, c: formatDuration(toMeasurement(insC).median), r: formatDuration(toMeasurement(insR).median) };
+  return verdictOf(f, scanMargin, { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range }, what2);
+}
+
+interface Measured {
+  insertRatio: ReturnType<typeof ratioOf>;
+  scanRatio: ReturnType<typeof ratioOf>;
+  complete: boolean;
+  measurements: Measurement[];
+  sizes: SizeComparison;
+  range: { clustered: number; regular: number };
+}
+
+/** The verdict from the numbers (the claim the finding makes), and the sentences it picks. */
+function verdictOf(f: Finding, scanMargin: number, m: Measured, words: { ids: string; what: string; scanned: string; c: string; r: string }): Result {
+  const { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range } = m;
   const against = ADVISE_AGAINST.includes(f.messageId);
   const claim = against ? againstClaim() : scanClaim(scanMargin);
-  const body = say(M, 'measuredRuns', {
-    ids: gen.describe, what, insert: figure(insertRatio, against ? claim : undefined), c: formatDuration(toMeasurement(insC).median), r: formatDuration(toMeasurement(insR).median),
-    scanned, scan: figure(scanRatio, against ? undefined : claim),
-  }) + sizes2.text;
+  const body = say(M, 'measuredRuns', { ...words, insert: figure(insertRatio, against ? claim : undefined), scan: figure(scanRatio, against ? undefined : claim) }) + sizes2.text;
   const out = (status: Verdict, id: Exclude<keyof typeof M, 'measuredRuns' | 'inconclusiveBudget'>, ratio: typeof insertRatio): Result => ({ status, claim, summary: `${body} ${say(M, id, { claim: claim.text })}`, ratio, measurements });
   if (!complete) return { status: 'inconclusive', claim, summary: `${body} ${say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS })}`, ratio: insertRatio, measurements };
   if (against) {
@@ -323,7 +337,7 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
     return v === 'refuted' ? out('refuted', 'refutedAgainst', insertRatio) : out('inconclusive', 'inconclusiveAgainst', insertRatio);
   }
   // Ranges that return different counts time different work: not a comparison of the two layouts.
-  if (returned.id_clustered === 0 || Math.abs(returned.id_clustered - returned.id_regular) > 0.2 * Math.max(returned.id_clustered, returned.id_regular)) {
+  if (range.clustered === 0 || Math.abs(range.clustered - range.regular) > 0.2 * Math.max(range.clustered, range.regular)) {
     return out('inconclusive', 'inconclusiveRangeMismatch', scanRatio);
   }
   const v = judge(claim, scanRatio);
