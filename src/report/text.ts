@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber, terminalSafeDeep } from '../core/format';
-import { formatCoverage } from '../core/stats';
+import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
 
@@ -29,7 +29,9 @@ function fmtMeasure(m: Measurement): string {
 function fmtInterval(m: Measurement): string {
   if (m.trials <= 1 || !measured(m.low) || !measured(m.high)) return '';
   const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : formatNumber;
-  return `${f(m.low)} – ${f(m.high)}${m.coverage === undefined ? '' : ` (${formatCoverage(m.coverage)})`}`;
+  // one level in every label: "95%" for an interval that reaches it, "range" for one that does not
+  const level = m.coverage === undefined ? '' : m.coverage >= CONFIDENCE - 1e-12 ? ' (95%)' : ' (range)';
+  return `${f(m.low)} – ${f(m.high)}${level}`;
 }
 
 function wrap(text: string, width: number, indent: string): string {
