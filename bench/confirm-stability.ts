@@ -40,7 +40,10 @@ const keyOf = (f: Finding): string => `${f.ruleId}/${f.messageId} ${f.target.db 
 
 function ratioText(f: Finding): string {
   const r = f.confirmation?.ratio;
-  return r ? `${formatRatioFigure(r, intervalLabel(r.coverage))}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}` : '—';
+  const claim = f.confirmation?.claim;
+  // as the report prints it: no end rounded across the claim's size
+  const apart = claim?.kind === 'ratio' ? [claim.size] : [];
+  return r ? `${formatRatioFigure(r, intervalLabel(r.coverage), apart)}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}` : '—';
 }
 
 /** Pairs of runs whose intervals overlap, of all pairs in which both runs measured the finding. */
