@@ -1,19 +1,25 @@
 /**
- * Are the demo's confirmation verdicts stable? Seeds the demo's blog (src/demo/seed.ts) and runs the demo's check
- * with confirmation (`check()` from src/check.ts with the demo's settings, what `mongo-advisor demo` runs) `--runs`
- * times on one embedded server, reseeding before each run, then prints each finding's verdict per run, its ratio
- * and interval (with the interval's stated coverage), and whether all runs agree.
+ * Are the demo's confirmation verdicts and figures stable? Seeds the demo's blog (src/demo/seed.ts) and runs the
+ * demo's check with confirmation (`check()` from src/check.ts with the demo's settings, what `mongo-advisor demo`
+ * runs) `--runs` times on one embedded server, reseeding before each run, then prints (issue 17):
+ * - each finding's verdict per run, and whether all runs agree (identical verdicts);
+ * - for each finding, how many pairs of runs have overlapping intervals (an interval should describe what a rerun
+ *   says: every pair should overlap);
+ * - each ratio per run as the report prints it, and the factor from the lowest to the highest median over the runs
+ *   (the array-growth $push ratio's on its own line: 395x then 888x was a factor of 2.2).
  *
  *   node bench/run.mjs confirm-stability [--runs 5] [--server secantusdb|ferretdb|mongodb-memory-server] [--json out.json]
  *
- * A run takes about as long as `mongo-advisor demo` (80 s on the shared 2-core machine).
+ * A run takes about as long as `mongo-advisor demo` (80 s on the shared 2-core machine before blocks; the paired
+ * experiments now time 14 rounds at the first look, not 7, so expect more when the machine is loaded).
  */
 import { writeFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/check';
-import { formatCoverage } from '../src/core/stats';
+import { formatRatioFigure, formatSignificant } from '../src/core/format';
+import { intervalLabel } from '../src/core/stats';
 import type { Finding } from '../src/core/types';
 import { DEMO_DB } from '../src/demo/run';
 import { DEMO_SETTINGS, seedDemo } from '../src/demo/seed';
@@ -23,6 +29,8 @@ import { fmt, intArg, machine, markdownTable, median, serverOrder, stringArg } f
 interface Seen {
   status: string;
   ratio: string;
+  /** The ratio's numbers, for the overlap and the spread. */
+  interval: { median: number; low: number; high: number } | null;
   trials: string;
   /** The experiment's wall time, seconds. */
   seconds: number;
@@ -31,10 +39,34 @@ interface Seen {
 const keyOf = (f: Finding): string => `${f.ruleId}/${f.messageId} ${f.target.db === DEMO_DB ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
 
 function ratioText(f: Finding): string {
-  const r = f.confirmation?.ratio as ({ median: number; low: number; high: number; coverage?: number } | undefined);
-  if (!r) return '—';
-  const cov = r.coverage !== undefined ? ` @${formatCoverage(r.coverage)}` : '';
-  return `${r.median.toFixed(2)} [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]${cov}`;
+  const r = f.confirmation?.ratio;
+  const claim = f.confirmation?.claim;
+  // as the report prints it: no end rounded across the claim's size
+  const apart = claim?.kind === 'ratio' ? [claim.size] : [];
+  return r ? `${formatRatioFigure(r, intervalLabel(r.coverage), apart)}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}` : '—';
+}
+
+/** Pairs of runs whose intervals overlap, of all pairs in which both runs measured the finding. */
+export function pairwiseOverlap(intervals: readonly ({ low: number; high: number } | null)[]): { overlapping: number; pairs: number } {
+  let overlapping = 0;
+  let pairs = 0;
+  for (let i = 0; i < intervals.length; i++) {
+    for (let j = i + 1; j < intervals.length; j++) {
+      const [a, b] = [intervals[i], intervals[j]];
+      if (!a || !b) continue;
+      pairs++;
+      if (a.low <= b.high && b.low <= a.high) overlapping++;
+    }
+  }
+  return { overlapping, pairs };
+}
+
+/** The factor from the lowest to the highest of the runs' medians ("—" with fewer than two). */
+function spread(intervals: readonly ({ median: number } | null)[]): string {
+  const ms = intervals.filter((x): x is { median: number } => x !== null).map((x) => x.median);
+  if (ms.length < 2) return '—';
+  const [lo, hi] = [Math.min(...ms), Math.max(...ms)];
+  return `${formatSignificant(lo)}x–${formatSignificant(hi)}x, factor ${formatSignificant(hi / lo, 'nearest', 3)}`;
 }
 
 async function main(): Promise<void> {
@@ -59,7 +91,9 @@ async function main(): Promise<void> {
             const c = f.confirmation;
             if (!c) continue;
             const trials = c.measurements.filter((m) => m.unit === 'ms').map((m) => m.trials).join('/');
-            seen.set(keyOf(f), { status: c.status, ratio: ratioText(f), trials: trials || '—', seconds: c.durationMs / 1000 });
+            const r = c.ratio;
+            const interval = r && Number.isFinite(r.low) && Number.isFinite(r.high) ? { median: r.median, low: r.low, high: r.high } : null;
+            seen.set(keyOf(f), { status: c.status, ratio: ratioText(f), interval, trials: trials || '—', seconds: c.durationMs / 1000 });
           }
           perRun.push(seen);
         } finally {
@@ -77,28 +111,51 @@ async function main(): Promise<void> {
   }
 
   const keys = [...new Set(perRun.flatMap((m) => [...m.keys()]))].sort();
+  report(keys, perRun, seconds, server.description, runs);
+  if (jsonOut) {
+    const overlap = Object.fromEntries(keys.map((k) => [k, pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null))]));
+    writeFileSync(jsonOut, JSON.stringify({ keys, perRun: perRun.map((m) => Object.fromEntries(m)), overlap, seconds }, null, 2));
+  }
+}
+
+function report(keys: string[], perRun: Map<string, Seen>[], seconds: number[], server: string, runs: number): void {
   const rows = keys.map((k) => {
     const statuses = perRun.map((m) => m.get(k)?.status ?? 'absent');
     const agree = statuses.every((s) => s === statuses[0]);
     return [k, ...statuses, agree ? 'yes' : 'NO'];
+  });
+  const overlaps = keys.map((k) => pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null)));
+  const overlapRows = keys.map((k, i) => {
+    const o = overlaps[i] as { overlapping: number; pairs: number };
+    return [k, o.pairs ? `${o.overlapping} of ${o.pairs}` : '— (no interval)', o.pairs === 0 ? '—' : o.overlapping === o.pairs ? 'yes' : 'NO', spread(perRun.map((m) => m.get(k)?.interval ?? null))];
   });
   const ratioRows = keys.map((k) => {
     const secs = perRun.map((m) => m.get(k)?.seconds).filter((x): x is number => x !== undefined);
     return [k, ...perRun.map((m) => m.get(k)?.ratio ?? '—'), perRun[0]?.get(k)?.trials ?? '—', fmt(median(secs))];
   });
   const runCols = perRun.map((_, i) => `run ${i + 1}`);
-  console.log(`# confirm-stability (${server.description}; ${runs} runs of the demo's check with confirmation)`);
+  console.log(`# confirm-stability (${server}; ${runs} runs of the demo's check with confirmation)`);
   console.log(machine());
   console.log(`check wall time per run: ${seconds.map((s) => `${s.toFixed(0)} s`).join(', ')}`);
+  console.log();
+  console.log('## Verdicts per run');
   console.log();
   console.log(markdownTable(['finding', ...runCols, 'all agree'], rows));
   console.log();
   console.log(`${rows.filter((r) => r[r.length - 1] === 'yes').length} of ${rows.length} findings have the same verdict in all ${runs} runs.`);
   console.log();
-  console.log('Ratio (median [low, high] @ stated coverage) per run, the timed trials of run 1 per measurement, and the experiment\'s median wall time:');
+  console.log('## Intervals across runs: pairs of runs whose intervals overlap, and the spread of the medians');
+  console.log();
+  console.log(markdownTable(['finding', 'overlapping pairs', 'all overlap', 'medians, lowest–highest'], overlapRows));
+  console.log();
+  const measured = overlaps.filter((o) => o.pairs > 0);
+  console.log(`${measured.filter((o) => o.overlapping === o.pairs).length} of ${measured.length} findings with an interval overlap in every pair of runs.`);
+  const push = keys.filter((k) => k.startsWith('array-growth/'));
+  for (const k of push) console.log(`$push ratio (${k}): ${spread(perRun.map((m) => m.get(k)?.interval ?? null))} from the lowest to the highest median over the runs.`);
+  console.log();
+  console.log("## Ratio per run as the report prints it, the timed trials of run 1 per measurement, the experiment's median wall time");
   console.log();
   console.log(markdownTable(['finding', ...runCols, 'trials (run 1)', 'median s'], ratioRows));
-  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ keys, perRun: perRun.map((m) => Object.fromEntries(m)), seconds }, null, 2));
 }
 
 main().catch((err: unknown) => {

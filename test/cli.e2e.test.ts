@@ -91,7 +91,7 @@ describe('CLI (real binary, real server)', () => {
     expect(r.code, r.err).toBe(1);
     expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
     expect(r.out).toMatch(/→ reference/);
-    expect(r.out).toMatch(/a \$push into an array of [\d,]+ took .* \d+x \(\d+(\.\d)?% CI/s);
+    expect(r.out).toMatch(/a \$push into an array of [\d,]+ took .*:\s+([\d,.]+x\s+\(95%\s+interval\s+[\d,.]+x–|about\s+[\d,.]+x–[\d,.]+x\s+\(95%\s+interval\))/s);
     expect(r.out).toMatch(/carts › _id[\s\S]*UUID v4 values as 36-character\s+strings/);
     expect(r.err).toContain('Server:');
   }, 450_000);

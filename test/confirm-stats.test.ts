@@ -4,8 +4,9 @@
  * differ. Timings are simulated on a fake clock (performance.now), so nothing here depends on the machine's load.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Budget, CONFIDENCE, ratioOf, sequentialDesign, type Timed, toMeasurement, verdict } from '../src/confirm/harness';
+import { BLOCK_ROUNDS, blockRatios, Budget, CONFIDENCE, judge, MIN_BLOCKS, ratioOf, sequentialDesign, type Timed, toMeasurement, verdict } from '../src/confirm/harness';
 import { alternate, ciLabel, fmtRatio } from '../src/confirm/trials';
+import { formatRatioFigure, formatRatioRange, formatSignificant } from '../src/core/format';
 import { binomialHalfCdf, formatCoverage, medianInterval, orderStatMiss, prng } from '../src/core/stats';
 
 /** Standard normal from a uniform source (Box–Muller). */
@@ -48,26 +49,28 @@ describe('order-statistic intervals', () => {
     expect(formatCoverage(0.95)).toBe('95%');
     expect(formatCoverage(0.984375)).toBe('98.4%');
     expect(formatCoverage(0.99999)).toBe('99.9%');
-    expect(ciLabel({ coverage: 0.96875 })).toBe('96.8% CI');
-    // one or two pairs: no level worth stating (0% and 50%)
-    expect(ciLabel({ coverage: 0 })).toBe('too few timed pairs for an interval; range');
-    expect(ciLabel({ coverage: 0.5 })).toBe('too few timed pairs for an interval; range');
-    expect(ciLabel({ coverage: 0.75 })).toBe('75% CI');
-    expect(fmtRatio({ median: 1.184, low: 1.05, high: 1.31, coverage: 0.9375 })).toBe('1.18x (93.7% CI 1.05x–1.31x)');
-    expect(fmtRatio({ median: 2, low: 2, high: 2 })).toBe('2.00x (CI 2.00x–2.00x)');
+    // one label: every interval that reaches 95% says "95% interval", whatever its exact coverage; below, a range
+    expect(ciLabel({ coverage: 0.96875 })).toBe('95% interval');
+    expect(ciLabel({ coverage: 0.984375 })).toBe('95% interval');
+    expect(ciLabel({ coverage: 0.95 })).toBe('95% interval');
+    expect(ciLabel({ coverage: 0.9375 })).toBe('range timed, too few blocks for a 95% interval:');
+    expect(ciLabel({ coverage: 0 })).toBe('range timed, too few blocks for a 95% interval:');
+    expect(ciLabel({})).toBe('exact');
+    expect(fmtRatio({ median: 1.184, low: 1.05, high: 1.31, coverage: 0.96 })).toBe('1.2x (95% interval 1.0x–1.4x)');
+    expect(fmtRatio({ median: 2, low: 2, high: 2 })).toBe('2.0x');
   });
 
   // The point of the change: at 5-7 trials the interval must cover the true ratio as often as it says. A percentile
   // bootstrap of the medians (the old method) covers far less often than 95% at these sizes.
-  it.each([5, 6, 7])('ratio interval of %i independent trials per arm covers the true median ratio at least as often as stated', (n) => {
+  it.each([5, 6, 7])('ratio interval of %i blocks of independent trials covers the true median ratio at least as often as stated', (n) => {
     const rnd = prng(1000 + n);
     const runs = 3000;
     let covered = 0;
     let stated = 1;
     for (let k = 0; k < runs; k++) {
-      // the same distribution up to scale: median(A/B) is exactly the scale ratio, 1.5
-      const a = Array.from({ length: n }, () => timing(rnd, 15));
-      const b = Array.from({ length: n }, () => timing(rnd, 10));
+      // the same distribution up to scale: median(A/B) is exactly the scale ratio, 1.5, and so is a block's
+      const a = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 15));
+      const b = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 10));
       const r = ratioOf('a/b', timed('a', a), timed('b', b));
       stated = Math.min(stated, r.coverage ?? 0);
       if (r.low <= 1.5 && 1.5 <= r.high) covered++;
@@ -126,54 +129,67 @@ describe('paired arms timed in alternation', () => {
     },
   });
 
-  it('a clear difference decides after the planned 7 rounds (one look), stated coverage 95%', async () => {
+  it('a clear difference decides after the planned 7 blocks (14 rounds, one look), stated coverage 95%', async () => {
     fakeClock();
     const rnd = prng(1);
     const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 20)), arm('b', () => timing(rnd, 2)));
-    expect(a.samples).toHaveLength(7);
-    expect(a.pairing).toMatchObject({ with: 'b', n: 7, rank: 1, looks: [7] });
+    expect(a.samples).toHaveLength(7 * BLOCK_ROUNDS);
+    expect(a.pairing).toMatchObject({ with: 'b', n: 14, blocks: 7, rank: 1, looks: [7] });
     const r = ratioOf('a/b', a, b);
-    expect(r.paired).toBe(true);
+    expect(r).toMatchObject({ paired: true, pairs: 14, blocks: 7 });
     expect(r.coverage).toBeCloseTo(CONFIDENCE, 12);
-    expect(verdict(r, 1)).toBe('above');
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported');
   });
 
-  it('no difference: the interval holds 1 after 7 rounds, so it runs to 21 and still holds 1 (inconclusive)', async () => {
+  it('no difference: the blocks disagree after 7, so it runs to 21 blocks and the interval still holds 1 (inconclusive)', async () => {
     fakeClock();
     const rnd = prng(2);
     const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 10)), arm('b', () => timing(rnd, 10)));
-    expect(a.samples).toHaveLength(21);
-    expect(b.samples).toHaveLength(21);
+    expect(a.samples).toHaveLength(21 * BLOCK_ROUNDS);
+    expect(b.samples).toHaveLength(21 * BLOCK_ROUNDS);
     const d = sequentialDesign(7, true);
     expect(a.pairing?.looks).toEqual([7, 21]);
     const r = ratioOf('a/b', a, b);
-    expect(r.pairs).toBe(21);
+    expect(r.blocks).toBe(21);
     expect(r.coverage).toBeCloseTo(d.coverage, 12);
-    expect(verdict(r, 1)).toBe('straddles');
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('inconclusive');
   });
 
   it('the second look stops with the budget, and stays within its share of the miss probability', async () => {
     fakeClock();
-    const [a] = await alternate(new Budget(200), arm('a', () => 10), arm('b', () => 10), { warmup: 1, trials: 7 });
-    // 10 ms per run, 20 per round: the budget ends after 10 rounds (one warm-up and 9 timed)
-    expect(a.samples.length).toBeLessThan(21);
-    expect(a.samples.length).toBeGreaterThan(7);
+    // 10 ms per run, 20 per round: 2 warm-up rounds, 14 for the first look, then the budget ends the second
+    const [a] = await alternate(new Budget(500), arm('a', () => 10), arm('b', () => 10), { warmup: 1, trials: 7 });
     const p = a.pairing!;
-    expect(p.looks).toEqual([7, a.samples.length]);
-    expect(orderStatMiss(p.n, p.rank)).toBeLessThanOrEqual(sequentialDesign(7, true).reserve2);
+    expect(p.blocks).toBeLessThan(21);
+    expect(p.blocks).toBeGreaterThan(7);
+    expect(p.looks).toEqual([7, p.blocks]);
+    expect(orderStatMiss(p.blocks, p.rank)).toBeLessThanOrEqual(sequentialDesign(7, true).reserve2);
   });
 
-  it('a budget that ends the first look early: one look at what was timed, ranks for 95% where n allows', async () => {
+  it('a budget that ends the first look early: one look at the blocks timed, ranks for 95% where they allow', async () => {
     fakeClock();
-    // 10 ms per run, 20 per round, 300 ms: 2 warm-up rounds and 13 of the 21 planned
-    const [a, b] = await alternate(new Budget(300), arm('a', () => 10), arm('b', () => 10), { warmup: 2, trials: 21 });
-    expect(a.samples.length).toBeLessThan(21);
-    const n = a.samples.length;
-    expect(a.pairing).toMatchObject({ n, looks: [n], rank: medianInterval(new Array<number>(n).fill(1)).ranks[0] });
+    // 10 ms per run, 20 per round, 600 ms: 2 warm-up rounds and 28 of the 42 planned: 14 blocks
+    const [a, b] = await alternate(new Budget(600), arm('a', () => 10), arm('b', () => 10), { warmup: 2, trials: 21 });
+    const nb = a.pairing!.blocks;
+    expect(nb).toBeLessThan(21);
+    expect(a.pairing).toMatchObject({ blocks: nb, n: nb * BLOCK_ROUNDS, looks: [nb], rank: medianInterval(new Array<number>(nb).fill(1)).ranks[0] });
     expect(a.pairing!.rank).toBeGreaterThan(1); // not min–max, which would state 99.9%
     const r = ratioOf('a/b', a, b);
     expect(r.coverage).toBeGreaterThanOrEqual(CONFIDENCE);
-    expect(r.coverage).toBeCloseTo(1 - orderStatMiss(n, a.pairing!.rank), 12);
+    expect(r.coverage).toBeCloseTo(1 - orderStatMiss(nb, a.pairing!.rank), 12);
+  });
+
+  it('too few blocks for 95%: a range of what was timed, never a verdict', async () => {
+    fakeClock();
+    // 10 ms per run, 20 per round, 200 ms: 2 warm-ups and 8 rounds, 4 blocks (min–max of 4: 87.5%)
+    const [a, b] = await alternate(new Budget(200), arm('a', () => 30), arm('b', () => 1), { warmup: 1, trials: 7 });
+    expect(a.pairing!.blocks).toBeLessThan(MIN_BLOCKS);
+    expect(a.complete).toBe(false);
+    const r = ratioOf('a/b', a, b);
+    expect(r.coverage).toBeLessThan(CONFIDENCE);
+    expect(r.low).toBeGreaterThan(1); // 30x every time: clear, and still not decided on so few blocks
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('inconclusive');
+    expect(ciLabel(r)).toBe('range timed, too few blocks for a 95% interval:');
   });
 
   it("runs on while the interval holds a rule's noise threshold, not only 1", async () => {
@@ -185,7 +201,7 @@ describe('paired arms timed in alternation', () => {
     expect(x.pairing?.looks).toEqual([7]); // 1.1x, clear of 1: decided at once
     const [y, z] = await alternate(new Budget(1e12), a, b, { warmup: 1, trials: 7, thresholds: [1, 1.1] });
     expect(y.pairing?.looks).toEqual([7, 21]); // 1.1 is inside the interval: it runs on
-    expect(verdict(ratioOf('a/b', y, z), 1)).toBe('above');
+    expect(judge({ direction: 'above', size: 1 }, ratioOf('a/b', y, z))).toBe('supported');
   });
 
   it('pairing cancels load shared by a round: 1.1x under loads varying 3-fold is decided', async () => {
@@ -200,7 +216,7 @@ describe('paired arms timed in alternation', () => {
     };
     const [a, b] = await alternate(new Budget(1e12), arm('a', next(11)), arm('b', next(10)));
     const r = ratioOf('a/b', a, b);
-    expect(verdict(r, 1)).toBe('above');
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported');
     expect(r.high).toBeLessThan(1.2);
   });
 
@@ -214,12 +230,135 @@ describe('paired arms timed in alternation', () => {
     let second = 0;
     for (let k = 0; k < runs; k++) {
       const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 10)), arm('b', () => timing(rnd, 10)));
-      if (verdict(ratioOf('a/b', a, b), 1) !== 'straddles') wrong++;
+      if (judge({ direction: 'above', size: 1 }, ratioOf('a/b', a, b)) !== 'inconclusive') wrong++;
       if ((a.pairing?.looks.length ?? 0) > 1) second++;
     }
     expect(sequentialDesign(7, true).coverage).toBeGreaterThanOrEqual(CONFIDENCE - 1e-12);
     const alpha = 1 - CONFIDENCE;
     expect(wrong / runs, `${wrong} false decisions in ${runs}`).toBeLessThanOrEqual(alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs));
     expect(second / runs).toBeGreaterThan(0.9); // the second look is taken nearly always
+  });
+});
+
+describe('block-level intervals (what a rerun will say)', () => {
+  it('a block is one round of each order: the geometric mean of its two ratios cancels what running first costs', () => {
+    // A-first rounds add 20% to A, B-first rounds add 20% to B: the true ratio is 2
+    const a = [24, 20, 24, 20];
+    const b = [10, 12, 10, 12];
+    const blocks = blockRatios(a, b);
+    expect(blocks).toHaveLength(2);
+    for (const x of blocks) expect(x).toBeCloseTo(2, 12);
+    expect(blockRatios([1, 2, 3], [1, 1, 1])).toHaveLength(1); // a round without its pair is left out
+  });
+
+  // Drift over a run (AR(1) noise on the ratio, correlation 0.5 from one round to the next) makes neighbouring rounds
+  // alike: an interval over single rounds then narrows as if each were a fresh run. Over blocks it stays close to its
+  // level, and two reruns' intervals overlap more often.
+  it('under drift, block intervals cover the true ratio and overlap across reruns more often than round intervals', () => {
+    const rnd = prng(7);
+    const z = normal(rnd);
+    const run = (): [number[], number[]] => {
+      let u = 0;
+      const a: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < 7 * BLOCK_ROUNDS; i++) {
+        u = 0.5 * u + Math.sqrt(0.75) * 0.3 * z();
+        a.push(10 * Math.exp(u + 0.05 * z()));
+        b.push(10 * Math.exp(0.05 * z()));
+      }
+      return [a, b];
+    };
+    const runs = 2000;
+    const tally = { blockCover: 0, roundCover: 0, blockOverlap: 0, roundOverlap: 0 };
+    const overlap = (x: { low: number; high: number }, y: { low: number; high: number }): boolean => x.low <= y.high && y.low <= x.high;
+    for (let k = 0; k < runs; k++) {
+      const [a1, b1] = run();
+      const [a2, b2] = run();
+      const [p, q] = [ratioOf('', timed('a', a1), timed('b', b1)), ratioOf('', timed('a', a2), timed('b', b2))];
+      const [r1, r2] = [medianInterval(a1.map((x, i) => x / (b1[i] as number))), medianInterval(a2.map((x, i) => x / (b2[i] as number)))];
+      if (p.low <= 1 && 1 <= p.high) tally.blockCover++;
+      if (r1.low <= 1 && 1 <= r1.high) tally.roundCover++;
+      if (overlap(p, q)) tally.blockOverlap++;
+      if (overlap(r1, r2)) tally.roundOverlap++;
+    }
+    expect(tally.blockCover, JSON.stringify(tally)).toBeGreaterThan(tally.roundCover);
+    expect(tally.blockCover / runs).toBeGreaterThan(0.93);
+    expect(tally.blockOverlap).toBeGreaterThanOrEqual(tally.roundOverlap);
+    expect(tally.blockOverlap / runs).toBeGreaterThan(0.98);
+  });
+});
+
+describe('the verdict is the interval against the claim', () => {
+  const above = { direction: 'above', size: 1 } as const;
+  const below = { direction: 'below', size: 2 } as const;
+  it('supported only when the whole interval lies on the claim side; refuted when wholly on the other; else inconclusive', () => {
+    expect(judge(above, { low: 1.01, high: 1.3, coverage: 0.95 })).toBe('supported');
+    expect(judge(above, { low: 0.7, high: 0.99, coverage: 0.95 })).toBe('refuted');
+    expect(judge(above, { low: 0.9, high: 1.1, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(below, { low: 1.1, high: 1.99, coverage: 0.98 })).toBe('supported');
+    expect(judge(below, { low: 2.01, high: 3, coverage: 0.98 })).toBe('refuted');
+    expect(judge(below, { low: 1.5, high: 2.5, coverage: 0.98 })).toBe('inconclusive');
+  });
+
+  it('at the boundary: an end that touches the size decides nothing', () => {
+    expect(judge(above, { low: 1, high: 1.3, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(above, { low: 0.8, high: 1, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(below, { low: 1.5, high: 2, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(below, { low: 2, high: 2.5, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(below, { low: 2, high: 2 })).toBe('inconclusive'); // an exact figure on the size
+    expect(judge(below, { low: 1.9, high: 1.9 })).toBe('supported'); // an exact figure (a size) is judged as it is
+  });
+
+  it('an interval short of 95% (too few blocks) is inconclusive whatever it holds; so is one that is not a number', () => {
+    expect(judge(above, { low: 5, high: 9, coverage: 0.9375 })).toBe('inconclusive');
+    expect(judge(above, { low: 5, high: 9, coverage: CONFIDENCE })).toBe('supported');
+    expect(judge(above, { low: NaN, high: NaN, coverage: 0.99 })).toBe('inconclusive');
+  });
+
+  it('a supported or refuted verdict never prints an interval end across the claim (figures keep their side)', () => {
+    const rnd = prng(11);
+    for (let k = 0; k < 5000; k++) {
+      const size = [1, 1.1, 2, 1 / 1.1][k % 4] as number;
+      const low = size * (0.9 + 0.2 * rnd());
+      const high = low * (1 + 0.2 * rnd());
+      const r = { median: (low + high) / 2, low, high, coverage: 0.96 };
+      for (const direction of ['above', 'below'] as const) {
+        const v = judge({ direction, size }, r);
+        const text = formatRatioFigure(r, '95% interval', [size]);
+        const m = /(\d[\d,.]*)x–(\d[\d,.]*)x/.exec(text);
+        const [lo, hi] = [Number(m?.[1]?.replace(/,/g, '')), Number(m?.[2]?.replace(/,/g, ''))];
+        expect(lo).toBeLessThanOrEqual(low); // outward: the printed interval holds the measured one
+        expect(hi).toBeGreaterThanOrEqual(high);
+        const printed = judge({ direction, size }, { low: lo, high: hi });
+        if (v !== 'inconclusive') expect(printed, `${v} ${direction} ${size}: ${text}`).toBe(v);
+      }
+    }
+  });
+});
+
+describe('figures with the precision the interval supports', () => {
+  it('two significant digits, ends rounded outward', () => {
+    expect(formatSignificant(1.25)).toBe('1.3');
+    expect(formatSignificant(0.987)).toBe('0.99');
+    expect(formatSignificant(445)).toBe('450');
+    expect(formatSignificant(29.59)).toBe('30');
+    expect(formatSignificant(1)).toBe('1.0');
+    expect(formatSignificant(12345)).toBe('12,000');
+    expect(formatSignificant(1.05, 'down')).toBe('1.0');
+    expect(formatSignificant(1.05, 'up')).toBe('1.1');
+    expect(formatSignificant(1.2, 'up')).toBe('1.2'); // 1.2 / 0.1 is 11.999…: not 1.3
+    expect(formatSignificant(0.99999, 'up')).toBe('1.0'); // two digits still, not "1.00"
+    expect(formatSignificant(99.7)).toBe('100');
+    expect(formatRatioRange(237, 487)).toBe('230x–490x');
+    expect(formatRatioRange(1.5, 1.999, [2])).toBe('1.5x–1.999x'); // not "2.0x": it stays below the claim's 2
+    expect(formatRatioRange(2.001, 2.5, [2])).toBe('2.001x–2.5x'); // not "2.0x": it stays above it
+  });
+
+  it('one label, and a wide interval given as a range only ("about …"), as a rerun would repeat it', () => {
+    expect(fmtRatio({ median: 395, low: 237, high: 487, coverage: 0.984 })).toBe('about 230x–490x (95% interval)');
+    expect(fmtRatio({ median: 888, low: 693, high: 930, coverage: 0.984 })).toBe('890x (95% interval 690x–930x)');
+    expect(fmtRatio({ median: 0.99, low: 0.95, high: 1.04, coverage: 0.95 })).toBe('0.99x (95% interval 0.95x–1.1x)');
+    expect(fmtRatio({ median: NaN, low: NaN, high: NaN, coverage: 0 })).toBe('no figure (no block was timed within the budget)');
+    expect(fmtRatio({ median: 29.59, low: 27.1, high: 31.2, coverage: 0.5 })).toBe('30x (range timed, too few blocks for a 95% interval: 27x–32x)');
   });
 });

@@ -152,15 +152,22 @@ describe('Markdown', () => {
     const rows = md.split('\n').filter((l) => l.startsWith('| 🔴') || l.startsWith('| 🟡') || l.startsWith('| 🔵'));
     expect(rows).toHaveLength(4);
     expect(rows[0]).toContain('&lt;b&gt; & "quotes" \\| pipes');
-    expect(rows[0]).toContain('push / insert 26.1×, 95% interval 21.5–30.2');
+    expect(rows[0]).toContain('✅ supported (push / insert 26x (95% interval 21x–31x))');
     expect(md).toContain('### Could not check');
   });
 });
 
 describe('text', () => {
-  it('states the real coverage of each measured interval, not a nominal 95%', () => {
+  // one level in every label (issue 17): an interval that reaches 95% says 95%, whatever its exact coverage (98.4%
+  // here); one that does not is a range, never labelled 95%
+  it('labels each measured interval with the one level, 95%, or as a range when it does not reach it', () => {
     const out = formatText(result(FINDINGS), { color: false });
     expect(out).toContain('interval (coverage)');
-    expect(out).toContain('(98.4%)');
+    expect(out).toContain('(95%)');
+    expect(out).not.toContain('98.4%');
+    const short = FINDINGS.map((f) => (f.confirmation ? { ...f, confirmation: { ...f.confirmation, measurements: f.confirmation.measurements.map((m) => ({ ...m, coverage: 0.9375 })) } } : f));
+    const out2 = formatText(result(short), { color: false });
+    expect(out2).toContain('(range)');
+    expect(out2).not.toContain('(95%)');
   });
 });

@@ -78,8 +78,8 @@ describe('repeated info findings collapse (text)', () => {
     expect(text.replace(/\n {2}/g, ' ')).toContain('events, logs, posts: `_id` is ObjectId (12 bytes), monotonic (ρ = …): a clustered collection would store documents in `_id` order, one tree instead of two.');
     expect(text).toContain('→ for each: clustered collection (when you next create it)');
     // one verdict line per collection with its experiment, and a line for the one without
-    expect(text).toMatch(/ {2}events {2}≈ inconclusive: clustered \/ regular insert 1\.24x \(95% interval 0\.99–1\.55\)/);
-    expect(text).toMatch(/ {2}logs {4}✖ not borne out: clustered \/ regular insert 0\.94x/);
+    expect(text).toMatch(/ {2}events {2}≈ inconclusive: clustered \/ regular insert 1\.2x \(95% interval 0\.99x–1\.6x\)/);
+    expect(text).toMatch(/ {2}logs {4}✖ refuted: clustered \/ regular insert 0\.94x/);
     expect(text).toMatch(/ {2}posts {3}no experiment/);
     expect(text).toContain("run with --verbose for each collection's figures, commands and measurements");
     // the per-collection details are left to --verbose
@@ -127,10 +127,14 @@ describe("a member's verdict in a collapsed entry", () => {
   it("says what the experiment showed (the confirmation's brief) when it has one, else the ratio", () => {
     const ratio = { label: 'insert time, with / without the validator', median: 1.42, low: 1.36, high: 1.54, coverage: 0.9375 };
     const base = { status: 'supported' as const, summary: 's', measurements: [], where: 'w', durationMs: 1, ratio };
-    expect(confirmationVerdict({ ...base, brief: 'every copy passes; inserts 1.42x as long (93.7% CI 1.36–1.54)' }, { supported: '✔ confirmed', refuted: '✖', inconclusive: '≈', 'not-run': '-', error: '!' })).toBe(
-      '✔ confirmed: every copy passes; inserts 1.42x as long (93.7% CI 1.36–1.54)',
+    const icons = { supported: '✔', refuted: '✖', inconclusive: '≈', 'not-run': '-', error: '!' } as const;
+    expect(confirmationVerdict({ ...base, brief: 'every copy passes; inserts 1.4x (95% interval 1.3x–1.6x)' }, icons)).toBe(
+      '✔ supported: every copy passes; inserts 1.4x (95% interval 1.3x–1.6x)',
     );
-    expect(confirmationVerdict(base, { supported: '✔ confirmed', refuted: '✖', inconclusive: '≈', 'not-run': '-', error: '!' })).toBe('✔ confirmed: insert time, with / without the validator 1.42x (93.7% interval 1.36–1.54)');
+    // 93.75% is short of 95%: a range of what was timed, never labelled 95%
+    expect(confirmationVerdict(base, icons)).toBe('✔ supported: insert time, with / without the validator 1.4x (range timed, too few blocks for a 95% interval: 1.3x–1.6x)');
+    // a check reads as a check, not as a confirmed cost
+    expect(confirmationVerdict({ ...base, claim: { kind: 'check', text: 't' }, status: 'refuted', brief: 'the planner chose a collection scan without it' }, icons)).toBe('✖ check failed: the planner chose a collection scan without it');
   });
 });
 
@@ -141,7 +145,7 @@ describe('repeated info findings collapse (Markdown, ticket)', () => {
     expect(rows).toHaveLength(5);
     // Names in code spans (src/report/escape.ts): nothing a name holds becomes a link.
     expect(rows[3]).toContain('3 collections in `app` › `_id`: `events`, `logs`, `posts`');
-    expect(rows[3]).toContain('`events`: ≈ inconclusive<br>`logs`: ❌ not borne out');
+    expect(rows[3]).toContain('`events`: ≈ inconclusive<br>`logs`: ❌ refuted');
     expect(md).toContain('**For each: clustered collection (when you next create it)**');
     expect(md).toContain("_Run with `--verbose` for each collection's figures, commands and measurements._");
     expect(formatMarkdown(resultOf(FINDINGS), { verbose: true }).split('\n').filter((l) => /^\| (🔴|🟡|🔵)/.test(l))).toHaveLength(7);
@@ -154,7 +158,7 @@ describe('repeated info findings collapse (Markdown, ticket)', () => {
     const ticket = ticketSummary({ result: resultOf(FINDINGS), snapshot: snapshotOf([collectionOf('events')]) });
     const lines = ticket.split('\n').filter((l) => /^\d+\. /.test(l));
     expect(lines).toHaveLength(5);
-    expect(lines[3]).toMatch(/^4\. \[info\] 3 collections in app › _id \(id-pattern\): events, logs, posts\. `_id` is ObjectId .* Suggested for each: clustered collection \(when you next create it\)\. Measured: events inconclusive: clustered \/ regular insert 1\.24x \(95% interval 0\.99–1\.55\); logs not borne out/);
+    expect(lines[3]).toMatch(/^4\. \[info\] 3 collections in app › _id \(id-pattern\): events, logs, posts\. `_id` is ObjectId .* Suggested for each: clustered collection \(when you next create it\)\. Measured: events inconclusive: clustered \/ regular insert 1\.2x \(95% interval 0\.99x–1\.6x\); logs refuted/);
   });
 });
 

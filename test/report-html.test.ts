@@ -102,7 +102,7 @@ describe('HTML report markup', () => {
     expect(group).toContain('3 collections in app: events, logs, users');
     expect(group).toContain('<details><summary>each of the 3 collections in full</summary>');
     for (const c of ['events', 'logs', 'users']) expect(group).toContain(`db.${c}.countDocuments({})`);
-    expect(group).toContain('<strong>events</strong>: ✖ not borne out: with / without the validator 1.24x (95% interval 1.18–1.3)');
+    expect(group).toContain('<strong>events</strong>: ✖ refuted: with / without the validator 1.2x (95% interval 1.1x–1.3x)');
     expect(group).toContain('<strong>users</strong>: no experiment');
     const verbose = formatHtml(report, undefined, { verbose: true });
     expect(verbose).not.toContain('<tr class="group">');

@@ -1,9 +1,10 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { ratioOf, timeTrials, toMeasurement, verdict, type Timed } from '../../src/confirm/harness';
-import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement } from '../../src/core/types';
-import { ciLabel } from '../../src/confirm/trials';
+import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { formatBytes, formatDuration, formatNumber, formatSignificant } from '../../src/core/format';
+import type { Confirmation, Finding, Measurement, RatioClaim } from '../../src/core/types';
+import { alternate } from '../../src/confirm/trials';
 import { dottedPath } from '../../src/lib/doc-path';
 import type { ArrayGrowthOptions } from './index';
 
@@ -67,8 +68,6 @@ async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: numbe
   return { item: syntheticItem(elementBytes), real: false };
 }
 
-const fmtRatio = (x: number): string => `${x.toFixed(x >= 10 ? 0 : 1)}x`;
-
 export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: ArrayGrowthOptions): Promise<Omit<Confirmation, 'durationMs' | 'where'>> {
   const elementBytes = Math.max(1, Number(f.evidence.elementBytes) || 1024);
   const { item, real } = await itemTemplate(ctx, f, elementBytes);
@@ -90,14 +89,25 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
     // One push per trial: at 10,000+ elements a single push can take a second on a slow server, and the budget must reach those lengths.
     const pushes = [{ q: { _id: L }, u: { $push: { items: item } } }];
     const children = (): Doc[] => [{ parentId: L, item }];
-    const embedded = await timeTrials(`$push into an array of ${formatNumber(L)}`, budget.slice(0.75), async () => {
-      const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
-      if (Number(r.nModified) !== 1) throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
-    });
-    const referenced = await timeTrials(`insert into a child collection (parent of ${formatNumber(L)})`, budget, async () => {
-      const r = await s.command({ insert: 'array_growth_children', documents: children(), ordered: true });
-      if (Number(r.n) !== 1) throw new Error(`the server inserted ${String(r.n)} documents, not 1`);
-    });
+    // Timed in alternation, round by round, so the drift of the run falls on both arms (harness.ts: blocks of rounds).
+    const [embedded, referenced] = await alternate(
+      budget,
+      {
+        label: `$push into an array of ${formatNumber(L)}`,
+        run: async () => {
+          const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
+          if (Number(r.nModified) !== 1) throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
+        },
+      },
+      {
+        label: `insert into a child collection (parent of ${formatNumber(L)})`,
+        run: async () => {
+          const r = await s.command({ insert: 'array_growth_children', documents: children(), ordered: true });
+          if (Number(r.n) !== 1) throw new Error(`the server inserted ${String(r.n)} documents, not 1`);
+        },
+      },
+      DEFAULT_TRIALS,
+    );
     measurements.push(toMeasurement(embedded), toMeasurement(referenced));
     pairs.push({ length: L, embedded, referenced });
     await s.command({ delete: 'array_growth_embedded', deletes: [{ q: { _id: L }, limit: 1 }] });
@@ -110,29 +120,40 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
   const largest = complete[complete.length - 1];
   const skipped = lengths.filter((L) => !complete.some((p) => p.length === L));
   const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatBytes(elementBytes)}`;
+  const projected = projectionText(f.evidence, elementBytes);
   if (!largest) {
-    return {
-      status: 'inconclusive',
-      summary: `The time budget ran out before five trials at any length (${formatDuration(ctx.settings.budgetMs)} per finding); raise it with --confirm-budget. ${projectionText(f.evidence, elementBytes)}`.trim(),
-      measurements,
-    };
+    const summary = [say(M, 'inconclusiveBudget', { budget: formatDuration(ctx.settings.budgetMs), blocks: MIN_BLOCKS }), ...(projected ? [projected] : [])].join(' ');
+    return { status: 'inconclusive', summary, measurements };
   }
   const ratio = ratioOf(`$push / referenced insert at ${formatNumber(largest.length)} elements`, largest.embedded, largest.referenced);
+  const claim = pushClaim(largest.length);
+  const status = judge(claim, ratio);
   // The benchmark's shape: the slowdown at each length, as one line.
-  const series = complete.map((p) => `${formatNumber(p.length)} → ${fmtRatio(ratioOf('', p.embedded, p.referenced).median)}`).join(', ');
-  const v = verdict(ratio, 1);
+  const series = complete.map((p) => `${formatNumber(p.length)} → ${formatSignificant(ratioOf('', p.embedded, p.referenced).median)}x`).join(', ');
   const parts = [
-    `With ${itemNote}, a $push into an array of ${formatNumber(largest.length)} took ${formatDuration(toMeasurement(largest.embedded).median)} against ${formatDuration(toMeasurement(largest.referenced).median)} for inserting the same item into a child collection: ${fmtRatio(ratio.median)} (${ciLabel(ratio)} ${fmtRatio(ratio.low)}–${fmtRatio(ratio.high)})`,
-    complete.length > 1 ? `. Slowdown by array length: ${series}` : '',
-    skipped.length ? `. Not measured within the budget: ${skipped.map((x) => formatNumber(x)).join(', ')} elements` : '',
-    '.',
+    say(M, 'measuredPush', { item: itemNote, length: formatNumber(largest.length), push: formatDuration(toMeasurement(largest.embedded).median), insert: formatDuration(toMeasurement(largest.referenced).median), figure: figure(ratio, claim) }),
   ];
-  const projected = projectionText(f.evidence, elementBytes);
-  if (projected) parts.push(` ${projected}`);
-  return {
-    status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive',
-    summary: parts.join(''),
-    ratio,
-    measurements,
-  };
+  if (complete.length > 1) parts.push(say(M, 'measuredSeries', { series }));
+  if (skipped.length) parts.push(say(M, 'measuredSkipped', { lengths: skipped.map((x) => formatNumber(x)).join(', ') }));
+  const data = { claim: claim.text };
+  parts.push(status === 'supported' ? say(M, 'supportedPush', data) : status === 'refuted' ? say(M, 'refutedPush', data) : say(M, 'inconclusivePush', data));
+  if (projected) parts.push(projected);
+  return { status, claim, summary: parts.join(' '), ratio, measurements };
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredPush: 'With {{item}}, a $push into an array of {{length}} took {{push}} against {{insert}} for inserting the same item into a child collection: {{figure}}.',
+  measuredSeries: 'Slowdown by array length (median): {{series}}.',
+  measuredSkipped: 'Not measured within the budget: {{lengths}} elements.',
+  supportedPush: 'The interval lies above 1x: the claim that {{claim}} holds.',
+  refutedPush: 'The interval lies below 1x: the $push was faster, against the claim that {{claim}}.',
+  inconclusivePush: 'The interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each at any length ({{budget}} per finding), so no 95% interval was reached; raise it with --confirm-budget.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim at the largest length measured: a $push costs more than an insert into a child collection (ratio above 1). */
+export function pushClaim(length: number): RatioClaim {
+  return ratioClaim('above', 1, `a $push into an array of ${formatNumber(length)} costs more than inserting the item into a child collection`);
 }

@@ -5,7 +5,7 @@ import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../
 import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
 import { type ArrayPathStats, arrayPathStats, type Pace } from './analyze';
-import { confirmArrayGrowth } from './confirm';
+import { CONFIRM_MESSAGES, confirmArrayGrowth } from './confirm';
 import { elementPace } from './collect';
 import { dataOf } from '../../src/core/collector';
 
@@ -310,5 +310,5 @@ export default defineRule({
       else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: s.docsPastError } });
     }
   },
-  confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', run: confirmArrayGrowth },
+  confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', messages: CONFIRM_MESSAGES, run: confirmArrayGrowth },
 });

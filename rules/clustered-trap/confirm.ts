@@ -1,10 +1,11 @@
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Budget, ratioOf, type Timed, toMeasurement, verdict } from '../../src/confirm/harness';
-import { alternate, ciLabel } from '../../src/confirm/trials';
+import { type Budget, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
+import { alternate } from '../../src/confirm/trials';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { readsFar } from './analyze';
 import type { ClusteredTrapOptions } from './index';
 
@@ -31,7 +32,7 @@ interface OpResult {
   ratio: ReturnType<typeof ratioOf>;
   measurements: Measurement[];
   complete: boolean;
-  sentence: string;
+  sentences: string[];
 }
 
 /**
@@ -88,25 +89,53 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
     results.push(op === 'find' ? await compareFind(ctx, budget, filter, a, b, o) : await compareDelete(ctx, budget, filter, [{ _id: a, n: ia, pad: 'x'.repeat(100) }, { _id: b, n: ib, pad: 'x'.repeat(100) }], o));
   }
   const measurements = results.flatMap((r) => r.measurements);
-  const summary = `On a scratch clustered collection of ${formatNumber(ids.length)} documents, ${results.map((r) => r.sentence).join('; ')}.`;
+  const claim = trapClaim(o.examinedRatio);
   const first = results[0] as OpResult;
-  if (results.some((r) => !r.complete)) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio: first.ratio, measurements };
-  const slower = (r: OpResult): boolean => verdict(r.ratio, 1) === 'above';
-  const supported = results.find((r) => r.scan && slower(r));
-  const refuted = results.every((r) => 'run' in r.plan && !r.scan && !slower(r));
-  const status: Confirmation['status'] = supported ? 'supported' : refuted ? 'refuted' : 'inconclusive';
-  return { status, summary, ratio: (supported ?? first).ratio, measurements };
+  const complete = results.every((r) => r.complete);
+  const verdicts = results.map((r) => opVerdict(r, claim));
+  const status: Verdict = !complete ? 'inconclusive' : verdicts.includes('supported') ? 'supported' : verdicts.every((v) => v === 'refuted') ? 'refuted' : 'inconclusive';
+  const parts = [say(M, 'measuredSetup', { docs: formatNumber(ids.length) }), ...results.flatMap((r) => r.sentences)];
+  const data = { claim: claim.text };
+  if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
+  else parts.push(status === 'supported' ? say(M, 'supportedTrap', data) : status === 'refuted' ? say(M, 'refutedTrap', data) : say(M, 'inconclusiveTrap', data));
+  const shown = results[verdicts.indexOf('supported')] ?? first;
+  return { status, claim, summary: parts.join(' '), ratio: shown.ratio, measurements };
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredSetup: 'The scratch clustered collection has {{docs}} documents.',
+  measuredPlan: 'An explain of the lowest and highest _id $in {{op}} read {{examined}} documents to {{result}} ({{stages}}).',
+  measuredPlanUnread: 'For the {{op}}, {{reason}}.',
+  measuredTime: 'The {{op}} took {{figure}} the time of {{what}} ({{a}} vs {{b}}).',
+  supportedTrap: 'An operation read far more than asked and took longer than its workaround: the claim that {{claim}} holds.',
+  refutedTrap: 'No operation read far more than asked and was slower for it: the claim that {{claim}} does not hold on this server.',
+  inconclusiveTrap: 'A plan could not be read or an interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim: the $in of two _ids reads far more than asked (a check) and so takes longer than the workaround (above 1). */
+export function trapClaim(examinedRatio: number): RatioClaim {
+  return ratioClaim('above', 1, `a two-_id $in reads more than ${formatNumber(examinedRatio)} documents per value and takes longer than its workaround`);
+}
+
+/** One operation's verdict: the scan check first (a plan that reads few refutes it), then its time against the claim. */
+function opVerdict(r: OpResult, claim: RatioClaim): Verdict {
+  const time = judge(claim, r.ratio);
+  if (!('run' in r.plan)) return time === 'refuted' ? 'refuted' : 'inconclusive';
+  return r.scan ? time : 'refuted';
 }
 
 function planSentence(plan: OpResult['plan'], op: string): string {
-  if (!('run' in plan)) return plan.reason;
+  if (!('run' in plan)) return say(M, 'measuredPlanUnread', { op, reason: plan.reason });
   const r = plan.run;
   const result = op === 'find' ? `return ${formatNumber(r.nReturned)}` : `delete ${formatNumber(r.nWouldDelete ?? 2)}`;
-  return `explain of the lowest and highest _id $in ${op} read ${formatNumber(r.docsExamined)} documents to ${result} (${r.stages.join(' > ')})`;
+  return say(M, 'measuredPlan', { op, examined: formatNumber(r.docsExamined), result, stages: r.stages.join(' > ') });
 }
 
-function ratioText(r: { median: number; low: number; high: number; coverage?: number }, a: Measurement, b: Measurement, what: string): string {
-  return `it took ${r.median.toFixed(2)}x the time of ${what} (${ciLabel(r)} ${r.low.toFixed(2)}–${r.high.toFixed(2)}; ${formatDuration(a.median)} vs ${formatDuration(b.median)})`;
+function ratioText(op: string, r: OpResult['ratio'], a: Measurement, b: Measurement, what: string): string {
+  return say(M, 'measuredTime', { op, figure: figure(r, { size: 1 }), what, a: formatDuration(a.median), b: formatDuration(b.median) });
 }
 
 async function compareFind(ctx: ConfirmContext, budget: Budget, filter: Doc, a: unknown, b: unknown, o: ClusteredTrapOptions): Promise<OpResult> {
@@ -138,7 +167,7 @@ function opResult(op: OpResult['op'], plan: OpResult['plan'], multi: Timed, sing
     ratio,
     measurements,
     complete: multi.complete && singles.complete,
-    sentence: `${planSentence(plan, op)}; ${ratioText(ratio, measurements[0] as Measurement, measurements[1] as Measurement, singlesText)}`,
+    sentences: [planSentence(plan, op), ratioText(op, ratio, measurements[0] as Measurement, measurements[1] as Measurement, singlesText)],
   };
 }
 

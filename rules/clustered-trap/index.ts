@@ -3,7 +3,7 @@ import { shellCollection } from '../../src/lib/shell';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import { readsFar } from './analyze';
 import { clusteredExplain, type ExplainedRun } from './collect';
-import { confirmClusteredTrap } from './confirm';
+import { CONFIRM_MESSAGES, confirmClusteredTrap } from './confirm';
 
 export const clusteredTrapOptionsSchema = {
   type: 'object',
@@ -82,5 +82,5 @@ export default defineRule({
       report({ ...base, messageId: 'scanOnDelete', data: { deleteExamined: del.docsExamined, deleteWould: would(del), deletePlan: del.stages.join(' > '), version } });
     }
   },
-  confirm: { describe: 'on a scratch clustered collection: explain (executionStats) of the lowest and highest _id $in, and its time against single-_id lookups', run: confirmClusteredTrap },
+  confirm: { describe: 'on a scratch clustered collection: explain (executionStats) of the lowest and highest _id $in, and its time against single-_id lookups', messages: CONFIRM_MESSAGES, run: confirmClusteredTrap },
 });

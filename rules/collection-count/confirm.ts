@@ -1,10 +1,11 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
-import { alternate, ciLabel } from '../../src/confirm/trials';
+import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
+import { alternate } from '../../src/confirm/trials';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { dataOf } from '../../src/core/collector';
-import type { Confirmation, Finding } from '../../src/core/types';
+import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { type CollectionCountOptions, tenantGroupsOf } from './analyze';
 import { type IndexDefinition, inventory } from './collect';
 
@@ -109,11 +110,43 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
   for (const name of made) await s.drop(name);
   await s.drop('folded');
 
-  const measurements = [toMeasurement(separate), toMeasurement(folded)];
-  const ratio = ratioOf(`first access, ${n} collections / one collection with ${field}`, separate, folded);
   const what = real ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant` : `${docs.length} filler documents per tenant`;
-  const summary = `With ${what} and the group's ${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}: the first find on each of ${n} collections just created took ${formatDuration(measurements[0]?.median ?? 0)} per pass against ${formatDuration(measurements[1]?.median ?? 0)} for ${n} new tenants in one collection: ${ratio.median.toFixed(2)}x (${ciLabel(ratio)} ${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}, ${separate.samples.length} rounds timed in alternation after one warm-up). Creating a collection opens its data handle, so this times the per-collection lookup and cursor on a warm handle, not a cold open of a file from disk (a restart, or a handle closed after ~28 h idle), which costs more. The group has ${formatNumber(group.members)} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.`;
-  if (!separate.complete || !folded.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio, measurements };
-  const v = verdict(ratio, 1);
-  return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio, measurements };
+  const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
+  return verdictOf(separate, folded, field, { what, indexes, n, members: group.members });
+}
+
+/** The verdict from the numbers (the access claim), and the sentences it picks. */
+function verdictOf(separate: Timed, folded: Timed, field: string, shape: { what: string; indexes: string; n: number; members: number }): Result {
+  const measurements = [toMeasurement(separate), toMeasurement(folded)];
+  const ratio = ratioOf(`first access, ${shape.n} collections / one collection with ${field}`, separate, folded);
+  const claim = accessClaim(field);
+  const complete = separate.complete && folded.complete;
+  const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
+  const times = { separate: formatDuration(measurements[0]?.median ?? 0), folded: formatDuration(measurements[1]?.median ?? 0) };
+  const parts = [
+    say(M, 'measuredAccess', { what: shape.what, indexes: shape.indexes, n: shape.n, ...times, figure: figure(ratio, claim), rounds: separate.samples.length }),
+    say(M, 'measuredWarmHandle', { members: formatNumber(shape.members) }),
+  ];
+  const data = { claim: claim.text };
+  if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
+  else parts.push(status === 'supported' ? say(M, 'supportedAccess', data) : status === 'refuted' ? say(M, 'refutedAccess', data) : say(M, 'inconclusiveAccess', data));
+  return { status, claim, summary: parts.join(' '), ratio, measurements };
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredAccess:
+    "With {{what}} and the group's {{indexes}}: the first find on each of {{n}} collections just created took {{separate}} per pass against {{folded}} for {{n}} new tenants in one collection: {{figure}}, {{rounds}} rounds timed in alternation after a warm-up.",
+  measuredWarmHandle:
+    'Creating a collection opens its data handle, so this times the per-collection lookup and cursor on a warm handle, not a cold open of a file from disk (a restart, or a handle closed after ~28 h idle), which costs more. The group has {{members}} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.',
+  supportedAccess: 'The interval lies above 1x: the claim that {{claim}} holds on this warm-handle test.',
+  refutedAccess: 'The interval lies below 1x: on warm handles the one collection was slower, against the claim that {{claim}}; cold opens and contention among many handles are not tested here.',
+  inconclusiveAccess: 'The interval holds 1x, so whether {{claim}} is not shown either way on this warm-handle test.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim, a direction and a size: a first access costs more over separate collections than in one (ratio above 1). */
+export function accessClaim(field: string): RatioClaim {
+  return ratioClaim('above', 1, `a first access costs more over separate collections than over one collection with \`${field}\``);
 }

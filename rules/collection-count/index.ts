@@ -17,7 +17,7 @@ import {
   totalsOf,
 } from './analyze';
 import { OTHER_NAMES_MAX, inventory } from './collect';
-import { confirmCollectionCount } from './confirm';
+import { CONFIRM_MESSAGES, confirmCollectionCount } from './confirm';
 
 export { collectionCountOptionsSchema, type CollectionCountOptions };
 
@@ -173,7 +173,7 @@ export default defineRule({
       });
     }
   },
-  confirm: { describe: 'first access over N new collections vs the same documents in one collection with a tenant field', run: confirmCollectionCount },
+  confirm: { describe: 'first access over N new collections vs the same documents in one collection with a tenant field', messages: CONFIRM_MESSAGES, run: confirmCollectionCount },
 });
 
 function groupCount(k: number, what: string): string {

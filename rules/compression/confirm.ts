@@ -1,10 +1,11 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { ciLabel } from '../../src/confirm/trials';
-import { ratioOf, timeTrials, toMeasurement, type Timed } from '../../src/confirm/harness';
+import { alternate } from '../../src/confirm/trials';
+import { DEFAULT_TRIALS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { describeServerError } from '../../src/adapters/types';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import type { CompressionOptions } from './index';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -52,30 +53,24 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   const source = collection ? (await ctx.sourceDocs(db, collection)).map(strip) : [];
   if (source.length === 0) {
     for (const n of names) await s.drop(n);
-    return { status: 'inconclusive', summary: `No documents could be read from ${collection ?? 'the collection'}, so there was nothing to compress.`, measurements: [] };
+    return { status: 'inconclusive', summary: say(M, 'inconclusiveNoDocs', { collection: collection ?? 'the collection' }), measurements: [] };
   }
   for (const n of names) await s.insertMany(n, source);
   // 3. a checkpoint, so storageSize counts compressed blocks on disk
-  let flushed = true;
-  let flushNote = '';
+  let flushError: string | null = null;
   try {
     await s.fsync();
   } catch (err) {
-    flushed = false;
-    flushNote = ` fsync was refused (${describeServerError(err)}), so sizes may predate WiredTiger's next checkpoint.`;
+    flushError = describeServerError(err);
   }
   const sizes: number[] = [];
   for (const n of names) sizes.push(Number((await s.collStats(n))?.storageSize ?? 0));
-  // 4. read time: a full scan of each
-  const reads: Timed[] = [];
-  for (let i = 0; i < names.length; i++) {
-    const n = names[i] as string;
-    reads.push(
-      await timeTrials(`full scan of ${formatNumber(source.length)} docs, ${codecs[i] as string}`, ctx.budget.slice(1 / (names.length - i)), async () => {
-        await s.command({ find: n, filter: {}, batchSize: 100_000, singleBatch: true });
-      }),
-    );
-  }
+  // 4. read time: a full scan of each, the two timed in alternation
+  const [n0, n1] = [names[0] as string, names[names.length - 1] as string];
+  const scan = (n: string) => async (): Promise<void> => void (await s.command({ find: n, filter: {}, batchSize: 100_000, singleBatch: true }));
+  const reads: Timed[] = names.length === 2
+    ? await alternate(ctx.budget, { label: `full scan of ${formatNumber(source.length)} docs, ${current}`, run: scan(n0) }, { label: `full scan of ${formatNumber(source.length)} docs, zstd`, run: scan(n1) }, DEFAULT_TRIALS)
+    : [];
   for (const n of names) await s.drop(n);
 
   const measurements: Measurement[] = [];
@@ -86,14 +81,39 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   measurements.push(...reads.map((r) => toMeasurement(r)));
   const cur = sizes[0] as number;
   const zstd = sizes[sizes.length - 1] as number;
-  if (cur <= 0 || zstd <= 0) {
-    return { status: 'inconclusive', summary: `The server reported no storageSize for the scratch collections.${flushNote}`, measurements };
+  const fsyncNote = flushError === null ? [] : [say(M, 'measuredFsyncRefused', { error: flushError })];
+  if (cur <= 0 || zstd <= 0) return { status: 'inconclusive', summary: [say(M, 'inconclusiveNoSize'), ...fsyncNote].join(' '), measurements };
+  const gain = { label: `storageSize, ${current} / zstd`, median: cur / zstd, low: cur / zstd, high: cur / zstd };
+  const claim = gainClaim(f.messageId === 'zstdSmaller' || f.messageId === 'zstdSmallerOutgrowsCache' ? o.minGain : 1);
+  const parts = [say(M, 'measuredSizes', { docs: formatNumber(source.length), collection: collection ?? '', current: formatBytes(cur), codec: current, zstd: formatBytes(zstd), flush: flushError === null ? 'fsync' : 'no flush', gain: figure(gain, claim) })];
+  const [r0, r1] = reads;
+  if (r0 && r1 && r0.complete && r1.complete) {
+    const read = ratioOf(`full-scan time, zstd / ${current}`, r1, r0);
+    parts.push(say(M, 'measuredRead', { figure: figure(read), zstd: formatDuration(toMeasurement(r1).median), current: formatDuration(toMeasurement(r0).median) }));
   }
-  const gain = cur / zstd;
-  const read = reads.length === 2 && reads[0] && reads[1] && reads[0].complete && reads[1].complete ? ratioOf(`full-scan time, zstd / ${current}`, reads[1], reads[0]) : null;
-  const readText = read ? ` A full scan took ${read.median.toFixed(2)}x as long with zstd (${ciLabel(read)} ${read.low.toFixed(2)}–${read.high.toFixed(2)}; ${formatDuration(toMeasurement(reads[1] as Timed).median)} vs ${formatDuration(toMeasurement(reads[0] as Timed).median)}).` : '';
-  const summary = `${formatNumber(source.length)} documents copied from ${collection ?? ''} took ${formatBytes(cur)} with ${current} and ${formatBytes(zstd)} with zstd after ${flushed ? 'fsync' : 'no flush'}: ${gain.toFixed(2)}x smaller (creationString read back for each).${readText}${flushNote}`;
-  const needed = f.messageId === 'zstdSmaller' || f.messageId === 'zstdSmallerOutgrowsCache' ? o.minGain : 1;
-  const status: Confirmation['status'] = !flushed ? 'inconclusive' : gain >= needed ? 'supported' : gain < 1 ? 'refuted' : 'inconclusive';
-  return { status, summary, ratio: { label: `storageSize, ${current} / zstd`, median: gain, low: gain, high: gain }, measurements };
+  parts.push(...fsyncNote);
+  const status: Verdict = flushError === null ? judge(claim, gain) : 'inconclusive';
+  const data = { claim: claim.text, size: claim.size };
+  if (flushError !== null) parts.push(say(M, 'inconclusiveUnflushed'));
+  else parts.push(status === 'supported' ? say(M, 'supportedGain', data) : status === 'refuted' ? say(M, 'refutedGain', data) : say(M, 'inconclusiveGain', data));
+  return { status, claim, summary: parts.join(' '), ratio: gain, measurements };
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredSizes: '{{docs}} documents copied from {{collection}} took {{current}} with {{codec}} and {{zstd}} with zstd after {{flush}}: {{gain}} smaller (creationString read back for each).',
+  measuredRead: 'A full scan took {{figure}} as long with zstd ({{zstd}} vs {{current}}).',
+  measuredFsyncRefused: "fsync was refused ({{error}}), so sizes may predate WiredTiger's next checkpoint.",
+  supportedGain: 'The claim that {{claim}} holds on this copy.',
+  refutedGain: 'The claim that {{claim}} does not hold on this copy.',
+  inconclusiveGain: 'The gain sits exactly at {{size}}x, so whether {{claim}} is not shown either way.',
+  inconclusiveUnflushed: 'Without a checkpoint the sizes are not judged.',
+  inconclusiveNoSize: 'The server reported no storageSize for the scratch collections, so nothing is judged.',
+  inconclusiveNoDocs: 'No documents could be read from {{collection}}, so there was nothing to compress.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim, a direction and a size: zstd stores the same documents `size` times smaller or more (an exact figure). */
+export function gainClaim(size: number): RatioClaim {
+  return ratioClaim('above', size, size === 1 ? 'zstd stores the same documents in less space' : `zstd stores the same documents more than ${formatNumber(size)}x smaller`);
 }

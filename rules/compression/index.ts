@@ -7,7 +7,7 @@ import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/cor
 import { serverStatus } from '../../src/collect/server-status';
 import { type CompressionStats, compressionStats, supportNotes, zstdSupported } from './analyze';
 import { compressibility } from './collect';
-import { confirmCompression } from './confirm';
+import { CONFIRM_MESSAGES, confirmCompression } from './confirm';
 
 export const compressionOptionsSchema = {
   type: 'object',
@@ -115,5 +115,5 @@ export default defineRule({
       for (const c of db.collections) if (c.type === 'collection') analyzeCollection(c, snapshot, options, report);
     }
   },
-  confirm: { describe: 'the same documents in scratch collections created with each block compressor: storageSize after fsync, and full-scan read time', run: confirmCompression },
+  confirm: { describe: 'the same documents in scratch collections created with each block compressor: storageSize after fsync, and full-scan read time', messages: CONFIRM_MESSAGES, run: confirmCompression },
 });

@@ -1,9 +1,10 @@
 import type { Doc } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
-import { alternate, ciLabel, withoutId } from '../../src/confirm/trials';
+import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { alternate, withoutId } from '../../src/confirm/trials';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding } from '../../src/core/types';
+import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { isPlainObject, pathSegments, valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
 import { namedByDots, rewritableInPlace } from './analyze';
@@ -139,12 +140,33 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   await s.drop(PAIRS);
   const measurements = [toMeasurement(fields), toMeasurement(pairs)];
   const ratio = ratioOf('find by key, map / attribute pattern', fields, pairs);
-  const reads = scanned !== null && fetched !== null ? ` For one key the map's query examined ${formatNumber(scanned)} documents and the indexed one ${formatNumber(fetched)}.` : '';
-  const summary =
-    `${formatNumber(copies.length)} documents copied from ${collection}, stored twice on scratch: \`${path}\` as it is, and as an array of {k, v} with one index on k and v. ` +
-    `Finding the documents holding each of ${formatNumber(keys.length)} keys drawn from the copies (${formatNumber(matches)} matches, the same in both) took ${formatDuration(measurements[0]?.median ?? 0)} against ${formatDuration(measurements[1]?.median ?? 0)}: ` +
-    `${ratio.median.toFixed(2)}x (${ciLabel(ratio)} ${ratio.low.toFixed(2)}x–${ratio.high.toFixed(2)}x, ${fields.samples.length} rounds timed in alternation).${reads} The gap grows with the collection: the map's query reads every document, the indexed one only the matches.`;
-  if (!fields.complete || !pairs.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five rounds of each.`, ratio, measurements };
-  const v = verdict(ratio, 1);
-  return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio, measurements };
+  const claim = mapClaim();
+  const complete = fields.complete && pairs.complete;
+  const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
+  const parts = [
+    say(M, 'measuredStored', { copied: formatNumber(copies.length), collection, path }),
+    say(M, 'measuredFinds', { keys: formatNumber(keys.length), matches: formatNumber(matches), map: formatDuration(measurements[0]?.median ?? 0), pairs: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: formatNumber(fields.samples.length) }),
+  ];
+  if (scanned !== null && fetched !== null) parts.push(say(M, 'measuredExamined', { scanned: formatNumber(scanned), fetched: formatNumber(fetched) }));
+  const data = { claim: claim.text };
+  if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
+  else parts.push(status === 'supported' ? say(M, 'supportedMap', data) : status === 'refuted' ? say(M, 'refutedMap', data) : say(M, 'inconclusiveMap', data));
+  return { status, claim, summary: parts.join(' '), ratio, measurements };
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredStored: '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as an array of {k, v} with one index on k and v.',
+  measuredFinds: 'Finding the documents holding each of {{keys}} keys drawn from the copies ({{matches}} matches, the same in both) took {{map}} against {{pairs}}: {{figure}}, {{rounds}} rounds timed in alternation.',
+  measuredExamined: "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}. The map's query reads every document, the indexed one only the matches.",
+  supportedMap: 'The interval lies above 1x: the claim that {{claim}} holds.',
+  refutedMap: 'The interval lies below 1x: the map was faster, against the claim that {{claim}}.',
+  inconclusiveMap: 'The interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim, a direction and a size: finding by one key takes longer in the map than in the indexed {k, v} array. */
+export function mapClaim(): RatioClaim {
+  return ratioClaim('above', 1, 'finding documents by one key takes longer in the map than in the indexed {k, v} array');
 }

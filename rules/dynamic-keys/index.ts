@@ -1,7 +1,7 @@
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
-import { confirmDynamicKeys } from './confirm';
+import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
 import { attributeCommands, describeShapes, describeValueTypes, namedByDots, rewritableInPlace } from './analyze';
 
 export const dynamicKeysOptions = {
@@ -108,6 +108,7 @@ export default defineRule({
   confirm: {
     describe: 'the same copies stored twice on scratch, the map as it is and as an array of {k, v} with one index; finds by one key timed in alternation, after checking both shapes find the same documents',
     // documents that are maps themselves have no single path to rewrite: no experiment is planned for them
+    messages: CONFIRM_MESSAGES,
     appliesTo: (f) => f.messageId === 'map',
     run: confirmDynamicKeys,
   },

@@ -2,18 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { type BsonKit, type Doc, describeServerError } from '../../src/adapters/types';
 import { Profiler } from '../../src/collect/profile';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { DEFAULT_TRIALS, ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
-import { alternate, ciLabel } from '../../src/confirm/trials';
+import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { alternate, roundsOf } from '../../src/confirm/trials';
+import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import type { IdPatternOptions } from './index';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Most documents per timed insert. */
 const BATCH = 500;
 /** Timed runs per collection (warm-up included): every one inserts a batch, and the documents stay. */
-const RUNS = DEFAULT_TRIALS.warmup + Math.max(5, DEFAULT_TRIALS.trials);
+const RUNS = roundsOf({ ...DEFAULT_TRIALS, maxTrials: DEFAULT_TRIALS.trials });
 const CLUSTERED = 'id_clustered';
 /**
  * A range scan must be at least 10% faster clustered (or slower) for a verdict: with no real difference an interval
@@ -293,7 +294,7 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
   };
   const scanBudget = ctx.budget.slice(1);
   // More rounds while the interval holds 1 or either end of the margin (below).
-  const [scanC, scanR] = await alternate(scanBudget, { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: [1 / scanMargin, 1, scanMargin] });
+  const [scanC, scanR] = await alternate(scanBudget, { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: [1 / scanMargin] });
 
   const sizes2 = await compareIndexSizes(s, secondary.map((i) => i.name), inserted);
 
@@ -301,25 +302,71 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
   const complete = insC.complete && insR.complete && scanC.complete && scanR.complete;
   const insertRatio = ratioOf('insert time, clustered / regular', insC, insR);
   const scanRatio = ratioOf('_id range scan time, clustered / regular', scanC, scanR);
-  const fmt = (x: number): string => `${x.toFixed(2)}x`;
   const what = copied.length > 0
     ? `batches of ${formatNumber(perBatch)} documents (${formatBytes(plan.bytes)}) drawn in turn from the ${formatNumber(copied.length)} copied from ${collection ?? ''}${batchNote(plan, copied.length, capBytes)}`
     : `batches of ${formatNumber(perBatch)} filler documents`;
   const scanned = returned.id_clustered === returned.id_regular ? `${formatNumber(returned.id_regular)} documents each` : `${formatNumber(returned.id_clustered)} documents clustered, ${formatNumber(returned.id_regular)} regular`;
-  const body = `With ${gen.describe} and ${what}: inserts took ${fmt(insertRatio.median)} as long clustered as regular (${ciLabel(insertRatio)} ${fmt(insertRatio.low)}–${fmt(insertRatio.high)}, median ${formatDuration(toMeasurement(insC).median)} vs ${formatDuration(toMeasurement(insR).median)} per batch); an _id range scan (${scanned}) took ${fmt(scanRatio.median)} (${ciLabel(scanRatio)} ${fmt(scanRatio.low)}–${fmt(scanRatio.high)}).${sizes2.text}`;
-  if (!complete) return { status: 'inconclusive', summary: `${body} The time budget ran out before five trials of each.`, ratio: insertRatio, measurements };
-  if (ADVISE_AGAINST.includes(f.messageId)) {
-    const v = verdict(insertRatio, 1);
+  const range = { clustered: returned.id_clustered, regular: returned.id_regular };
+  const what2 = { ids: gen.describe, what, scanned, c: formatDuration(toMeasurement(insC).median), r: formatDuration(toMeasurement(insR).median) };
+  return verdictOf(f, scanMargin, { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range }, what2);
+}
+
+interface Measured {
+  insertRatio: ReturnType<typeof ratioOf>;
+  scanRatio: ReturnType<typeof ratioOf>;
+  complete: boolean;
+  measurements: Measurement[];
+  sizes: SizeComparison;
+  range: { clustered: number; regular: number };
+}
+
+/** The verdict from the numbers (the claim the finding makes), and the sentences it picks. */
+function verdictOf(f: Finding, scanMargin: number, m: Measured, words: { ids: string; what: string; scanned: string; c: string; r: string }): Result {
+  const { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range } = m;
+  const against = ADVISE_AGAINST.includes(f.messageId);
+  const claim = against ? againstClaim() : scanClaim(scanMargin);
+  const body = say(M, 'measuredRuns', { ...words, insert: figure(insertRatio, against ? claim : undefined), scan: figure(scanRatio, against ? undefined : claim) }) + sizes2.text;
+  const out = (status: Verdict, id: Exclude<keyof typeof M, 'measuredRuns' | 'inconclusiveBudget'>, ratio: typeof insertRatio): Result => ({ status, claim, summary: `${body} ${say(M, id, { claim: claim.text })}`, ratio, measurements });
+  if (!complete) return { status: 'inconclusive', claim, summary: `${body} ${say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS })}`, ratio: insertRatio, measurements };
+  if (against) {
+    const v = judge(claim, insertRatio);
     const bigger = sizes2.compared !== null && sizes2.compared.clustered > sizes2.compared.regular * 1.05;
-    const status = v === 'above' || (v === 'straddles' && bigger) ? 'supported' : v === 'below' && !bigger ? 'refuted' : 'inconclusive';
-    return { status, summary: body, ratio: insertRatio, measurements };
+    if (v === 'supported') return out('supported', 'supportedAgainstInserts', insertRatio);
+    if (bigger) return out('supported', 'supportedAgainstIndexes', insertRatio);
+    return v === 'refuted' ? out('refuted', 'refutedAgainst', insertRatio) : out('inconclusive', 'inconclusiveAgainst', insertRatio);
   }
   // Ranges that return different counts time different work: not a comparison of the two layouts.
-  if (returned.id_clustered === 0 || Math.abs(returned.id_clustered - returned.id_regular) > 0.2 * Math.max(returned.id_clustered, returned.id_regular)) {
-    return { status: 'inconclusive', summary: `${body} The range returned different numbers of documents from the two copies, so the scan times are not comparable.`, ratio: scanRatio, measurements };
+  if (range.clustered === 0 || Math.abs(range.clustered - range.regular) > 0.2 * Math.max(range.clustered, range.regular)) {
+    return out('inconclusive', 'inconclusiveRangeMismatch', scanRatio);
   }
-  const v = verdict(scanRatio, 1, scanMargin);
-  return { status: v === 'below' ? 'supported' : v === 'above' ? 'refuted' : 'inconclusive', summary: body, ratio: scanRatio, measurements };
+  const v = judge(claim, scanRatio);
+  return out(v, v === 'supported' ? 'supportedScan' : v === 'refuted' ? 'refutedScan' : 'inconclusiveScan', scanRatio);
+}
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredRuns:
+    'With {{ids}} and {{what}}: inserts took {{insert}} as long clustered as regular (median {{c}} vs {{r}} per batch); an _id range scan ({{scanned}}) took {{scan}} as long clustered as regular.',
+  supportedAgainstInserts: 'The insert interval lies above 1x: the claim that {{claim}} holds.',
+  supportedAgainstIndexes: 'The secondary indexes are more than 5% larger clustered: the claim that {{claim}} holds.',
+  refutedAgainst: 'The insert interval lies below 1x and the secondary indexes did not grow: the claim that {{claim}} does not hold.',
+  inconclusiveAgainst: 'The insert interval holds 1x and the index sizes show no growth that was measured, so whether {{claim}} is not shown either way.',
+  supportedScan: 'The scan interval lies below the claimed size: the claim that {{claim}} holds.',
+  refutedScan: 'The scan interval lies wholly above the claimed size: the claim that {{claim}} does not hold.',
+  inconclusiveScan: 'The scan interval holds the claimed size, so whether {{claim}} is not shown either way.',
+  inconclusiveRangeMismatch: 'The range returned different numbers of documents from the two copies, so the scan times are not comparable and whether {{claim}} is not shown.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The advice against clustering: clustered costs more (inserts take longer: clustered / regular above 1; or bigger indexes). */
+export function againstClaim(): RatioClaim {
+  return ratioClaim('above', 1, 'clustering this collection costs more: inserts take longer, or the secondary indexes grow by more than 5%');
+}
+
+/** The advice for clustering: an _id range scan is faster clustered by more than scanMargin (clustered / regular below 1 / scanMargin). */
+export function scanClaim(scanMargin: number): RatioClaim {
+  return ratioClaim('below', 1 / scanMargin, `an _id range scan is more than ${Math.round((scanMargin - 1) * 100)}% faster clustered (scanMargin ${scanMargin})`);
 }
 
 /** What the batch left out, in words ('' when nothing). */

@@ -16,7 +16,7 @@ import {
   uuidSavings,
 } from './analyze';
 import { naturalOrder } from './collect';
-import { CONFIRMABLE, confirmIdPattern } from './confirm';
+import { CONFIRM_MESSAGES, CONFIRMABLE, confirmIdPattern } from './confirm';
 
 export const idPatternOptionsSchema = {
   type: 'object',
@@ -245,6 +245,7 @@ export default defineRule({
   },
   confirm: {
     describe: 'inserts and an _id range scan on clustered vs regular scratch collections, plus secondary index sizes',
+    messages: CONFIRM_MESSAGES,
     appliesTo: (f) => CONFIRMABLE.includes(f.messageId),
     run: confirmIdPattern,
   },

@@ -1,14 +1,15 @@
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { ratioOf, toMeasurement, verdict } from '../../src/confirm/harness';
+import { MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { checkClaim, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { claimOf, standIns } from './analyze';
 import { valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
 import type { IndexUsageOptions } from './index';
-import { alternate, fmtRatio, withoutId } from '../../src/confirm/trials';
+import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -128,12 +129,37 @@ async function indexSizes(ctx: ConfirmContext, names: readonly string[]): Promis
   });
 }
 
-function costSentence(r: Awaited<ReturnType<typeof insertCost>>, lessLabel: string, copies: Copies): string {
-  const v = verdict(r.ratio, 1);
-  const head = `Inserting ${formatNumber(r.batch)} copied documents took ${formatDuration(r.all.median)} with every index and ${formatDuration(r.less.median)} ${lessLabel}: ${fmtRatio(r.ratio)}`;
-  const tail = v === 'above' ? '' : v === 'straddles' ? ', within noise at this size' : ', the copy without it was not faster';
-  const changed = copies.changes.length ? ` (${copies.changes.join('; ')})` : '';
-  return `${head}${tail}${changed}.`;
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredInserts: 'Inserting {{batch}} copied documents took {{allTime}} with every index and {{lessTime}} {{less}}: {{figure}}.',
+  measuredChanges: 'On the copy, {{changes}}.',
+  measuredSizeOne: 'On the copy, the index takes {{bytes}}.',
+  measuredSizeMany: 'On the copy, those indexes take {{bytes}}.',
+  supportedCost: 'The interval lies above 1x: the claim that {{claim}} holds here.',
+  refutedCost: 'The interval lies below 1x: inserts were faster with every index, against the claim that {{claim}}.',
+  inconclusiveCost: 'The interval holds 1x: within noise at this size, so whether {{claim}} is not shown either way.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+  supportedPlan: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}: the check passed.',
+  supportedPlanStandIn: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}, which is led by the same fields as `{{longer}}`: the check passed.',
+  refutedPlanScan: 'With `{{index}}` dropped from the copy, explain() of {{shape}} chose a collection scan, not `{{longer}}`: the check failed.',
+  refutedPlanOther: 'With `{{index}}` dropped from the copy, explain() of {{shape}} chose {{chosen}}, not `{{longer}}`: the check failed.',
+  inconclusivePlanNoValues: 'No copied document holds single values at {{fields}}, so no query was explained and the plan is not checked.',
+  inconclusivePlanOperatorField: 'No query was explained: a filter reads {{fields}} as an operator, not a field, and `$getField` (the only way to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field. The plan is not checked.',
+  inconclusivePlanUnread: "The server's explain() of {{shape}} names no index or stage ({{why}}), so the plan could not be checked.",
+  inconclusivePlanFailed: 'explain() failed on the scratch copy ({{error}}), so the plan could not be checked.',
+  measuredRedundantCost: 'The insert time is shown for scale; the verdict is the plan check, not this cost.',
+} as const;
+const M = CONFIRM_MESSAGES;
+
+/** The claim of an unused index or of too many: dropping them saves insert time (all / fewer indexes above 1). */
+export function dropClaim(dropped: string): RatioClaim {
+  return ratioClaim('above', 1, `dropping ${dropped} saves insert time`);
+}
+
+/** The figures of the insert comparison: time with every index, without the flagged ones, the ratio, what changed. */
+function costSentences(r: Awaited<ReturnType<typeof insertCost>>, lessLabel: string, copies: Copies, claim?: RatioClaim): string[] {
+  const head = say(M, 'measuredInserts', { batch: formatNumber(r.batch), allTime: formatDuration(r.all.median), lessTime: formatDuration(r.less.median), less: lessLabel, figure: figure(r.ratio, claim) });
+  return [head, ...(copies.changes.length ? [say(M, 'measuredChanges', { changes: copies.changes.join('; ') })] : [])];
 }
 
 async function confirmWriteCost(ctx: ConfirmContext, f: Finding, drop: Set<string>, lessLabel: string): Promise<Result> {
@@ -144,18 +170,68 @@ async function confirmWriteCost(ctx: ConfirmContext, f: Finding, drop: Set<strin
   const r = await insertCost(ctx, copies, lessLabel);
   const sizes = await indexSizes(ctx, [...drop]);
   await cleanup(ctx);
-  const bytes = sizes.reduce((t, m) => t + m.median, 0);
-  const sizeNote = sizes.length ? ` On the copy, ${drop.size === 1 ? 'the index takes' : 'those indexes take'} ${formatBytes(bytes)}.` : '';
-  const summary = costSentence(r, lessLabel, copies) + sizeNote;
-  const measurements = [r.all, r.less, ...sizes];
-  if (!r.complete) return { status: 'inconclusive', summary: `${summary} The time budget ran out before five trials of each.`, ratio: r.ratio, measurements };
-  const v = verdict(r.ratio, 1);
-  return { status: v === 'above' ? 'supported' : v === 'below' ? 'refuted' : 'inconclusive', summary, ratio: r.ratio, measurements };
+  const bytes = formatBytes(sizes.reduce((t, m) => t + m.median, 0));
+  const dropped = drop.size === 1 ? `\`${[...drop][0] ?? ''}\`` : `the ${formatNumber(drop.size)} secondary indexes`;
+  const claim = dropClaim(dropped);
+  const parts = costSentences(r, lessLabel, copies, claim);
+  if (sizes.length) parts.push(say(M, drop.size === 1 ? 'measuredSizeOne' : 'measuredSizeMany', { bytes }));
+  const status: Verdict = r.complete ? judge(claim, r.ratio) : 'inconclusive';
+  const data = { claim: claim.text };
+  if (!r.complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
+  else parts.push(status === 'supported' ? say(M, 'supportedCost', data) : status === 'refuted' ? say(M, 'refutedCost', data) : say(M, 'inconclusiveCost', data));
+  return { status, claim, summary: parts.join(' '), ratio: r.ratio, measurements: [r.all, r.less, ...sizes] };
 }
 
 async function cleanup(ctx: ConfirmContext): Promise<void> {
   await ctx.scratch.drop(ALL);
   await ctx.scratch.drop(LESS);
+}
+
+interface PlanCheck {
+  verdict: Verdict;
+  sentence: string;
+  brief: string;
+}
+
+/** explain() of an equality query on the shorter index's fields, on the copy without it: does the planner pick a stand-in? */
+async function checkPlan(
+  ctx: ConfirmContext,
+  index: string,
+  longer: string,
+  fields: string[],
+  acceptable: Set<string>,
+  filter: Doc | null,
+  unnameable: readonly string[],
+): Promise<PlanCheck> {
+  const quoted = fields.map((x) => `\`${x}\``).join(', ');
+  if (unnameable.length) {
+    const names = unnameable.map((x) => `\`${x}\``).join(', ');
+    return {
+      verdict: 'inconclusive',
+      sentence: say(M, 'inconclusivePlanOperatorField', { fields: names }),
+      brief: 'no query can name the field',
+    };
+  }
+  if (!filter) return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanNoValues', { fields: quoted }), brief: 'no query to explain' };
+  const shape = `an equality query on ${quoted} (values from a copied document)`;
+  try {
+    const out = await ctx.scratch.command({ explain: { find: LESS, filter }, verbosity: 'queryPlanner' });
+    const plan = planIndexes((out.queryPlanner as Doc | undefined)?.winningPlan ?? out.queryPlanner ?? out);
+    const picked = plan.indexes.filter((x) => acceptable.has(x));
+    if (picked.length) {
+      const data = { index, shape, picked: picked.map((x) => `\`${x}\``).join(', '), longer };
+      return { verdict: 'supported', sentence: say(M, picked.includes(longer) ? 'supportedPlan' : 'supportedPlanStandIn', data), brief: `the planner picks ${data.picked} without it` };
+    }
+    if (plan.indexes.length) {
+      const chosen = plan.indexes.map((x) => `\`${x}\``).join(', ');
+      return { verdict: 'refuted', sentence: say(M, 'refutedPlanOther', { index, shape, chosen, longer }), brief: `the planner chose ${chosen} without it` };
+    }
+    if (plan.collscan) return { verdict: 'refuted', sentence: say(M, 'refutedPlanScan', { index, shape, longer }), brief: 'the planner chose a collection scan without it' };
+    const why = ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB plans queries in its backend' : 'an unfamiliar plan format';
+    return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanUnread', { shape, why }), brief: 'the plan could not be read' };
+  } catch (err) {
+    return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanFailed', { error: describeServerError(err) }), brief: 'explain() failed' };
+  }
 }
 
 async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result> {
@@ -170,7 +246,6 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   }
   const r = await insertCost(ctx, copies, `without ${index}`);
   const sizes = await indexSizes(ctx, [index, longer]);
-
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
   const shorter = c?.indexes.find((i) => i.name === index);
   const fields = Object.keys(shorter?.key ?? {});
@@ -178,43 +253,12 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   const acceptable = new Set(c && shorter ? standIns(c, shorter) : [longer]);
   const unnameable = unnameableFields(fields);
   const filter = unnameable.length ? null : prefixFilter(copies.docs, fields);
-  let planLine: string;
-  let planVerdict: 'picks' | 'other' | 'unknown';
-  if (unnameable.length) {
-    planVerdict = 'unknown';
-    const names = unnameable.map((x) => `\`${x}\``).join(', ');
-    planLine =
-      `No query was explained: a filter reads ${names} as an operator, not a field, and \`$getField\` (the only way ` +
-      'to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field.';
-  } else if (!filter) {
-    planVerdict = 'unknown';
-    planLine = `No copied document holds single values at ${fields.map((x) => `\`${x}\``).join(', ')}, so no query was explained.`;
-  } else {
-    const shape = `an equality query on ${fields.map((x) => `\`${x}\``).join(', ')} (values from a copied document)`;
-    try {
-      const out = await ctx.scratch.command({ explain: { find: LESS, filter }, verbosity: 'queryPlanner' });
-      const plan = planIndexes((out.queryPlanner as Doc | undefined)?.winningPlan ?? out.queryPlanner ?? out);
-      const picked = plan.indexes.filter((x) => acceptable.has(x));
-      if (picked.length) {
-        planVerdict = 'picks';
-        planLine = `With \`${index}\` dropped from the copy, explain() of ${shape} picks \`${picked.join('`, `')}\`${picked.includes(longer) ? '' : `, which is led by the same fields as \`${longer}\``}.`;
-      } else if (plan.indexes.length || plan.collscan) {
-        planVerdict = 'other';
-        planLine = `With \`${index}\` dropped from the copy, explain() of ${shape} chose ${plan.indexes.length ? plan.indexes.map((x) => `\`${x}\``).join(', ') : 'a collection scan'}, not \`${longer}\`.`;
-      } else {
-        planVerdict = 'unknown';
-        planLine = `The server's explain() of ${shape} names no index or stage (${ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB plans queries in its backend' : 'an unfamiliar plan format'}), so the plan could not be checked.`;
-      }
-    } catch (err) {
-      planVerdict = 'unknown';
-      planLine = `explain() failed on the scratch copy: ${describeServerError(err)}.`;
-    }
-  }
+  const plan = await checkPlan(ctx, index, longer, fields, acceptable, filter, unnameable);
   await cleanup(ctx);
-  const summary = `${planLine} ${costSentence(r, `without ${index}`, copies)}`;
-  const measurements = [r.all, r.less, ...sizes];
-  const status = planVerdict === 'picks' ? 'supported' : planVerdict === 'other' ? 'refuted' : 'inconclusive';
-  return { status, summary, ratio: r.ratio, measurements };
+  // A correctness check, not a cost: the verdict is the plan's; the insert time is a figure beside it.
+  const claim = checkClaim(`with \`${index}\` dropped, the planner serves its queries with \`${longer}\` (or an index led by the same fields)`);
+  const summary = [plan.sentence, ...costSentences(r, `without ${index}`, copies), say(M, 'measuredRedundantCost')].join(' ');
+  return { status: plan.verdict, claim, summary, ratio: r.ratio, brief: plan.brief, measurements: [r.all, r.less, ...sizes] };
 }
 
 /** index-usage's experiments on a scratch copy of the collection (real documents, the source's index specs). */

@@ -6,7 +6,7 @@ import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } 
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
-import { confirmIndexUsage } from './confirm';
+import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import { versionAtLeast } from '../../src/lib/version';
 
 export const indexUsageOptionsSchema = {
@@ -432,6 +432,7 @@ export default defineRule({
   },
   confirm: {
     describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',
+    messages: CONFIRM_MESSAGES,
     appliesTo: (f) => claimOf(f.messageId) !== null,
     run: confirmIndexUsage,
   },

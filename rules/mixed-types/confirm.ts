@@ -1,7 +1,8 @@
 import type { ConfirmContext } from '../../src/confirm/context';
 import { withoutId } from '../../src/confirm/trials';
 import { formatNumber } from '../../src/core/format';
-import type { CollectionSnapshot, Confirmation, Finding } from '../../src/core/types';
+import type { CollectionSnapshot, Confirmation, Finding, Verdict } from '../../src/core/types';
+import { checkClaim, say } from '../../src/confirm/verdict';
 import { bsonTypeOfTag, isNumericBsonType } from '../../src/lib/bson-types';
 import { dottedPath, fieldFilter, valueAt } from '../../src/lib/doc-path';
 import { versionAtLeast } from '../../src/lib/version';
@@ -81,8 +82,9 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const pairs = strays
     .map((d) => ({ tag: d[TAG], stored: valueAt(d, path), asMain: asFamily(valueAt(d, path), main, objectId) }))
     .filter((p) => p.asMain !== null);
+  const article = main === 'objectId' ? 'an ObjectId' : `a ${main}`;
   if (pairs.length === 0) {
-    return { status: 'inconclusive', summary: `Not measured: none of the ${formatNumber(strays.length)} documents read holding \`${path}\` as ${stray} holds a value that reads as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}, so no query by the other type could be written for them.`, measurements: [] };
+    return { status: 'inconclusive', claim: CLAIM, summary: say(M, 'inconclusiveNoValues', { read: formatNumber(strays.length), path, stray, article }), measurements: [] };
   }
   const s = ctx.scratch;
   const COPIES = 'stray_type_copies';
@@ -100,12 +102,26 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const n = pairs.length;
   const mainName = main === 'objectId' ? 'ObjectIds' : `${main}s`;
   const strayName = stray === 'objectId' ? 'ObjectIds' : `${stray}s`;
-  const summary =
-    `${formatNumber(n)} documents holding \`${path}\` as ${strayName} (copied from ${collection}, each value readable as ${main === 'objectId' ? 'an ObjectId' : `a ${main}`}): ` +
-    `a find for those same values as ${mainName}, as code that writes ${mainName} asks, matched ${formatNumber(byMain)} of them; asked as stored, it matched ${formatNumber(asStored)}.`;
+  const summary = say(M, 'measuredCounts', { n: formatNumber(n), path, strayName, collection, article, mainName, byMain: formatNumber(byMain), asStored: formatNumber(asStored) });
   const brief = `a query by ${mainName} missed ${formatNumber(n - byMain)} of ${formatNumber(n)}`;
-  if (asStored !== n) return { status: 'inconclusive', summary: `${summary} The control did not find every copy, so the miss is not shown.`, measurements: [] };
-  if (byMain === 0) return { status: 'supported', summary: `${summary} Every one is missed: equality compares type first.`, brief, measurements: [] };
-  if (byMain === n) return { status: 'refuted', summary: `${summary} This server matched across types, which MongoDB does not do.`, brief, measurements: [] };
-  return { status: 'supported', summary: `${summary} ${formatNumber(n - byMain)} are missed.`, brief, measurements: [] };
+  const done = (status: Verdict, sentence: string, withBrief = true): Result => ({ status, claim: CLAIM, summary: `${summary} ${sentence}`, ...(withBrief ? { brief } : {}), measurements: [] });
+  if (asStored !== n) return done('inconclusive', say(M, 'inconclusiveControl'), false);
+  if (byMain === 0) return done('supported', say(M, 'supportedAllMissed'));
+  if (byMain === n) return done('refuted', say(M, 'refutedMatched'));
+  return done('supported', say(M, 'supportedSomeMissed', { missed: formatNumber(n - byMain) }));
 }
+
+/** The check (not a cost): a query by the main type misses the documents that hold the same value as the stray type. */
+const CLAIM = checkClaim('a query by the main type misses the documents holding the same value as the other type');
+
+/** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
+export const CONFIRM_MESSAGES = {
+  measuredCounts:
+    '{{n}} documents holding `{{path}}` as {{strayName}} (copied from {{collection}}, each value readable as {{article}}): a find for those same values as {{mainName}}, as code that writes {{mainName}} asks, matched {{byMain}} of them; asked as stored, it matched {{asStored}}.',
+  supportedAllMissed: 'Every one is missed: equality compares type first, so the check passed.',
+  supportedSomeMissed: '{{missed}} are missed, so the check passed.',
+  refutedMatched: 'This server matched across types, which MongoDB does not do: the check failed.',
+  inconclusiveControl: 'The control did not find every copy, so the miss is not shown.',
+  inconclusiveNoValues: 'Not measured: none of the {{read}} documents read holding `{{path}}` as {{stray}} holds a value that reads as {{article}}, so no query by the other type could be written for them.',
+} as const;
+const M = CONFIRM_MESSAGES;

@@ -4,7 +4,7 @@ import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../
 import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
 import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
 import { versionAtLeast } from '../../src/lib/version';
-import { confirmMixedTypes } from './confirm';
+import { CONFIRM_MESSAGES, confirmMixedTypes } from './confirm';
 import { convertibleInPlace, convertTarget, describeMix, type Family, idLike, pairKind, typeMix } from './analyze';
 
 export const mixedTypesOptions = {
@@ -234,6 +234,7 @@ export default defineRule({
   },
   confirm: {
     describe: 'documents holding the stray type copied to scratch: the same values asked for as the main type (and, as a control, as stored); counts of what each query matched',
+    messages: CONFIRM_MESSAGES,
     // ids written two ways, and numbers written as text: one value has one form in the other type
     appliesTo: (f) => f.messageId === 'mixedIds' || (f.messageId === 'mixed' && Number(f.evidence.numericStrings ?? 0) > 0),
     run: confirmMixedTypes,

@@ -1,10 +1,11 @@
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding } from '../../src/core/types';
-import { alternate, ciLabel, fmtRatio, withoutId } from '../../src/confirm/trials';
+import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
+import { alternate, withoutId } from '../../src/confirm/trials';
+import { checkClaim, combine, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { redactServerText } from '../../src/lib/redact';
 import type { ValidatorOptions } from './options';
 import { plainSchema, proposeSchema } from './propose';
@@ -16,8 +17,13 @@ const CHECKED = 'validator_with';
 const INSERT_BATCH = 500;
 const UPDATE_BATCH = 200;
 const BATCH_BYTES = 8 * 1024 * 1024;
-/** Each round times a few milliseconds of writes: more trials than the default (within the budget) narrow the interval. */
-const PLAN: TrialPlan = { warmup: 2, trials: 21 };
+/**
+ * Each round times a few milliseconds of writes: more blocks than the default (within the budget) narrow the interval.
+ * 11 blocks of 2 rounds (22 rounds, as the 21 before blocks) at the first look, up to 33 (66 rounds) at the second.
+ */
+const PLAN: TrialPlan = { warmup: 2, trials: 11 };
+/** The check a proposal set to "error" (or a switch to it) rests on. */
+const PASSES = checkClaim('every copied document passes the validator, so set to "error" it rejects none');
 export const MEASURED_FINDINGS = new Set([
   'missing',
   'missingComplete',
@@ -38,27 +44,53 @@ const notRun = (summary: string, reason?: string): Result => ({ status: 'not-run
 
 type Ratio = ReturnType<typeof ratioOf>;
 
-export type CostVerdict = 'negligible' | 'measurable' | 'costly' | 'unclear';
+/**
+ * The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. Two claims: every copied
+ * document passes the validator (a check, for a proposal set to "error" or a switch to it), and the validator adds less
+ * than costlyRatio to write time (`costClaim`).
+ */
+export const CONFIRM_MESSAGES = {
+  measuredInserts:
+    'With {{what}} set to "strict"/"error" on a scratch collection and kept by the server (read back from listCollections): inserting {{inserted}} copied documents took {{figure}} as long as without it, {{words}}.',
+  measuredUpdates: 'Replacing {{replaced}} of them by other copied documents took {{figure}} as long, {{words}}.',
+  measuredNoUpdates: 'Updates were not timed: only one copied document passes the validator, so replacing a document by another would change nothing.',
+  measuredLeftOut: '{{failing}} of the {{copied}} copied documents fail the validator and were left out of the timing.',
+  measuredDuplicates: '$sample returned {{duplicates}} of the documents twice; each was copied once.',
+  measuredRefusedCopies: 'The server refused {{refused}} copies even without the validator ({{error}}); they were left out.',
+  measuredUnchanged: '{{unchanged}} of the {{sent}} replacements sent left the document as it was (identical fields), so the server had nothing to write or validate for them.',
+  measuredYcsb:
+    'For scale: a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s without and with a validator at 95% reads, and 112k vs 120k at 90% inserts.',
+  supportedCost: 'Every interval lies below {{costlyRatio}}x: the claim that it {{claim}} holds here.',
+  refutedCost: 'An interval lies wholly at or above {{costlyRatio}}x: writes took at least {{costly}} longer with it, against the claim that it {{claim}}; weigh that against the documents it keeps out.',
+  inconclusiveCost: 'An interval holds {{costlyRatio}}x, so whether it {{claim}} is not shown either way.',
+  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached and the cost is not judged.',
+  refutedRejects: '{{failing}} of the {{copied}} copied documents fail the validator: set to "error" it would reject them, so the claim that every document passes does not hold.',
+  refutedRejectsAll: 'None of the {{copied}} copied documents passes {{what}} (used as a query filter on scratch): set to "error" it would reject them all. Nothing was timed.',
+  notRunNonePass: 'None of the {{copied}} copied documents passes {{what}} (used as a query filter on scratch), so every insert would be rejected and nothing comparable could be timed.',
+} as const;
+
+/** The cost claim, a direction and a size: writes with the validator take less than costlyRatio × the time without. */
+export function costClaim(o: Pick<ValidatorOptions, 'costlyRatio'>): RatioClaim {
+  return ratioClaim('below', o.costlyRatio, `adds less than ${Math.round((o.costlyRatio - 1) * 100)}% to write time (costlyRatio ${o.costlyRatio})`);
+}
 
 /**
- * How a with/without ratio reads. The words compare it with noiseRatio: "within noise" whenever the interval includes
- * 1 and stays under noiseRatio (a wide interval that includes 1 cannot show the validator costs next to nothing). The
- * verdict compares it with costlyRatio: costly when the whole interval lies at or above it; negligible or measurable
- * when the whole interval lies below it (negligible when also under noiseRatio); unclear when it straddles costlyRatio.
+ * How a with/without ratio reads, in words against noiseRatio ("within noise" only when the interval holds 1 and stays
+ * under noiseRatio), and its verdict against the cost claim (`costClaim`: below costlyRatio), from `judge` alone.
  */
-export function describeCost(r: Ratio, noiseRatio: number, costlyRatio = Number.POSITIVE_INFINITY): { text: string; verdict: CostVerdict } {
+export function describeCost(r: Ratio, noiseRatio: number, costlyRatio = Number.POSITIVE_INFINITY): { text: string; verdict: Verdict } {
   const pct = (x: number): string => `${Math.round((x - 1) * 100)}%`;
-  const verdict = (negligible: boolean): CostVerdict => (negligible ? 'negligible' : r.low >= costlyRatio ? 'costly' : r.high < costlyRatio ? 'measurable' : 'unclear');
+  const verdict = judge({ direction: 'below', size: costlyRatio }, r);
   if (r.low <= 1 && r.high >= 1) {
     // "within noise" as the published YCSB benchmark says it; but an interval reaching past noiseRatio cannot show the cost is small
-    if (r.high <= noiseRatio) return { text: 'within noise', verdict: 'negligible' };
-    return { text: `within noise, but the interval reaches ${pct(r.high)} slower`, verdict: verdict(false) };
+    if (r.high <= noiseRatio) return { text: 'within noise', verdict };
+    return { text: `within noise at the median, but the interval reaches ${pct(r.high)} slower`, verdict };
   }
-  if (r.high < 1) return { text: 'no slower with it', verdict: 'negligible' };
-  if (r.high <= noiseRatio) return { text: `at most ${pct(r.high)} slower`, verdict: 'negligible' };
-  if (r.low > noiseRatio) return { text: `${pct(r.median)} slower, more than the ${pct(noiseRatio)} noise allowance`, verdict: verdict(false) };
+  if (r.high < 1) return { text: 'no slower with it', verdict };
+  if (r.high <= noiseRatio) return { text: `at most ${pct(r.high)} slower`, verdict };
+  if (r.low > noiseRatio) return { text: `${pct(r.median)} slower, more than the ${pct(noiseRatio)} noise allowance`, verdict };
   // the interval excludes 1 (so not "within noise") but reaches below noiseRatio: slower, maybe negligibly
-  return { text: `${pct(r.median)} slower, though possibly by no more than the ${pct(noiseRatio)} noise allowance`, verdict: verdict(false) };
+  return { text: `${pct(r.median)} slower, though possibly by no more than the ${pct(noiseRatio)} noise allowance`, verdict };
 }
 
 /** Findings whose claim is that every existing document passes (a proposal set to error, or a switch to error). */
@@ -199,10 +231,9 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
   await s.drop(PLAIN);
   await s.create(PLAIN);
   if (passing.length === 0) {
-    if (claimsEveryDocumentPasses(f)) {
-      return { status: 'refuted', summary: `None of the ${formatNumber(loaded.n)} copied documents passes ${target.what} (used as a query filter on scratch): set to "error" it would reject them all. Nothing was timed.`, measurements: [] };
-    }
-    return notRun(`None of the ${formatNumber(loaded.n)} copied documents passes ${target.what} (used as a query filter on scratch), so every insert would be rejected and nothing comparable could be timed.`);
+    const data = { copied: formatNumber(loaded.n), what: target.what };
+    if (claimsEveryDocumentPasses(f)) return { status: 'refuted', claim: PASSES, summary: say(CONFIRM_MESSAGES, 'refutedRejectsAll', data), measurements: [] };
+    return notRun(say(CONFIRM_MESSAGES, 'notRunNonePass', data));
   }
 
   const batch = passing.slice(0, INSERT_BATCH);
@@ -253,42 +284,49 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
   }
 
   const timed: Timed[] = [insWith, insWithout, ...(updates ?? [])];
-  const measurements = timed.map((t) => toMeasurement(t));
   const insRatio = ratioOf('insert time, with / without the validator', insWith, insWithout);
-  const ins = describeCost(insRatio, o.noiseRatio, o.costlyRatio);
   const updRatio = updates ? ratioOf('update time, with / without the validator', updates[0], updates[1]) : null;
+  const counts = { copied: loaded.n, passing: passing.length, duplicates, refused, unchanged: tally.unchanged, sent: tally.sent };
+  const shape = { what: target.what, inserted: batch.length, replaced: targets.length };
+  return verdictOf(f, o, timed, insRatio, updRatio, counts, shape);
+}
+
+interface Counts {
+  copied: number;
+  passing: number;
+  duplicates: number;
+  refused: WriteError[];
+  unchanged: number;
+  sent: number;
+}
+
+/** The verdict from the numbers (the check first, then the cost claim), and the sentences it picks. */
+function verdictOf(f: Finding, o: ValidatorOptions, timed: Timed[], insRatio: Ratio, updRatio: Ratio | null, n: Counts, shape: { what: string; inserted: number; replaced: number }): Result {
+  const claim = costClaim(o);
+  const ins = describeCost(insRatio, o.noiseRatio, o.costlyRatio);
   const upd = updRatio ? describeCost(updRatio, o.noiseRatio, o.costlyRatio) : null;
   const complete = timed.every((t) => t.complete);
-  const verdicts = [ins.verdict, ...(upd ? [upd.verdict] : [])];
-  const failing = loaded.n - passing.length;
-  // A proposal set to error (or a switch to error) that some copies fail would reject existing documents.
+  const failing = n.copied - n.passing;
+  // A proposal set to error (or a switch to error) that some copies fail would reject existing documents: the check fails.
   const rejects = failing > 0 && claimsEveryDocumentPasses(f);
-  const status = rejects || verdicts.includes('costly') ? 'refuted' : !complete ? 'inconclusive' : verdicts.every((v) => v === 'negligible' || v === 'measurable') ? 'supported' : 'inconclusive';
+  const cost = complete ? combine([ins.verdict, ...(upd ? [upd.verdict] : [])]) : 'inconclusive';
+  const status: Verdict = rejects ? 'refuted' : cost;
+  const M = CONFIRM_MESSAGES;
   const costly = `${Math.round((o.costlyRatio - 1) * 100)}%`;
-
-  const parts = [
-    `With ${target.what} set to "strict"/"error" on a scratch collection and kept by the server (read back from listCollections): ` +
-      `inserting ${formatNumber(batch.length)} copied documents took ${fmtRatio(insRatio)} as long as without it, ${ins.text}` +
-      (updRatio && upd ? `; replacing ${formatNumber(targets.length)} of them by other copied documents took ${fmtRatio(updRatio)}, ${upd.text}.` : '.'),
-  ];
-  if (!updates) parts.push('Updates were not timed: only one copied document passes the validator, so replacing a document by another would change nothing.');
-  if (failing > 0) parts.push(`${formatNumber(failing)} of the ${formatNumber(loaded.n)} copied documents fail the validator${rejects ? ': set to "error" it would reject them, so the finding is refuted' : ' and were left out'}.`);
-  if (duplicates > 0) parts.push(`$sample returned ${formatNumber(duplicates)} of the documents twice; each was copied once.`);
-  if (refused.length > 0) parts.push(`The server refused ${formatNumber(refused.length)} copies even without the validator (${describeWriteError(refused[0])}); they were left out.`);
-  if (tally.unchanged > 0) parts.push(`${formatNumber(tally.unchanged)} of the ${formatNumber(tally.sent)} replacements sent left the document as it was (identical fields), so the server had nothing to write or validate for them.`);
-  // What the verdict turned on: costlyRatio (the words above compare with noiseRatio).
-  if (verdicts.includes('costly')) parts.push(`Writes took at least ${costly} longer with it (costlyRatio ${o.costlyRatio}): weigh that against the documents it keeps out.`);
-  else if (!rejects && complete && status === 'supported') parts.push(`Every copy passes and writes took less than ${costly} longer with it (costlyRatio ${o.costlyRatio}).`);
-  else if (!rejects && complete) parts.push(`The interval reaches past costlyRatio ${o.costlyRatio}, so whether the cost is large is not shown.`);
-  // the published benchmark the claim rests on, named with its figures (README, "Why")
-  const ycsb = 'A published YCSB benchmark (10M × 1 KB documents, 100 threads) measured validator cost within noise: 40.2k vs 40.9k ops/s without and with one at 95% reads, 112k vs 120k at 90% inserts';
-  const allNegligible = verdicts.every((v) => v === 'negligible');
-  parts.push(complete && allNegligible ? `${ycsb}, as here.` : complete && verdicts.some((v) => v === 'measurable' || v === 'costly') && ins.text.includes('more than') ? `${ycsb}; here it cost more.` : `${ycsb}.`);
-  if (!complete) parts.push('The time budget ran out before five timed trials of each, so the result is inconclusive.');
-  // the collapsed report line: what the verdict turned on first (documents rejected, or the cost), then the cost
-  const cost = `inserts ${formatNumber(insRatio.median)}x as long (${ciLabel(insRatio)} ${formatNumber(insRatio.low)}–${formatNumber(insRatio.high)})`;
-  const brief = rejects
-    ? `${formatNumber(failing)} of ${formatNumber(loaded.n)} copies fail it; ${cost}`
-    : `${failing > 0 ? `${formatNumber(passing.length)} of ${formatNumber(loaded.n)} copies pass` : 'every copy passes'}; ${cost}${verdicts.includes('costly') ? `, past costlyRatio ${o.costlyRatio}` : !complete ? ', budget ran out' : status === 'inconclusive' ? `, interval past costlyRatio ${o.costlyRatio}` : ''}`;
-  return { status, summary: parts.join(' '), ratio: insRatio, measurements, brief };
+  const parts = [say(M, 'measuredInserts', { what: shape.what, inserted: formatNumber(shape.inserted), figure: figure(insRatio, claim), words: ins.text })];
+  parts.push(updRatio && upd ? say(M, 'measuredUpdates', { replaced: formatNumber(shape.replaced), figure: figure(updRatio, claim), words: upd.text }) : say(M, 'measuredNoUpdates'));
+  const fails = { failing: formatNumber(failing), copied: formatNumber(n.copied) };
+  if (rejects) parts.push(say(M, 'refutedRejects', fails));
+  else if (failing > 0) parts.push(say(M, 'measuredLeftOut', fails));
+  if (n.duplicates > 0) parts.push(say(M, 'measuredDuplicates', { duplicates: formatNumber(n.duplicates) }));
+  if (n.refused.length > 0) parts.push(say(M, 'measuredRefusedCopies', { refused: formatNumber(n.refused.length), error: describeWriteError(n.refused[0]) }));
+  if (n.unchanged > 0) parts.push(say(M, 'measuredUnchanged', { unchanged: formatNumber(n.unchanged), sent: formatNumber(n.sent) }));
+  const costData = { costlyRatio: o.costlyRatio, costly, claim: claim.text };
+  if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
+  else if (cost === 'supported') parts.push(say(M, 'supportedCost', costData));
+  else if (cost === 'refuted') parts.push(say(M, 'refutedCost', costData));
+  else parts.push(say(M, 'inconclusiveCost', costData));
+  parts.push(say(M, 'measuredYcsb'));
+  const brief = `${rejects ? `${formatNumber(failing)} of ${formatNumber(n.copied)} copies fail it` : failing > 0 ? `${formatNumber(n.passing)} of ${formatNumber(n.copied)} copies pass` : 'every copy passes'}; inserts ${figure(insRatio, claim)}`;
+  return { status, claim: rejects ? PASSES : claim, summary: parts.join(' '), ratio: insRatio, measurements: timed.map((t) => toMeasurement(t)), brief };
 }

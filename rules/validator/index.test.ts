@@ -701,23 +701,29 @@ describe('validator proposal', () => {
 });
 
 describe('validator cost wording', () => {
+  // Exact figures (no coverage) are judged as they are; the verdict is the cost claim's: below costlyRatio.
   it('says "within noise" whenever the interval includes 1 and stays under noiseRatio', () => {
-    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1, 2)).toEqual({ text: 'within noise', verdict: 'negligible' });
-    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1, 2)).toEqual({ text: 'at most 8% slower', verdict: 'negligible' });
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1, 2)).toEqual({ text: 'within noise', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1, 2)).toEqual({ text: 'at most 8% slower', verdict: 'supported' });
   });
 
-  it('judges the cost against costlyRatio, and words it against noiseRatio', () => {
-    // 14% slower: more than the noise allowance, far under costlyRatio: measurable (the verdict does not flip on 1.1)
-    expect(describeCost({ label: '', median: 1.14, low: 1.12, high: 1.16 }, 1.1, 2)).toEqual({ text: '14% slower, more than the 10% noise allowance', verdict: 'measurable' });
-    expect(describeCost({ label: '', median: 1.14, low: 1.08, high: 1.17 }, 1.1, 2)).toEqual({ text: '14% slower, though possibly by no more than the 10% noise allowance', verdict: 'measurable' });
-    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1, 1.25)).toEqual({ text: '40% slower, more than the 10% noise allowance', verdict: 'costly' });
-    expect(describeCost({ label: '', median: 2.4, low: 2.1, high: 2.6 }, 1.1, 2).verdict).toBe('costly');
-    expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1, 1.5).verdict).toBe('unclear');
+  it('judges the cost against costlyRatio (the claim), and words it against noiseRatio', () => {
+    // 14% slower: more than the noise allowance, far under costlyRatio: the claim "adds less than 100%" holds
+    expect(describeCost({ label: '', median: 1.14, low: 1.12, high: 1.16 }, 1.1, 2)).toEqual({ text: '14% slower, more than the 10% noise allowance', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.14, low: 1.08, high: 1.17 }, 1.1, 2)).toEqual({ text: '14% slower, though possibly by no more than the 10% noise allowance', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1, 1.25)).toEqual({ text: '40% slower, more than the 10% noise allowance', verdict: 'refuted' });
+    expect(describeCost({ label: '', median: 2.4, low: 2.1, high: 2.6 }, 1.1, 2).verdict).toBe('refuted');
+    expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1, 1.5).verdict).toBe('inconclusive');
+    // on the boundary: an interval that touches costlyRatio decides nothing
+    expect(describeCost({ label: '', median: 1.8, low: 1.5, high: 2 }, 1.1, 2).verdict).toBe('inconclusive');
+    expect(describeCost({ label: '', median: 2.2, low: 2, high: 2.4 }, 1.1, 2).verdict).toBe('inconclusive');
+    // an interval short of 95% (too few blocks) decides nothing, whatever it holds
+    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08, coverage: 0.9375 }, 1.1, 2).verdict).toBe('inconclusive');
   });
 
-  it('a wide interval that includes 1 is within noise but not shown negligible (it reaches past noiseRatio)', () => {
-    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise, but the interval reaches 143% slower', verdict: 'unclear' });
-    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1, 2).verdict).toBe('measurable');
+  it('a wide interval that includes 1 is within noise at the median but not shown small (it reaches past noiseRatio)', () => {
+    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise at the median, but the interval reaches 143% slower', verdict: 'inconclusive' });
+    expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1, 2).verdict).toBe('supported');
   });
 });
 

@@ -1,37 +1,46 @@
-import { median, medianInterval, medianRank, orderStatMiss, pairedRatios } from '../core/stats';
-import type { Measurement, RatioInterval } from '../core/types';
+import { CONFIDENCE, median, medianInterval, medianRank, orderStatMiss, pairedRatios } from '../core/stats';
+import type { Measurement, RatioClaim, RatioInterval, Verdict } from '../core/types';
 
 export interface TrialPlan {
-  /** Untimed runs first, to warm caches and connections. */
+  /** Untimed runs (rounds, for paired arms) first, to warm caches and connections. */
   warmup: number;
-  /** Timed runs wanted; at least 5. */
+  /**
+   * `timeTrials`: timed runs wanted (at least 5). `alternate`: blocks wanted at the first look (each block is
+   * BLOCK_ROUNDS rounds, one of each order), at least MIN_BLOCKS.
+   */
   trials: number;
   /**
-   * Paired arms only (`alternate` in trials.ts): when the ratio's interval after `trials` rounds still holds one of
-   * `thresholds`, more rounds up to this many, while the budget lasts (a second look; see `sequentialDesign`).
-   * Default 3 × trials; `trials` or less turns the second look off.
+   * Paired arms only (`alternate`): when the first look's interval still holds one of `thresholds` (its blocks
+   * disagree about the claim), more blocks up to this many, while the budget lasts (a second look; see
+   * `sequentialDesign`). Default 3 × trials; `trials` or less turns the second look off.
    */
   maxTrials?: number;
-  /** The ratios the interval must leave out to decide (default [1]); a rule's noise allowance may be one. */
+  /** The ratios the interval must leave out to decide (default [1]): a rule passes its claim's size. */
   thresholds?: readonly number[];
 }
 
+/** 7 blocks (14 rounds) at the first look: min–max of 7 block ratios misses 1.6%, which leaves the second look 3.4%. */
 export const DEFAULT_TRIALS: TrialPlan = { warmup: 1, trials: 7 };
 export const MIN_TRIALS = 5;
-/** What every interval aims at: at most a 5% chance of missing what it estimates (more when n is too small to reach it; the interval then says its coverage). */
-export const CONFIDENCE = 0.95;
+/** Rounds per block: one with A first and one with B first, so a block's ratio cancels what running first costs. */
+export const BLOCK_ROUNDS = 2;
+/** Fewest blocks whose min–max reaches CONFIDENCE (6: 96.9%); fewer is a range of what was timed, never a verdict. */
+export const MIN_BLOCKS = 6;
+export { CONFIDENCE };
 
-/** How the ratio of two paired arms is read (set by `alternate`): which pairs, which order statistics, what coverage. */
+/** How the ratio of two paired arms is read (set by `alternate`): which blocks, which order statistics, what coverage. */
 export interface Pairing {
   /** The other arm's label. */
   with: string;
-  /** Pairs the interval uses (the first `n` rounds): the first look's, or the second's when it was taken. */
+  /** Rounds the interval uses (the first `n`): `blocks` × BLOCK_ROUNDS. */
   n: number;
-  /** 1-based rank of the interval's low end among the sorted paired ratios (high end: n + 1 - rank). */
+  /** Blocks the interval is over: the first look's, or the second's when it was taken. */
+  blocks: number;
+  /** 1-based rank of the interval's low end among the sorted block ratios (high end: blocks + 1 - rank). */
   rank: number;
   /** The stated coverage of the procedure (both looks counted), never above the real one. */
   coverage: number;
-  /** Timed rounds at each look taken (one entry, or two when the first look's interval held a threshold). */
+  /** Blocks at each look taken (one entry, or two when the first look's interval held a threshold). */
   looks: number[];
 }
 
@@ -117,23 +126,57 @@ export function holdsAny(r: { low: number; high: number }, thresholds: readonly 
 }
 
 /**
- * The ratio a/b with a distribution-free interval: the median of the paired ratios a[i]/b[i] and order statistics of
- * them (the sign-test interval), with `coverage` the probability it really has, not a nominal 95%. Arms timed in
- * alternation (`alternate`) pair round by round and use the run's two-look design; arms timed one after the other pair
- * by trial index (valid for independent trials, but drift over the run falls on one arm: prefer `alternate`).
+ * Block-level ratios: the rounds split into blocks of `rounds` consecutive pairs, each block's ratio the geometric mean
+ * of its pairs' a[i]/b[i]. With BLOCK_ROUNDS = 2 a block holds one round of each order (A B, then B A), so what running
+ * first costs cancels. An interval over blocks is the method of batch means for a series whose neighbours are not
+ * independent: drift over the run (a loaded stretch, caches warming) moves a whole block, and the blocks' spread shows
+ * it, where an interval over single rounds narrows as if each round were a fresh run, and a rerun falls outside it.
+ */
+export function blockRatios(a: readonly number[], b: readonly number[], rounds = BLOCK_ROUNDS): number[] {
+  const pairs = pairedRatios(a, b);
+  const out: number[] = [];
+  for (let i = 0; i + rounds <= pairs.length; i += rounds) {
+    const logs = pairs.slice(i, i + rounds).map((x) => Math.log(x));
+    out.push(Math.exp(logs.reduce((t, x) => t + x, 0) / rounds));
+  }
+  return out;
+}
+
+/**
+ * The ratio a/b over blocks (`blockRatios`): the median of the block ratios and a distribution-free interval of them
+ * (order statistics, the sign-test interval), `coverage` the probability it really has. Arms timed in alternation
+ * (`alternate`) use the run's two-look design; arms timed one after the other pair by trial index (valid for
+ * independent trials, but drift over the run falls on one arm: prefer `alternate`).
  */
 export function ratioOf(label: string, a: Timed, b: Timed): RatioInterval & { label: string } {
   const pa = a.pairing;
   const pb = b.pairing;
   if (pa && pb && pa.with === b.label && pb.with === a.label && pa.n === pb.n) {
-    const ratios = pairedRatios(a.samples.slice(0, pa.n), b.samples.slice(0, pa.n));
-    const sorted = Float64Array.from(ratios).sort();
+    const blocks = blockRatios(a.samples.slice(0, pa.n), b.samples.slice(0, pa.n));
+    const sorted = Float64Array.from(blocks).sort();
     const n = sorted.length;
     const rank = Math.min(pa.rank, Math.max(1, Math.floor((n + 1) / 2)));
-    return { label, median: median(ratios), low: n ? (sorted[rank - 1] as number) : NaN, high: n ? (sorted[n - rank] as number) : NaN, coverage: pa.coverage, pairs: n, paired: true };
+    const [low, high] = n ? [sorted[rank - 1] as number, sorted[n - rank] as number] : [NaN, NaN];
+    return { label, median: median(blocks), low, high, coverage: n ? pa.coverage : 0, pairs: pa.n, blocks: n, paired: true };
   }
-  const m = medianInterval(pairedRatios(a.samples, b.samples), CONFIDENCE);
-  return { label, median: m.median, low: m.low, high: m.high, coverage: m.coverage, pairs: m.n, paired: false };
+  const blocks = blockRatios(a.samples, b.samples);
+  const m = medianInterval(blocks, CONFIDENCE);
+  return { label, median: m.median, low: m.low, high: m.high, coverage: m.coverage, pairs: Math.min(a.samples.length, b.samples.length), blocks: m.n, paired: false };
+}
+
+/**
+ * The verdict on a ratio claim, from the interval and nothing else: supported when the whole interval lies on the
+ * claim's side of its size, refuted when the whole interval lies on the other side, inconclusive when it holds the
+ * size (the boundary itself included) or when the interval does not reach CONFIDENCE (too few blocks timed). An exact
+ * figure (no coverage: a size read from the server) is judged as it is.
+ */
+export function judge(claim: Pick<RatioClaim, 'direction' | 'size'>, r: { low: number; high: number; coverage?: number }): Verdict {
+  if (r.coverage !== undefined && !(r.coverage >= CONFIDENCE - 1e-12)) return 'inconclusive';
+  if (!Number.isFinite(r.low) || !Number.isFinite(r.high)) return 'inconclusive';
+  const above = r.low > claim.size;
+  const below = r.high < claim.size;
+  if (claim.direction === 'above') return above ? 'supported' : below ? 'refuted' : 'inconclusive';
+  return below ? 'supported' : above ? 'refuted' : 'inconclusive';
 }
 
 /**

@@ -4,7 +4,7 @@ import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { isSystemCollection, SYSTEM_DATABASES } from '../core/names';
 import type { AnyRule as Rule } from '../core/rule';
 import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
-import type { Finding, Snapshot } from '../core/types';
+import type { Finding, Recommendation, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
 import { dropRepeatedIds } from './copy';
 import { Budget } from './harness';
@@ -156,6 +156,7 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
       try {
         const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings));
         f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };
+        if (result.status === 'refuted' && f.recommendation) f.recommendation = withdrawn(f.recommendation);
       } catch (err) {
         const interrupted = opts.signal?.aborted === true;
         const load: string | null = loadStop;
@@ -185,6 +186,14 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     );
   }
   return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
+}
+
+/**
+ * A recommendation whose experiment refuted its claim is never printed unchanged: it reads as withdrawn, with what it
+ * was, and loses its commands (nobody should paste them). The same in every output, JSON, SARIF and JUnit included.
+ */
+export function withdrawn(r: Recommendation): Recommendation {
+  return { action: `Withdrawn: ${r.action}`, reason: `the experiment on a scratch copy refuted the claim this rests on (see its result); it was: ${r.reason}` };
 }
 
 async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {

@@ -84,6 +84,12 @@ export interface RuleMeta<M extends Record<string, string> = Record<string, stri
 export interface RuleConfirm<O> {
   /** One line: what the experiment measures. */
   describe: string;
+  /**
+   * The experiment's sentences, one variant per verdict: each id starts with the verdict it is written for
+   * (`supported…`, `refuted…`, `inconclusive…`; `notRun…`, `error…`; `measured…` for figures with no verdict word), so
+   * the words follow the verdict (src/confirm/verdict.ts `say`); test/confirm-messages.test.ts scans them all.
+   */
+  messages?: Readonly<Record<string, string>>;
   /** Which findings the experiment can test; all of the rule's findings when absent. Others get no confirmation line. */
   appliesTo?: (finding: Finding) => boolean;
   run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;

@@ -194,3 +194,15 @@ export function formatCoverage(coverage: number): string {
   const t = Math.min(tenths, 99.9);
   return Number.isInteger(t) ? `${t}%` : `${t.toFixed(1)}%`;
 }
+
+/**
+ * The one level every interval aims at and every label names: "95% interval". An interval whose real coverage is below
+ * it (too few blocks timed) is never labelled 95%: it reads as the range of what was timed and decides nothing.
+ */
+export const CONFIDENCE = 0.95;
+
+/** "95% interval" when the interval reaches CONFIDENCE; else "range timed, too few blocks for a 95% interval:". */
+export function intervalLabel(coverage: number | undefined): string {
+  if (coverage === undefined) return 'exact';
+  return coverage >= CONFIDENCE - 1e-12 ? `${formatCoverage(CONFIDENCE)} interval` : `range timed, too few blocks for a ${formatCoverage(CONFIDENCE)} interval:`;
+}

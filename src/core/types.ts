@@ -331,16 +331,52 @@ export interface RatioInterval {
   median: number;
   low: number;
   high: number;
-  /** The interval's real coverage (e.g. 0.95, or 0.9375 for the min–max of 5 pairs); absent for an exact figure (a size). Say this, not "95%". */
+  /**
+   * The interval's real coverage (at least 0.95 when it was reached: labelled "95% interval"; below, "range of what was
+   * timed"); absent for an exact figure (a size).
+   */
   coverage?: number;
-  /** Pairs the interval was computed from. */
+  /** Pairs (rounds) timed; the interval is over `blocks` block-level ratios of them. */
   pairs?: number;
+  /** Blocks of alternated rounds the interval was computed over (src/confirm/harness.ts `blockRatios`). */
+  blocks?: number;
   /** true when the arms were timed in alternation, round by round (each ratio shares that moment's load). */
   paired?: boolean;
 }
 
+/**
+ * What an experiment tests, stated as a direction and a size before it runs: "the ratio with / without the validator
+ * lies below 2" (`direction: 'below', size: 2`). The verdict is the interval against it (src/confirm/harness.ts
+ * `judge`): supported when the whole interval lies on the claim's side of `size`, refuted when the whole interval lies
+ * on the other side, inconclusive otherwise.
+ */
+export interface RatioClaim {
+  kind: 'ratio';
+  direction: 'above' | 'below';
+  size: number;
+  /** The claim in words, e.g. "the validator adds less than 100% to insert time". */
+  text: string;
+}
+
+/**
+ * A yes/no check that is not a cost (the planner still picks the longer index; a query by one type misses the other):
+ * reported as a check that passed (`supported`) or failed (`refuted`), never as a confirmed cost.
+ */
+export interface CheckClaim {
+  kind: 'check';
+  text: string;
+}
+
+export type Claim = RatioClaim | CheckClaim;
+
+/** The three verdicts of an experiment that ran; `not-run` and `error` say it did not. */
+export type Verdict = 'supported' | 'refuted' | 'inconclusive';
+
 export interface Confirmation {
-  status: 'supported' | 'refuted' | 'inconclusive' | 'not-run' | 'error';
+  /** Machine names, stable in JSON, SARIF and JUnit; a `check` claim reads them as "check passed" / "check failed". */
+  status: Verdict | 'not-run' | 'error';
+  /** What was tested (absent for not-run and error): the verdict is this claim's, and the words follow it. */
+  claim?: Claim;
   summary: string;
   /** Ratio alternative/current or current/alternative as the summary says, with its interval and that interval's real `coverage`. */
   ratio?: RatioInterval & { label: string };

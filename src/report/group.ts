@@ -1,5 +1,5 @@
-import { formatCoverage } from '../core/stats';
-import { formatNumber } from '../core/format';
+import { intervalLabel } from '../core/stats';
+import { formatNumber, formatRatioFigure } from '../core/format';
 import type { Confirmation, Finding } from '../core/types';
 
 /**
@@ -98,9 +98,30 @@ export function firstSentence(s: string): string {
   return (m?.[1] ?? s).replace(/\u2024/g, '.');
 }
 
-/** The interval's real coverage, truncated so it never reads above the real one ("93.7% interval" for 0.9375); "interval" for an exact figure. */
+/** The one interval label (src/core/stats.ts intervalLabel): "95% interval", or a range that reached no 95%. */
 export function intervalName(coverage: number | undefined): string {
-  return coverage === undefined ? 'interval' : `${formatCoverage(coverage)} interval`;
+  return intervalLabel(coverage);
+}
+
+/**
+ * The verdict in words, one vocabulary in every human format: a ratio claim is supported, refuted or inconclusive; a
+ * check (a correctness test, not a cost) passed, failed or was inconclusive. Reporters put their own icon before it.
+ */
+export function verdictWords(c: Pick<Confirmation, 'status' | 'claim'>): string {
+  const check = c.claim?.kind === 'check';
+  const words: Record<Confirmation['status'], string> = {
+    supported: check ? 'check passed' : 'supported',
+    refuted: check ? 'check failed' : 'refuted',
+    inconclusive: check ? 'check inconclusive' : 'inconclusive',
+    'not-run': 'not measured',
+    error: 'experiment failed',
+  };
+  return words[c.status];
+}
+
+/** "insert time, with / without 1.2x (95% interval 1.1x–1.3x)": a ratio with the precision its interval supports. */
+export function ratioFigure(r: NonNullable<Confirmation['ratio']>): string {
+  return `${r.label} ${formatRatioFigure(r, intervalLabel(r.coverage))}`;
 }
 
 /** Longest common subsequence of two word lists, as the indexes of `a` it keeps. */
@@ -169,12 +190,14 @@ export function membersNoun(group: FindingGroup): string {
   return `${formatNumber(n)} ${what}${n === 1 ? '' : 's'}`;
 }
 
-/** The verdict of one member's experiment in a few words: "≈ inconclusive: clustered / regular 1.24x (95% interval 1.04–1.57)". */
-export function confirmationVerdict(c: Confirmation, status: Record<Confirmation['status'], string>): string {
-  if (c.brief) return `${status[c.status]}: ${c.brief}`;
-  const r = c.ratio;
-  const interval = r ? `${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)}` : '';
-  return `${status[c.status]}${r ? `: ${r.label} ${formatNumber(r.median)}x (${interval})` : ''}`;
+/**
+ * The verdict of one member's experiment in a few words: "≈ inconclusive: clustered / regular 1.2x (95% interval
+ * 1.0x–1.6x)". `icon` is the reporter's mark per status; the words are verdictWords'.
+ */
+export function confirmationVerdict(c: Confirmation, icon: Record<Confirmation['status'], string>): string {
+  const head = `${icon[c.status]} ${verdictWords(c)}`.trim();
+  if (c.brief) return `${head}: ${c.brief}`;
+  return `${head}${c.ratio ? `: ${ratioFigure(c.ratio)}` : ''}`;
 }
 
 /** What --verbose adds for a group: "figures, commands and measurements". */

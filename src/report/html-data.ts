@@ -3,7 +3,7 @@ import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
-import { confirmationVerdict, firstSentence, groupFindings, intervalName, memberLabel, membersNoun } from './group';
+import { confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 
 export { intervalName } from './group';
 
@@ -150,13 +150,8 @@ function confirmationBar(f: Finding): ConfirmationBar {
   };
 }
 
-const STATUS_WORD: Record<Confirmation['status'], string> = {
-  supported: 'confirmed',
-  refuted: 'not borne out',
-  inconclusive: 'inconclusive',
-  'not-run': 'not measured',
-  error: 'experiment failed',
-};
+/** No marks in a ticket: the verdict's words alone (group.ts verdictWords). */
+const NO_MARK: Record<Confirmation['status'], string> = { supported: '', refuted: '', inconclusive: '', 'not-run': '', error: '' };
 
 /** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
 export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = {}): string {
@@ -178,7 +173,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
     if (e.kind === 'group') {
       let line = `${i + 1}. [${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} (${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
       if (e.action) line += ` Suggested for each: ${e.action}.`;
-      const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, STATUS_WORD)}`);
+      const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, NO_MARK)}`);
       if (measured.length) line += ` Measured: ${measured.join('; ')}.`;
       lines.push(line);
       return;
@@ -187,7 +182,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
     let line = `${i + 1}. [${f.severity}] ${targetLabel(f)} (${f.ruleId}): ${firstSentence(f.message)}`;
     if (f.recommendation) line += ` Suggested: ${f.recommendation.action}.`;
     const c = f.confirmation;
-    if (c) line += ` Measured: ${STATUS_WORD[c.status]}${c.ratio ? `, ${c.ratio.label} ${formatNumber(c.ratio.median)}x (${intervalName(c.ratio.coverage)} ${formatNumber(c.ratio.low)}–${formatNumber(c.ratio.high)})` : ''}.`;
+    if (c) line += ` Measured: ${verdictWords(c)}${c.ratio ? `, ${ratioFigure(c.ratio)}` : ''}.`;
     lines.push(line);
   });
   const skipped = result.notes.filter((n) => n.level !== 'info');

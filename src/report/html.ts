@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun } from './group';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 import { CONFIRMATION_STATUS } from './text';
 import { safeForTerminal } from './escape';
-import { type AuditReport, chartData, intervalName, ticketSummary } from './html-data';
+import { type AuditReport, chartData, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
 
@@ -67,11 +67,11 @@ function measure(unit: string, v: number): string {
 
 function confirmationCell(c: Confirmation | undefined): string {
   if (!c) return '<span class="muted">—</span>';
-  const ratio = c.ratio ? `<br><strong>${esc(c.ratio.label)} ${esc(formatNumber(c.ratio.median))}×</strong> (${esc(intervalName(c.ratio.coverage))} ${esc(formatNumber(c.ratio.low))}–${esc(formatNumber(c.ratio.high))})` : '';
+  const ratio = c.ratio ? `<br><strong>${esc(ratioFigure(c.ratio))}</strong>` : '';
   const ms = c.measurements.length
     ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${m.trials > 1 ? ` (${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}, ${m.trials} trials)` : ''}`).join('<br>')}`
     : '';
-  return `${esc(CONFIRMATION_STATUS[c.status])}: ${rich(c.summary)}${c.reason ? ` (${rich(c.reason)})` : ''}${ratio}${ms}`;
+  return `${esc(`${CONFIRMATION_STATUS[c.status]} ${verdictWords(c)}`)}: ${rich(c.summary)}${c.reason ? ` (${rich(c.reason)})` : ''}${ratio}${ms}`;
 }
 
 function recommendation(f: Finding): string {

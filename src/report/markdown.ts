@@ -4,15 +4,15 @@ import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, intervalName, memberLabel, membersNoun, verboseHolds } from './group';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
-  supported: '✅ confirmed',
-  refuted: '❌ not borne out',
-  inconclusive: '≈ inconclusive',
-  'not-run': '○ not measured',
-  error: '⚠️ experiment failed',
+  supported: '✅',
+  refuted: '❌',
+  inconclusive: '≈',
+  'not-run': '○',
+  error: '⚠️',
 };
 
 /** Prose in a table cell: no pipes, no newlines, no link, image or HTML from the data (src/report/escape.ts). */
@@ -21,11 +21,13 @@ const cell = (s: string): string => mdText(s, { table: true });
 const prose = (s: string): string => mdText(s);
 /** A name (a database, a collection, a finding's address) in a code span; `table` for a table cell. */
 const name = (s: string, table = false): string => mdCode(s, { table });
+/** The mark and the words of a verdict: "✅ supported", "❌ check failed". */
+const verdictOf = (c: Confirmation): string => `${STATUS[c.status]} ${verdictWords(c)}`;
 
 function ratioText(c: Confirmation): string {
   if (!c.ratio) return '';
   const r = c.ratio;
-  return ` (${cell(r.label)} ${formatNumber(r.median)}×, ${intervalName(r.coverage)} ${formatNumber(r.low)}–${formatNumber(r.high)})`;
+  return ` (${cell(ratioFigure(r))})`;
 }
 
 function findingDetails(f: Finding, state: string | undefined): string {
@@ -37,7 +39,7 @@ function findingDetails(f: Finding, state: string | undefined): string {
     if (f.recommendation.commands?.length) lines.push(...mdFence(f.recommendation.commands, 'js'), '');
   }
   const k = f.confirmation;
-  if (k) lines.push(`${STATUS[k.status]}: ${prose(k.summary)}${ratioText(k)}`, '');
+  if (k) lines.push(`${verdictOf(k)}: ${prose(k.summary)}${ratioText(k)}`, '');
   lines.push(`[${f.ruleId}](${f.docsUrl})`, '');
   return lines.join('\n');
 }
@@ -104,7 +106,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
       if (e.kind === 'group') {
         const verdicts = e.findings
           .filter((f) => f.confirmation)
-          .map((f) => `${name(memberLabel(f, e), true)}: ${STATUS[f.confirmation?.status ?? 'not-run']}`);
+          .map((f) => `${name(memberLabel(f, e), true)}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`);
         const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
         const verdict = verdicts.length ? verdicts.join('<br>') : '—';
         out.push(`| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`);
@@ -113,7 +115,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
       const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
-      const verdict = f.confirmation ? `${STATUS[f.confirmation.status]}${ratioText(f.confirmation)}` : '—';
+      const verdict = f.confirmation ? `${verdictOf(f.confirmation)}${ratioText(f.confirmation)}` : '—';
       out.push(`| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`);
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');

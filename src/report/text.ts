@@ -2,10 +2,10 @@ import { serverName } from '../lib/server-name';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
-import { formatCoverage } from '../core/stats';
+import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds } from './group';
+import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
 
 export interface TextOptions {
   color: boolean;
@@ -31,7 +31,9 @@ function fmtMeasure(m: Measurement): string {
 function fmtInterval(m: Measurement): string {
   if (m.trials <= 1 || !measured(m.low) || !measured(m.high)) return '';
   const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : formatNumber;
-  return `${f(m.low)} – ${f(m.high)}${m.coverage === undefined ? '' : ` (${formatCoverage(m.coverage)})`}`;
+  // one level in every label: "95%" for an interval that reaches it, "range" for one that does not
+  const level = m.coverage === undefined ? '' : m.coverage >= CONFIDENCE - 1e-12 ? ' (95%)' : ' (range)';
+  return `${f(m.low)} – ${f(m.high)}${level}`;
 }
 
 function wrap(text: string, width: number, indent: string): string {
@@ -135,18 +137,18 @@ function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: strin
   return lines.join('\n');
 }
 
-/** How each confirmation status reads in every human format. */
+/** The mark before each confirmation status in the terminal and HTML; the words are group.ts verdictWords'. */
 export const CONFIRMATION_STATUS: Record<Confirmation['status'], string> = {
-  supported: '✔ confirmed',
-  refuted: '✖ not borne out',
-  inconclusive: '≈ inconclusive',
-  'not-run': '○ not measured',
-  error: '! experiment failed',
+  supported: '✔',
+  refuted: '✖',
+  inconclusive: '≈',
+  'not-run': '○',
+  error: '!',
 };
 
 function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable: boolean): string {
   const color = k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
-  const lines = [wrap(`${color(CONFIRMATION_STATUS[k.status])}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
+  const lines = [wrap(`${color(`${CONFIRMATION_STATUS[k.status]} ${verdictWords(k)}`)}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
   if (withTable && k.measurements.length > 0) {
     const t = new Table({
       head: ['measurement', 'median', 'interval (coverage)', 'trials'],
