@@ -1,4 +1,3 @@
-import { terminalLine } from '../../core/format';
 import { collectPlan } from '../../core/runner';
 import { onInterrupt } from '../interrupt';
 import { rules } from '../../../rules';
@@ -177,7 +176,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
     const result = mergeResults(results);
     lines?.stop();
     const color = flags.color ?? (io.isTTY && !flags.output);
-    emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
+    await emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
     return exitCodeFor(result, failOn);
   } finally {
     lines?.stop();

@@ -54,7 +54,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
       const { runDemo } = await loadDemo();
       const result = await runDemo({ confirm: flags.confirm, io });
       const color = flags.color ?? (io.isTTY && !flags.output);
-      emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
+      await emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });
 }
