@@ -15,6 +15,7 @@
  */
 import { type CreateCollectionOptions, type MongoClient, ObjectId } from 'mongodb';
 import type { AnalyzeSettings } from '../src/core/runner';
+import { prng as rng } from '../src/core/stats';
 
 export type Settings = AnalyzeSettings;
 
@@ -31,18 +32,6 @@ export interface Scenario {
 const DAY = 86_400_000;
 
 type Rand = () => number;
-
-/** mulberry32: a small seeded generator, so a reseed writes the same values. */
-function rng(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A canonical UUID v4 string (8-4-4-4-12) from the generator. */
 function uuid4(rand: Rand): string {
