@@ -8,7 +8,11 @@
  * - each ratio per run as the report prints it, and the factor from the lowest to the highest median over the runs
  *   (the array-growth $push ratio's on its own line: 395x then 888x was a factor of 2.2).
  *
- *   node bench/run.mjs confirm-stability [--runs 5] [--server secantusdb|ferretdb|mongodb-memory-server] [--json out.json]
+ *   node bench/run.mjs confirm-stability [--runs 5] [--server secantusdb|ferretdb|mongodb-memory-server]
+ *     [--scenario demo|shop|tenants] [--json out.json]
+ *
+ * `--scenario` picks what is seeded: the demo's blog (the default) or one of bench/scenarios.ts, shapes other than
+ * the blog's, with their own settings.
  *
  * A run takes about as long as `mongo-advisor demo` (80 s on the shared 2-core machine before blocks; the paired
  * experiments now time 14 rounds at the first look, not 7, so expect more when the machine is loaded).
@@ -23,6 +27,7 @@ import { intervalLabel } from '../src/core/stats';
 import type { Finding } from '../src/core/types';
 import { DEMO_DB } from '../src/demo/run';
 import { DEMO_SETTINGS, seedDemo } from '../src/demo/seed';
+import { SCENARIOS, type Scenario } from './scenarios';
 import { startServer } from '../src/servers/embedded';
 import { fmt, intArg, machine, markdownTable, median, serverOrder, stringArg } from './lib/report';
 
@@ -36,7 +41,24 @@ interface Seen {
   seconds: number;
 }
 
-const keyOf = (f: Finding): string => `${f.ruleId}/${f.messageId} ${f.target.db === DEMO_DB ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
+/** The demo's blog as a scenario, beside bench/scenarios.ts's. */
+const DEMO: Scenario = {
+  name: 'demo',
+  db: DEMO_DB,
+  description: "the demo's blog (src/demo/seed.ts)",
+  settings: DEMO_SETTINGS,
+  seed: (client, db) => seedDemo(client, db),
+};
+
+function scenarioOf(name: string | undefined): Scenario {
+  const all = [DEMO, ...SCENARIOS];
+  const found = all.find((s) => s.name === (name ?? 'demo'));
+  if (!found) throw new Error(`--scenario: one of ${all.map((s) => s.name).join(', ')}`);
+  return found;
+}
+
+let shownDb = DEMO_DB;
+const keyOf = (f: Finding): string => `${f.ruleId}/${f.messageId} ${f.target.db === shownDb ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
 
 function ratioText(f: Finding): string {
   const r = f.confirmation?.ratio;
@@ -73,6 +95,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const runs = intArg(argv, 'runs', 5);
   const jsonOut = stringArg(argv, 'json');
+  const scenario = scenarioOf(stringArg(argv, 'scenario'));
+  shownDb = scenario.db;
   const server = await startServer({ ...(serverOrder(argv) ? { order: serverOrder(argv) } : {}), log: (l) => process.stderr.write(`${l}\n`) });
   const perRun: Map<string, Seen>[] = [];
   const seconds: number[] = [];
@@ -80,12 +104,12 @@ async function main(): Promise<void> {
     const client = await MongoClient.connect(server.uri);
     try {
       for (let i = 0; i < runs; i++) {
-        await client.db(DEMO_DB).dropDatabase();
-        await seedDemo(client, DEMO_DB);
+        await client.db(scenario.db).dropDatabase();
+        await scenario.seed(client, scenario.db);
         const adapter = await DriverAdapter.connect(server.uri);
         const t0 = performance.now();
         try {
-          const result = await check(adapter, { db: DEMO_DB, rules, confirm: true, settings: DEMO_SETTINGS });
+          const result = await check(adapter, { db: scenario.db, rules, confirm: true, settings: scenario.settings });
           const seen = new Map<string, Seen>();
           for (const f of result.findings) {
             const c = f.confirmation;
@@ -103,7 +127,7 @@ async function main(): Promise<void> {
         process.stderr.write(`run ${i + 1}/${runs}: ${seconds[i]?.toFixed(0)} s, ${perRun[i]?.size} confirmations\n`);
       }
     } finally {
-      await client.db(DEMO_DB).dropDatabase().catch(() => undefined);
+      await client.db(scenario.db).dropDatabase().catch(() => undefined);
       await client.close();
     }
   } finally {
@@ -111,7 +135,7 @@ async function main(): Promise<void> {
   }
 
   const keys = [...new Set(perRun.flatMap((m) => [...m.keys()]))].sort();
-  report(keys, perRun, seconds, server.description, runs);
+  report(keys, perRun, seconds, `${server.description}; scenario ${scenario.name}`, runs);
   if (jsonOut) {
     const overlap = Object.fromEntries(keys.map((k) => [k, pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null))]));
     writeFileSync(jsonOut, JSON.stringify({ keys, perRun: perRun.map((m) => Object.fromEntries(m)), overlap, seconds }, null, 2));
@@ -134,7 +158,7 @@ function report(keys: string[], perRun: Map<string, Seen>[], seconds: number[], 
     return [k, ...perRun.map((m) => m.get(k)?.ratio ?? '—'), perRun[0]?.get(k)?.trials ?? '—', fmt(median(secs))];
   });
   const runCols = perRun.map((_, i) => `run ${i + 1}`);
-  console.log(`# confirm-stability (${server}; ${runs} runs of the demo's check with confirmation)`);
+  console.log(`# confirm-stability (${server}; ${runs} runs of check with confirmation)`);
   console.log(machine());
   console.log(`check wall time per run: ${seconds.map((s) => `${s.toFixed(0)} s`).join(', ')}`);
   console.log();
