@@ -2,6 +2,7 @@ import type { Adapter } from './adapters/types';
 import { collectSnapshot, type CollectOptions } from './collect';
 import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
+import { checkTargets } from './core/names';
 import type { AnyRule } from './core/rule';
 import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
@@ -39,6 +40,8 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   const started = Date.now();
   const t0 = performance.now();
   const log = opts.log ?? (() => undefined);
+  // Names MongoDB refuses, and the server's own databases, are a user error before any progress line or command.
+  checkTargets([opts.db], opts.collections ?? []);
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
   // Collect only what the enabled rules read (the plan); the snapshot records which collectors ran.
   const collectors = opts.collectors ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));

@@ -10,6 +10,7 @@ import type { Progress } from './progress';
 import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
 import type { FoldOptions } from '../collect/fold';
+import { checkTargets } from '../core/names';
 
 export interface LiveRunOptions {
   dbs: string[];
@@ -39,6 +40,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
   const started = Date.now();
   const t0 = performance.now();
   const log = opts.lines ? (line: string) => opts.lines?.say(line) : undefined;
+  checkTargets(opts.dbs, opts.collections ?? []);
   log?.(`collecting ${opts.dbs.length ? opts.dbs.join(', ') : 'every user database'}`);
   const snapshot = await collectDeployment(adapter, {
     dbs: opts.dbs,
