@@ -175,7 +175,7 @@ describe('a narrow role (find, collStats, listIndexes on one database) on a serv
     type Snap = { databases: { collections: { name: string; sample: { size: number } }[] }[] };
     const snapshot = JSON.parse(collect.out) as Snap;
     expect(snapshot.databases[0]?.collections.map((c) => [c.name, c.sample.size])).toEqual([['orders', 40]]);
-    const everything = await cli(['audit', narrow, '-o', '-']);
+    const everything = await cli(['audit', narrow, '-o', '-', '-q']);
     clean(everything);
     expect(everything.code).toBe(2);
     expect(everything.err.trim()).toMatch(

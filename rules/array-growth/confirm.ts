@@ -44,7 +44,7 @@ export function projectionText(evidence: Finding['evidence'], elementBytes: numb
   const basis =
     evidence.paceSource === 'elements'
       ? `the pace counted from the dates at \`${String(evidence.paceFrom)}\` over ${formatNumber(Number(evidence.paceWindowDays))} days`
-      : `the pace of its length over its document's age (creation time from \`${String(evidence.paceFrom)}\`)`;
+      : `the pace of its length over its document's age, dated by \`${String(evidence.paceFrom)}\``;
   const cap = lengthCap(elementBytes);
   const capped = length > cap ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds below ${formatBytes(PARENT_BYTES_CAP)}` : '';
   const sum = `one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day × ${formatNumber(days)} days`;
@@ -118,7 +118,11 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
 
   const complete = pairs.filter((p) => p.embedded.complete && p.referenced.complete && p.embedded.samples.length > 0);
   const largest = complete[complete.length - 1];
-  const skipped = lengths.filter((L) => !complete.some((p) => p.length === L));
+  const started = new Set(pairs.filter((p) => p.embedded.samples.length > 0).map((p) => p.length));
+  const unfinished = lengths.filter((L) => !complete.some((p) => p.length === L));
+  // Lengths timed in part (their rows are in the table, with a range) apart from those the budget never reached.
+  const partial = unfinished.filter((L) => started.has(L));
+  const skipped = unfinished.filter((L) => !started.has(L));
   const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatBytes(elementBytes)}`;
   const projected = projectionText(f.evidence, elementBytes);
   if (!largest) {
@@ -134,6 +138,7 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
     say(M, 'measuredPush', { item: itemNote, length: formatNumber(largest.length), push: formatDuration(toMeasurement(largest.embedded).median), insert: formatDuration(toMeasurement(largest.referenced).median), figure: figure(ratio, claim) }),
   ];
   if (complete.length > 1) parts.push(say(M, 'measuredSeries', { series }));
+  if (partial.length) parts.push(say(M, 'measuredPartial', { lengths: partial.map((x) => formatNumber(x)).join(', ') }));
   if (skipped.length) parts.push(say(M, 'measuredSkipped', { lengths: skipped.map((x) => formatNumber(x)).join(', ') }));
   const data = { claim: claim.text };
   parts.push(status === 'supported' ? say(M, 'supportedPush', data) : status === 'refuted' ? say(M, 'refutedPush', data) : say(M, 'inconclusivePush', data));
@@ -145,6 +150,7 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
 export const CONFIRM_MESSAGES = {
   measuredPush: 'With {{item}}, a $push into an array of {{length}} took {{push}} against {{insert}} for inserting the same item into a child collection: {{figure}}.',
   measuredSeries: 'Slowdown by array length (median): {{series}}.',
+  measuredPartial: 'Timed in part before the budget ran out, too few blocks for a 95% interval (their ranges are in the table): {{lengths}} elements.',
   measuredSkipped: 'Not measured within the budget: {{lengths}} elements.',
   supportedPush: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedPush: 'The interval lies below 1x: the $push was faster, against the claim that {{claim}}.',

@@ -133,7 +133,7 @@ ruleTester(rule, {
           messageId: 'growingArrayPastWarning',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); 1 of the 1 documents read are already past ${formatBytes(2_000_000)}. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}. At its own pace, one document would hold 75,000 elements in 365 days.`,
+          message: `Array \`events\` grows by up to 200 elements per document per day (median 200 over 1 documents), its length over the document's age (creation time from \`_id\`): at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 73 days (2027-01-13); already past ${formatBytes(2_000_000)}: 1 of the 1 documents read. Up to 2,000 elements now (p95 2,000), ${formatBytes(1000)} each; 1 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 2000, 1000, null).bytes)}. At its own pace, one document would hold 75,000 elements in 365 days.`,
           // already past the warning size: counted, never forecast
           evidence: { itemsPerDayMax: 200, daysToMaxBytes: 73, daysToWarnBytes: null, docsPastWarnBytes: 1, docsPastMaxBytes: 0, docsRead: 1, timeSource: '_id', paceSource: 'age', paceFrom: '_id', paceWindowDays: null, projectedLength: 2000 + 200 * 365, projectedFromLength: 2000, projectedPerDay: 200, projectionDays: 365 },
           recommendation: reference('events'),
@@ -217,7 +217,7 @@ ruleTester(rule, {
           messageId: 'growingArrayAtLimit',
           severity: 'error',
           target: at('events'),
-          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and 1 of the 1 documents read are already at the ${formatBytes(300_000)} limit. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}. At its own pace, one document would hold 4,050 elements in 365 days.`,
+          message: `Array \`events\` grows by up to 10 elements per document per day (median 10 over 1 documents), its length over the document's age (creation time from \`_id\`), and already at the ${formatBytes(300_000)} limit: 1 of the 1 documents read. Up to 400 elements now (p95 400), ${formatBytes(1000)} each; 0 of 1 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(docWithArray('events', 400, 1000, null).bytes)}. At its own pace, one document would hold 4,050 elements in 365 days.`,
           evidence: { daysToMaxBytes: null, docsPastMaxBytes: 1 },
           recommendation: reference('events'),
         },
@@ -233,7 +233,7 @@ ruleTester(rule, {
           target: at('comments'),
           // the busy post is past the warning size; the new one (1 comment in 2 days) would pass it in 3,935 days,
           // beyond growingWithinDays: not named
-          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); 1 of the 3 documents read are already past ${formatBytes(2_000_000)}. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
+          message: `Array \`comments\` grows by up to 100 elements per document per day (median 0.5 over 3 documents), counted from the dates at \`comments.at\` over the 30 days up to the newest one: at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 136 days (2027-03-16); already past ${formatBytes(2_000_000)}: 1 of the 3 documents read. Up to 3,000 elements now (p95 2,700), ${formatBytes(1008)} each; 1 of 3 sampled documents hold 1,000 or more; the largest document holding it is ${formatBytes(busyBytes)}. At its own pace, one document would hold 39,500 elements in 365 days.`,
           evidence: {
             paceSource: 'elements',
             paceFrom: 'comments.at',
@@ -339,7 +339,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: at('comments'),
           messageIncludes: [
-            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 137 days (2027-03-17); 3 of the 5 documents read are already past ${formatBytes(2_000_000)} and the first of the others passes it in 10 days (2026-11-10).`,
+            `at that pace the first document passes ${formatBytes(16 * 1024 * 1024)} in 137 days (2027-03-17); already past ${formatBytes(2_000_000)}: 3 of the 5 documents read, and the first of the others passes it in 10 days (2026-11-10).`,
             `the largest document holding it is ${formatBytes(docWithArray('comments', 3000, 1000, null).bytes)}.`,
           ],
           evidence: { docsRead: 5, docsPastWarnBytes: 3, docsPastMaxBytes: 0, daysToWarnBytes: 10, daysToMaxBytes: 137, projectedFromLength: 3000, projectedLength: 3000 + 100 * 365 },
@@ -365,7 +365,7 @@ ruleTester(rule, {
           target: at('comments'),
           messageIncludes: [
             "grows by up to 200 elements per document per day (median 0.05 over 22 documents), its length over the document's age",
-            `the first document passes ${formatBytes(16 * 1024 * 1024)} in 63 days (2027-01-03); 2 of the 22 documents read are already past ${formatBytes(2_000_000)}.`,
+            `the first document passes ${formatBytes(16 * 1024 * 1024)} in 63 days (2027-01-03); already past ${formatBytes(2_000_000)}: 2 of the 22 documents read.`,
             'one document would hold 77,000 elements in 365 days.',
           ],
           evidence: { paceDocs: 22, docsRead: 22, docsPastWarnBytes: 2, daysToWarnBytes: 39618, daysToMaxBytes: 63, projectedFromLength: 4000, projectedPerDay: 200, projectedLength: 77000 },
@@ -464,7 +464,7 @@ describe('array-growth confirmation plan', () => {
     // a pace from the age, and a projection past what a parent below 15 MiB holds
     const aged = { projectedLength: 100_000, projectedFromLength: 2000, projectedPerDay: 268.49, projectionDays: 365, paceSource: 'age', paceFrom: '_id' };
     expect(projectionText(aged, 1000)).toBe(
-      `The projected length, 100,000, is one document's 2,000 elements now + its 268 a day × 365 days (the pace of its length over its document's age (creation time from \`_id\`)); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
+      `The projected length, 100,000, is one document's 2,000 elements now + its 268 a day × 365 days (the pace of its length over its document's age, dated by \`_id\`); measured at 15,603, the most elements of ${formatBytes(1000)} a parent holds below ${formatBytes(15 * 1024 * 1024)}.`,
     );
     expect(projectionText({ projectedLength: null }, 1000)).toBe('');
   });

@@ -113,9 +113,9 @@ const BY_DATES = 'grows by up to {{perDay}} elements per document per day (media
 const BY_AGE = "grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), its length over the document's age (creation time from `{{timeSource}}`)";
 const TO_MAX = 'at that pace the first document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}})';
 const TO_BOTH = `${TO_MAX}; the first passes {{warnBytes}} in {{warnDays}} days ({{warnDate}})`;
-const PAST_WARNING = `${TO_MAX}; {{pastWarn}} of the {{docsRead}} documents read are already past {{warnBytes}}`;
-const PAST_WARNING_NEXT = `${PAST_WARNING} and the first of the others passes it in {{warnDays}} days ({{warnDate}})`;
-const AT_LIMIT = 'and {{pastMax}} of the {{docsRead}} documents read are already at the {{maxBytes}} limit';
+const PAST_WARNING = `${TO_MAX}; already past {{warnBytes}}: {{pastWarn}} of the {{docsRead}} documents read`;
+const PAST_WARNING_NEXT = `${PAST_WARNING}, and the first of the others passes it in {{warnDays}} days ({{warnDate}})`;
+const AT_LIMIT = 'and already at the {{maxBytes}} limit: {{pastMax}} of the {{docsRead}} documents read';
 const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.';
 /** The one projected length, the same the confirmation measures (the evidence's projectedLength). */
 const PROJECTED = 'At its own pace, one document would hold {{projected}} elements in {{projectionDays}} days.';
