@@ -193,7 +193,12 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
  * was, and loses its commands (nobody should paste them). The same in every output, JSON, SARIF and JUnit included.
  */
 export function withdrawn(r: Recommendation): Recommendation {
-  return { action: `Withdrawn: ${r.action}`, reason: `the experiment on a scratch copy refuted the claim this rests on (see its result); it was: ${r.reason}` };
+  return {
+    action: `Withdrawn: ${r.action}`,
+    reason:
+      'the experiment on a scratch copy refuted the claim this advice rests on (see its result), so nothing is ' +
+      `recommended on this evidence. The advice rested on this: ${r.reason}`,
+  };
 }
 
 async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {

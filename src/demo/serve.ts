@@ -29,6 +29,11 @@ export function pluginPath(): string {
   return fs.existsSync(beside) ? beside : path.resolve(__dirname, '..', '..', 'dist', 'advisor.js');
 }
 
+/** The CLI beside the plugin: a path that works from any directory, as the load() line's does. */
+export function cliPath(): string {
+  return path.join(path.dirname(pluginPath()), 'cli.cjs');
+}
+
 /** Resolves on Ctrl-C, SIGTERM or SIGHUP; until then it keeps the process up (the server's child does not). */
 function stopSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -56,10 +61,10 @@ function instructions(server: RunningServer, seeded: boolean): string {
     `  load(${JSON.stringify(pluginPath())})`,
     seeded ? '  advisor.check("posts")' : '  advisor.check()',
     '',
-    'From the CLI:',
+    'From the CLI, from any directory:',
     seeded
-      ? `  mongo-advisor check ${JSON.stringify(server.uri)} --db ${DEMO_DB} -c posts`
-      : `  mongo-advisor check ${JSON.stringify(server.uri)} --db <name>`,
+      ? `  node ${JSON.stringify(cliPath())} check ${JSON.stringify(server.uri)} --db ${DEMO_DB} -c posts`
+      : `  node ${JSON.stringify(cliPath())} check ${JSON.stringify(server.uri)} --db <name>`,
     '',
     'Ctrl-C stops the server and deletes its data.',
   ];
