@@ -145,7 +145,7 @@ describe('array-growth (live): the forecast from every post, whatever the time f
       expect(Math.abs(Number(f.evidence.projectedLength) - yearAhead) / yearAhead).toBeLessThan(0.02);
       expect(f.message).toContain(`one document would hold ${formatNumber(Number(f.evidence.projectedLength))} elements in 365 days`);
       const pastLine = `already past ${formatBytes(WARN)}: ${warn.past} of the 300 documents read`;
-      expect(f.message).toContain(`${pastLine} and the first of the others passes it in`);
+      expect(f.message).toContain(`${pastLine}, and the first of the others passes it in`);
       // one size per document: the lines, the element size and the largest post, printed once
       const largest = formatBytes(Number(f.evidence.largestDocBytes));
       expect(Number(f.evidence.largestDocBytes)).toBeCloseTo(max.largest, -4);
