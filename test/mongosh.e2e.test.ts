@@ -8,6 +8,7 @@ import { dropDb, seedBlog } from './support/seed';
 import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 import { rules } from '../rules';
 import { VERSION } from '../src/version';
+import { scratchDatabases } from './support/scratch';
 
 const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
@@ -31,15 +32,6 @@ const RECORD_COMMANDS =
 /** Runs `advisor.check(args)` with RECORD_COMMANDS and prints `SENT [...]` once it settles, whether it ran or threw. */
 const checkRecording = (args: string): string => `${RECORD_COMMANDS} advisor.check(${args}).finally(() => print("SENT " + JSON.stringify(sent)))`;
 
-async function scratchDatabases(uri: string): Promise<string[]> {
-  const client = await MongoClient.connect(uri);
-  try {
-    const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
-    return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
-  } finally {
-    await client.close();
-  }
-}
 
 /**
  * Scratch databases that appeared since `before` and are still there. Another test file on the same server may hold

@@ -9,7 +9,6 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
-import { SCRATCH_PREFIX } from '../src/adapters/read-only';
 import { check } from '../src/check';
 import { collectSnapshot } from '../src/collect';
 import { confirmFindings } from '../src/confirm';
@@ -19,6 +18,7 @@ import type { Finding } from '../src/core/types';
 import { UserError } from '../src/core/errors';
 import { recordingAdapter } from './support/recording';
 import { type ProcessResult, runProcess } from './support/run';
+import { scratchDatabases } from './support/scratch';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -59,15 +59,6 @@ function probeRule(run: (ctx: ConfirmContext) => Promise<void>): AnyRule {
   } as AnyRule;
 }
 
-async function scratchDatabases(uri: string): Promise<string[]> {
-  const client = await MongoClient.connect(uri);
-  try {
-    const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
-    return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
-  } finally {
-    await client.close();
-  }
-}
 
 describe('names and system databases (real CLI, real mongosh, real server)', () => {
   const uri = inject('mongoUri');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BSON, type MongoClient } from 'mongodb';
+import { BSON, MongoClient } from 'mongodb';
 import { expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
 
@@ -18,6 +18,12 @@ export async function expectScratchDropped(client: MongoClient, where: string | 
 export async function scratchDbs(client: MongoClient): Promise<string[]> {
   const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
   return (r.databases as { name: string }[]).map((d) => d.name).filter((n) => n.startsWith(SCRATCH_PREFIX));
+}
+
+/** The scratch databases on the server at `uri` now, read on a connection of its own. */
+export async function scratchDatabases(uri: string): Promise<string[]> {
+  const client = await MongoClient.connect(uri);
+  return scratchDbs(client).finally(() => client.close());
 }
 
 /** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
