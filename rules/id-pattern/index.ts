@@ -15,7 +15,7 @@ import {
   typeLabel,
   uuidSavings,
 } from './analyze';
-import { naturalOrder } from './collect';
+import { idProfile, naturalOrder } from './collect';
 import { CONFIRM_MESSAGES, CONFIRMABLE, confirmIdPattern } from './confirm';
 
 export const idPatternOptionsSchema = {
@@ -75,7 +75,7 @@ function timeDerived(s: IdPatternStats): boolean {
 
 export default defineRule({
   id: 'id-pattern',
-  needs: [naturalOrder],
+  needs: [naturalOrder, idProfile],
   scope: 'collection',
   meta: {
     description: '_id type, size and order: binary UUIDs, and clustered or regular collection',
@@ -112,9 +112,9 @@ export default defineRule({
   },
   analyze({ snapshot, collection: c, options, report }) {
     if (!c || c.sample.size === 0) return;
-    const p = c.sample.id;
+    const p = dataOf(idProfile, c);
     const natural = dataOf(naturalOrder, c);
-    const s = idPatternStats(c, natural, options);
+    const s = idPatternStats(c, p, natural, options);
     if (!s || !p) return;
     const target = { db: c.db, collection: c.name, path: '_id' };
     const dataBytes = c.stats?.sizeBytes ?? null;

@@ -21,7 +21,6 @@ import {
 } from '../core/types';
 import { indexFromListIndexes } from '../lib/index-keys';
 import { isDate, objectIdSeconds } from './bson-size';
-import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
 import { findOutliers, readSample, seedOf } from './sample';
@@ -404,7 +403,7 @@ async function listDatabase(
 }
 
 function emptySample(requested: number): SampleSnapshot {
-  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null, dynamicKeys: [], outliers: { status: 'skipped', reason: 'nothing was sampled', docs: [] } };
+  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [], outliers: { status: 'skipped', reason: 'nothing was sampled', docs: [] } };
 }
 
 export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
@@ -571,7 +570,6 @@ async function collectCollection(
       requested: raw.complete ? docs.length : requested,
       size: docs.length,
       docs,
-      id: profileIds(sampledIds),
       fields: Object.fromEntries(folded.fields),
       timeSource: timeField,
     };

@@ -114,20 +114,6 @@ export type IdType =
   | 'object'
   | 'other';
 
-export interface IdProfile {
-  types: Partial<Record<IdType, number>>;
-  /** For UUIDs, binary or canonical strings alike: count per version (4 random, 7 time-ordered). */
-  uuidVersions: Record<string, number>;
-  /**
-   * String _ids in the canonical UUID form (36 characters, 8-4-4-4-12 hex, with a version and the RFC 9562 variant);
-   * their `leadingByteEntropy` is measured on the 16 bytes they spell. Absent in snapshots taken before it was counted.
-   */
-  uuidStrings?: number;
-  sizeBytes: { p50: number; max: number; mean: number };
-  /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
-  leadingByteEntropy: number[];
-}
-
 export interface FieldProfile {
   /** Documents (or array elements, for paths under arrays) in which the path is present. */
   present: number;
@@ -157,7 +143,6 @@ export interface SampleSnapshot {
   size: number;
   /** The sample's documents (never the outliers below: shares and medians are over these). */
   docs: DocProfile[];
-  id: IdProfile | null;
   /** The field/type census of the sample; keys of objects used as maps are folded to `<path>.<key>` (DYNAMIC_KEY). */
   fields: Record<string, FieldProfile>;
   /** Where document creation times came from: `_id` (ObjectId timestamp) or a date field's path. */
@@ -265,8 +250,11 @@ export interface Target {
 }
 
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
-/** 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields). */
-export const SNAPSHOT_VERSION = 3;
+/**
+ * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields).
+ * 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`).
+ */
+export const SNAPSHOT_VERSION = 4;
 
 /** One collector of the run: which ran, at which version, and what it could not read. */
 export interface CollectorRun {
