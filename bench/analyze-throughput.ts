@@ -15,6 +15,7 @@ import { BSON } from 'mongodb';
 import { parseSchema } from 'mongodb-schema';
 import { performance } from 'node:perf_hooks';
 import { Profiler } from '../src/collect/profile';
+import { outlierSearch } from '../src/collect/outliers';
 import { rules } from '../rules';
 import { indexUsageCollector } from '../rules/index-usage/collect';
 import { idProfile, MAX_NATURAL_IDS, type NaturalOrder, naturalOrder, naturalOrderRanks } from '../rules/id-pattern/collect';
@@ -63,9 +64,9 @@ function snapshotOf(docs: DocProfile[], id: IdProfile, natural: NaturalOrder, fi
             validator: { present: false },
             stats: { count: docs.length, sizeBytes: bytes, avgObjSize: bytes / docs.length, storageSizeBytes: bytes / 2, totalIndexSizeBytes: docs.length * 20, nindexes: 1, blockCompressor: 'snappy' },
             indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: docs.length * 20 }],
-            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: docs.length, size: docs.length, docs, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
+            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: docs.length, size: docs.length, docs, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
             notes: [],
-            data: { [naturalOrder.id]: natural, [idProfile.id]: id, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
+            data: { [naturalOrder.id]: natural, [idProfile.id]: id, [outlierSearch.id]: { status: 'done', reason: null, docs: [] }, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
           },
         ],
       },

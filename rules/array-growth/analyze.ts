@@ -201,7 +201,13 @@ function projectionOf(holders: readonly Holder[], days: number): Projection | nu
   return projection;
 }
 
-export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now: number, paces?: ElementPaces): ArrayPathStats[] {
+export function arrayPathStats(
+  c: CollectionSnapshot,
+  o: ArrayGrowthOptions,
+  now: number,
+  paces?: ElementPaces,
+  outliers: readonly DocProfile[] = [],
+): ArrayPathStats[] {
   const byPath = new Map<string, Holder[]>();
   c.sample.docs.forEach((doc, index) => {
     for (const a of doc.arrays) {
@@ -211,7 +217,7 @@ export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now
     }
   });
   const beyond = new Map<string, Holder[]>();
-  for (const doc of c.sample.outliers.docs) {
+  for (const doc of outliers) {
     for (const a of doc.arrays) {
       let list = beyond.get(a.path);
       if (!list) beyond.set(a.path, (list = []));

@@ -32,7 +32,6 @@ function read(docs: Doc[], over: { large?: DocProfile[]; fields?: Record<string,
       fields: over.fields ?? Object.fromEntries(profiler.fields),
       timeSource: null,
       dynamicKeys: [],
-      outliers: { status: 'done', reason: null, docs: [] },
     },
     notes: [],
   };

@@ -8,6 +8,7 @@ import { type ArrayPathStats, arrayPathStats, type Pace } from './analyze';
 import { CONFIRM_MESSAGES, confirmArrayGrowth } from './confirm';
 import { elementPace } from './collect';
 import { dataOf } from '../../src/core/collector';
+import { outlierSearch } from '../../src/collect/outliers';
 
 const MiB = 1024 * 1024;
 const DAY_MS = 86_400_000;
@@ -255,7 +256,7 @@ function reportGrowth(
 export default defineRule({
   id: 'array-growth',
   scope: 'collection',
-  needs: [elementPace],
+  needs: [elementPace, outlierSearch],
   meta: {
     description: 'Arrays that grow without bound inside documents: embed or reference',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
@@ -278,7 +279,8 @@ export default defineRule({
   analyze({ snapshot, collection, options, report }) {
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
-    for (const s of arrayPathStats(collection, options, now, dataOf(elementPace, collection))) {
+    const outliers = dataOf(outlierSearch, collection)?.docs ?? [];
+    for (const s of arrayPathStats(collection, options, now, dataOf(elementPace, collection), outliers)) {
       const grade = severityOf(s, options);
       if (!grade) continue;
       // one figure per document, printed the same in the message and the advice

@@ -5,14 +5,13 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
-import type { AnyCollector, ListedCollection } from '../core/collector';
+import { type AnyCollector, dataOf, type ListedCollection } from '../core/collector';
 import {
   type CollectionSnapshot,
   type DatabaseSnapshot,
   type DynamicKeyProfile,
   type IndexSnapshot,
   type Note,
-  type OutlierSearch,
   type SampleSnapshot,
   type ServerInfo,
   type Snapshot,
@@ -23,7 +22,8 @@ import { indexFromListIndexes } from '../lib/index-keys';
 import { isDate, objectIdSeconds } from './bson-size';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
-import { findOutliers, readSample, seedOf } from './sample';
+import { readSample, seedOf } from './sample';
+import { outlierSearch } from './outliers';
 import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
@@ -50,12 +50,6 @@ export interface CollectOptions {
   wholeMaxBytes?: number;
   /** Without `$sample`: the most `_id`s read in natural order to draw the sample's random positions from (default 100,000; 0: the first documents instead). */
   idScanMax?: number;
-  /** The server-side pass for the largest documents and longest arrays skips collections above this many documents (default 1,000,000). */
-  outlierMaxDocs?: number;
-  /** … or above this many bytes of data (default 1 GiB). */
-  outlierMaxBytes?: number;
-  /** Documents the outlier pass keeps by each measure (largest; longest top-level array; default 5). */
-  outlierTop?: number;
   /**
    * The collectors to run beyond the core (src/core/collector.ts): `check` passes those its enabled rules need
    * (`collectPlan`); none when absent.
@@ -117,16 +111,6 @@ export const COLLECT_DEFAULTS = {
    * note says what the scan covered.
    */
   idScanMax: 100_000,
-  /**
-   * The outlier pass scans the whole collection once (one aggregate with maxTimeMS; a `$facet` keeps the top few by
-   * `$bsonSize` and by the longest top-level array). Our choice of bound: 1,000,000 documents or 1 GiB of data, the
-   * size up to which a scan can finish within the 10 s maxTimeMS default on MongoDB; above either, or past maxTimeMS,
-   * the pass is skipped (or failed) with a note. Where `$collStats` gives no size, the document bound alone applies.
-   * It keeps the 5 largest documents and the 5 with the longest top-level array.
-   */
-  outlierMaxDocs: 1_000_000,
-  outlierMaxBytes: 1024 * 1024 * 1024,
-  outlierTop: 5,
 };
 
 /** mongosh's analyze-schema snippet: min(max(20, 4% of count), 10000). */
@@ -278,12 +262,13 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
       message: `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with $sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
     });
   }
-  const unsupported = all.filter((c) => c.sample.outliers.status === 'unsupported');
+  // The outlier collector (when planned) notes its other statuses per collection; a server lacking the operators, once.
+  const unsupported = all.filter((c) => dataOf(outlierSearch, c)?.status === 'unsupported');
   if (unsupported.length > 0) {
     notes.push({
       level: 'skipped',
       ...single,
-      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${unsupported[0]?.sample.outliers.reason ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
+      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
     });
   }
   const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
@@ -403,7 +388,7 @@ async function listDatabase(
 }
 
 function emptySample(requested: number): SampleSnapshot {
-  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [], outliers: { status: 'skipped', reason: 'nothing was sampled', docs: [] } };
+  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [] };
 }
 
 export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
@@ -558,15 +543,11 @@ async function collectCollection(
     if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${formatBytes(largeDocBytes)} ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
     const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
     ids = sampledIds;
-    const searched = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });
-    const outliers = folder.empty ? searched : { ...searched, docs: searched.docs.map((d) => foldDocProfile(d, folder)) };
-    if (outliers.status === 'skipped' || outliers.status === 'failed') notes.push({ level: 'skipped', target, message: `the largest documents and longest arrays were not searched for beyond the sample: ${outliers.reason ?? ''}; the largest sampled ones are lower bounds` });
     snap.sample = {
       method: raw.method,
       random: raw.random,
       complete: raw.complete,
       dynamicKeys,
-      outliers,
       requested: raw.complete ? docs.length : requested,
       size: docs.length,
       docs,
@@ -578,37 +559,6 @@ async function collectCollection(
     snap.sample = emptySample(requested);
   }
   return { snap, rawDocs, ids, naturalIds, collStatsError };
-}
-
-/**
- * The server-side pass for the largest documents and longest top-level arrays the sample may have missed: not needed
- * when the sample is the whole collection; unsupported without $bsonSize and $size; skipped above the cost bound
- * (outlierMaxDocs, outlierMaxBytes); one aggregate otherwise (1 round trip), whose failure is a status, never a throw.
- */
-async function searchOutliers(
-  adapter: Adapter,
-  server: ServerInfo,
-  snap: CollectionSnapshot,
-  opts: CollectOptions,
-  s: { maxTimeMS: number; complete: boolean; sampledIds: unknown[]; timeField: string | null },
-): Promise<OutlierSearch> {
-  if (s.complete) return { status: 'not-needed', reason: null, docs: [] };
-  const caps = server.capabilities;
-  const lacking = (['bsonSize', 'arraySize'] as const).filter((k) => caps[k].supported !== true);
-  if (lacking.length) return { status: 'unsupported', reason: `the server lacks ${lacking.map((k) => `${k === 'bsonSize' ? '$bsonSize' : '$size'} (${caps[k].evidence})`).join(' and ')}`, docs: [] };
-  const count = snap.stats?.count ?? null;
-  const bytes = snap.stats?.sizeBytes ?? 0;
-  const maxDocs = opts.outlierMaxDocs ?? COLLECT_DEFAULTS.outlierMaxDocs;
-  const maxBytes = opts.outlierMaxBytes ?? COLLECT_DEFAULTS.outlierMaxBytes;
-  if (count === null) return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown', docs: [] };
-  if (count > maxDocs) return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs} (outlierMaxDocs)`, docs: [] };
-  if (bytes > maxBytes) return { status: 'skipped', reason: `${Math.round(bytes / 1048576)} MiB of data is above the pass's bound of ${Math.round(maxBytes / 1048576)} MiB (outlierMaxBytes)`, docs: [] };
-  try {
-    const docs = await findOutliers(adapter, snap.db, snap.name, { top: opts.outlierTop ?? COLLECT_DEFAULTS.outlierTop, maxTimeMS: s.maxTimeMS, sampledIds: s.sampledIds, timeField: s.timeField });
-    return { status: 'done', reason: null, docs };
-  } catch (err) {
-    return { status: 'failed', reason: `the pass failed: ${describeServerError(err)}`, docs: [] };
-  }
 }
 
 /**

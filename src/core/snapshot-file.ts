@@ -95,7 +95,8 @@ const arrayProfile = {
   properties: { path: str, occurrences: nonNegInt, maxLength: nonNegInt, totalLength: nonNegInt, bytes: num, elementBytes: num, kinds: nonNegInt },
 } as const;
 
-const docProfile = {
+/** A sampled document's profile: also the items of the outlier collector's `docs` (src/collect/outliers.ts). */
+export const DOC_PROFILE_SCHEMA = {
   type: 'object',
   required: ['bytes', 'createdAt', 'measuredOnServer', 'arrays', 'largestFields'],
   properties: {
@@ -109,14 +110,14 @@ const docProfile = {
 
 const sample = {
   type: 'object',
-  required: ['method', 'random', 'complete', 'requested', 'size', 'docs', 'fields', 'timeSource', 'dynamicKeys', 'outliers'],
+  required: ['method', 'random', 'complete', 'requested', 'size', 'docs', 'fields', 'timeSource', 'dynamicKeys'],
   properties: {
     method: { enum: ['$sample', 'whole', 'random-ids', 'natural-order', 'none'] },
     random: { type: 'boolean' },
     complete: { type: 'boolean' },
     requested: nonNegInt,
     size: nonNegInt,
-    docs: { type: 'array', items: docProfile },
+    docs: { type: 'array', items: DOC_PROFILE_SCHEMA },
     fields: {
       type: 'object',
       additionalProperties: {
@@ -143,15 +144,6 @@ const sample = {
           keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
           valueTypes: { type: 'object', additionalProperties: num },
         },
-      },
-    },
-    outliers: {
-      type: 'object',
-      required: ['status', 'reason', 'docs'],
-      properties: {
-        status: { enum: ['done', 'not-needed', 'skipped', 'unsupported', 'failed'] },
-        reason: { type: ['string', 'null'] },
-        docs: { type: 'array', items: docProfile },
       },
     },
   },

@@ -141,7 +141,7 @@ export interface SampleSnapshot {
   complete: boolean;
   requested: number;
   size: number;
-  /** The sample's documents (never the outliers below: shares and medians are over these). */
+  /** The sample's documents (never those of the outlier pass, src/collect/outliers.ts: shares and medians are over these). */
   docs: DocProfile[];
   /** The field/type census of the sample; keys of objects used as maps are folded to `<path>.<key>` (DYNAMIC_KEY). */
   fields: Record<string, FieldProfile>;
@@ -149,8 +149,6 @@ export interface SampleSnapshot {
   timeSource: string | null;
   /** Objects used as maps (keys that are data): found in the sample and folded in every path of this snapshot. */
   dynamicKeys: DynamicKeyProfile[];
-  /** The server-side pass for the largest documents and longest arrays the sample may have missed. */
-  outliers: OutlierSearch;
 }
 
 /** The placeholder that stands for every key of an object used as a map: `itemsBySku.<key>.qty`. */
@@ -184,18 +182,6 @@ export interface DynamicKeyProfile {
   valueTypes: Record<string, number>;
   /** Indexes on one key of the map each (`{"itemsBySku.SKU-1": 1}`): left out of the snapshot, counted here. */
   indexesOnKeys?: number;
-}
-
-export interface OutlierSearch {
-  /**
-   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is the
-   * whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
-   * `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but `done`/`not-needed`.
-   */
-  status: 'done' | 'not-needed' | 'skipped' | 'unsupported' | 'failed';
-  reason: string | null;
-  /** The largest documents and the documents with the longest arrays, reduced on the server to top-level shapes. */
-  docs: DocProfile[];
 }
 
 export interface CollectionSnapshot {
@@ -252,7 +238,8 @@ export interface Target {
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
 /**
  * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields).
- * 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`).
+ * 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`), and the outlier pass
+ * `sample.outliers` for the shared collector `data.outliers` (src/collect/outliers.ts).
  */
 export const SNAPSHOT_VERSION = 4;
 
