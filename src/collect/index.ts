@@ -411,6 +411,35 @@ export function validatorOf(options: Doc): CollectionSnapshot['validator'] {
   return out;
 }
 
+/** What the core read of one collection hands on: the snapshot, and what its collectors read in process. */
+interface CollectionRead {
+  snap: CollectionSnapshot;
+  rawDocs: Doc[];
+  ids: unknown[];
+  naturalIds: unknown[] | null;
+  collStatsError: string | null;
+}
+
+/** Where one collection's reads go, and what they may cost. */
+interface CollectionScope {
+  adapter: Adapter;
+  server: ServerInfo;
+  opts: CollectOptions;
+  maxTimeMS: number;
+  target: { db: string; collection: string };
+  notes: Note[];
+}
+
+function skippedType(snap: CollectionSnapshot, c: ListedCollection): string | null {
+  if (snap.type === 'view') {
+    return `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead`;
+  }
+  if (snap.type === 'timeseries') {
+    return `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply`;
+  }
+  return null;
+}
+
 async function collectCollection(
   adapter: Adapter,
   server: ServerInfo,
@@ -418,19 +447,14 @@ async function collectCollection(
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
-): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[]; ids: unknown[]; naturalIds: unknown[] | null; collStatsError: string | null }> {
-  let rawDocs: Doc[] = [];
-  let ids: unknown[] = [];
-  let naturalIds: unknown[] | null = null;
-  let collStatsError: string | null = null;
+): Promise<CollectionRead> {
   const db = opts.db;
-  const type = collectionType(c);
   const notes: Note[] = [];
   const target = { db, collection: c.name };
   const snap: CollectionSnapshot = {
     db,
     name: c.name,
-    type,
+    type: collectionType(c),
     capped: c.options.capped === true,
     clustered: c.options.clusteredIndex !== undefined,
     validator: validatorOf(c.options),
@@ -439,126 +463,183 @@ async function collectCollection(
     sample: emptySample(0),
     notes,
   };
-  if (type === 'view') {
-    notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
+  const read: CollectionRead = { snap, rawDocs: [], ids: [], naturalIds: null, collStatsError: null };
+  const skipped = skippedType(snap, c);
+  if (skipped !== null) {
+    notes.push({ level: 'skipped', target, message: skipped });
+    return read;
   }
-  if (type === 'timeseries') {
-    notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
-  }
-
+  const scope: CollectionScope = { adapter, server, opts, maxTimeMS, target, notes };
   // 0. in many-collection databases, a cheap count first: an empty collection needs only its index list
-  if (countFirst) {
-    const empty = await adapter
-      .command(db, { count: c.name, maxTimeMS })
-      .then((r) => num(r.n) === 0)
-      .catch(() => false);
-    if (empty) {
-      snap.stats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
-      try {
-        snap.indexes = (await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS })).map((i) => indexOf(i, {}));
-        snap.stats.nindexes = snap.indexes.length;
-      } catch (err) {
-        notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
-      }
-      notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove} collections)` });
-      return { snap, rawDocs, ids, naturalIds, collStatsError };
-    }
+  if (countFirst && (await readIfEmpty(scope, snap))) return read;
+  // 1. storage stats and count; 2. indexes (their use is the index-usage rule's collector)
+  const stats = await readStats(scope);
+  snap.stats = stats.stats;
+  read.collStatsError = stats.error;
+  snap.indexes = await readIndexes(scope, stats.indexSizes);
+  // 3. the sample
+  if (snap.stats?.count === 0) {
+    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
+    return read;
   }
+  await readProfiledSample(scope, read);
+  return read;
+}
 
-  // 1. storage stats and count
-  let indexSizes: Record<string, number> = {};
+/** The cheap count of many-collection databases: true (and the snapshot filled) when the collection is empty. */
+async function readIfEmpty(scope: CollectionScope, snap: CollectionSnapshot): Promise<boolean> {
+  const { adapter, target, maxTimeMS } = scope;
+  const empty = await adapter
+    .command(target.db, { count: target.collection, maxTimeMS })
+    .then((r) => num(r.n) === 0)
+    .catch(() => false);
+  if (!empty) return false;
+  snap.stats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
+  snap.indexes = await readIndexes(scope, {});
+  snap.stats.nindexes = snap.indexes.length;
+  const above = scope.opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove;
+  scope.notes.push({ level: 'info', target, message: `${target.collection} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${above} collections)` });
+  return true;
+}
+
+/** `$collStats`: the collection's statistics and its indexes' sizes; the error's description when it failed. */
+async function readStats(scope: CollectionScope): Promise<{ stats: CollectionSnapshot['stats']; indexSizes: Record<string, number>; error: string | null }> {
+  const { adapter, target, maxTimeMS } = scope;
   try {
-    const rows = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS }, { maxTimeMS });
-    snap.stats = collStatsOf(rows);
+    const cmd = { aggregate: target.collection, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS };
+    const rows = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
+    const stats = collStatsOf(rows);
+    let indexSizes: Record<string, number> = {};
     for (const r of rows) {
       const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
       for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
     }
     // An index of a collection with documents never takes 0 bytes: such a figure was not measured, so it stays unknown.
-    if (snap.stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
+    if (stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
+    return { stats, indexSizes, error: null };
   } catch (err) {
-    collStatsError = describeServerError(err);
-    notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
-    indexSizes = {};
+    scope.notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
+    return { stats: null, indexSizes: {}, error: describeServerError(err) };
   }
+}
 
-  // 2. indexes (their use is the index-usage rule's collector)
+async function readIndexes(scope: CollectionScope, indexSizes: Record<string, number>): Promise<IndexSnapshot[]> {
+  const { adapter, target, maxTimeMS } = scope;
   try {
-    const idx = await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS });
-    snap.indexes = idx.map((i) => indexOf(i, indexSizes));
+    const idx = await commandCursor(adapter, target.db, { listIndexes: target.collection, cursor: {}, maxTimeMS }, { maxTimeMS });
+    return idx.map((i) => indexOf(i, indexSizes));
   } catch (err) {
-    notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+    scope.notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+    return [];
   }
+}
 
-  // 3. the sample
-  const count = snap.stats?.count ?? null;
-  if (count === 0) {
-    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
-  }
-  const avg = snap.stats?.avgObjSize ?? 0;
+/** How much to sample: the size wanted and the size the byte bound allows, and when to read the collection whole. */
+function samplePlan(opts: CollectOptions, stats: CollectionSnapshot['stats']) {
+  const count = stats?.count ?? null;
+  const avg = stats?.avgObjSize ?? 0;
   const maxBytes = opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes;
-  const largeDocBytes = opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes;
   const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
   const byBytes = avg > 0 ? Math.max(1, Math.floor(maxBytes / avg)) : wanted;
-  const requested = Math.min(wanted, byBytes);
   // A whole read never exceeds the sample's byte bound, nor a fixed sample size the caller chose.
   const whole = {
     count,
-    sizeBytes: snap.stats?.sizeBytes ?? 0,
+    sizeBytes: stats?.sizeBytes ?? 0,
     maxDocs: Math.min(opts.wholeMaxDocs ?? COLLECT_DEFAULTS.wholeMaxDocs, opts.sampleSize ?? Infinity),
     maxBytes: Math.min(opts.wholeMaxBytes ?? COLLECT_DEFAULTS.wholeMaxBytes, maxBytes),
   };
-  const idScanMax = opts.idScanMax ?? COLLECT_DEFAULTS.idScanMax;
-  try {
-    const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed: seedOf(`${db}.${c.name}`), count });
-    if (raw.fallback) notes.push({ level: 'info', target, message: raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead` });
-    if (!raw.complete && requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round(maxBytes / 1048576)} MiB` });
-    if (raw.idScan && !raw.idScan.whole) {
-      notes.push({
-        level: 'info',
-        target,
-        message: `the sample was drawn at random from the first ${raw.idScan.read} of ${count ?? 'the'} documents in natural order (the _id scan stops at ${idScanMax}, idScanMax): documents inserted later were not seen`,
-      });
-    }
-    rawDocs = raw.docs;
-    naturalIds = raw.naturalIds;
-    const timeField = opts.timeField ?? detectTimeField(raw.docs);
-    const profiler = new Profiler(timeField, opts.maps);
-    const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
-    const docs = folded.docs;
-    // Documents measured on the server (and the outliers below) name their top-level fields: a document that is a map
-    // itself has data for field names, folded here as the profiler folded the sample's.
-    const folder = new PathFolder(folded.dynamicKeys);
-    // dated as the pulled ones are: the ObjectId's time, or the time field when it is one of the document's dates
-    raw.large.forEach((p, i) => {
-      const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
-      if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
-      else if (timeField !== null && timeField !== '_id') p.createdAt = raw.largeDates[i]?.[timeField] ?? null;
-    });
-    docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
-    const dynamicKeys = withoutMapIndexes(snap, folded.dynamicKeys, folder, notes, target);
-    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${formatBytes(largeDocBytes)} ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
-    const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
-    ids = sampledIds;
-    snap.sample = {
-      method: raw.method,
-      random: raw.random,
-      complete: raw.complete,
-      dynamicKeys,
-      requested: raw.complete ? docs.length : requested,
-      size: docs.length,
-      docs,
-      fields: Object.fromEntries(folded.fields),
-      timeSource: timeField,
-    };
-  } catch (err) {
-    notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
-    snap.sample = emptySample(requested);
+  return {
+    count,
+    wanted,
+    requested: Math.min(wanted, byBytes),
+    maxBytes,
+    largeDocBytes: opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes,
+    whole,
+    idScanMax: opts.idScanMax ?? COLLECT_DEFAULTS.idScanMax,
+  };
+}
+
+type SamplePlan = ReturnType<typeof samplePlan>;
+type RawSample = Awaited<ReturnType<typeof readSample>>;
+
+/** What the sample's read had to settle for: a fallback, a cut, a partial `_id` scan. */
+function sampleNotes(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
+  const { notes, target } = scope;
+  if (raw.fallback) {
+    const message = raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead`;
+    notes.push({ level: 'info', target, message });
   }
-  return { snap, rawDocs, ids, naturalIds, collStatsError };
+  if (!raw.complete && plan.requested < plan.wanted) {
+    notes.push({ level: 'info', target, message: `sample cut from ${plan.wanted} to ${plan.requested} documents to stay within ${Math.round(plan.maxBytes / 1048576)} MiB` });
+  }
+  if (raw.idScan && !raw.idScan.whole) {
+    notes.push({
+      level: 'info',
+      target,
+      message: `the sample was drawn at random from the first ${raw.idScan.read} of ${plan.count ?? 'the'} documents in natural order (the _id scan stops at ${plan.idScanMax}, idScanMax): documents inserted later were not seen`,
+    });
+  }
+}
+
+/** Documents too large to pull, measured on the server instead. */
+function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
+  const large = raw.large.length;
+  if (large === 0) return;
+  const what = `${large === 1 ? '1' : large} ${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const message = `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server (top-level fields only)`;
+  scope.notes.push({ level: 'info', target: scope.target, message });
+}
+
+/**
+ * The census of the sample, folded: the profiler walks every pulled document once, finds the maps, and folds their keys
+ * in every path; documents measured on the server are dated and folded as the pulled ones are.
+ */
+function profileSample(raw: RawSample, plan: SamplePlan, scope: CollectionScope, snap: CollectionSnapshot): SampleSnapshot {
+  const timeField = scope.opts.timeField ?? detectTimeField(raw.docs);
+  const profiler = new Profiler(timeField, scope.opts.maps);
+  const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
+  const docs = folded.docs;
+  // Documents measured on the server name their top-level fields: a document that is a map itself has data for field
+  // names, folded here as the profiler folded the sample's.
+  const folder = new PathFolder(folded.dynamicKeys);
+  // dated as the pulled ones are: the ObjectId's time, or the time field when it is one of the document's dates
+  raw.large.forEach((p, i) => {
+    const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
+    if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
+    else if (timeField !== null && timeField !== '_id') p.createdAt = raw.largeDates[i]?.[timeField] ?? null;
+  });
+  docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
+  return {
+    method: raw.method,
+    random: raw.random,
+    complete: raw.complete,
+    dynamicKeys: withoutMapIndexes(snap, folded.dynamicKeys, folder, scope.notes, scope.target),
+    requested: raw.complete ? docs.length : plan.requested,
+    size: docs.length,
+    docs,
+    fields: Object.fromEntries(folded.fields),
+    timeSource: timeField,
+  };
+}
+
+/** The sample (or the whole collection), profiled and folded; what the collectors read in process kept in `read`. */
+async function readProfiledSample(scope: CollectionScope, read: CollectionRead): Promise<void> {
+  const { adapter, server, maxTimeMS, target } = scope;
+  const plan = samplePlan(scope.opts, read.snap.stats);
+  const { requested, largeDocBytes, whole, idScanMax, count } = plan;
+  const seed = seedOf(`${target.db}.${target.collection}`);
+  try {
+    const raw = await readSample(adapter, server, target.db, target.collection, { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed, count });
+    sampleNotes(raw, plan, scope);
+    read.rawDocs = raw.docs;
+    read.naturalIds = raw.naturalIds;
+    read.ids = [...raw.docs.map((d) => d._id), ...raw.largeIds];
+    read.snap.sample = profileSample(raw, plan, scope, read.snap);
+    largeNote(raw, plan, scope);
+  } catch (err) {
+    scope.notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
+    read.snap.sample = emptySample(requested);
+  }
 }
 
 /**
