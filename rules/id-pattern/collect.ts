@@ -112,7 +112,11 @@ export const ID_PROFILE_SCHEMA = {
   additionalProperties: false,
   properties: {
     types: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { enum: ID_TYPES } },
-    uuidVersions: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { pattern: '^[0-9]{1,2}$' } },
+    uuidVersions: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      propertyNames: { pattern: '^[0-9]{1,2}$' },
+    },
     uuidStrings: { type: 'integer', minimum: 0 },
     sizeBytes: {
       type: 'object',

@@ -494,7 +494,8 @@ async function readIfEmpty(scope: CollectionScope, snap: CollectionSnapshot): Pr
     .then((r) => num(r.n) === 0)
     .catch(() => false);
   if (!empty) return false;
-  snap.stats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
+  const zero = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0 };
+  snap.stats = { ...zero, blockCompressor: null };
   snap.indexes = await readIndexes(scope, {});
   snap.stats.nindexes = snap.indexes.length;
   const above = scope.opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove;
@@ -503,7 +504,13 @@ async function readIfEmpty(scope: CollectionScope, snap: CollectionSnapshot): Pr
 }
 
 /** `$collStats`: the collection's statistics and its indexes' sizes; the error's description when it failed. */
-async function readStats(scope: CollectionScope): Promise<{ stats: CollectionSnapshot['stats']; indexSizes: Record<string, number>; error: string | null }> {
+interface StatsRead {
+  stats: CollectionSnapshot['stats'];
+  indexSizes: Record<string, number>;
+  error: string | null;
+}
+
+async function readStats(scope: CollectionScope): Promise<StatsRead> {
   const { adapter, target, maxTimeMS } = scope;
   try {
     const cmd = { aggregate: target.collection, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS };
@@ -526,7 +533,8 @@ async function readStats(scope: CollectionScope): Promise<{ stats: CollectionSna
 async function readIndexes(scope: CollectionScope, indexSizes: Record<string, number>): Promise<IndexSnapshot[]> {
   const { adapter, target, maxTimeMS } = scope;
   try {
-    const idx = await commandCursor(adapter, target.db, { listIndexes: target.collection, cursor: {}, maxTimeMS }, { maxTimeMS });
+    const cmd = { listIndexes: target.collection, cursor: {}, maxTimeMS };
+    const idx = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
     return idx.map((i) => indexOf(i, indexSizes));
   } catch (err) {
     scope.notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
@@ -594,7 +602,12 @@ function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): vo
  * The census of the sample, folded: the profiler walks every pulled document once, finds the maps, and folds their keys
  * in every path; documents measured on the server are dated and folded as the pulled ones are.
  */
-function profileSample(raw: RawSample, plan: SamplePlan, scope: CollectionScope, snap: CollectionSnapshot): SampleSnapshot {
+function profileSample(
+  raw: RawSample,
+  plan: SamplePlan,
+  scope: CollectionScope,
+  snap: CollectionSnapshot,
+): SampleSnapshot {
   const timeField = scope.opts.timeField ?? detectTimeField(raw.docs);
   const profiler = new Profiler(timeField, scope.opts.maps);
   const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
@@ -629,7 +642,8 @@ async function readProfiledSample(scope: CollectionScope, read: CollectionRead):
   const { requested, largeDocBytes, whole, idScanMax, count } = plan;
   const seed = seedOf(`${target.db}.${target.collection}`);
   try {
-    const raw = await readSample(adapter, server, target.db, target.collection, { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed, count });
+    const how = { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed, count };
+    const raw = await readSample(adapter, server, target.db, target.collection, how);
     sampleNotes(raw, plan, scope);
     read.rawDocs = raw.docs;
     read.naturalIds = raw.naturalIds;

@@ -57,15 +57,18 @@ function notRun(ctx: CollectionContext, bounds: OutlierBounds): Omit<OutlierSear
   const count = c.stats?.count ?? null;
   const bytes = c.stats?.sizeBytes ?? 0;
   const { maxDocs, maxBytes } = bounds;
-  if (count === null) return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown' };
+  if (count === null) {
+    return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown' };
+  }
   if (count > maxDocs) return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs}` };
   if (bytes > maxBytes) {
-    return { status: 'skipped', reason: `${Math.round(bytes / 1048576)} MiB of data is above the pass's bound of ${Math.round(maxBytes / 1048576)} MiB` };
+    const [mib, bound] = [Math.round(bytes / 1048576), Math.round(maxBytes / 1048576)];
+    return { status: 'skipped', reason: `${mib} MiB of data is above the pass's bound of ${bound} MiB` };
   }
   return null;
 }
 
-/** The pass itself: one aggregate; its failure is a status, never a throw. Found documents are folded as the sample's. */
+/** The pass itself: one aggregate; a failure is a status, never a throw. Found documents are folded as the sample's. */
 async function search(ctx: CollectionContext, bounds: OutlierBounds): Promise<OutlierSearch> {
   const c = ctx.collection;
   const plan = { top: bounds.top, maxTimeMS: ctx.maxTimeMS, sampledIds: ctx.ids, timeField: c.sample.timeSource };
@@ -90,14 +93,17 @@ export function outlierSearchWithin(bounds: OutlierBounds) {
     id: 'outliers',
     version: 1,
     scope: 'collection',
-    description: 'the largest documents and longest top-level arrays beyond the sample (1 aggregate per sampled collection within the bound; none for a whole read)',
+    description:
+      'the largest documents and longest top-level arrays beyond the sample ' +
+      '(1 aggregate per sampled collection within the bound; none for a whole read)',
     appliesTo: (c) => c.type === 'collection' && c.sample.size > 0,
     schema: OUTLIER_SEARCH_SCHEMA,
     async collect(ctx) {
       const skipped = notRun(ctx, bounds);
       const found = skipped ? { ...skipped, docs: [] } : await search(ctx, bounds);
       if (found.status === 'skipped' || found.status === 'failed') {
-        ctx.note(`the largest documents and longest arrays were not searched for beyond the sample: ${found.reason ?? ''}; the largest sampled ones are lower bounds`);
+        const why = found.reason ?? '';
+        ctx.note(`the largest documents and longest arrays were not searched for beyond the sample: ${why}; the largest sampled ones are lower bounds`);
       }
       return found;
     },
