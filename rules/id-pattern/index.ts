@@ -2,6 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { shellString } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { NOISE_MARGIN } from '../../src/core/stats';
 import {
   UUID_BINARY_BSON_BYTES,
   UUID_KEY_SAVING,
@@ -38,9 +39,9 @@ export const idPatternOptionsSchema = {
     scanMargin: {
       type: 'number',
       minimum: 1,
-      default: 1.1,
+      default: NOISE_MARGIN,
       description:
-        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference); closer, it is inconclusive. Our choice: at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
+        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference): supported below 1 / scanMargin, refuted above scanMargin; closer, it is inconclusive. The default is the noise margin every timed verdict clears (NOISE_MARGIN, src/core/stats.ts): at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
     },
     clusterMinBytes: {
       type: 'integer',
