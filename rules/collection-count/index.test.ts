@@ -82,7 +82,7 @@ const onDb = (db = 'app') => ({ db });
 const tenants = { db: 'app', collection: 'orders_acme' };
 /** The fold of `orders_{id}` with the tenant field leading each index, unique per tenant. */
 const fold = (field: string) => ({
-  action: `fold into one collection with ${field} leading each index`,
+  action: `fold into one collection \`orders\` with ${field} leading each index`,
   commands: [
     'db.createCollection("orders")',
     `db.getCollection("orders").createIndex({ ${field}: 1, userId: 1, createdAt: -1 })`,
@@ -258,7 +258,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: tenants,
           message:
-            '250 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, `orders_initech`) and 248 of 250 read have the same indexes: one collection per tenant. Fold them into one `orders` collection with a `tenantId` field leading each index.',
+            '250 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, `orders_initech`) and 248 of 250 read have the same indexes: one collection per tenant.',
           evidence: { tablesSaved: 250 * 4 - 4, foldedCollection: 'orders', tenantField: 'tenantId' },
           // each tenant index gets the tenant field in front, unique per tenant
           recommendation: { ...fold('tenantId'), reasonIncludes: 'unique index email_1' },
@@ -280,7 +280,7 @@ ruleTester(rule, {
       name: 'the tenant field is an option',
       snapshot: snap(inventoryOf({ databases: [tenantsDb(30)] })),
       options: { tenantField: 'accountId' },
-      findings: [{ messageId: 'tenantCollections', severity: 'info', target: tenants, messageIncludes: '`accountId` field leading each index', recommendation: fold('accountId') }],
+      findings: [{ messageId: 'tenantCollections', severity: 'info', target: tenants, recommendation: fold('accountId') }],
     },
     {
       name: 'time-series tenants: one time-series collection with the tenant in its metaField',
@@ -304,9 +304,9 @@ ruleTester(rule, {
           messageId: 'tenantCollections',
           severity: 'info',
           target: { db: 'app', collection: 'metrics_1' },
-          messageIncludes: 'Fold them into one `metrics` collection',
+          messageIncludes: 'one collection per tenant.',
           recommendation: {
-            action: 'one time-series collection with tenantId in its metaField',
+            action: 'one time-series collection `metrics` with tenantId in its metaField',
             commands: [/^db\.createCollection\("metrics", \{ timeseries: \{ timeField/, /^db\.getCollection\("metrics_1"\)\.aggregate\(\[\{ \$set: \{ "meta\.tenantId": "<tenant id>" \} \}/],
           },
         },

@@ -64,7 +64,7 @@ export default defineRule({
       manyDataHandles: 'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
       manyTables: `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for ~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. Data handles not read: {{reason}}.`,
       tenantCollections:
-        '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant. Fold them into one `{{target}}` collection with a `{{field}}` field leading each index.',
+        '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant.',
     },
     options: collectionCountOptionsSchema,
     requires: { capabilities: [] },
@@ -138,7 +138,8 @@ export default defineRule({
         messageId: 'tenantCollections',
         severity: g.members >= options.perDatabaseInfo ? 'warn' : 'info',
         target: { db: g.db, collection: g.examples[0] ?? target },
-        data: { members: n(g.members), db: g.db, pattern: g.pattern, examples, same: n(g.sameIndexes), read: n(g.indexesRead), target, field },
+        // The advice lives in the recommendation only, so a refuted confirmation withdraws all of it (confirm/index.ts).
+        data: { members: n(g.members), db: g.db, pattern: g.pattern, examples, same: n(g.sameIndexes), read: n(g.indexesRead) },
         evidence: {
           pattern: g.pattern,
           members: g.members,
@@ -154,7 +155,7 @@ export default defineRule({
         },
         recommendation: ts
           ? {
-              action: `one time-series collection with ${field} in its metaField`,
+              action: `one time-series collection \`${target}\` with ${field} in its metaField`,
               reason: `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. One time-series collection with the tenant inside the metaField groups each tenant's measurements into their own buckets, and the metaField is indexed.`,
               commands: [
                 `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", metaField: "meta" } })`,
@@ -162,7 +163,7 @@ export default defineRule({
               ],
             }
           : {
-              action: `fold into one collection with ${field} leading each index`,
+              action: `fold into one collection \`${target}\` with ${field} leading each index`,
               reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; in a test at 500,000 collections, one shared table for all collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
               commands: [
                 `db.createCollection(${JSON.stringify(target)})`,

@@ -2,6 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { shellString } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { NOISE_MARGIN } from '../../src/core/stats';
 import {
   UUID_BINARY_BSON_BYTES,
   UUID_KEY_SAVING,
@@ -38,9 +39,9 @@ export const idPatternOptionsSchema = {
     scanMargin: {
       type: 'number',
       minimum: 1,
-      default: 1.1,
+      default: NOISE_MARGIN,
       description:
-        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference); closer, it is inconclusive. Our choice: at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
+        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference): supported below 1 / scanMargin, refuted above scanMargin; closer, it is inconclusive. The default is the noise margin every timed verdict clears (NOISE_MARGIN, src/core/stats.ts): at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
     },
     clusterMinBytes: {
       type: 'integer',
@@ -99,9 +100,9 @@ export default defineRule({
       recommendClusteredNoGrowth:
         '`_id` is {{label}} ({{bytes}} bytes), monotonic ({{order}}), on {{dataSize}} of data, and index `{{timeIndex}}` reads by the date `{{timeField}}` while the `_id` itself is time-ordered: a clustered collection would keep documents in `_id` order, one tree instead of two, and time ranges could read `_id` ranges. Its secondary index entries would hold this {{bytes}}-byte `_id` in place of the {{recordIdBytes}}-byte recordId, so they would not grow.',
       adviseAgainstClustered:
-        '`_id` is {{label}} ({{bytes}} bytes) and random ({{order}}): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
+        '`_id` is {{label}} ({{bytes}} bytes) and random ({{order}}): clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
       adviseAgainstClusteredLarge:
-        '`_id` is {{label}} ({{bytes}} bytes) and large (over {{smallIdBytes}} bytes): keep this a regular collection — clustered on such keys, every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
+        '`_id` is {{label}} ({{bytes}} bytes) and large (over {{smallIdBytes}} bytes): clustered on such keys, every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
       clusteredOnRandom:
         'This clustered collection has a random `_id` ({{label}}: {{order}}): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
       orderUnknown: '`_id` order could not be judged: the correlation with insertion order is {{rho}}, between random (< {{randomThreshold}}) and monotonic (≥ {{monotonicThreshold}}).',
@@ -191,7 +192,7 @@ export default defineRule({
           messageId: 'adviseAgainstClustered',
           data: { ...shared.data, order: orderEvidence(s) },
           recommendation: {
-            action: 'regular collection',
+            action: 'keep this a regular collection',
             reason: `Random keys scatter inserts across a clustered tree: a published benchmark on MongoDB 6.0.5 (20M documents inserted 1,000 per insert_many) found clustered much slower than regular with UUID keys, and slightly faster with ObjectId keys. If you need time-ordered ids, UUID v7 or ObjectId are monotonic. ${here}`,
           },
         });
@@ -201,7 +202,7 @@ export default defineRule({
           messageId: 'adviseAgainstClusteredLarge',
           data: { ...shared.data, smallIdBytes: options.smallIdBytes },
           recommendation: {
-            action: 'regular collection',
+            action: 'keep this a regular collection',
             reason: `Every secondary index entry of a clustered collection holds the _id (${bytes} bytes) instead of an ${options.recordIdBytes}-byte recordId. ${here}`,
           },
         });

@@ -1,11 +1,11 @@
 import { commandCursor } from '../../src/adapters/cursor';
 import { type Doc, describeServerError } from '../../src/adapters/types';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { decisionEdges, MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { alternate, withoutId } from '../../src/confirm/trials';
-import { checkClaim, combine, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { checkClaim, combine, figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { redactServerText } from '../../src/lib/redact';
 import type { ValidatorOptions } from './options';
 import { plainSchema, proposeSchema } from './propose';
@@ -62,7 +62,7 @@ export const CONFIRM_MESSAGES = {
     'For scale: a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s without and with a validator at 95% reads, and 112k vs 120k at 90% inserts.',
   supportedCost: 'Every interval lies below {{costlyRatio}}x: the claim that it {{claim}} holds here.',
   refutedCost: 'An interval lies wholly at or above {{costlyRatio}}x: writes took at least {{costly}} longer with it, against the claim that it {{claim}}; weigh that against the documents it keeps out.',
-  inconclusiveCost: 'An interval holds {{costlyRatio}}x, so whether it {{claim}} is not shown either way.',
+  inconclusiveCost: 'An interval reaches within {{margin}} of {{costlyRatio}}x, so whether it {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached and the cost is not judged.',
   refutedRejects: '{{failing}} of the {{copied}} copied documents fail the validator: set to "error" it would reject them, so the claim that every document passes does not hold.',
   refutedRejectsAll: 'None of the {{copied}} copied documents passes {{what}} (used as a query filter on scratch): set to "error" it would reject them all. Nothing was timed.',
@@ -245,12 +245,12 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
     if (w.n !== batch.length) throw new Refused(`inserting copied documents that pass the validator (as a query filter) into the scratch collection ${where}`, w.n, batch.length, w.errors[0]);
   };
   // Every ratio the verdict or its words turn on asks for the second look when the interval still holds it:
-  // costlyRatio too, or one loaded stretch of rounds leaves "costs less than 2x" unshown (bench/README.md, 2026-11-25).
+  // costlyRatio and its noise-margin edges too, or one loaded stretch of rounds leaves "costs less than 2x" unshown (bench/README.md, 2026-11-25).
   const [insWith, insWithout] = await alternate(
     ctx.budget.slice(0.5),
     { label: `insert ${formatNumber(batch.length)} docs, with the validator`, reset: empty(CHECKED), run: insert(CHECKED, 'with the validator') },
     { label: `insert ${formatNumber(batch.length)} docs, without`, reset: empty(PLAIN), run: insert(PLAIN, 'without it') },
-    { ...PLAN, thresholds: [1, o.noiseRatio, o.costlyRatio] },
+    { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
   );
 
   // Both collections now hold `batch`. Replace some of them by other passing documents: a real change the validator
@@ -279,7 +279,7 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
       ctx.budget.slice(1),
       { label: `replace ${formatNumber(targets.length)} docs, with the validator`, run: update(CHECKED, 'with the validator') },
       { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
-      { ...PLAN, thresholds: [1, o.noiseRatio, o.costlyRatio] },
+      { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
     );
   }
 
@@ -321,7 +321,7 @@ function verdictOf(f: Finding, o: ValidatorOptions, timed: Timed[], insRatio: Ra
   if (n.duplicates > 0) parts.push(say(M, 'measuredDuplicates', { duplicates: formatNumber(n.duplicates) }));
   if (n.refused.length > 0) parts.push(say(M, 'measuredRefusedCopies', { refused: formatNumber(n.refused.length), error: describeWriteError(n.refused[0]) }));
   if (n.unchanged > 0) parts.push(say(M, 'measuredUnchanged', { unchanged: formatNumber(n.unchanged), sent: formatNumber(n.sent) }));
-  const costData = { costlyRatio: o.costlyRatio, costly, claim: claim.text };
+  const costData = { costlyRatio: o.costlyRatio, costly, claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else if (cost === 'supported') parts.push(say(M, 'supportedCost', costData));
   else if (cost === 'refuted') parts.push(say(M, 'refutedCost', costData));

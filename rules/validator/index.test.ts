@@ -721,6 +721,14 @@ describe('validator cost wording', () => {
     expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08, coverage: 0.9375 }, 1.1, 2).verdict).toBe('inconclusive');
   });
 
+  it('a timed interval decides the cost only when it clears costlyRatio by the noise margin (2 / 1.1, 2 × 1.1)', () => {
+    const timed = (low: number, high: number) => ({ label: '', median: (low + high) / 2, low, high, coverage: 0.96 });
+    expect(describeCost(timed(1.3, 1.8), 1.1, 2).verdict).toBe('supported');
+    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive'); // the readings run: under 2, not under 1.82
+    expect(describeCost(timed(2.1, 2.6), 1.1, 2).verdict).toBe('inconclusive');
+    expect(describeCost(timed(2.25, 2.6), 1.1, 2).verdict).toBe('refuted');
+  });
+
   it('a wide interval that includes 1 is within noise at the median but not shown small (it reaches past noiseRatio)', () => {
     expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise at the median, but the interval reaches 143% slower', verdict: 'inconclusive' });
     expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1, 2).verdict).toBe('supported');
