@@ -1,4 +1,4 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
@@ -158,7 +158,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   // Pasted into a terminal or a ticket: no control character, and no newline that would make a name a line of its own.
   const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
   const { result, snapshot } = report;
-  const server = `${serverName(result.server)}, ${result.server.topology}`;
+  const server = serverLine(result.server);
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const lines = [

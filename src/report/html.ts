@@ -1,4 +1,4 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
@@ -123,7 +123,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
-  const server = `${serverName(result.server)}, ${result.server.topology}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
+  const server = `${serverLine(result.server)}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
   const skipped = result.notes.filter((n) => n.level !== 'info');
   const info = result.notes.filter((n) => n.level === 'info');
   const noteItem = (n: (typeof result.notes)[number]): string => `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;

@@ -1,4 +1,4 @@
-import { serverName } from '../lib/server-name';
+import { serverName, topologyName } from '../lib/server-name';
 import { counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
@@ -82,7 +82,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${prose(result.lint.verdict)}**`, '');
   out.push(
     `${formatNumber(result.scope.collections.length)} collections on ${prose(result.source)} ` +
-      `(${prose(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · ` +
+      `(${prose(server)}, ${topologyName(result.server.topology)}) · ${formatDuration(result.durationMs)} · ` +
       `confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
     '',
   );

@@ -1,4 +1,4 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
@@ -59,12 +59,12 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
   const out: string[] = [];
-  const server = `${serverName(result.server)}, ${result.server.topology}`;
+  const server = serverLine(result.server);
   out.push(c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`));
   const confirmLine = !result.confirm.enabled
     ? 'confirmation off'
     : result.confirm.where
-      ? `confirmed on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
+      ? `experiments on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
       : 'nothing to confirm';
   out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
   // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
