@@ -96,8 +96,18 @@ export function asServerError(err: unknown): ServerError {
 export function describeServerError(err: unknown): string {
   const e = asServerError(err);
   const head = e.codeName ? `${e.codeName}${e.code !== undefined ? ` (${e.code})` : ''}` : e.code !== undefined ? `error ${e.code}` : 'error';
-  return `${head}: ${redactServerText(e.message.split('\n')[0] ?? '')}`.slice(0, 240);
+  const plain = e.code !== undefined ? PLAIN_REASONS[e.code] : undefined;
+  return `${head}: ${plain ?? redactServerText(e.message.split('\n')[0] ?? '')}`.slice(0, 240);
 }
+
+/**
+ * What a few common refusals mean, said instead of the server's own text, which for these names the executor, the
+ * namespace and a chain of "caused by" (MongoDB's error_codes.yml gives the codes).
+ */
+const PLAIN_REASONS: Readonly<Record<number, string>> = {
+  50: 'the server stopped the command at its time limit (maxTimeMS)',
+  292: 'a stage needed more memory than the server allows without spilling to disk',
+};
 
 /** A command as the product names it: its name (first key), the first stage of an aggregate, what an explain explains. */
 export interface CommandShape {
