@@ -98,8 +98,11 @@ export function chartData(report: AuditReport): ChartData {
       for (const [path, maxLength] of paths) {
         const buckets = LENGTH_BUCKETS.map(() => 0);
         const growth: [number, number][] = [];
+        // Only documents that hold the array count: one without it is not an array of length 0.
         for (const d of docs) {
-          const len = d.arrays.find((a) => a.path === path)?.maxLength ?? 0;
+          const held = d.arrays.find((a) => a.path === path);
+          if (!held) continue;
+          const len = held.maxLength;
           const i = LENGTH_BUCKETS.findIndex((b) => len >= b.min && len <= b.max);
           buckets[i] = (buckets[i] ?? 0) + 1;
           if (d.createdAt !== null) growth.push([d.createdAt, len]);
@@ -107,7 +110,8 @@ export function chartData(report: AuditReport): ChartData {
         growth.sort((a, b) => a[0] - b[0]);
         arrays.push({ collection: name, path, maxLength, buckets, growth: downsample(growth, MAX_POINTS) });
       }
-      for (const ix of c.indexes) if (ix.sizeBytes !== null) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
+      // A size of 0 is a size not read (a WiredTiger index takes at least one page): left out, not drawn as 0 B.
+      for (const ix of c.indexes) if (ix.sizeBytes !== null && ix.sizeBytes > 0) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
     }
   }
   arrays.sort((a, b) => b.maxLength - a.maxLength);

@@ -7,7 +7,7 @@ import { targetLabel } from './catalog';
 import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 import { CONFIRMATION_STATUS } from './text';
 import { safeForTerminal } from './escape';
-import { type AuditReport, chartData, ticketSummary } from './html-data';
+import { type AuditReport, type ChartData, chartData, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
 
@@ -152,7 +152,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
 <div class="tile warn"><div class="n">${count('warn')}</div><div class="l">warnings</div></div>
 <div class="tile info"><div class="n">${count('info')}</div><div class="l">info</div></div>
 <div class="tile ok"><div class="n">${confirmed}</div><div class="l">confirmed by measurement</div></div>
-<div class="tile"><div class="n">${esc(formatBytes(charts.indexes.totalBytes))}</div><div class="l">indexes${cache ? ` · ${esc(formatNumber((charts.indexes.totalBytes / cache) * 100))}% of cache` : ''}</div></div>
+${indexTile(charts.indexes)}
 </section>
 
 <h2>Summary for a ticket</h2>
@@ -185,4 +185,12 @@ ${info.length ? `<h2>Notes</h2><ul class="notes">${info.map(noteItem).join('')}<
 
 function chartVersion(js: string): string {
   return /Chart\.js v(\d+\.\d+\.\d+)/.exec(js)?.[1] ?? '';
+}
+
+/** The index-size tile: the total with its share of the cache, or "unknown" when the server reported no size. */
+function indexTile(indexes: ChartData['indexes']): string {
+  if (indexes.count === 0) return '<div class="tile"><div class="n">unknown</div><div class="l">index sizes (the server reported none)</div></div>';
+  const cache = indexes.cacheBytes;
+  const share = cache ? ` · ${esc(formatNumber((indexes.totalBytes / cache) * 100))}% of cache` : '';
+  return `<div class="tile"><div class="n">${esc(formatBytes(indexes.totalBytes))}</div><div class="l">indexes${share}</div></div>`;
 }
