@@ -3,7 +3,7 @@
  * per gap (`collapseGaps` in src/report/group.ts) that names every place it affected, where each place's note would
  * otherwise say the same gap again in its own words. A note keeps its whole message for JSON and snapshots.
  */
-import type { Gap } from './types';
+import type { Gap, ServerInfo } from './types';
 
 /** $collStats counts a collection's documents but gives 0 bytes for it (SecantusDB: every size reads 0). */
 export const COLLSTATS_ZERO_SIZES = {
@@ -17,3 +17,23 @@ export const COLLSTATS_ZERO_SIZES = {
 export function gapOf(g: { key: string; cause: string }, effect: string): Gap {
   return { key: g.key, cause: g.cause, effect };
 }
+
+/**
+ * The server has no WiredTiger (FerretDB, or another storage engine): no data-handle or cache statistics, no block
+ * compressors. Null on WiredTiger and where the engine is not known (a mongos stores nothing; serverStatus unread).
+ */
+export function noWiredTiger(server: Pick<ServerInfo, 'flavor' | 'storageEngine'>): { key: string; cause: string } | null {
+  const key = 'no-wiredtiger';
+  const lacks = 'so it has no WiredTiger statistics (data handles, the cache) and no block compressors';
+  if (server.flavor === 'ferretdb') return { key, cause: `this server is FerretDB, which has no WiredTiger, ${lacks}` };
+  if (server.storageEngine && server.storageEngine !== 'wiredTiger') {
+    return { key, cause: `this server runs storage engine ${server.storageEngine}, not WiredTiger, ${lacks}` };
+  }
+  return null;
+}
+
+/** The server has no $indexStats (FerretDB): index use is read nowhere. */
+export const NO_INDEXSTATS = {
+  key: 'no-indexstats',
+  cause: 'this server does not have $indexStats, so index use is not checked on it',
+} as const;
