@@ -77,7 +77,8 @@ export default defineRule({
     const handles = status?.dataHandles ?? null;
     const reason = handlesReason(snapshot, status);
     const none = noWiredTiger(snapshot.server);
-    if (status && !handles && reason) note(reason, undefined, 'skipped', none ? gapOf(none, 'open data handles') : undefined);
+    const gap = none ? gapOf(none, 'open data handles') : undefined;
+    if (status && !handles && reason) note(reason, undefined, 'skipped', gap);
     const t = totalsOf(inv);
     const wt = onWiredTiger(snapshot.server);
     const target = { db: snapshot.databases[0]?.name ?? '' };

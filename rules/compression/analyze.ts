@@ -95,9 +95,12 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
   const router = isRouter(server);
   if (otherEngine || (server.storageEngine === null && read.length === 0 && !router)) {
     const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
-    const message = `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}`;
+    const message =
+      `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; ` +
+      `no compression advice${still(withDocs)}`;
     const none = noWiredTiger(server);
-    return [{ level: 'skipped', message, ...(none ? { gap: gapOf(none, `the block compressor${still(withDocs)}`) } : {}) }];
+    const gap = none ? { gap: gapOf(none, `the block compressor${still(withDocs)}`) } : {};
+    return [{ level: 'skipped', message, ...gap }];
   }
   if (unread.length > 0) {
     const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');

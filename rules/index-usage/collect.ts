@@ -225,7 +225,8 @@ async function readConnected(ctx: CollectionContext, run: RunState): Promise<Doc
         : lacks
           ? 'this server does not have $indexStats, so index use is not checked on it'
           : 'index use is not checked where it fails';
-      const gap = lacks ? { gap: gapOf(NO_INDEXSTATS, `index use (it answered ${describeServerError(err)})`) } : {};
+      const answered = `index use (it answered ${describeServerError(err)})`;
+      const gap = lacks ? { gap: gapOf(NO_INDEXSTATS, answered) } : {};
       ctx.note(`index use could not be read ($indexStats): ${describeServerError(err)}; ${what}. The same answer on other collections of this run is not repeated; index-usage names them.`, gap);
     }
     return null;

@@ -261,7 +261,8 @@ function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly Collec
   if (parts.length === 0) return;
   // only collections left unread, $indexStats not proven: the collector's gap when it says the server lacks it
   const lacks = n === 0 && snapshot.server.capabilities.indexStats.supported !== true;
-  const effect = `unused indexes on ${plural(missing.length, 'collection')} (${list}); redundant indexes, counts and sizes were checked`;
+  const on = `on ${plural(missing.length, 'collection')} (${list})`;
+  const effect = `unused indexes ${on}; redundant indexes, counts and sizes were checked`;
   const gap = lacks ? gapOf(NO_INDEXSTATS, effect) : undefined;
   note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db }, 'skipped', gap);
 }

@@ -5,6 +5,12 @@
  */
 import type { Gap, ServerInfo } from './types';
 
+/** A gap's key and cause, as gapOf takes them. */
+export interface GapCause {
+  key: string;
+  cause: string;
+}
+
 /** $collStats counts a collection's documents but gives 0 bytes for it (SecantusDB: every size reads 0). */
 export const COLLSTATS_ZERO_SIZES = {
   key: 'collstats-zero-sizes',
@@ -14,7 +20,7 @@ export const COLLSTATS_ZERO_SIZES = {
 } as const;
 
 /** A gap as a note carries it: its key and cause, and what this place could not check because of it. */
-export function gapOf(g: { key: string; cause: string }, effect: string): Gap {
+export function gapOf(g: GapCause, effect: string): Gap {
   return { key: g.key, cause: g.cause, effect };
 }
 
@@ -22,7 +28,7 @@ export function gapOf(g: { key: string; cause: string }, effect: string): Gap {
  * The server has no WiredTiger (FerretDB, or another storage engine): no data-handle or cache statistics, no block
  * compressors. Null on WiredTiger and where the engine is not known (a mongos stores nothing; serverStatus unread).
  */
-export function noWiredTiger(server: Pick<ServerInfo, 'flavor' | 'storageEngine'>): { key: string; cause: string } | null {
+export function noWiredTiger(server: Pick<ServerInfo, 'flavor' | 'storageEngine'>): GapCause | null {
   const key = 'no-wiredtiger';
   const lacks = 'so it has no WiredTiger statistics (data handles, the cache) and no block compressors';
   if (server.flavor === 'ferretdb') return { key, cause: `this server is FerretDB, which has no WiredTiger, ${lacks}` };

@@ -262,7 +262,7 @@ export interface Note {
   gap?: Gap;
 }
 
-/** A server gap as a note carries it: the gap's key and cause (the same in every note of it), and this note's effect. */
+/** A server gap as a note carries it: its key and cause (the same in every note of it), and this note's effect. */
 export interface Gap {
   key: string;
   /** What the server does not do, in a clause that stands alone. */
