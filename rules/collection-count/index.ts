@@ -1,6 +1,7 @@
 import { serverStatus, type ServerStatusData } from '../../src/collect/server-status';
 import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
+import { gapOf, noWiredTiger } from '../../src/core/gaps';
 import { defineRule } from '../../src/core/rule';
 import type { Snapshot } from '../../src/core/types';
 import {
@@ -75,7 +76,9 @@ export default defineRule({
     const status = dataOf(serverStatus, snapshot);
     const handles = status?.dataHandles ?? null;
     const reason = handlesReason(snapshot, status);
-    if (status && !handles && reason) note(reason);
+    const none = noWiredTiger(snapshot.server);
+    const gap = none ? gapOf(none, 'open data handles') : undefined;
+    if (status && !handles && reason) note(reason, undefined, 'skipped', gap);
     const t = totalsOf(inv);
     const wt = onWiredTiger(snapshot.server);
     const target = { db: snapshot.databases[0]?.name ?? '' };

@@ -108,7 +108,7 @@ export default defineRule({
     requires: { capabilities: [] },
   },
   analyze({ snapshot, options, report, note }) {
-    for (const n of supportNotes(snapshot)) note(n.message, undefined, n.level);
+    for (const n of supportNotes(snapshot)) note(n.message, undefined, n.level, n.gap);
     if (snapshot.server.storageEngine !== null && snapshot.server.storageEngine !== 'wiredTiger') return;
     if (!zstdSupported(snapshot.server)) return;
     for (const db of snapshot.databases) {

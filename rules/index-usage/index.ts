@@ -1,5 +1,6 @@
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
+import { COLLSTATS_ZERO_SIZES, gapOf, NO_INDEXSTATS, noWiredTiger } from '../../src/core/gaps';
 import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
@@ -247,9 +248,9 @@ function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUs
  */
 function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly CollectionSnapshot[], noRows: readonly { c: CollectionSnapshot; names: string[] }[], note: NoteFn): void {
   const parts: string[] = [];
+  const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
   if (missing.length) {
     const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
-    const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
     parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (the note from collector index-usage says why)' : 'no $indexStats was recorded there'}`);
   }
   const n = noRows.reduce((t, x) => t + x.names.length, 0);
@@ -258,7 +259,12 @@ function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly Collec
     parts.push(`for ${plural(n, 'index', 'indexes')} that $indexStats gave no row for (${list})`);
   }
   if (parts.length === 0) return;
-  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db });
+  // only collections left unread, $indexStats not proven: the collector's gap when it says the server lacks it
+  const lacks = n === 0 && snapshot.server.capabilities.indexStats.supported !== true;
+  const on = `on ${plural(missing.length, 'collection')} (${list})`;
+  const effect = `unused indexes ${on}; redundant indexes, counts and sizes were checked`;
+  const gap = lacks ? gapOf(NO_INDEXSTATS, effect) : undefined;
+  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db }, 'skipped', gap);
 }
 
 function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData | undefined, report: IndexUsageReport): void {
@@ -339,15 +345,22 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   const n = several ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases` : `${plural(colls.length, 'collection')} checked`;
   const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
   const at = several ? undefined : { db: (dbs[0] as DatabaseSnapshot).name };
+  // sizes unknown because $collStats read 0 for every collection of them: the core read's gap, said on its line
+  const readZero = (c: CollectionSnapshot): boolean =>
+    c.stats !== null && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0;
+  const zero = unknown.length > 0 && unknown.every(readZero);
   if (sizes.length === 0) {
-    if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, at);
+    const gap = zero ? gapOf(COLLSTATS_ZERO_SIZES, 'indexes against the WiredTiger cache') : undefined;
+    if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, at, 'skipped', gap);
     return;
   }
   const total = sizes.reduce((a, b) => a + b, 0);
   const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
   const cache = status?.cacheBytes ?? null;
   if (cache === null || cache <= 0) {
-    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at);
+    const none = noWiredTiger(snapshot.server);
+    const gap = none ? gapOf(none, `indexes (${size}) against the WiredTiger cache`) : undefined;
+    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at, 'skipped', gap);
     return;
   }
   const share = total / cache;

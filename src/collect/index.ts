@@ -5,6 +5,7 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
+import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
 import type { AnyCollector, ListedCollection } from '../core/collector';
 import {
   type CollectionSnapshot,
@@ -290,10 +291,15 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
   const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
   if (unsized.length > 0) {
     const names = unsized.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
+    const more = unsized.length > 5 ? ', …' : '';
+    const which = `${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
     notes.push({
       level: 'skipped',
       ...single,
-      message: `storage sizes were not read (${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${unsized.length > 5 ? ', …' : ''}): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B`,
+      message:
+        `storage sizes were not read (${which}): $collStats counted their documents but reported 0 bytes of data ` +
+        'and storage, so their sizes are unknown, not 0 B',
+      gap: gapOf(COLLSTATS_ZERO_SIZES, `storage sizes of ${which}`),
     });
   }
 }

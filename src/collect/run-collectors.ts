@@ -1,6 +1,6 @@
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { AnyCollector, CollectorScope, ListedCollection } from '../core/collector';
-import type { CollectionSnapshot, CollectorRun, DatabaseSnapshot, Note, ServerInfo, Snapshot, Target } from '../core/types';
+import type { CollectionSnapshot, CollectorRun, DatabaseSnapshot, Gap, Note, ServerInfo, Snapshot, Target } from '../core/types';
 
 const MAX_COULD_NOT = 20;
 
@@ -29,9 +29,10 @@ export class CollectorRunner {
 
   /** Records a note where it belongs and in the collector's "could not" list. */
   private noteFor(c: AnyCollector, into: Note[], where: Target | undefined) {
-    return (message: string, opts: { level?: Note['level']; target?: Target } = {}): void => {
+    return (message: string, opts: { level?: Note['level']; target?: Target; gap?: Gap } = {}): void => {
       const target = opts.target ?? where;
-      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message, collector: c.id });
+      const gap = opts.gap ? { gap: opts.gap } : {};
+      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message, collector: c.id, ...gap });
       const list = this.couldNot.get(c.id);
       if (list && list.size < MAX_COULD_NOT) list.add(message);
     };
@@ -90,7 +91,7 @@ export class CollectorRunner {
     if (Object.keys(data).length > 0) snapshot.data = data;
   }
 
-  private ctx(c: AnyCollector, note: (message: string, opts?: { level?: Note['level']; target?: Target }) => void) {
+  private ctx(c: AnyCollector, note: (message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }) => void) {
     const run = this.state.get(c.id) ?? new Map<string, unknown>();
     return { adapter: this.base.adapter, server: this.base.server, maxTimeMS: this.base.maxTimeMS, serverStatus: this.base.serverStatus, note, run };
   }

@@ -1,5 +1,5 @@
 import type { Adapter, Doc } from '../adapters/types';
-import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Note, ServerInfo, Target } from './types';
+import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Gap, Note, ServerInfo, Target } from './types';
 
 /**
  * The collector contract. A collector reads one kind of server data for the rules that name it in `needs`; the
@@ -24,7 +24,8 @@ interface ContextBase {
    * Says what the collector could not read and why: printed under "Could not check" and recorded in the snapshot's
    * collector list. Never throw for a server refusal: note it and return what you have (or null).
    */
-  note(message: string, opts?: { level?: Note['level']; target?: Target }): void;
+  /** `gap`: the server gap behind it, when other places can hit the same one (src/core/gaps.ts). */
+  note(message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }): void;
   /**
    * This collector's own state for the run (one map per collector per run, empty at the start): what a collection
    * collector learns once and reuses on the next collections, e.g. that the server refuses a command.

@@ -1,5 +1,5 @@
 import type { AnyCollector } from './collector';
-import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
+import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Gap, Recommendation, Severity, Snapshot, Target } from './types';
 import type { ConfirmContext } from '../confirm/context';
 
 /** One option: a JSON Schema property with the default and a description citing where the default comes from. */
@@ -62,7 +62,7 @@ export type ReportedFinding = FindingBase & { messageId: string; data?: Record<s
  * Says what the rule could not check, and why: printed under "Could not check" (level `skipped`, the default), or a
  * plain remark under "Notes" (level `info`); never a finding.
  */
-export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info') => void;
+export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info', gap?: Gap) => void;
 
 export interface RuleMeta<M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
   description: string;

@@ -2,7 +2,7 @@ import { fillTemplate } from './format';
 import { resolveOptions } from './options';
 import { type AnyCollector, collectorsOf } from './collector';
 import type { AnyRule, ReportedFinding } from './rule';
-import type { Finding, Note, Severity, Snapshot, Target } from './types';
+import type { Finding, Gap, Note, Severity, Snapshot, Target } from './types';
 import { severityRank } from './types';
 
 export type RuleSetting = 'off' | Severity | { severity?: Severity; options?: Record<string, unknown>; enabled?: boolean };
@@ -85,8 +85,9 @@ export function analyze(snapshot: Snapshot, settings: AnalyzeSettings, rules: re
         docsUrl: (rule.meta.docsUrls as Record<string, string> | undefined)?.[f.messageId] ?? rule.meta.docsUrl,
       });
     };
-    const note = (message: string, target?: Target, level: 'skipped' | 'info' = 'skipped'): void => {
-      notes.push({ level, ruleId: rule.id, ...(target ? { target } : {}), message: `${rule.id}: ${message}` });
+    const note = (message: string, target?: Target, level: 'skipped' | 'info' = 'skipped', gap?: Gap): void => {
+      const where = target ? { target } : {};
+      notes.push({ level, ruleId: rule.id, ...where, message: `${rule.id}: ${message}`, ...(gap ? { gap } : {}) });
     };
     const run = (collection: Snapshot['databases'][number]['collections'][number] | null): void => {
       try {

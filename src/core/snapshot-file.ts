@@ -52,10 +52,18 @@ const target = {
   properties: { db: str, collection: str, path: str, index: str },
 } as const;
 
+/** The server gap behind a note (src/core/gaps.ts). */
+const gap = {
+  type: 'object',
+  required: ['key', 'cause', 'effect'],
+  additionalProperties: false,
+  properties: { key: str, cause: str, effect: str },
+} as const;
+
 const note = {
   type: 'object',
   required: ['level', 'message'],
-  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, ruleId: str, collector: str },
+  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, gap, ruleId: str, collector: str },
 } as const;
 
 const index = {

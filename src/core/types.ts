@@ -255,6 +255,20 @@ export interface Note {
    * no target, and lint still fails closed on it.
    */
   collector?: string;
+  /**
+   * The server limitation behind it, when more than one place can hit the same one (src/core/gaps.ts): the human
+   * reports print the notes of one gap as one line that names every place it affected; JSON keeps each note whole.
+   */
+  gap?: Gap;
+}
+
+/** A server gap as a note carries it: its key and cause (the same in every note of it), and this note's effect. */
+export interface Gap {
+  key: string;
+  /** What the server does not do, in a clause that stands alone. */
+  cause: string;
+  /** What this place could not check because of it, in a few words (the line names the rule before it). */
+  effect: string;
 }
 
 export interface Target {

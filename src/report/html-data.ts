@@ -3,7 +3,7 @@ import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
-import { confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import { collapseGaps, confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 
 export { intervalName } from './group';
 
@@ -189,7 +189,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
     if (c) line += ` Measured: ${verdictWords(c)}${c.ratio ? `, ${ratioFigure(c.ratio)}` : ''}.`;
     lines.push(line);
   });
-  const skipped = result.notes.filter((n) => n.level !== 'info');
+  const skipped = collapseGaps(result.notes).filter((n) => n.level !== 'info');
   if (skipped.length) {
     lines.push('', `Not checked (${skipped.length}):`);
     for (const n of skipped.slice(0, 10)) lines.push(`- ${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}`);

@@ -4,7 +4,7 @@ import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
@@ -127,7 +127,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     for (const a of baseline.absent) out.push(`- ${name(a.fingerprint)}`);
     out.push('');
   }
-  const skipped = result.notes.filter((n) => n.level !== 'info');
+  const skipped = collapseGaps(result.notes).filter((n) => n.level !== 'info');
   if (skipped.length) {
     out.push('### Could not check', '');
     for (const n of skipped) {

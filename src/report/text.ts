@@ -5,7 +5,7 @@ import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
 
 export interface TextOptions {
   color: boolean;
@@ -74,8 +74,10 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
   for (const e of entries) out.push(e.kind === 'finding' ? formatFinding(e.finding, c, sev, width, opts.measurements !== false) : formatGroup(e, c, sev, width, opts.verboseHint ?? 'run with --verbose'), '');
-  const skipped = result.notes.filter((n) => n.level !== 'info');
-  const info = result.notes.filter((n) => n.level === 'info');
+  // one line per server gap, however many places it affected
+  const notes = collapseGaps(result.notes);
+  const skipped = notes.filter((n) => n.level !== 'info');
+  const info = notes.filter((n) => n.level === 'info');
   if (skipped.length) {
     out.push(c.bold('Could not check'));
     for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
