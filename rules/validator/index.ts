@@ -245,9 +245,9 @@ const listed = (paths: readonly string[], max = 8): string => `${quoted(paths.sl
 
 /**
  * Whether the proposal may start as strict/error, and the count that says so: the server's count of documents failing
- * this very schema (the collector counted the proposal made with the default options: used only when the fingerprint
- * matches), else, on a read of every document, the in-process check of every one (or the census, when the options
- * changed the schema). Anything else is a sample: moderate/warn, with why.
+ * this very schema (the collector counted the proposal made with the options it was collected with: used only when
+ * the fingerprint matches), else, on a read of every document, the in-process check of every one (or the census,
+ * when the options changed the schema). Anything else is a sample: moderate/warn, with why.
  */
 type Verdict =
   | { strict: true; how: string; violators: number; on: 'server' | 'every document' }
@@ -266,7 +266,14 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
       how: `${formatNumber(n)} of ${formatNumber(total)} existing documents fail it (counted on the server): with "strict" and "error", every update to one of them would be rejected. Start with "moderate" and "warn": "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; list them by _id (last command), fix them, then switch to "strict" and "error".`,
     };
   }
-  const reason = stored === undefined ? 'the snapshot has no count of it' : !same ? 'the collector counted the proposal made with the default options, and yours differ' : (stored.serverReason ?? 'no reason was recorded');
+  const otherOptions =
+    'the collector counted the proposal made with the options the snapshot was collected with, and yours differ';
+  const reason =
+    stored === undefined
+      ? 'the snapshot has no count of it'
+      : !same
+        ? otherOptions
+        : (stored.serverReason ?? 'no reason was recorded');
   if (p.basis === 'complete') {
     const clean = same ? stored.violations === 0 && stored.checked >= p.documents : p.gaps.length === 0;
     const n = same ? stored.violations : null;
