@@ -4,7 +4,7 @@ import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
-import { type AdvisorConfig, loadConfig } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
@@ -63,17 +63,14 @@ function emptyResult(source: string, db: string): CheckResult {
 }
 
 async function runLint(target: string | undefined, flags: LintFlags, io: Io): Promise<number> {
-  const loaded = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-  const config: AdvisorConfig = loaded.config;
-  const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
-  const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
+  const { config, dir, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  const specFile = flags.spec ?? relativeTo(dir, config.spec);
+  const baselineFile = flags.baseline ?? relativeTo(dir, config.baseline);
   const failOn = flags.failOn ?? config.failOn ?? 'error';
   const maxWarnings = flags.maxWarnings ?? config.maxWarnings ?? null;
   if (!target && !specFile) throw new UserError('lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or --spec <file>.');
   if (flags.updateBaseline && !baselineFile) throw new UserError('--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.');
-  const resolved = loaded.resolved;
   const t0 = performance.now();
-
   let result: CheckResult;
   let snapshot: Snapshot | null = null;
   if (target && meantAsUri(target)) {
