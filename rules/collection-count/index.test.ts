@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Adapter, Doc } from '../../src/adapters/types';
 import { dataHandlesFrom, serverStatus, type ServerStatusData } from '../../src/collect/server-status';
 import type { DeploymentContext } from '../../src/core/collector';
+import { resolveRules } from '../../src/core/options';
 import type { Note } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
@@ -586,6 +587,25 @@ describe('the inventory collector', () => {
     const t = totalsOf(out as DeploymentInventory);
     expect(t.tables.max).toBeLessThan(10_000);
     expect(out?.databases.find((d) => d.name === 'other')?.indexes).toEqual({ min: 64 * 2 + 136, max: 64 * 2 + 136 * 64, unread: 136 });
+  });
+
+  it("reads other index lists against the user's dataHandlesWarn (the run's options), not the default", async () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`c${i}`, { indexes: twoIndexes() }]));
+    const catalog: Catalog = { app: { posts: { indexes: twoIndexes() } }, other: many };
+    const lists = async (dataHandlesWarn: number | null): Promise<number> => {
+      const a = catalogAdapter(catalog);
+      const settings = dataHandlesWarn === null ? {} : { rules: { [rule.id]: { options: { dataHandlesWarn } } } };
+      const options = new Map(resolveRules([rule], settings).map((r) => [r.rule.id, r.options]));
+      const over = { serverStatus: { storageEngine: { name: 'wiredTiger' }, ok: 1 }, options };
+      await inventory.collect(contextOf(a, catalog, { app: ['posts'] }, over));
+      return a.sent.filter((s) => s === 'listIndexes other').length;
+    };
+    // 402 to 13,002 tables before any read: 10,000 (the default) lies inside and needs 64 lists; 300 lies under the
+    // fewest tables there can be, 20,000 over the most: decided without a list
+    expect(await lists(null)).toBe(64);
+    expect(await lists(10_000)).toBe(64);
+    expect(await lists(300)).toBe(0);
+    expect(await lists(20_000)).toBe(0);
   });
 
   it('with handle figures, or on FerretDB, the table count decides nothing: no index list is read for it', async () => {

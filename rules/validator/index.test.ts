@@ -331,7 +331,13 @@ ruleTester(rule, {
           messageIncludes: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required',
           evidence: { proposedLevel: 'moderate', gaps: 1, violators: null },
           recommendation: {
-            reasonIncludes: ['(the collector counted the proposal made with the default options, and yours differ)', 'Required: fields present and not `null` in at least 99% of the documents (or objects) holding them in the sample', 'Required but missing from some documents: `email` (1).'],
+            reasonIncludes: [
+              '(the collector counted the proposal made with the options the snapshot was collected with, ' +
+                'and yours differ)',
+              'Required: fields present and not `null` in at least 99% of the documents (or objects) holding them ' +
+                'in the sample',
+              'Required but missing from some documents: `email` (1).',
+            ],
             commands: proposal('moderate', 'warn', listProposalViolators),
           },
         },

@@ -7,6 +7,7 @@ import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
 import type { AnyCollector, ListedCollection } from '../core/collector';
+import type { ResolvedRule } from '../core/options';
 import {
   type CollectionSnapshot,
   type DatabaseSnapshot,
@@ -63,6 +64,8 @@ export interface CollectOptions {
    * (`collectPlan`); none when absent.
    */
   collectors?: readonly AnyCollector[];
+  /** The run's rules with their resolved options: each collector reads those of the rules that need it. */
+  resolved?: readonly ResolvedRule[];
   /**
    * Where reads of the data go: `secondaryPreferred` (the default: a replica set's secondaries carry the sample and scan
    * reads, sparing the primary) or `primary`. Per-node statistics ($collStats, $indexStats, serverStatus) always go to
@@ -197,7 +200,8 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const serverStatusAllowed = !verdict.skipped.some((s) => checkOf({ serverStatus: 1 }) === s.check);
   const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true) });
   const notes: Note[] = [...privilegeNotes(privileges)];
-  const runner = new CollectorRunner(plan, { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes });
+  const base = { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes, resolved: opts.resolved ?? [] };
+  const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
   let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;

@@ -31,6 +31,22 @@ interface ContextBase {
    * collector learns once and reuses on the next collections, e.g. that the server refuses a command.
    */
   run: Map<string, unknown>;
+  /**
+   * The resolved options of the run's enabled rules that need this collector, by rule id (src/core/options.ts
+   * `resolveRules`): the values analyze and confirm will read. Empty when none of them runs, e.g. `collect` given
+   * collectors without a resolved list: read the rule's defaults then (`optionsOf`). What it read is recorded in
+   * `snapshot.collectors[].options`. Optional so contexts made by hand (tests) need not name it; the engine always
+   * sets it.
+   */
+  options?: RuleOptions;
+}
+
+/** Resolved options by rule id, as a collector gets them. */
+export type RuleOptions = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+
+/** A rule's resolved options as the collector context has them, typed; `defaults` when the run has none for it. */
+export function optionsOf<O>(ctx: { options?: RuleOptions }, ruleId: string, defaults: O): O {
+  return (ctx.options?.get(ruleId) as O | undefined) ?? defaults;
 }
 
 /** A collection as listCollections described it. */

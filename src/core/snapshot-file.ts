@@ -223,7 +223,14 @@ const collection = {
 const collectorRun = {
   type: 'object',
   required: ['id', 'version', 'scope', 'couldNot'],
-  properties: { id: str, version: nonNegInt, scope: { enum: ['deployment', 'database', 'collection'] }, couldNot: { type: 'array', items: str } },
+  properties: {
+    id: str,
+    version: nonNegInt,
+    scope: { enum: ['deployment', 'database', 'collection'] },
+    couldNot: { type: 'array', items: str },
+    // The resolved options it read, by rule id: the user's configuration values, never document data.
+    options: { type: 'object', additionalProperties: { type: 'object' } },
+  },
 } as const;
 
 /** JSON Schema (draft-07) of the snapshot file, format version {@link SNAPSHOT_VERSION}. */

@@ -289,6 +289,8 @@ export interface CollectorRun {
   scope: 'deployment' | 'database' | 'collection';
   /** What it could not read, with the reason (at most 20 distinct lines; its notes say where). */
   couldNot: string[];
+  /** The resolved options it was collected with, by the id of each rule that needs it; absent when none was given. */
+  options?: Record<string, Record<string, unknown>>;
 }
 
 export interface Snapshot {

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, it } from 'vitest';
 import { fillTemplate } from '../../src/core/format';
 import type { AnyRule as Rule } from '../../src/core/rule';
-import { analyze, type AnalyzeOutput, type RuleSetting } from '../../src/core/runner';
+import { analyze, type AnalyzeOutput, type ResolvedRule, type RuleSetting } from '../../src/core/runner';
 import type { AnyCollector } from '../../src/core/collector';
 import { parseSnapshot } from '../../src/core/snapshot-file';
 import type { CollectionSnapshot, Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
@@ -550,11 +550,12 @@ export interface CollectedFromDocs<D> {
  * folds them (`maps`: the folding thresholds, FOLD_DEFAULTS otherwise), the real CollectorRunner calls `collect(ctx)`
  * with `ctx.docs` and `ctx.collection` set, through the read-only gate. Throws, naming each leaked key, when the data
  * holds a map key of those documents, or when the snapshot schema composed with the collector refuses it.
+ * `resolved` (a run's list, `resolveRules`) gives the collector its rules' options in `ctx.options`.
  */
 export async function collectFromDocs<D>(
   collector: Collector<D, 'collection'>,
   docs: readonly Doc[],
-  opts: { name?: string; maps?: Partial<FoldOptions> } = {},
+  opts: { name?: string; maps?: Partial<FoldOptions>; resolved?: readonly ResolvedRule[] } = {},
 ): Promise<CollectedFromDocs<D>> {
   const profiler = new Profiler(null, opts.maps);
   const folded = profiler.finish(docs.map((d) => profiler.profile(d)));
@@ -562,7 +563,8 @@ export async function collectFromDocs<D>(
   const base = collectionOf(opts.name ?? 'docs', { sample });
   const collection: CollectionSnapshot = { ...base, stats: base.stats && { ...base.stats, count: docs.length } };
   const base0 = { adapter: readOnly(noServer), server: snapshotOf([]).server, maxTimeMS: 1000, serverStatus: null };
-  const runner = new CollectorRunner([collector], { ...base0, runNotes: [] });
+  // `resolved`: the run's rules with their options, as check hands them over (the collector reads its rules' ones)
+  const runner = new CollectorRunner([collector], { ...base0, runNotes: [], resolved: opts.resolved ?? [] });
   const listed = { name: collection.name, type: 'collection', options: {} };
   await runner.collection(collection, listed, docs, docs.map((d) => d._id));
   const data = collection.data?.[collector.id] as D | undefined;

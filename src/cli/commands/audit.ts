@@ -1,6 +1,6 @@
 import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
-import { loadConfig, settingsOf } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { formatHtml } from '../../report/html';
 import { ticketSummary } from '../../report/html-data';
 import type { Io } from '../io';
@@ -68,7 +68,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .action(async (uri: string, flags: AuditFlags) => {
       checkConnectionString(uri);
       const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
-      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
       const adapter = await connect(uri);
       if (!flags.confirm) await sayLeftovers(adapter, io);
@@ -86,7 +86,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             confirmBudgetMs: flags.confirmBudget * 1000,
             ...(scratchAdapter ? { scratchAdapter } : {}),
             ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-            settings: settingsOf(config),
+            resolved,
             progress: createProgress({ enabled: !flags.quiet }),
             lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
           },

@@ -4,7 +4,7 @@ import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
-import { type AdvisorConfig, loadConfig, settingsOf } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
@@ -63,17 +63,14 @@ function emptyResult(source: string, db: string): CheckResult {
 }
 
 async function runLint(target: string | undefined, flags: LintFlags, io: Io): Promise<number> {
-  const loaded = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-  const config: AdvisorConfig = loaded.config;
-  const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
-  const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
+  const { config, dir, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  const specFile = flags.spec ?? relativeTo(dir, config.spec);
+  const baselineFile = flags.baseline ?? relativeTo(dir, config.baseline);
   const failOn = flags.failOn ?? config.failOn ?? 'error';
   const maxWarnings = flags.maxWarnings ?? config.maxWarnings ?? null;
   if (!target && !specFile) throw new UserError('lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or --spec <file>.');
   if (flags.updateBaseline && !baselineFile) throw new UserError('--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.');
-  const settings = settingsOf(config);
   const t0 = performance.now();
-
   let result: CheckResult;
   let snapshot: Snapshot | null = null;
   if (target && meantAsUri(target)) {
@@ -96,7 +93,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
           confirm: flags.confirm,
           ...(scratchAdapter ? { scratchAdapter } : {}),
           ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-          settings,
+          resolved,
           progress: createProgress({ enabled: !flags.quiet }),
             lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
         },
@@ -112,7 +109,7 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
     if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
     if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
     snapshot = loadSnapshot(target, collectPlan(rules));
-    result = await analyzeOffline(snapshot, settings);
+    result = await analyzeOffline(snapshot, resolved);
   } else {
     result = emptyResult(`spec ${specFile ?? ''}`, '(spec)');
   }
