@@ -6,7 +6,7 @@ import { formatBytes, formatDuration, formatNumber, formatSignificant } from '..
 import type { Confirmation, Finding, Measurement, RatioClaim } from '../../src/core/types';
 import { alternate } from '../../src/confirm/trials';
 import { dottedPath } from '../../src/lib/doc-path';
-import type { ArrayGrowthOptions } from './index';
+import type { ArrayGrowthOptions } from './options';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
 const PARENT_BYTES_CAP = 15 * 1024 * 1024;

@@ -7,7 +7,7 @@ import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { readsFar } from './analyze';
-import type { ClusteredTrapOptions } from './index';
+import type { ClusteredTrapOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 const DOCS = 20_000;

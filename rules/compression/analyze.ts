@@ -2,7 +2,7 @@ import { ROUTER_HAS_NO_STORAGE, isRouter } from '../../src/collect/server-status
 import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 import { type Compressibility, compressibility } from './collect';
-import type { CompressionOptions } from './index';
+import type { CompressionOptions } from './options';
 import { versionAtLeast } from '../../src/lib/version';
 
 export type Codec = 'snappy' | 'zlib' | 'zstd';

@@ -6,7 +6,7 @@ import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import { describeServerError } from '../../src/adapters/types';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
-import type { CompressionOptions } from './index';
+import type { CompressionOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 

@@ -8,7 +8,7 @@ import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
-import type { IdPatternOptions } from './index';
+import type { IdPatternOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Most documents per timed insert. */

@@ -8,7 +8,7 @@ import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '..
 import { claimOf, standIns } from './analyze';
 import { valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
-import type { IndexUsageOptions } from './index';
+import type { IndexUsageOptions } from './options';
 import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 
