@@ -1,4 +1,4 @@
-import { PathFolder } from '../../src/collect/fold';
+import { PathFolder } from '../../src/core/fold';
 import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
 import { isDate } from '../../src/collect/bson-size';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
