@@ -1,4 +1,5 @@
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { type Budget, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';

@@ -1,6 +1,7 @@
-import { SCRATCH_PREFIX } from '../../src/adapters/read-only';
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { SCRATCH_PREFIX } from '../../src/core/names';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { dataHandlesFrom } from '../../src/collect/server-status';
 import { type DeploymentContext, defineCollector } from '../../src/core/collector';
 import { mapPool } from '../../src/core/pool';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type BsonKit, type Doc, describeServerError } from '../../src/adapters/types';
+import type { BsonKit, Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { Profiler } from '../../src/collect/profile';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';

@@ -1,5 +1,6 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { checkClaim, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
