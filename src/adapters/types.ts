@@ -1,6 +1,14 @@
 import type { Doc } from '../core/adapter';
 
-export type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc, ReadPreferenceMode } from '../core/adapter';
+export type {
+  Adapter,
+  BsonKit,
+  CommandOptions,
+  CursorOptions,
+  CursorRead,
+  Doc,
+  ReadPreferenceMode,
+} from '../core/adapter';
 export { asServerError, describeServerError, type ServerError } from '../lib/server-error';
 
 /** A command as the product names it: its name (first key), the first stage of an aggregate, what an explain explains. */

@@ -81,11 +81,11 @@ export interface RuleMeta<M extends Record<string, string> = Record<string, stri
 }
 
 /**
- * What a rule's experiment receives (`confirm.run`): the read-only source, the scratch handle, the budget. The core only
- * names it; src/confirm/context.ts declares its members by declaration merging, so the rule contract imports nothing
- * of confirm (docs/architecture.md, the layer table) and `run` is still typed in full.
+ * What a rule's experiment receives (`confirm.run`): the read-only source, the scratch handle, the budget. The core
+ * only names it; src/confirm/context.ts declares its members by declaration merging, so the rule contract imports
+ * nothing of confirm (docs/architecture.md, the layer table) and `run` is still typed in full.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- its members are declared by src/confirm/context.ts
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- members declared in src/confirm/context.ts
 export interface ConfirmContext {}
 
 export interface RuleConfirm<O> {
