@@ -1,4 +1,4 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
 import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
@@ -6,7 +6,7 @@ import { formatBytes, formatDuration, formatNumber, formatSignificant } from '..
 import type { Confirmation, Finding, Measurement, RatioClaim } from '../../src/core/types';
 import { alternate } from '../../src/confirm/trials';
 import { dottedPath } from '../../src/lib/doc-path';
-import type { ArrayGrowthOptions } from './index';
+import type { ArrayGrowthOptions } from './options';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
 const PARENT_BYTES_CAP = 15 * 1024 * 1024;

@@ -1,4 +1,5 @@
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { type Budget, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
@@ -7,7 +8,7 @@ import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { readsFar } from './analyze';
-import type { ClusteredTrapOptions } from './index';
+import type { ClusteredTrapOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 const DOCS = 20_000;

@@ -1,4 +1,4 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
 import { alternate } from '../../src/confirm/trials';

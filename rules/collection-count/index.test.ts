@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, Doc } from '../../src/core/adapter';
 import { dataHandlesFrom, serverStatus, type ServerStatusData } from '../../src/collect/server-status';
 import type { DeploymentContext } from '../../src/core/collector';
 import { resolveRules } from '../../src/core/options';

@@ -3,7 +3,7 @@ import { gapOf, noWiredTiger } from '../../src/core/gaps';
 import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, Gap, ServerInfo, Snapshot } from '../../src/core/types';
 import { type Compressibility, compressibility } from './collect';
-import type { CompressionOptions } from './index';
+import type { CompressionOptions } from './options';
 import { versionAtLeast } from '../../src/lib/version';
 
 export type Codec = 'snappy' | 'zlib' | 'zstd';

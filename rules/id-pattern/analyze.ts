@@ -2,7 +2,7 @@ import type { CollectionSnapshot, IdProfile, IdType } from '../../src/core/types
 import { spearmanWithPosition } from '../../src/core/stats';
 import { isIdIndex } from '../../src/lib/index-keys';
 import type { NaturalOrder } from './collect';
-import type { IdPatternOptions } from './index';
+import type { IdPatternOptions } from './options';
 
 export type IdOrder = 'monotonic' | 'random' | 'unclear' | 'unknown';
 /**

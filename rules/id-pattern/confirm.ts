@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type BsonKit, type Doc, describeServerError } from '../../src/adapters/types';
+import type { BsonKit, Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { Profiler } from '../../src/collect/profile';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, decisionEdges, MIN_BLOCKS, NOISE_MARGIN, ratioOf, toMeasurement } from '../../src/confirm/harness';
@@ -8,7 +9,7 @@ import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
-import type { IdPatternOptions } from './index';
+import type { IdPatternOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Most documents per timed insert. */

@@ -1,6 +1,7 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Adapter, type Doc, asServerError, describeServerError } from '../../src/adapters/types';
-import { isDate } from '../../src/collect/bson-size';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Adapter, Doc } from '../../src/core/adapter';
+import { asServerError, describeServerError } from '../../src/lib/server-error';
+import { isDate } from '../../src/lib/bson-types';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
 import type { CollectionSnapshot } from '../../src/core/types';
 import { gapOf, NO_INDEXSTATS } from '../../src/core/gaps';

@@ -1,5 +1,6 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { checkClaim, figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
@@ -8,7 +9,7 @@ import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '..
 import { claimOf, standIns } from './analyze';
 import { valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
-import type { IndexUsageOptions } from './index';
+import type { IndexUsageOptions } from './options';
 import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 

@@ -1,7 +1,7 @@
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { COLLSTATS_ZERO_SIZES, gapOf, NO_INDEXSTATS, noWiredTiger } from '../../src/core/gaps';
-import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
@@ -9,37 +9,9 @@ import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import { versionAtLeast } from '../../src/lib/version';
+import { type IndexUsageOptions, indexUsageOptionsSchema } from './options';
 
-export const indexUsageOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    warmupDays: {
-      type: 'number',
-      minimum: 0,
-      default: 7,
-      description: "Counters younger than this prove nothing (they restart with the server and when an index is built): Atlas calls an index unused after no use for 7+ days.",
-    },
-    unusedMaxOps: {
-      type: 'integer',
-      minimum: 0,
-      default: 0,
-      description: 'Uses ($indexStats accesses.ops summed over every member read) at or below which an index counts as unused: pt-mongodb-index-check flags accesses.ops == 0.',
-    },
-    warnIndexes: { type: 'integer', minimum: 1, default: 10, description: "More indexes than this on one collection is a warning: Compass's too-many-indexes signal is more than 10 per collection." },
-    errorIndexes: { type: 'integer', minimum: 1, default: 30, description: 'More indexes than this on one collection is an error: Atlas flags more than 30 indexes per collection.' },
-    cacheShareWarn: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      default: 0.5,
-      description:
-        "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk: in a benchmark of random reads on 103 GB of Wikipedia under a 27 GB memory limit, WiredTiger (62 GB on disk with snappy, so not in memory) served ~13k QPS against ~1.22M QPS for a compressed engine (TerarkDB) whose 23 GB copy fit.",
-    },
-  },
-} as const satisfies OptionsSchema;
-
-/** The options as the rule receives them, derived from the schema. */
-export type IndexUsageOptions = OptionsOf<typeof indexUsageOptionsSchema>;
+export { indexUsageOptionsSchema, type IndexUsageOptions } from './options';
 
 /*
  * Messages. Each template holds its words; findings give values only (names, keys, counts, sizes, durations). Whose

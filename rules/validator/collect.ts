@@ -1,6 +1,7 @@
-import { PathFolder } from '../../src/collect/fold';
-import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
-import { isDate } from '../../src/collect/bson-size';
+import { PathFolder } from '../../src/core/fold';
+import type { Doc } from '../../src/core/adapter';
+import { asServerError, describeServerError } from '../../src/lib/server-error';
+import { isDate } from '../../src/lib/bson-types';
 import { type CollectionContext, defineCollector, optionsOf } from '../../src/core/collector';
 import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';

@@ -1,5 +1,6 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { decisionEdges, MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';

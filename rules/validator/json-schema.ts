@@ -11,7 +11,7 @@
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
-import { isDate } from '../../src/collect/bson-size';
+import { isDate } from '../../src/lib/bson-types';
 import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../../src/lib/bson-types';
 import { joinPath, pathOf } from '../../src/lib/doc-path';
 

@@ -1,7 +1,7 @@
 import { Decimal128, Int32, MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
-import { describeServerError } from '../../src/adapters/types';
+import { describeServerError } from '../../src/lib/server-error';
 import { check } from '../../src/check';
 import { collectSnapshot } from '../../src/collect';
 import { confirmFindings } from '../../src/confirm';

@@ -9,7 +9,7 @@ import type { Io } from './io';
 import type { Progress } from './progress';
 import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
-import type { FoldOptions } from '../collect/fold';
+import type { FoldOptions } from '../core/fold';
 import { checkTargets } from '../core/names';
 
 export interface LiveRunOptions {

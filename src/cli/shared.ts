@@ -12,7 +12,7 @@ import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
 import type { ResolvedRule } from '../core/runner';
 import type { AdvisorConfig } from '../core/config';
-import type { FoldOptions } from '../collect/fold';
+import type { FoldOptions } from '../core/fold';
 import type { CheckResult, Snapshot } from '../core/types';
 import { type Locate, ruleCatalog } from '../report/catalog';
 import { formatJson } from '../report/json';

@@ -1,4 +1,4 @@
-import type { Adapter, Doc } from '../adapters/types';
+import type { Adapter, Doc } from './adapter';
 import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Gap, Note, ServerInfo, Target } from './types';
 
 /**

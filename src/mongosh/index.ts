@@ -10,9 +10,9 @@ import { COLLECT_DEFAULTS, listDatabaseNames } from '../collect';
 import { type AnalyzeSettings, OptionsError, type ResolvedRule, resolveRules, RuleOptionsError } from '../core/options';
 import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
 import { closest, didYouMean } from '../lib/suggest';
-import { SPEC_RULES } from '../spec/rules';
+import { SPEC_RULES } from '../core/spec-rules';
 import { formatText } from '../report/text';
-import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
+import { type FoldOptions, MAPS_JSON_SCHEMA } from '../core/fold';
 import { VERSION } from '../version';
 import {
   dropScratchDatabases,

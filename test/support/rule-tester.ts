@@ -9,7 +9,7 @@ import type { CollectionSnapshot, Finding, Note, Severity, Snapshot, Target } fr
 import { ObjectId, Long, UUID } from 'mongodb';
 import type { Adapter, Doc } from '../../src/adapters/types';
 import { readOnly } from '../../src/adapters/read-only';
-import { type FoldOptions, PathFolder } from '../../src/collect/fold';
+import { type FoldOptions, PathFolder } from '../../src/core/fold';
 import { Profiler } from '../../src/collect/profile';
 import { CollectorRunner } from '../../src/collect/run-collectors';
 import type { Collector } from '../../src/core/collector';
@@ -39,7 +39,7 @@ import { collectionOf, sampleOf, snapshotOf } from './fixtures';
  * - Each case's snapshot must pass the snapshot file's schema (parseSnapshot, src/core/snapshot-file.ts) and survive
  *   a JSON round trip unchanged, so fixtures are snapshots `collect` could write and `analyze` could load. The rule
  *   runs on a deep-frozen JSON copy, so a rule that writes to its input throws and fails the case.
- * - No map key (a key of an object the profiler folded as a map, src/collect/fold.ts) may appear where a name
+ * - No map key (a key of an object the profiler folded as a map, src/core/fold.ts) may appear where a name
  *   goes: in a collection's fixture data of the rule's collectors (keys their schema does not fix), in a finding's
  *   target path, evidence, or a `backticked` span of its message. Such a key is user data (mapKeyProblems).
  * - `collectFromDocs(collector, docs)` runs a collection collector's `collect(ctx)` over raw documents the way
@@ -396,7 +396,7 @@ export function freeKeys(value: unknown, schema: JsonSchema | undefined, where: 
   return out;
 }
 
-const FOLD_HINT = 'map keys are user data: fold paths with PathFolder (src/collect/fold.ts, see CONTRIBUTING.md)';
+const FOLD_HINT = 'map keys are user data: fold paths with PathFolder (src/core/fold.ts, see CONTRIBUTING.md)';
 /** Path-like text: no space, not a number or a version ("7.0.12" is no path). */
 const pathLike = (s: string): boolean => s !== '' && !/\s/.test(s) && !/^[\d.]+$/.test(s);
 
