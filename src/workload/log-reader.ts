@@ -8,8 +8,8 @@
  * Notes and errors never quote a line: they give line numbers and counts (the commands hold user data).
  */
 import type { Readable } from 'node:stream';
-import { EJSON } from 'bson';
 import { UserError } from '../core/errors';
+import { reviveExtendedJson } from './ejson';
 import { inputChunks, LineSplitter } from './lines';
 import {
   type CommandDocument,
@@ -90,9 +90,9 @@ export function recordOfLogLine(text: string): Outcome {
   let command: CommandDocument;
   let originating: CommandDocument | undefined;
   try {
-    command = EJSON.deserialize(attr.command, { relaxed: true }) as CommandDocument;
+    command = reviveExtendedJson(attr.command) as CommandDocument;
     if (isObject(attr.originatingCommand)) {
-      originating = EJSON.deserialize(attr.originatingCommand, { relaxed: true }) as CommandDocument;
+      originating = reviveExtendedJson(attr.originatingCommand) as CommandDocument;
     }
   } catch {
     return 'malformed';
