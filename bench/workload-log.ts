@@ -10,7 +10,8 @@
  *
  * (a) bare: readline over the file, `line.includes('"id":51803')`, JSON.parse of those lines, grouping.
  * (b) reader: readSlowQueryLog(path, {onRecord}) with the same grouping on its records.
- * Each prints MB/s, its ratio to bare, and the peak RSS sampled every 50 ms while it ran. The per-shape counts of
+ * Each prints MiB/s of wall and of CPU time (steadier on a shared machine), their ratios to bare, and the peak
+ * RSS sampled every 50 ms while it ran. The per-shape counts of
  * both are checked against the generator's (grouping = ns + command kind + sorted keys of the filter; the real
  * shape function comes later).
  */
@@ -221,6 +222,7 @@ async function reader(file: string): Promise<Groups> {
 
 interface Timing {
   seconds: number;
+  cpuSeconds: number;
   peakRssMB: number;
   groups: Groups;
 }
@@ -230,11 +232,13 @@ async function timed(run: () => Promise<Groups>): Promise<Timing> {
   let peak = process.memoryUsage.rss();
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const groups = await run();
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { seconds, peakRssMB: peak / 2 ** 20, groups };
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMB: peak / 2 ** 20, groups };
 }
 
 function sameCounts(a: Groups, b: Groups): boolean {
@@ -266,9 +270,12 @@ async function main(): Promise<void> {
       const b = got.bare as Timing;
       const r = got.reader as Timing;
       const ok = (t: Timing): string => (sameCounts(t.groups, expectedByKind) ? 'match' : 'DIFFER');
-      rows.push([String(i + 1), 'bare', fmt(mb / b.seconds), '1.00x', fmt(b.peakRssMB), ok(b)]);
       const ratio = `${(b.seconds / r.seconds).toFixed(2)}x`;
-      rows.push([String(i + 1), 'reader', fmt(mb / r.seconds), ratio, fmt(r.peakRssMB), ok(r)]);
+      const cpuRatio = `${(b.cpuSeconds / r.cpuSeconds).toFixed(2)}x`;
+      rows.push([String(i + 1), 'bare', fmt(mb / b.seconds), '1.00x', fmt(mb / b.cpuSeconds), '1.00x',
+        fmt(b.peakRssMB), ok(b)]);
+      rows.push([String(i + 1), 'reader', fmt(mb / r.seconds), ratio, fmt(mb / r.cpuSeconds), cpuRatio,
+        fmt(r.peakRssMB), ok(r)]);
       if (ok(r) !== 'match') {
         for (const [k, n] of expectedByKind) console.log(`  ${k}: generated ${n}, reader ${r.groups.get(k) ?? 0}`);
       }
@@ -277,7 +284,9 @@ async function main(): Promise<void> {
     const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
     console.log(`\n${fmt(mb)} MiB, ${slow} slow queries in ${expectedByKind.size} groups, ${expected.own} of the ` +
       `advisor's own left out; load ${load}\n`);
-    console.log(markdownTable(['run', 'loop', 'MiB/s', 'vs bare', 'peak RSS MiB', 'per-group counts'], rows));
+    const header = ['run', 'loop', 'MiB/s', 'vs bare', 'MiB/CPU-s', 'vs bare (CPU)', 'peak RSS MiB'];
+    header.push('per-group counts');
+    console.log(markdownTable(header, rows));
     for (const [k, n] of [...expectedByKind].sort()) console.log(`  ${k}: ${n}`);
   } finally {
     if (!argv.includes('--keep')) rmSync(file, { force: true });

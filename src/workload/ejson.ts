@@ -1,7 +1,7 @@
 /**
- * Extended JSON type wrappers (`{"$oid": …}`, `{"$date": …}`, …) in a parsed JSON tree to their BSON values, in
- * place of bson's `EJSON.deserialize`, which stringifies and re-parses the whole tree: here only the wrappers go
- * through bson, the plain rest is walked once. Query operators (`$gte`, `$in`, and `$regex` with `$options`, which
+ * Extended JSON type wrappers (`{"$oid": …}`, `{"$date": …}`, …) in a freshly parsed JSON tree to their BSON
+ * values, in place, instead of bson's `EJSON.deserialize`, which stringifies and re-parses the whole tree: here only
+ * the wrappers go through bson, the plain rest is walked once and not copied. Query operators (`$gte`, `$in`, and `$regex` with `$options`, which
  * the server reads as an operator) are left as they are.
  */
 import { EJSON } from 'bson';
@@ -17,13 +17,21 @@ function isWrapper(o: Record<string, unknown>): boolean {
   return false;
 }
 
-/** The tree with its wrappers turned into BSON values (a new tree; the input is left as it was). */
+/**
+ * Turns the wrappers of a tree JSON.parse just made into BSON values, changing the tree in place (give it no tree
+ * anyone else holds); returns the tree, or the value when the root itself is a wrapper.
+ */
 export function reviveExtendedJson(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(reviveExtendedJson);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = reviveExtendedJson(value[i]);
+    return value;
+  }
   const o = value as Record<string, unknown>;
   if (isWrapper(o)) return EJSON.deserialize(o, { relaxed: true }) as unknown;
-  const out: Record<string, unknown> = {};
-  for (const k in o) out[k] = reviveExtendedJson(o[k]);
-  return out;
+  for (const k in o) {
+    const v = o[k];
+    if (v !== null && typeof v === 'object') o[k] = reviveExtendedJson(v);
+  }
+  return o;
 }

@@ -140,24 +140,25 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
  * absent (SecantusDB's profiler has no plan summary or counts), never 0.
  */
 export function executionFacts(src: Readonly<Record<string, unknown>>): Partial<RecordFacts> {
-  const out: Partial<RecordFacts> = {
-    appName: str(src.appName),
-    durationMillis: num(src.durationMillis) ?? num(src.millis),
-    keysExamined: num(src.keysExamined),
-    docsExamined: num(src.docsExamined),
-    nreturned: num(src.nreturned),
-    numYields: num(src.numYields) ?? num(src.numYield),
-    responseLength: num(src.reslen) ?? num(src.responseLength),
-    planSummary: str(src.planSummary),
-    hasSortStage: bool(src.hasSortStage),
-    usedDisk: bool(src.usedDisk),
-    fromMultiPlanner: bool(src.fromMultiPlanner),
-    fromPlanCache: bool(src.fromPlanCache),
-    queryHash: str(src.queryHash),
-    planCacheShapeHash: str(src.planCacheShapeHash),
-    planCacheKey: str(src.planCacheKey),
-    queryShapeHash: str(src.queryShapeHash),
+  const out: Partial<RecordFacts> = {};
+  const set = <K extends keyof RecordFacts>(k: K, v: RecordFacts[K] | undefined): void => {
+    if (v !== undefined) out[k] = v;
   };
-  for (const k of Object.keys(out) as (keyof typeof out)[]) if (out[k] === undefined) delete out[k];
+  set('appName', str(src.appName));
+  set('durationMillis', num(src.durationMillis) ?? num(src.millis));
+  set('keysExamined', num(src.keysExamined));
+  set('docsExamined', num(src.docsExamined));
+  set('nreturned', num(src.nreturned));
+  set('numYields', num(src.numYields) ?? num(src.numYield));
+  set('responseLength', num(src.reslen) ?? num(src.responseLength));
+  set('planSummary', str(src.planSummary));
+  set('hasSortStage', bool(src.hasSortStage));
+  set('usedDisk', bool(src.usedDisk));
+  set('fromMultiPlanner', bool(src.fromMultiPlanner));
+  set('fromPlanCache', bool(src.fromPlanCache));
+  set('queryHash', str(src.queryHash));
+  set('planCacheShapeHash', str(src.planCacheShapeHash));
+  set('planCacheKey', str(src.planCacheKey));
+  set('queryShapeHash', str(src.queryShapeHash));
   return out;
 }
