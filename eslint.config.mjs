@@ -26,6 +26,7 @@ function layers() {
   const noOtherRule = { regex: '^\\.\\./[^./]', message: 'A rule never imports another rule: move what both need to src/lib.' };
   const noFrontDoor = { regex: '(^|/)(cli|mongosh|demo|servers)(/|$)', message: 'The core never loads a front door (cli, mongosh), the demo or the embedded test servers.' };
   const formatOnly = { regex: '^\\.\\./(confirm|collect|adapters)(/|$)|^\\.\\./spec/(?!rules$)', message: 'Reporters only format a result: no confirm, collect, adapter or spec internals.' };
+  const workloadOnly = { regex: '^\\.\\./(?!(core|lib)(/|$))', message: 'src/workload reads queries from logs, profiles and files: it imports only src/core and src/lib (no adapters, collect or confirm; it talks to no server).' };
   const rule = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
   const core = ['src/core/**/*.ts', 'src/collect/**/*.ts', 'src/confirm/**/*.ts', 'src/adapters/**/*.ts', 'src/lib/**/*.ts'];
   const frontDoors = ['src/cli/**/*.ts', 'src/mongosh/**/*.ts', 'src/demo/**/*.ts', 'src/index.ts'];
@@ -33,7 +34,8 @@ function layers() {
     { files: core, ignores: ['**/*.test.ts'], rules: rule([noRule, noFrontDoor]) },
     { files: ['src/report/**/*.ts'], rules: rule([noRule, noFrontDoor, formatOnly]) },
     { files: frontDoors, rules: rule([listOnly]) },
-    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', ...frontDoors], rules: rule([noRule]) },
+    { files: ['src/workload/**/*.ts'], ignores: ['**/*.test.ts'], rules: rule([noRule, workloadOnly]) },
+    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', 'src/workload/**', ...frontDoors], rules: rule([noRule]) },
     { files: ['rules/index.ts'], rules: rule([noFrontDoor]) },
     { files: ['rules/**/*.ts'], ignores: ['rules/index.ts', 'rules/**/*.test.ts'], rules: rule([noOtherRule, noFrontDoor]) },
     { files: ['rules/**/*.test.ts'], rules: rule([noOtherRule]) },
