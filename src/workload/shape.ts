@@ -8,7 +8,7 @@
  * USER DATA: the input command holds the application's values. Nothing here returns, prints or throws one: a value
  * is only ever looked at for its type, its length (`$in`) or its regex anchoring and flags.
  */
-import { bsonTypeOfTag, isNumericBsonType } from '../lib/bson-types';
+import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType } from '../lib/bson-types';
 import { shellCollection, shellKey } from '../lib/shell';
 
 /** How an index can use a predicate: point bounds (equality) or an interval (range). */
@@ -92,8 +92,47 @@ function bsonTag(v: object): string | undefined {
   return typeof tag === 'string' ? tag : undefined;
 }
 
+const PLACEHOLDER = Symbol('placeholder');
+
+/** A placeholder the server wrote in place of a value (`"?string"`, `"?array<?number>"`), read back as types. */
+interface Placeholder {
+  [PLACEHOLDER]: { types: string[]; array: boolean };
+}
+
+function placeholderOf(v: unknown): Placeholder[typeof PLACEHOLDER] | null {
+  return v !== null && typeof v === 'object' && PLACEHOLDER in v ? (v as Placeholder)[PLACEHOLDER] : null;
+}
+
+/** A known type name from `?name`, numbers of any width as `number`; null for anything else. */
+function placeholderType(text: string): string | null {
+  const m = /^\?([A-Za-z]+)$/.exec(text.trim());
+  const t = m?.[1];
+  if (!t || !BSON_TYPE_ALIASES.has(t)) return null;
+  return isNumericBsonType(t) ? 'number' : t;
+}
+
+/**
+ * A shape the server already made (a `$queryStats` key) with its placeholders read as types. Only names of BSON
+ * types are read so; any other string stays a string.
+ */
+function readPlaceholders(v: unknown): unknown {
+  if (typeof v === 'string') {
+    const t = placeholderType(v);
+    if (t) return { [PLACEHOLDER]: { types: [t], array: false } };
+    const a = /^\?array<(.*)>$/.exec(v);
+    if (!a) return v;
+    const types = (a[1] ?? '').split(',').map(placeholderType).filter((x): x is string => x !== null);
+    return { [PLACEHOLDER]: { types: [...new Set(types)].sort(), array: true } };
+  }
+  if (Array.isArray(v)) return v.map(readPlaceholders);
+  if (isDoc(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, readPlaceholders(x)]));
+  return v;
+}
+
 /** The placeholder type of a value, as the server's shape writes it without `?`: numbers of any width are `number`. */
 export function typeOf(v: unknown): string {
+  const ph = placeholderOf(v);
+  if (ph) return ph.array ? 'array' : (ph.types[0] ?? 'object');
   if (v === null) return 'null';
   if (v === undefined) return 'undefined';
   if (typeof v === 'number' || typeof v === 'bigint') return 'number';
@@ -266,11 +305,15 @@ function walkOperators(path: string, ops: Doc, w: Walk, acc: Acc): void {
 }
 
 function elementTypes(v: unknown): string[] {
+  const ph = placeholderOf(v);
+  if (ph?.array) return ph.types;
   return Array.isArray(v) ? [...new Set(v.map(typeOf))].sort() : [typeOf(v)];
 }
 
 /** `$in` of one value is an equality; of several, an equality on each (its size bucket kept); a regex makes a range. */
 function walkIn(path: string, values: unknown, w: Walk, acc: Acc): void {
+  // A server shape's `$in` list reads `?array<…>`: its types are known, its size is not.
+  if (placeholderOf(values)?.array) return acc.add(path, '$in', elementTypes(values), w.elemMatch);
   const list = Array.isArray(values) ? values : [values];
   const regexes = list.map((x) => (isRegexValue(x) ? regexFacts(x) : null));
   const found = regexes.filter((r): r is RegexFacts => r !== null);
@@ -430,10 +473,16 @@ function lookupShapes(pipeline: unknown[], db: string): QueryShape[] {
 
 /**
  * The query shapes of one command as sent to database `db`: a find, aggregate, update, delete, count, distinct or
- * findAndModify. Other commands (insert, getMore…) have none: give a getMore's originating command instead.
+ * findAndModify. Other commands (insert, getMore…) have none: give a getMore's originating command instead. With
+ * `placeholders`, the command is a shape the server made (a `$queryStats` key, a record marked `shapeOnly`): its
+ * `"?string"`-style placeholders are read as types, and an `$in` list has no size bucket.
  */
-export function shapesOf(command: Readonly<Record<string, unknown>>, db: string): QueryShape[] {
-  const cmd = command as Doc;
+export function shapesOf(
+  command: Readonly<Record<string, unknown>>,
+  db: string,
+  options: { placeholders?: boolean } = {},
+): QueryShape[] {
+  const cmd = (options.placeholders ? readPlaceholders(command) : command) as Doc;
   return crudShapes(cmd, db) ?? aggregateShapes(cmd, db);
 }
 

@@ -219,3 +219,24 @@ describe('no value reaches a shape or its printed form', () => {
     );
   });
 });
+
+describe('shapesOf with placeholders: a shape the server made ($queryStats)', () => {
+  it('reads "?type" placeholders as the types a real command of that shape has', () => {
+    const sort = { createdAt: -1 };
+    const filter = { status: { $eq: '?string' }, createdAt: { $gte: '?date' } };
+    const server = { find: 'orders', filter, sort, limit: '?number' };
+    const real = { find: 'orders', filter: { createdAt: { $gte: new Date() }, status: 'paid' }, sort, limit: 5 };
+    const [s] = shapesOf(server, 'shop', { placeholders: true });
+    expect(s?.id).toBe(one(real).id);
+    expect(one(server).id).not.toBe(s?.id);
+  });
+  it('reads an "?array<…>" $in as an equality of unknown size, and leaves other strings alone', () => {
+    const filter = { a: { $in: '?array<?number>' }, b: '?nonsense', c: '?int' };
+    const [s] = shapesOf({ find: 'o', filter }, 'db', { placeholders: true });
+    expect(s?.predicates).toEqual([
+      { path: 'a', role: 'equality', ops: { $in: ['number'] } },
+      { path: 'b', role: 'equality', ops: { $eq: ['string'] } },
+      { path: 'c', role: 'equality', ops: { $eq: ['number'] } },
+    ]);
+  });
+});
