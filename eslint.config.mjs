@@ -25,6 +25,7 @@ function layers() {
   const listOnly = { regex: '^(\\.\\./)+rules/(?!index$)', message: 'A front door imports the rule list (rules/index.ts), never one rule\'s folder.' };
   const noOtherRule = { regex: '^\\.\\./[^./]', message: 'A rule never imports another rule: move what both need to src/lib.' };
   const noFrontDoor = { regex: '(^|/)(cli|mongosh|demo|servers)(/|$)', message: 'The core never loads a front door (cli, mongosh), the demo or the embedded test servers.' };
+  const workloadOnly = { regex: '^\\.\\./(?!(core|lib)/)', message: 'src/workload reads and shapes recorded queries: it imports only src/core and src/lib.' };
   const formatOnly = { regex: '^\\.\\./(confirm|collect|adapters)(/|$)|^\\.\\./spec/(?!rules$)', message: 'Reporters only format a result: no confirm, collect, adapter or spec internals.' };
   const rule = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
   const core = ['src/core/**/*.ts', 'src/collect/**/*.ts', 'src/confirm/**/*.ts', 'src/adapters/**/*.ts', 'src/lib/**/*.ts'];
@@ -33,7 +34,8 @@ function layers() {
     { files: core, ignores: ['**/*.test.ts'], rules: rule([noRule, noFrontDoor]) },
     { files: ['src/report/**/*.ts'], rules: rule([noRule, noFrontDoor, formatOnly]) },
     { files: frontDoors, rules: rule([listOnly]) },
-    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', ...frontDoors], rules: rule([noRule]) },
+    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', 'src/workload/**', ...frontDoors], rules: rule([noRule]) },
+    { files: ['src/workload/**/*.ts'], rules: rule([workloadOnly]) },
     { files: ['rules/index.ts'], rules: rule([noFrontDoor]) },
     { files: ['rules/**/*.ts'], ignores: ['rules/index.ts', 'rules/**/*.test.ts'], rules: rule([noOtherRule, noFrontDoor]) },
     { files: ['rules/**/*.test.ts'], rules: rule([noOtherRule]) },

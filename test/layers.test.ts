@@ -41,6 +41,13 @@ describe('npm run lint keeps the layers', () => {
     expect(await restrictedImports('src/report', "import { Scratch as x } from '../confirm/scratch';")).toEqual([expect.stringMatching(/Reporters only format/)]);
   });
 
+  it('keeps src/workload to src/core and src/lib', async () => {
+    const only = [expect.stringMatching(/imports only src\/core and src\/lib/)];
+    expect(await restrictedImports('src/workload', "import { readOnly as x } from '../adapters/read-only';")).toEqual(only);
+    expect(await restrictedImports('src/workload', "import { rules as x } from '../../rules';")).toEqual(only);
+    expect(await restrictedImports('src/workload', "import { formatKey as x } from '../lib/index-keys';")).toEqual([]);
+  });
+
   it('lets the allowed imports through', async () => {
     expect(await restrictedImports('rules/array-growth', "import { formatBytes as x } from '../../src/core/format';")).toEqual([]);
   });
