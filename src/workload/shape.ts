@@ -345,12 +345,13 @@ function walkElemMatch(path: string, operand: unknown, w: Walk, acc: Acc): void 
   } else walkFilter(operand, inner, acc);
 }
 
-/** A sort document's keys in order with their directions; `$meta` sorts are noted as unindexable. */
+/** A sort document's keys in order with their directions; `$meta` and `$natural` sorts are noted as unindexable. */
 function sortOf(sort: unknown, acc: Acc): SortKey[] {
   if (!isDoc(sort)) return [];
   const keys: SortKey[] = [];
   for (const [path, v] of Object.entries(sort)) {
-    if (isDoc(v)) acc.unindexable.push({ op: '$meta', path });
+    if (path.startsWith('$')) acc.unindexable.push({ op: path });
+    else if (isDoc(v)) acc.unindexable.push({ op: '$meta', path });
     else keys.push({ path, direction: Number(v) < 0 ? -1 : 1 });
   }
   return keys;

@@ -47,6 +47,10 @@ describe('shapesOf: values and predicate order do not matter', () => {
     ]);
     expect(ids.size).toBe(6);
   });
+  it('notes a $natural sort instead of reading it as a field', () => {
+    const s = one({ find: 'e', filter: { a: 1 }, sort: { $natural: -1 } });
+    expect([s.sort, s.unindexable]).toEqual([[], [{ op: '$natural' }]]);
+  });
   it('keeps sort keys in their order', () => {
     const s = one({ find: 'e', filter: {}, sort: { b: 1, a: -1 } });
     expect(s.sort).toEqual([{ path: 'b', direction: 1 }, { path: 'a', direction: -1 }]);
