@@ -98,12 +98,13 @@ interface Fields {
   sort: SortKey[];
 }
 
-function fieldsOf(branch: Branch, sort: readonly SortKey[]): Fields {
+/** With a collation, the index's keys are not in the byte order a regex prefix needs: a regex gets no bounds. */
+function fieldsOf(branch: Branch, sort: readonly SortKey[], collated: boolean): Fields {
   const eq = new Map<string, Predicate>();
   const range = new Map<string, Predicate>();
   for (const p of branch) {
     if (p.role === 'equality') eq.set(p.path, p);
-    else if (boundable(p)) range.set(p.path, p);
+    else if (boundable(p) && !(collated && p.regex)) range.set(p.path, p);
   }
   return { eq, range, sort: sort.filter((k) => !eq.has(k.path)) };
 }
@@ -139,7 +140,7 @@ export function serveBranch(branch: Branch, sort: readonly SortKey[], ix: IndexS
   });
   if (specialKind(ix)) return none(['special-index']);
   if (ix.hidden) return none(['hidden']);
-  const f = fieldsOf(branch, sort);
+  const f = fieldsOf(branch, sort, ix.collation !== undefined);
   const key = numericKey(ix);
   let i = 0;
   while (i < key.length && f.eq.has(key[i]?.[0] ?? '')) i++;

@@ -158,13 +158,29 @@ export function inBucket(n: number): InBucket {
 
 const BUCKET_ORDER: readonly InBucket[] = ['1', '2-10', '11-200', '>200'];
 
-/** Whether a pattern is a prefix expression: `^`/`\A` first and no top-level alternation. */
-function anchoredPattern(pattern: string): boolean {
-  if (!pattern.startsWith('^') && !pattern.startsWith('\\A')) return false;
+/** Whether a pattern starts with a character it must match literally: not a metacharacter, not made optional. */
+function literalLead(body: string): boolean {
+  const escaped = body[0] === '\\';
+  const first = escaped ? (body[1] ?? '') : (body[0] ?? '');
+  if (first === '' || (escaped ? /[A-Za-z0-9]/.test(first) : '.[]()*?+{}|^$'.includes(first))) return false;
+  const next = body[escaped ? 2 : 1];
+  return next === undefined || !'*?{'.includes(next);
+}
+
+/**
+ * Whether a pattern is a prefix expression the server bounds (`simpleRegex` in mongodb/mongo's index bounds builder):
+ * `^` (not under the `m` flag) or `\A`, then a literal character that is not optional, and no `|` outside a group.
+ */
+function anchoredPattern(pattern: string, flags: string): boolean {
+  const caret = pattern.startsWith('^');
+  if (!caret && !pattern.startsWith('\\A')) return false;
+  if (caret && flags.includes('m')) return false;
+  const body = pattern.slice(caret ? 1 : 2);
+  if (!literalLead(body)) return false;
   let depth = 0;
   let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
     if (c === '\\') i++;
     else if (inClass) inClass = c !== ']';
     else if (c === '[') inClass = true;
@@ -187,7 +203,7 @@ function regexFacts(v: unknown, options?: unknown): RegexFacts | null {
   } else if (typeof v === 'string') [pattern, flags] = [v, ''];
   else return null;
   if (typeof options === 'string') flags += options;
-  return { anchored: anchoredPattern(pattern), caseInsensitive: flags.includes('i') };
+  return { anchored: anchoredPattern(pattern, flags), caseInsensitive: flags.includes('i') };
 }
 
 /** Collects predicates by path as a filter is walked, merging what one path receives. */

@@ -92,8 +92,18 @@ describe('shapesOf: what each operator counts as', () => {
     expect(facts({ sku: /ab/i })).toEqual({ anchored: false, caseInsensitive: true });
     expect(facts({ sku: new BSONRegExp('^ab', 'i') })).toEqual({ anchored: true, caseInsensitive: true });
     expect(facts({ sku: { $regex: '^a|b' } })).toEqual({ anchored: false, caseInsensitive: false });
-    expect(facts({ sku: { $regex: '^(a|b)', $options: 'i' } })).toEqual({ anchored: true, caseInsensitive: true });
+    expect(facts({ sku: { $regex: '^(a|b)', $options: 'i' } })).toEqual({ anchored: false, caseInsensitive: true });
+    expect(facts({ sku: { $regex: '^ab(c|d)' } })).toEqual({ anchored: true, caseInsensitive: false });
     expect(facts({ sku: { $regex: '\\Aab[|]' } })).toEqual({ anchored: true, caseInsensitive: false });
+    expect(facts({ sku: { $regex: '^\\.ab' } })).toEqual({ anchored: true, caseInsensitive: false });
+  });
+  it('anchors as the server bounds: no ^ under m, no optional or special first character', () => {
+    const anchored = (f: Record<string, unknown>): boolean | undefined =>
+      pred(one({ find: 'o', filter: f }), 'k')?.regex?.anchored;
+    expect([anchored({ k: /^ab/m }), anchored({ k: new BSONRegExp('\\Aab', 'm') })]).toEqual([false, true]);
+    expect([anchored({ k: /^f?oo/ }), anchored({ k: /^.x/ }), anchored({ k: /^\d+/ }), anchored({ k: /^/ })]).toEqual([
+      false, false, false, false,
+    ]);
     expect(pred(one({ find: 'o', filter: { sku: /^a/ } }), 'sku')?.role).toBe('range');
   });
   it('notes $where, $expr, $text, geo and $meta sorts as unindexable', () => {
