@@ -6,7 +6,7 @@
  */
 import type { IndexShape } from '../lib/index-keys';
 import { boundable, branchesOf, leastPoints, MAX_MERGED_SCANS, serveBranch, serveShape, type Branch } from './serve';
-import type { Predicate, QueryShape, SortKey } from './shape';
+import { canonical, type Collation, type Predicate, type QueryShape, type SortKey } from './shape';
 
 export interface CandidateOptions {
   /** A field's distinct values over documents (0..1, higher is more selective); unknown fields count as 0. */
@@ -37,6 +37,8 @@ export interface Candidate {
   weight: number;
   /** E-R-S: the range before the sort, for a selective range (an in-memory sort of few documents); to be timed. */
   rangeFirst?: { key: IndexKey; name: string };
+  /** Build it with this collation: the one its shapes query under (string bounds and sorts need it). */
+  collation?: Collation;
 }
 
 export type SkipReason =
@@ -139,17 +141,19 @@ interface Use {
   shapeId: string;
   branch: Branch;
   sort: readonly SortKey[];
+  collation?: Collation;
 }
 
 interface Draft {
   key: IndexKey;
   ers?: IndexKey;
   uses: Use[];
+  collation?: Collation;
 }
 
-function servesAll(key: IndexKey, uses: readonly Use[]): boolean {
-  const ix: IndexShape = { name: indexName(key), key };
-  return uses.every((u) => serveBranch(u.branch, u.sort, ix).level === 'full');
+function servesAll(key: IndexKey, uses: readonly Use[], collation: Collation | undefined): boolean {
+  const ix: IndexShape = { name: indexName(key), key, ...(collation ? { collation } : {}) };
+  return uses.every((u) => serveBranch(u.branch, u.sort, ix, u.collation).level === 'full');
 }
 
 /** Every filter of a shape: itself and each branch of its `$or`s, nested ones included. */
@@ -188,12 +192,14 @@ function draftsOf(shape: QueryShape, existing: readonly IndexShape[], sel: Selec
   if (!branches) return { reason: 'too-many-branches' };
   const drafts: Draft[] = [];
   for (const branch of branches) {
-    if (existing.some((ix) => serveBranch(branch, shape.sort, ix).level === 'full')) continue;
+    if (existing.some((ix) => serveBranch(branch, shape.sort, ix, shape.collation).level === 'full')) continue;
     const { esr, ers } = esrKeys(branch, shape.sort, sel);
     const fields = Object.keys(esr);
     if (fields.length === 0) return { reason: branches.length > 1 ? 'or-branch-unindexable' : 'no-indexable-field' };
     if (fields.length === 1 && fields[0] === '_id') return { reason: 'id-only' };
-    drafts.push({ key: esr, ...(ers ? { ers } : {}), uses: [{ shapeId: shape.id, branch, sort: shape.sort }] });
+    const collation = shape.collation ? { collation: shape.collation } : {};
+    const use: Use = { shapeId: shape.id, branch, sort: shape.sort, ...collation };
+    drafts.push({ key: esr, ...(ers ? { ers } : {}), uses: [use], ...collation });
   }
   return drafts;
 }
@@ -223,14 +229,14 @@ function leadWith(key: IndexKey, block: number, first: ReadonlySet<string>): Ind
  */
 function absorb(into: Draft, d: Draft): boolean {
   if (size(into.key) < size(d.key)) return false;
-  if (servesAll(into.key, d.uses)) {
+  if (servesAll(into.key, d.uses, into.collation)) {
     into.uses.push(...d.uses);
     return true;
   }
   const block = equalityBlock(into);
   const dEq = new Set(d.uses.flatMap((u) => u.branch.filter((p) => p.role === 'equality').map((p) => p.path)));
   const key = leadWith(into.key, block, dEq);
-  if (!servesAll(key, into.uses) || !servesAll(key, d.uses)) return false;
+  if (!servesAll(key, into.uses, into.collation) || !servesAll(key, d.uses, into.collation)) return false;
   into.key = key;
   if (into.ers) into.ers = leadWith(into.ers, block, dEq);
   into.uses.push(...d.uses);
@@ -241,19 +247,25 @@ function absorb(into: Draft, d: Draft): boolean {
 function merge(drafts: readonly Draft[]): Draft[] {
   const byName = new Map<string, Draft>();
   for (const d of drafts) {
-    const had = byName.get(indexName(d.key));
+    const id = `${indexName(d.key)} ${canonical(d.collation ?? null)}`;
+    const had = byName.get(id);
     if (had) had.uses.push(...d.uses);
-    else byName.set(indexName(d.key), { ...d, uses: [...d.uses] });
+    else byName.set(id, { ...d, uses: [...d.uses] });
   }
-  const list = [...byName.values()].sort((a, b) => size(b.key) - size(a.key) || cmpName(a.key, b.key));
+  const list = [...byName.values()].sort((a, b) => size(b.key) - size(a.key) || cmpDraft(a, b));
   const kept: Draft[] = [];
   for (const d of list) if (!kept.some((k) => absorb(k, d))) kept.push(d);
   return kept;
 }
 
-function cmpName(a: IndexKey, b: IndexKey): number {
-  const [x, y] = [indexName(a), indexName(b)];
+function cmpText(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** By name, then collation (none first): the same key may be proposed under two collations. */
+function cmpDraft(a: Pick<Draft, 'key' | 'collation'>, b: Pick<Draft, 'key' | 'collation'>): number {
+  const col = (d: Pick<Draft, 'collation'>): string => (d.collation ? canonical(d.collation) : '');
+  return cmpText(indexName(a.key), indexName(b.key)) || cmpText(col(a), col(b));
 }
 
 function toCandidate(db: string, coll: string, d: Draft, weight: (id: string) => number): Candidate {
@@ -261,6 +273,7 @@ function toCandidate(db: string, coll: string, d: Draft, weight: (id: string) =>
   const c: Candidate = { db, coll, key: d.key, name: indexName(d.key), serves, weight: 0 };
   c.weight = serves.reduce((sum, id) => sum + weight(id), 0);
   if (d.ers && indexName(d.ers) !== c.name) c.rangeFirst = { key: d.ers, name: indexName(d.ers) };
+  if (d.collation) c.collation = d.collation;
   return c;
 }
 
@@ -283,7 +296,7 @@ function collectionAdvice(
   }
   const ranked = merge(drafts)
     .map((d) => toCandidate(db, coll, d, opts.weight))
-    .sort((a, b) => b.weight - a.weight || b.serves.length - a.serves.length || cmpName(a.key, b.key));
+    .sort((a, b) => b.weight - a.weight || b.serves.length - a.serves.length || cmpDraft(a, b));
   const kept = ranked.slice(0, opts.maxPerCollection);
   out.candidates.push(...kept);
   const cut = new Set(ranked.slice(opts.maxPerCollection).flatMap((c) => c.serves));

@@ -6,7 +6,7 @@
  * Used on live indexes and, offline, on a spec's declared ones (`lint --queries`).
  */
 import { specialKind, type IndexShape } from '../lib/index-keys';
-import type { FilterShape, InBucket, Predicate, QueryShape, SortKey } from './shape';
+import type { Collation, FilterShape, InBucket, Predicate, QueryShape, SortKey } from './shape';
 
 export type ServeLevel = 'full' | 'partial' | 'none';
 
@@ -29,7 +29,9 @@ export type Gap =
   /** A text, geo, hashed or wildcard index: not judged here. */
   | 'special-index'
   /** A partial index: the shape keeps no values, so whether its filter covers the query is unknown. */
-  | 'partial-filter';
+  | 'partial-filter'
+  /** The index's collation is not the query's: string bounds and the sort cannot come from it. */
+  | 'collation-mismatch';
 
 export interface ServeResult {
   index: string;
@@ -96,17 +98,51 @@ interface Fields {
   eq: Map<string, Predicate>;
   range: Map<string, Predicate>;
   sort: SortKey[];
+  /** Fields the index cannot bound or sort by under another collation. */
+  blocked: Set<string>;
 }
 
-/** With a collation, the index's keys are not in the byte order a regex prefix needs: a regex gets no bounds. */
-function fieldsOf(branch: Branch, sort: readonly SortKey[], collated: boolean): Fields {
+const COLLATION_DEFAULTS: Readonly<Record<string, unknown>> = {
+  strength: 3,
+  caseLevel: false,
+  caseFirst: 'off',
+  numericOrdering: false,
+  alternate: 'non-ignorable',
+  maxVariable: 'punct',
+  normalization: false,
+  backwards: false,
+};
+
+/** Whether two collations compare alike: both simple, or the same settings once defaults are filled in. */
+export function sameCollation(a?: Readonly<Record<string, unknown>>, b?: Readonly<Record<string, unknown>>): boolean {
+  if (!a || !b) return !a && !b;
+  const keys = new Set([...Object.keys(COLLATION_DEFAULTS), 'locale']);
+  return [...keys].every((k) => (a[k] ?? COLLATION_DEFAULTS[k]) === (b[k] ?? COLLATION_DEFAULTS[k]));
+}
+
+/** Whether a predicate may compare strings: string, object or array operands, or operands of unknown type. */
+function mayCompareStrings(p: Predicate): boolean {
+  const types = Object.values(p.ops).flat();
+  return types.length === 0 || types.some((t) => t === 'string' || t === 'object' || t === 'array' || t === 'regex');
+}
+
+/**
+ * The fields an index can use. With a collation, its keys are not in the byte order a regex prefix needs: a regex
+ * gets no bounds. Under a collation other than the query's, string comparisons and the sort get none either.
+ */
+function fieldsOf(branch: Branch, sort: readonly SortKey[], ix: IndexShape, collation?: Collation): Fields {
   const eq = new Map<string, Predicate>();
   const range = new Map<string, Predicate>();
+  const blocked = new Set<string>();
+  const mismatch = !sameCollation(collation, ix.collation);
   for (const p of branch) {
-    if (p.role === 'equality') eq.set(p.path, p);
-    else if (boundable(p) && !(collated && p.regex)) range.set(p.path, p);
+    if (mismatch && mayCompareStrings(p)) blocked.add(p.path);
+    else if (p.role === 'equality') eq.set(p.path, p);
+    else if (boundable(p) && !(ix.collation && p.regex)) range.set(p.path, p);
   }
-  return { eq, range, sort: sort.filter((k) => !eq.has(k.path)) };
+  const sorted = sort.filter((k) => !eq.has(k.path));
+  if (mismatch) for (const k of sorted) blocked.add(k.path);
+  return { eq, range, sort: sorted, blocked };
 }
 
 /** Reads the sort keys from `from` on; the index position after them, or -1 when the index does not give the sort. */
@@ -129,8 +165,13 @@ function numericKey(ix: IndexShape): [string, number][] {
   return Object.entries(ix.key).map(([k, v]) => [k, typeof v === 'number' ? v : Number(v)]);
 }
 
-/** How well one B-tree index serves one conjunction sorted by `sort`. */
-export function serveBranch(branch: Branch, sort: readonly SortKey[], ix: IndexShape): ServeResult {
+/** How well one B-tree index serves one conjunction sorted by `sort`, under the query's collation (none: simple). */
+export function serveBranch(
+  branch: Branch,
+  sort: readonly SortKey[],
+  ix: IndexShape,
+  collation?: Collation,
+): ServeResult {
   const none = (gaps: Gap[]): ServeResult => ({
     index: ix.name,
     level: 'none',
@@ -140,13 +181,15 @@ export function serveBranch(branch: Branch, sort: readonly SortKey[], ix: IndexS
   });
   if (specialKind(ix)) return none(['special-index']);
   if (ix.hidden) return none(['hidden']);
-  const f = fieldsOf(branch, sort, ix.collation !== undefined);
+  const f = fieldsOf(branch, sort, ix, collation);
   const key = numericKey(ix);
   let i = 0;
   while (i < key.length && f.eq.has(key[i]?.[0] ?? '')) i++;
   const prefix = key.slice(0, i).map(([k]) => k);
-  const end = f.sort.length ? sortEnd(key, i, f) : i;
+  const sortBlocked = f.sort.some((k) => f.blocked.has(k.path));
+  const end = f.sort.length ? (sortBlocked ? -1 : sortEnd(key, i, f)) : i;
   const first = key[0]?.[0] ?? '';
+  if (f.blocked.has(first)) return none(['collation-mismatch']);
   if (!f.eq.has(first) && !f.range.has(first) && !f.sort.some((k) => k.path === first)) {
     return none(['leading-field-unused']);
   }
@@ -163,9 +206,11 @@ export function serveBranch(branch: Branch, sort: readonly SortKey[], ix: IndexS
   const after = new Set(key.slice(Math.max(end, i)).map(([k]) => k));
   if ([...f.range.keys()].some((k) => !after.has(k))) gaps.push('range-missing');
   if (ix.partial) gaps.push('partial-filter');
+  if (f.blocked.size) gaps.push('collation-mismatch');
   const needed = [...f.eq.keys(), ...f.sort.map((k) => k.path), ...f.range.keys()];
   const holdsAll = needed.every((k) => key.some(([field]) => field === k));
-  const orderGaps = gaps.filter((g) => g !== 'partial-filter' && g !== 'in-too-large-to-merge-sort');
+  const notOrder = new Set<Gap>(['partial-filter', 'in-too-large-to-merge-sort']);
+  const orderGaps = f.blocked.size ? [] : gaps.filter((g) => !notOrder.has(g));
   return {
     index: ix.name,
     level: !usable ? 'none' : gaps.length ? 'partial' : 'full',
@@ -201,7 +246,7 @@ export function serveShape(shape: QueryShape, indexes: readonly IndexShape[]): S
   const best = branches.map((b) => {
     let top: ServeResult | null = null;
     for (const ix of indexes) {
-      const r = serveBranch(b, shape.sort, ix);
+      const r = serveBranch(b, shape.sort, ix, shape.collation);
       if (r.level !== 'none' && (!top || better(r, top, sizes))) top = r;
     }
     return top;

@@ -76,7 +76,12 @@ export interface QueryShape extends FilterShape {
   limit: boolean;
   /** distinct's key. */
   distinctKey?: string;
+  /** The command's collation, when not the simple one: string bounds and sorts need an index with the same. */
+  collation?: Collation;
 }
+
+/** A collation's settings (configuration, not user data), as `collationOf` keeps them. */
+export type Collation = Record<string, string | number | boolean>;
 
 type Doc = Record<string, unknown>;
 
@@ -380,6 +385,36 @@ interface Parts {
   sort?: unknown;
   limit?: boolean;
   distinctKey?: string;
+  collation?: unknown;
+}
+
+const COLLATION_WORDS: Record<string, RegExp> = {
+  locale: /^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}(@[a-z]+=[a-z0-9]+)?$/,
+  caseFirst: /^(upper|lower|off)$/,
+  alternate: /^(non-ignorable|shifted)$/,
+  maxVariable: /^(punct|space)$/,
+};
+const COLLATION_FLAGS = new Set(['caseLevel', 'numericOrdering', 'normalization', 'backwards']);
+
+/**
+ * A command's collation reduced to its known settings with well-formed values; undefined for none or `simple`.
+ * Anything else is dropped, so an odd string in a collation document never reaches a shape.
+ */
+export function collationOf(v: unknown): Collation | undefined {
+  if (!isDoc(v) || typeof v.locale !== 'string' || v.locale === 'simple') return undefined;
+  const out: Collation = {};
+  for (const [k, x] of Object.entries(v)) {
+    const word = COLLATION_WORDS[k];
+    if (word && typeof x === 'string' && word.test(x)) out[k] = x;
+    else if (COLLATION_FLAGS.has(k) && typeof x === 'boolean') out[k] = x;
+    else if (k === 'strength' && typeof x === 'number' && [1, 2, 3, 4, 5].includes(x)) out[k] = x;
+  }
+  return out.locale === undefined ? undefined : out;
+}
+
+function withCollation(v: unknown): { collation?: Collation } {
+  const collation = collationOf(v);
+  return collation ? { collation } : {};
 }
 
 function build(db: string, p: Parts): QueryShape {
@@ -394,6 +429,7 @@ function build(db: string, p: Parts): QueryShape {
     sort,
     limit: p.limit === true,
     ...(p.distinctKey !== undefined ? { distinctKey: p.distinctKey } : {}),
+    ...withCollation(p.collation),
   };
   return { id: shapeHash(canonical(body)), ...body };
 }
@@ -418,21 +454,28 @@ function name(v: unknown): string | null {
 
 /** The shapes of a find, count, distinct, findAndModify, update or delete command; [] for other commands. */
 function crudShapes(cmd: Doc, db: string): QueryShape[] | null {
+  const { collation } = cmd;
   const find = name(cmd.find);
   if (find) {
     const limit = cmd.limit !== undefined;
-    return [build(db, { command: 'find', coll: find, filter: cmd.filter, sort: cmd.sort, limit })];
+    return [build(db, { command: 'find', coll: find, filter: cmd.filter, sort: cmd.sort, limit, collation })];
   }
   const count = name(cmd.count);
-  if (count) return [build(db, { command: 'count', coll: count, filter: cmd.query, limit: cmd.limit !== undefined })];
+  if (count) {
+    const limit = cmd.limit !== undefined;
+    return [build(db, { command: 'count', coll: count, filter: cmd.query, limit, collation })];
+  }
   const distinct = name(cmd.distinct);
   if (distinct) {
     const key = typeof cmd.key === 'string' ? cmd.key : undefined;
     const keyPart = key ? { distinctKey: key } : {};
-    return [build(db, { command: 'distinct', coll: distinct, filter: cmd.query, ...keyPart })];
+    return [build(db, { command: 'distinct', coll: distinct, filter: cmd.query, ...keyPart, collation })];
   }
   const fam = name(cmd.findAndModify) ?? name(cmd.findandmodify);
-  if (fam) return [build(db, { command: 'findAndModify', coll: fam, filter: cmd.query, sort: cmd.sort, limit: true })];
+  if (fam) {
+    const parts = { command: 'findAndModify' as const, coll: fam, filter: cmd.query, sort: cmd.sort, collation };
+    return [build(db, { ...parts, limit: true })];
+  }
   const update = name(cmd.update);
   if (update && Array.isArray(cmd.updates)) return statements(db, 'update', update, cmd.updates);
   const del = name(cmd.delete);
@@ -446,7 +489,7 @@ function statements(db: string, command: 'update' | 'delete', coll: string, list
   for (const st of list) {
     if (!isDoc(st)) continue;
     const limit = command === 'delete' ? Number(st.limit) === 1 : st.multi !== true;
-    const s = build(db, { command, coll, filter: st.q, sort: st.sort, limit });
+    const s = build(db, { command, coll, filter: st.q, sort: st.sort, limit, collation: st.collation });
     out.set(s.id, s);
   }
   return [...out.values()];
@@ -469,11 +512,13 @@ function aggregateShapes(cmd: Doc, db: string): QueryShape[] {
     else if (stage.$limit !== undefined) limit = true;
     else break;
   }
-  const main = build(db, { command: 'aggregate', coll, filter: { $and: filters }, sort, limit });
-  return [main, ...lookupShapes(cmd.pipeline as unknown[], db)];
+  const { collation } = cmd;
+  const main = build(db, { command: 'aggregate', coll, filter: { $and: filters }, sort, limit, collation });
+  return [main, ...lookupShapes(cmd.pipeline as unknown[], db, collation)];
 }
 
-function lookupShapes(pipeline: unknown[], db: string): QueryShape[] {
+/** A `$lookup` runs under the pipeline's collation. */
+function lookupShapes(pipeline: unknown[], db: string, collation: unknown): QueryShape[] {
   const out: QueryShape[] = [];
   for (const stage of pipeline) {
     const l = isDoc(stage) && isDoc(stage.$lookup) ? stage.$lookup : null;
@@ -482,7 +527,15 @@ function lookupShapes(pipeline: unknown[], db: string): QueryShape[] {
     if (!from || !foreign || name(l?.localField) === null) continue;
     const acc = new Acc();
     acc.add(foreign, '$eq', [], undefined);
-    const body = { db, coll: from, command: 'lookup' as const, ...acc.shape(), sort: [], limit: false };
+    const body: Omit<QueryShape, 'id'> = {
+      db,
+      coll: from,
+      command: 'lookup',
+      ...acc.shape(),
+      sort: [],
+      limit: false,
+      ...withCollation(collation),
+    };
     out.push({ id: shapeHash(canonical(body)), ...body });
   }
   return out;

@@ -164,6 +164,22 @@ describe('adviseIndexes: ESR choices', () => {
   });
 });
 
+describe('adviseIndexes: collation', () => {
+  it('builds the candidate with the collation its shapes query under, apart from the simple one', () => {
+    const ci = { find: 'products', filter: { name: 'x' }, collation: { locale: 'en', strength: 2 } };
+    const all = shapes(ci, { find: 'products', filter: { name: 'y' } });
+    const a = adviseIndexes(all, none);
+    expect(a.candidates.map((c) => [c.name, c.collation])).toEqual([
+      ['name_1', undefined],
+      ['name_1', { locale: 'en', strength: 2 }],
+    ]);
+    expect(adviseIndexes([...all].reverse(), none)).toEqual(a);
+    const ciIndex = { name: 'ci', key: { name: 1 }, collation: { locale: 'en', strength: 2 } };
+    const served = adviseIndexes(shapes(ci), () => [ciIndex]);
+    expect(served.skipped.map((s) => s.reason)).toEqual(['served']);
+  });
+});
+
 describe('esrKeys and indexName', () => {
   it('builds E, S, R from one conjunction', () => {
     const [s] = shapes({ find: 'o', filter: { r: { $lt: 1 }, e: 1 }, sort: { s: -1 } });

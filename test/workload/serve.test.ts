@@ -93,6 +93,29 @@ describe('serveBranch: equality, then sort, then range', () => {
   });
 });
 
+describe('serveBranch: collation', () => {
+  const en2 = { locale: 'en', strength: 2 };
+  const listed = { locale: 'en', caseLevel: false, caseFirst: 'off', strength: 2, numericOrdering: false,
+    alternate: 'non-ignorable', maxVariable: 'punct', normalization: false, backwards: false, version: '57.1' };
+  const under = (s: QueryShape, index: IndexShape): Pick<ServeResult, 'level' | 'gaps'> => {
+    const r = serveBranch(branchesOf(s)?.[0] ?? [], s.sort, index, s.collation);
+    return { level: r.level, gaps: r.gaps };
+  };
+  const q = (filter: Record<string, unknown>, sort?: Record<string, number>): QueryShape =>
+    shapesOf({ find: 'o', filter, ...(sort ? { sort } : {}), collation: en2 }, 'shop')[0] as QueryShape;
+  it('serves string bounds only from an index with the same collation, defaults filled in', () => {
+    expect(under(q({ name: 'x' }), ix({ name: 1 }, { collation: listed }))).toEqual({ level: 'full', gaps: [] });
+    expect(under(q({ name: 'x' }), ix({ name: 1 }))).toEqual({ level: 'none', gaps: ['collation-mismatch'] });
+    expect(serve(find({ name: 'x' }), ix({ name: 1 }, { collation: listed }))).toMatchObject({ level: 'none' });
+  });
+  it('still bounds numbers under another collation, but not the sort', () => {
+    expect(under(q({ n: 1 }), ix({ n: 1 }))).toEqual({ level: 'full', gaps: [] });
+    expect(under(q({ n: 1 }, { name: 1 }), ix({ n: 1, name: 1 }))).toEqual({
+      level: 'partial', gaps: ['in-memory-sort', 'collation-mismatch'],
+    });
+  });
+});
+
 describe('serveShape: the best index per branch', () => {
   it('serves an $or only as well as its worst branch', () => {
     const s = find({ $or: [{ a: 1 }, { b: 2 }] });

@@ -1,6 +1,8 @@
 import { BSONRegExp, Decimal128, Double, Int32, Long, ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { formatShape, inBucket, shapesOf, typeOf, type Predicate, type QueryShape } from '../../src/workload/shape';
+import {
+  collationOf, formatShape, inBucket, shapesOf, typeOf, type Predicate, type QueryShape,
+} from '../../src/workload/shape';
 
 const one = (cmd: Record<string, unknown>, db = 'shop'): QueryShape => {
   const s = shapesOf(cmd, db);
@@ -252,5 +254,35 @@ describe('shapesOf with placeholders: a shape the server made ($queryStats)', ()
       { path: 'b', role: 'equality', ops: { $eq: ['string'] } },
       { path: 'c', role: 'equality', ops: { $eq: ['number'] } },
     ]);
+  });
+});
+
+describe('collation: a setting, kept when not simple', () => {
+  it('keeps known settings with well-formed values and drops the rest', () => {
+    expect(collationOf({ locale: 'en', strength: 2, caseLevel: true, backwards: 'yes', extra: 'x' })).toEqual({
+      locale: 'en', strength: 2, caseLevel: true,
+    });
+    expect(collationOf({ locale: 'de@collation=phonebook', caseFirst: 'upper' })).toEqual({
+      locale: 'de@collation=phonebook', caseFirst: 'upper',
+    });
+    const dropped = [collationOf({ locale: 'simple' }), collationOf({ locale: 'Not A Locale' }), collationOf(null)];
+    expect(dropped).toEqual([undefined, undefined, undefined]);
+  });
+  it('gives a query under a collation its own shape, and a $lookup the pipeline collation', () => {
+    const base = { find: 'o', filter: { name: 'x' } };
+    expect(one({ ...base, collation: { locale: 'en', strength: 2 } }).id).not.toBe(one(base).id);
+    expect(one({ ...base, collation: { locale: 'simple' } }).id).toBe(one(base).id);
+    const shapes = shapesOf({
+      aggregate: 'c',
+      pipeline: [{ $lookup: { from: 'o', localField: 'a', foreignField: 'b', as: 'x' } }],
+      collation: { locale: 'fr' },
+    }, 'db');
+    expect(shapes.map((s) => s.collation)).toEqual([{ locale: 'fr' }, { locale: 'fr' }]);
+    const u = shapesOf({ update: 'o', updates: [{ q: { a: 'x' }, u: {}, collation: { locale: 'en' } }] }, 'db');
+    expect(u[0]?.collation).toEqual({ locale: 'en' });
+  });
+  it('keeps no marker planted in a collation', () => {
+    const s = one({ find: 'o', filter: {}, collation: { locale: 'MARKER_c0ll', caseFirst: 'MARKER_c0ll' } });
+    expect(JSON.stringify(s)).not.toContain('MARKER');
   });
 });
