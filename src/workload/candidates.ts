@@ -102,15 +102,16 @@ interface Groups {
 }
 
 /**
- * The E, S and R fields of a conjunction. With a sort, equalities whose `$in`s would need more than 200 merged point
- * scans go with the ranges, after the sort: the server would sort in memory otherwise.
+ * The E, S and R fields of a conjunction. With a sort, an `$in` of over 200 values goes with the ranges, after the
+ * sort: the server would sort in memory otherwise (serve.ts reads it so too). Several smaller `$in`s whose product
+ * passes 200 stay first: rare, and serve.ts says `in-too-large-to-merge-sort` for them.
  */
 function groupsOf(branch: Branch, sort: readonly SortKey[], sel: Selectivity): Groups {
   const order = bySelectivity(sel);
   const eq: Predicate[] = [];
   const range: Predicate[] = [];
   for (const p of [...branch].filter((x) => x.role === 'equality').sort(order)) {
-    if (sort.length && leastPoints([...eq, p]) > MAX_MERGED_SCANS) range.push(p);
+    if (sort.length && leastPoints([p]) > MAX_MERGED_SCANS) range.push(p);
     else eq.push(p);
   }
   const eqPaths = new Set(eq.map((p) => p.path));

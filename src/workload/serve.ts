@@ -196,14 +196,16 @@ export function serveBranch(
   // Without a bounded first field, the planner uses the index only to read the sort.
   const usable = i > 0 || f.range.has(first) || (f.sort.length > 0 && end > 0);
   const gaps: Gap[] = [];
-  if (prefix.length < f.eq.size) gaps.push('equality-not-leading');
+  const after = new Set(key.slice(Math.max(end, i)).map(([k]) => k));
+  // With a sort, an $in past 200 values cannot be merged: after the sort, it serves as a range would.
+  const asRange = (p: Predicate): boolean => f.sort.length > 0 && p.in === '>200' && after.has(p.path);
+  if ([...f.eq.values()].some((p) => !prefix.includes(p.path) && !asRange(p))) gaps.push('equality-not-leading');
   const merged = leastPoints(prefix.map((k) => f.eq.get(k) as Predicate)) <= MAX_MERGED_SCANS;
   if (f.sort.length && end >= 0 && !merged) gaps.push('in-too-large-to-merge-sort');
   if (f.sort.length && (end < 0 || !merged)) {
     gaps.push('in-memory-sort');
     if (f.range.has(key[i]?.[0] ?? '')) gaps.push('range-before-sort');
   }
-  const after = new Set(key.slice(Math.max(end, i)).map(([k]) => k));
   if ([...f.range.keys()].some((k) => !after.has(k))) gaps.push('range-missing');
   if (ix.partial) gaps.push('partial-filter');
   if (f.blocked.size) gaps.push('collation-mismatch');

@@ -101,6 +101,11 @@ describe('adviseIndexes: ESR choices', () => {
     expect(keysFor({ find: 'o', filter: { s: { $in: many } }, sort: { at: 1 } })).toEqual(['o:at_1_s_1']);
     expect(keysFor({ find: 'o', filter: { s: { $in: [1, 2] } }, sort: { at: 1 } })).toEqual(['o:s_1_at_1']);
     expect(keysFor({ find: 'o', filter: { s: { $in: many } } })).toEqual(['o:s_1']);
+    // …and that order, once built, counts as serving the shape.
+    const built = adviseIndexes(shapes({ find: 'o', filter: { s: { $in: many } }, sort: { at: 1 } }), () => [
+      ix('at_s', { at: 1, s: 1 }),
+    ]);
+    expect([keys(built), built.skipped.map((x) => x.reason)]).toEqual([[], ['served']]);
   });
   it('reads a range on the sort field from the sort', () => {
     const byTime = { find: 'events', filter: { type: 1, ts: { $gt: 0 } }, sort: { ts: -1 } };

@@ -70,6 +70,9 @@ describe('serveBranch: equality, then sort, then range', () => {
     expect(serve(big, ix({ status: 1, createdAt: -1 }))).toEqual({
       level: 'partial', gaps: ['in-too-large-to-merge-sort', 'in-memory-sort'], wrongOrder: false,
     });
+    // Past 200 values, the $in reads best after the sort, as a range would.
+    expect(serve(big, ix({ createdAt: -1, status: 1 }))).toEqual(full);
+    expect(serve(small, ix({ createdAt: -1, status: 1 }))).toEqual(partial(['equality-not-leading'], true));
   });
   it('reads an equality after a sort key as not leading', () => {
     const s = find({ a: 1, b: 2 }, { s: 1 });
