@@ -176,7 +176,7 @@ function flagsOf(shape: QueryShape): Flag[] {
   const flags: Flag[] = [];
   const shapeId = shape.id;
   for (const p of filtersOf(shape).flatMap((f) => f.predicates)) {
-    if (!boundable(p)) flags.push({ shapeId, path: p.path, what: 'unbounded-regex' });
+    if (!boundable(p) || (shape.collation && p.regex)) flags.push({ shapeId, path: p.path, what: 'unbounded-regex' });
   }
   for (const u of unindexableOf(shape)) flags.push({ shapeId, ...(u.path ? { path: u.path } : {}), what: u.op });
   return flags;
@@ -194,7 +194,9 @@ function draftsOf(shape: QueryShape, existing: readonly IndexShape[], sel: Selec
   const drafts: Draft[] = [];
   for (const branch of branches) {
     if (existing.some((ix) => serveBranch(branch, shape.sort, ix, shape.collation).level === 'full')) continue;
-    const { esr, ers } = esrKeys(branch, shape.sort, sel);
+    // Under a collation, a regex gets no bounds from any index the query can use (serve.ts).
+    const usable = shape.collation ? branch.filter((p) => !p.regex) : branch;
+    const { esr, ers } = esrKeys(usable, shape.sort, sel);
     const fields = Object.keys(esr);
     if (fields.length === 0) return { reason: branches.length > 1 ? 'or-branch-unindexable' : 'no-indexable-field' };
     if (fields.length === 1 && fields[0] === '_id') return { reason: 'id-only' };

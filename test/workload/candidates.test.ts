@@ -2,8 +2,8 @@ import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { IndexShape } from '../../src/lib/index-keys';
 import { adviseIndexes, esrKeys, indexName, type Advice, type CandidateOptions } from '../../src/workload/candidates';
-import { branchesOf } from '../../src/workload/serve';
-import { shapesOf, type QueryShape } from '../../src/workload/shape';
+import { branchesOf, serveShape } from '../../src/workload/serve';
+import { formatShape, shapesOf, type QueryShape } from '../../src/workload/shape';
 
 const shapes = (...cmds: Record<string, unknown>[]): QueryShape[] => cmds.flatMap((c) => shapesOf(c, 'shop'));
 const none = (): IndexShape[] => [];
@@ -209,5 +209,39 @@ describe('no value reaches the advice', () => {
     expect(text).toContain('status');
     expect(text).not.toContain(MARK);
     expect(text).not.toContain(String(NUM));
+  });
+});
+
+describe('adviseIndexes: its candidates, once built, serve what they say', () => {
+  const many = Array.from({ length: 300 }, (_, i) => i);
+  const workload = shapes(
+    byCustomer, byStatus, countByStatus, skuSearch, withOrders, expire, events,
+    { find: 'o', filter: { a: 1, b: { $gt: 2 }, c: { $in: [1, 2, 3] } }, sort: { d: -1, e: 1 } },
+    { find: 'o', filter: { $or: [{ a: 1, f: 2 }, { g: { $lt: 3 } }] }, sort: { d: 1 } },
+    { find: 'o', filter: { items: { $elemMatch: { sku: 'x', qty: { $gte: 2 } } } } },
+    { find: 'o', filter: { h: { $in: many } }, sort: { d: -1 } },
+    { find: 'o', filter: { name: /^ab/ }, collation: { locale: 'en', strength: 2 } },
+    { distinct: 'o', key: 'a', query: { b: { $exists: true } } },
+  );
+  const first = adviseIndexes(workload, none, { selectivity, maxPerCollection: 50 });
+  const built = (db: string, coll: string): IndexShape[] =>
+    first.candidates.filter((c) => c.db === db && c.coll === coll)
+      .map((c) => ({ name: c.name, key: c.key, ...(c.collation ? { collation: c.collation } : {}) }));
+  it('serves every shape it names, fully', () => {
+    expect(first.candidates.length).toBeGreaterThan(6);
+    for (const c of first.candidates) {
+      for (const id of c.serves) {
+        const shape = workload.find((s) => s.id === id) as QueryShape;
+        const index: IndexShape = { name: c.name, key: c.key, ...(c.collation ? { collation: c.collation } : {}) };
+        const branches = serveShape(shape, [index]).branches;
+        expect(branches.some((b) => b?.level === 'full'), `${c.name} for ${formatShape(shape)}`).toBe(true);
+      }
+    }
+  });
+  it('proposes nothing more once they exist', () => {
+    const again = adviseIndexes(workload, built, { selectivity, maxPerCollection: 50 });
+    expect(again.candidates).toEqual([]);
+    const advised = new Set(first.candidates.flatMap((c) => c.serves));
+    expect(again.skipped.filter((s) => advised.has(s.shapeId)).every((s) => s.reason === 'served')).toBe(true);
   });
 });
