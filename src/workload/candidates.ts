@@ -44,7 +44,7 @@ export interface Candidate {
 export type SkipReason =
   /** An existing index serves the shape fully. */
   | 'served'
-  /** `$text` or a geo operator: a text or geo index, not a B-tree, answers it. */
+  /** `$text`, a geo operator or stage, or an Atlas Search stage: another kind of index answers it. */
   | 'text-or-geo'
   /** Nothing in the shape bounds an index: an unanchored or case-insensitive regex, `$expr`, `$where`… */
   | 'no-indexable-field'
@@ -87,7 +87,10 @@ export function indexName(key: IndexKey): string {
     .join('_');
 }
 
-const TEXT_OR_GEO = new Set(['$text', '$near', '$nearSphere', '$geoWithin', '$geoIntersects', '$within']);
+const TEXT_OR_GEO = new Set([
+  '$text', '$near', '$nearSphere', '$geoWithin', '$geoIntersects', '$within',
+  '$geoNear', '$search', '$searchMeta', '$vectorSearch',
+]);
 
 type Selectivity = (field: string) => number;
 

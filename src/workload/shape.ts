@@ -402,6 +402,8 @@ interface Parts {
   limit?: boolean;
   distinctKey?: string;
   collation?: unknown;
+  /** Stages that answer the query from another kind of index (`$geoNear`, Atlas `$search`…). */
+  stages?: string[];
 }
 
 const COLLATION_WORDS: Record<string, RegExp> = {
@@ -436,6 +438,7 @@ function withCollation(v: unknown): { collation?: Collation } {
 function build(db: string, p: Parts): QueryShape {
   const acc = new Acc();
   walkFilter(p.filter, { prefix: '' }, acc);
+  for (const op of p.stages ?? []) acc.unindexable.push({ op });
   const sort = sortOf(p.sort, acc);
   const body = {
     db,
@@ -515,6 +518,9 @@ function statements(db: string, command: 'update' | 'delete', coll: string, list
   return [...out.values()];
 }
 
+/** First stages answered by a geo or search index, not a B-tree: noted as unindexable. */
+const SEARCH_STAGES = new Set(['$geoNear', '$search', '$searchMeta', '$vectorSearch']);
+
 /**
  * The shapes of an aggregate: its leading `$match`, `$sort` and `$limit` stages (the part the server pushes into the
  * query), and, for each `$lookup` with localField/foreignField, an equality on the foreign field of `from`.
@@ -525,6 +531,8 @@ function aggregateShapes(cmd: Doc, db: string): QueryShape[] {
   const filters: unknown[] = [];
   let sort: unknown;
   let limit = false;
+  const first = (cmd.pipeline as unknown[])[0];
+  const stages = isDoc(first) ? Object.keys(first).filter((k) => SEARCH_STAGES.has(k)) : [];
   for (const stage of cmd.pipeline as unknown[]) {
     if (!isDoc(stage)) break;
     if (stage.$match !== undefined && !limit) filters.push(stage.$match);
@@ -533,7 +541,7 @@ function aggregateShapes(cmd: Doc, db: string): QueryShape[] {
     else break;
   }
   const { collation } = cmd;
-  const main = build(db, { command: 'aggregate', coll, filter: { $and: filters }, sort, limit, collation });
+  const main = build(db, { command: 'aggregate', coll, filter: { $and: filters }, sort, limit, collation, stages });
   return [main, ...lookupShapes(cmd.pipeline as unknown[], db, collation)];
 }
 

@@ -140,11 +140,12 @@ describe('adviseIndexes: ESR choices', () => {
       { find: 't', filter: { $text: { $search: 'x' }, lang: 'en' } },
       { find: 'g', filter: { loc: { $near: [0, 0] } } },
       { find: 'w', filter: { $where: 'true' } },
+      { aggregate: 'n', pipeline: [{ $geoNear: { near: [0, 0], distanceField: 'd' } }, { $match: { k: 1 } }] },
     ), none);
     expect(a.candidates).toEqual([]);
     const reasons = a.skipped.map((s) => `${s.coll}:${s.reason}`);
-    expect(reasons).toEqual(['g:text-or-geo', 'o:id-only', 't:text-or-geo', 'w:no-indexable-field']);
-    expect(a.flags.map((f) => `${f.what}:${f.path ?? ''}`)).toEqual(['$near:loc', '$text:', '$where:']);
+    expect(reasons).toEqual(['g:text-or-geo', 'n:text-or-geo', 'o:id-only', 't:text-or-geo', 'w:no-indexable-field']);
+    expect(a.flags.map((f) => `${f.what}:${f.path ?? ''}`)).toEqual(['$near:loc', '$geoNear:', '$text:', '$where:']);
   });
   it('caps a key at 16 fields', () => {
     const filter = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${String(i).padStart(2, '0')}`, i]));
