@@ -114,6 +114,9 @@ describe('adviseIndexes: ESR choices', () => {
   it('keeps several sort keys with their relative directions', () => {
     expect(keysFor({ find: 'o', filter: { a: 1 }, sort: { b: -1, c: 1 } })).toEqual(['o:a_1_b_-1_c_1']);
   });
+});
+
+describe('adviseIndexes: merging, skips and caps', () => {
   it('drops a prefix for the longer key that serves both, and merges a reversed sort', () => {
     const a = adviseIndexes(shapes(
       { find: 'o', filter: { a: 1 } },
