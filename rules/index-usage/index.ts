@@ -223,7 +223,7 @@ function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly Collec
   const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
   if (missing.length) {
     const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
-    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (the note from collector index-usage says why)' : 'no $indexStats was recorded there'}`);
+    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (its own line under "Could not check" says why)' : 'no $indexStats was recorded there'}`);
   }
   const n = noRows.reduce((t, x) => t + x.names.length, 0);
   if (n) {
@@ -315,7 +315,7 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
   const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
   const n = several ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases` : `${plural(colls.length, 'collection')} checked`;
-  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
+  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}: $collStats gave no index sizes for them)` : '';
   const at = several ? undefined : { db: (dbs[0] as DatabaseSnapshot).name };
   // sizes unknown because $collStats read 0 for every collection of them: the core read's gap, said on its line
   const readZero = (c: CollectionSnapshot): boolean =>
