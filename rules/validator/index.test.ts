@@ -298,6 +298,29 @@ ruleTester(rule, {
       ],
     },
     {
+      // FerretDB 1.x implements no validator: proposing one to apply there would be advice the server cannot take
+      name: 'no validator on FerretDB: nothing proposed for this server, the schema alone, for a MongoDB server',
+      snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { flavor: 'ferretdb' }),
+      findings: [
+        {
+          messageId: 'missing',
+          severity: 'info',
+          target: orders$,
+          messageIncludes: '14 field paths typed.',
+          recommendation: {
+            action: 'none for this server; the schema is for a MongoDB server',
+            reasonIncludes: 'This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it.',
+            commands: proposal('strict', 'error').slice(0, 1),
+          },
+        },
+      ],
+    },
+    {
+      name: 'no validator where the capability probe proved none: the same, whatever the flavor',
+      snapshot: withServer(snapshotOf([orders()]), { capabilities: { validators: { supported: false, evidence: 'collMod refused' } } }),
+      findings: [{ messageId: 'missing', severity: 'info', target: orders$, recommendation: { action: 'none for this server; the schema is for a MongoDB server', commands: proposal('moderate', 'warn').slice(0, 1) } }],
+    },
+    {
       name: 'no validator, server count 0, on 8.0: strict + error, no errorAndLog',
       snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { version: '8.0.4' }),
       findings: [{ messageId: 'missing', severity: 'info', target: orders$, messageIncludes: '14 field paths typed.', recommendation: { action: 'add this validator (strict, error)', commands: proposal('strict', 'error') } }],
