@@ -338,6 +338,26 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
   };
 }
 
+/**
+ * A server that does not implement validators: the capability probe proved none, or FerretDB, whatever the probe
+ * says (1.x accepts a validator and silently keeps none, so a probe that was answered proves nothing there).
+ */
+function lacksValidators(snapshot: Snapshot): boolean {
+  return snapshot.server.capabilities.validators?.supported === false || snapshot.server.flavor === 'ferretdb';
+}
+
+/**
+ * On a server without validators nothing is proposed for it: the schema alone, as what a MongoDB server would take
+ * (a migration), with no collMod, no count (the server does not evaluate $jsonSchema) and no level or action.
+ */
+function forMongoDbOnly(schemaCommand: string, shown: string): { action: string; reason: string; commands: string[] } {
+  return {
+    action: 'none for this server; the schema is for a MongoDB server',
+    reason: `This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it. The schema (the command) is what a MongoDB server would take as \`$jsonSchema\`, after a migration: count the documents failing it there before choosing a level and an action.${shown}`,
+    commands: [schemaCommand],
+  };
+}
+
 function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: ValidatorReport, note: NoteFn): void {
   const target = { db: c.db, collection: c.name };
   if (c.sample.size === 0) return;
@@ -397,11 +417,13 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
       violators: v.violators,
       violatorsCountedOn: v.on,
     },
-    recommendation: {
-      action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
-      reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
-      commands,
-    },
+    recommendation: lacksValidators(snapshot)
+      ? forMongoDbOnly(commands[0] ?? '', shown)
+      : {
+          action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
+          reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}`,
+          commands,
+        },
   };
   const fields = p.fields;
   if (p.basis === 'ordered') report({ ...finding, messageId: 'missingOrdered', data: { documents: p.documents, fields } });

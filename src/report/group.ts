@@ -92,6 +92,15 @@ export function groupFindings(findings: readonly Finding[], opts: { verbose?: bo
   return out;
 }
 
+/**
+ * A group's shared action as its "for each" line prints it: when members carry commands (a proposed validator, say),
+ * the action may name what only they show ("add this validator"), so the line says where it is (`where`).
+ */
+export function actionForEach(g: Pick<FindingGroup, 'action' | 'findings'>, where: string): string | null {
+  if (!g.action) return null;
+  return g.findings.some((f) => f.recommendation?.commands?.length) ? `${g.action}; ${where}` : g.action;
+}
+
 /** The first sentence of a message (a decimal point or "e.g." is not an end). */
 export function firstSentence(s: string): string {
   const m = /^(.+?[.!?])(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));

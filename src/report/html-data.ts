@@ -3,7 +3,7 @@ import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
-import { collapseGaps, confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import { actionForEach, collapseGaps, confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 
 export { intervalName } from './group';
 
@@ -176,7 +176,8 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   groupFindings(result.findings, opts).forEach((e, i) => {
     if (e.kind === 'group') {
       let line = `${i + 1}. [${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} (${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
-      if (e.action) line += ` Suggested for each: ${e.action}.`;
+      const action = actionForEach(e, "each finding's own is in the report's details");
+      if (action) line += ` Suggested for each: ${action}.`;
       const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, NO_MARK)}`);
       if (measured.length) line += ` Measured: ${measured.join('; ')}.`;
       lines.push(line);

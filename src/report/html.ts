@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
-import { type FindingGroup, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 import { CONFIRMATION_STATUS } from './text';
 import { safeForTerminal } from './escape';
 import { type AuditReport, type ChartData, chartData, ticketSummary } from './html-data';
@@ -95,7 +95,8 @@ function groupRow(g: FindingGroup): string {
   const each = g.findings
     .map((f, i) => `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`)
     .join('');
-  const action = g.action ? `<div class="rec">For each: <strong>${rich(g.action)}</strong></div>` : '';
+  const shared = actionForEach(g, "each finding's own is in its details below");
+  const action = shared ? `<div class="rec">For each: <strong>${rich(shared)}</strong></div>` : '';
   return `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`;
 }
 

@@ -4,7 +4,7 @@ import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
-import { type FindingGroup, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
@@ -53,7 +53,8 @@ function groupWhere(g: FindingGroup, table: boolean): string {
 
 function groupDetails(g: FindingGroup): string {
   const lines = [`#### ${ICON[g.severity]} ${groupWhere(g, false)} — \`${g.ruleId}\``, '', prose(g.gist), ''];
-  if (g.action) lines.push(`**For each: ${prose(g.action)}**`, '');
+  const action = actionForEach(g, "`--verbose` prints each finding's own");
+  if (action) lines.push(`**For each: ${prose(action)}**`, '');
   if (g.findings.some((f) => f.confirmation)) {
     for (const f of g.findings) {
       const verdict = f.confirmation ? prose(confirmationVerdict(f.confirmation, STATUS)) : 'no experiment';

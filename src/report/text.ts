@@ -5,7 +5,7 @@ import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { safeForTerminal } from './escape';
-import { type FindingGroup, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
 
 export interface TextOptions {
   color: boolean;
@@ -124,7 +124,8 @@ function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: strin
   const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` ${c.dim('›')} ${g.path}`}`;
   const lines = [`${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`];
   lines.push(wrap(`${names.join(', ')}: ${g.gist}`, width, '  '));
-  if (g.action) lines.push(wrap(`→ for each: ${c.bold(g.action)}`, width, '  '));
+  const action = actionForEach(g, "--verbose prints each finding's own");
+  if (action) lines.push(wrap(`→ for each: ${c.bold(action)}`, width, '  '));
   if (g.findings.some((f) => f.confirmation)) {
     const pad = names.reduce((w, n) => Math.max(w, n.length), 0);
     g.findings.forEach((f, i) => {
