@@ -56,7 +56,6 @@ const target = {
 const gap = {
   type: 'object',
   required: ['key', 'cause', 'effect'],
-  additionalProperties: false,
   properties: { key: str, cause: str, effect: str },
 } as const;
 
