@@ -12,30 +12,120 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
-  // Layers (docs/architecture.md): the engine names no rule (it takes the rule list as a parameter); only the front
-  // doors (cli, mongosh, demo, the Node API in src/index.ts) import the list, rules/index.ts, and never one rule's
-  // folder; a rule never imports another rule (shared helpers live in src/lib); reporters only format (no confirm,
-  // collect, adapter or spec internals); the core never loads a front door or the embedded test servers. Each file
-  // group gets one list (later entries would replace earlier ones for the same file).
+  // Layers (docs/architecture.md, the layer table): one entry per room, each saying which rooms it may import. The
+  // engine names no rule (it takes the rule list as a parameter); only the front doors (cli, mongosh, demo, the Node
+  // API in src/index.ts) import the list, rules/index.ts, and never one rule's folder; a rule never imports another
+  // rule (shared helpers live in src/lib) and reaches the server only through the handle its context gives it. Each
+  // file group gets one list (later entries would replace earlier ones for the same file). test/layers.test.ts plants
+  // a crossing import for every row.
   ...layers(),
 );
 
-function layers() {
-  const noRule = { regex: '^(\\.\\./)+rules(/|$)', message: 'The engine never imports rules/: it takes the rule list as a parameter; the front doors (src/cli, src/mongosh, src/demo, src/index.ts) pass rules/index.ts in; shared helpers go to src/lib.' };
-  const listOnly = { regex: '^(\\.\\./)+rules/(?!index$)', message: 'A front door imports the rule list (rules/index.ts), never one rule\'s folder.' };
-  const noOtherRule = { regex: '^\\.\\./[^./]', message: 'A rule never imports another rule: move what both need to src/lib.' };
-  const noFrontDoor = { regex: '(^|/)(cli|mongosh|demo|servers)(/|$)', message: 'The core never loads a front door (cli, mongosh), the demo or the embedded test servers.' };
-  const formatOnly = { regex: '^\\.\\./(confirm|collect|adapters)(/|$)|^\\.\\./spec/(?!rules$)', message: 'Reporters only format a result: no confirm, collect, adapter or spec internals.' };
-  const rule = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
-  const core = ['src/core/**/*.ts', 'src/collect/**/*.ts', 'src/confirm/**/*.ts', 'src/adapters/**/*.ts', 'src/lib/**/*.ts'];
-  const frontDoors = ['src/cli/**/*.ts', 'src/mongosh/**/*.ts', 'src/demo/**/*.ts', 'src/index.ts'];
+/** A relative import into one of `rooms` of src/ (`../core/x` from a room, `../../src/core/x` from a rule). */
+function into(rooms) {
+  return `^(\\.\\./)+(src/)?(${rooms.join('|')})(/|$)`;
+}
+
+/** An import into `room` but not one of its modules `files` (`../collect/profile` passes, `../collect/sample` not). */
+function intoExcept(room, files) {
+  return `^(\\.\\./)+(src/)?${room}(/(?!(${files.join('|')})$)|$)`;
+}
+
+/** The front doors, the demo and the embedded servers: no engine room loads them (`noFrontDoor`). */
+function frontDoorRooms() {
+  return ['cli', 'mongosh', 'demo', 'servers'];
+}
+
+/** Every room of src/ a relative import can reach. */
+function rooms() {
+  return ['adapters', 'collect', 'confirm', 'core', 'lib', 'report', 'spec', 'workload', ...frontDoorRooms()];
+}
+
+/**
+ * The engine's rooms and what each may import (the table in docs/architecture.md): `may`, whole rooms; `also`, single
+ * modules of another room; `types`, rooms it may import types from only. `why` opens the message.
+ */
+function engineRooms() {
   return [
-    { files: core, ignores: ['**/*.test.ts'], rules: rule([noRule, noFrontDoor]) },
-    { files: ['src/report/**/*.ts'], rules: rule([noRule, noFrontDoor, formatOnly]) },
+    { room: 'adapters', may: ['core', 'lib'] },
+    { room: 'collect', may: ['adapters', 'core', 'lib'] },
+    { room: 'core', may: ['lib'] },
+    { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile', 'bson-size'] } },
+    { room: 'lib', may: [], types: ['core'] },
+    { room: 'report', may: ['core', 'lib'], why: 'Reporters only format a result: ' },
+    { room: 'spec', may: ['core', 'lib'], also: { report: ['catalog'] } },
+    { room: 'workload', may: ['core', 'lib'] },
+  ];
+}
+
+/** The patterns of one engine room: every other room closed but those it may import. */
+function roomPatterns({ room, may, also = {}, types = [], why = '' }) {
+  const modules = Object.entries(also).flatMap(([r, files]) => files.map((f) => `${r}/${f}`));
+  const allowed = [...may, ...types.map((r) => `${r} (types only)`), ...modules].join(', ') || 'nothing of ours';
+  const message = `${why}src/${room} may import only ${allowed} (docs/architecture.md, the layer table).`;
+  const open = [room, ...may, ...types, ...Object.keys(also), ...frontDoorRooms()];
+  return [
+    { regex: into(rooms().filter((r) => !open.includes(r))), message },
+    ...Object.entries(also).map(([r, files]) => ({ regex: intoExcept(r, files), message })),
+    ...types.map((r) => ({ regex: into([r]), allowTypeImports: true, message })),
+  ];
+}
+
+/** What a rule may not import: another rule, a front door, and anything that reaches the server past its context. */
+function rulePatterns() {
+  const server =
+    'A rule reaches the server only through the handle its context gives it (ctx.adapter, ctx.source, ctx.scratch): ' +
+    'no driver, no adapter, no collect internals; cursor helpers are in src/lib/cursor.ts, Doc and Adapter in ' +
+    'src/core/adapter.ts.';
+  const frontDoor = 'A rule never imports a front door (cli, mongosh), the demo or the embedded servers.';
+  return [
+    noOtherRule(),
+    { regex: into(frontDoorRooms()), message: frontDoor },
+    { regex: '^mongodb(/|$)', message: server },
+    { regex: into(['adapters']), message: server },
+    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile', 'id-profile']), message: server },
+  ];
+}
+
+/** A rule's folder imports none of another rule's (`../<id>/…` from rules/<id>/). */
+function noOtherRule() {
+  return { regex: '^\\.\\./[^./]', message: 'A rule never imports another rule: move what both need to src/lib.' };
+}
+
+function layers() {
+  const noRule = {
+    regex: '^(\\.\\./)+rules(/|$)',
+    message:
+      'The engine never imports rules/: it takes the rule list as a parameter; the front doors (src/cli, ' +
+      'src/mongosh, src/demo, src/index.ts) pass rules/index.ts in; shared helpers go to src/lib.',
+  };
+  const listOnly = {
+    regex: '^(\\.\\./)+rules/(?!index$)',
+    message: "A front door imports the rule list (rules/index.ts), never one rule's folder.",
+  };
+  const noFrontDoor = {
+    regex: '(^|/)(cli|mongosh|demo|servers)(/|$)',
+    message: 'The core never loads a front door (cli, mongosh), the demo or the embedded test servers.',
+  };
+  const rule = (patterns) => ({ '@typescript-eslint/no-restricted-imports': ['error', { patterns }] });
+  const engine = engineRooms().map(({ room }) => `src/${room}/**/*.ts`);
+  const frontDoors = ['src/cli/**/*.ts', 'src/mongosh/**/*.ts', 'src/demo/**/*.ts', 'src/index.ts'];
+  const ruleFiles = { files: ['rules/**/*.ts'], ignores: ['rules/index.ts', 'rules/**/*.test.ts'] };
+  return [
+    ...engineRooms().map((row) => ({
+      files: [`src/${row.room}/**/*.ts`],
+      ignores: ['**/*.test.ts'],
+      rules: rule([noRule, noFrontDoor, ...roomPatterns(row)]),
+    })),
     { files: frontDoors, rules: rule([listOnly]) },
-    { files: ['src/**/*.ts'], ignores: [...core, 'src/report/**', ...frontDoors], rules: rule([noRule]) },
+    { files: ['src/servers/**/*.ts'], rules: rule([noRule]) },
+    {
+      files: ['src/**/*.ts'],
+      ignores: [...engine, ...frontDoors, 'src/servers/**'],
+      rules: rule([noRule, noFrontDoor]),
+    },
     { files: ['rules/index.ts'], rules: rule([noFrontDoor]) },
-    { files: ['rules/**/*.ts'], ignores: ['rules/index.ts', 'rules/**/*.test.ts'], rules: rule([noOtherRule, noFrontDoor]) },
-    { files: ['rules/**/*.test.ts'], rules: rule([noOtherRule]) },
+    { ...ruleFiles, rules: rule(rulePatterns()) },
+    { files: ['rules/**/*.test.ts'], rules: rule([noOtherRule()]) },
   ];
 }

@@ -119,19 +119,7 @@ async function main(): Promise<void> {
   const runs = intArg(argv, 'runs', 5);
   const warmup = argv.includes('--warmup') ? intArg(argv, 'warmup', 1) : 1;
   const gc = (globalThis as { gc?: () => void }).gc;
-
-  const make = blogPosts({ maxComments, seed: 7 });
-  // Round-tripped through BSON so they are exactly what the driver hands back from a sample (flat strings,
-  // ints as numbers, Date and ObjectId objects), not the generator's own objects.
-  let comments = 0;
-  let bsonBytes = 0;
-  const posts: Post[] = Array.from({ length: n }, (_, i) => {
-    const bytes = BSON.serialize(make(i));
-    bsonBytes += bytes.length;
-    const p = BSON.deserialize(bytes) as Post;
-    comments += p.comments.length;
-    return p;
-  });
+  const { posts, comments, bsonBytes } = samplePosts(n, maxComments);
   console.log(`# analyze-throughput`);
   console.log(machine());
   console.log(`${n.toLocaleString('en-US')} blog posts, 0-${maxComments} comments each (${comments.toLocaleString('en-US')} comments), mean BSON size ${fmt(bsonBytes / n)} bytes; ${runs} timed runs after ${warmup} warm-up${gc ? ', GC before each timing' : ' (run node with --expose-gc to collect garbage between timings)'}`);
@@ -144,34 +132,68 @@ async function main(): Promise<void> {
     { name: 'mongodb-schema parseSchema (storeValues: false)', run: (d) => parseSchema(d, { storeValues: false }) },
   ];
   if (argv.includes('--profile')) {
-    const ids = posts.map((p) => p._id);
-    for (let round = 0; round < warmup + runs; round++) {
-      gc?.();
-      const t0 = performance.now();
-      const profiler = new Profiler('createdAt');
-      const folded = profiler.finish(posts.map((p) => profiler.profile(p as unknown as Record<string, unknown>)));
-      const docs = folded.docs;
-      const t1 = performance.now();
-      const id = profileIds(ids);
-      const natural = naturalOrderOf(ids);
-      const t2 = performance.now();
-      analyze(snapshotOf(docs, id, natural, folded.fields), {}, rules);
-      const t3 = performance.now();
-      process.stderr.write(`advisor run ${round + 1}: ${fmt(t3 - t0)} ms = Profiler.profile and finish ${fmt(t1 - t0)} + profileIds and natural-order ranks ${fmt(t2 - t1)} + analyze ${fmt(t3 - t2)}\n`);
-      if (round === warmup + runs - 1) {
-        const snapshot = snapshotOf(docs, id, natural, folded.fields);
-        const each = rules.map((r) => {
-          const r0 = performance.now();
-          analyze(snapshot, { only: [r.id] }, rules);
-          return `${r.id} ${fmt(performance.now() - r0)}`;
-        });
-        process.stderr.write(`analyze per rule (ms): ${each.join(', ')}\n`);
-      }
-    }
+    profileAdvisor(posts, warmup + runs, gc);
     return;
   }
-  const ADVISOR = 1;
-  const SCHEMA = 2;
+  const { wall, cpu } = await timeContenders(contenders, posts, warmup, runs, gc);
+  printComparison(contenders, wall, cpu, n, runs);
+  console.log(`advisor findings on these documents: ${String(advisor(posts))}`);
+}
+
+/**
+ * `n` generated posts, round-tripped through BSON so they are exactly what the driver hands back from a sample (flat
+ * strings, ints as numbers, Date and ObjectId objects), not the generator's own objects.
+ */
+function samplePosts(n: number, maxComments: number): { posts: Post[]; comments: number; bsonBytes: number } {
+  const make = blogPosts({ maxComments, seed: 7 });
+  let comments = 0;
+  let bsonBytes = 0;
+  const posts: Post[] = Array.from({ length: n }, (_, i) => {
+    const bytes = BSON.serialize(make(i));
+    bsonBytes += bytes.length;
+    const p = BSON.deserialize(bytes) as Post;
+    comments += p.comments.length;
+    return p;
+  });
+  return { posts, comments, bsonBytes };
+}
+
+/** `--profile`: the advisor's run split into its phases, and analyze per rule on the last round (stderr). */
+function profileAdvisor(posts: readonly Post[], rounds: number, gc: (() => void) | undefined): void {
+  const ids = posts.map((p) => p._id);
+  for (let round = 0; round < rounds; round++) {
+    gc?.();
+    const t0 = performance.now();
+    const profiler = new Profiler('createdAt');
+    const folded = profiler.finish(posts.map((p) => profiler.profile(p as unknown as Record<string, unknown>)));
+    const docs = folded.docs;
+    const t1 = performance.now();
+    const id = profileIds(ids);
+    const natural = naturalOrderOf(ids);
+    const t2 = performance.now();
+    analyze(snapshotOf(docs, id, natural, folded.fields), {}, rules);
+    const t3 = performance.now();
+    process.stderr.write(`advisor run ${round + 1}: ${fmt(t3 - t0)} ms = Profiler.profile and finish ${fmt(t1 - t0)} + profileIds and natural-order ranks ${fmt(t2 - t1)} + analyze ${fmt(t3 - t2)}\n`);
+    if (round === rounds - 1) {
+      const snapshot = snapshotOf(docs, id, natural, folded.fields);
+      const each = rules.map((r) => {
+        const r0 = performance.now();
+        analyze(snapshot, { only: [r.id] }, rules);
+        return `${r.id} ${fmt(performance.now() - r0)}`;
+      });
+      process.stderr.write(`analyze per rule (ms): ${each.join(', ')}\n`);
+    }
+  }
+}
+
+/** Wall and CPU milliseconds of each contender per timed round (the warm-up rounds are not kept). */
+async function timeContenders(
+  contenders: readonly Contender[],
+  posts: Post[],
+  warmup: number,
+  runs: number,
+  gc: (() => void) | undefined,
+): Promise<{ wall: number[][]; cpu: number[][] }> {
   const wall: number[][] = contenders.map(() => []);
   const cpu: number[][] = contenders.map(() => []);
   for (let round = 0; round < warmup + runs; round++) {
@@ -191,7 +213,13 @@ async function main(): Promise<void> {
     }
     if (round >= warmup) process.stderr.write(`run ${round - warmup + 1}/${runs}: ${contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt((wall[i] as number[]).at(-1) as number)} ms`).join(', ')}\n`);
   }
+  return { wall, cpu };
+}
 
+/** The table of rates and the advisor / parseSchema ratio against the 10x target. */
+function printComparison(contenders: readonly Contender[], wall: number[][], cpu: number[][], n: number, runs: number): void {
+  const ADVISOR = 1;
+  const SCHEMA = 2;
   const rate = (ms: number): number => (n / ms) * 1000;
   const schemaRate = median((wall[SCHEMA] as number[]).map(rate));
   const schemaCpuRate = median((cpu[SCHEMA] as number[]).map(rate));
@@ -210,7 +238,6 @@ async function main(): Promise<void> {
   const cpuRatio = median(ratios(cpu));
   console.log('');
   console.log(`advisor / parseSchema throughput: ${ratio.toFixed(1)}x wall time (median of ${runs} per-run ratios; range ${Math.min(...perRun).toFixed(1)}x-${Math.max(...perRun).toFixed(1)}x), ${cpuRatio.toFixed(1)}x CPU time. Target: at least 10x. ${ratio >= 10 ? 'MET' : 'NOT MET'}`);
-  console.log(`advisor findings on these documents: ${String(advisor(posts))}`);
 }
 
 main().catch((err: unknown) => {

@@ -151,56 +151,9 @@ async function main(): Promise<void> {
       await seed(client, size, docsEvery);
       console.log(`${size.toLocaleString('en-US')} collections, ${await probeCommands(client, size, 200)}`);
       for (const concurrency of runCheck ? lanes : []) {
-        const adapter = new CountingAdapter(await MongoClient.connect(server.uri), server.uri);
-        let snapshot: Snapshot | undefined;
-        let collected = 0;
-        const t0 = performance.now();
-        const { value: result, rss, heap } = await peakMemory(() =>
-          check(adapter, {
-            db: DB,
-            confirm: false,
-            concurrency,
-            onSnapshot: (s) => {
-              collected = performance.now();
-              snapshot = s;
-            },
-          }),
-        );
-        const wall = performance.now() - t0;
-        const roundTrips = adapter.roundTrips;
-        const top = [...adapter.tally].sort((a, b) => b[1].ms - a[1].ms).slice(0, 4).map(([l, t]) => `${l} x${t.n.toLocaleString('en-US')} ${fmt(t.ms / 1000)} s`).join('; ');
-        // The inventory alone, on the snapshot just taken (it reads the same server state again). Alone it has no
-        // listCollections of the checked database from the core, so it sends one more than in the run.
-        const taken = snapshot as Snapshot;
-        const before = adapter.roundTrips;
-        const i0 = performance.now();
-        await inventory.collect({ adapter, server: taken.server, maxTimeMS: 10_000, serverStatus: null, note: () => undefined, run: new Map(), databases: taken.databases, databaseNames: null, listed: {} });
-        const inventoryS = (performance.now() - i0) / 1000;
-        const inRun = dataOf(inventory, snapshot);
-        const byRule = new Map<string, number>();
-        for (const f of result.findings) byRule.set(`${f.ruleId}/${f.messageId}`, (byRule.get(`${f.ruleId}/${f.messageId}`) ?? 0) + 1);
-        rows.push({
-          size,
-          concurrency,
-          wallS: wall / 1000,
-          collectS: (collected - t0) / 1000,
-          roundTrips,
-          inventoryS,
-          inventoryRoundTrips: inRun?.roundTrips ?? adapter.roundTrips - before,
-          rssMB: rss / 2 ** 20,
-          heapMB: heap / 2 ** 20,
-          snapshotKB: Buffer.byteLength(JSON.stringify(snapshot)) / 1024,
-          snapshotBytes: Buffer.byteLength(JSON.stringify(snapshot)),
-          deploymentBytes: Buffer.byteLength(JSON.stringify(inRun ?? null)),
-          findings: [...byRule].map(([k, v]) => `${k} ${v}`).filter((s) => s.startsWith('collection-count')).join(', ') || 'none',
-          top,
-        });
-        const r = rows[rows.length - 1] as Row;
-        console.log(
-          `${size.toLocaleString('en-US')} collections, concurrency ${concurrency}: wall ${fmt(r.wallS)} s (collect ${fmt(r.collectS)} s), ${roundTrips.toLocaleString('en-US')} round trips, peak RSS ${fmt(r.rssMB)} MB, heap ${fmt(r.heapMB)} MB; inventory ${r.inventoryRoundTrips} round trips in the run, ${fmt(r.inventoryS)} s alone; snapshot ${r.snapshotBytes.toLocaleString('en-US')} B of which the inventory ${r.deploymentBytes.toLocaleString('en-US')} B; ${r.findings}`,
-        );
-        console.log(`  slowest commands: ${top}`);
-        await adapter.close();
+        const r = await measureCheck(server.uri, size, concurrency);
+        rows.push(r);
+        printRow(r);
       }
     }
   } finally {
@@ -209,6 +162,67 @@ async function main(): Promise<void> {
     await server.stop();
   }
   console.log('');
+  printTable(rows);
+}
+
+/** One check of the seeded database at `concurrency`, then the inventory collector alone on the same state. */
+async function measureCheck(uri: string, size: number, concurrency: number): Promise<Row> {
+  const adapter = new CountingAdapter(await MongoClient.connect(uri), uri);
+  let snapshot: Snapshot | undefined;
+  let collected = 0;
+  const t0 = performance.now();
+  const { value: result, rss, heap } = await peakMemory(() =>
+    check(adapter, {
+      db: DB,
+      confirm: false,
+      concurrency,
+      onSnapshot: (s) => {
+        collected = performance.now();
+        snapshot = s;
+      },
+    }),
+  );
+  const wall = performance.now() - t0;
+  const roundTrips = adapter.roundTrips;
+  const top = [...adapter.tally].sort((a, b) => b[1].ms - a[1].ms).slice(0, 4).map(([l, t]) => `${l} x${t.n.toLocaleString('en-US')} ${fmt(t.ms / 1000)} s`).join('; ');
+  // The inventory alone, on the snapshot just taken (it reads the same server state again). Alone it has no
+  // listCollections of the checked database from the core, so it sends one more than in the run.
+  const taken = snapshot as Snapshot;
+  const before = adapter.roundTrips;
+  const i0 = performance.now();
+  await inventory.collect({ adapter, server: taken.server, maxTimeMS: 10_000, serverStatus: null, note: () => undefined, run: new Map(), databases: taken.databases, databaseNames: null, listed: {} });
+  const inventoryS = (performance.now() - i0) / 1000;
+  const inRun = dataOf(inventory, snapshot);
+  const byRule = new Map<string, number>();
+  for (const f of result.findings) byRule.set(`${f.ruleId}/${f.messageId}`, (byRule.get(`${f.ruleId}/${f.messageId}`) ?? 0) + 1);
+  const row: Row = {
+    size,
+    concurrency,
+    wallS: wall / 1000,
+    collectS: (collected - t0) / 1000,
+    roundTrips,
+    inventoryS,
+    inventoryRoundTrips: inRun?.roundTrips ?? adapter.roundTrips - before,
+    rssMB: rss / 2 ** 20,
+    heapMB: heap / 2 ** 20,
+    snapshotKB: Buffer.byteLength(JSON.stringify(snapshot)) / 1024,
+    snapshotBytes: Buffer.byteLength(JSON.stringify(snapshot)),
+    deploymentBytes: Buffer.byteLength(JSON.stringify(inRun ?? null)),
+    findings: [...byRule].map(([k, v]) => `${k} ${v}`).filter((s) => s.startsWith('collection-count')).join(', ') || 'none',
+    top,
+  };
+  await adapter.close();
+  return row;
+}
+
+function printRow(r: Row): void {
+  console.log(
+    `${r.size.toLocaleString('en-US')} collections, concurrency ${r.concurrency}: wall ${fmt(r.wallS)} s (collect ${fmt(r.collectS)} s), ${r.roundTrips.toLocaleString('en-US')} round trips, peak RSS ${fmt(r.rssMB)} MB, heap ${fmt(r.heapMB)} MB; inventory ${r.inventoryRoundTrips} round trips in the run, ${fmt(r.inventoryS)} s alone; snapshot ${r.snapshotBytes.toLocaleString('en-US')} B of which the inventory ${r.deploymentBytes.toLocaleString('en-US')} B; ${r.findings}`,
+  );
+  console.log(`  slowest commands: ${r.top}`);
+}
+
+function printTable(rows: readonly Row[]): void {
   console.log(
     markdownTable(
       ['collections', 'concurrency', 'wall s', 'collect s', 'round trips', 'inventory s (alone)', 'inventory round trips (in the run)', 'peak RSS MB', 'peak heap MB', 'snapshot KB', 'inventory B'],

@@ -4,7 +4,7 @@ import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
 import { checkTargets } from './core/names';
 import type { AnyRule } from './core/rule';
-import { analyze, type AnalyzeSettings, collectPlan, enabledRules } from './core/runner';
+import { analyze, type AnalyzeSettings, collectPlan, type ResolvedRule, resolveRules } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { SCRATCH_PREFIX } from './confirm/scratch';
 import { VERSION } from './version';
@@ -23,6 +23,11 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
   rules: readonly AnyRule[];
   /** Your own rules (made with `defineRule`), run beside `rules`; their ids must be new. */
   extraRules?: readonly AnyRule[];
+  /**
+   * The run's rules with their options resolved once (`loadConfig(...).resolved`, or `runRules`): collect, analyze and
+   * confirm all read it. When given, `rules`, `extraRules` and `settings` are not read again.
+   */
+  resolved?: readonly ResolvedRule[];
 }
 
 /** A rule list plus a caller's own rules, checked for clashing ids. */
@@ -35,6 +40,13 @@ export function rulesWith(rules: readonly AnyRule[], extra: readonly AnyRule[] =
   return extra.length ? [...rules, ...extra] : rules;
 }
 
+/** The run's list: `opts.resolved`, else the rules plus the caller's, checked for clashing ids, resolved once. */
+export function runRules(
+  opts: Pick<CheckOptions, 'rules' | 'extraRules' | 'settings' | 'resolved'>,
+): readonly ResolvedRule[] {
+  return opts.resolved ?? resolveRules(rulesWith(opts.rules, opts.extraRules), opts.settings);
+}
+
 /** collect -> analyze -> confirm. The one entry point the CLI, the mongosh plugin and Node callers share. */
 export async function check(adapter: Adapter, opts: CheckOptions): Promise<CheckResult> {
   const started = Date.now();
@@ -43,18 +55,20 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   // Names MongoDB refuses, and the server's own databases, are a user error before any progress line or command.
   checkTargets([opts.db], opts.collections ?? []);
   log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
-  // Collect only what the enabled rules read (the plan); the snapshot records which collectors ran.
-  const collectors = opts.collectors ?? collectPlan(enabledRules(rulesWith(opts.rules, opts.extraRules), opts.settings));
+  // Options resolved once for the whole run; collect only what the enabled rules read (the plan), each collector with
+  // its rules' options. The snapshot records which collectors ran, and with which options.
+  const resolved = runRules(opts);
+  const collectors = opts.collectors ?? collectPlan(resolved);
   // The experiments write to a scratch database on this server unless another one is given: the probe judges that too.
   const privilegeScratchDb = opts.confirm !== false && !opts.scratchAdapter ? `${SCRATCH_PREFIX}<run>` : null;
-  const snapshot = await collectSnapshot(adapter, { ...opts, collectors, privilegeScratchDb });
+  const snapshot = await collectSnapshot(adapter, { ...opts, collectors, resolved, privilegeScratchDb });
   opts.onSnapshot?.(snapshot);
-  return await analyzeAndConfirm(snapshot, adapter, opts, started, t0);
+  return await analyzeAndConfirm(snapshot, adapter, { ...opts, resolved }, started, t0);
 }
 
 export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started = Date.now(), t0 = performance.now()): Promise<CheckResult> {
-  const all = rulesWith(opts.rules, opts.extraRules);
-  const { findings, notes } = analyze(snapshot, opts.settings ?? {}, all);
+  const resolved = runRules(opts);
+  const { findings, notes } = analyze(snapshot, resolved);
   for (const db of snapshot.databases) for (const c of db.collections) notes.push(...c.notes);
   notes.push(...snapshot.notes);
   let result = findings;
@@ -67,7 +81,7 @@ export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | n
       message: `confirmation not started: your roles do not allow writing the scratch database (${blocked.map((b) => b.needs).join('; ')}), so no experiment ran and no finding is confirmed. Give the user a role that grants those actions on every database (docs/roles.md), run with --scratch-uri to a server where it may create and drop a database, or run with --no-confirm`,
     });
   } else if (opts.confirm !== false && adapter) {
-    const run = await confirmFindings(snapshot, findings, adapter, all, { ...opts, ...(opts.settings ? { settings: opts.settings } : {}) });
+    const run = await confirmFindings(snapshot, findings, adapter, resolved, opts);
     result = run.findings;
     confirm = { enabled: true, where: run.where, cleanedUp: run.cleanedUp };
     for (const n of run.notes) notes.push({ level: 'error', message: n });

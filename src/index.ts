@@ -8,7 +8,7 @@ import * as engine from './check';
 import { loadConfig as loadConfigFrom, type LoadedConfig } from './core/config';
 import type { AnyRule } from './core/rule';
 import { collectSnapshot, type CollectOptions } from './collect';
-import { collectPlan, enabledRules } from './core/runner';
+import { collectPlan, type ResolvedRule, resolveRules } from './core/runner';
 import { analyze as analyzeWith, type AnalyzeOutput, type AnalyzeSettings } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { ruleCatalog } from './report/catalog';
@@ -35,9 +35,27 @@ export function rulesWith(extra: readonly AnyRule[] = []): readonly AnyRule[] {
   return engine.rulesWith(rules, extra);
 }
 
-/** Runs the enabled rules (default: the built-in ones) over a snapshot. Pure: no I/O. */
-export function analyze(snapshot: Snapshot, settings: AnalyzeSettings = {}, list: readonly AnyRule[] = rules): AnalyzeOutput {
-  return analyzeWith(snapshot, settings, list);
+/**
+ * Runs the enabled rules (default: the built-in ones) over a snapshot. Pure: no I/O. Pass a run's list (`runRules`,
+ * or `loadConfig(...).resolved`) instead of settings to read options resolved once.
+ */
+export function analyze(
+  snapshot: Snapshot,
+  settings: AnalyzeSettings | readonly ResolvedRule[] = {},
+  list: readonly AnyRule[] = rules,
+): AnalyzeOutput {
+  if (Array.isArray(settings)) return analyzeWith(snapshot, settings as readonly ResolvedRule[]);
+  return analyzeWith(snapshot, settings as AnalyzeSettings, list);
+}
+
+/**
+ * The run's rules: the built-in ones plus `extraRules` (ids checked), the enabled ones under `settings`, each with its
+ * options validated and defaulted once. Hand it to check, collect and analyze as `resolved`.
+ */
+export function runRules(
+  opts: { extraRules?: readonly AnyRule[]; settings?: AnalyzeSettings } = {},
+): readonly ResolvedRule[] {
+  return resolveRules(engine.rulesWith(rules, opts.extraRules), opts.settings);
 }
 
 /** Finds and checks the configuration against the built-in rules (or the ones given). */
@@ -56,19 +74,30 @@ export function formatJunit(result: Parameters<typeof junitOf>[0], opts: Partial
 }
 
 /**
- * Reads one database into a snapshot (read-only). Runs the collectors of the built-in rules plus `extraRules`, or
- * exactly `collectors` when given.
+ * Reads one database into a snapshot (read-only). Runs the collectors of the built-in rules plus `extraRules` (or of
+ * `resolved`, a run's list), or exactly `collectors` when given; each collector reads its rules' resolved options.
  */
 export function collect(adapter: Adapter, opts: CollectOptions & { extraRules?: readonly AnyRule[]; settings?: AnalyzeSettings }): Promise<Snapshot> {
   const { extraRules, settings, ...rest } = opts;
-  return collectSnapshot(adapter, { ...rest, collectors: rest.collectors ?? collectPlan(enabledRules(engine.rulesWith(rules, extraRules), settings)) });
+  const given = { ...(extraRules ? { extraRules } : {}), ...(settings ? { settings } : {}) };
+  const resolved = rest.resolved ?? runRules(given);
+  return collectSnapshot(adapter, { ...rest, resolved, collectors: rest.collectors ?? collectPlan(resolved) });
 }
 
 export { rules };
 export { collectSnapshot, type CollectOptions } from './collect';
-export { defineCollector, dataOf, type Collector, type CollectorScope, type CollectionContext, type DatabaseContext, type DeploymentContext } from './core/collector';
+export {
+  defineCollector,
+  dataOf,
+  optionsOf,
+  type Collector,
+  type CollectorScope,
+  type CollectionContext,
+  type DatabaseContext,
+  type DeploymentContext,
+} from './core/collector';
 export { serverStatus as serverStatusCollector, type ServerStatusData } from './collect/server-status';
-export type { AnalyzeSettings, RuleSetting } from './core/runner';
+export type { AnalyzeSettings, ResolvedRule, RuleSetting } from './core/runner';
 export { defineRule, type Rule, type AnyRule, type RuleMeta, type RuleConfirm, type FindingInput, type Report, type NoteFn, type OptionsSchema, type OptionsOf } from './core/rule';
 export type { ConfirmContext } from './confirm/context';
 export { DriverAdapter } from './adapters/driver';

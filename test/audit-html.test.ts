@@ -151,9 +151,25 @@ describe('HTML report data (pure)', () => {
     expect(data.confirmations.map((c) => c.status)).toEqual(['supported', 'refuted', 'supported']);
   });
 
+  it('counts only documents that hold an array, and leaves out index sizes the server did not report', () => {
+    const report = fixtureReport();
+    const posts = report.snapshot.databases[0]?.collections.find((c) => c.name === 'posts');
+    if (!posts) throw new Error('the fixture has no posts');
+    const without = { ...docWithArray('comments', 1, 1000, NOW), arrays: [] };
+    posts.sample.docs = [...posts.sample.docs, without, without];
+    const comments = chartData(report).arrays.find((a) => a.path === 'comments');
+    expect(comments?.buckets).toEqual([0, 7, 1, 0, 1, 1]);
+    expect(comments?.growth).toHaveLength(10);
+    for (const c of report.snapshot.databases[0]?.collections ?? []) c.indexes = c.indexes.map((ix) => ({ ...ix, sizeBytes: 0 }));
+    expect(chartData(report).indexes).toMatchObject({ count: 0, totalBytes: 0, top: [] });
+    const html = formatHtml(report);
+    expect(html).toContain('index sizes (the server reported none)');
+    expect(html).not.toMatch(/>0 B<\/div><div class="l">indexes/);
+  });
+
   it('writes a ticket summary with counts, one line per finding and the measured interval', () => {
     const text = ticketSummary(fixtureReport());
-    expect(text).toMatch(/^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replicaSet\) on 2026-11-01/);
+    expect(text).toMatch(/^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replica set\) on 2026-11-01/);
     expect(text).toContain('Findings: 1 error, 0 warnings, 2 info.');
     expect(text).toContain('1. [error] app.posts › comments (array-growth): Array `comments` grows by up to 222 elements per document per day. Suggested: reference. Measured: supported, push / insert 26x (95% interval 21x–31x).');
     expect(text).toContain('Not checked (1):');

@@ -4,7 +4,7 @@
  * field that does not exist is an error with "did you mean", hints never propose overwriting a file of the user's,
  * and an authentication refusal is named as such.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +52,14 @@ describe('flags and diagnoses (real CLI, live)', () => {
     const audit = await run(['audit', live.uri, '--db', DB, '-q', '--no-confirm', '-o', html]);
     expect(audit.code, audit.err).toBe(0);
     expect(existsSync(html)).toBe(true);
+  });
+
+  it('audit without -o names its file after the format it writes', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ma-audit-default-'));
+    const r = await run(['audit', live.uri, '--db', DB, '-q', '--no-confirm', '-f', 'json'], cwd);
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(cwd)).toEqual(['mongo-advisor-audit.json']);
+    expect(JSON.parse(readFileSync(join(cwd, 'mongo-advisor-audit.json'), 'utf8'))).toHaveProperty('findings');
   });
 
   it('--fail-on: the defaults are explained in --help, and check and analyze read failOn from the configuration', async () => {

@@ -4,6 +4,7 @@ import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
 import { dataOf } from '../src/core/collector';
+import { formatText } from '../src/report/text';
 import { UserError } from '../src/core/errors';
 import { idProfile } from '../rules/id-pattern/collect';
 import { recordingAdapter } from './support/recording';
@@ -92,6 +93,21 @@ describe('collect (live)', () => {
     // the rules that print sizes (index-usage, compression) never print an unmeasured 0 B
     const texts = [...r.findings.filter((f) => ['index-usage', 'compression'].includes(f.ruleId)).map((f) => f.message), ...r.notes.map((n) => n.message).filter((m) => /^(index-usage|compression):/.test(m))];
     expect(texts.filter((t) => /(^|[^.\d])0 B\b/.test(t))).toEqual([]);
+    // one line per server gap under "Could not check": sizes read as 0 are said once, naming every place they affected
+    const section = formatText(r, { color: false }).split('Could not check\n')[1]?.split('\n\n')[0] ?? '';
+    const items = section.replace(/\n {2}(?!- )/g, ' ').split('\n');
+    expect(new Set(items).size).toBe(items.length);
+    // FerretDB: no $indexStats (the collector, index-usage), no WiredTiger (collection-count, compression, index-usage)
+    expect(items.filter((l) => l.includes('$indexStats')).length).toBeLessThanOrEqual(1);
+    expect(items.filter((l) => /has no WiredTiger|, not WiredTiger/.test(l)).length).toBeLessThanOrEqual(1);
+    const zero = items.filter((l) => /0 bytes|index sizes could not be read/.test(l));
+    if (measured) expect(zero).toEqual([]);
+    else {
+      expect(zero).toHaveLength(1);
+      expect(zero[0]).toMatch(/reported sizes of 0 bytes: .*Not checked because of it: /);
+      expect(zero[0]).toContain(': storage sizes of 1 collection: posts;');
+      expect(zero[0]).toMatch(/; index-usage: indexes against the WiredTiger cache\.$/);
+    }
   });
 
   it('says an empty collection was not sampled', async () => {

@@ -4,7 +4,7 @@
  * differ. Timings are simulated on a fake clock (performance.now), so nothing here depends on the machine's load.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BLOCK_ROUNDS, blockRatios, Budget, CONFIDENCE, judge, MIN_BLOCKS, ratioOf, sequentialDesign, type Timed, toMeasurement, verdict } from '../src/confirm/harness';
+import { BLOCK_ROUNDS, blockRatios, Budget, CONFIDENCE, decisionEdges, judge, MIN_BLOCKS, NOISE_MARGIN, ratioOf, sequentialDesign, type Timed, toMeasurement } from '../src/confirm/harness';
 import { alternate, ciLabel, fmtRatio } from '../src/confirm/trials';
 import { formatRatioFigure, formatRatioRange, formatSignificant } from '../src/core/format';
 import { binomialHalfCdf, formatCoverage, medianInterval, orderStatMiss, prng } from '../src/core/stats';
@@ -101,17 +101,6 @@ describe('order-statistic intervals', () => {
   });
 });
 
-describe('verdicts', () => {
-  it('inconclusive when the interval holds the threshold; a margin asks for a difference worth a verdict', () => {
-    expect(verdict({ low: 0.9, high: 1.2 }, 1)).toBe('straddles');
-    expect(verdict({ low: 1.02, high: 1.2 }, 1)).toBe('above');
-    expect(verdict({ low: 1.02, high: 1.2 }, 1, 1.1)).toBe('straddles');
-    expect(verdict({ low: 1.12, high: 1.3 }, 1, 1.1)).toBe('above');
-    expect(verdict({ low: 0.8, high: 0.95 }, 1, 1.1)).toBe('straddles');
-    expect(verdict({ low: 0.8, high: 0.9 }, 1, 1.1)).toBe('below');
-  });
-});
-
 describe('paired arms timed in alternation', () => {
   let clock = 0;
   afterEach(() => {
@@ -201,10 +190,12 @@ describe('paired arms timed in alternation', () => {
     expect(x.pairing?.looks).toEqual([7]); // 1.1x, clear of 1: decided at once
     const [y, z] = await alternate(new Budget(1e12), a, b, { warmup: 1, trials: 7, thresholds: [1, 1.1] });
     expect(y.pairing?.looks).toEqual([7, 21]); // 1.1 is inside the interval: it runs on
-    expect(judge({ direction: 'above', size: 1 }, ratioOf('a/b', y, z))).toBe('supported');
+    // past 1, but on the margin's edge (1.1): decided without the margin, not with it
+    expect(judge({ direction: 'above', size: 1 }, ratioOf('a/b', y, z), 1)).toBe('supported');
+    expect(judge({ direction: 'above', size: 1 }, ratioOf('a/b', y, z))).toBe('inconclusive');
   });
 
-  it('pairing cancels load shared by a round: 1.1x under loads varying 3-fold is decided', async () => {
+  it('pairing cancels load shared by a round: 1.25x under loads varying 3-fold is decided', async () => {
     fakeClock();
     const rnd = prng(4);
     let load = 1;
@@ -214,10 +205,10 @@ describe('paired arms timed in alternation', () => {
       if (calls++ % 2 === 0) load = 1 + 2 * rnd();
       return scale * load * Math.exp(0.01 * normal(rnd)());
     };
-    const [a, b] = await alternate(new Budget(1e12), arm('a', next(11)), arm('b', next(10)));
+    const [a, b] = await alternate(new Budget(1e12), arm('a', next(12.5)), arm('b', next(10)));
     const r = ratioOf('a/b', a, b);
-    expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported');
-    expect(r.high).toBeLessThan(1.2);
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported'); // clears 1 × NOISE_MARGIN
+    expect(r.high).toBeLessThan(1.35);
   });
 
   // With identical arms the median ratio is 1: the two-look procedure may call a difference (an interval without 1)
@@ -291,22 +282,40 @@ describe('block-level intervals (what a rerun will say)', () => {
 describe('the verdict is the interval against the claim', () => {
   const above = { direction: 'above', size: 1 } as const;
   const below = { direction: 'below', size: 2 } as const;
-  it('supported only when the whole interval lies on the claim side; refuted when wholly on the other; else inconclusive', () => {
-    expect(judge(above, { low: 1.01, high: 1.3, coverage: 0.95 })).toBe('supported');
-    expect(judge(above, { low: 0.7, high: 0.99, coverage: 0.95 })).toBe('refuted');
+  it('supported only when the whole interval clears the size by the noise margin; refuted when it clears the other side', () => {
+    expect(NOISE_MARGIN).toBe(1.1);
+    expect(judge(above, { low: 1.12, high: 1.5, coverage: 0.95 })).toBe('supported');
+    expect(judge(above, { low: 0.7, high: 0.9, coverage: 0.95 })).toBe('refuted');
     expect(judge(above, { low: 0.9, high: 1.1, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(below, { low: 1.1, high: 1.99, coverage: 0.98 })).toBe('supported');
-    expect(judge(below, { low: 2.01, high: 3, coverage: 0.98 })).toBe('refuted');
+    expect(judge(below, { low: 1.1, high: 1.8, coverage: 0.98 })).toBe('supported');
+    expect(judge(below, { low: 2.21, high: 3, coverage: 0.98 })).toBe('refuted');
     expect(judge(below, { low: 1.5, high: 2.5, coverage: 0.98 })).toBe('inconclusive');
   });
 
-  it('at the boundary: an end that touches the size decides nothing', () => {
-    expect(judge(above, { low: 1, high: 1.3, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(above, { low: 0.8, high: 1, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(below, { low: 1.5, high: 2, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(below, { low: 2, high: 2.5, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(below, { low: 2, high: 2 })).toBe('inconclusive'); // an exact figure on the size
-    expect(judge(below, { low: 1.9, high: 1.9 })).toBe('supported'); // an exact figure (a size) is judged as it is
+  it('an interval that clears the size by less than the margin decides nothing, on either side', () => {
+    expect(judge(above, { low: 1.05, high: 1.3, coverage: 0.95 })).toBe('inconclusive'); // above 1, not above 1.1
+    expect(judge(above, { low: 1.01, high: 1.3, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(above, { low: 0.8, high: 0.95, coverage: 0.95 })).toBe('inconclusive'); // below 1, not below 1 / 1.1
+    expect(judge(above, { low: 0.8, high: 0.9, coverage: 0.95 })).toBe('refuted');
+    expect(judge(below, { low: 1.5, high: 1.85, coverage: 0.95 })).toBe('inconclusive'); // 2 / 1.1 = 1.818…
+    expect(judge(below, { low: 1.5, high: 1.81, coverage: 0.95 })).toBe('supported');
+    expect(judge(below, { low: 2.1, high: 2.5, coverage: 0.95 })).toBe('inconclusive'); // 2 × 1.1 = 2.2
+    // the margin's edges themselves decide nothing
+    expect(judge(above, { low: 1.1, high: 1.3, coverage: 0.95 })).toBe('inconclusive');
+    expect(judge(above, { low: 0.8, high: 1 / 1.1, coverage: 0.95 })).toBe('inconclusive');
+  });
+
+  it('a margin of 1 decides on the size itself; a wider one asks for more', () => {
+    expect(judge(above, { low: 1.01, high: 1.3, coverage: 0.95 }, 1)).toBe('supported');
+    expect(judge(above, { low: 1, high: 1.3, coverage: 0.95 }, 1)).toBe('inconclusive');
+    expect(judge(above, { low: 1.12, high: 1.5, coverage: 0.95 }, 1.2)).toBe('inconclusive');
+  });
+
+  it('an exact figure (no coverage: a size read from the server) is judged as it is, without margin', () => {
+    expect(judge(below, { low: 2, high: 2 })).toBe('inconclusive'); // on the size
+    expect(judge(below, { low: 1.9, high: 1.9 })).toBe('supported'); // within 10% of 2, still decided
+    expect(judge(above, { low: 1.05, high: 1.05 })).toBe('supported');
+    expect(judge(above, { low: 0.97, high: 0.97 })).toBe('refuted');
   });
 
   it('an interval short of 95% (too few blocks) is inconclusive whatever it holds; so is one that is not a number', () => {
@@ -315,7 +324,7 @@ describe('the verdict is the interval against the claim', () => {
     expect(judge(above, { low: NaN, high: NaN, coverage: 0.99 })).toBe('inconclusive');
   });
 
-  it('a supported or refuted verdict never prints an interval end across the claim (figures keep their side)', () => {
+  it('a supported or refuted verdict never prints an interval end across the claim or its margin (figures keep their side)', () => {
     const rnd = prng(11);
     for (let k = 0; k < 5000; k++) {
       const size = [1, 1.1, 2, 1 / 1.1][k % 4] as number;
@@ -324,12 +333,12 @@ describe('the verdict is the interval against the claim', () => {
       const r = { median: (low + high) / 2, low, high, coverage: 0.96 };
       for (const direction of ['above', 'below'] as const) {
         const v = judge({ direction, size }, r);
-        const text = formatRatioFigure(r, '95% interval', [size]);
+        const text = formatRatioFigure(r, '95% interval', decisionEdges({ size }));
         const m = /(\d[\d,.]*)x–(\d[\d,.]*)x/.exec(text);
         const [lo, hi] = [Number(m?.[1]?.replace(/,/g, '')), Number(m?.[2]?.replace(/,/g, ''))];
         expect(lo).toBeLessThanOrEqual(low); // outward: the printed interval holds the measured one
         expect(hi).toBeGreaterThanOrEqual(high);
-        const printed = judge({ direction, size }, { low: lo, high: hi });
+        const printed = judge({ direction, size }, { low: lo, high: hi, coverage: r.coverage });
         if (v !== 'inconclusive') expect(printed, `${v} ${direction} ${size}: ${text}`).toBe(v);
       }
     }

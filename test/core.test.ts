@@ -3,7 +3,7 @@ import { defineRule } from '../src/core/rule';
 import { analyze } from '../src/core/runner';
 import { entropyBits, medianInterval, percentile, spearmanWithPosition } from '../src/core/stats';
 import { fillTemplate, redactUri } from '../src/core/format';
-import { Budget, ratioOf, timeTrials, verdict } from '../src/confirm/harness';
+import { Budget, judge, ratioOf, timeTrials } from '../src/confirm/harness';
 import { collectionOf, snapshotOf } from './support/fixtures';
 
 const noOptions = { type: 'object' as const, properties: {}, additionalProperties: false as const };
@@ -32,8 +32,8 @@ describe('stats', () => {
     expect(r.low).toBeLessThan(2.05);
     expect(r.high).toBeGreaterThan(1.95);
     expect(r.coverage).toBeCloseTo(1 - 2 / 128, 12); // min–max of 7 blocks of 2 pairs
-    expect(verdict(r, 1)).toBe('above');
-    expect(verdict({ low: 0.9, high: 1.2 }, 1)).toBe('straddles');
+    expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported'); // about 2x: well clear of 1 × 1.1
+    expect(judge({ direction: 'above', size: 1 }, { low: 0.9, high: 1.2, coverage: r.coverage })).toBe('inconclusive');
     expect(medianInterval([3, 1, 2, 5, 4])).toMatchObject({ median: 3, low: 1, high: 5, coverage: 0.9375 });
   });
 });

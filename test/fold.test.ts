@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { foldPath, keyShape, mapOfIndexKey, PathFolder } from '../src/collect/fold';
+import { foldPath, keyShape, mapOfIndexKey, PathFolder } from '../src/core/fold';
 
 describe('PathFolder: raw paths to the census paths (pure)', () => {
   it('folds keys under a map, maps of maps, and never array elements', () => {

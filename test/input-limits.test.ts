@@ -15,6 +15,7 @@ import {
   TooLarge,
   tooDeep,
 } from '../src/core/input-limits';
+import { loadBaseline } from '../src/core/baseline';
 import { loadSnapshot } from '../src/core/snapshot-file';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/core/types';
 import { loadSpec } from '../src/spec/format';
@@ -52,6 +53,7 @@ describe('input files are checked for size and depth before they are read or wal
   const dir = mkdtempSync(join(tmpdir(), 'ma-limits-'));
   const big = join(dir, 'huge-snapshot.json');
   const bigSpec = join(dir, 'huge-spec.js');
+  const bigBaseline = join(dir, 'huge-baseline.json');
   const deepSpec = join(dir, 'deep-spec.json');
   const deepSnap = join(dir, 'deep-snapshot.json');
   beforeAll(() => {
@@ -60,6 +62,8 @@ describe('input files are checked for size and depth before they are read or wal
     truncateSync(big, 3 * GB); // sparse: takes no disk
     writeFileSync(bigSpec, '');
     truncateSync(bigSpec, 3 * GB);
+    writeFileSync(bigBaseline, '');
+    truncateSync(bigBaseline, 3 * GB);
     const schema = deepSchemaText(5000);
     const declared = `{"name":"posts","options":{"validator":{"$jsonSchema":${schema}}}}`;
     writeFileSync(deepSpec, `{"db":"app","collections":[${declared}]}`);
@@ -81,6 +85,14 @@ describe('input files are checked for size and depth before they are read or wal
     const r = measured(() => loadSpec(bigSpec));
     console.log(`[limits] 3 GB spec: ${r.ms.toFixed(1)} ms, RSS +${(r.rssGrowth / MB).toFixed(1)} MB`);
     expect(r.message).toMatch(/The spec .*huge-spec\.js is 3 GiB: mongo-advisor reads specs up to 64 MiB .*or run/);
+    expect(r.ms).toBeLessThan(1000);
+    expect(r.rssGrowth).toBeLessThan(64 * MB);
+  });
+
+  it('a 3 GB baseline: refused from its size, nothing read', () => {
+    const r = measured(() => loadBaseline(bigBaseline));
+    console.log(`[limits] 3 GB baseline: ${r.ms.toFixed(1)} ms, RSS +${(r.rssGrowth / MB).toFixed(1)} MB`);
+    expect(r.message).toMatch(/The baseline .*huge-baseline\.json holds more than 64 MiB/);
     expect(r.ms).toBeLessThan(1000);
     expect(r.rssGrowth).toBeLessThan(64 * MB);
   });

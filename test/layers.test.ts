@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = join(__dirname, '..');
 
@@ -12,7 +12,7 @@ async function restrictedImports(dir: string, source: string): Promise<string[]>
   writeFileSync(file, `${source}\nexport const probe = x;\n`);
   try {
     const [result] = await new ESLint({ cwd: ROOT }).lintFiles([file]);
-    return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+    return (result?.messages ?? []).filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => m.message);
   } finally {
     rmSync(file, { force: true });
   }
@@ -45,3 +45,155 @@ describe('npm run lint keeps the layers', () => {
     expect(await restrictedImports('rules/array-growth', "import { formatBytes as x } from '../../src/core/format';")).toEqual([]);
   });
 }, 120_000);
+
+/** One probe: a file in `dir` with `source`, and the message it must get (a pattern), or none (null: allowed). */
+interface Probe {
+  dir: string;
+  source: string;
+  fails: RegExp | null;
+  /** Lint the probe as this existing file (its own config row), without writing it. */
+  as?: string;
+}
+
+const row = (room: string): RegExp => new RegExp(`src/${room} may import only`);
+const RULE_SERVER = /A rule reaches the server only through the handle its context gives it/;
+
+/** Every row of the layer table in docs/architecture.md: a crossing import that must fail, and one that must pass. */
+const TABLE: Record<string, Probe[]> = {
+  'src/adapters may import core and lib only': [
+    { dir: 'src/adapters', source: "import { sample as x } from '../collect/sample';", fails: row('adapters') },
+    { dir: 'src/adapters', source: "import { formatBytes as x } from '../core/format';", fails: null },
+  ],
+  'src/collect may import adapters, core and lib only': [
+    { dir: 'src/collect', source: "import { Scratch as x } from '../confirm/scratch';", fails: row('collect') },
+    { dir: 'src/collect', source: "import { readOnly as x } from '../adapters/read-only';", fails: null },
+  ],
+  'src/core may import lib only': [
+    { dir: 'src/core', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('core') },
+    { dir: 'src/core', source: "import { PathFolder as x } from '../collect/fold';", fails: row('core') },
+    { dir: 'src/core', source: "import { CONFIRM_DEFAULTS as x } from '../confirm/context';", fails: row('core') },
+    { dir: 'src/core', source: "import { loadSpec as x } from '../spec';", fails: row('core') },
+    { dir: 'src/core', source: "import { closest as x } from '../lib/suggest';", fails: null },
+  ],
+  'src/confirm may import adapters, core, lib and collect/profile and bson-size only': [
+    { dir: 'src/confirm', source: "import { sampleCollection as x } from '../collect/sample';", fails: row('confirm') },
+    { dir: 'src/confirm', source: "import { formatText as x } from '../report/text';", fails: row('confirm') },
+    { dir: 'src/confirm', source: "import { Profiler as x } from '../collect/profile';", fails: null },
+  ],
+  'src/lib may import core types only': [
+    { dir: 'src/lib', source: "import type { Doc as x } from '../adapters/types';", fails: row('lib') },
+    { dir: 'src/lib', source: "import { formatBytes as x } from '../core/format';", fails: row('lib') },
+    {
+      dir: 'src/lib',
+      source: "import type { Snapshot } from '../core/types';\nconst x: Snapshot | null = null;",
+      fails: null,
+    },
+  ],
+  'src/report may import core and lib only': [
+    { dir: 'src/report', source: "import { loadSpec as x } from '../spec';", fails: row('report') },
+    { dir: 'src/report', source: "import { SPEC_RULES as x } from '../core/spec-rules';", fails: null },
+  ],
+  'src/spec may import core, lib and the report catalog only': [
+    { dir: 'src/spec', source: "import { PathFolder as x } from '../collect/fold';", fails: row('spec') },
+    { dir: 'src/spec', source: "import { formatText as x } from '../report/text';", fails: row('spec') },
+    { dir: 'src/spec', source: "import { ruleCatalog as x } from '../report/catalog';", fails: null },
+  ],
+  'src/workload may import core and lib only; rules and front doors may import it, the engine may not': [
+    { dir: 'src/workload', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('workload') },
+    { dir: 'src/workload', source: "import { formatBytes as x } from '../core/format';", fails: null },
+    { dir: 'src/collect', source: "import { x } from '../workload/shapes';", fails: row('collect') },
+    { dir: 'src/core', source: "import { x } from '../workload';", fails: row('core') },
+    { dir: 'rules/array-growth', source: "import { x } from '../../src/workload/shapes';", fails: null },
+    { dir: 'src/cli', source: "import { x } from '../workload/shapes';", fails: null },
+  ],
+  'the embedded servers import no rule': [
+    {
+      dir: 'src/servers',
+      source: "import { rules as x } from '../../rules';",
+      fails: /The engine never imports rules\//,
+    },
+  ],
+  'rules/index.ts imports the rule folders and core, never a front door': [
+    {
+      dir: 'rules', as: 'rules/index.ts',
+      source: "import { main as x } from '../src/cli/main';",
+      fails: /never loads a front door/,
+    },
+    { dir: 'rules', as: 'rules/index.ts', source: "import x from './validator';", fails: null },
+  ],
+  "a rule reaches the server only through its context's handle": [
+    { dir: 'rules/array-growth', source: "import { MongoClient as x } from 'mongodb';", fails: RULE_SERVER },
+    {
+      dir: 'rules/array-growth',
+      source: "import { driverAdapter as x } from '../../src/adapters/driver';",
+      fails: RULE_SERVER,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { readOnly as x } from '../../src/adapters/read-only';",
+      fails: RULE_SERVER,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { sampleCollection as x } from '../../src/collect/sample';",
+      fails: RULE_SERVER,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { main as x } from '../../src/cli/main';",
+      fails: /A rule never imports a front door/,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { serverStatus as x } from '../../src/collect/server-status';",
+      fails: null,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { outlierSearch as x } from '../../src/collect/outliers';",
+      fails: null,
+    },
+    { dir: 'rules/array-growth', source: "import { commandCursor as x } from '../../src/lib/cursor';", fails: null },
+  ],
+};
+
+/** Writes every probe at once, lints them in one ESLint run, removes them (and any folder made for them). */
+async function lintProbes(probes: readonly Probe[]): Promise<string[][]> {
+  const made = [...new Set(probes.map((p) => p.dir))].filter((d) => !existsSync(join(ROOT, d)));
+  for (const d of made) mkdirSync(join(ROOT, d), { recursive: true });
+  const files = probes.map((p) => join(ROOT, p.dir, `__layer_probe_${randomBytes(4).toString('hex')}.ts`));
+  try {
+    const text = (p: Probe): string => `${p.source}\nexport const probe = x;\n`;
+    probes.forEach((p, i) => p.as === undefined && writeFileSync(files[i]!, text(p)));
+    const eslint = new ESLint({ cwd: ROOT });
+    const written = await eslint.lintFiles(files.filter((_, i) => probes[i]!.as === undefined));
+    const byFile = new Map(written.map((r) => [r.filePath, r.messages]));
+    const restricted = async (p: Probe, i: number): Promise<string[]> => {
+      const asFile = async (as: string) => (await eslint.lintText(text(p), { filePath: join(ROOT, as) }))[0]?.messages;
+      const found = p.as === undefined ? byFile.get(files[i]!) : await asFile(p.as);
+      return (found ?? []).filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => m.message);
+    };
+    return await Promise.all(probes.map(restricted));
+  } finally {
+    for (const f of files) rmSync(f, { force: true });
+    for (const d of made) if (readdirSync(join(ROOT, d)).length === 0) rmSync(join(ROOT, d), { recursive: true });
+  }
+}
+
+describe('each row of the layer table is enforced', () => {
+  const probes = Object.values(TABLE).flat();
+  let messages: string[][] = [];
+  beforeAll(async () => {
+    messages = await lintProbes(probes);
+  }, 240_000);
+
+  for (const [name, cases] of Object.entries(TABLE)) {
+    it(name, () => {
+      for (const p of cases) {
+        const got = messages[probes.indexOf(p)];
+        const want = p.fails === null ? [] : [expect.stringMatching(p.fails)];
+        expect(got, `${p.dir}: ${p.source}`).toEqual(want);
+      }
+    });
+  }
+});

@@ -39,13 +39,25 @@ describe('collect plan (live)', () => {
   it('with every rule: every collector runs once, and the snapshot says so with versions', async () => {
     const a = recordingAdapter(live.adapter);
     let ranIds: readonly string[] | undefined;
-    await check(a, { db: DB, collections: ['posts'], confirm: false, onSnapshot: (s) => (ranIds = s.collectors.map((c) => `${c.id}@${c.version}`)) });
+    let topology: string | undefined;
+    await check(a, {
+      db: DB,
+      collections: ['posts'],
+      confirm: false,
+      onSnapshot: (s) => {
+        ranIds = s.collectors.map((c) => `${c.id}@${c.version}`);
+        topology = s.server.topology;
+      },
+    });
     console.log(`[plan live] every rule: ${a.sent.length} commands: ${a.sent.map((c) => c.label).join(', ')}`);
     expect(ranIds).toEqual(collectorsOf(rules).map((c) => `${c.id}@${c.version}`));
     const labels = a.sent.map((c) => c.label);
     expect(labels.filter((l) => l === 'listDatabases').length).toBe(1);
-    // A standalone: no replica-set member is read (the probe already knows the topology).
-    for (const absent of ['replSetGetConfig', 'killCursors']) expect(labels).not.toContain(absent);
+    // The members are listed once on a replica set (SecantusDB's hello names one), never on a standalone.
+    const hello = await live.adapter.command('admin', { hello: 1 });
+    expect(topology).toBe(typeof hello.setName === 'string' ? 'replicaSet' : 'standalone');
+    expect(labels.filter((l) => l === 'replSetGetConfig').length).toBe(topology === 'replicaSet' ? 1 : 0);
+    expect(labels).not.toContain('killCursors');
   });
 
   it('several databases in one run: the server probed once, deployment-wide collectors once, each note once', async () => {

@@ -80,9 +80,11 @@ describe('check() with a caller-defined rule and its own collector (live)', () =
     expect(out.findings).toEqual([]);
     expect(out.notes.map((n) => n.message)).toContainEqual(expect.stringMatching(/^acme-soft-deletes: not checked: its data \(collector acme-soft-deleted\) was not collected/));
 
-    // On: the data sits under the collector's id, recorded with its version.
+    // On: the data sits under the collector's id, recorded with its version and the options it was collected with
+    // (those the run resolved for the rule that needs it).
     const full = await collect(live.adapter, { db: `${DB}_collector`, extraRules: [softDeletes] });
-    expect(full.collectors).toContainEqual({ id: 'acme-soft-deleted', version: 1, scope: 'collection', couldNot: [] });
+    const options = { 'acme-soft-deletes': { share: 0.25 } };
+    expect(full.collectors).toContainEqual({ id: 'acme-soft-deleted', version: 1, scope: 'collection', couldNot: [], options });
     const users = full.databases[0]?.collections.find((c) => c.name === 'users');
     expect(dataOf(softDeleted, users)).toEqual({ deleted: 8 });
   });

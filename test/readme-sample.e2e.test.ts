@@ -67,7 +67,7 @@ describe('the README\'s sample output (real CLI, live)', () => {
       typeof build.secantusVersion === 'string'
         ? `(SecantusDB ${build.secantusVersion} imitating MongoDB ${String(build.version)}, `
         : build.ferretdbVersion !== undefined
-          ? `(FerretDB ${String(build.version)}, `
+          ? `(FerretDB ${String(build.ferretdbVersion)} imitating MongoDB ${String(build.version)}, `
           : `(MongoDB ${String(build.version)}, `;
     expect(printed.split('\n')[0]).toContain(named);
     const m = matchedPrefix(sample(), printed);

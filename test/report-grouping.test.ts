@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judge } from '../src/core/baseline';
 import { formatBytes } from '../src/core/format';
 import type { CheckResult, Finding } from '../src/core/types';
-import { confirmationVerdict, gistOf, groupFindings } from '../src/report/group';
+import { actionForEach, confirmationVerdict, gistOf, groupFindings } from '../src/report/group';
 import { ticketSummary } from '../src/report/html-data';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
@@ -76,7 +76,8 @@ describe('repeated info findings collapse (text)', () => {
   it('collapses the info findings of one rule and message into one entry that names the collections', () => {
     expect(text).toContain('ℹ info  3 collections in app › _id  id-pattern');
     expect(text.replace(/\n {2}/g, ' ')).toContain('events, logs, posts: `_id` is ObjectId (12 bytes), monotonic (ρ = …): a clustered collection would store documents in `_id` order, one tree instead of two.');
-    expect(text).toContain('→ for each: clustered collection (when you next create it)');
+    // the action may name what only each member's commands show ("add this validator"): the line says where they are
+    expect(text).toContain("→ for each: clustered collection (when you next create it); --verbose prints each finding's own");
     // one verdict line per collection with its experiment, and a line for the one without
     expect(text).toMatch(/ {2}events {2}≈ inconclusive: clustered \/ regular insert 1\.2x \(95% interval 0\.99x–1\.6x\)/);
     expect(text).toMatch(/ {2}logs {4}✖ refuted: clustered \/ regular insert 0\.94x/);
@@ -146,7 +147,7 @@ describe('repeated info findings collapse (Markdown, ticket)', () => {
     // Names in code spans (src/report/escape.ts): nothing a name holds becomes a link.
     expect(rows[3]).toContain('3 collections in `app` › `_id`: `events`, `logs`, `posts`');
     expect(rows[3]).toContain('`events`: ≈ inconclusive<br>`logs`: ❌ refuted');
-    expect(md).toContain('**For each: clustered collection (when you next create it)**');
+    expect(md).toContain("**For each: clustered collection (when you next create it); `--verbose` prints each finding's own**");
     expect(md).toContain("_Run with `--verbose` for each collection's figures, commands and measurements._");
     expect(formatMarkdown(resultOf(FINDINGS), { verbose: true }).split('\n').filter((l) => /^\| (🔴|🟡|🔵)/.test(l))).toHaveLength(7);
     const r = resultOf(FINDINGS);
@@ -158,7 +159,16 @@ describe('repeated info findings collapse (Markdown, ticket)', () => {
     const ticket = ticketSummary({ result: resultOf(FINDINGS), snapshot: snapshotOf([collectionOf('events')]) });
     const lines = ticket.split('\n').filter((l) => /^\d+\. /.test(l));
     expect(lines).toHaveLength(5);
-    expect(lines[3]).toMatch(/^4\. \[info\] 3 collections in app › _id \(id-pattern\): events, logs, posts\. `_id` is ObjectId .* Suggested for each: clustered collection \(when you next create it\)\. Measured: events inconclusive: clustered \/ regular insert 1\.2x \(95% interval 0\.99x–1\.6x\); logs refuted/);
+    expect(lines[3]).toMatch(/^4\. \[info\] 3 collections in app › _id \(id-pattern\): events, logs, posts\. `_id` is ObjectId .* Suggested for each: clustered collection \(when you next create it\); each finding's own is in the report's details\. Measured: events inconclusive: clustered \/ regular insert 1\.2x \(95% interval 0\.99x–1\.6x\); logs refuted/);
+  });
+});
+
+describe("a group's action", () => {
+  const member = (commands?: string[]) => ({ recommendation: { action: 'add this validator', reason: 'r', ...(commands ? { commands } : {}) } }) as never;
+  it('says where the members\' own commands are when they have some, and is left as it is otherwise', () => {
+    expect(actionForEach({ action: 'add this validator', findings: [member(['x']), member(['y'])] }, 'see each')).toBe('add this validator; see each');
+    expect(actionForEach({ action: 'add this validator', findings: [member(), member()] }, 'see each')).toBe('add this validator');
+    expect(actionForEach({ action: null, findings: [member(['x'])] }, 'see each')).toBeNull();
   });
 });
 

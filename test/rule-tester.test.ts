@@ -6,7 +6,7 @@ import { collectionOf, docWithArray, sampleOf, snapshotOf, withServer } from './
 import { checkCase, compareFindings, compareNotes, type ExpectedFinding, findingTextProblems, matchOneToOne, noteTextProblems, runRule, snapshotProblems } from './support/rule-tester';
 import { collectFromDocs, mapKeyProblems } from './support/rule-tester';
 import type { Doc } from '../src/adapters/types';
-import { PathFolder } from '../src/collect/fold';
+import { PathFolder } from '../src/core/fold';
 import { defineCollector } from '../src/core/collector';
 import type { DynamicKeyProfile } from '../src/core/types';
 import { ran, withData } from './support/fixtures';
@@ -303,7 +303,7 @@ it('collectFromDocs fails, naming the key, when a collector keeps map keys of th
   const run = collectFromDocs(numbersPerPath(false), orders);
   await expect(run).rejects.toThrow('the key "bySku.SKU-123" holds the map key "SKU-123"');
   await expect(run).rejects.toThrow('the key "bySku.SKU-456" holds the map key "SKU-456"');
-  await expect(run).rejects.toThrow('fold paths with PathFolder (src/collect/fold.ts');
+  await expect(run).rejects.toThrow('fold paths with PathFolder (src/core/fold.ts');
 });
 
 it('collectFromDocs passes the same collector once it folds, and hands back its data and a snapshot', async () => {

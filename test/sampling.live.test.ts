@@ -257,8 +257,8 @@ describe('sampling (live)', () => {
     };
     const rare = only(await collectSnapshot(refusing, { db: DB, collections: ['rare'], sampleSize: 20, collectors: [outlierSearch] }));
     expect(rare.sample.size).toBe(20);
-    expect(dataOf(outlierSearch, rare)).toEqual({ status: 'failed', reason: 'the pass failed: MaxTimeMSExpired (50): operation exceeded time limit', docs: [] });
-    expect(rare.notes.map((n) => n.message)).toContain('the largest documents and longest arrays were not searched for beyond the sample: the pass failed: MaxTimeMSExpired (50): operation exceeded time limit; the largest sampled ones are lower bounds');
+    expect(dataOf(outlierSearch, rare)).toEqual({ status: 'failed', reason: 'the pass failed: MaxTimeMSExpired (50): the server stopped the command at its time limit (maxTimeMS)', docs: [] });
+    expect(rare.notes.map((n) => n.message)).toContain('the largest documents and longest arrays were not searched for beyond the sample: the pass failed: MaxTimeMSExpired (50): the server stopped the command at its time limit (maxTimeMS); the largest sampled ones are lower bounds');
   });
 
   it('$sample error 28799 (a random cursor meeting duplicates) is tried once more, then stands', async (ctx) => {

@@ -42,6 +42,15 @@ describe('serverStatus of a mongod and a mongos (fixtures from MongoDB)', () => 
     expect(topologyFromStatus(mongos.reply)).toBe('sharded');
   });
 
+  it('calls a mongod without repl standalone, and leaves other processes to hello', () => {
+    const { repl: _repl, ...standalone } = mongod.reply;
+    expect(topologyFromStatus(standalone)).toBe('standalone');
+    // SecantusDB's serverStatus has no repl while its hello names a replica set; FerretDB's names no process.
+    expect(topologyFromStatus({ ...standalone, process: 'secantus' })).toBe('unknown');
+    const { process: _process, ...noProcess } = standalone;
+    expect(topologyFromStatus(noProcess)).toBe('unknown');
+  });
+
   it("reads a mongod's storage engine, cache and data handles", () => {
     const { server, data } = read(mongod.reply);
     expect(server).toMatchObject({ storageEngine: 'wiredTiger', cacheBytes: 1_073_741_824 });

@@ -2,7 +2,7 @@ import type { ArrayProfile, CollectionSnapshot, DocProfile } from '../../src/cor
 import { ELEMENT_KIND } from '../../src/core/types';
 import { percentile } from '../../src/core/stats';
 import type { DocPace, ElementPaces, PathPace } from './collect';
-import type { ArrayGrowthOptions } from './index';
+import type { ArrayGrowthOptions } from './options';
 
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { Profiler } from '../../src/collect/profile';
 import type { CollectionContext } from '../../src/core/collector';
 import type { CollectionSnapshot, DocProfile, FieldProfile } from '../../src/core/types';

@@ -1,5 +1,5 @@
-import type { Doc } from '../../src/adapters/types';
-import { isDate } from '../../src/collect/bson-size';
+import type { Doc } from '../../src/core/adapter';
+import { isDate } from '../../src/lib/bson-types';
 import { defineCollector } from '../../src/core/collector';
 import { type CollectionSnapshot, DYNAMIC_KEY } from '../../src/core/types';
 import { pathSegments } from '../../src/lib/doc-path';

@@ -1,12 +1,12 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
-import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatBytes, formatDuration, formatNumber, formatSignificant } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim } from '../../src/core/types';
 import { alternate } from '../../src/confirm/trials';
 import { dottedPath } from '../../src/lib/doc-path';
-import type { ArrayGrowthOptions } from './index';
+import type { ArrayGrowthOptions } from './options';
 
 /** Stay clear of the 16 MiB limit while preparing parents. */
 const PARENT_BYTES_CAP = 15 * 1024 * 1024;
@@ -140,7 +140,7 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
   if (complete.length > 1) parts.push(say(M, 'measuredSeries', { series }));
   if (partial.length) parts.push(say(M, 'measuredPartial', { lengths: partial.map((x) => formatNumber(x)).join(', ') }));
   if (skipped.length) parts.push(say(M, 'measuredSkipped', { lengths: skipped.map((x) => formatNumber(x)).join(', ') }));
-  const data = { claim: claim.text };
+  const data = { claim: claim.text, margin: noisePercent() };
   parts.push(status === 'supported' ? say(M, 'supportedPush', data) : status === 'refuted' ? say(M, 'refutedPush', data) : say(M, 'inconclusivePush', data));
   if (projected) parts.push(projected);
   return { status, claim, summary: parts.join(' '), ratio, measurements };
@@ -154,7 +154,7 @@ export const CONFIRM_MESSAGES = {
   measuredSkipped: 'Not measured within the budget: {{lengths}} elements.',
   supportedPush: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedPush: 'The interval lies below 1x: the $push was faster, against the claim that {{claim}}.',
-  inconclusivePush: 'The interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusivePush: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each at any length ({{budget}} per finding), so no 95% interval was reached; raise it with --confirm-budget.',
 } as const;
 const M = CONFIRM_MESSAGES;

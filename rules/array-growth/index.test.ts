@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { outlierSearch } from '../../src/collect/outliers';
 import { Profiler } from '../../src/collect/profile';
 import { formatBytes } from '../../src/core/format';

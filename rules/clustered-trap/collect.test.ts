@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, Doc } from '../../src/core/adapter';
 import type { CollectionContext } from '../../src/core/collector';
 import { reply as deleteBatched61 } from '../../test/fixtures/mongodb/explain-delete-clustered-in-batched-6.1';
 import { reply as deleteCollscan605 } from '../../test/fixtures/mongodb/explain-delete-clustered-in-collscan-6.0.5';

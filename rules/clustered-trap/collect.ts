@@ -1,4 +1,5 @@
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
 
 /** What one explain (verbosity executionStats) measured: stage names and counts, never a value. */

@@ -1,13 +1,14 @@
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { type ExplainedRun, planOf } from './collect';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { type Budget, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
 import { alternate } from '../../src/confirm/trials';
-import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { readsFar } from './analyze';
-import type { ClusteredTrapOptions } from './index';
+import type { ClusteredTrapOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 const DOCS = 20_000;
@@ -95,7 +96,7 @@ async function measure(ctx: ConfirmContext, f: Finding, o: ClusteredTrapOptions)
   const verdicts = results.map((r) => opVerdict(r, claim));
   const status: Verdict = !complete ? 'inconclusive' : verdicts.includes('supported') ? 'supported' : verdicts.every((v) => v === 'refuted') ? 'refuted' : 'inconclusive';
   const parts = [say(M, 'measuredSetup', { docs: formatNumber(ids.length) }), ...results.flatMap((r) => r.sentences)];
-  const data = { claim: claim.text };
+  const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else parts.push(status === 'supported' ? say(M, 'supportedTrap', data) : status === 'refuted' ? say(M, 'refutedTrap', data) : say(M, 'inconclusiveTrap', data));
   const shown = results[verdicts.indexOf('supported')] ?? first;
@@ -110,7 +111,7 @@ export const CONFIRM_MESSAGES = {
   measuredTime: 'The {{op}} took {{figure}} the time of {{what}} ({{a}} vs {{b}}).',
   supportedTrap: 'An operation read far more than asked and took longer than its workaround: the claim that {{claim}} holds.',
   refutedTrap: 'No operation read far more than asked and was slower for it: the claim that {{claim}} does not hold on this server.',
-  inconclusiveTrap: 'A plan could not be read or an interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusiveTrap: 'A plan could not be read or an interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
 const M = CONFIRM_MESSAGES;

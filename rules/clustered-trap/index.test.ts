@@ -8,7 +8,7 @@ import { reply as findBoundedSbe } from '../../test/fixtures/mongodb/explain-fin
 import { reply as findCollscan605 } from '../../test/fixtures/mongodb/explain-find-clustered-in-collscan-6.0.5';
 import { collectionOf, ran, snapshotOf, withData } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { flaggedOps } from './confirm';
 import { type ClusteredExplain, clusteredExplain, type ExplainedRun, planOf } from './collect';
 import rule from './index';

@@ -1,25 +1,12 @@
 import { dataOf } from '../../src/core/collector';
 import { shellCollection } from '../../src/lib/shell';
-import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { defineRule } from '../../src/core/rule';
 import { readsFar } from './analyze';
 import { clusteredExplain, type ExplainedRun } from './collect';
 import { CONFIRM_MESSAGES, confirmClusteredTrap } from './confirm';
+import { clusteredTrapOptionsSchema } from './options';
 
-export const clusteredTrapOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    examinedRatio: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      default: 1000,
-      description:
-        'Documents examined per _id asked at which a multi-_id $in counts as the trap: explain read more than this many documents for each value of the $in (2). The default is the ratio at which Atlas raises its Query Targeting alert (Scanned Objects / Returned above 1,000: https://www.mongodb.com/docs/atlas/reference/alert-resolutions/query-targeting/).',
-    },
-  },
-} as const satisfies OptionsSchema;
-
-export type ClusteredTrapOptions = OptionsOf<typeof clusteredTrapOptionsSchema>;
+export { clusteredTrapOptionsSchema, type ClusteredTrapOptions } from './options';
 
 const WHY =
   'on a clustered collection a multi-value `_id` $in reads the whole collection (a COLLSCAN up to 6.0.5) or every document between its lowest and highest value (one bounded CLUSTERED_IXSCAN since SERVER-67105, 6.0.6+), not one record per value.';

@@ -1,7 +1,7 @@
 import { formatNumber } from '../../src/core/format';
 import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
 import type { ServerInfo } from '../../src/core/types';
-import type { DeploymentInventory, IndexBounds, IndexDefinition } from './collect';
+import type { DeploymentInventory, IndexBounds, IndexDefinition } from './inventory';
 import { versionAtLeast } from '../../src/lib/version';
 
 /*

@@ -1,66 +1,29 @@
-import { SCRATCH_PREFIX } from '../../src/adapters/read-only';
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { SCRATCH_PREFIX } from '../../src/core/names';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { dataHandlesFrom } from '../../src/collect/server-status';
-import { type DeploymentContext, defineCollector } from '../../src/core/collector';
+import { type DeploymentContext, defineCollector, optionsOf } from '../../src/core/collector';
+import { resolveOptions } from '../../src/core/options';
 import { mapPool } from '../../src/core/pool';
 import type { CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
 import { indexFromListIndexes } from '../../src/lib/index-keys';
-import { INTERNAL_DBS, MAX_INDEXES_PER_COLLECTION, MIN_GROUP_RECORDED, collectionCountOptionsSchema, groupByPattern, minIndexes, onWiredTiger } from './analyze';
+import {
+  type CollectionCountOptions,
+  INTERNAL_DBS,
+  MAX_INDEXES_PER_COLLECTION,
+  MIN_GROUP_RECORDED,
+  collectionCountOptionsSchema,
+  groupByPattern,
+  minIndexes,
+  onWiredTiger,
+} from './analyze';
+import type { DatabaseCount, DeploymentInventory, IndexDefinition, NameList } from './inventory';
 
-/** An index as listIndexes describes it, options reduced to flags (no filter values). */
-export interface IndexDefinition {
-  name: string;
-  key: Record<string, number | string>;
-  unique?: boolean;
-  sparse?: boolean;
-  partial?: boolean;
-  expireAfterSeconds?: number;
-  /** Fields of a text index (from its weights): listIndexes shows its key as {_fts: "text", _ftsx: 1}. */
-  textFields?: string[];
-}
+/** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
+const DEFAULTS = resolveOptions<CollectionCountOptions>('collection-count', collectionCountOptionsSchema, {});
 
-/** A database's index count when some index lists were not read: each unread collection has 0 or 1 to 64 indexes. */
-export interface IndexBounds {
-  min: number;
-  max: number;
-  /** Collections whose index lists were not read. */
-  unread: number;
-}
-
-/** Collection names of one kind in a database, sorted, each with its index set where its index list was read. */
-export interface NameList {
-  names: string[];
-  /** Parallel to `names`: the position of its index set in the inventory's `indexSets`, -1 when not read; absent when none was read. */
-  sets?: number[];
-}
-
-export interface DatabaseCount {
-  name: string;
-  /** Collections with a table of their own (system and time-series bucket collections included, views not). */
-  collections: number;
-  views: number;
-  timeseries: number;
-  /** Indexes over those collections: exact when every index list was read, else bounds. */
-  indexes: number | IndexBounds;
-  /** Ordinary collections (system ones left out), for the tenant groups; absent for admin, local and config, and past the name budget. */
-  collectionNames?: NameList;
-  /** Time-series collections, their index sets read on their system.buckets collections; absent when there are none. */
-  timeseriesNames?: NameList;
-}
-
-/** What the collection-count collector read: counts per database, names and deduplicated index sets; never a value. */
-export interface DeploymentInventory {
-  databases: DatabaseCount[];
-  /** Each distinct index set read, once; `NameList.sets` point here. */
-  indexSets: IndexDefinition[][];
-  /** Databases whose names were not kept (past the name budget): their tenant groups were not looked for. */
-  namesOmitted?: { databases: number; collections: number };
-  /** Databases not counted, with the reason. */
-  skipped: { db: string; reason: string }[];
-  /** Commands the collector sent. */
-  roundTrips: number;
-}
+export type { DatabaseCount, DeploymentInventory, IndexBounds, IndexDefinition, NameList } from './inventory';
 
 /** listIndexes in flight at once: each reads only the catalog (no data handle is opened), so more lanes are cheap. */
 const INDEX_LIST_CONCURRENCY = 8;
@@ -170,7 +133,8 @@ const indexDefinition = {
  * - `listIndexes` only where an index list can change a verdict: a sample of each name-pattern group of the checked
  *   databases (up to 50 per group, the core's lists reused) and their few system collections; and, on a WiredTiger
  *   server whose data-handle figures cannot be read, other collections' lists while the table count (collections +
- *   indexes, 0 or 1 to 64 indexes per unread collection) could fall on either side of the default `dataHandlesWarn`.
+ *   indexes, 0 or 1 to 64 indexes per unread collection) could fall on either side of `dataHandlesWarn` (the user's,
+ *   from the run's resolved options: `ctx.options`).
  * Never `dbStats` (on MongoDB it opens a data handle per collection and index). Stores counts per database (index
  * counts exact or as bounds), names with an index-set reference, each distinct index set once; never one object per
  * collection, never a value.
@@ -234,85 +198,132 @@ async function databaseNames(ctx: DeploymentContext): Promise<string[]> {
   return names.sort();
 }
 
-async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInventory> {
-  const { adapter, maxTimeMS } = ctx;
-  const start = adapter.roundTrips;
-  const skipped: DeploymentInventory['skipped'] = [];
-  const checked = new Set(ctx.databases.map((d) => d.name));
+interface Counted {
+  db: string;
+  listed: Listed[];
+}
 
-  // 1. every database's collections: the core's listCollections where it read one, one command per other user
-  //    database (admin, local and config hold the server's own few collections: not listed unless the run reads them)
-  //    The advisor's own scratch databases (leftovers of an interrupted run) are not the user's: never counted.
-  const dbNames = (await databaseNames(ctx)).filter((db) => (!INTERNAL_DBS.has(db) || ctx.listed[db] !== undefined) && !db.startsWith(SCRATCH_PREFIX));
+/**
+ * 1. every database's collections: the core's listCollections where it read one, one command per other user database
+ *    (admin, local and config hold the server's own few collections: not listed unless the run reads them). The
+ *    advisor's own scratch databases (leftovers of an interrupted run) are not the user's: never counted.
+ */
+async function listEveryDatabase(ctx: DeploymentContext, skipped: DeploymentInventory['skipped']): Promise<Counted[]> {
+  const { adapter, maxTimeMS } = ctx;
+  const dbNames = (await databaseNames(ctx)).filter(
+    (db) => (!INTERNAL_DBS.has(db) || ctx.listed[db] !== undefined) && !db.startsWith(SCRATCH_PREFIX),
+  );
   const listedPerDb = await mapPool(dbNames, DB_CONCURRENCY, async (db): Promise<Listed[] | null> => {
     const already = ctx.listed[db];
     if (already) return already.map((r) => ({ name: r.name, type: kindOf(r.type) }));
     try {
-      const rows = await commandCursor(adapter, db, { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: { batchSize: 10_000 }, maxTimeMS }, { maxTimeMS });
+      const cursor = { batchSize: 10_000 };
+      const cmd = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor, maxTimeMS };
+      const rows = await commandCursor(adapter, db, cmd, { maxTimeMS });
       return rows.map((r) => ({ name: String(r.name), type: kindOf(r.type) }));
     } catch (err) {
       skipped.push({ db, reason: `listCollections failed: ${describeServerError(err)}` });
       return null;
     }
   });
-  const counted = dbNames.flatMap((db, i) => (listedPerDb[i] ? [{ db, listed: listedPerDb[i] }] : []));
+  return dbNames.flatMap((db, i) => (listedPerDb[i] ? [{ db, listed: listedPerDb[i] }] : []));
+}
 
-  // 2. index lists already read: the core's, for the collections of the run
-  const known = new Map<string, IndexDefinition[]>();
-  const fromCore = new Set<string>();
-  const failed = new Set<string>();
-  for (const d of ctx.databases) {
-    for (const c of d.collections) {
-      if (c.type !== 'collection' || coreListFailed(c)) continue;
-      known.set(keyOf(d.name, c.name), c.indexes.map(fromSnapshotIndex));
-      fromCore.add(keyOf(d.name, c.name));
+/** The index lists known so far, by collection: the core's (2.), then those this collector reads. */
+class IndexLists {
+  readonly known = new Map<string, IndexDefinition[]>();
+  /** Collections whose list came from the core's read (a text index there lacks its fields). */
+  readonly fromCore = new Set<string>();
+  readonly failed = new Set<string>();
+  private failures = 0;
+  private firstFailure = '';
+
+  constructor(private readonly ctx: DeploymentContext) {
+    for (const d of ctx.databases) {
+      for (const c of d.collections) {
+        if (c.type !== 'collection' || coreListFailed(c)) continue;
+        this.known.set(keyOf(d.name, c.name), c.indexes.map(fromSnapshotIndex));
+        this.fromCore.add(keyOf(d.name, c.name));
+      }
     }
   }
-  let failures = 0;
-  let firstFailure = '';
-  const readList = async (db: string, name: string): Promise<Doc[] | null> => {
+
+  has(db: string, name: string): boolean {
+    return this.known.has(keyOf(db, name));
+  }
+
+  async readList(db: string, name: string): Promise<Doc[] | null> {
+    const { adapter, maxTimeMS } = this.ctx;
     try {
       return await commandCursor(adapter, db, { listIndexes: name, cursor: {}, maxTimeMS }, { maxTimeMS });
     } catch (err) {
-      failures++;
-      firstFailure ||= `${db}.${name}: ${describeServerError(err)}`;
+      this.failures++;
+      this.firstFailure ||= `${db}.${name}: ${describeServerError(err)}`;
       return null;
     }
-  };
-  const read = async ({ db, name }: { db: string; name: string }): Promise<void> => {
-    const rows = await readList(db, name);
-    if (rows) known.set(keyOf(db, name), rows.map(indexDefinitionOf));
-    else failed.add(keyOf(db, name));
+  }
+
+  readonly read = async ({ db, name }: { db: string; name: string }): Promise<void> => {
+    const rows = await this.readList(db, name);
+    if (rows) this.known.set(keyOf(db, name), rows.map(indexDefinitionOf));
+    else this.failed.add(keyOf(db, name));
   };
 
-  // 3. a sample of each name-pattern group of the checked databases (per-tenant advice is given for those only)
-  const sampled: { db: string; name: string }[] = [];
-  const members: { db: string; name: string }[] = [];
+  /** Says how many lists could not be read, once. */
+  noteFailures(): void {
+    if (this.failures === 0) return;
+    const k = this.failures;
+    this.ctx.note(
+      `collection-count: ${k} index list${k === 1 ? '' : 's'} could not be read (first: ${this.firstFailure}); ` +
+        `${k === 1 ? 'its' : 'their'} indexes are counted within bounds (at most ${MAX_INDEXES_PER_COLLECTION} each)`,
+    );
+  }
+}
+
+type Member = { db: string; name: string };
+
+/**
+ * 3. a sample of each name-pattern group of the checked databases (per-tenant advice is given for those only), and
+ *    their system collections (system.views, time-series buckets: a few) so their index counts stay exact; past
+ *    SYSTEM_LISTS per database they are counted as bounds. Returns every group member, for the text index re-read.
+ */
+async function readGroupSamples(
+  counted: readonly Counted[],
+  checked: ReadonlySet<string>,
+  lists: IndexLists,
+): Promise<Member[]> {
+  const sampled: Member[] = [];
+  const members: Member[] = [];
   for (const { db, listed } of counted) {
     if (!checked.has(db) || INTERNAL_DBS.has(db)) continue;
     for (const kind of ['collection', 'timeseries'] as const) {
       const names = listed.filter((c) => c.type === kind && !c.name.startsWith('system.')).map((c) => c.name);
       for (const g of groupByPattern(names, MIN_GROUP_RECORDED)) {
         for (const m of g.members) members.push({ db, name: listName(kind, m) });
-        for (const m of spread(g.members, GROUP_SAMPLE)) if (!known.has(keyOf(db, listName(kind, m)))) sampled.push({ db, name: listName(kind, m) });
+        for (const m of spread(g.members, GROUP_SAMPLE)) {
+          if (!lists.has(db, listName(kind, m))) sampled.push({ db, name: listName(kind, m) });
+        }
       }
     }
   }
-  // and the system collections of the checked databases (system.views, time-series buckets: a few), so their index
-  // counts stay exact; past SYSTEM_LISTS per database they are counted as bounds
   for (const { db, listed } of counted) {
     if (!checked.has(db)) continue;
-    const system = listed.filter((c) => c.type === 'collection' && c.name.startsWith('system.') && !known.has(keyOf(db, c.name)));
+    const system = listed.filter(
+      (c) => c.type === 'collection' && c.name.startsWith('system.') && !lists.has(db, c.name),
+    );
     if (system.length <= SYSTEM_LISTS) for (const c of system) if (!sampled.some((x) => x.db === db && x.name === c.name)) sampled.push({ db, name: c.name });
   }
-  await mapPool(sampled, INDEX_LIST_CONCURRENCY, read);
+  await mapPool(sampled, INDEX_LIST_CONCURRENCY, lists.read);
+  return members;
+}
 
-  // A text index the core read lacks its fields (weights): read one member's list again per distinct index set.
-  const textSets = new Map<string, { db: string; name: string }[]>();
+/** A text index the core read lacks its fields (weights): read one member's list again per distinct index set. */
+async function completeTextIndexes(members: readonly Member[], lists: IndexLists): Promise<void> {
+  const textSets = new Map<string, Member[]>();
   for (const m of members) {
     const key = keyOf(m.db, m.name);
-    const defs = known.get(key);
-    if (!fromCore.has(key) || !defs?.some((d) => d.key._fts === 'text' && !d.textFields)) continue;
+    const defs = lists.known.get(key);
+    if (!lists.fromCore.has(key) || !defs?.some((d) => d.key._fts === 'text' && !d.textFields)) continue;
     const id = JSON.stringify(defs);
     const same = textSets.get(id);
     if (same) same.push(m);
@@ -320,85 +331,114 @@ async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInven
   }
   for (const same of textSets.values()) {
     const first = same[0];
-    const rows = first ? await readList(first.db, first.name) : null;
+    const rows = first ? await lists.readList(first.db, first.name) : null;
     if (!rows) continue; // the recommendation then names the text index without its fields
     const byName = new Map(rows.map((r) => [String(r.name), indexDefinitionOf(r)]));
-    for (const m of same) known.set(keyOf(m.db, m.name), (known.get(keyOf(m.db, m.name)) ?? []).map((d) => byName.get(d.name) ?? d));
+    for (const m of same) {
+      const key = keyOf(m.db, m.name);
+      lists.known.set(key, (lists.known.get(key) ?? []).map((d) => byName.get(d.name) ?? d));
+    }
   }
+}
 
-  // 4. the other index lists only while the table count could fall on either side of the default line, on a
-  //    WiredTiger server whose data-handle figures cannot be read (elsewhere the table count decides nothing)
-  const tables = counted.flatMap(({ db, listed }) => listed.filter((c) => c.type === 'collection').map((c) => ({ db, name: c.name })));
+/**
+ * 4. the other index lists only while the table count could fall on either side of `line` (the user's
+ *    dataHandlesWarn), on a WiredTiger server whose data-handle figures cannot be read (elsewhere the table count
+ *    decides nothing)
+ */
+async function readUntilDecided(
+  ctx: DeploymentContext,
+  counted: readonly Counted[],
+  lists: IndexLists,
+  line: number,
+): Promise<void> {
   const handlesRead = ctx.serverStatus !== null && dataHandlesFrom(ctx.serverStatus, ctx.server).dataHandles !== null;
-  if (onWiredTiger(ctx.server) && !handlesRead) {
-    const line = collectionCountOptionsSchema.properties.dataHandlesWarn.default;
-    const bounds = (c: { db: string; name: string }): [number, number] => {
-      const defs = known.get(keyOf(c.db, c.name));
-      return defs ? [defs.length, defs.length] : [minIndexes(c.db, c.name), MAX_INDEXES_PER_COLLECTION];
-    };
-    let min = tables.length;
-    let max = tables.length;
-    for (const c of tables) {
+  if (!onWiredTiger(ctx.server) || handlesRead) return;
+  const tables = counted.flatMap(({ db, listed }) =>
+    listed.filter((c) => c.type === 'collection').map((c) => ({ db, name: c.name })),
+  );
+  const bounds = (c: Member): [number, number] => {
+    const defs = lists.known.get(keyOf(c.db, c.name));
+    return defs ? [defs.length, defs.length] : [minIndexes(c.db, c.name), MAX_INDEXES_PER_COLLECTION];
+  };
+  let min = tables.length;
+  let max = tables.length;
+  const add = (batch: readonly Member[], sign: 1 | -1): void => {
+    for (const c of batch) {
       const [lo, hi] = bounds(c);
-      min += lo;
-      max += hi;
+      min += sign * lo;
+      max += sign * hi;
     }
-    const unread = tables.filter((c) => !known.has(keyOf(c.db, c.name)) && !failed.has(keyOf(c.db, c.name)));
-    while (min < line && max >= line && unread.length > 0) {
-      const batch = unread.splice(0, EXACT_BATCH);
-      for (const c of batch) {
-        const [lo, hi] = bounds(c);
-        min -= lo;
-        max -= hi;
-      }
-      await mapPool(batch, INDEX_LIST_CONCURRENCY, read);
-      for (const c of batch) {
-        const [lo, hi] = bounds(c);
-        min += lo;
-        max += hi;
-      }
-    }
+  };
+  add(tables, 1);
+  const unread = tables.filter((c) => !lists.has(c.db, c.name) && !lists.failed.has(keyOf(c.db, c.name)));
+  while (min < line && max >= line && unread.length > 0) {
+    const batch = unread.splice(0, EXACT_BATCH);
+    add(batch, -1);
+    await mapPool(batch, INDEX_LIST_CONCURRENCY, lists.read);
+    add(batch, 1);
   }
-  if (failures > 0) ctx.note(`collection-count: ${failures} index list${failures === 1 ? '' : 's'} could not be read (first: ${firstFailure}); ${failures === 1 ? 'its' : 'their'} indexes are counted within bounds (at most ${MAX_INDEXES_PER_COLLECTION} each)`);
+}
 
-  // 5. what was read: counts per database, names with their index sets, each distinct index set once
-  const indexSets: IndexDefinition[][] = [];
-  const setIds = new Map<string, number>();
-  const setOf = (db: string, name: string): number => {
-    const defs = known.get(keyOf(db, name));
+/** Each distinct index set once, and the position of a collection's set among them (-1: its list was not read). */
+class IndexSets {
+  readonly sets: IndexDefinition[][] = [];
+  private readonly ids = new Map<string, number>();
+
+  constructor(private readonly lists: IndexLists) {}
+
+  of(db: string, name: string): number {
+    const defs = this.lists.known.get(keyOf(db, name));
     if (!defs) return -1;
     const id = JSON.stringify(defs);
-    let at = setIds.get(id);
+    let at = this.ids.get(id);
     if (at === undefined) {
-      setIds.set(id, (at = indexSets.length));
-      indexSets.push(defs);
+      this.ids.set(id, (at = this.sets.length));
+      this.sets.push(defs);
     }
     return at;
+  }
+}
+
+/** One database's counts: collections, views, time series, and its indexes, exact or as bounds. */
+function countOf({ db, listed }: Counted, lists: IndexLists): DatabaseCount {
+  const real = listed.filter((c) => c.type === 'collection');
+  let sum = 0;
+  let min = 0;
+  let unread = 0;
+  for (const c of real) {
+    const defs = lists.known.get(keyOf(db, c.name));
+    if (defs) sum += defs.length;
+    else {
+      unread++;
+      min += minIndexes(db, c.name);
+    }
+  }
+  return {
+    name: db,
+    collections: real.length,
+    views: listed.filter((c) => c.type === 'view').length,
+    timeseries: listed.filter((c) => c.type === 'timeseries').length,
+    indexes: unread === 0 ? sum : { min: sum + min, max: sum + unread * MAX_INDEXES_PER_COLLECTION, unread },
   };
+}
+
+/**
+ * 5. what was read: counts per database, names with their index sets (those of databases the run does not check
+ *    within OTHER_NAMES_MAX names), each distinct index set once
+ */
+function inventoryOf(counted: readonly Counted[], checked: ReadonlySet<string>, lists: IndexLists) {
+  const sets = new IndexSets(lists);
   let namesLeft = OTHER_NAMES_MAX;
   const omitted = { databases: 0, collections: 0 };
-  const databases = counted.map(({ db, listed }): DatabaseCount => {
-    const real = listed.filter((c) => c.type === 'collection');
-    let sum = 0;
-    let min = 0;
-    let unread = 0;
-    for (const c of real) {
-      const defs = known.get(keyOf(db, c.name));
-      if (defs) sum += defs.length;
-      else {
-        unread++;
-        min += minIndexes(db, c.name);
-      }
-    }
-    const out: DatabaseCount = {
-      name: db,
-      collections: real.length,
-      views: listed.filter((c) => c.type === 'view').length,
-      timeseries: listed.filter((c) => c.type === 'timeseries').length,
-      indexes: unread === 0 ? sum : { min: sum + min, max: sum + unread * MAX_INDEXES_PER_COLLECTION, unread },
-    };
+  const databases = counted.map((entry): DatabaseCount => {
+    const { db, listed } = entry;
+    const out = countOf(entry, lists);
     if (INTERNAL_DBS.has(db)) return out;
-    const ordinary = real.filter((c) => !c.name.startsWith('system.')).map((c) => c.name).sort();
+    const ordinary = listed
+      .filter((c) => c.type === 'collection' && !c.name.startsWith('system.'))
+      .map((c) => c.name)
+      .sort();
     const series = listed.filter((c) => c.type === 'timeseries').map((c) => c.name).sort();
     if (!checked.has(db)) {
       if (ordinary.length + series.length > namesLeft) {
@@ -408,17 +448,34 @@ async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInven
       }
       namesLeft -= ordinary.length + series.length;
     }
-    const listOf = (names: string[], sets: number[]): NameList => (sets.some((x) => x >= 0) ? { names, sets } : { names });
-    out.collectionNames = listOf(ordinary, ordinary.map((n) => setOf(db, n)));
-    if (series.length > 0) out.timeseriesNames = listOf(series, series.map((n) => setOf(db, listName('timeseries', n))));
+    const listOf = (names: string[], at: number[]): NameList =>
+      at.some((x) => x >= 0) ? { names, sets: at } : { names };
+    out.collectionNames = listOf(ordinary, ordinary.map((n) => sets.of(db, n)));
+    const seriesSets = series.map((n) => sets.of(db, listName('timeseries', n)));
+    if (series.length > 0) out.timeseriesNames = listOf(series, seriesSets);
     return out;
   });
+  return { databases, indexSets: sets.sets, omitted };
+}
+
+/** The inventory, in the five steps above; `dataHandlesWarn` is the user's (the run's resolved options). */
+async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInventory> {
+  const start = ctx.adapter.roundTrips;
+  const skipped: DeploymentInventory['skipped'] = [];
+  const checked = new Set(ctx.databases.map((d) => d.name));
+  const counted = await listEveryDatabase(ctx, skipped);
+  const lists = new IndexLists(ctx); // 2. index lists already read: the core's, for the collections of the run
+  const members = await readGroupSamples(counted, checked, lists);
+  await completeTextIndexes(members, lists);
+  await readUntilDecided(ctx, counted, lists, optionsOf(ctx, 'collection-count', DEFAULTS).dataHandlesWarn);
+  lists.noteFailures();
+  const { databases, indexSets, omitted } = inventoryOf(counted, checked, lists);
   for (const s of skipped) ctx.note(`collection-count: database ${s.db} was not counted: ${s.reason}`, { target: { db: s.db } });
   return {
     databases,
     indexSets,
     ...(omitted.databases > 0 ? { namesOmitted: omitted } : {}),
     skipped,
-    roundTrips: adapter.roundTrips - start,
+    roundTrips: ctx.adapter.roundTrips - start,
   };
 }

@@ -1,8 +1,8 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
 import { alternate } from '../../src/confirm/trials';
-import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { dataOf } from '../../src/core/collector';
 import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
@@ -127,7 +127,7 @@ function verdictOf(separate: Timed, folded: Timed, field: string, shape: { what:
     say(M, 'measuredAccess', { what: shape.what, indexes: shape.indexes, n: shape.n, ...times, figure: figure(ratio, claim), rounds: separate.samples.length }),
     say(M, 'measuredWarmHandle', { members: formatNumber(shape.members) }),
   ];
-  const data = { claim: claim.text };
+  const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else parts.push(status === 'supported' ? say(M, 'supportedAccess', data) : status === 'refuted' ? say(M, 'refutedAccess', data) : say(M, 'inconclusiveAccess', data));
   return { status, claim, summary: parts.join(' '), ratio, measurements };
@@ -141,7 +141,7 @@ export const CONFIRM_MESSAGES = {
     'Creating a collection opens its data handle, so this times the per-collection lookup and cursor on a warm handle, not a cold open of a file from disk (a restart, or a handle closed after ~28 h idle), which costs more. The group has {{members}} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.',
   supportedAccess: 'The interval lies above 1x: the claim that {{claim}} holds on this warm-handle test.',
   refutedAccess: 'The interval lies below 1x: on warm handles the one collection was slower, against the claim that {{claim}}; cold opens and contention among many handles are not tested here.',
-  inconclusiveAccess: 'The interval holds 1x, so whether {{claim}} is not shown either way on this warm-handle test.',
+  inconclusiveAccess: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way on this warm-handle test.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
 const M = CONFIRM_MESSAGES;

@@ -1,8 +1,9 @@
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, Doc } from '../../src/core/adapter';
 import { dataHandlesFrom, serverStatus, type ServerStatusData } from '../../src/collect/server-status';
 import type { DeploymentContext } from '../../src/core/collector';
+import { resolveRules } from '../../src/core/options';
 import type { Note } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
@@ -82,7 +83,7 @@ const onDb = (db = 'app') => ({ db });
 const tenants = { db: 'app', collection: 'orders_acme' };
 /** The fold of `orders_{id}` with the tenant field leading each index, unique per tenant. */
 const fold = (field: string) => ({
-  action: `fold into one collection with ${field} leading each index`,
+  action: `fold into one collection \`orders\` with ${field} leading each index`,
   commands: [
     'db.createCollection("orders")',
     `db.getCollection("orders").createIndex({ ${field}: 1, userId: 1, createdAt: -1 })`,
@@ -258,7 +259,7 @@ ruleTester(rule, {
           severity: 'warn',
           target: tenants,
           message:
-            '250 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, `orders_initech`) and 248 of 250 read have the same indexes: one collection per tenant. Fold them into one `orders` collection with a `tenantId` field leading each index.',
+            '250 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, `orders_initech`) and 248 of 250 read have the same indexes: one collection per tenant.',
           evidence: { tablesSaved: 250 * 4 - 4, foldedCollection: 'orders', tenantField: 'tenantId' },
           // each tenant index gets the tenant field in front, unique per tenant
           recommendation: { ...fold('tenantId'), reasonIncludes: 'unique index email_1' },
@@ -280,7 +281,7 @@ ruleTester(rule, {
       name: 'the tenant field is an option',
       snapshot: snap(inventoryOf({ databases: [tenantsDb(30)] })),
       options: { tenantField: 'accountId' },
-      findings: [{ messageId: 'tenantCollections', severity: 'info', target: tenants, messageIncludes: '`accountId` field leading each index', recommendation: fold('accountId') }],
+      findings: [{ messageId: 'tenantCollections', severity: 'info', target: tenants, recommendation: fold('accountId') }],
     },
     {
       name: 'time-series tenants: one time-series collection with the tenant in its metaField',
@@ -304,9 +305,9 @@ ruleTester(rule, {
           messageId: 'tenantCollections',
           severity: 'info',
           target: { db: 'app', collection: 'metrics_1' },
-          messageIncludes: 'Fold them into one `metrics` collection',
+          messageIncludes: 'one collection per tenant.',
           recommendation: {
-            action: 'one time-series collection with tenantId in its metaField',
+            action: 'one time-series collection `metrics` with tenantId in its metaField',
             commands: [/^db\.createCollection\("metrics", \{ timeseries: \{ timeField/, /^db\.getCollection\("metrics_1"\)\.aggregate\(\[\{ \$set: \{ "meta\.tenantId": "<tenant id>" \} \}/],
           },
         },
@@ -586,6 +587,25 @@ describe('the inventory collector', () => {
     const t = totalsOf(out as DeploymentInventory);
     expect(t.tables.max).toBeLessThan(10_000);
     expect(out?.databases.find((d) => d.name === 'other')?.indexes).toEqual({ min: 64 * 2 + 136, max: 64 * 2 + 136 * 64, unread: 136 });
+  });
+
+  it("reads other index lists against the user's dataHandlesWarn (the run's options), not the default", async () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`c${i}`, { indexes: twoIndexes() }]));
+    const catalog: Catalog = { app: { posts: { indexes: twoIndexes() } }, other: many };
+    const lists = async (dataHandlesWarn: number | null): Promise<number> => {
+      const a = catalogAdapter(catalog);
+      const settings = dataHandlesWarn === null ? {} : { rules: { [rule.id]: { options: { dataHandlesWarn } } } };
+      const options = new Map(resolveRules([rule], settings).map((r) => [r.rule.id, r.options]));
+      const over = { serverStatus: { storageEngine: { name: 'wiredTiger' }, ok: 1 }, options };
+      await inventory.collect(contextOf(a, catalog, { app: ['posts'] }, over));
+      return a.sent.filter((s) => s === 'listIndexes other').length;
+    };
+    // 402 to 13,002 tables before any read: 10,000 (the default) lies inside and needs 64 lists; 300 lies under the
+    // fewest tables there can be, 20,000 over the most: decided without a list
+    expect(await lists(null)).toBe(64);
+    expect(await lists(10_000)).toBe(64);
+    expect(await lists(300)).toBe(0);
+    expect(await lists(20_000)).toBe(0);
   });
 
   it('with handle figures, or on FerretDB, the table count decides nothing: no index list is read for it', async () => {

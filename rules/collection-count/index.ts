@@ -1,10 +1,12 @@
 import { serverStatus, type ServerStatusData } from '../../src/collect/server-status';
 import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
-import { defineRule } from '../../src/core/rule';
+import { gapOf, noWiredTiger } from '../../src/core/gaps';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { Snapshot } from '../../src/core/types';
 import {
   type CollectionCountOptions,
+  type TenantGroup,
   type Totals,
   collectionCountOptionsSchema,
   foldedIndexes,
@@ -16,7 +18,7 @@ import {
   tenantGroupsOf,
   totalsOf,
 } from './analyze';
-import { OTHER_NAMES_MAX, inventory } from './collect';
+import { type DeploymentInventory, OTHER_NAMES_MAX, inventory } from './collect';
 import { CONFIRM_MESSAGES, confirmCollectionCount } from './confirm';
 
 export { collectionCountOptionsSchema, type CollectionCountOptions };
@@ -46,6 +48,176 @@ function handlesReason(snapshot: Snapshot, status: ServerStatusData | undefined)
   return snapshot.collectors.find((c) => c.id === serverStatus.id)?.couldNot[0] ?? 'serverStatus was not read';
 }
 
+const MESSAGES = {
+  manyInDeployment: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open ({{sweeps}} sweeps so far).`,
+  manyInDeploymentNoSweeps: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open.`,
+  manyInDeploymentHandlesUnread: `${DEPLOYMENT}${WT_TABLES}; data handles not read: {{reason}}.`,
+  manyInDeploymentOtherEngine: `${DEPLOYMENT}{{tables}} tables (WiredTiger tables on MongoDB), each with a file and a data handle (Compass flags {{limit}} collections); data handles not read: {{reason}}.`,
+  manyInDatabase: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger tables), over the {{limit}} collections per database Atlas flags.',
+  manyInDatabaseOtherEngine: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
+  manyDataHandles: 'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
+  manyTables: `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for ~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. Data handles not read: {{reason}}.`,
+  tenantCollections:
+    '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant.',
+} as const;
+
+type Messages = typeof MESSAGES;
+
+/** What the analysis steps share: the snapshot, the resolved options and the rule's report and note. */
+interface Analysis {
+  snapshot: Snapshot;
+  options: CollectionCountOptions;
+  report: Report<Messages>;
+  note: NoteFn;
+}
+
+/** What the deployment-wide and per-database findings read. */
+interface Figures {
+  inv: DeploymentInventory;
+  t: Totals;
+  wt: boolean;
+  status: ServerStatusData | undefined;
+  handles: ServerStatusData['dataHandles'] | null;
+}
+
+/** The deployment: its collections against deploymentWarn, data handles (or tables) against dataHandlesWarn. */
+function deploymentFindings({ snapshot, options, report, note }: Analysis, { t, wt, status, handles }: Figures): void {
+  const reason = handlesReason(snapshot, status);
+  const none = noWiredTiger(snapshot.server);
+  const gap = none ? gapOf(none, 'open data handles') : undefined;
+  if (status && !handles && reason) note(reason, undefined, 'skipped', gap);
+  const target = { db: snapshot.databases[0]?.name ?? '' };
+  const { collections, databases, views, timeseries } = t;
+  const counts = { collections, indexes: rangeText(t.indexes), databases, tables: rangeText(t.tables) };
+  const handleFigures = handleEvidence(status, reason);
+  const evidence = { collections, ...countEvidence(t), databases, views, timeseries, ...handleFigures };
+
+  const warnedDeployment = t.collections >= options.deploymentWarn;
+  if (warnedDeployment) {
+    const limit = options.deploymentWarn;
+    const unread = { ...counts, limit, reason: reason ?? '' };
+    if (handles && handles.sweeps !== null) {
+      const data = { ...counts, limit, active: handles.active, sweeps: handles.sweeps };
+      report({ messageId: 'manyInDeployment', target, data, evidence });
+    } else if (handles) {
+      const data = { ...counts, limit, active: handles.active };
+      report({ messageId: 'manyInDeploymentNoSweeps', target, data, evidence });
+    } else if (wt) report({ messageId: 'manyInDeploymentHandlesUnread', target, data: unread, evidence });
+    else report({ messageId: 'manyInDeploymentOtherEngine', target, data: unread, evidence });
+  } else if (handles) {
+    const data = { active: handles.active, limit: options.dataHandlesWarn };
+    if (handles.active >= options.dataHandlesWarn) report({ messageId: 'manyDataHandles', target, data, evidence });
+  } else if (wt) {
+    // No handle figures on a WiredTiger server: the tables that would hold them stand in, judged on their bounds.
+    const limit = options.dataHandlesWarn;
+    const data = { ...counts, limit, reason: reason ?? '' };
+    if (t.tables.min >= limit) report({ messageId: 'manyTables', target, data, evidence });
+    else if (t.tables.max >= limit) {
+      note(
+        `could not tell whether the deployment holds ${n(limit)} WiredTiger tables or more (the line for data handles, whose figures could not be read): its ${n(t.collections)} collections hold ${rangeText(t.indexes)} indexes, and the index lists of ${n(t.unread)} collections were not read (each holds at most 64). Raise dataHandlesWarn, or run with the clusterMonitor role on MongoDB so the open handles are read`,
+      );
+    }
+  }
+}
+
+/** Each database over perDatabaseInfo collections: one info finding. */
+function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: Figures): void {
+  for (const d of inv.databases) {
+    if (d.collections <= options.perDatabaseInfo) continue;
+    const r = indexRange(d.indexes);
+    const tables = rangeText({ min: d.collections + r.min, max: d.collections + r.max });
+    const limit = options.perDatabaseInfo;
+    const data = { db: d.name, collections: d.collections, indexes: rangeText(r), tables, limit };
+    const unread = typeof d.indexes === 'number' ? 0 : d.indexes.unread;
+    const counts = countEvidence({ indexes: r, unread });
+    const ev = { collections: d.collections, ...counts, views: d.views, timeseries: d.timeseries };
+    const messageId = wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine';
+    report({ messageId, severity: 'info', target: { db: d.name }, data, evidence: ev });
+  }
+}
+
+/** The per-tenant groups: advice for the checked databases, a note for the groups of other databases. */
+function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
+  const { snapshot, options, note } = a;
+  // Per-tenant advice only for the databases this run checks: a check of one database should not advise on
+  // another's collections (audit reads them all). The others are counted in one line.
+  const checked = new Set(snapshot.databases.map((d) => d.name));
+  const groups = tenantGroupsOf(inv);
+  const elsewhere = groups.filter((g) => !checked.has(g.db) && isTenantGroup(g, options));
+  const unjudged = groups.filter(
+    (g) => !checked.has(g.db) && g.members >= options.tenantMinCollections && g.indexesRead === 0,
+  );
+  if (elsewhere.length > 0) {
+    const what = groupCount(elsewhere.length, 'per-tenant collections');
+    note(`${what} ${inOthers(elsewhere)} not reported here: ${checkThem(elsewhere)}`);
+  }
+  if (unjudged.length > 0) {
+    note(
+      `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more alike-named collections`)} ${inOthers(unjudged)} not reported here: their index lists were not read, so whether they are per-tenant collections was not judged: ${checkThem(unjudged)}`,
+    );
+  }
+  if (inv.namesOmitted) {
+    note(
+      `the collection names of ${n(inv.namesOmitted.databases)} database${inv.namesOmitted.databases === 1 ? '' : 's'} the run does not check (${n(inv.namesOmitted.collections)} collections) were not kept, past ${n(OTHER_NAMES_MAX)} names: their per-tenant collections were not looked for; check those databases, or run audit for the whole deployment`,
+    );
+  }
+  for (const g of groups) if (isTenantGroup(g, options) && checked.has(g.db)) reportTenantGroup(a, g, wt);
+}
+
+/** One group of per-tenant collections: fold them into one collection (or one time-series collection). */
+function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGroup, wt: boolean): void {
+  const target = foldedName(g.pattern);
+  const field = options.tenantField;
+  const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
+  const ts = g.kind === 'timeseries';
+  const examples = g.examples.map((e) => `\`${e}\``).join(', ');
+  report({
+    messageId: 'tenantCollections',
+    severity: g.members >= options.perDatabaseInfo ? 'warn' : 'info',
+    target: { db: g.db, collection: g.examples[0] ?? target },
+    // The advice lives in the recommendation only, so a refuted confirmation withdraws all of it (confirm/index.ts).
+    data: {
+      members: n(g.members),
+      db: g.db,
+      pattern: g.pattern,
+      examples,
+      same: n(g.sameIndexes),
+      read: n(g.indexesRead),
+    },
+    evidence: {
+      pattern: g.pattern,
+      members: g.members,
+      kind: g.kind,
+      indexesRead: g.indexesRead,
+      sameIndexes: g.sameIndexes,
+      indexesPerMember: g.indexes.length + 1,
+      tablesPerMember: g.indexes.length + 2,
+      tablesSaved: g.members * (g.indexes.length + 2) - (plan.commands.length + 2),
+      foldedCollection: target,
+      tenantField: field,
+      example: g.examples[0] ?? null,
+    },
+    recommendation: ts
+      ? {
+          action: `one time-series collection \`${target}\` with ${field} in its metaField`,
+          reason: `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. One time-series collection with the tenant inside the metaField groups each tenant's measurements into their own buckets, and the metaField is indexed.`,
+          commands: [
+            `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", metaField: "meta" } })`,
+            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { "meta.${field}": "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // per tenant; $merge into time-series needs 7.0+, else insert from the client`,
+          ],
+        }
+      : {
+          action: `fold into one collection \`${target}\` with ${field} leading each index`,
+          reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; in a test at 500,000 collections, one shared table for all collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+          commands: [
+            `db.createCollection(${JSON.stringify(target)})`,
+            ...plan.commands,
+            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { ${field}: "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // once per tenant collection`,
+          ],
+        },
+  });
+}
+
 export default defineRule({
   id: 'collection-count',
   needs: [serverStatus, inventory],
@@ -54,18 +226,7 @@ export default defineRule({
     description: 'Collections and indexes in the deployment (each a WiredTiger table and data handle), and per-tenant collections',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/reduce-collections/',
     severity: 'warn',
-    messages: {
-      manyInDeployment: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open ({{sweeps}} sweeps so far).`,
-      manyInDeploymentNoSweeps: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open.`,
-      manyInDeploymentHandlesUnread: `${DEPLOYMENT}${WT_TABLES}; data handles not read: {{reason}}.`,
-      manyInDeploymentOtherEngine: `${DEPLOYMENT}{{tables}} tables (WiredTiger tables on MongoDB), each with a file and a data handle (Compass flags {{limit}} collections); data handles not read: {{reason}}.`,
-      manyInDatabase: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger tables), over the {{limit}} collections per database Atlas flags.',
-      manyInDatabaseOtherEngine: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
-      manyDataHandles: 'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
-      manyTables: `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for ~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. Data handles not read: {{reason}}.`,
-      tenantCollections:
-        '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant. Fold them into one `{{target}}` collection with a `{{field}}` field leading each index.',
-    },
+    messages: MESSAGES,
     options: collectionCountOptionsSchema,
     requires: { capabilities: [] },
   },
@@ -74,104 +235,11 @@ export default defineRule({
     if (!inv) return; // the collector failed: its note says why
     const status = dataOf(serverStatus, snapshot);
     const handles = status?.dataHandles ?? null;
-    const reason = handlesReason(snapshot, status);
-    if (status && !handles && reason) note(reason);
-    const t = totalsOf(inv);
-    const wt = onWiredTiger(snapshot.server);
-    const target = { db: snapshot.databases[0]?.name ?? '' };
-    const counts = { collections: t.collections, indexes: rangeText(t.indexes), databases: t.databases, tables: rangeText(t.tables) };
-    const evidence = { collections: t.collections, ...countEvidence(t), databases: t.databases, views: t.views, timeseries: t.timeseries, ...handleEvidence(status, reason) };
-
-    const warnedDeployment = t.collections >= options.deploymentWarn;
-    if (warnedDeployment) {
-      const limit = options.deploymentWarn;
-      if (handles && handles.sweeps !== null) report({ messageId: 'manyInDeployment', target, data: { ...counts, limit, active: handles.active, sweeps: handles.sweeps }, evidence });
-      else if (handles) report({ messageId: 'manyInDeploymentNoSweeps', target, data: { ...counts, limit, active: handles.active }, evidence });
-      else if (wt) report({ messageId: 'manyInDeploymentHandlesUnread', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
-      else report({ messageId: 'manyInDeploymentOtherEngine', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
-    } else if (handles) {
-      if (handles.active >= options.dataHandlesWarn) report({ messageId: 'manyDataHandles', target, data: { active: handles.active, limit: options.dataHandlesWarn }, evidence });
-    } else if (wt) {
-      // No handle figures on a WiredTiger server: the tables that would hold them stand in, judged on their bounds.
-      const limit = options.dataHandlesWarn;
-      if (t.tables.min >= limit) report({ messageId: 'manyTables', target, data: { ...counts, limit, reason: reason ?? '' }, evidence });
-      else if (t.tables.max >= limit) {
-        note(
-          `could not tell whether the deployment holds ${n(limit)} WiredTiger tables or more (the line for data handles, whose figures could not be read): its ${n(t.collections)} collections hold ${rangeText(t.indexes)} indexes, and the index lists of ${n(t.unread)} collections were not read (each holds at most 64). Raise dataHandlesWarn, or run with the clusterMonitor role on MongoDB so the open handles are read`,
-        );
-      }
-    }
-
-    for (const d of inv.databases) {
-      if (d.collections <= options.perDatabaseInfo) continue;
-      const r = indexRange(d.indexes);
-      const data = { db: d.name, collections: d.collections, indexes: rangeText(r), tables: rangeText({ min: d.collections + r.min, max: d.collections + r.max }), limit: options.perDatabaseInfo };
-      const ev = { collections: d.collections, ...countEvidence({ indexes: r, unread: typeof d.indexes === 'number' ? 0 : d.indexes.unread }), views: d.views, timeseries: d.timeseries };
-      report({ messageId: wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine', severity: 'info', target: { db: d.name }, data, evidence: ev });
-    }
-
-    // Per-tenant advice only for the databases this run checks: a check of one database should not advise on
-    // another's collections (audit reads them all). The others are counted in one line.
-    const checked = new Set(snapshot.databases.map((d) => d.name));
-    const groups = tenantGroupsOf(inv);
-    const elsewhere = groups.filter((g) => !checked.has(g.db) && isTenantGroup(g, options));
-    const unjudged = groups.filter((g) => !checked.has(g.db) && g.members >= options.tenantMinCollections && g.indexesRead === 0);
-    if (elsewhere.length > 0) note(`${groupCount(elsewhere.length, 'per-tenant collections')} ${inOthers(elsewhere)} not reported here: ${checkThem(elsewhere)}`);
-    if (unjudged.length > 0) {
-      note(
-        `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more alike-named collections`)} ${inOthers(unjudged)} not reported here: their index lists were not read, so whether they are per-tenant collections was not judged: ${checkThem(unjudged)}`,
-      );
-    }
-    if (inv.namesOmitted) {
-      note(
-        `the collection names of ${n(inv.namesOmitted.databases)} database${inv.namesOmitted.databases === 1 ? '' : 's'} the run does not check (${n(inv.namesOmitted.collections)} collections) were not kept, past ${n(OTHER_NAMES_MAX)} names: their per-tenant collections were not looked for; check those databases, or run audit for the whole deployment`,
-      );
-    }
-    for (const g of groups) {
-      if (!isTenantGroup(g, options) || !checked.has(g.db)) continue;
-      const target = foldedName(g.pattern);
-      const field = options.tenantField;
-      const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
-      const ts = g.kind === 'timeseries';
-      const examples = g.examples.map((e) => `\`${e}\``).join(', ');
-      report({
-        messageId: 'tenantCollections',
-        severity: g.members >= options.perDatabaseInfo ? 'warn' : 'info',
-        target: { db: g.db, collection: g.examples[0] ?? target },
-        data: { members: n(g.members), db: g.db, pattern: g.pattern, examples, same: n(g.sameIndexes), read: n(g.indexesRead), target, field },
-        evidence: {
-          pattern: g.pattern,
-          members: g.members,
-          kind: g.kind,
-          indexesRead: g.indexesRead,
-          sameIndexes: g.sameIndexes,
-          indexesPerMember: g.indexes.length + 1,
-          tablesPerMember: g.indexes.length + 2,
-          tablesSaved: g.members * (g.indexes.length + 2) - (plan.commands.length + 2),
-          foldedCollection: target,
-          tenantField: field,
-          example: g.examples[0] ?? null,
-        },
-        recommendation: ts
-          ? {
-              action: `one time-series collection with ${field} in its metaField`,
-              reason: `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. One time-series collection with the tenant inside the metaField groups each tenant's measurements into their own buckets, and the metaField is indexed.`,
-              commands: [
-                `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", metaField: "meta" } })`,
-                `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { "meta.${field}": "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // per tenant; $merge into time-series needs 7.0+, else insert from the client`,
-              ],
-            }
-          : {
-              action: `fold into one collection with ${field} leading each index`,
-              reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; in a test at 500,000 collections, one shared table for all collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
-              commands: [
-                `db.createCollection(${JSON.stringify(target)})`,
-                ...plan.commands,
-                `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { ${field}: "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // once per tenant collection`,
-              ],
-            },
-      });
-    }
+    const figures: Figures = { inv, t: totalsOf(inv), wt: onWiredTiger(snapshot.server), status, handles };
+    const a: Analysis = { snapshot, options, report, note };
+    deploymentFindings(a, figures);
+    databaseFindings(a, figures);
+    tenantFindings(a, figures);
   },
   confirm: { describe: 'first access over N new collections vs the same documents in one collection with a tenant field', messages: CONFIRM_MESSAGES, run: confirmCollectionCount },
 });

@@ -4,12 +4,15 @@ import { DriverAdapter } from '../../src/adapters/driver';
 import { collectSnapshot } from '../../src/collect';
 import { serverStatus } from '../../src/collect/server-status';
 import { confirmFindings } from '../../src/confirm';
+import { say } from '../../src/confirm/verdict';
+import { formatText } from '../../src/report/text';
 import { dataOf } from '../../src/core/collector';
 import type { Snapshot } from '../../src/core/types';
 import { runRule, runRuleWithNotes } from '../../test/support/rule-tester';
 import rule from './index';
 import { tenantGroupsOf, totalsOf } from './analyze';
 import { inventory } from './collect';
+import { accessClaim, CONFIRM_MESSAGES } from './confirm';
 import { type SentCommand, recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
 
@@ -140,7 +143,7 @@ describe('collection-count (live)', () => {
   it('recommends folding the tenants, and the confirmation times first access on scratch', async () => {
     const findings = runRule(rule, snap).filter((f) => f.messageId === 'tenantCollections' && f.target.db === DB);
     expect(findings.length).toBe(1);
-    expect(findings[0]?.message).toContain('Fold them into one `tenant` collection');
+    expect(findings[0]?.recommendation?.action).toContain('fold into one collection `tenant`');
     expect(findings[0]?.recommendation?.commands).toContain('db.getCollection("tenant").createIndex({ tenantId: 1, userId: 1, createdAt: -1 })');
     // Only warn findings are confirmed by default; a group of 12 is info, so ask for it explicitly.
     const asWarn = findings.map((f) => ({ ...f, severity: 'warn' as const }));
@@ -152,6 +155,40 @@ describe('collection-count (live)', () => {
     const perRound = Math.max(TENANTS, 40);
     expect(c?.measurements.map((m) => m.label)).toEqual([`first find on each of ${perRound} new collections`, `first find for each of ${perRound} new tenants in one collection`]);
     expect(c?.summary).toContain('warm handle, not a cold open');
+    expect(run.cleanedUp).toBe(true);
+    await expectScratchDropped(client, run.where);
+  });
+
+  it('a refuted finding prints its advice only as withdrawn: no fold advice left in the text report', async () => {
+    const findings = runRule(rule, snap).filter((f) => f.messageId === 'tenantCollections' && f.target.db === DB);
+    expect(findings.length).toBe(1);
+    const asWarn = findings.map((f) => ({ ...f, severity: 'warn' as const }));
+    // The verdict is forced (the real experiment's is whatever the server gives): the run refutes, as on SecantusDB.
+    const claim = accessClaim('tenantId');
+    const summary = say(CONFIRM_MESSAGES, 'refutedAccess', { claim: claim.text });
+    const refuting = { ...rule, confirm: { ...rule.confirm!, run: () => Promise.resolve({ status: 'refuted' as const, claim, summary, measurements: [] }) } };
+    const run = await confirmFindings(snap, asWarn, adapter, [refuting], { budgetMs: 5_000 });
+    expect(run.findings[0]?.confirmation?.status).toBe('refuted');
+    const text = formatText(
+      {
+        tool: { name: 'mongo-advisor', version: '0.0.0' },
+        startedAt: new Date(0).toISOString(),
+        durationMs: 0,
+        source: 'test',
+        server: { version: snap.server.version, flavor: snap.server.flavor, storageEngine: snap.server.storageEngine, topology: snap.server.topology, imitator: snap.server.imitator },
+        scope: { db: DB, collections: [] },
+        findings: run.findings,
+        notes: [],
+        roundTrips: 0,
+        confirm: { enabled: true, where: run.where, cleanedUp: run.cleanedUp },
+      },
+      { color: false, verbose: true },
+    );
+    expect(text).toContain('Withdrawn: fold into one collection `tenant`');
+    expect(text).not.toMatch(/Fold them/i);
+    // the one fold advice left is the withdrawn one, and none of its commands is printed
+    expect(text.match(/\bfold (them|into)\b/gi)).toEqual(['fold into']);
+    expect(text).not.toContain('db.createCollection');
     expect(run.cleanedUp).toBe(true);
     await expectScratchDropped(client, run.where);
   });

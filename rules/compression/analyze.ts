@@ -1,8 +1,9 @@
 import { ROUTER_HAS_NO_STORAGE, isRouter } from '../../src/collect/server-status';
+import { gapOf, noWiredTiger } from '../../src/core/gaps';
 import { dataOf } from '../../src/core/collector';
-import type { CollectionSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+import type { CollectionSnapshot, Gap, ServerInfo, Snapshot } from '../../src/core/types';
 import { type Compressibility, compressibility } from './collect';
-import type { CompressionOptions } from './index';
+import type { CompressionOptions } from './options';
 import { versionAtLeast } from '../../src/lib/version';
 
 export type Codec = 'snappy' | 'zlib' | 'zstd';
@@ -81,7 +82,7 @@ const MAX_NAMES = 5;
  * returned (a WiredTiger creationString naming the block_compressor), not by the engine's name: a server may name
  * wiredTiger and still not report it. Messages without the runner's "compression: " prefix.
  */
-export function supportNotes(snapshot: Snapshot): { message: string; level: 'skipped' | 'info' }[] {
+export function supportNotes(snapshot: Snapshot): { message: string; level: 'skipped' | 'info'; gap?: Gap }[] {
   const { server } = snapshot;
   const notes: { message: string; level: 'skipped' | 'info' }[] = [];
   // collections whose $collStats answered and counted documents: those a block compressor applies to
@@ -94,7 +95,12 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
   const router = isRouter(server);
   if (otherEngine || (server.storageEngine === null && read.length === 0 && !router)) {
     const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
-    return [{ level: 'skipped', message: `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; no compression advice${still(withDocs)}` }];
+    const message =
+      `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; ` +
+      `no compression advice${still(withDocs)}`;
+    const none = noWiredTiger(server);
+    const gap = none ? { gap: gapOf(none, `the block compressor${still(withDocs)}`) } : {};
+    return [{ level: 'skipped', message, ...gap }];
   }
   if (unread.length > 0) {
     const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import * as zlib from 'node:zlib';
 import { BSON, EJSON } from 'bson';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { defineCollector } from '../../src/core/collector';
 
 /** The sampled documents serialised and compressed in WiredTiger-sized blocks, per codec (byte counts only). */

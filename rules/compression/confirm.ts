@@ -1,12 +1,12 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { alternate } from '../../src/confirm/trials';
 import { DEFAULT_TRIALS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
 import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
-import { describeServerError } from '../../src/adapters/types';
+import { describeServerError } from '../../src/lib/server-error';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
-import type { CompressionOptions } from './index';
+import type { CompressionOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 

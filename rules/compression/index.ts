@@ -2,24 +2,15 @@ import { dataOf } from '../../src/core/collector';
 // Names in comments go through shellKey: bare when plain, quoted (so no newline ends the comment) otherwise.
 import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
 import { formatBytes } from '../../src/core/format';
-import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import { defineRule, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { serverStatus } from '../../src/collect/server-status';
 import { type CompressionStats, compressionStats, supportNotes, zstdSupported } from './analyze';
 import { compressibility } from './collect';
 import { CONFIRM_MESSAGES, confirmCompression } from './confirm';
+import { type CompressionOptions, compressionOptionsSchema } from './options';
 
-export const compressionOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    minGain: { type: 'number', minimum: 1, default: 1.3, description: "How much better zstd's ratio must be than the current compressor's, on the same sample, to recommend it: 1.3x, our line below the gap in a benchmark of WiredTiger against a searchable-compression engine (TerarkDB) on 103 GB of Wikipedia, where WiredTiger with snappy stored 62 GB and the stronger compression 23 GB." },
-    cacheShare: { type: 'number', exclusiveMinimum: 0, default: 1, description: "Uncompressed data plus indexes, as a share of the WiredTiger cache, past which the collection outgrows it and compressed size decides read speed: in a benchmark of WiredTiger against a searchable-compression engine (TerarkDB) on 103 GB of Wikipedia, random reads under a 27 GB memory limit ran at ~13k QPS on WiredTiger's 62 GB against ~1.22M QPS on the 23 GB copy that fit." },
-    minDataBytes: { type: 'integer', minimum: 0, default: 64 * 1024 * 1024, description: 'Collections smaller than this (uncompressed) get a ratio finding only when they outgrow the cache: our choice, below it the disk and cache saved are too small to be worth recreating the collection.' },
-  },
-} as const satisfies OptionsSchema;
-
-export type CompressionOptions = OptionsOf<typeof compressionOptionsSchema>;
+export { compressionOptionsSchema, type CompressionOptions } from './options';
 
 const ratio = (r: number | null): string => (r === null ? 'n/a' : `${r.toFixed(1)}:1`);
 
@@ -108,7 +99,7 @@ export default defineRule({
     requires: { capabilities: [] },
   },
   analyze({ snapshot, options, report, note }) {
-    for (const n of supportNotes(snapshot)) note(n.message, undefined, n.level);
+    for (const n of supportNotes(snapshot)) note(n.message, undefined, n.level, n.gap);
     if (snapshot.server.storageEngine !== null && snapshot.server.storageEngine !== 'wiredTiger') return;
     if (!zstdSupported(snapshot.server)) return;
     for (const db of snapshot.databases) {

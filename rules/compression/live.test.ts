@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { collectSnapshot } from '../../src/collect';
 import { serverStatus } from '../../src/collect/server-status';
 import { confirmFindings } from '../../src/confirm';

@@ -1,5 +1,5 @@
 import type { CollectionSnapshot, DocProfile } from '../../src/core/types';
-import type { DocumentSizeOptions } from './index';
+import type { DocumentSizeOptions } from './options';
 
 /**
  * Where the largest document was seen: in the sample, in a read of every document (`whole`), or by collect's

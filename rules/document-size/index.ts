@@ -1,30 +1,18 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { shellCollection, shellString } from '../../src/lib/shell';
-import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { defineRule } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
 import { outlierSearch } from '../../src/collect/outliers';
 import { dataOf } from '../../src/core/collector';
+import { documentSizeOptionsSchema } from './options';
+
+export { documentSizeOptionsSchema, type DocumentSizeOptions } from './options';
 
 /** The child collection a large field moves to: `<collection>_<field path, word characters only>`. */
 const child = (collection: string, path: string): string => `${collection}_${path.replace(/[^A-Za-z0-9_]/g, '_')}`;
 
-const MiB = 1024 * 1024;
 const LIMITS_URL = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
-
-export const documentSizeOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    infoBytes: { type: 'integer', minimum: 1, default: 2_000_000, description: "Document size worth a look: Atlas Schema Suggestions flag documents over 2 MB (Atlas documentation, 'Reduce the Size of Large Documents')." },
-    warnBytes: { type: 'integer', minimum: 1, default: 10_000_000, description: "Document size to warn at: Compass's performance insights flag documents over 10,000,000 bytes." },
-    errorShare: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.8, description: "Share of the 16 MiB limit at which it is an error: our choice, leaving 20% of headroom before writes to the document fail (MongoDB's manual, Limits and Thresholds: 16 MiB per document)." },
-    maxDocBytes: { type: 'integer', minimum: 1, default: 16 * MiB, description: "MongoDB's hard limit per document: 16 MiB (MongoDB's manual, Limits and Thresholds)." },
-    arrayShare: { type: 'number', minimum: 0, maximum: 1, default: 0.5, description: 'Share of the document an array must hold for the finding to point to array-growth: our choice (half the document).' },
-  },
-} as const satisfies OptionsSchema;
-
-export type DocumentSizeOptions = OptionsOf<typeof documentSizeOptionsSchema>;
 
 function recommend(collection: string, s: DocumentSizeStats): Recommendation {
   const top = s.largest.largestFields[0];

@@ -1,8 +1,8 @@
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { alternate, withoutId } from '../../src/confirm/trials';
-import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { isPlainObject, pathSegments, valueAt } from '../../src/lib/doc-path';
@@ -200,7 +200,7 @@ function verdictOf(
     say(M, 'measuredFinds', { keys: formatNumber(x.keys), matches: formatNumber(x.matches), map: formatDuration(measurements[0]?.median ?? 0), pairs: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: formatNumber(fields.samples.length) }),
   ];
   if (x.scanned !== null && x.fetched !== null) parts.push(say(M, 'measuredExamined', { scanned: formatNumber(x.scanned), fetched: formatNumber(x.fetched) }));
-  const data = { claim: claim.text };
+  const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else parts.push(status === 'supported' ? say(M, 'supportedMap', data) : status === 'refuted' ? say(M, 'refutedMap', data) : say(M, 'inconclusiveMap', data));
   return { status, claim, summary: parts.join(' '), ratio, measurements };
@@ -213,7 +213,7 @@ export const CONFIRM_MESSAGES = {
   measuredExamined: "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}. The map's query reads every document, the indexed one only the matches.",
   supportedMap: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedMap: 'The interval lies below 1x: the map was faster, against the claim that {{claim}}.',
-  inconclusiveMap: 'The interval holds 1x, so whether {{claim}} is not shown either way.',
+  inconclusiveMap: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
 const M = CONFIRM_MESSAGES;

@@ -3,7 +3,7 @@ import { spearmanWithPosition } from '../../src/core/stats';
 import { isIdIndex } from '../../src/lib/index-keys';
 import type { NaturalOrder } from './collect';
 import type { IdProfile } from './id-profile';
-import type { IdPatternOptions } from './index';
+import type { IdPatternOptions } from './options';
 
 export type IdOrder = 'monotonic' | 'random' | 'unclear' | 'unknown';
 /**

@@ -1,5 +1,6 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Adapter, type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Adapter, Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { type IdShape, idShape } from '../../src/collect/id-profile';
 import { defineCollector } from '../../src/core/collector';
 import type { IdType } from '../../src/core/types';

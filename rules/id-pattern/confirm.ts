@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { type BsonKit, type Doc, describeServerError } from '../../src/adapters/types';
+import type { BsonKit, Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import { Profiler } from '../../src/collect/profile';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { DEFAULT_TRIALS, decisionEdges, MIN_BLOCKS, NOISE_MARGIN, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { alternate, roundsOf } from '../../src/confirm/trials';
-import { figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { CollectionSnapshot, Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
-import type { IdPatternOptions } from './index';
+import type { IdPatternOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 /** Most documents per timed insert. */
@@ -293,8 +294,8 @@ async function timeRangeScans(ctx: ConfirmContext, scanMargin: number) {
     const r = (await s.command({ find: coll, filter: { _id: { $gte: lo, $lte: hi } }, batchSize: 100000, singleBatch: true })) as { cursor?: { firstBatch?: Doc[] } };
     returned[coll] = r.cursor?.firstBatch?.length ?? 0;
   };
-  // More rounds while the interval holds 1 or either end of the margin (below).
-  const [clustered, regular] = await alternate(ctx.budget.slice(1), { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: [1 / scanMargin] });
+  // More rounds while the interval holds 1 or either edge of the margin (below): the verdict is undecided there.
+  const [clustered, regular] = await alternate(ctx.budget.slice(1), { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: decisionEdges(scanClaim(), scanMargin) });
   return { clustered, regular, range: { clustered: returned.id_clustered, regular: returned.id_regular } };
 }
 
@@ -337,9 +338,11 @@ interface Measured {
 function verdictOf(f: Finding, scanMargin: number, m: Measured, words: { ids: string; what: string; scanned: string; c: string; r: string }): Result {
   const { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range } = m;
   const against = ADVISE_AGAINST.includes(f.messageId);
-  const claim = against ? againstClaim() : scanClaim(scanMargin);
-  const body = say(M, 'measuredRuns', { ...words, insert: figure(insertRatio, against ? claim : undefined), scan: figure(scanRatio, against ? undefined : claim) }) + sizes2.text;
-  const out = (status: Verdict, id: Exclude<keyof typeof M, 'measuredRuns' | 'inconclusiveBudget'>, ratio: typeof insertRatio): Result => ({ status, claim, summary: `${body} ${say(M, id, { claim: claim.text })}`, ratio, measurements });
+  const claim = against ? againstClaim() : scanClaim();
+  // The scan is judged with scanMargin as its noise margin; the inserts with the harness's.
+  const margin = against ? NOISE_MARGIN : scanMargin;
+  const body = say(M, 'measuredRuns', { ...words, insert: figure(insertRatio, against ? claim : undefined), scan: figure(scanRatio, against ? undefined : claim, scanMargin) }) + sizes2.text;
+  const out = (status: Verdict, id: Exclude<keyof typeof M, 'measuredRuns' | 'inconclusiveBudget'>, ratio: typeof insertRatio): Result => ({ status, claim, summary: `${body} ${say(M, id, { claim: claim.text, margin: noisePercent(margin) })}`, ratio, measurements });
   if (!complete) return { status: 'inconclusive', claim, summary: `${body} ${say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS })}`, ratio: insertRatio, measurements };
   if (against) {
     const v = judge(claim, insertRatio);
@@ -352,7 +355,7 @@ function verdictOf(f: Finding, scanMargin: number, m: Measured, words: { ids: st
   if (range.clustered === 0 || Math.abs(range.clustered - range.regular) > 0.2 * Math.max(range.clustered, range.regular)) {
     return out('inconclusive', 'inconclusiveRangeMismatch', scanRatio);
   }
-  const v = judge(claim, scanRatio);
+  const v = judge(claim, scanRatio, scanMargin);
   return out(v, v === 'supported' ? 'supportedScan' : v === 'refuted' ? 'refutedScan' : 'inconclusiveScan', scanRatio);
 }
 
@@ -363,10 +366,10 @@ export const CONFIRM_MESSAGES = {
   supportedAgainstInserts: 'The insert interval lies above 1x: the claim that {{claim}} holds.',
   supportedAgainstIndexes: 'The secondary indexes are more than 5% larger clustered: the claim that {{claim}} holds.',
   refutedAgainst: 'The insert interval lies below 1x and the secondary indexes did not grow: the claim that {{claim}} does not hold.',
-  inconclusiveAgainst: 'The insert interval holds 1x and the index sizes show no growth that was measured, so whether {{claim}} is not shown either way.',
-  supportedScan: 'The scan interval lies below the claimed size: the claim that {{claim}} holds.',
-  refutedScan: 'The scan interval lies wholly above the claimed size: the claim that {{claim}} does not hold.',
-  inconclusiveScan: 'The scan interval holds the claimed size, so whether {{claim}} is not shown either way.',
+  inconclusiveAgainst: 'The insert interval reaches within {{margin}} of 1x and the index sizes show no growth that was measured, so whether {{claim}} is not shown either way.',
+  supportedScan: 'The scan interval lies below 1x, clear of the {{margin}} margin (scanMargin): the claim that {{claim}} holds.',
+  refutedScan: 'The scan interval lies above 1x, clear of the {{margin}} margin (scanMargin): the claim that {{claim}} does not hold.',
+  inconclusiveScan: 'The scan interval reaches within {{margin}} of 1x (scanMargin), so whether {{claim}} is not shown either way.',
   inconclusiveRangeMismatch: 'The range returned different numbers of documents from the two copies, so the scan times are not comparable and whether {{claim}} is not shown.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
@@ -377,9 +380,12 @@ export function againstClaim(): RatioClaim {
   return ratioClaim('above', 1, 'clustering this collection costs more: inserts take longer, or the secondary indexes grow by more than 5%');
 }
 
-/** The advice for clustering: an _id range scan is faster clustered by more than scanMargin (clustered / regular below 1 / scanMargin). */
-export function scanClaim(scanMargin: number): RatioClaim {
-  return ratioClaim('below', 1 / scanMargin, `an _id range scan is more than ${Math.round((scanMargin - 1) * 100)}% faster clustered (scanMargin ${scanMargin})`);
+/**
+ * The advice for clustering: an _id range scan is faster clustered (clustered / regular below 1). It is judged with
+ * `scanMargin` as the noise margin: supported below 1 / scanMargin, refuted above scanMargin.
+ */
+export function scanClaim(): RatioClaim {
+  return ratioClaim('below', 1, 'an _id range scan is faster clustered');
 }
 
 /** What the batch left out, in words ('' when nothing). */

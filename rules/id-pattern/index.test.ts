@@ -98,10 +98,10 @@ ruleTester(rule, {
           severity: 'info',
           target: onId('sessions'),
           message:
-            '`_id` is UUID v4 (16 bytes) and random (version 4, leading bytes 97% of maximal entropy): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by 8 bytes (≈ ' + B(1_600_000) + ' here).',
+            '`_id` is UUID v4 (16 bytes) and random (version 4, leading bytes 97% of maximal entropy): clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by 8 bytes (≈ ' + B(1_600_000) + ' here).',
           // the secondary index penalty from the real index sizes: 200,000 documents x 1 secondary index x (16 - 8) bytes
           evidence: { secondaryIndexes: 1, secondaryIndexExtraBytes: 1_600_000, secondaryIndexBytes: 4_000_000, order: 'random', orderBasis: 'uuid-version', uuidVersion: 4, idType: 'UUID v4', naturalOrderIds: N },
-          recommendation: { action: 'regular collection', reasonIncludes: ['a published benchmark on MongoDB 6.0.5 (20M documents inserted 1,000 per insert_many)', "Here: about " + B(1_600_000) + " more in its 1 secondary index: 40% of today's " + B(4_000_000) + "."] },
+          recommendation: { action: 'keep this a regular collection', reasonIncludes: ['a published benchmark on MongoDB 6.0.5 (20M documents inserted 1,000 per insert_many)', "Here: about " + B(1_600_000) + " more in its 1 secondary index: 40% of today's " + B(4_000_000) + "."] },
         },
       ],
     },
@@ -109,7 +109,7 @@ ruleTester(rule, {
       // The old flake: 20-50 sampled random _ids sometimes correlate with insertion order. The version decides.
       name: 'UUID v4 whose sampled _ids happen to follow insertion order (ρ = 1): still random',
       snapshot: snapshotOf([coll('sessions', ids(uuid4), large, scan(inOrder))]),
-      findings: [{ messageId: 'adviseAgainstClustered', severity: 'info', target: onId('sessions'), messageIncludes: 'and random (version 4, leading bytes 97% of maximal entropy)', evidence: { monotonicity: 1, order: 'random', orderBasis: 'uuid-version' }, recommendation: { action: 'regular collection' } }],
+      findings: [{ messageId: 'adviseAgainstClustered', severity: 'info', target: onId('sessions'), messageIncludes: 'and random (version 4, leading bytes 97% of maximal entropy)', evidence: { monotonicity: 1, order: 'random', orderBasis: 'uuid-version' }, recommendation: { action: 'keep this a regular collection' } }],
     },
     {
       name: 'the natural-order read failed: a random _id is still told by its version and bytes',
@@ -121,7 +121,7 @@ ruleTester(rule, {
           target: onId('sessions'),
           data: { label: 'UUID v4', bytes: 16, order: 'version 4, leading bytes 97% of maximal entropy', perEntry: 8, penalty: B(1_600_000) },
           evidence: { monotonicity: null, naturalOrderIds: null, order: 'random' },
-          recommendation: { action: 'regular collection' },
+          recommendation: { action: 'keep this a regular collection' },
         },
       ],
     },
@@ -212,8 +212,8 @@ ruleTester(rule, {
           severity: 'info',
           target: onId('accounts'),
           // 200,000 x 2 secondary indexes x (36 - 8) bytes
-          messageIncludes: '`_id` is UUID v4 string (36 bytes) and random (version 4, leading bytes 97% of maximal entropy): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by 28 bytes (≈ ' + B(11_200_000) + ' here).',
-          recommendation: { action: 'regular collection' },
+          messageIncludes: '`_id` is UUID v4 string (36 bytes) and random (version 4, leading bytes 97% of maximal entropy): clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by 28 bytes (≈ ' + B(11_200_000) + ' here).',
+          recommendation: { action: 'keep this a regular collection' },
         },
       ],
     },
@@ -287,9 +287,9 @@ ruleTester(rule, {
           severity: 'info',
           target: onId('docs'),
           // a large but monotonic key: no claim that inserts scatter
-          message: '`_id` is string (40 bytes) and large (over 16 bytes): keep this a regular collection — clustered on such keys, every secondary index entry would grow by 32 bytes (≈ ' + B(6_400_000) + ' here).',
+          message: '`_id` is string (40 bytes) and large (over 16 bytes): clustered on such keys, every secondary index entry would grow by 32 bytes (≈ ' + B(6_400_000) + ' here).',
           recommendation: {
-            action: 'regular collection',
+            action: 'keep this a regular collection',
             reason: "Every secondary index entry of a clustered collection holds the _id (40 bytes) instead of an 8-byte recordId. Here: about " + B(6_400_000) + " more in its 1 secondary index: 160% of today's " + B(4_000_000) + ".",
           },
         },
@@ -299,7 +299,7 @@ ruleTester(rule, {
       name: 'the smallIdBytes line is an option',
       snapshot: snapshotOf([coll('events', ids({}), large)]),
       options: { smallIdBytes: 10 },
-      findings: [{ messageId: 'adviseAgainstClusteredLarge', severity: 'info', target: onId('events'), data: { label: 'ObjectId', bytes: 12, smallIdBytes: 10, perEntry: 4, penalty: B(800_000) }, recommendation: { action: 'regular collection' } }],
+      findings: [{ messageId: 'adviseAgainstClusteredLarge', severity: 'info', target: onId('events'), data: { label: 'ObjectId', bytes: 12, smallIdBytes: 10, perEntry: 4, penalty: B(800_000) }, recommendation: { action: 'keep this a regular collection' } }],
     },
     {
       name: 'the clustering size line is an option: at 0, ObjectId on 200 documents with a time index gets the advice',
@@ -350,7 +350,7 @@ ruleTester(rule, {
           severity: 'info',
           target: onId('sessions'),
           messageIncludes: 'would grow by 8 bytes (≈ 0 B here)',
-          recommendation: { action: 'regular collection', reasonIncludes: 'Here: the collection has no secondary index today, so none would grow.' },
+          recommendation: { action: 'keep this a regular collection', reasonIncludes: 'Here: the collection has no secondary index today, so none would grow.' },
         },
       ],
     },

@@ -1,7 +1,7 @@
 import { dataOf } from '../../src/core/collector';
 import { shellString } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import { defineRule, type Report } from '../../src/core/rule';
 import type { Capability, CollectionSnapshot, Target } from '../../src/core/types';
 import {
   UUID_BINARY_BSON_BYTES,
@@ -19,42 +19,9 @@ import {
 import { idProfile, type NaturalOrder, naturalOrder } from './collect';
 import type { IdProfile } from './id-profile';
 import { CONFIRM_MESSAGES, CONFIRMABLE, confirmIdPattern } from './confirm';
+import { type IdPatternOptions, idPatternOptionsSchema } from './options';
 
-export const idPatternOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    monotonicThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.7, description: "Spearman correlation of _id order with natural (insertion) order at which _id is monotonic: the server's own analyzeShardKey line." },
-    randomThreshold: { type: 'number', minimum: 0, maximum: 1, default: 0.3, description: 'Below this absolute correlation (with high leading-byte entropy) a non-UUID _id is random.' },
-    randomEntropyShare: {
-      type: 'number',
-      minimum: 0,
-      maximum: 1,
-      default: 0.8,
-      description:
-        "Entropy of _id's first byte (a UUID string's first decoded byte), as a share of the most the sample can show (min(8, log2 n) bits), at which leading bytes count as random: it confirms a UUID v4 and refutes a v6/v7. Random bytes score 0.88-0.99 even in samples of 20 (simulated); ObjectId and UUID v7 lead with a timestamp and score near 0.",
-    },
-    smallIdBytes: { type: 'integer', minimum: 1, default: 16, description: "Largest _id (bytes of the value) still small enough to cluster on: a binary UUID's 16 bytes; ObjectId is 12." },
-    minSample: { type: 'integer', minimum: 2, default: 20, description: "Fewest _ids needed to judge their order or their leading bytes' entropy (mongosh analyze-schema's minimum sample); below it a UUID's version digit alone decides." },
-    recordIdBytes: { type: 'integer', minimum: 1, default: 8, description: 'Bytes of the recordId a regular collection stores in each secondary index entry (a 64-bit integer); an _id of this size or less makes no index grow.' },
-    scanMargin: {
-      type: 'number',
-      minimum: 1,
-      default: 1.1,
-      description:
-        "How far apart the clustered and regular _id range scans must be for the confirmation to give a verdict (1.1: a 10% difference); closer, it is inconclusive. Our choice: at 7-21 timed pairs on a loaded machine, differences under 10% flipped verdicts between reruns (bench/README.md, confirm-stability).",
-    },
-    clusterMinBytes: {
-      type: 'integer',
-      minimum: 0,
-      default: 104_857_600,
-      description:
-        "Data size (collStats size, uncompressed) below which no clustering advice is given, for or against: 100 MB, the PMM advisors' floor for storage-layout findings (they check fragmentation only on collections over 100 MB). Below it the _id index a clustered collection saves is small and both layouts sit in cache.",
-    },
-  },
-} as const satisfies OptionsSchema;
-
-export type IdPatternOptions = OptionsOf<typeof idPatternOptionsSchema>;
+export { idPatternOptionsSchema, type IdPatternOptions } from './options';
 
 const round3 = (n: number | null): number | null => (n === null ? null : Math.round(n * 1000) / 1000);
 
@@ -87,9 +54,9 @@ const messages = {
   recommendClusteredNoGrowth:
     '`_id` is {{label}} ({{bytes}} bytes), monotonic ({{order}}), on {{dataSize}} of data, and index `{{timeIndex}}` reads by the date `{{timeField}}` while the `_id` itself is time-ordered: a clustered collection would keep documents in `_id` order, one tree instead of two, and time ranges could read `_id` ranges. Its secondary index entries would hold this {{bytes}}-byte `_id` in place of the {{recordIdBytes}}-byte recordId, so they would not grow.',
   adviseAgainstClustered:
-    '`_id` is {{label}} ({{bytes}} bytes) and random ({{order}}): keep this a regular collection — clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
+    '`_id` is {{label}} ({{bytes}} bytes) and random ({{order}}): clustered on such keys, inserts land all over the tree, and every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
   adviseAgainstClusteredLarge:
-    '`_id` is {{label}} ({{bytes}} bytes) and large (over {{smallIdBytes}} bytes): keep this a regular collection — clustered on such keys, every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
+    '`_id` is {{label}} ({{bytes}} bytes) and large (over {{smallIdBytes}} bytes): clustered on such keys, every secondary index entry would grow by {{perEntry}} bytes (≈ {{penalty}} here).',
   clusteredOnRandom:
     'This clustered collection has a random `_id` ({{label}}: {{order}}): inserts land all over the tree. Clustering is fixed at creation: plan a regular collection or a monotonic `_id` (ObjectId, UUID v7).',
   orderUnknown: '`_id` order could not be judged: the correlation with insertion order is {{rho}}, between random (< {{randomThreshold}}) and monotonic (≥ {{monotonicThreshold}}).',
@@ -184,7 +151,7 @@ function adviseAgainstClustered(at: IdFinding): void {
       messageId: 'adviseAgainstClustered',
       data: { ...shared.data, order: orderEvidence(s) },
       recommendation: {
-        action: 'regular collection',
+        action: 'keep this a regular collection',
         reason: `Random keys scatter inserts across a clustered tree: a published benchmark on MongoDB 6.0.5 (20M documents inserted 1,000 per insert_many) found clustered much slower than regular with UUID keys, and slightly faster with ObjectId keys. If you need time-ordered ids, UUID v7 or ObjectId are monotonic. ${here}`,
       },
     });
@@ -195,7 +162,7 @@ function adviseAgainstClustered(at: IdFinding): void {
     messageId: 'adviseAgainstClusteredLarge',
     data: { ...shared.data, smallIdBytes: options.smallIdBytes },
     recommendation: {
-      action: 'regular collection',
+      action: 'keep this a regular collection',
       reason: `Every secondary index entry of a clustered collection holds the _id (${bytes} bytes) instead of an ${options.recordIdBytes}-byte recordId. ${here}`,
     },
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectId, UUID } from 'mongodb';
 import { describe, expect, inject, it } from 'vitest';
-import type { Doc } from '../../src/adapters/types';
+import type { Doc } from '../../src/core/adapter';
 import { check } from '../../src/check';
 import { collectSnapshot } from '../../src/collect';
 import { dataOf } from '../../src/core/collector';

@@ -1,7 +1,7 @@
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { isIdIndex, isKeyPrefix, prefixBlockers } from '../../src/lib/index-keys';
 import type { IndexAccess, IndexUsageMembers } from './collect';
-import type { IndexUsageOptions } from './index';
+import type { IndexUsageOptions } from './options';
 
 export { formatKey, isKeyPrefix, prefixBlockers, specialKind } from '../../src/lib/index-keys';
 export { shellCollection } from '../../src/lib/shell';

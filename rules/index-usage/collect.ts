@@ -1,8 +1,10 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Adapter, type Doc, asServerError, describeServerError } from '../../src/adapters/types';
-import { isDate } from '../../src/collect/bson-size';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Adapter, Doc } from '../../src/core/adapter';
+import { asServerError, describeServerError } from '../../src/lib/server-error';
+import { isDate } from '../../src/lib/bson-types';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
 import type { CollectionSnapshot } from '../../src/core/types';
+import { gapOf, NO_INDEXSTATS } from '../../src/core/gaps';
 import { bsonTypeOfTag } from '../../src/lib/bson-types';
 import { isIdIndex } from '../../src/lib/index-keys';
 
@@ -224,7 +226,9 @@ async function readConnected(ctx: CollectionContext, run: RunState): Promise<Doc
         : lacks
           ? 'this server does not have $indexStats, so index use is not checked on it'
           : 'index use is not checked where it fails';
-      ctx.note(`index use could not be read ($indexStats): ${describeServerError(err)}; ${what}. The same answer on other collections of this run is not repeated; index-usage names them.`);
+      const answered = `index use (it answered ${describeServerError(err)})`;
+      const gap = lacks ? { gap: gapOf(NO_INDEXSTATS, answered) } : {};
+      ctx.note(`index use could not be read ($indexStats): ${describeServerError(err)}; ${what}. The same answer on other collections of this run is not repeated; index-usage names them.`, gap);
     }
     return null;
   } finally {

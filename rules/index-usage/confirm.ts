@@ -1,14 +1,15 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
-import { checkClaim, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { checkClaim, figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import { claimOf, standIns } from './analyze';
 import { valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
-import type { IndexUsageOptions } from './index';
+import type { IndexUsageOptions } from './options';
 import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 
@@ -137,7 +138,7 @@ export const CONFIRM_MESSAGES = {
   measuredSizeMany: 'On the copy, those indexes take {{bytes}}.',
   supportedCost: 'The interval lies above 1x: the claim that {{claim}} holds here.',
   refutedCost: 'The interval lies below 1x: inserts were faster with every index, against the claim that {{claim}}.',
-  inconclusiveCost: 'The interval holds 1x: within noise at this size, so whether {{claim}} is not shown either way.',
+  inconclusiveCost: 'The interval reaches within {{margin}} of 1x: within noise at this size, so whether {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
   supportedPlan: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}: the check passed.',
   supportedPlanStandIn: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}, which is led by the same fields as `{{longer}}`: the check passed.',
@@ -176,7 +177,7 @@ async function confirmWriteCost(ctx: ConfirmContext, f: Finding, drop: Set<strin
   const parts = costSentences(r, lessLabel, copies, claim);
   if (sizes.length) parts.push(say(M, drop.size === 1 ? 'measuredSizeOne' : 'measuredSizeMany', { bytes }));
   const status: Verdict = r.complete ? judge(claim, r.ratio) : 'inconclusive';
-  const data = { claim: claim.text };
+  const data = { claim: claim.text, margin: noisePercent() };
   if (!r.complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else parts.push(status === 'supported' ? say(M, 'supportedCost', data) : status === 'refuted' ? say(M, 'refutedCost', data) : say(M, 'inconclusiveCost', data));
   return { status, claim, summary: parts.join(' '), ratio: r.ratio, measurements: [r.all, r.less, ...sizes] };

@@ -112,7 +112,7 @@ ruleTester(rule, {
       name: 'FerretDB: $indexStats refused (the collector said why), no WiredTiger cache: both said in the notes',
       snapshot: couldNot(withServer(snap([coll([ix('status_1', { status: 1 }, null)])], status({ storageEngine: null, cacheBytes: null })), { flavor: 'ferretdb' }), ferretRefusal),
       notes: [
-        'index-usage: index use was not checked on 1 collection (orders): $indexStats could not be read there (the note from collector index-usage says why). Redundant indexes, index counts and sizes were still checked.',
+        'index-usage: index use was not checked on 1 collection (orders): $indexStats could not be read there (its own line under "Could not check" says why). Redundant indexes, index counts and sizes were still checked.',
         { includes: 'not compared with the cache: this FerretDB server has no WiredTiger cache to compare with' },
       ],
     },
@@ -152,7 +152,7 @@ ruleTester(rule, {
     {
       name: 'index sizes that could not be read are never given as 0 B',
       snapshot: withCache(snap([unsized()]), null),
-      notes: ['index-usage: index sizes could not be read for 1 collection (orders; see the notes), so they were not compared with the cache.'],
+      notes: ['index-usage: index sizes could not be read for 1 collection (orders: $collStats gave no index sizes for them), so they were not compared with the cache.'],
     },
     {
       name: 'with some index sizes read, the total is a floor and says so',
@@ -161,7 +161,7 @@ ruleTester(rule, {
         collectionOf('users', { indexes: [spec('_id_', { _id: 1 }, { sizeBytes: 4096 })], stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } }),
       ]),
       notes: [
-        'index-usage: indexes of the 2 collections checked take at least 4 KiB, 0% of the WiredTiger cache (8 GiB); index sizes could not be read for 1 collection (orders; see the notes), so the share may be higher.',
+        'index-usage: indexes of the 2 collections checked take at least 4 KiB, 0% of the WiredTiger cache (8 GiB); index sizes could not be read for 1 collection (orders: $collStats gave no index sizes for them), so the share may be higher.',
       ],
     },
     {

@@ -1,6 +1,7 @@
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { defineRule, type NoteFn, type OptionsOf, type OptionsSchema, type Report } from '../../src/core/rule';
+import { COLLSTATS_ZERO_SIZES, gapOf, NO_INDEXSTATS, noWiredTiger } from '../../src/core/gaps';
+import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
 import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
@@ -8,37 +9,9 @@ import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import { versionAtLeast } from '../../src/lib/version';
+import { type IndexUsageOptions, indexUsageOptionsSchema } from './options';
 
-export const indexUsageOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    warmupDays: {
-      type: 'number',
-      minimum: 0,
-      default: 7,
-      description: "Counters younger than this prove nothing (they restart with the server and when an index is built): Atlas calls an index unused after no use for 7+ days.",
-    },
-    unusedMaxOps: {
-      type: 'integer',
-      minimum: 0,
-      default: 0,
-      description: 'Uses ($indexStats accesses.ops summed over every member read) at or below which an index counts as unused: pt-mongodb-index-check flags accesses.ops == 0.',
-    },
-    warnIndexes: { type: 'integer', minimum: 1, default: 10, description: "More indexes than this on one collection is a warning: Compass's too-many-indexes signal is more than 10 per collection." },
-    errorIndexes: { type: 'integer', minimum: 1, default: 30, description: 'More indexes than this on one collection is an error: Atlas flags more than 30 indexes per collection.' },
-    cacheShareWarn: {
-      type: 'number',
-      exclusiveMinimum: 0,
-      default: 0.5,
-      description:
-        "Share of the WiredTiger cache (serverStatus wiredTiger.cache['maximum bytes configured']) the indexes of the database may take before a warning. Past half, documents compete with indexes for the cache; once the working set outgrows it, reads go to disk: in a benchmark of random reads on 103 GB of Wikipedia under a 27 GB memory limit, WiredTiger (62 GB on disk with snappy, so not in memory) served ~13k QPS against ~1.22M QPS for a compressed engine (TerarkDB) whose 23 GB copy fit.",
-    },
-  },
-} as const satisfies OptionsSchema;
-
-/** The options as the rule receives them, derived from the schema. */
-export type IndexUsageOptions = OptionsOf<typeof indexUsageOptionsSchema>;
+export { indexUsageOptionsSchema, type IndexUsageOptions } from './options';
 
 /*
  * Messages. Each template holds its words; findings give values only (names, keys, counts, sizes, durations). Whose
@@ -247,10 +220,10 @@ function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUs
  */
 function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly CollectionSnapshot[], noRows: readonly { c: CollectionSnapshot; names: string[] }[], note: NoteFn): void {
   const parts: string[] = [];
+  const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
   if (missing.length) {
     const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
-    const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
-    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (the note from collector index-usage says why)' : 'no $indexStats was recorded there'}`);
+    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (its own line under "Could not check" says why)' : 'no $indexStats was recorded there'}`);
   }
   const n = noRows.reduce((t, x) => t + x.names.length, 0);
   if (n) {
@@ -258,7 +231,12 @@ function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly Collec
     parts.push(`for ${plural(n, 'index', 'indexes')} that $indexStats gave no row for (${list})`);
   }
   if (parts.length === 0) return;
-  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db });
+  // only collections left unread, $indexStats not proven: the collector's gap when it says the server lacks it
+  const lacks = n === 0 && snapshot.server.capabilities.indexStats.supported !== true;
+  const on = `on ${plural(missing.length, 'collection')} (${list})`;
+  const effect = `unused indexes ${on}; redundant indexes, counts and sizes were checked`;
+  const gap = lacks ? gapOf(NO_INDEXSTATS, effect) : undefined;
+  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db }, 'skipped', gap);
 }
 
 function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData | undefined, report: IndexUsageReport): void {
@@ -337,17 +315,24 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
   const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
   const n = several ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases` : `${plural(colls.length, 'collection')} checked`;
-  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}; see the notes)` : '';
+  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}: $collStats gave no index sizes for them)` : '';
   const at = several ? undefined : { db: (dbs[0] as DatabaseSnapshot).name };
+  // sizes unknown because $collStats read 0 for every collection of them: the core read's gap, said on its line
+  const readZero = (c: CollectionSnapshot): boolean =>
+    c.stats !== null && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0;
+  const zero = unknown.length > 0 && unknown.every(readZero);
   if (sizes.length === 0) {
-    if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, at);
+    const gap = zero ? gapOf(COLLSTATS_ZERO_SIZES, 'indexes against the WiredTiger cache') : undefined;
+    if (unknown.length) note(`${unknownText}, so they were not compared with the cache.`, at, 'skipped', gap);
     return;
   }
   const total = sizes.reduce((a, b) => a + b, 0);
   const size = unknown.length ? `at least ${formatBytes(total)}` : formatBytes(total);
   const cache = status?.cacheBytes ?? null;
   if (cache === null || cache <= 0) {
-    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at);
+    const none = noWiredTiger(snapshot.server);
+    const gap = none ? gapOf(none, `indexes (${size}) against the WiredTiger cache`) : undefined;
+    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at, 'skipped', gap);
     return;
   }
   const share = total / cache;

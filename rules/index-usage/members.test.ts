@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, Doc } from '../../src/core/adapter';
 import type { CollectionContext } from '../../src/core/collector';
 import type { CollectionSnapshot, ServerInfo } from '../../src/core/types';
 import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';

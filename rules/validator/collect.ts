@@ -1,14 +1,24 @@
-import { PathFolder } from '../../src/collect/fold';
-import { type Doc, asServerError, describeServerError } from '../../src/adapters/types';
-import { isDate } from '../../src/collect/bson-size';
-import { type CollectionContext, defineCollector } from '../../src/core/collector';
+import { PathFolder } from '../../src/core/fold';
+import type { Doc } from '../../src/core/adapter';
+import { asServerError, describeServerError } from '../../src/lib/server-error';
+import { isDate } from '../../src/lib/bson-types';
+import { type CollectionContext, defineCollector, optionsOf } from '../../src/core/collector';
 import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
 import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
 
-/** The proposal the collector counts is made with the default options (a collector reads no configuration). */
+/** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
 const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
+
+/**
+ * The options the proposal is made with: the run's resolved ones for the validator rule (`ctx.options`), so the
+ * collector counts the very schema the rule will propose. Those that shape it: requiredShare, minSample,
+ * maxProperties, maxDepth, maxFields. Enums are left out (read with distinct() only when the user runs the proposal).
+ */
+function proposalOptions(ctx: CollectionContext): ValidatorOptions {
+  return { ...optionsOf(ctx, 'validator', DEFAULTS), proposeEnums: false };
+}
 
 /** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
 export interface ValidatorDryRun {
@@ -36,9 +46,10 @@ export interface ValidatorDryRun {
 }
 
 /**
- * No validator: the proposal made with the default options (enums left out), checked in-process over the sampled
+ * No validator: the proposal made with the run's options (enums left out), checked in-process over the sampled
  * documents and counted on the server. Counts and a fingerprint of the schema only: the rule proposes again from the
- * census with the configured options and uses these counts only when its schema has the same fingerprint.
+ * census with its options and uses these counts only when its schema has the same fingerprint (a snapshot collected
+ * with other options, recorded in snapshot.collectors, counted another schema).
  */
 export interface ProposalCount {
   /** schemaFingerprint (propose.ts) of the schema counted. */
@@ -184,11 +195,11 @@ async function countFailing(ctx: CollectionContext, validator: Doc): Promise<{ f
 }
 
 /**
- * No validator: the proposal with the default options (enums left out, since they are read with distinct() only when
+ * No validator: the proposal with the run's options (enums left out, since they are read with distinct() only when
  * the user runs it), checked over the sampled documents in-process and counted on the server. Counts only.
  */
 async function countProposal(ctx: CollectionContext, stringCardinality: Record<string, number>): Promise<ProposalCount | null> {
-  const p = proposeSchema(ctx.collection, DEFAULTS, stringCardinality);
+  const p = proposeSchema(ctx.collection, proposalOptions(ctx), stringCardinality);
   if (!p) return null;
   const schema = plainSchema(p.schema) as Doc;
   const local = dryRunSample(schema, [], ctx.docs);
@@ -238,7 +249,7 @@ const reason = { type: 'string', maxLength: 2000 } as const;
 /**
  * A collection with a validator: the dry run (1 command, the count; 2 when its storage statistics are missing). A
  * collection without one: the number of distinct strings per path in the sample (for enums), and the proposal made
- * with the default options checked over the sample in-process and counted on the server (1 command, the count; 2
+ * with the run's options checked over the sample in-process and counted on the server (1 command, the count; 2
  * when its storage statistics are missing). Each count is bounded by maxTimeMS. Counts, paths and a fingerprint only,
  * never a value.
  */

@@ -1,11 +1,12 @@
-import { commandCursor } from '../../src/adapters/cursor';
-import { type Doc, describeServerError } from '../../src/adapters/types';
+import { commandCursor } from '../../src/lib/cursor';
+import type { Doc } from '../../src/core/adapter';
+import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
+import { decisionEdges, MIN_BLOCKS, type Timed, type TrialPlan, ratioOf, toMeasurement } from '../../src/confirm/harness';
 import { formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { alternate, withoutId } from '../../src/confirm/trials';
-import { checkClaim, combine, figure, judge, ratioClaim, say } from '../../src/confirm/verdict';
+import { checkClaim, combine, figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { redactServerText } from '../../src/lib/redact';
 import type { ValidatorOptions } from './options';
 import { plainSchema, proposeSchema } from './propose';
@@ -53,16 +54,17 @@ export const CONFIRM_MESSAGES = {
   measuredInserts:
     'With {{what}} set to "strict"/"error" on a scratch collection and kept by the server (read back from listCollections): inserting {{inserted}} copied documents took {{figure}} as long as without it, {{words}}.',
   measuredUpdates: 'Replacing {{replaced}} of them by other copied documents took {{figure}} as long, {{words}}.',
+  measuredInsertsUntimed:
+    'With {{what}} set to "strict"/"error" on a scratch collection and kept by the server (read back from listCollections): inserting {{inserted}} copied documents was not timed: the budget ran out before one block.',
+  measuredUpdatesUntimed: 'Replacing {{replaced}} of them by other copied documents was not timed: the budget ran out before one block.',
   measuredNoUpdates: 'Updates were not timed: only one copied document passes the validator, so replacing a document by another would change nothing.',
   measuredLeftOut: '{{failing}} of the {{copied}} copied documents fail the validator and were left out of the timing.',
   measuredDuplicates: '$sample returned {{duplicates}} of the documents twice; each was copied once.',
   measuredRefusedCopies: 'The server refused {{refused}} copies even without the validator ({{error}}); they were left out.',
   measuredUnchanged: '{{unchanged}} of the {{sent}} replacements sent left the document as it was (identical fields), so the server had nothing to write or validate for them.',
-  measuredYcsb:
-    'For scale: a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s without and with a validator at 95% reads, and 112k vs 120k at 90% inserts.',
   supportedCost: 'Every interval lies below {{costlyRatio}}x: the claim that it {{claim}} holds here.',
   refutedCost: 'An interval lies wholly at or above {{costlyRatio}}x: writes took at least {{costly}} longer with it, against the claim that it {{claim}}; weigh that against the documents it keeps out.',
-  inconclusiveCost: 'An interval holds {{costlyRatio}}x, so whether it {{claim}} is not shown either way.',
+  inconclusiveCost: 'An interval reaches within {{margin}} of {{costlyRatio}}x, so whether it {{claim}} is not shown either way.',
   inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached and the cost is not judged.',
   refutedRejects: '{{failing}} of the {{copied}} copied documents fail the validator: set to "error" it would reject them, so the claim that every document passes does not hold.',
   refutedRejectsAll: 'None of the {{copied}} copied documents passes {{what}} (used as a query filter on scratch): set to "error" it would reject them all. Nothing was timed.',
@@ -71,7 +73,7 @@ export const CONFIRM_MESSAGES = {
 
 /** The cost claim, a direction and a size: writes with the validator take less than costlyRatio × the time without. */
 export function costClaim(o: Pick<ValidatorOptions, 'costlyRatio'>): RatioClaim {
-  return ratioClaim('below', o.costlyRatio, `adds less than ${Math.round((o.costlyRatio - 1) * 100)}% to write time (costlyRatio ${o.costlyRatio})`);
+  return ratioClaim('below', o.costlyRatio, `adds less than ${Math.round((o.costlyRatio - 1) * 100)}% to write time`);
 }
 
 /**
@@ -79,18 +81,26 @@ export function costClaim(o: Pick<ValidatorOptions, 'costlyRatio'>): RatioClaim 
  * under noiseRatio), and its verdict against the cost claim (`costClaim`: below costlyRatio), from `judge` alone.
  */
 export function describeCost(r: Ratio, noiseRatio: number, costlyRatio = Number.POSITIVE_INFINITY): { text: string; verdict: Verdict } {
-  const pct = (x: number): string => `${Math.round((x - 1) * 100)}%`;
+  // No percentage of the ratio itself: the words sit beside the printed figure, and a percentage of the unrounded
+  // ratio disagreed with it by rounding ("2.4x" beside "133% slower"). The figure says how much; the words say how to read it.
+  const allowance = `the ${Math.round((noiseRatio - 1) * 100)}% noise allowance`;
   const verdict = judge({ direction: 'below', size: costlyRatio }, r);
+  if (!timedAtAll(r)) return { text: 'not timed', verdict: 'inconclusive' };
   if (r.low <= 1 && r.high >= 1) {
     // "within noise" as the published YCSB benchmark says it; but an interval reaching past noiseRatio cannot show the cost is small
     if (r.high <= noiseRatio) return { text: 'within noise', verdict };
-    return { text: `within noise at the median, but the interval reaches ${pct(r.high)} slower`, verdict };
+    return { text: `within noise at the median, but the interval reaches past ${allowance}`, verdict };
   }
   if (r.high < 1) return { text: 'no slower with it', verdict };
-  if (r.high <= noiseRatio) return { text: `at most ${pct(r.high)} slower`, verdict };
-  if (r.low > noiseRatio) return { text: `${pct(r.median)} slower, more than the ${pct(noiseRatio)} noise allowance`, verdict };
+  if (r.high <= noiseRatio) return { text: `slower, but by no more than ${allowance}`, verdict };
+  if (r.low > noiseRatio) return { text: `slower, by more than ${allowance}`, verdict };
   // the interval excludes 1 (so not "within noise") but reaches below noiseRatio: slower, maybe negligibly
-  return { text: `${pct(r.median)} slower, though possibly by no more than the ${pct(noiseRatio)} noise allowance`, verdict };
+  return { text: `slower, though possibly by no more than ${allowance}`, verdict };
+}
+
+/** Whether a ratio has a figure at all: none when the budget ran out before one block was timed. */
+function timedAtAll(r: Ratio): boolean {
+  return Number.isFinite(r.median) && Number.isFinite(r.low) && Number.isFinite(r.high);
 }
 
 /** Findings whose claim is that every existing document passes (a proposal set to error, or a switch to error). */
@@ -245,12 +255,12 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
     if (w.n !== batch.length) throw new Refused(`inserting copied documents that pass the validator (as a query filter) into the scratch collection ${where}`, w.n, batch.length, w.errors[0]);
   };
   // Every ratio the verdict or its words turn on asks for the second look when the interval still holds it:
-  // costlyRatio too, or one loaded stretch of rounds leaves "costs less than 2x" unshown (bench/README.md, 2026-11-25).
+  // costlyRatio and its noise-margin edges too, or one loaded stretch of rounds leaves "costs less than 2x" unshown (bench/README.md, 2026-11-25).
   const [insWith, insWithout] = await alternate(
     ctx.budget.slice(0.5),
     { label: `insert ${formatNumber(batch.length)} docs, with the validator`, reset: empty(CHECKED), run: insert(CHECKED, 'with the validator') },
     { label: `insert ${formatNumber(batch.length)} docs, without`, reset: empty(PLAIN), run: insert(PLAIN, 'without it') },
-    { ...PLAN, thresholds: [1, o.noiseRatio, o.costlyRatio] },
+    { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
   );
 
   // Both collections now hold `batch`. Replace some of them by other passing documents: a real change the validator
@@ -279,7 +289,7 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
       ctx.budget.slice(1),
       { label: `replace ${formatNumber(targets.length)} docs, with the validator`, run: update(CHECKED, 'with the validator') },
       { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
-      { ...PLAN, thresholds: [1, o.noiseRatio, o.costlyRatio] },
+      { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
     );
   }
 
@@ -291,7 +301,7 @@ async function measure(ctx: ConfirmContext, f: Finding, target: { validator: Doc
   return verdictOf(f, o, timed, insRatio, updRatio, counts, shape);
 }
 
-interface Counts {
+export interface Counts {
   copied: number;
   passing: number;
   duplicates: number;
@@ -300,8 +310,8 @@ interface Counts {
   sent: number;
 }
 
-/** The verdict from the numbers (the check first, then the cost claim), and the sentences it picks. */
-function verdictOf(f: Finding, o: ValidatorOptions, timed: Timed[], insRatio: Ratio, updRatio: Ratio | null, n: Counts, shape: { what: string; inserted: number; replaced: number }): Result {
+/** The verdict from the numbers (the check first, then the cost claim), and the sentences it picks (exported for tests). */
+export function verdictOf(f: Finding, o: ValidatorOptions, timed: Timed[], insRatio: Ratio, updRatio: Ratio | null, n: Counts, shape: { what: string; inserted: number; replaced: number }): Result {
   const claim = costClaim(o);
   const ins = describeCost(insRatio, o.noiseRatio, o.costlyRatio);
   const upd = updRatio ? describeCost(updRatio, o.noiseRatio, o.costlyRatio) : null;
@@ -313,20 +323,30 @@ function verdictOf(f: Finding, o: ValidatorOptions, timed: Timed[], insRatio: Ra
   const status: Verdict = rejects ? 'refuted' : cost;
   const M = CONFIRM_MESSAGES;
   const costly = `${Math.round((o.costlyRatio - 1) * 100)}%`;
-  const parts = [say(M, 'measuredInserts', { what: shape.what, inserted: formatNumber(shape.inserted), figure: figure(insRatio, claim), words: ins.text })];
-  parts.push(updRatio && upd ? say(M, 'measuredUpdates', { replaced: formatNumber(shape.replaced), figure: figure(updRatio, claim), words: upd.text }) : say(M, 'measuredNoUpdates'));
+  const inserted = { what: shape.what, inserted: formatNumber(shape.inserted) };
+  const replaced = { replaced: formatNumber(shape.replaced) };
+  const parts = [
+    timedAtAll(insRatio) ? say(M, 'measuredInserts', { ...inserted, figure: figure(insRatio, claim), words: ins.text }) : say(M, 'measuredInsertsUntimed', inserted),
+  ];
+  if (!updRatio || !upd) parts.push(say(M, 'measuredNoUpdates'));
+  else if (!timedAtAll(updRatio)) parts.push(say(M, 'measuredUpdatesUntimed', replaced));
+  else parts.push(say(M, 'measuredUpdates', { ...replaced, figure: figure(updRatio, claim), words: upd.text }));
   const fails = { failing: formatNumber(failing), copied: formatNumber(n.copied) };
   if (rejects) parts.push(say(M, 'refutedRejects', fails));
   else if (failing > 0) parts.push(say(M, 'measuredLeftOut', fails));
   if (n.duplicates > 0) parts.push(say(M, 'measuredDuplicates', { duplicates: formatNumber(n.duplicates) }));
   if (n.refused.length > 0) parts.push(say(M, 'measuredRefusedCopies', { refused: formatNumber(n.refused.length), error: describeWriteError(n.refused[0]) }));
   if (n.unchanged > 0) parts.push(say(M, 'measuredUnchanged', { unchanged: formatNumber(n.unchanged), sent: formatNumber(n.sent) }));
-  const costData = { costlyRatio: o.costlyRatio, costly, claim: claim.text };
+  const costData = { costlyRatio: o.costlyRatio, costly, claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else if (cost === 'supported') parts.push(say(M, 'supportedCost', costData));
   else if (cost === 'refuted') parts.push(say(M, 'refutedCost', costData));
   else parts.push(say(M, 'inconclusiveCost', costData));
-  parts.push(say(M, 'measuredYcsb'));
-  const brief = `${rejects ? `${formatNumber(failing)} of ${formatNumber(n.copied)} copies fail it` : failing > 0 ? `${formatNumber(n.passing)} of ${formatNumber(n.copied)} copies pass` : 'every copy passes'}; inserts ${figure(insRatio, claim)}`;
-  return { status, claim: rejects ? PASSES : claim, summary: parts.join(' '), ratio: insRatio, measurements: timed.map((t) => toMeasurement(t)), brief };
+  const copies = rejects ? `${formatNumber(failing)} of ${formatNumber(n.copied)} copies fail it` : failing > 0 ? `${formatNumber(n.passing)} of ${formatNumber(n.copied)} copies pass` : 'every copy passes';
+  // A group line shows the brief: both figures, so the one that decided the cost verdict is always among them.
+  const replacedFigure = updRatio ? `; replacements ${figure(updRatio, claim)}` : '';
+  const brief = `${copies}; inserts ${figure(insRatio, claim)}${replacedFigure}`;
+  // The ratio kept is the one that decided the cost: the replacements' when their verdict is the combined one and the inserts' is not.
+  const ratio = updRatio && upd && upd.verdict === cost && ins.verdict !== cost ? updRatio : insRatio;
+  return { status, claim: rejects ? PASSES : claim, summary: parts.join(' '), ratio, measurements: timed.map((t) => toMeasurement(t)), brief };
 }

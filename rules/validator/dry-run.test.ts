@@ -1,6 +1,6 @@
 import { Binary, BSONRegExp, BSONSymbol, Code, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Doc } from '../../src/adapters/types';
+import type { Adapter, Doc } from '../../src/core/adapter';
 import { Profiler } from '../../src/collect/profile';
 import type { CollectionContext } from '../../src/core/collector';
 import { resolveOptions } from '../../src/core/options';

@@ -5,7 +5,8 @@ import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { collectionOf, ran, sampleOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import { type ProposalCount, type ValidatorDryRun, validatorCollector } from './collect';
-import { describeCost, withIds } from './confirm';
+import { describeCost, verdictOf, withIds } from './confirm';
+import { ratioOf, type Timed } from '../../src/confirm/harness';
 import rule, { type ValidatorOptions } from './index';
 import { ShellCode, plainSchema, proposeSchema, schemaFingerprint, shellLiteral } from './propose';
 import { dataOf } from '../../src/core/collector';
@@ -297,6 +298,29 @@ ruleTester(rule, {
       ],
     },
     {
+      // FerretDB 1.x implements no validator: proposing one to apply there would be advice the server cannot take
+      name: 'no validator on FerretDB: nothing proposed for this server, the schema alone, for a MongoDB server',
+      snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { flavor: 'ferretdb' }),
+      findings: [
+        {
+          messageId: 'missing',
+          severity: 'info',
+          target: orders$,
+          messageIncludes: '14 field paths typed.',
+          recommendation: {
+            action: 'none for this server; the schema is for a MongoDB server',
+            reasonIncludes: 'This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it.',
+            commands: proposal('strict', 'error').slice(0, 1),
+          },
+        },
+      ],
+    },
+    {
+      name: 'no validator where the capability probe proved none: the same, whatever the flavor',
+      snapshot: withServer(snapshotOf([orders()]), { capabilities: { validators: { supported: false, evidence: 'collMod refused' } } }),
+      findings: [{ messageId: 'missing', severity: 'info', target: orders$, recommendation: { action: 'none for this server; the schema is for a MongoDB server', commands: proposal('moderate', 'warn').slice(0, 1) } }],
+    },
+    {
       name: 'no validator, server count 0, on 8.0: strict + error, no errorAndLog',
       snapshot: withServer(snapshotOf([counted(orders(), { serverViolators: 0 })]), { version: '8.0.4' }),
       findings: [{ messageId: 'missing', severity: 'info', target: orders$, messageIncludes: '14 field paths typed.', recommendation: { action: 'add this validator (strict, error)', commands: proposal('strict', 'error') } }],
@@ -331,7 +355,13 @@ ruleTester(rule, {
           messageIncludes: '`_id`, `address`, `createdAt`, `email`, `items`, `name`, `status`, `tags`, `total` required',
           evidence: { proposedLevel: 'moderate', gaps: 1, violators: null },
           recommendation: {
-            reasonIncludes: ['(the collector counted the proposal made with the default options, and yours differ)', 'Required: fields present and not `null` in at least 99% of the documents (or objects) holding them in the sample', 'Required but missing from some documents: `email` (1).'],
+            reasonIncludes: [
+              '(the collector counted the proposal made with the options the snapshot was collected with, ' +
+                'and yours differ)',
+              'Required: fields present and not `null` in at least 99% of the documents (or objects) holding them ' +
+                'in the sample',
+              'Required but missing from some documents: `email` (1).',
+            ],
             commands: proposal('moderate', 'warn', listProposalViolators),
           },
         },
@@ -704,14 +734,14 @@ describe('validator cost wording', () => {
   // Exact figures (no coverage) are judged as they are; the verdict is the cost claim's: below costlyRatio.
   it('says "within noise" whenever the interval includes 1 and stays under noiseRatio', () => {
     expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.08 }, 1.1, 2)).toEqual({ text: 'within noise', verdict: 'supported' });
-    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1, 2)).toEqual({ text: 'at most 8% slower', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08 }, 1.1, 2)).toEqual({ text: 'slower, but by no more than the 10% noise allowance', verdict: 'supported' });
   });
 
   it('judges the cost against costlyRatio (the claim), and words it against noiseRatio', () => {
     // 14% slower: more than the noise allowance, far under costlyRatio: the claim "adds less than 100%" holds
-    expect(describeCost({ label: '', median: 1.14, low: 1.12, high: 1.16 }, 1.1, 2)).toEqual({ text: '14% slower, more than the 10% noise allowance', verdict: 'supported' });
-    expect(describeCost({ label: '', median: 1.14, low: 1.08, high: 1.17 }, 1.1, 2)).toEqual({ text: '14% slower, though possibly by no more than the 10% noise allowance', verdict: 'supported' });
-    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1, 1.25)).toEqual({ text: '40% slower, more than the 10% noise allowance', verdict: 'refuted' });
+    expect(describeCost({ label: '', median: 1.14, low: 1.12, high: 1.16 }, 1.1, 2)).toEqual({ text: 'slower, by more than the 10% noise allowance', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.14, low: 1.08, high: 1.17 }, 1.1, 2)).toEqual({ text: 'slower, though possibly by no more than the 10% noise allowance', verdict: 'supported' });
+    expect(describeCost({ label: '', median: 1.4, low: 1.3, high: 1.5 }, 1.1, 1.25)).toEqual({ text: 'slower, by more than the 10% noise allowance', verdict: 'refuted' });
     expect(describeCost({ label: '', median: 2.4, low: 2.1, high: 2.6 }, 1.1, 2).verdict).toBe('refuted');
     expect(describeCost({ label: '', median: 1.55, low: 1.08, high: 1.88 }, 1.1, 1.5).verdict).toBe('inconclusive');
     // on the boundary: an interval that touches costlyRatio decides nothing
@@ -721,9 +751,56 @@ describe('validator cost wording', () => {
     expect(describeCost({ label: '', median: 1.05, low: 1.02, high: 1.08, coverage: 0.9375 }, 1.1, 2).verdict).toBe('inconclusive');
   });
 
+  it('a timed interval decides the cost only when it clears costlyRatio by the noise margin (2 / 1.1, 2 × 1.1)', () => {
+    const timed = (low: number, high: number) => ({ label: '', median: (low + high) / 2, low, high, coverage: 0.96 });
+    expect(describeCost(timed(1.3, 1.8), 1.1, 2).verdict).toBe('supported');
+    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive'); // the readings run: under 2, not under 1.82
+    expect(describeCost(timed(2.1, 2.6), 1.1, 2).verdict).toBe('inconclusive');
+    expect(describeCost(timed(2.25, 2.6), 1.1, 2).verdict).toBe('refuted');
+  });
+
   it('a wide interval that includes 1 is within noise at the median but not shown small (it reaches past noiseRatio)', () => {
-    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise at the median, but the interval reaches 143% slower', verdict: 'inconclusive' });
+    expect(describeCost({ label: '', median: 1.8, low: 0.46, high: 2.43 }, 1.1, 2)).toEqual({ text: 'within noise at the median, but the interval reaches past the 10% noise allowance', verdict: 'inconclusive' });
     expect(describeCost({ label: '', median: 1.04, low: 0.97, high: 1.12 }, 1.1, 2).verdict).toBe('supported');
+  });
+});
+
+describe('validator confirmation sentences', () => {
+  const o = { noiseRatio: 1.1, costlyRatio: 2 } as ValidatorOptions;
+  const finding = { messageId: 'missing', evidence: { proposedAction: 'warn' } } as unknown as Parameters<typeof verdictOf>[0];
+  const counts = { copied: 300, passing: 300, duplicates: 0, refused: [], unchanged: 0, sent: 0 };
+  const shape = { what: 'the proposed validator', inserted: 300, replaced: 200 };
+  const arm = (label: string, samples: number[]): Timed => ({ label, samples, complete: samples.length >= 12 });
+  const exact = (median: number, low: number, high: number) => ({ label: 'r', median, low, high });
+
+  it('gives a measurement with no timed block its own sentence: no NaN, no "slower", no figure', () => {
+    const ins = ratioOf('insert', arm('a', [1, 1, 1, 1]), arm('b', [1, 1, 1, 1]));
+    const upd = ratioOf('update', arm('c', []), arm('d', []));
+    expect(Number.isNaN(upd.median)).toBe(true); // the harness's figure for zero blocks
+    const r = verdictOf(finding, o, [arm('c', []), arm('d', [])], ins, upd, counts, shape);
+    expect(r.summary).toContain('Replacing 200 of them by other copied documents was not timed: the budget ran out before one block.');
+    expect(r.summary).not.toMatch(/NaN/);
+    expect(r.summary).not.toMatch(/slower/);
+    expect(r.status).toBe('inconclusive');
+    const none = verdictOf(finding, o, [arm('a', []), arm('b', [])], ratioOf('insert', arm('a', []), arm('b', [])), null, counts, shape);
+    expect(none.summary).toContain('inserting 300 copied documents was not timed: the budget ran out before one block.');
+    expect(none.summary).not.toMatch(/NaN|slower/);
+  });
+
+  it('names no option key, prints the YCSB figures nowhere (the recommendation has them), shows both figures', () => {
+    const done = [arm('a', new Array<number>(12).fill(1)), arm('b', new Array<number>(12).fill(1))];
+    const r = verdictOf(finding, o, done, exact(1.05, 0.97, 1.08), exact(2.3, 2.25, 2.6), counts, shape);
+    expect(r.summary).not.toMatch(/costlyRatio|YCSB/);
+    expect(r.summary).toContain('adds less than 100% to write time');
+    expect(r.status).toBe('refuted');
+    // the replacements decided the verdict: theirs is the ratio kept, and the brief shows both
+    expect(r.ratio?.median).toBe(2.3);
+    expect(r.brief).toMatch(/inserts 1\.1x.*; replacements 2\.3x/);
+  });
+
+  it('prints no percentage of a ratio beside its figure (they disagreed by rounding: "2.4x", "133% slower")', () => {
+    const text = describeCost({ label: '', median: 1.5, low: 0.99, high: 2.33 }, 1.1, 2).text;
+    expect(text).not.toMatch(/\d+% slower/);
   });
 });
 

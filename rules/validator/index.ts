@@ -107,7 +107,19 @@ function countOf(d: ValidatorDryRun | undefined): Count {
   return { kind: 'unknown' };
 }
 
-function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: ValidatorReport): void {
+/** What the findings on an existing validator read: its level and action, the collector's dry run, the count. */
+interface Existing {
+  level: string;
+  action: string;
+  d: ValidatorDryRun | undefined;
+  target: { db: string; collection: string };
+  count: Count;
+  evidence: Record<string, string | number | boolean | null>;
+  /** Failing documents per path in the sample, as text ('' without a dry run). */
+  paths: string;
+}
+
+function existingOf(c: CollectionSnapshot): Existing {
   const v = c.validator;
   const level = v.validationLevel ?? 'strict';
   const action = v.validationAction ?? 'error';
@@ -126,115 +138,148 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Vali
     unsupported: d ? d.unsupportedKeywords.length : null,
   };
   const paths = d ? byPathText(d.byPath) : '';
+  return { level, action, d, target, count, evidence, paths };
+}
 
-  if (d) {
-    const server = serverCount(d);
-    const serverReason = d.serverReason ?? 'none is recorded in the snapshot';
-    const list = [...d.unsupportedKeywords, ...d.undecided].join('; ');
-    if (d.skippedReason) {
-      if (server) report({ messageId: 'notChecked', severity: 'info', target, data: { reason: d.skippedReason, ...server }, evidence });
-      else report({ messageId: 'notCheckedNoServerCount', severity: 'info', target, data: { reason: d.skippedReason, serverReason }, evidence });
-    } else if (list) {
-      if (server) report({ messageId: 'partialCheck', severity: 'info', target, data: { list, ...server }, evidence });
-      else report({ messageId: 'partialCheckNoServerCount', severity: 'info', target, data: { list, serverReason }, evidence });
-    }
-    if (server && d.violations > server.failing) {
-      // the sample is part of the collection: more failing sampled documents than failing documents overall is a disagreement
-      report({
-        messageId: 'countsDisagree',
-        severity: 'info',
-        target,
-        data: { failing: d.violations, checked: d.checked, serverFailing: server.failing, documents: server.documents, paths },
-        evidence,
-      });
+/** What the dry run could not check (query operators, keywords), and a sample that disagrees with the server. */
+function reportCheckLimits({ target, evidence, paths }: Existing, d: ValidatorDryRun, report: ValidatorReport): void {
+  const server = serverCount(d);
+  const serverReason = d.serverReason ?? 'none is recorded in the snapshot';
+  const list = [...d.unsupportedKeywords, ...d.undecided].join('; ');
+  if (d.skippedReason) {
+    const reason = d.skippedReason;
+    if (server) report({ messageId: 'notChecked', severity: 'info', target, data: { reason, ...server }, evidence });
+    else report({ messageId: 'notCheckedNoServerCount', severity: 'info', target, data: { reason, serverReason }, evidence });
+  } else if (list) {
+    if (server) report({ messageId: 'partialCheck', severity: 'info', target, data: { list, ...server }, evidence });
+    else {
+      report({ messageId: 'partialCheckNoServerCount', severity: 'info', target, data: { list, serverReason }, evidence });
     }
   }
-
-  const onSample = count.kind === 'server' ? '' : ' The count is from the sample: count the whole collection first.';
-  if (level === 'off') {
-    const clean = count.kind !== 'unknown' && count.failing === 0;
-    const off = {
-      severity: 'warn' as const,
-      target,
-      evidence,
-      recommendation: {
-        action: clean ? 'turn it on (strict)' : 'turn it on for new and valid documents (moderate)',
-        reason: clean
-          ? 'No document fails it, so strict validation rejects nothing that exists today.'
-          : '"moderate" checks inserts and updates to valid documents, and lets updates to the documents that already fail through until you fix them.',
-        commands: [collMod(c, { validationLevel: clean ? 'strict' : 'moderate' })],
-      },
-    };
-    if (count.kind === 'server') report({ ...off, messageId: 'levelOff', data: { failing: count.failing, documents: count.documents } });
-    else if (count.kind === 'sample') report({ ...off, messageId: 'levelOffInSample', data: { failing: count.failing, checked: count.checked } });
-    else report({ ...off, messageId: 'levelOffUncounted' });
-    return;
-  }
-
-  if (count.kind !== 'unknown' && count.failing > 0) {
-    const strictError = level === 'strict' && (action === 'error' || action === 'errorAndLog');
-    const inSample = paths ? ` Failing paths in the sample: ${paths}.` : '';
-    const recommendation: Recommendation = strictError
-      ? {
-          action: 'moderate while you fix them',
-          reason: `With validationLevel "strict", every update to one of these documents is rejected unless it makes the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" once the count is 0.${onSample}${inSample}`,
-          commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
-        }
-      : {
-          action: `fix the failing documents, then switch to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
-          reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
-          commands: [findViolators(c)],
-        };
-    const found = { severity: strictError ? ('warn' as const) : ('info' as const), target, evidence, recommendation };
-    if (count.kind === 'server') {
-      const data = { failing: count.failing, documents: count.documents, level, action };
-      if (strictError) report({ ...found, messageId: 'violationsStrict', data });
-      else report({ ...found, messageId: 'violations', data });
-    } else {
-      const data = { failing: count.failing, checked: count.checked, level, action };
-      if (strictError) report({ ...found, messageId: 'violationsStrictInSample', data });
-      else report({ ...found, messageId: 'violationsInSample', data });
-    }
-    return;
-  }
-
-  const warnOnly = action === 'warn';
-  if (count.kind !== 'unknown' && (warnOnly || level === 'moderate')) {
-    // nothing fails (count.failing is 0 here)
-    const changes: Record<string, string> = {};
-    if (warnOnly) changes.validationAction = 'error';
-    if (level === 'moderate') changes.validationLevel = 'strict';
-    const commands = [collMod(c, changes)];
-    if (warnOnly && atLeast81(snapshot)) commands.push(collMod(c, { ...changes, validationAction: 'errorAndLog' }));
-    const ready = {
-      severity: 'info' as const,
-      target,
-      evidence,
-      recommendation: {
-        action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(', '),
-        reason: `${warnOnly ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.' : '"moderate" skips updates to documents that are already invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the sample only: count the whole collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log (second command).' : ''}`,
-        commands: count.kind === 'server' ? commands : [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`, ...commands],
-      },
-    };
-    if (count.kind === 'server') report({ ...ready, messageId: 'readyForError', data: { level, action } });
-    else report({ ...ready, messageId: 'readyForErrorInSample', data: { checked: count.checked, level, action } });
-    return;
-  }
-
-  if (count.kind === 'unknown' && (warnOnly || level === 'moderate')) {
+  if (server && d.violations > server.failing) {
+    // the sample is part of the collection: more failing sampled documents than failing documents overall is a
+    // disagreement
     report({
-      messageId: 'violationsUnknown',
+      messageId: 'countsDisagree',
       severity: 'info',
       target,
-      data: { level, action },
-      evidence,
-      recommendation: {
-        action: 'count the failing documents',
-        reason: 'Count before switching to validationAction "error" and validationLevel "strict": if the count is 0, nothing existing would be rejected.',
-        commands: [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`],
+      data: {
+        failing: d.violations,
+        checked: d.checked,
+        serverFailing: server.failing,
+        documents: server.documents,
+        paths,
       },
+      evidence,
     });
   }
+}
+
+/** A validator turned off: turn it on, strict when nothing fails it. */
+function reportLevelOff({ count, target, evidence }: Existing, c: CollectionSnapshot, report: ValidatorReport): void {
+  const clean = count.kind !== 'unknown' && count.failing === 0;
+  const off = {
+    severity: 'warn' as const,
+    target,
+    evidence,
+    recommendation: {
+      action: clean ? 'turn it on (strict)' : 'turn it on for new and valid documents (moderate)',
+      reason: clean
+        ? 'No document fails it, so strict validation rejects nothing that exists today.'
+        : '"moderate" checks inserts and updates to valid documents, and lets updates to the documents that ' +
+          'already fail through until you fix them.',
+      commands: [collMod(c, { validationLevel: clean ? 'strict' : 'moderate' })],
+    },
+  };
+  if (count.kind === 'server') {
+    report({ ...off, messageId: 'levelOff', data: { failing: count.failing, documents: count.documents } });
+  } else if (count.kind === 'sample') {
+    report({ ...off, messageId: 'levelOffInSample', data: { failing: count.failing, checked: count.checked } });
+  } else report({ ...off, messageId: 'levelOffUncounted' });
+}
+
+/** Documents fail the validator: moderate while they are fixed (strict/error), or fix them before tightening. */
+function reportViolations(e: Existing, c: CollectionSnapshot, report: ValidatorReport): void {
+  const { level, action, count, target, evidence, paths } = e;
+  if (count.kind === 'unknown') return;
+  const onSample = count.kind === 'server' ? '' : ' The count is from the sample: count the whole collection first.';
+  const strictError = level === 'strict' && (action === 'error' || action === 'errorAndLog');
+  const inSample = paths ? ` Failing paths in the sample: ${paths}.` : '';
+  const recommendation: Recommendation = strictError
+    ? {
+        action: 'moderate while you fix them',
+        reason: `With validationLevel "strict", every update to one of these documents is rejected unless it makes the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" once the count is 0.${onSample}${inSample}`,
+        commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
+      }
+    : {
+        action: `fix the failing documents, then switch to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
+        reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
+        commands: [findViolators(c)],
+      };
+  const found = { severity: strictError ? ('warn' as const) : ('info' as const), target, evidence, recommendation };
+  if (count.kind === 'server') {
+    const data = { failing: count.failing, documents: count.documents, level, action };
+    if (strictError) report({ ...found, messageId: 'violationsStrict', data });
+    else report({ ...found, messageId: 'violations', data });
+  } else {
+    const data = { failing: count.failing, checked: count.checked, level, action };
+    if (strictError) report({ ...found, messageId: 'violationsStrictInSample', data });
+    else report({ ...found, messageId: 'violationsInSample', data });
+  }
+}
+
+/** Nothing fails a warn-only or moderate validator: ready for error and strict. */
+function reportReady(e: Existing, snapshot: Snapshot, c: CollectionSnapshot, report: ValidatorReport): void {
+  const { level, action, count, target, evidence } = e;
+  if (count.kind === 'unknown') return;
+  const warnOnly = action === 'warn';
+  // nothing fails (count.failing is 0 here)
+  const changes: Record<string, string> = {};
+  if (warnOnly) changes.validationAction = 'error';
+  if (level === 'moderate') changes.validationLevel = 'strict';
+  const commands = [collMod(c, changes)];
+  if (warnOnly && atLeast81(snapshot)) commands.push(collMod(c, { ...changes, validationAction: 'errorAndLog' }));
+  const ready = {
+    severity: 'info' as const,
+    target,
+    evidence,
+    recommendation: {
+      action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(', '),
+      reason: `${warnOnly ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.' : '"moderate" skips updates to documents that are already invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the sample only: count the whole collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log (second command).' : ''}`,
+      commands: count.kind === 'server' ? commands : [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`, ...commands],
+    },
+  };
+  if (count.kind === 'server') report({ ...ready, messageId: 'readyForError', data: { level, action } });
+  else report({ ...ready, messageId: 'readyForErrorInSample', data: { checked: count.checked, level, action } });
+}
+
+/** A warn-only or moderate validator with no count at all: count before switching. */
+function reportUncounted(e: Existing, c: CollectionSnapshot, report: ValidatorReport): void {
+  const { level, action, target, evidence } = e;
+  report({
+    messageId: 'violationsUnknown',
+    severity: 'info',
+    target,
+    data: { level, action },
+    evidence,
+    recommendation: {
+      action: 'count the failing documents',
+      reason:
+        'Count before switching to validationAction "error" and validationLevel "strict": if the count is 0, ' +
+        'nothing existing would be rejected.',
+      commands: [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`],
+    },
+  });
+}
+
+function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: ValidatorReport): void {
+  const e = existingOf(c);
+  if (e.d) reportCheckLimits(e, e.d, report);
+  if (e.level === 'off') return reportLevelOff(e, c, report);
+  if (e.count.kind !== 'unknown' && e.count.failing > 0) return reportViolations(e, c, report);
+  if (e.action !== 'warn' && e.level !== 'moderate') return;
+  if (e.count.kind === 'unknown') reportUncounted(e, c, report);
+  else reportReady(e, snapshot, c, report);
 }
 
 /** The published YCSB benchmark the cost claim rests on (README, "Why"). */
@@ -245,9 +290,9 @@ const listed = (paths: readonly string[], max = 8): string => `${quoted(paths.sl
 
 /**
  * Whether the proposal may start as strict/error, and the count that says so: the server's count of documents failing
- * this very schema (the collector counted the proposal made with the default options: used only when the fingerprint
- * matches), else, on a read of every document, the in-process check of every one (or the census, when the options
- * changed the schema). Anything else is a sample: moderate/warn, with why.
+ * this very schema (the collector counted the proposal made with the options it was collected with: used only when
+ * the fingerprint matches), else, on a read of every document, the in-process check of every one (or the census,
+ * when the options changed the schema). Anything else is a sample: moderate/warn, with why.
  */
 type Verdict =
   | { strict: true; how: string; violators: number; on: 'server' | 'every document' }
@@ -266,7 +311,14 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
       how: `${formatNumber(n)} of ${formatNumber(total)} existing documents fail it (counted on the server): with "strict" and "error", every update to one of them would be rejected. Start with "moderate" and "warn": "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; list them by _id (last command), fix them, then switch to "strict" and "error".`,
     };
   }
-  const reason = stored === undefined ? 'the snapshot has no count of it' : !same ? 'the collector counted the proposal made with the default options, and yours differ' : (stored.serverReason ?? 'no reason was recorded');
+  const otherOptions =
+    'the collector counted the proposal made with the options the snapshot was collected with, and yours differ';
+  const reason =
+    stored === undefined
+      ? 'the snapshot has no count of it'
+      : !same
+        ? otherOptions
+        : (stored.serverReason ?? 'no reason was recorded');
   if (p.basis === 'complete') {
     const clean = same ? stored.violations === 0 && stored.checked >= p.documents : p.gaps.length === 0;
     const n = same ? stored.violations : null;
@@ -283,6 +335,26 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
     violators: same ? stored.violations : null,
     on: same ? 'sample' : null,
     how: `Start with "moderate" and "warn": it was proposed from a sample and no server count says that no existing document fails it (${reason}). "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; run the count (second command), and switch to "strict" and "error" when it is 0.`,
+  };
+}
+
+/**
+ * A server that does not implement validators: the capability probe proved none, or FerretDB, whatever the probe
+ * says (1.x accepts a validator and silently keeps none, so a probe that was answered proves nothing there).
+ */
+function lacksValidators(snapshot: Snapshot): boolean {
+  return snapshot.server.capabilities.validators?.supported === false || snapshot.server.flavor === 'ferretdb';
+}
+
+/**
+ * On a server without validators nothing is proposed for it: the schema alone, as what a MongoDB server would take
+ * (a migration), with no collMod, no count (the server does not evaluate $jsonSchema) and no level or action.
+ */
+function forMongoDbOnly(schemaCommand: string, shown: string): { action: string; reason: string; commands: string[] } {
+  return {
+    action: 'none for this server; the schema is for a MongoDB server',
+    reason: `This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it. The schema (the command) is what a MongoDB server would take as \`$jsonSchema\`, after a migration: count the documents failing it there before choosing a level and an action.${shown}`,
+    commands: [schemaCommand],
   };
 }
 
@@ -345,11 +417,13 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
       violators: v.violators,
       violatorsCountedOn: v.on,
     },
-    recommendation: {
-      action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
-      reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}${snapshot.server.flavor === 'ferretdb' ? ' FerretDB 1.x does not implement validators: the confirmation checks whether this server keeps one.' : ''}`,
-      commands,
-    },
+    recommendation: lacksValidators(snapshot)
+      ? forMongoDbOnly(commands[0] ?? '', shown)
+      : {
+          action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
+          reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}`,
+          commands,
+        },
   };
   const fields = p.fields;
   if (p.basis === 'ordered') report({ ...finding, messageId: 'missingOrdered', data: { documents: p.documents, fields } });

@@ -11,7 +11,7 @@
  */
 import Ajv, { type ErrorObject } from 'ajv';
 import type { DataValidationCxt } from 'ajv/dist/types';
-import { isDate } from '../../src/collect/bson-size';
+import { isDate } from '../../src/lib/bson-types';
 import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType, NUMERIC_BSON_TYPES } from '../../src/lib/bson-types';
 import { joinPath, pathOf } from '../../src/lib/doc-path';
 
@@ -132,104 +132,7 @@ class Translator {
     const out: Doc = {};
     for (const [k, v] of Object.entries(src)) {
       if (v === undefined) continue;
-      switch (k) {
-        case 'bsonType': {
-          const list = (Array.isArray(v) ? v : [v]).map(String);
-          const bad = list.filter((t) => !BSON_TYPE_ALIASES.has(t));
-          if (bad.length) this.skip(`bsonType "${bad.join('", "')}"`, path, 'not a BSON type alias');
-          else out.bsonType = list;
-          break;
-        }
-        case 'type': {
-          const list = (Array.isArray(v) ? v : [v]).map(String);
-          const bad = list.filter((t) => JSON_TYPES[t] === undefined);
-          if (bad.length) this.skip(`type "${bad.join('", "')}"`, path, 'MongoDB accepts object, array, number, boolean, string and null');
-          else out.mongoType = list;
-          break;
-        }
-        case 'enum':
-          if (Array.isArray(v)) out.mongoEnum = v;
-          else this.skip('enum', path, 'not an array');
-          break;
-        case 'uniqueItems':
-          if (v === true) out.mongoUniqueItems = true;
-          break;
-        case 'exclusiveMaximum':
-        case 'exclusiveMinimum':
-          break; // folded into maximum/minimum below
-        case 'required':
-          if (Array.isArray(v)) out.required = v.map(String);
-          else this.skip('required', path, 'not an array');
-          break;
-        case 'pattern': {
-          const p = typeof v === 'string' ? v : JSON.stringify(v);
-          try {
-            new RegExp(p);
-            out.pattern = p;
-          } catch {
-            this.skip('pattern', path, 'not a JavaScript regular expression (the server uses PCRE)');
-          }
-          break;
-        }
-        case 'properties':
-          if (isMap(v)) out.properties = this.map(v, (key) => joinPath(path, key));
-          else this.skip('properties', path, 'not an object');
-          break;
-        case 'patternProperties': {
-          if (!isMap(v)) {
-            this.skip('patternProperties', path, 'not an object');
-            break;
-          }
-          const ok: Doc = {};
-          for (const [p, sub] of Object.entries(v)) {
-            try {
-              new RegExp(p);
-              ok[p] = this.schema(sub, join(path, `<fields matching /${p}/>`));
-            } catch {
-              this.skip('patternProperties', path, `/${p}/ is not a JavaScript regular expression`);
-            }
-          }
-          out.patternProperties = ok;
-          break;
-        }
-        case 'additionalProperties':
-          out.additionalProperties = this.schema(v, join(path, '<other fields>'));
-          break;
-        case 'items':
-          out.items = Array.isArray(v) ? v.map((sub, i) => this.schema(sub, join(path, String(i)))) : this.schema(v, join(path, '$[]'));
-          break;
-        case 'additionalItems':
-          out.additionalItems = this.schema(v, join(path, '$[]'));
-          break;
-        case 'dependencies': {
-          if (!isMap(v)) {
-            this.skip('dependencies', path, 'not an object');
-            break;
-          }
-          const deps: Doc = {};
-          for (const [field, dep] of Object.entries(v)) deps[field] = Array.isArray(dep) ? dep.map(String) : this.schema(dep, path);
-          out.dependencies = deps;
-          break;
-        }
-        case 'allOf':
-        case 'anyOf':
-        case 'oneOf':
-          if (Array.isArray(v)) out[k] = v.map((sub) => this.schema(sub, path));
-          else this.skip(k, path, 'not an array');
-          break;
-        case 'not':
-          out.not = this.schema(v, path);
-          break;
-        default:
-          if (COPIED.has(k)) {
-            const n = v !== null && (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'object') ? toNumber(v) : NaN;
-            if (!Number.isFinite(n) || (k === 'multipleOf' && n <= 0)) this.skip(k, path, k === 'multipleOf' ? 'not a positive number' : 'not a number');
-            else out[k] = n;
-          }
-          else if (ANNOTATIONS.has(k)) break;
-          else if (ENCRYPTION.has(k)) this.skip(k, path, 'field-level encryption: the driver and server check it, not the advisor');
-          else this.skip(k, path);
-      }
+      if (!this.keyword(k, v, path, out) && !this.subschemas(k, v, path, out)) this.other(k, v, path, out);
     }
     // draft 4: exclusiveMaximum is a boolean modifying maximum; ajv (draft 7) takes the bound itself
     for (const [flag, bound] of [['exclusiveMaximum', 'maximum'], ['exclusiveMinimum', 'minimum']] as const) {
@@ -239,6 +142,128 @@ class Translator {
       }
     }
     return out;
+  }
+
+  /** Keywords on the value itself (types, enum, bounds' flags, required, pattern); false when `k` is none of them. */
+  private keyword(k: string, v: unknown, path: string, out: Doc): boolean {
+    switch (k) {
+      case 'bsonType': {
+        const list = (Array.isArray(v) ? v : [v]).map(String);
+        const bad = list.filter((t) => !BSON_TYPE_ALIASES.has(t));
+        if (bad.length) this.skip(`bsonType "${bad.join('", "')}"`, path, 'not a BSON type alias');
+        else out.bsonType = list;
+        return true;
+      }
+      case 'type': {
+        const list = (Array.isArray(v) ? v : [v]).map(String);
+        const bad = list.filter((t) => JSON_TYPES[t] === undefined);
+        const accepted = 'MongoDB accepts object, array, number, boolean, string and null';
+        if (bad.length) this.skip(`type "${bad.join('", "')}"`, path, accepted);
+        else out.mongoType = list;
+        return true;
+      }
+      case 'enum':
+        if (Array.isArray(v)) out.mongoEnum = v;
+        else this.skip('enum', path, 'not an array');
+        return true;
+      case 'uniqueItems':
+        if (v === true) out.mongoUniqueItems = true;
+        return true;
+      case 'exclusiveMaximum':
+      case 'exclusiveMinimum':
+        return true; // folded into maximum/minimum below
+      case 'required':
+        if (Array.isArray(v)) out.required = v.map(String);
+        else this.skip('required', path, 'not an array');
+        return true;
+      case 'pattern': {
+        const p = typeof v === 'string' ? v : JSON.stringify(v);
+        try {
+          new RegExp(p);
+          out.pattern = p;
+        } catch {
+          this.skip('pattern', path, 'not a JavaScript regular expression (the server uses PCRE)');
+        }
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** Keywords holding schemas (properties, items, combinators), translated in turn; false when `k` is none of them. */
+  private subschemas(k: string, v: unknown, path: string, out: Doc): boolean {
+    switch (k) {
+      case 'properties':
+        if (isMap(v)) out.properties = this.map(v, (key) => joinPath(path, key));
+        else this.skip('properties', path, 'not an object');
+        return true;
+      case 'patternProperties': {
+        if (!isMap(v)) {
+          this.skip('patternProperties', path, 'not an object');
+          return true;
+        }
+        const ok: Doc = {};
+        for (const [p, sub] of Object.entries(v)) {
+          try {
+            new RegExp(p);
+            ok[p] = this.schema(sub, join(path, `<fields matching /${p}/>`));
+          } catch {
+            this.skip('patternProperties', path, `/${p}/ is not a JavaScript regular expression`);
+          }
+        }
+        out.patternProperties = ok;
+        return true;
+      }
+      case 'additionalProperties':
+        out.additionalProperties = this.schema(v, join(path, '<other fields>'));
+        return true;
+      case 'items':
+        out.items = Array.isArray(v)
+          ? v.map((sub, i) => this.schema(sub, join(path, String(i))))
+          : this.schema(v, join(path, '$[]'));
+        return true;
+      case 'additionalItems':
+        out.additionalItems = this.schema(v, join(path, '$[]'));
+        return true;
+      case 'dependencies': {
+        if (!isMap(v)) {
+          this.skip('dependencies', path, 'not an object');
+          return true;
+        }
+        const deps: Doc = {};
+        for (const [field, dep] of Object.entries(v)) {
+          deps[field] = Array.isArray(dep) ? dep.map(String) : this.schema(dep, path);
+        }
+        out.dependencies = deps;
+        return true;
+      }
+      case 'allOf':
+      case 'anyOf':
+      case 'oneOf':
+        if (Array.isArray(v)) out[k] = v.map((sub) => this.schema(sub, path));
+        else this.skip(k, path, 'not an array');
+        return true;
+      case 'not':
+        out.not = this.schema(v, path);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** The rest: numeric bounds copied, annotations dropped, anything else named as not checked. */
+  private other(k: string, v: unknown, path: string, out: Doc): void {
+    if (COPIED.has(k)) {
+      const numeric = v !== null && (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'object');
+      const n = numeric ? toNumber(v) : NaN;
+      const positive = k === 'multipleOf';
+      const bad = !Number.isFinite(n) || (positive && n <= 0);
+      if (bad) this.skip(k, path, positive ? 'not a positive number' : 'not a number');
+      else out[k] = n;
+    } else if (ENCRYPTION.has(k)) {
+      this.skip(k, path, 'field-level encryption: the driver and server check it, not the advisor');
+    } else if (!ANNOTATIONS.has(k)) this.skip(k, path);
   }
 
   private map(v: Doc, pathOf: (key: string) => string): Doc {

@@ -351,7 +351,8 @@ export function plainSchema(schema: unknown): unknown {
 
 /**
  * A short fingerprint of a schema (its canonical JSON, keys sorted), so the rule can tell whether the collector
- * counted the very schema it proposes (the collector proposes with the default options; a configuration may differ).
+ * counted the very schema it proposes (the collector proposes with the options of the run that collected the
+ * snapshot; a later configuration may differ).
  * cyrb53 (public domain): 53 bits, ample to tell two proposals for one collection apart.
  */
 export function schemaFingerprint(schema: unknown): string {

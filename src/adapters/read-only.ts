@@ -1,3 +1,4 @@
+import { SCRATCH_PREFIX } from '../core/names';
 import type { Adapter, CommandOptions, CursorOptions, CursorRead, Doc, ReadPreferenceMode } from './types';
 
 /**
@@ -7,8 +8,7 @@ import type { Adapter, CommandOptions, CursorOptions, CursorRead, Doc, ReadPrefe
  * SCRATCH_PREFIX.
  */
 
-/** Every database the advisor writes to starts with this; nothing else is ever written. */
-export const SCRATCH_PREFIX = 'mongo_advisor_scratch_';
+export { SCRATCH_PREFIX };
 
 /** A command a gate refused to send. Thrown before anything reaches the server. */
 export class RefusedCommand extends Error {

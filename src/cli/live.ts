@@ -1,7 +1,7 @@
 import { rules } from '../../rules';
 import type { DriverAdapter } from '../adapters/driver';
 import { analyzeAndConfirm } from '../check';
-import { type AnalyzeSettings, collectPlan, enabledRules } from '../core/runner';
+import { collectPlan, type ResolvedRule } from '../core/runner';
 import type { CheckResult, Finding, Snapshot } from '../core/types';
 import { onInterrupt } from './interrupt';
 import { collectDeployment } from './deployment';
@@ -9,7 +9,7 @@ import type { Io } from './io';
 import type { Progress } from './progress';
 import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
-import type { FoldOptions } from '../collect/fold';
+import type { FoldOptions } from '../core/fold';
 import { checkTargets } from '../core/names';
 
 export interface LiveRunOptions {
@@ -26,7 +26,8 @@ export interface LiveRunOptions {
   /** Where the experiments write (--scratch-uri); the inspected server when absent. */
   scratchAdapter?: DriverAdapter;
   maxLoad?: string;
-  settings: AnalyzeSettings;
+  /** The run's rules with their options resolved once (`loadConfig(...).resolved`). */
+  resolved: readonly ResolvedRule[];
   progress: Progress;
   /** Progress lines where no bar is drawn (src/cli/progress.ts progressLines): a step each, with beats. */
   lines?: Heartbeat | null;
@@ -53,7 +54,8 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     dbConcurrency: Math.min(2, opts.concurrency),
     progress: opts.progress,
     // Only what the enabled rules read (the plan); the snapshot records which collectors ran.
-    collectors: collectPlan(enabledRules(rules, opts.settings)),
+    collectors: collectPlan(opts.resolved),
+    resolved: opts.resolved,
   });
   // Ctrl-C stops the experiments and drops the scratch database (src/cli/interrupt.ts), only while confirming.
   const interrupt = opts.confirm ? onInterrupt(io) : null;
@@ -71,7 +73,7 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
         db: snapshot.databases[0]?.name ?? '',
         rules,
         confirm: opts.confirm,
-        settings: opts.settings,
+        resolved: opts.resolved,
         ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
         onExperiment,
         ...(opts.confirmBudgetMs ? { budgetMs: opts.confirmBudgetMs } : {}),

@@ -10,9 +10,9 @@ import { terminalLine } from '../core/format';
 import { analyzeAndConfirm } from '../check';
 import { counts, type LintResult } from '../core/baseline';
 import { UserError } from '../core/errors';
-import type { AnalyzeSettings } from '../core/runner';
+import type { ResolvedRule } from '../core/runner';
 import type { AdvisorConfig } from '../core/config';
-import type { FoldOptions } from '../collect/fold';
+import type { FoldOptions } from '../core/fold';
 import type { CheckResult, Snapshot } from '../core/types';
 import { type Locate, ruleCatalog } from '../report/catalog';
 import { formatJson } from '../report/json';
@@ -128,8 +128,9 @@ export function scopeOfSnapshot(snapshot: Snapshot): CheckResult['scope'] {
 }
 
 /** Runs every rule over a snapshot, offline: the same result a live `check --no-confirm` gives. */
-export async function analyzeOffline(snapshot: Snapshot, settings: AnalyzeSettings): Promise<CheckResult> {
-  const result = await analyzeAndConfirm(snapshot, null, { db: snapshot.databases[0]?.name ?? '', rules, confirm: false, settings });
+export async function analyzeOffline(snapshot: Snapshot, resolved: readonly ResolvedRule[]): Promise<CheckResult> {
+  const db = snapshot.databases[0]?.name ?? '';
+  const result = await analyzeAndConfirm(snapshot, null, { db, rules, confirm: false, resolved });
   return { ...result, scope: scopeOfSnapshot(snapshot) };
 }
 

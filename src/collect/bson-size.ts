@@ -62,6 +62,4 @@ export function objectIdSeconds(v: unknown): number {
   return (((b[0] ?? 0) << 24) >>> 0) + ((b[1] ?? 0) << 16) + ((b[2] ?? 0) << 8) + (b[3] ?? 0);
 }
 
-export function isDate(v: object): v is Date {
-  return v instanceof Date || Object.prototype.toString.call(v) === '[object Date]';
-}
+export { isDate } from '../lib/bson-types';

@@ -6,6 +6,8 @@ import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
 import { type AnyCollector, dataOf, type ListedCollection } from '../core/collector';
+import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
+import type { ResolvedRule } from '../core/options';
 import {
   type CollectionSnapshot,
   type DatabaseSnapshot,
@@ -55,6 +57,8 @@ export interface CollectOptions {
    * (`collectPlan`); none when absent.
    */
   collectors?: readonly AnyCollector[];
+  /** The run's rules with their resolved options: each collector reads those of the rules that need it. */
+  resolved?: readonly ResolvedRule[];
   /**
    * Where reads of the data go: `secondaryPreferred` (the default: a replica set's secondaries carry the sample and scan
    * reads, sparing the primary) or `primary`. Per-node statistics ($collStats, $indexStats, serverStatus) always go to
@@ -179,7 +183,8 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const serverStatusAllowed = !verdict.skipped.some((s) => checkOf({ serverStatus: 1 }) === s.check);
   const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true) });
   const notes: Note[] = [...privilegeNotes(privileges)];
-  const runner = new CollectorRunner(plan, { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes });
+  const base = { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes, resolved: opts.resolved ?? [] };
+  const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
   let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
@@ -274,10 +279,15 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
   const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
   if (unsized.length > 0) {
     const names = unsized.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
+    const more = unsized.length > 5 ? ', …' : '';
+    const which = `${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
     notes.push({
       level: 'skipped',
       ...single,
-      message: `storage sizes were not read (${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${unsized.length > 5 ? ', …' : ''}): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B`,
+      message:
+        `storage sizes were not read (${which}): $collStats counted their documents but reported 0 bytes of data ` +
+        'and storage, so their sizes are unknown, not 0 B',
+      gap: gapOf(COLLSTATS_ZERO_SIZES, `storage sizes of ${which}`),
     });
   }
 }

@@ -7,14 +7,19 @@ const yes = (evidence: string): Capability => ({ supported: true, evidence });
 const no = (evidence: string): Capability => ({ supported: false, evidence });
 const unknown = (evidence: string): Capability => ({ supported: null, evidence });
 
-/** The topology as serverStatus tells it (asked with its `repl` section): mongos, a replica-set member, or neither. */
+/**
+ * The topology as serverStatus tells it (asked with its `repl` section): mongos, a replica-set member, a standalone
+ * mongod, or 'unknown' when the reply cannot tell (then `hello` decides). A member's serverStatus always carries
+ * repl.setName and a mongos's names its process; a standalone is a `mongod` process without `repl`. Products that
+ * imitate MongoDB may leave `repl` out while `hello` names a replica set (SecantusDB's process is "secantus") or name
+ * no process at all (FerretDB): those are not called standalone from serverStatus.
+ */
 export function topologyFromStatus(status: Doc): ServerInfo['topology'] {
-  if (status.process === 'mongos' || (typeof status.process === 'string' && status.process.endsWith('mongos'))) return 'sharded';
+  const proc = typeof status.process === 'string' ? status.process.replace(/\.exe$/i, '') : '';
+  if (proc.endsWith('mongos')) return 'sharded';
   const repl = status.repl as Doc | undefined;
   if (repl && typeof repl.setName === 'string') return 'replicaSet';
-  // A member's serverStatus always carries repl.setName and a mongos's names its process: neither is a standalone
-  // (FerretDB's names no process at all).
-  return 'standalone';
+  return proc.endsWith('mongod') ? 'standalone' : 'unknown';
 }
 
 /**
@@ -60,7 +65,9 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
     collMod: unknown('not proven without a write'),
   };
   // A product that answers as MongoDB says so in buildInfo: named in the report's header, never judged differently.
-  const imitator = typeof build.secantusVersion === 'string' ? `SecantusDB ${build.secantusVersion}` : undefined;
+  const imitator = typeof build.secantusVersion === 'string'
+    ? `SecantusDB ${build.secantusVersion}`
+    : flavor === 'ferretdb' ? `FerretDB${typeof build.ferretdbVersion === 'string' ? ` ${build.ferretdbVersion}` : ''}` : undefined;
   const server: ServerInfo = {
     version: String(build.version),
     versionArray,

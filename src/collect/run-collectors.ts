@@ -1,6 +1,7 @@
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
-import type { AnyCollector, CollectorScope, ListedCollection } from '../core/collector';
-import type { CollectionSnapshot, CollectorRun, DatabaseSnapshot, Note, ServerInfo, Snapshot, Target } from '../core/types';
+import type { AnyCollector, CollectorScope, ListedCollection, RuleOptions } from '../core/collector';
+import type { ResolvedRule } from '../core/options';
+import type { CollectionSnapshot, CollectorRun, DatabaseSnapshot, Gap, Note, ServerInfo, Snapshot, Target } from '../core/types';
 
 const MAX_COULD_NOT = 20;
 
@@ -12,14 +13,25 @@ const MAX_COULD_NOT = 20;
 export class CollectorRunner {
   private readonly couldNot = new Map<string, Set<string>>();
   private readonly state = new Map<string, Map<string, unknown>>();
+  private readonly options = new Map<string, RuleOptions>();
 
+  /** `base.resolved`: the run's rules and their resolved options; each collector gets those of the rules needing it. */
   constructor(
     private readonly plan: readonly AnyCollector[],
-    private readonly base: { adapter: Adapter; server: ServerInfo; maxTimeMS: number; serverStatus: Doc | null; runNotes: Note[] },
+    private readonly base: {
+      adapter: Adapter;
+      server: ServerInfo;
+      maxTimeMS: number;
+      serverStatus: Doc | null;
+      runNotes: Note[];
+      resolved?: readonly ResolvedRule[];
+    },
   ) {
     for (const c of plan) {
       this.couldNot.set(c.id, new Set());
       this.state.set(c.id, new Map());
+      const needing = (base.resolved ?? []).filter((r) => r.rule.needs?.some((n) => n.id === c.id));
+      this.options.set(c.id, new Map(needing.map((r) => [r.rule.id, r.options])));
     }
   }
 
@@ -29,9 +41,10 @@ export class CollectorRunner {
 
   /** Records a note where it belongs and in the collector's "could not" list. */
   private noteFor(c: AnyCollector, into: Note[], where: Target | undefined) {
-    return (message: string, opts: { level?: Note['level']; target?: Target } = {}): void => {
+    return (message: string, opts: { level?: Note['level']; target?: Target; gap?: Gap } = {}): void => {
       const target = opts.target ?? where;
-      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message, collector: c.id });
+      const gap = opts.gap ? { gap: opts.gap } : {};
+      into.push({ level: opts.level ?? 'skipped', ...(target ? { target } : {}), message, collector: c.id, ...gap });
       const list = this.couldNot.get(c.id);
       if (list && list.size < MAX_COULD_NOT) list.add(message);
     };
@@ -90,13 +103,27 @@ export class CollectorRunner {
     if (Object.keys(data).length > 0) snapshot.data = data;
   }
 
-  private ctx(c: AnyCollector, note: (message: string, opts?: { level?: Note['level']; target?: Target }) => void) {
+  private ctx(c: AnyCollector, note: (message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }) => void) {
     const run = this.state.get(c.id) ?? new Map<string, unknown>();
-    return { adapter: this.base.adapter, server: this.base.server, maxTimeMS: this.base.maxTimeMS, serverStatus: this.base.serverStatus, note, run };
+    const options = this.options.get(c.id) ?? new Map<string, Readonly<Record<string, unknown>>>();
+    const { adapter, server, maxTimeMS, serverStatus } = this.base;
+    return { adapter, server, maxTimeMS, serverStatus, note, run, options };
   }
 
-  /** The snapshot's record of the plan: each collector, its version and what it could not do. */
+  /**
+   * The snapshot's record of the plan: each collector, its version, what it could not do and the options it read
+   * (by rule id, when rules needing it had options resolved for the run).
+   */
   record(): CollectorRun[] {
-    return this.plan.map((c) => ({ id: c.id, version: c.version, scope: c.scope, couldNot: [...(this.couldNot.get(c.id) ?? [])] }));
+    return this.plan.map((c) => {
+      const options = this.options.get(c.id);
+      return {
+        id: c.id,
+        version: c.version,
+        scope: c.scope,
+        couldNot: [...(this.couldNot.get(c.id) ?? [])],
+        ...(options && options.size > 0 ? { options: Object.fromEntries(options) } : {}),
+      };
+    });
   }
 }

@@ -1,4 +1,4 @@
-import type { Adapter, Doc } from '../adapters/types';
+import type { Adapter, Doc } from '../core/adapter';
 import type { Snapshot } from '../core/types';
 import type { Budget } from './harness';
 import type { Scratch } from './scratch';
@@ -18,20 +18,24 @@ export interface ConfirmSettings {
 
 export const CONFIRM_DEFAULTS: ConfirmSettings = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024, budgetMs: 30_000 };
 
-/** What a rule's experiment gets: a read-only way to copy sample documents, and the scratch database to write in. */
-export interface ConfirmContext {
-  /**
-   * The inspected server, read-only (src/adapters/read-only.ts): reading commands only; anything else throws
-   * before it reaches the server.
-   */
-  source: Adapter;
-  /** The only way to write: commands to the scratch database, and nothing outside it. */
-  scratch: Scratch;
-  snapshot: Snapshot;
-  settings: ConfirmSettings;
-  budget: Budget;
-  /** Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes. */
-  sourceDocs(db: string, collection: string, opts?: { limit?: number; filter?: Doc }): Promise<Doc[]>;
-  /** Progress line (shown on a TTY). */
-  log(line: string): void;
+export type { ConfirmContext } from '../core/rule';
+
+declare module '../core/rule' {
+  /** What a rule's experiment gets: a read-only way to copy sample documents, and the scratch database to write in. */
+  interface ConfirmContext {
+    /**
+     * The inspected server, read-only (src/adapters/read-only.ts): reading commands only; anything else throws
+     * before it reaches the server.
+     */
+    source: Adapter;
+    /** The only way to write: commands to the scratch database, and nothing outside it. */
+    scratch: Scratch;
+    snapshot: Snapshot;
+    settings: ConfirmSettings;
+    budget: Budget;
+    /** Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes. */
+    sourceDocs(db: string, collection: string, opts?: { limit?: number; filter?: Doc }): Promise<Doc[]>;
+    /** Progress line (shown on a TTY). */
+    log(line: string): void;
+  }
 }

@@ -1,4 +1,4 @@
-import { CONFIDENCE, median, medianInterval, medianRank, orderStatMiss, pairedRatios } from '../core/stats';
+import { CONFIDENCE, NOISE_MARGIN, median, medianInterval, medianRank, orderStatMiss, pairedRatios } from '../core/stats';
 import type { Measurement, RatioClaim, RatioInterval, Verdict } from '../core/types';
 
 export interface TrialPlan {
@@ -15,18 +15,25 @@ export interface TrialPlan {
    * `sequentialDesign`). Default 3 × trials; `trials` or less turns the second look off.
    */
   maxTrials?: number;
-  /** The ratios the interval must leave out to decide (default [1]): a rule passes its claim's size. */
+  /**
+   * The ratios the interval must leave out to decide (`alternate` without any: [1]); a rule passes its claim's
+   * `decisionEdges` (its size and the noise margin's two edges), as DEFAULT_TRIALS does for a claim of size 1.
+   */
   thresholds?: readonly number[];
 }
 
-/** 7 blocks (14 rounds) at the first look: min–max of 7 block ratios misses 1.6%, which leaves the second look 3.4%. */
-export const DEFAULT_TRIALS: TrialPlan = { warmup: 1, trials: 7 };
+/**
+ * 7 blocks (14 rounds) at the first look: min–max of 7 block ratios misses 1.6%, which leaves the second look 3.4%.
+ * The second look is taken while the interval holds 1 or an edge of the noise margin (1 / 1.1, 1.1): where `judge`
+ * cannot yet decide a claim of size 1.
+ */
+export const DEFAULT_TRIALS: TrialPlan = { warmup: 1, trials: 7, thresholds: decisionEdges({ size: 1 }) };
 export const MIN_TRIALS = 5;
 /** Rounds per block: one with A first and one with B first, so a block's ratio cancels what running first costs. */
 export const BLOCK_ROUNDS = 2;
 /** Fewest blocks whose min–max reaches CONFIDENCE (6: 96.9%); fewer is a range of what was timed, never a verdict. */
 export const MIN_BLOCKS = 6;
-export { CONFIDENCE };
+export { CONFIDENCE, NOISE_MARGIN };
 
 /** How the ratio of two paired arms is read (set by `alternate`): which blocks, which order statistics, what coverage. */
 export interface Pairing {
@@ -164,29 +171,38 @@ export function ratioOf(label: string, a: Timed, b: Timed): RatioInterval & { la
   return { label, median: m.median, low: m.low, high: m.high, coverage: m.coverage, pairs: Math.min(a.samples.length, b.samples.length), blocks: m.n, paired: false };
 }
 
-/**
- * The verdict on a ratio claim, from the interval and nothing else: supported when the whole interval lies on the
- * claim's side of its size, refuted when the whole interval lies on the other side, inconclusive when it holds the
- * size (the boundary itself included) or when the interval does not reach CONFIDENCE (too few blocks timed). An exact
- * figure (no coverage: a size read from the server) is judged as it is.
- */
-export function judge(claim: Pick<RatioClaim, 'direction' | 'size'>, r: { low: number; high: number; coverage?: number }): Verdict {
-  if (r.coverage !== undefined && !(r.coverage >= CONFIDENCE - 1e-12)) return 'inconclusive';
-  if (!Number.isFinite(r.low) || !Number.isFinite(r.high)) return 'inconclusive';
-  const above = r.low > claim.size;
-  const below = r.high < claim.size;
-  if (claim.direction === 'above') return above ? 'supported' : below ? 'refuted' : 'inconclusive';
-  return below ? 'supported' : above ? 'refuted' : 'inconclusive';
+/** The margin as the percentage a message prints ("10%"). */
+export function noisePercent(margin = NOISE_MARGIN): string {
+  return `${Math.round((margin - 1) * 100)}%`;
 }
 
 /**
- * Whether an interval lies wholly above `threshold` (supported), wholly below (refuted) or straddles it. With a
- * `margin` (> 1) it must clear threshold × margin to be above and threshold / margin to be below: a difference smaller
- * than the margin is not worth a verdict, and an arm pair with no real difference then rarely gets one by chance
- * (an interval that merely leaves out 1 does so 1 - coverage of the time, however large the run).
+ * The ratios a timed interval must leave out for the verdict on `claim` to be decided (the size and its two margin
+ * edges): a paired run takes its second look while its interval still holds one of them (`TrialPlan.thresholds`),
+ * and a printed figure keeps each of its ends on its side of all three (`figure` in verdict.ts). The size comes first.
  */
-export function verdict(r: { low: number; high: number }, threshold: number, margin = 1): 'above' | 'below' | 'straddles' {
-  if (r.low > threshold * margin) return 'above';
-  if (r.high < threshold / margin) return 'below';
-  return 'straddles';
+export function decisionEdges(claim: Pick<RatioClaim, 'size'>, margin = NOISE_MARGIN): number[] {
+  return [claim.size, claim.size / margin, claim.size * margin];
+}
+
+/**
+ * The verdict on a ratio claim, from the interval and nothing else. A timed interval (one with a `coverage`) is
+ * supported only when it lies wholly beyond the claim's size by the noise `margin` (above size × margin for a claim
+ * "above", below size / margin for "below"), refuted only when it lies wholly beyond the other side by the same
+ * margin, and inconclusive otherwise: when it reaches within the margin of the size, or when it does not reach
+ * CONFIDENCE (too few blocks timed). An exact figure (no coverage: a size read from the server) is judged as it is,
+ * without margin; on the size itself it decides nothing.
+ */
+export function judge(
+  claim: Pick<RatioClaim, 'direction' | 'size'>,
+  r: { low: number; high: number; coverage?: number },
+  margin = NOISE_MARGIN,
+): Verdict {
+  if (r.coverage !== undefined && !(r.coverage >= CONFIDENCE - 1e-12)) return 'inconclusive';
+  if (!Number.isFinite(r.low) || !Number.isFinite(r.high)) return 'inconclusive';
+  const m = r.coverage === undefined ? 1 : margin;
+  const above = r.low > claim.size * m;
+  const below = r.high < claim.size / m;
+  if (claim.direction === 'above') return above ? 'supported' : below ? 'refuted' : 'inconclusive';
+  return below ? 'supported' : above ? 'refuted' : 'inconclusive';
 }

@@ -2,8 +2,8 @@ import { commandCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import { isSystemCollection, SYSTEM_DATABASES } from '../core/names';
+import { type AnalyzeSettings, asResolved, type ResolvedRule } from '../core/options';
 import type { AnyRule as Rule } from '../core/rule';
-import { type AnalyzeSettings, resolveRuleOptions } from '../core/runner';
 import type { Finding, Recommendation, Snapshot } from '../core/types';
 import { type ConfirmContext, CONFIRM_DEFAULTS, type ConfirmSettings } from './context';
 import { dropRepeatedIds } from './copy';
@@ -32,6 +32,7 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   log?: (line: string) => void;
   /** Called as each experiment starts (progress bars): the finding, its position and how many will run. */
   onExperiment?: (finding: Finding, index: number, total: number) => void;
+  /** Only when `confirmFindings` is given bare rules: the settings their options are resolved under. */
   settings?: AnalyzeSettings;
   /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it; its `plan` says how much it will write. */
   onScratch?: (scratch: Scratch) => void;
@@ -45,63 +46,74 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   cleanupHint?: string;
 }
 
-/**
- * The only writer. For each finding whose rule has an experiment, runs it against a scratch
- * database and attaches the result. The scratch database is dropped at the end, whatever happened.
- * Experiments read the source only through `readOnly(source)` and write only through the Scratch handle, which
- * sends nothing outside its mongo_advisor_scratch_ database (src/adapters/read-only.ts).
- */
-export async function confirmFindings(snapshot: Snapshot, findings: Finding[], given: Adapter, rules: readonly Rule[], opts: ConfirmOptions = {}): Promise<ConfirmRun> {
-  const source = readOnly(given);
-  const settings: ConfirmSettings = {
-    maxDocs: opts.maxDocs ?? CONFIRM_DEFAULTS.maxDocs,
-    maxBytes: opts.maxBytes ?? CONFIRM_DEFAULTS.maxBytes,
-    budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
-  };
-  const byId = new Map(rules.map((r) => [r.id, r]));
-  const todo = new Set(
+/** One confirmation run's shared state: the scratch handle, the load guard and why it stopped, if it did. */
+interface Session {
+  scratch: Scratch;
+  guard: LoadGuard;
+  /** Aborted on the caller's signal (Ctrl-C) or when the load guard gives up. */
+  stop: AbortController;
+  /** The load guard's reason to stop, once it gave up. */
+  loadStop: string | null;
+  settings: ConfirmSettings;
+  sourceDocs: ConfirmContext['sourceDocs'];
+  log: (line: string) => void;
+}
+
+/** What the experiments run over: the findings to confirm, each rule as resolved for the run, the source read. */
+interface Plan {
+  todo: ReadonlySet<Finding>;
+  byId: ReadonlyMap<string, ResolvedRule>;
+  base: Pick<ConfirmContext, 'source' | 'snapshot'>;
+}
+
+/** The findings whose rule has an experiment that applies to them. */
+function experimentsFor(findings: readonly Finding[], byId: ReadonlyMap<string, ResolvedRule>): Set<Finding> {
+  return new Set(
     findings.filter((f) => {
-      const c = byId.get(f.ruleId)?.confirm;
+      const c = byId.get(f.ruleId)?.rule.confirm;
       return c !== undefined && f.messageId !== 'internalError' && (c.appliesTo?.(f) ?? true);
     }),
   );
-  const target = opts.scratchAdapter ?? given;
-  // Stale scratch databases of earlier runs (their marker's pid is gone, or they are old): said, never reused.
-  const notes: string[] = await leftoverNotes(target, opts.cleanupHint ?? 'mongo-advisor cleanup <uri> (or advisor.cleanup() in mongosh)');
-  if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes };
+}
 
+/** The scratch handle, with the load guard checked before each write, and the signal that stops the experiments. */
+function openSession(
+  target: Adapter,
+  experiments: number,
+  settings: ConfirmSettings,
+  sourceDocs: Session['sourceDocs'],
+  opts: ConfirmOptions,
+): Session {
   // The scratch handle gets the connection itself (it must write), behind its own gate: only the scratch database.
   const scratch = new Scratch(target, undefined, opts.via ?? 'api');
-  scratch.plan = { experiments: todo.size, maxDocs: settings.maxDocs, maxBytes: settings.maxBytes };
+  scratch.plan = { experiments, maxDocs: settings.maxDocs, maxBytes: settings.maxBytes };
   const log = opts.log ?? (() => undefined);
-  // Stops the experiments on the caller's signal (Ctrl-C) or when the load guard gives up.
   const stop = new AbortController();
-  const onAbort = (): void => stop.abort();
-  opts.signal?.addEventListener('abort', onAbort);
-  if (opts.signal?.aborted) stop.abort();
   const guard = new LoadGuard(readOnly(target), {
     limits: typeof opts.maxLoad === 'string' ? parseMaxLoad(opts.maxLoad) : (opts.maxLoad ?? undefined),
     ...(opts.maxLoadPauseMs !== undefined ? { maxPauseMs: opts.maxLoadPauseMs } : {}),
     signal: stop.signal,
     log,
   });
-  let loadStop: string | null = null;
+  const session: Session = { scratch, guard, stop, loadStop: null, settings, sourceDocs, log };
   scratch.beforeWrite = async () => {
     try {
       await guard.check();
     } catch (err) {
       if (err instanceof LoadAbort) {
-        loadStop ??= err.message;
+        session.loadStop ??= err.message;
         stop.abort();
       }
       throw err;
     }
   };
-  opts.onScratch?.(scratch);
-  const out: Finding[] = [];
-  // Several experiments copy the same collection: read each (collection, filter, limit) once per run.
+  return session;
+}
+
+/** Reads each (collection, filter, limit) of the source once per run: several experiments copy the same collection. */
+function sharedSourceDocs(source: Adapter, snapshot: Snapshot, settings: ConfirmSettings): Session['sourceDocs'] {
   const copies = new Map<string, Promise<Doc[]>>();
-  const sourceDocs: ConfirmContext['sourceDocs'] = (db, coll, o) => {
+  return (db, coll, o) => {
     const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null]);
     let read = copies.get(key);
     if (!read) {
@@ -111,81 +123,145 @@ export async function confirmFindings(snapshot: Snapshot, findings: Finding[], g
     }
     return read;
   };
-  try {
-    let experiments = 0;
-    for (const original of findings) {
-      const f = { ...original };
-      out.push(f);
-      if (!todo.has(original)) continue;
-      if (!stop.signal.aborted && loadStop === null) {
-        try {
-          await guard.check(true);
-        } catch (err) {
-          if (!(err instanceof LoadAbort)) throw err;
-          loadStop = err.message;
-          stop.abort();
-        }
-      }
-      if (loadStop !== null) {
-        f.confirmation = { status: 'not-run', summary: `Not run: ${loadStop}`, measurements: [], where: scratch.where, durationMs: 0 };
-        continue;
-      }
-      if (scratch.refused !== null) {
-        f.confirmation = refusedConfirmation(scratch.where);
-        continue;
-      }
-      if (stop.signal.aborted) continue;
-      const rule = byId.get(f.ruleId) as Rule;
-      const budget = new Budget(settings.budgetMs, stop.signal);
-      const ctx: ConfirmContext = {
-        source,
-        scratch,
-        snapshot,
-        settings,
-        budget,
-        sourceDocs,
-        log,
-      };
-      const started = performance.now();
-      opts.onExperiment?.(original, experiments, todo.size);
-      experiments++;
-      // One line per experiment, with its number and budget: mongosh and CI logs show it as it starts.
-      const on = `${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`;
-      const budgetS = Math.round(settings.budgetMs / 1000);
-      log(`confirming ${experiments} of ${todo.size}: ${f.ruleId} on ${on}, budget ${budgetS} s`);
-      try {
-        const result = await rule.confirm!.run(ctx, f, resolveRuleOptions(rule, opts.settings));
-        f.confirmation = { ...result, where: scratch.where, durationMs: performance.now() - started };
-        if (result.status === 'refuted' && f.recommendation) f.recommendation = withdrawn(f.recommendation);
-      } catch (err) {
-        const interrupted = opts.signal?.aborted === true;
-        const load: string | null = loadStop;
-        f.confirmation = {
-          status: interrupted || load !== null ? 'not-run' : 'error',
-          summary: interrupted ? 'Interrupted before the measurement finished.' : load !== null ? `Not finished: ${String(load)}` : `${describeServerError(err)}; nothing was measured.`,
-          measurements: [],
-          where: scratch.where,
-          durationMs: performance.now() - started,
-        };
-      }
-      // The scratch database refused its first write: whatever the experiment said, nothing was measured.
-      if (scratch.refused !== null) f.confirmation = refusedConfirmation(scratch.where);
+}
+
+/** Why this experiment is not run (the load guard stopped, the scratch database was refused); null when it may run. */
+async function notRunReason(s: Session): Promise<Finding['confirmation'] | null> {
+  if (!s.stop.signal.aborted && s.loadStop === null) {
+    try {
+      await s.guard.check(true);
+    } catch (err) {
+      if (!(err instanceof LoadAbort)) throw err;
+      s.loadStop = err.message;
+      s.stop.abort();
     }
-  } finally {
-    opts.signal?.removeEventListener('abort', onAbort);
-    const problem = await scratch.cleanup();
-    notes.push(...scratch.notes);
-    if (problem) notes.push(problem);
   }
-  if (loadStop !== null) notes.push(`mongo-advisor ${loadStop}`);
-  if (scratch.refused !== null) {
+  if (s.loadStop !== null) {
+    const summary = `Not run: ${s.loadStop}`;
+    return { status: 'not-run', summary, measurements: [], where: s.scratch.where, durationMs: 0 };
+  }
+  if (s.scratch.refused !== null) return refusedConfirmation(s.scratch.where);
+  return null;
+}
+
+/** Runs one finding's experiment with its rule's resolved options and attaches the result to `f`. */
+async function runExperiment(
+  s: Session,
+  ctx: ConfirmContext,
+  f: Finding,
+  r: ResolvedRule,
+  interrupted: () => boolean,
+): Promise<void> {
+  const started = performance.now();
+  try {
+    const result = await r.rule.confirm!.run(ctx, f, r.options);
+    f.confirmation = { ...result, where: s.scratch.where, durationMs: performance.now() - started };
+    if (result.status === 'refuted' && f.recommendation) f.recommendation = withdrawn(f.recommendation);
+  } catch (err) {
+    const stopped = interrupted();
+    const load: string | null = s.loadStop;
+    f.confirmation = {
+      status: stopped || load !== null ? 'not-run' : 'error',
+      summary: stopped
+        ? 'Interrupted before the measurement finished.'
+        : load !== null
+          ? `Not finished: ${String(load)}`
+          : `${describeServerError(err)}; nothing was measured.`,
+      measurements: [],
+      where: s.scratch.where,
+      durationMs: performance.now() - started,
+    };
+  }
+  // The scratch database refused its first write: whatever the experiment said, nothing was measured.
+  if (s.scratch.refused !== null) f.confirmation = refusedConfirmation(s.scratch.where);
+}
+
+/** Each finding, copied, in order; those with an experiment get its confirmation. */
+async function runAll(s: Session, findings: readonly Finding[], plan: Plan, opts: ConfirmOptions): Promise<Finding[]> {
+  const { todo, byId } = plan;
+  const out: Finding[] = [];
+  let experiments = 0;
+  for (const original of findings) {
+    const f = { ...original };
+    out.push(f);
+    if (!todo.has(original)) continue;
+    const notRun = await notRunReason(s);
+    if (notRun) f.confirmation = notRun;
+    if (notRun || s.stop.signal.aborted) continue;
+    const budget = new Budget(s.settings.budgetMs, s.stop.signal);
+    const { scratch, settings, sourceDocs, log } = s;
+    const ctx: ConfirmContext = { ...plan.base, scratch, settings, budget, sourceDocs, log };
+    opts.onExperiment?.(original, experiments, todo.size);
+    experiments++;
+    // One line per experiment, with its number and budget: mongosh and CI logs show it as it starts.
+    const on = `${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`;
+    const budgetS = Math.round(s.settings.budgetMs / 1000);
+    s.log(`confirming ${experiments} of ${todo.size}: ${f.ruleId} on ${on}, budget ${budgetS} s`);
+    await runExperiment(s, ctx, f, byId.get(f.ruleId) as ResolvedRule, () => opts.signal?.aborted === true);
+  }
+  return out;
+}
+
+/** What the run leaves to say once the scratch database is gone: the load guard's stop, a refused first write. */
+function closingNotes(s: Session): string[] {
+  const notes: string[] = [];
+  if (s.loadStop !== null) notes.push(`mongo-advisor ${s.loadStop}`);
+  if (s.scratch.refused !== null) {
     notes.push(
-      `confirmation not run: the server refused the first write to the scratch database ${scratch.db} ` +
-        `(${scratch.refused}), so nothing was written there and no experiment ran. Run with --scratch-uri to a ` +
+      `confirmation not run: the server refused the first write to the scratch database ${s.scratch.db} ` +
+        `(${s.scratch.refused}), so nothing was written there and no experiment ran. Run with --scratch-uri to a ` +
         'server where the user may create and drop a database, or with --no-confirm',
     );
   }
-  return { findings: out, where: scratch.where, cleanedUp: scratch.cleanedUp, notes };
+  return notes;
+}
+
+/**
+ * The only writer. For each finding whose rule has an experiment, runs it against a scratch
+ * database and attaches the result. The scratch database is dropped at the end, whatever happened.
+ * Experiments read the source only through `readOnly(source)` and write only through the Scratch handle, which
+ * sends nothing outside its mongo_advisor_scratch_ database (src/adapters/read-only.ts).
+ *
+ * `rules` is the run's list (`resolveRules`): each experiment gets its rule's options as resolved there. Bare rules
+ * (tests) are resolved once here, under `opts.settings`.
+ */
+export async function confirmFindings(
+  snapshot: Snapshot,
+  findings: Finding[],
+  given: Adapter,
+  rules: readonly Rule[] | readonly ResolvedRule[],
+  opts: ConfirmOptions = {},
+): Promise<ConfirmRun> {
+  const source = readOnly(given);
+  const settings: ConfirmSettings = {
+    maxDocs: opts.maxDocs ?? CONFIRM_DEFAULTS.maxDocs,
+    maxBytes: opts.maxBytes ?? CONFIRM_DEFAULTS.maxBytes,
+    budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
+  };
+  const byId = new Map(asResolved(rules, opts.settings).map((r) => [r.rule.id, r]));
+  const todo = experimentsFor(findings, byId);
+  const target = opts.scratchAdapter ?? given;
+  // Stale scratch databases of earlier runs (their marker's pid is gone, or they are old): said, never reused.
+  const hint = opts.cleanupHint ?? 'mongo-advisor cleanup <uri> (or advisor.cleanup() in mongosh)';
+  const notes: string[] = await leftoverNotes(target, hint);
+  if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes };
+
+  const s = openSession(target, todo.size, settings, sharedSourceDocs(source, snapshot, settings), opts);
+  const onAbort = (): void => s.stop.abort();
+  opts.signal?.addEventListener('abort', onAbort);
+  if (opts.signal?.aborted) s.stop.abort();
+  opts.onScratch?.(s.scratch);
+  let out: Finding[];
+  try {
+    out = await runAll(s, findings, { todo, byId, base: { source, snapshot } }, opts);
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    const problem = await s.scratch.cleanup();
+    notes.push(...s.scratch.notes);
+    if (problem) notes.push(problem);
+  }
+  notes.push(...closingNotes(s));
+  return { findings: out, where: s.scratch.where, cleanedUp: s.scratch.cleanedUp, notes };
 }
 
 /**

@@ -1,5 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { UserError } from './errors';
+import { formatBytes } from './format';
+import { MAX_BASELINE_BYTES, readTextBounded, TooLarge } from './input-limits';
 import { type CheckResult, type Finding, SEVERITIES, type Severity, severityRank } from './types';
 
 /*
@@ -95,8 +97,11 @@ export function parseBaseline(data: unknown, file: string): BaselineFile {
 export function loadBaseline(file: string): BaselineFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readTextBounded(file, MAX_BASELINE_BYTES);
   } catch (err) {
+    if (err instanceof TooLarge) {
+      throw new UserError(`The baseline ${file} holds more than ${formatBytes(MAX_BASELINE_BYTES)}, far more than any report's findings, so it was not read. Check that --baseline names the baseline file, or write a new one with --baseline <new baseline file> --update-baseline.`);
+    }
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Baseline file ${file} does not exist. Create it with: mongo-advisor lint <uri-or-snapshot> --baseline ${file} --update-baseline`);
     throw new UserError(`Could not read the baseline ${file}: ${(err as Error).message}`);
   }

@@ -1,5 +1,5 @@
-import type { Adapter, Doc } from '../adapters/types';
-import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Note, ServerInfo, Target } from './types';
+import type { Adapter, Doc } from './adapter';
+import type { CapabilityName, CollectionSnapshot, DatabaseSnapshot, Gap, Note, ServerInfo, Target } from './types';
 
 /**
  * The collector contract. A collector reads one kind of server data for the rules that name it in `needs`; the
@@ -24,12 +24,29 @@ interface ContextBase {
    * Says what the collector could not read and why: printed under "Could not check" and recorded in the snapshot's
    * collector list. Never throw for a server refusal: note it and return what you have (or null).
    */
-  note(message: string, opts?: { level?: Note['level']; target?: Target }): void;
+  /** `gap`: the server gap behind it, when other places can hit the same one (src/core/gaps.ts). */
+  note(message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }): void;
   /**
    * This collector's own state for the run (one map per collector per run, empty at the start): what a collection
    * collector learns once and reuses on the next collections, e.g. that the server refuses a command.
    */
   run: Map<string, unknown>;
+  /**
+   * The resolved options of the run's enabled rules that need this collector, by rule id (src/core/options.ts
+   * `resolveRules`): the values analyze and confirm will read. Empty when none of them runs, e.g. `collect` given
+   * collectors without a resolved list: read the rule's defaults then (`optionsOf`). What it read is recorded in
+   * `snapshot.collectors[].options`. Optional so contexts made by hand (tests) need not name it; the engine always
+   * sets it.
+   */
+  options?: RuleOptions;
+}
+
+/** Resolved options by rule id, as a collector gets them. */
+export type RuleOptions = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+
+/** A rule's resolved options as the collector context has them, typed; `defaults` when the run has none for it. */
+export function optionsOf<O>(ctx: { options?: RuleOptions }, ruleId: string, defaults: O): O {
+  return (ctx.options?.get(ruleId) as O | undefined) ?? defaults;
 }
 
 /** A collection as listCollections described it. */

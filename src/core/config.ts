@@ -2,13 +2,12 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
-import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
+import { type FoldOptions, MAPS_JSON_SCHEMA } from './fold';
 import { closest } from '../lib/suggest';
-import { SPEC_RULES } from '../spec/rules';
+import { SPEC_RULES } from './spec-rules';
 import { UserError } from './errors';
-import { OptionsError } from './options';
+import { type AnalyzeSettings, type ResolvedRule, resolveRules, RuleOptionsError, type RuleSetting } from './options';
 import type { AnyRule as Rule } from './rule';
-import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from './runner';
 import { SEVERITIES, type Severity } from './types';
 
 /** `.mongo-advisor.json`, or the `mongoAdvisor` key of package.json. */
@@ -36,6 +35,11 @@ export interface LoadedConfig {
   file: string | null;
   /** Directory that relative paths in the config are resolved against. */
   dir: string;
+  /**
+   * The run's rules: the enabled ones of the rules given, options resolved once (`resolveRules`). Collect, analyze and
+   * confirm take this list; nothing resolves options again.
+   */
+  resolved: ResolvedRule[];
 }
 
 export const CONFIG_FILE = '.mongo-advisor.json';
@@ -128,11 +132,12 @@ function valueAt(data: unknown, key: string): unknown {
   return v;
 }
 
-/**
- * Checks a parsed configuration: its shape (ajv), the rule ids, and each rule's options against that rule's
- * own schema. Throws a UserError naming the file, the bad key and the allowed values.
- */
-export function parseConfig(data: unknown, source: string, rules: readonly Rule[]): AdvisorConfig {
+/** The configuration checked (see parseConfig) and the run's rules resolved under it, by the one resolveRules call. */
+function parseAndResolve(
+  data: unknown,
+  source: string,
+  rules: readonly Rule[],
+): { config: AdvisorConfig; resolved: ResolvedRule[] } {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new UserError(`${source} must hold a JSON object, e.g. { "rules": { "id-pattern": "off" } }`);
   }
@@ -143,24 +148,38 @@ export function parseConfig(data: unknown, source: string, rules: readonly Rule[
   for (const id of Object.keys(config.rules ?? {})) {
     if (!known.includes(id)) problems.push(`unknown rule "${id}" in rules; known rules: ${known.join(', ')}`);
   }
+  let resolved: ResolvedRule[] = [];
   if (problems.length === 0) {
-    for (const rule of rules) {
-      try {
-        resolveRuleOptions(rule, { rules: config.rules ?? {} });
-      } catch (err) {
-        if (err instanceof OptionsError) problems.push(`rules.${rule.id}.options: ${err.message}`);
-        else throw err;
-      }
+    try {
+      resolved = resolveRules(rules, settingsOf(config));
+    } catch (err) {
+      if (!(err instanceof RuleOptionsError)) throw err;
+      problems.push(...err.problems.map((p) => `rules.${p.ruleId}.options: ${p.message}`));
     }
-    for (const spec of SPEC_RULES) {
-      const s = config.rules?.[spec.id];
-      if (s && typeof s === 'object' && s.options && Object.keys(s.options).length > 0) {
-        problems.push(`rules.${spec.id}.options: ${spec.id} has no options (found ${quoteAll(Object.keys(s.options))})`);
-      }
-    }
+    problems.push(...specOptionProblems(config));
   }
   if (problems.length) throw new UserError(`Invalid configuration in ${source}: ${problems.join('; ')}.`);
-  return config;
+  return { config, resolved };
+}
+
+/** The spec checks have no options: any given is a mistake. */
+function specOptionProblems(config: AdvisorConfig): string[] {
+  const problems: string[] = [];
+  for (const spec of SPEC_RULES) {
+    const s = config.rules?.[spec.id];
+    if (s && typeof s === 'object' && s.options && Object.keys(s.options).length > 0) {
+      problems.push(`rules.${spec.id}.options: ${spec.id} has no options (found ${quoteAll(Object.keys(s.options))})`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Checks a parsed configuration: its shape (ajv), the rule ids, and each rule's options against that rule's
+ * own schema. Throws a UserError naming the file, the bad key and the allowed values.
+ */
+export function parseConfig(data: unknown, source: string, rules: readonly Rule[]): AdvisorConfig {
+  return parseAndResolve(data, source, rules).config;
 }
 
 function readJson(file: string): unknown {
@@ -210,20 +229,21 @@ export function loadConfig(opts: { cwd?: string; file?: string; home?: string; r
     const data = readJson(file);
     const body = path.basename(file) === 'package.json' ? (data as { mongoAdvisor?: unknown }).mongoAdvisor : data;
     if (body === undefined) throw new UserError(`${file} has no "mongoAdvisor" key to read the configuration from.`);
-    return { config: parseConfig(body, file, rules), file, dir: path.dirname(file) };
+    return { ...parseAndResolve(body, file, rules), file, dir: path.dirname(file) };
   }
   for (const dir of configSearchPath(opts.cwd ?? process.cwd(), opts.home)) {
     const own = path.join(dir, CONFIG_FILE);
-    if (existsSync(own)) return { config: parseConfig(readJson(own), own, rules), file: own, dir };
+    if (existsSync(own)) return { ...parseAndResolve(readJson(own), own, rules), file: own, dir };
     const pkg = path.join(dir, 'package.json');
     if (existsSync(pkg)) {
       const data = readJson(pkg) as { mongoAdvisor?: unknown } | null;
       if (data && typeof data === 'object' && data.mongoAdvisor !== undefined) {
-        return { config: parseConfig(data.mongoAdvisor, `${pkg} (mongoAdvisor)`, rules), file: `${pkg}#mongoAdvisor`, dir };
+        const parsed = parseAndResolve(data.mongoAdvisor, `${pkg} (mongoAdvisor)`, rules);
+        return { ...parsed, file: `${pkg}#mongoAdvisor`, dir };
       }
     }
   }
-  return { config: {}, file: null, dir: path.resolve(opts.cwd ?? process.cwd()) };
+  return { config: {}, file: null, dir: path.resolve(opts.cwd ?? process.cwd()), resolved: resolveRules(rules) };
 }
 
 /** The analysis settings of a configuration (rules on/off, severities, options). */

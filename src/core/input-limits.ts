@@ -26,6 +26,12 @@ export const MAX_SPEC_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_NESTING = 128;
 
+/**
+ * Largest baseline file read. A baseline holds one fingerprint and a severity per accepted finding, about 150 bytes
+ * each: 64 MiB is over 400,000 findings, far past what any deployment's report holds (a few per collection).
+ */
+export const MAX_BASELINE_BYTES = 64 * 1024 * 1024;
+
 const CHUNK = 1024 * 1024;
 
 /** A file is larger than the limit: nothing past the limit was read. */

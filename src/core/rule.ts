@@ -1,6 +1,5 @@
 import type { AnyCollector } from './collector';
-import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Recommendation, Severity, Snapshot, Target } from './types';
-import type { ConfirmContext } from '../confirm/context';
+import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Gap, Recommendation, Severity, Snapshot, Target } from './types';
 
 /** One option: a JSON Schema property with the default and a description citing where the default comes from. */
 export type OptionSchema = (
@@ -62,7 +61,7 @@ export type ReportedFinding = FindingBase & { messageId: string; data?: Record<s
  * Says what the rule could not check, and why: printed under "Could not check" (level `skipped`, the default), or a
  * plain remark under "Notes" (level `info`); never a finding.
  */
-export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info') => void;
+export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info', gap?: Gap) => void;
 
 export interface RuleMeta<M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
   description: string;
@@ -80,6 +79,14 @@ export interface RuleMeta<M extends Record<string, string> = Record<string, stri
   /** What the server must support; a collection on a server lacking one gets a "could not check" note. */
   requires: { capabilities: CapabilityName[] };
 }
+
+/**
+ * What a rule's experiment receives (`confirm.run`): the read-only source, the scratch handle, the budget. The core
+ * only names it; src/confirm/context.ts declares its members by declaration merging, so the rule contract imports
+ * nothing of confirm (docs/architecture.md, the layer table) and `run` is still typed in full.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- members declared in src/confirm/context.ts
+export interface ConfirmContext {}
 
 export interface RuleConfirm<O> {
   /** One line: what the experiment measures. */

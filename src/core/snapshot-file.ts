@@ -52,10 +52,17 @@ const target = {
   properties: { db: str, collection: str, path: str, index: str },
 } as const;
 
+/** The server gap behind a note (src/core/gaps.ts). */
+const gap = {
+  type: 'object',
+  required: ['key', 'cause', 'effect'],
+  properties: { key: str, cause: str, effect: str },
+} as const;
+
 const note = {
   type: 'object',
   required: ['level', 'message'],
-  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, ruleId: str, collector: str },
+  properties: { level: { enum: ['info', 'skipped', 'error'] }, target, message: str, gap, ruleId: str, collector: str },
 } as const;
 
 const index = {
@@ -180,7 +187,14 @@ const collection = {
 const collectorRun = {
   type: 'object',
   required: ['id', 'version', 'scope', 'couldNot'],
-  properties: { id: str, version: nonNegInt, scope: { enum: ['deployment', 'database', 'collection'] }, couldNot: { type: 'array', items: str } },
+  properties: {
+    id: str,
+    version: nonNegInt,
+    scope: { enum: ['deployment', 'database', 'collection'] },
+    couldNot: { type: 'array', items: str },
+    // The resolved options it read, by rule id: the user's configuration values, never document data.
+    options: { type: 'object', additionalProperties: { type: 'object' } },
+  },
 } as const;
 
 /** JSON Schema (draft-07) of the snapshot file, format version {@link SNAPSHOT_VERSION}. */

@@ -226,6 +226,20 @@ export interface Note {
    * no target, and lint still fails closed on it.
    */
   collector?: string;
+  /**
+   * The server limitation behind it, when more than one place can hit the same one (src/core/gaps.ts): the human
+   * reports print the notes of one gap as one line that names every place it affected; JSON keeps each note whole.
+   */
+  gap?: Gap;
+}
+
+/** A server gap as a note carries it: its key and cause (the same in every note of it), and this note's effect. */
+export interface Gap {
+  key: string;
+  /** What the server does not do, in a clause that stands alone. */
+  cause: string;
+  /** What this place could not check because of it, in a few words (the line names the rule before it). */
+  effect: string;
 }
 
 export interface Target {
@@ -250,6 +264,8 @@ export interface CollectorRun {
   scope: 'deployment' | 'database' | 'collection';
   /** What it could not read, with the reason (at most 20 distinct lines; its notes say where). */
   couldNot: string[];
+  /** The resolved options it was collected with, by the id of each rule that needs it; absent when none was given. */
+  options?: Record<string, Record<string, unknown>>;
 }
 
 export interface Snapshot {

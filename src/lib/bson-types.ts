@@ -72,3 +72,8 @@ export function bsonTypeOfTag(tag: string, value: { scope?: unknown }): BsonType
   if (tag === 'Code') return value.scope ? 'javascriptWithScope' : 'javascript';
   return TYPE_OF_TAG[tag] ?? 'object';
 }
+
+/** A date as either host hands it back (their Date may come from another realm, so not only instanceof). */
+export function isDate(v: object): v is Date {
+  return v instanceof Date || Object.prototype.toString.call(v) === '[object Date]';
+}

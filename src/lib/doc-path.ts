@@ -1,4 +1,4 @@
-import type { Doc } from '../adapters/types';
+import type { Doc } from '../core/adapter';
 
 /**
  * Paths as the census spells them. Since MongoDB 5.0 a key may hold a dot or start with `$` ("Field Names with

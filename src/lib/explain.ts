@@ -1,4 +1,4 @@
-import type { Doc } from '../adapters/types';
+import type { Doc } from '../core/adapter';
 
 /**
  * Every `stage` and `indexName` under an explain reply or plan node, found by walking it whole: the classic

@@ -3,7 +3,7 @@
  * (`describeServerError`). The formats are MongoDB's own, from where each fixture cites; the values are ours.
  */
 import { describe, expect, it } from 'vitest';
-import { describeServerError } from '../adapters/types';
+import { describeServerError } from './server-error';
 import { redactServerText, VALUE_MASK } from './redact';
 
 const SECRET = /QZSECRET|5f1d7c2ab0e4a1d2c3b4a5f6|zq@example\.org|4417/;

@@ -7,13 +7,12 @@ import { type ShellGlobals, ShellAdapter } from '../adapters/shell';
 import { check } from '../check';
 import { NoSuchCollection, NoSuchDatabase, UserError } from '../core/errors';
 import { COLLECT_DEFAULTS, listDatabaseNames } from '../collect';
-import { OptionsError } from '../core/options';
-import { type AnalyzeSettings, resolveRuleOptions, type RuleSetting } from '../core/runner';
+import { type AnalyzeSettings, OptionsError, type ResolvedRule, resolveRules, RuleOptionsError } from '../core/options';
 import { type CheckResult, SEVERITIES, type Severity } from '../core/types';
 import { closest, didYouMean } from '../lib/suggest';
-import { SPEC_RULES } from '../spec/rules';
+import { SPEC_RULES } from '../core/spec-rules';
 import { formatText } from '../report/text';
-import { type FoldOptions, MAPS_JSON_SCHEMA } from '../collect/fold';
+import { type FoldOptions, MAPS_JSON_SCHEMA } from '../core/fold';
 import { VERSION } from '../version';
 import {
   dropScratchDatabases,
@@ -191,10 +190,20 @@ function show(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-/** What is wrong with a `rules` option (rule ids, setting shapes, each rule's options), one sentence each. */
-function ruleSettingProblems(settings: Record<string, unknown>): string[] {
+/** Where argument checks leave the run's rules, resolved once when every setting is good. */
+interface Checked {
+  resolved?: ResolvedRule[];
+}
+
+/**
+ * What is wrong with a `rules` option (rule ids, setting shapes, each rule's options), one sentence each. The options
+ * of the rules whose settings have a good shape are resolved in one `resolveRules` call: with no problem, its list is
+ * the run's (`out.resolved`).
+ */
+function ruleSettingProblems(settings: Record<string, unknown>, out: Checked): string[] {
   const ids = rules.map((r) => r.id);
   const problems: string[] = [];
+  const good: Record<string, unknown> = {};
   for (const [id, setting] of Object.entries(settings)) {
     const rule = rules.find((r) => r.id === id);
     const where = `rules[${JSON.stringify(id)}]`;
@@ -205,7 +214,11 @@ function ruleSettingProblems(settings: Record<string, unknown>): string[] {
     }
     const before = problems.length;
     if (typeof setting === 'string') {
-      if (!SETTING_WORDS.includes(setting)) problems.push(`${where} is ${show(setting)}, but it must be ${quoteOr(SETTING_WORDS)}, or an object { severity, enabled, options }.${didYouMean(setting, SETTING_WORDS)}`);
+      if (SETTING_WORDS.includes(setting)) good[id] = setting;
+      else {
+        const must = `${quoteOr(SETTING_WORDS)}, or an object { severity, enabled, options }`;
+        problems.push(`${where} is ${show(setting)}, but it must be ${must}.${didYouMean(setting, SETTING_WORDS)}`);
+      }
       continue;
     }
     if (!isPlainObject(setting)) {
@@ -229,14 +242,15 @@ function ruleSettingProblems(settings: Record<string, unknown>): string[] {
         }
       }
     }
-    if (problems.length > before) continue;
-    try {
-      // The values against the rule's own option schema, as the CLI checks .mongo-advisor.json.
-      resolveRuleOptions(rule, { rules: { [id]: setting as RuleSetting } });
-    } catch (err) {
-      if (err instanceof OptionsError) problems.push(`In rules: ${err.message}`);
-      else throw err;
-    }
+    if (problems.length === before) good[id] = setting;
+  }
+  try {
+    // The values against each rule's own option schema, as the CLI checks .mongo-advisor.json.
+    const resolved = resolveRules(rules, { rules: good as AnalyzeSettings['rules'] });
+    if (problems.length === 0) out.resolved = resolved;
+  } catch (err) {
+    if (!(err instanceof RuleOptionsError)) throw err;
+    problems.push(...err.problems.map((p) => `In rules: ${p.message}`));
   }
   return problems;
 }
@@ -253,14 +267,19 @@ function plainNumbers(opts: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** What is wrong with advisor.check's arguments, one sentence or two each; none when they are good. */
-function argumentProblems(name: unknown, opts: Record<string, unknown> | undefined, given: unknown): string[] {
+function argumentProblems(
+  name: unknown,
+  opts: Record<string, unknown> | undefined,
+  given: unknown,
+  out: Checked,
+): string[] {
   if (name !== undefined && typeof name !== 'string') {
     const hint = isPlainObject(name) && given === undefined ? ' To check every collection with options, write advisor.check(undefined, { confirm: false }).' : '';
     return [`The first argument must be a collection name (a string), not ${show(name)}. Example: advisor.check("posts").${hint}`];
   }
   if (given === undefined) return [];
   if (!opts) return [`The options are ${show(given)}, but they must be an object, e.g. { confirm: false }.`];
-  if (validateOptions(opts)) return isPlainObject(opts.rules) ? ruleSettingProblems(opts.rules) : [];
+  if (validateOptions(opts)) return isPlainObject(opts.rules) ? ruleSettingProblems(opts.rules, out) : [];
   const unknown: string[] = [];
   const problems = new Map<string, string>();
   for (const e of validateOptions.errors ?? []) {
@@ -302,12 +321,16 @@ function argumentProblems(name: unknown, opts: Record<string, unknown> | undefin
   return [...problems.values()];
 }
 
-/** The arguments of advisor.check, or a UserError naming every problem (nothing has connected or written yet). */
-function validate(name: unknown, given: unknown): PluginCheckOptions {
+/**
+ * The arguments of advisor.check and the run's rules resolved under them, or a UserError naming every problem (nothing
+ * has connected or written yet).
+ */
+function validate(name: unknown, given: unknown): { o: PluginCheckOptions; resolved: ResolvedRule[] } {
   const opts = isPlainObject(given) ? plainNumbers(given) : undefined;
-  const problems = argumentProblems(name, opts, given);
+  const out: Checked = {};
+  const problems = argumentProblems(name, opts, given, out);
   if (problems.length) throw new UserError(`advisor.check did not run: ${problems.join(' ')}`);
-  return opts ?? {};
+  return { o: opts ?? {}, resolved: out.resolved ?? resolveRules(rules) };
 }
 
 /** The shell's connection string, for redaction only ('' when the shell does not say). */
@@ -363,7 +386,7 @@ export function install(g: Record<string, unknown>): void {
     help: () => printableText(HELP),
     async check(name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
       try {
-        const o = validate(name, opts);
+        const { o, resolved } = validate(name, opts);
         const adapter = new ShellAdapter(shell);
         const db = o.db ?? shell.db.getName();
         const confirm = o.confirm !== false;
@@ -381,7 +404,7 @@ export function install(g: Record<string, unknown>): void {
             ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
             ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
             confirm,
-            ...(o.rules ? { settings: { rules: o.rules } } : {}),
+            resolved,
             ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
             ...(o.maps ? { maps: o.maps } : {}),
             via: 'mongosh',

@@ -1,6 +1,6 @@
 import type { AnyRule as Rule } from '../core/rule';
 import type { Finding, Severity } from '../core/types';
-import { SPEC_RULES } from '../spec/rules';
+import { SPEC_RULES } from '../core/spec-rules';
 
 /** What a report needs to know about a rule: enough for SARIF's reportingDescriptor and a link. */
 export interface RuleInfo {

@@ -1,6 +1,6 @@
 import { intervalLabel } from '../core/stats';
 import { formatNumber, formatRatioFigure } from '../core/format';
-import type { Confirmation, Finding } from '../core/types';
+import type { Confirmation, Finding, Note } from '../core/types';
 
 /**
  * Repeated info findings, collapsed for the human reports (text, Markdown, HTML): the info findings of one rule with
@@ -90,6 +90,15 @@ export function groupFindings(findings: readonly Finding[], opts: { verbose?: bo
     });
   }
   return out;
+}
+
+/**
+ * A group's shared action as its "for each" line prints it: when members carry commands (a proposed validator, say),
+ * the action may name what only they show ("add this validator"), so the line says where it is (`where`).
+ */
+export function actionForEach(g: Pick<FindingGroup, 'action' | 'findings'>, where: string): string | null {
+  if (!g.action) return null;
+  return g.findings.some((f) => f.recommendation?.commands?.length) ? `${g.action}; ${where}` : g.action;
 }
 
 /** The first sentence of a message (a decimal point or "e.g." is not an end). */
@@ -206,4 +215,34 @@ export function verboseHolds(g: FindingGroup): string {
   if (g.findings.some((f) => f.recommendation?.commands?.length)) parts.push('commands');
   if (g.findings.some((f) => f.confirmation?.measurements.length)) parts.push('measurements');
   return parts.length === 1 ? parts[0] ?? '' : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`;
+}
+
+/**
+ * The notes as the human reports print them: the notes of one server gap (`Note.gap`, src/core/gaps.ts) become one
+ * line, where the first of them stood, that states the gap once and names every place it affected; a gap only one
+ * note reports keeps that note's own words. Notes without a gap pass as they are. JSON prints the notes themselves.
+ */
+export function collapseGaps(notes: readonly Note[]): Note[] {
+  const byKey = new Map<string, Note[]>();
+  for (const n of notes) if (n.gap) pushTo(byKey, `${n.level}\u0000${n.gap.key}`, n);
+  const out: Note[] = [];
+  for (const n of notes) {
+    const same = n.gap ? (byKey.get(`${n.level}\u0000${n.gap.key}`) as Note[]) : [n];
+    if (same.length === 1) out.push(n);
+    else if (same[0] === n) out.push(gapLine(n, same));
+  }
+  return out;
+}
+
+/** One line for the notes of one gap: its cause (the core read's wording when it is among them), then each effect. */
+function gapLine(first: Note, notes: readonly Note[]): Note {
+  const head = notes.find((n) => n.ruleId === undefined) ?? first;
+  const effectOf = (n: Note): string => `${n.ruleId ? `${n.ruleId}: ` : ''}${n.gap?.effect ?? ''}`;
+  const effects = [...new Set([head, ...notes.filter((n) => n !== head)].map(effectOf))];
+  const dbs = new Set(notes.map((n) => n.target?.db));
+  const db = dbs.size === 1 ? [...dbs][0] : undefined;
+  const target = db === undefined ? {} : { target: { db } };
+  const cause = head.gap?.cause ?? '';
+  const message = `${cause}. Not checked because of it: ${effects.join('; ')}.`;
+  return { level: head.level, ...target, message, ...(head.gap ? { gap: head.gap } : {}) };
 }

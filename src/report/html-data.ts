@@ -1,9 +1,9 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
-import { confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import { actionForEach, collapseGaps, confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 
 export { intervalName } from './group';
 
@@ -98,8 +98,11 @@ export function chartData(report: AuditReport): ChartData {
       for (const [path, maxLength] of paths) {
         const buckets = LENGTH_BUCKETS.map(() => 0);
         const growth: [number, number][] = [];
+        // Only documents that hold the array count: one without it is not an array of length 0.
         for (const d of docs) {
-          const len = d.arrays.find((a) => a.path === path)?.maxLength ?? 0;
+          const held = d.arrays.find((a) => a.path === path);
+          if (!held) continue;
+          const len = held.maxLength;
           const i = LENGTH_BUCKETS.findIndex((b) => len >= b.min && len <= b.max);
           buckets[i] = (buckets[i] ?? 0) + 1;
           if (d.createdAt !== null) growth.push([d.createdAt, len]);
@@ -107,7 +110,8 @@ export function chartData(report: AuditReport): ChartData {
         growth.sort((a, b) => a[0] - b[0]);
         arrays.push({ collection: name, path, maxLength, buckets, growth: downsample(growth, MAX_POINTS) });
       }
-      for (const ix of c.indexes) if (ix.sizeBytes !== null) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
+      // A size of 0 is a size not read (a WiredTiger index takes at least one page): left out, not drawn as 0 B.
+      for (const ix of c.indexes) if (ix.sizeBytes !== null && ix.sizeBytes > 0) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
     }
   }
   arrays.sort((a, b) => b.maxLength - a.maxLength);
@@ -158,7 +162,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   // Pasted into a terminal or a ticket: no control character, and no newline that would make a name a line of its own.
   const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
   const { result, snapshot } = report;
-  const server = `${serverName(result.server)}, ${result.server.topology}`;
+  const server = serverLine(result.server);
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const lines = [
@@ -172,7 +176,8 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   groupFindings(result.findings, opts).forEach((e, i) => {
     if (e.kind === 'group') {
       let line = `${i + 1}. [${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} (${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
-      if (e.action) line += ` Suggested for each: ${e.action}.`;
+      const action = actionForEach(e, "each finding's own is in the report's details");
+      if (action) line += ` Suggested for each: ${action}.`;
       const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, NO_MARK)}`);
       if (measured.length) line += ` Measured: ${measured.join('; ')}.`;
       lines.push(line);
@@ -185,7 +190,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
     if (c) line += ` Measured: ${verdictWords(c)}${c.ratio ? `, ${ratioFigure(c.ratio)}` : ''}.`;
     lines.push(line);
   });
-  const skipped = result.notes.filter((n) => n.level !== 'info');
+  const skipped = collapseGaps(result.notes).filter((n) => n.level !== 'info');
   if (skipped.length) {
     lines.push('', `Not checked (${skipped.length}):`);
     for (const n of skipped.slice(0, 10)) lines.push(`- ${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}`);

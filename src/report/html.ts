@@ -1,13 +1,13 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
 import { CONFIRMATION_STATUS } from './text';
 import { safeForTerminal } from './escape';
-import { type AuditReport, chartData, ticketSummary } from './html-data';
+import { type AuditReport, type ChartData, chartData, ticketSummary } from './html-data';
 
 export type { AuditReport } from './html-data';
 
@@ -95,7 +95,8 @@ function groupRow(g: FindingGroup): string {
   const each = g.findings
     .map((f, i) => `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`)
     .join('');
-  const action = g.action ? `<div class="rec">For each: <strong>${rich(g.action)}</strong></div>` : '';
+  const shared = actionForEach(g, "each finding's own is in its details below");
+  const action = shared ? `<div class="rec">For each: <strong>${rich(shared)}</strong></div>` : '';
   return `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`;
 }
 
@@ -123,9 +124,10 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
-  const server = `${serverName(result.server)}, ${result.server.topology}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
-  const skipped = result.notes.filter((n) => n.level !== 'info');
-  const info = result.notes.filter((n) => n.level === 'info');
+  const server = `${serverLine(result.server)}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
+  const notes = collapseGaps(result.notes);
+  const skipped = notes.filter((n) => n.level !== 'info');
+  const info = notes.filter((n) => n.level === 'info');
   const noteItem = (n: (typeof result.notes)[number]): string => `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;
   const cache = charts.indexes.cacheBytes;
   const title = `mongo-advisor audit: ${result.source}`;
@@ -152,7 +154,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
 <div class="tile warn"><div class="n">${count('warn')}</div><div class="l">warnings</div></div>
 <div class="tile info"><div class="n">${count('info')}</div><div class="l">info</div></div>
 <div class="tile ok"><div class="n">${confirmed}</div><div class="l">confirmed by measurement</div></div>
-<div class="tile"><div class="n">${esc(formatBytes(charts.indexes.totalBytes))}</div><div class="l">indexes${cache ? ` · ${esc(formatNumber((charts.indexes.totalBytes / cache) * 100))}% of cache` : ''}</div></div>
+${indexTile(charts.indexes)}
 </section>
 
 <h2>Summary for a ticket</h2>
@@ -185,4 +187,12 @@ ${info.length ? `<h2>Notes</h2><ul class="notes">${info.map(noteItem).join('')}<
 
 function chartVersion(js: string): string {
   return /Chart\.js v(\d+\.\d+\.\d+)/.exec(js)?.[1] ?? '';
+}
+
+/** The index-size tile: the total with its share of the cache, or "unknown" when the server reported no size. */
+function indexTile(indexes: ChartData['indexes']): string {
+  if (indexes.count === 0) return '<div class="tile"><div class="n">unknown</div><div class="l">index sizes (the server reported none)</div></div>';
+  const cache = indexes.cacheBytes;
+  const share = cache ? ` · ${esc(formatNumber((indexes.totalBytes / cache) * 100))}% of cache` : '';
+  return `<div class="tile"><div class="n">${esc(formatBytes(indexes.totalBytes))}</div><div class="l">indexes${share}</div></div>`;
 }

@@ -1,10 +1,10 @@
-import { serverName } from '../lib/server-name';
+import { serverName, topologyName } from '../lib/server-name';
 import { counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
@@ -53,7 +53,8 @@ function groupWhere(g: FindingGroup, table: boolean): string {
 
 function groupDetails(g: FindingGroup): string {
   const lines = [`#### ${ICON[g.severity]} ${groupWhere(g, false)} — \`${g.ruleId}\``, '', prose(g.gist), ''];
-  if (g.action) lines.push(`**For each: ${prose(g.action)}**`, '');
+  const action = actionForEach(g, "`--verbose` prints each finding's own");
+  if (action) lines.push(`**For each: ${prose(action)}**`, '');
   if (g.findings.some((f) => f.confirmation)) {
     for (const f of g.findings) {
       const verdict = f.confirmation ? prose(confirmationVerdict(f.confirmation, STATUS)) : 'no experiment';
@@ -82,7 +83,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   if (result.lint) out.push(`**${result.lint.exitCode === 0 ? '✅' : '❌'} ${prose(result.lint.verdict)}**`, '');
   out.push(
     `${formatNumber(result.scope.collections.length)} collections on ${prose(result.source)} ` +
-      `(${prose(server)}, ${result.server.topology}) · ${formatDuration(result.durationMs)} · ` +
+      `(${prose(server)}, ${topologyName(result.server.topology)}) · ${formatDuration(result.durationMs)} · ` +
       `confirmation ${result.confirm.enabled ? 'on' : 'off'}`,
     '',
   );
@@ -127,7 +128,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
     for (const a of baseline.absent) out.push(`- ${name(a.fingerprint)}`);
     out.push('');
   }
-  const skipped = result.notes.filter((n) => n.level !== 'info');
+  const skipped = collapseGaps(result.notes).filter((n) => n.level !== 'info');
   if (skipped.length) {
     out.push('### Could not check', '');
     for (const n of skipped) {

@@ -1,11 +1,11 @@
-import { serverName } from '../lib/server-name';
+import { serverLine } from '../lib/server-name';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { safeForTerminal } from './escape';
-import { type FindingGroup, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
+import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
 
 export interface TextOptions {
   color: boolean;
@@ -59,12 +59,12 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
   const out: string[] = [];
-  const server = `${serverName(result.server)}, ${result.server.topology}`;
+  const server = serverLine(result.server);
   out.push(c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`));
   const confirmLine = !result.confirm.enabled
     ? 'confirmation off'
     : result.confirm.where
-      ? `confirmed on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
+      ? `experiments on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
       : 'nothing to confirm';
   out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
   // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
@@ -74,8 +74,10 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
   for (const e of entries) out.push(e.kind === 'finding' ? formatFinding(e.finding, c, sev, width, opts.measurements !== false) : formatGroup(e, c, sev, width, opts.verboseHint ?? 'run with --verbose'), '');
-  const skipped = result.notes.filter((n) => n.level !== 'info');
-  const info = result.notes.filter((n) => n.level === 'info');
+  // one line per server gap, however many places it affected
+  const notes = collapseGaps(result.notes);
+  const skipped = notes.filter((n) => n.level !== 'info');
+  const info = notes.filter((n) => n.level === 'info');
   if (skipped.length) {
     out.push(c.bold('Could not check'));
     for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
@@ -122,7 +124,8 @@ function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: strin
   const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` ${c.dim('›')} ${g.path}`}`;
   const lines = [`${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`];
   lines.push(wrap(`${names.join(', ')}: ${g.gist}`, width, '  '));
-  if (g.action) lines.push(wrap(`→ for each: ${c.bold(g.action)}`, width, '  '));
+  const action = actionForEach(g, "--verbose prints each finding's own");
+  if (action) lines.push(wrap(`→ for each: ${c.bold(action)}`, width, '  '));
   if (g.findings.some((f) => f.confirmation)) {
     const pad = names.reduce((w, n) => Math.max(w, n.length), 0);
     g.findings.forEach((f, i) => {

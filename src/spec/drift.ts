@@ -70,85 +70,116 @@ export function specDrift(spec: Spec, snapshot: Snapshot): { findings: SpecFindi
   for (const db of declaredDbs) {
     const liveDb = snapshot.databases.find((d) => d.name === db);
     if (!liveDb) {
-      notes.push({ level: 'skipped', target: { db }, message: `drift not checked for database ${db}: the snapshot does not cover it (collect it with --db ${db})` });
+      const message =
+        `drift not checked for database ${db}: the snapshot does not cover it (collect it with --db ${db})`;
+      notes.push({ level: 'skipped', target: { db }, message });
       continue;
     }
     const declared = spec.collections.filter((c) => dbOf(c, spec) === db);
     for (const d of declared) {
-      const live = liveDb.collections.find((c) => c.name === d.name);
-      const target = { db, collection: d.name };
-      if (!live) {
-        findings.push({
-          ruleId: 'spec-drift',
-          messageId: 'missingCollection',
-          target,
-          message: `${db}.${d.name} is declared but does not exist on the server${d.indexes?.length ? ` (nor its ${d.indexes.length} declared index${d.indexes.length === 1 ? '' : 'es'})` : ''}.`,
-          evidence: { declaredIndexes: d.indexes?.length ?? 0 },
-          recommendation: { action: 'create it as declared', reason: 'Options such as clustering cannot be added later: create the collection before the application writes to it.' },
-        });
-        continue;
-      }
-      const diffs = collectionDifferences(d, live);
-      if (diffs.length) {
-        findings.push({
-          ruleId: 'spec-drift',
-          messageId: 'collectionOptions',
-          target,
-          message: `${db}.${d.name} differs from its declaration: ${diffs.join('; ')}.`,
-          evidence: { differences: diffs.length },
-        });
-      }
-      const liveIndexes = live.indexes.filter((i) => !(i.name === '_id_'));
-      for (const di of d.indexes ?? []) {
-        const name = di.name ?? defaultIndexName(di.key);
-        const match = liveIndexes.find((li) => sameKey(li.key, di.key));
-        if (!match) {
-          findings.push({
-            ruleId: 'spec-drift',
-            messageId: 'missingIndex',
-            target: { ...target, index: name },
-            message: `Index ${keyText(di.key)} is declared on ${db}.${d.name} but not built on the server.`,
-            evidence: { key: keyText(di.key) },
-            recommendation: { action: 'build it', reason: 'Queries written for it scan instead.', commands: [`db.getSiblingDB("${db}").${d.name}.createIndex(${keyText(di.key)}${di.name ? `, { name: "${di.name}" }` : ''})`] },
-          });
-          continue;
-        }
-        const idiffs = indexDifferences(di, match);
-        if (idiffs.length) {
-          findings.push({
-            ruleId: 'spec-drift',
-            messageId: 'indexOptions',
-            target: { ...target, index: match.name },
-            message: `Index ${match.name} on ${db}.${d.name} differs from its declaration: ${idiffs.join('; ')}.`,
-            evidence: { differences: idiffs.length },
-          });
-        }
-      }
-      for (const li of liveIndexes) {
-        if ((d.indexes ?? []).some((di) => sameKey(li.key, di.key))) continue;
-        findings.push({
-          ruleId: 'spec-drift',
-          messageId: 'undeclaredIndex',
-          target: { ...target, index: li.name },
-          message: `Index ${li.name} ${keyText(li.key)} exists on ${db}.${d.name} but is not declared: every write maintains it.`,
-          evidence: { key: keyText(li.key), sizeBytes: li.sizeBytes },
-          recommendation: { action: 'declare it or drop it', reason: 'An index built by hand drifts out of review; declare it if the application needs it.' },
-        });
-      }
+      findings.push(...collectionDrift(db, d, liveDb.collections.find((c) => c.name === d.name)));
     }
-    if (spec.reportUndeclared !== false) {
-      for (const live of liveDb.collections) {
-        if (declared.some((d) => d.name === live.name)) continue;
-        findings.push({
-          ruleId: 'spec-drift',
-          messageId: 'undeclaredCollection',
-          severity: 'info',
-          target: { db, collection: live.name },
-          message: `${db}.${live.name} exists on the server but is not declared in the spec.`,
-          evidence: { type: live.type },
-        });
-      }
-    }
+    if (spec.reportUndeclared !== false) findings.push(...undeclaredCollections(db, declared, liveDb.collections));
   }
   return { findings, notes };
+}
+
+/** One declared collection against the live one: missing, other options, then its indexes. */
+function collectionDrift(db: string, d: DeclaredCollection, live: CollectionSnapshot | undefined): SpecFindingInput[] {
+  const target = { db, collection: d.name };
+  if (!live) {
+    const n = d.indexes?.length ?? 0;
+    const indexes = n ? ` (nor its ${n} declared index${n === 1 ? '' : 'es'})` : '';
+    return [
+      {
+        ruleId: 'spec-drift',
+        messageId: 'missingCollection',
+        target,
+        message: `${db}.${d.name} is declared but does not exist on the server${indexes}.`,
+        evidence: { declaredIndexes: d.indexes?.length ?? 0 },
+        recommendation: {
+          action: 'create it as declared',
+          reason: 'Options such as clustering cannot be added later: create the collection before the application writes to it.',
+        },
+      },
+    ];
+  }
+  const findings: SpecFindingInput[] = [];
+  const diffs = collectionDifferences(d, live);
+  if (diffs.length) {
+    const message = `${db}.${d.name} differs from its declaration: ${diffs.join('; ')}.`;
+    const evidence = { differences: diffs.length };
+    findings.push({ ruleId: 'spec-drift', messageId: 'collectionOptions', target, message, evidence });
+  }
+  const liveIndexes = live.indexes.filter((i) => !(i.name === '_id_'));
+  for (const di of d.indexes ?? []) findings.push(...declaredIndexDrift(db, d.name, di, liveIndexes));
+  for (const li of liveIndexes) {
+    if ((d.indexes ?? []).some((di) => sameKey(li.key, di.key))) continue;
+    findings.push({
+      ruleId: 'spec-drift',
+      messageId: 'undeclaredIndex',
+      target: { ...target, index: li.name },
+      message: `Index ${li.name} ${keyText(li.key)} exists on ${db}.${d.name} but is not declared: every write maintains it.`,
+      evidence: { key: keyText(li.key), sizeBytes: li.sizeBytes },
+      recommendation: {
+        action: 'declare it or drop it',
+        reason: 'An index built by hand drifts out of review; declare it if the application needs it.',
+      },
+    });
+  }
+  return findings;
+}
+
+/** One declared index: not built, or built with other options. */
+function declaredIndexDrift(
+  db: string,
+  collection: string,
+  di: DeclaredIndex,
+  liveIndexes: readonly IndexSnapshot[],
+): SpecFindingInput[] {
+  const target = { db, collection };
+  const match = liveIndexes.find((li) => sameKey(li.key, di.key));
+  if (!match) {
+    const named = di.name ? `, { name: "${di.name}" }` : '';
+    const create = `db.getSiblingDB("${db}").${collection}.createIndex(${keyText(di.key)}${named})`;
+    return [
+      {
+        ruleId: 'spec-drift',
+        messageId: 'missingIndex',
+        target: { ...target, index: di.name ?? defaultIndexName(di.key) },
+        message: `Index ${keyText(di.key)} is declared on ${db}.${collection} but not built on the server.`,
+        evidence: { key: keyText(di.key) },
+        recommendation: { action: 'build it', reason: 'Queries written for it scan instead.', commands: [create] },
+      },
+    ];
+  }
+  const idiffs = indexDifferences(di, match);
+  if (!idiffs.length) return [];
+  return [
+    {
+      ruleId: 'spec-drift',
+      messageId: 'indexOptions',
+      target: { ...target, index: match.name },
+      message: `Index ${match.name} on ${db}.${collection} differs from its declaration: ${idiffs.join('; ')}.`,
+      evidence: { differences: idiffs.length },
+    },
+  ];
+}
+
+/** Live collections the spec does not declare (info: the spec may cover part of the database on purpose). */
+function undeclaredCollections(
+  db: string,
+  declared: readonly DeclaredCollection[],
+  live: readonly CollectionSnapshot[],
+): SpecFindingInput[] {
+  return live
+    .filter((c) => !declared.some((d) => d.name === c.name))
+    .map((c) => ({
+      ruleId: 'spec-drift',
+      messageId: 'undeclaredCollection',
+      severity: 'info',
+      target: { db, collection: c.name },
+      message: `${db}.${c.name} exists on the server but is not declared in the spec.`,
+      evidence: { type: c.type },
+    }));
 }

@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { type AdvisorConfig, specRuleSeverity } from '../core/config';
+import { SPEC_RULES } from '../core/spec-rules';
 import type { CheckResult, Finding, Note, Snapshot } from '../core/types';
 import type { Locate } from '../report/catalog';
 import { specDrift } from './drift';
 import { dbOf, loadSpec, type LoadedSpec, type Spec } from './format';
-import { SPEC_RULES } from './rules';
 import { clusteredProblems, redundantIndexes, type SpecFindingInput, validatorProblems } from './static';
 
 export { loadSpec, type Spec } from './format';

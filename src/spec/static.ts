@@ -33,99 +33,100 @@ export function jsonSchemaProblems(schema: unknown, at = '$jsonSchema'): string[
   if (!isObject(schema)) return [`${at} must be an object`];
   const out: string[] = [];
   for (const [k, v] of Object.entries(schema)) {
-    if (OMITTED.has(k)) {
-      out.push(`${at}: "${k}" is not supported by MongoDB's $jsonSchema`);
-      continue;
-    }
-    if (!JSON_SCHEMA_KEYWORDS.has(k)) {
-      out.push(`${at}: unknown keyword "${k}"`);
-      continue;
-    }
-    const sub = `${at}.${k}`;
-    switch (k) {
-      case 'bsonType': {
-        const types = Array.isArray(v) ? v : [v];
-        for (const t of types) if (typeof t !== 'string' || !BSON_TYPE_ALIASES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
-        if (schema.type !== undefined) out.push(`${at}: "type" and "bsonType" cannot both be set`);
-        break;
-      }
-      case 'type': {
-        const types = Array.isArray(v) ? v : [v];
-        for (const t of types) {
-          if (t === 'integer') out.push(`${sub}: "integer" is not supported; use bsonType "int" or "long"`);
-          else if (typeof t !== 'string' || !JSON_TYPES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a JSON type`);
-        }
-        break;
-      }
-      case 'required':
-        if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== 'string') || new Set(v).size !== v.length) out.push(`${sub} must be a non-empty array of distinct field names`);
-        break;
-      case 'enum':
-        if (!Array.isArray(v) || v.length === 0) out.push(`${sub} must be a non-empty array`);
-        break;
-      case 'properties':
-      case 'patternProperties':
-        if (!isObject(v)) out.push(`${sub} must be an object`);
-        else for (const [name, s] of Object.entries(v)) out.push(...jsonSchemaProblems(s, `${sub}.${name}`));
-        if (k === 'patternProperties' && isObject(v)) {
-          for (const p of Object.keys(v)) {
-            try {
-              new RegExp(p);
-            } catch {
-              out.push(`${sub}: ${JSON.stringify(p)} is not a valid regular expression`);
-            }
-          }
-        }
-        break;
-      case 'allOf':
-      case 'anyOf':
-      case 'oneOf':
-        if (!Array.isArray(v) || v.length === 0) out.push(`${sub} must be a non-empty array of schemas`);
-        else v.forEach((s, i) => out.push(...jsonSchemaProblems(s, `${sub}[${i}]`)));
-        break;
-      case 'not':
-        out.push(...jsonSchemaProblems(v, sub));
-        break;
-      case 'items':
-        if (Array.isArray(v)) v.forEach((s, i) => out.push(...jsonSchemaProblems(s, `${sub}[${i}]`)));
-        else out.push(...jsonSchemaProblems(v, sub));
-        break;
-      case 'additionalProperties':
-      case 'additionalItems':
-        if (typeof v !== 'boolean') out.push(...jsonSchemaProblems(v, sub));
-        break;
-      case 'pattern':
-        if (typeof v !== 'string') out.push(`${sub} must be a string`);
-        else {
-          try {
-            new RegExp(v);
-          } catch {
-            out.push(`${sub}: ${JSON.stringify(v)} is not a valid regular expression`);
-          }
-        }
-        break;
-      case 'maximum':
-      case 'minimum':
-      case 'multipleOf':
-        if (typeof v !== 'number') out.push(`${sub} must be a number`);
-        break;
-      case 'exclusiveMaximum':
-      case 'exclusiveMinimum':
-        if (typeof v !== 'boolean') out.push(`${sub} must be true or false (draft 4)`);
-        break;
-      case 'maxItems':
-      case 'minItems':
-      case 'maxLength':
-      case 'minLength':
-      case 'maxProperties':
-      case 'minProperties':
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) out.push(`${sub} must be a whole number, 0 or more`);
-        break;
-      default:
-        break;
+    if (OMITTED.has(k)) out.push(`${at}: "${k}" is not supported by MongoDB's $jsonSchema`);
+    else if (!JSON_SCHEMA_KEYWORDS.has(k)) out.push(`${at}: unknown keyword "${k}"`);
+    else {
+      const sub = `${at}.${k}`;
+      out.push(...typeKeywordProblems(schema, k, v, at), ...subschemaProblems(k, v, sub), ...valueProblems(k, v, sub));
     }
   }
   return out;
+}
+
+/** `bsonType` and `type`: known names only, never both. */
+function typeKeywordProblems(schema: Record<string, unknown>, k: string, v: unknown, at: string): string[] {
+  const sub = `${at}.${k}`;
+  const types: unknown[] = Array.isArray(v) ? v : [v];
+  const out: string[] = [];
+  if (k === 'bsonType') {
+    for (const t of types) {
+      if (typeof t !== 'string' || !BSON_TYPE_ALIASES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
+    }
+    if (schema.type !== undefined) out.push(`${at}: "type" and "bsonType" cannot both be set`);
+  } else if (k === 'type') {
+    for (const t of types) {
+      if (t === 'integer') out.push(`${sub}: "integer" is not supported; use bsonType "int" or "long"`);
+      else if (typeof t !== 'string' || !JSON_TYPES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a JSON type`);
+    }
+  }
+  return out;
+}
+
+/** Keywords that hold schemas (`properties`, `allOf`, `not`, `items`…): checked in turn, at their own paths. */
+function subschemaProblems(k: string, v: unknown, sub: string): string[] {
+  const each = (schemas: readonly unknown[]): string[] =>
+    schemas.flatMap((s, i) => jsonSchemaProblems(s, `${sub}[${i}]`));
+  switch (k) {
+    case 'properties':
+    case 'patternProperties': {
+      if (!isObject(v)) return [`${sub} must be an object`];
+      const out = Object.entries(v).flatMap(([name, s]) => jsonSchemaProblems(s, `${sub}.${name}`));
+      if (k === 'patternProperties') for (const p of Object.keys(v)) out.push(...regexProblems(p, sub));
+      return out;
+    }
+    case 'allOf':
+    case 'anyOf':
+    case 'oneOf':
+      return !Array.isArray(v) || v.length === 0 ? [`${sub} must be a non-empty array of schemas`] : each(v);
+    case 'not':
+      return jsonSchemaProblems(v, sub);
+    case 'items':
+      return Array.isArray(v) ? each(v) : jsonSchemaProblems(v, sub);
+    case 'additionalProperties':
+    case 'additionalItems':
+      return typeof v === 'boolean' ? [] : jsonSchemaProblems(v, sub);
+    default:
+      return [];
+  }
+}
+
+function regexProblems(source: string, sub: string): string[] {
+  try {
+    new RegExp(source);
+    return [];
+  } catch {
+    return [`${sub}: ${JSON.stringify(source)} is not a valid regular expression`];
+  }
+}
+
+/** Keywords that hold values: lists, patterns, numbers, counts. */
+function valueProblems(k: string, v: unknown, sub: string): string[] {
+  switch (k) {
+    case 'required': {
+      const names = Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') && new Set(v).size === v.length;
+      return names ? [] : [`${sub} must be a non-empty array of distinct field names`];
+    }
+    case 'enum':
+      return !Array.isArray(v) || v.length === 0 ? [`${sub} must be a non-empty array`] : [];
+    case 'pattern':
+      return typeof v !== 'string' ? [`${sub} must be a string`] : regexProblems(v, sub);
+    case 'maximum':
+    case 'minimum':
+    case 'multipleOf':
+      return typeof v !== 'number' ? [`${sub} must be a number`] : [];
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      return typeof v !== 'boolean' ? [`${sub} must be true or false (draft 4)`] : [];
+    case 'maxItems':
+    case 'minItems':
+    case 'maxLength':
+    case 'minLength':
+    case 'maxProperties':
+    case 'minProperties':
+      return typeof v !== 'number' || !Number.isInteger(v) || v < 0 ? [`${sub} must be a whole number, 0 or more`] : [];
+    default:
+      return [];
+  }
 }
 
 function forbiddenOperators(v: unknown, at: string, out: string[]): void {

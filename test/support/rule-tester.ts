@@ -2,14 +2,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, it } from 'vitest';
 import { fillTemplate } from '../../src/core/format';
 import type { AnyRule as Rule } from '../../src/core/rule';
-import { analyze, type AnalyzeOutput, type RuleSetting } from '../../src/core/runner';
+import { analyze, type AnalyzeOutput, type ResolvedRule, type RuleSetting } from '../../src/core/runner';
 import type { AnyCollector } from '../../src/core/collector';
 import { parseSnapshot } from '../../src/core/snapshot-file';
 import type { CollectionSnapshot, Finding, Note, Severity, Snapshot, Target } from '../../src/core/types';
 import { ObjectId, Long, UUID } from 'mongodb';
 import type { Adapter, Doc } from '../../src/adapters/types';
 import { readOnly } from '../../src/adapters/read-only';
-import { type FoldOptions, PathFolder } from '../../src/collect/fold';
+import { type FoldOptions, PathFolder } from '../../src/core/fold';
 import { Profiler } from '../../src/collect/profile';
 import { CollectorRunner } from '../../src/collect/run-collectors';
 import type { Collector } from '../../src/core/collector';
@@ -39,7 +39,7 @@ import { collectionOf, sampleOf, snapshotOf } from './fixtures';
  * - Each case's snapshot must pass the snapshot file's schema (parseSnapshot, src/core/snapshot-file.ts) and survive
  *   a JSON round trip unchanged, so fixtures are snapshots `collect` could write and `analyze` could load. The rule
  *   runs on a deep-frozen JSON copy, so a rule that writes to its input throws and fails the case.
- * - No map key (a key of an object the profiler folded as a map, src/collect/fold.ts) may appear where a name
+ * - No map key (a key of an object the profiler folded as a map, src/core/fold.ts) may appear where a name
  *   goes: in a collection's fixture data of the rule's collectors (keys their schema does not fix), in a finding's
  *   target path, evidence, or a `backticked` span of its message. Such a key is user data (mapKeyProblems).
  * - `collectFromDocs(collector, docs)` runs a collection collector's `collect(ctx)` over raw documents the way
@@ -396,7 +396,7 @@ export function freeKeys(value: unknown, schema: JsonSchema | undefined, where: 
   return out;
 }
 
-const FOLD_HINT = 'map keys are user data: fold paths with PathFolder (src/collect/fold.ts, see CONTRIBUTING.md)';
+const FOLD_HINT = 'map keys are user data: fold paths with PathFolder (src/core/fold.ts, see CONTRIBUTING.md)';
 /** Path-like text: no space, not a number or a version ("7.0.12" is no path). */
 const pathLike = (s: string): boolean => s !== '' && !/\s/.test(s) && !/^[\d.]+$/.test(s);
 
@@ -550,11 +550,12 @@ export interface CollectedFromDocs<D> {
  * folds them (`maps`: the folding thresholds, FOLD_DEFAULTS otherwise), the real CollectorRunner calls `collect(ctx)`
  * with `ctx.docs` and `ctx.collection` set, through the read-only gate. Throws, naming each leaked key, when the data
  * holds a map key of those documents, or when the snapshot schema composed with the collector refuses it.
+ * `resolved` (a run's list, `resolveRules`) gives the collector its rules' options in `ctx.options`.
  */
 export async function collectFromDocs<D>(
   collector: Collector<D, 'collection'>,
   docs: readonly Doc[],
-  opts: { name?: string; maps?: Partial<FoldOptions> } = {},
+  opts: { name?: string; maps?: Partial<FoldOptions>; resolved?: readonly ResolvedRule[] } = {},
 ): Promise<CollectedFromDocs<D>> {
   const profiler = new Profiler(null, opts.maps);
   const folded = profiler.finish(docs.map((d) => profiler.profile(d)));
@@ -562,7 +563,8 @@ export async function collectFromDocs<D>(
   const base = collectionOf(opts.name ?? 'docs', { sample });
   const collection: CollectionSnapshot = { ...base, stats: base.stats && { ...base.stats, count: docs.length } };
   const base0 = { adapter: readOnly(noServer), server: snapshotOf([]).server, maxTimeMS: 1000, serverStatus: null };
-  const runner = new CollectorRunner([collector], { ...base0, runNotes: [] });
+  // `resolved`: the run's rules with their options, as check hands them over (the collector reads its rules' ones)
+  const runner = new CollectorRunner([collector], { ...base0, runNotes: [], resolved: opts.resolved ?? [] });
   const listed = { name: collection.name, type: 'collection', options: {} };
   await runner.collection(collection, listed, docs, docs.map((d) => d._id));
   const data = collection.data?.[collector.id] as D | undefined;

@@ -2,7 +2,7 @@ import { collectPlan } from '../../core/runner';
 import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
 import { type LintResult } from '../../core/baseline';
-import { loadConfig, settingsOf } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { SEVERITIES, type Severity } from '../../core/types';
 import type { Io } from '../io';
@@ -38,9 +38,9 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
         const shown = redactUri(file);
         throw new UserError(`analyze reads a snapshot file, not a server, and ${JSON.stringify(shown)} reads like a connection string: run mongo-advisor check ${shown} (or lint), or collect a snapshot first with mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`);
       }
-      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const snapshot = loadSnapshot(file, collectPlan(rules));
-      const result: LintResult = await analyzeOffline(snapshot, settingsOf(config));
+      const result: LintResult = await analyzeOffline(snapshot, resolved);
       await emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true }), flags.output);
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });

@@ -1,6 +1,6 @@
 import { rules } from '../../../rules';
 import { Command, Option } from 'commander';
-import { loadConfig, settingsOf } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { formatHtml } from '../../report/html';
 import { ticketSummary } from '../../report/html-data';
 import type { Io } from '../io';
@@ -13,6 +13,15 @@ import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
 import { SEVERITIES, type Severity } from '../../core/types';
 
 const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
+/** The file an audit writes without -o: its name says the format it holds. */
+const DEFAULT_FILE: Record<(typeof AUDIT_FORMATS)[number], string> = {
+  html: 'mongo-advisor-audit.html',
+  text: 'mongo-advisor-audit.txt',
+  json: 'mongo-advisor-audit.json',
+  sarif: 'mongo-advisor-audit.sarif',
+  junit: 'mongo-advisor-audit.xml',
+  markdown: 'mongo-advisor-audit.md',
+};
 
 interface AuditFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -40,7 +49,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .description('audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to audit (default: every user database)')
-    .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.html; - for stdout)')
+    .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.<html|txt|json|sarif|xml|md> by --format; - for stdout)')
     .addOption(outputOption())
     .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
@@ -58,8 +67,8 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
     .action(async (uri: string, flags: AuditFlags) => {
       checkConnectionString(uri);
-      const output = outputOf(flags, io) ?? 'mongo-advisor-audit.html';
-      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+      const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
+      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
       const adapter = await connect(uri);
       if (!flags.confirm) await sayLeftovers(adapter, io);
@@ -77,7 +86,7 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
             confirmBudgetMs: flags.confirmBudget * 1000,
             ...(scratchAdapter ? { scratchAdapter } : {}),
             ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-            settings: settingsOf(config),
+            resolved,
             progress: createProgress({ enabled: !flags.quiet }),
             lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
           },

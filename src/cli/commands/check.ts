@@ -4,7 +4,7 @@ import { rules } from '../../../rules';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
-import { loadConfig, settingsOf } from '../../core/config';
+import { loadConfig } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
@@ -124,7 +124,8 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   checkConnectionString(uri);
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
   // Read the configuration before connecting, so a bad file fails fast.
-  const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  // The run's rules, options resolved once: every database's collect, analyze and confirm read this list.
+  const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   const failOn = flags.failOn ?? config.failOn ?? 'warn';
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
@@ -157,7 +158,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
           maxTimeMS: flags.maxTimeMs,
           ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
           confirm: flags.confirm,
-          settings: settingsOf(config),
+          resolved,
           onSnapshot: (s: Snapshot) => {
             // Once the field census is known: a --time-field no sampled document holds is an error, not a silent no-op.
             checkTimeField(s, flags.timeField);

@@ -47,7 +47,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .option('--config <file>', 'configuration file for sampleSize and maps (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
     .action(async (uri: string, flags: CollectFlags) => {
       checkConnectionString(uri);
-      const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const output = outputOf(flags, io);
       const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
       if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
@@ -66,6 +66,8 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
           progress: createProgress({ enabled: !flags.quiet }),
           // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
           collectors: collectPlan(rules),
+          // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
+          resolved,
         });
         checkTimeField(snapshot, flags.timeField);
         const text = serializeSnapshot(snapshot, collectPlan(rules));

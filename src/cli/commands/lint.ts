@@ -1,10 +1,10 @@
 import { terminalLine } from '../../core/format';
-import { collectPlan } from '../../core/runner';
+import { collectPlan, type ResolvedRule } from '../../core/runner';
 import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
 import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
-import { type AdvisorConfig, loadConfig, settingsOf } from '../../core/config';
+import { type AdvisorConfig, loadConfig } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
@@ -67,78 +67,113 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
   const config: AdvisorConfig = loaded.config;
   const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
   const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
-  const failOn = flags.failOn ?? config.failOn ?? 'error';
-  const maxWarnings = flags.maxWarnings ?? config.maxWarnings ?? null;
   if (!target && !specFile) throw new UserError('lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or --spec <file>.');
   if (flags.updateBaseline && !baselineFile) throw new UserError('--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.');
-  const settings = settingsOf(config);
   const t0 = performance.now();
+  const read = await checkTarget(target, specFile, flags, loaded, io);
+  const { result: checked, locate } = specFile
+    ? withSpec(read.result, read.snapshot, specFile, config)
+    : { result: read.result, locate: undefined };
+  const result = { ...checked, durationMs: Math.round(performance.now() - t0) };
+  if (flags.updateBaseline && baselineFile) updateBaseline(result, baselineFile, io);
+  return await verdict(result, flags, config, baselineFile, locate, io);
+}
 
-  let result: CheckResult;
-  let snapshot: Snapshot | null = null;
-  if (target && meantAsUri(target)) {
-    checkConnectionString(target);
-    const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
-    if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
-    const adapter = await connect(target);
-    if (!flags.confirm) await sayLeftovers(adapter, io);
-    const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
-    try {
-      const live = await runLive(
-        adapter,
-        {
-          dbs,
-          ...(flags.collection?.length ? { collections: flags.collection } : {}),
-          ...collectSettingsOf(flags, config),
-          maxTimeMS: flags.maxTimeMs,
-          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-          concurrency: flags.concurrency,
-          confirm: flags.confirm,
-          ...(scratchAdapter ? { scratchAdapter } : {}),
-          ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-          settings,
-          progress: createProgress({ enabled: !flags.quiet }),
-            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
-        },
-        io,
-      );
-      result = live.result;
-      snapshot = live.snapshot;
-    } finally {
-      await adapter.close().catch(() => undefined);
-      await scratchAdapter?.close().catch(() => undefined);
-    }
-  } else if (target) {
-    if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
-    if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
-    snapshot = loadSnapshot(target, collectPlan(rules));
-    result = await analyzeOffline(snapshot, settings);
-  } else {
-    result = emptyResult(`spec ${specFile ?? ''}`, '(spec)');
-  }
+/** The snapshot rules' result: from a live server, from a snapshot file, or empty (a spec alone). */
+async function checkTarget(
+  target: string | undefined,
+  specFile: string | undefined,
+  flags: LintFlags,
+  { config, resolved }: { config: AdvisorConfig; resolved: readonly ResolvedRule[] },
+  io: Io,
+): Promise<{ result: CheckResult; snapshot: Snapshot | null }> {
+  if (target && meantAsUri(target)) return await checkLive(target, flags, config, resolved, io);
+  if (!target) return { result: emptyResult(`spec ${specFile ?? ''}`, '(spec)'), snapshot: null };
+  if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
+  if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
+  const snapshot = loadSnapshot(target, collectPlan(rules));
+  return { result: await analyzeOffline(snapshot, resolved), snapshot };
+}
 
-  let locate: Locate | undefined;
-  if (specFile) {
-    const spec = lintSpec(specFile, snapshot, config);
-    result = {
-      ...result,
-      findings: [...result.findings, ...spec.findings].sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
-      notes: [...result.notes, ...spec.notes],
-      ...(snapshot ? {} : { scope: spec.scope }),
-    };
-    locate = spec.locate;
+async function checkLive(
+  target: string,
+  flags: LintFlags,
+  config: AdvisorConfig,
+  resolved: readonly ResolvedRule[],
+  io: Io,
+): Promise<{ result: CheckResult; snapshot: Snapshot }> {
+  checkConnectionString(target);
+  const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
+  if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
+  const adapter = await connect(target);
+  if (!flags.confirm) await sayLeftovers(adapter, io);
+  const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
+  try {
+    const live = await runLive(
+      adapter,
+      {
+        dbs,
+        ...(flags.collection?.length ? { collections: flags.collection } : {}),
+        ...collectSettingsOf(flags, config),
+        maxTimeMS: flags.maxTimeMs,
+        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+        concurrency: flags.concurrency,
+        confirm: flags.confirm,
+        ...(scratchAdapter ? { scratchAdapter } : {}),
+        ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
+        resolved,
+        progress: createProgress({ enabled: !flags.quiet }),
+        lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
+      },
+      io,
+    );
+    return { result: live.result, snapshot: live.snapshot };
+  } finally {
+    await adapter.close().catch(() => undefined);
+    await scratchAdapter?.close().catch(() => undefined);
   }
-  result = { ...result, durationMs: Math.round(performance.now() - t0) };
+}
 
-  if (flags.updateBaseline && baselineFile) {
-    const baseline = buildBaseline(result.findings);
-    saveBaseline(baselineFile, baseline);
-    io.err(`Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`);
-  }
+/** The spec's findings and notes added to the result (most severe first), and where each spec finding is declared. */
+function withSpec(
+  result: CheckResult,
+  snapshot: Snapshot | null,
+  specFile: string,
+  config: AdvisorConfig,
+): { result: CheckResult; locate: Locate } {
+  const spec = lintSpec(specFile, snapshot, config);
+  const merged = {
+    ...result,
+    findings: [...result.findings, ...spec.findings].sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
+    notes: [...result.notes, ...spec.notes],
+    ...(snapshot ? {} : { scope: spec.scope }),
+  };
+  return { result: merged, locate: spec.locate };
+}
+
+function updateBaseline(result: CheckResult, baselineFile: string, io: Io): void {
+  const baseline = buildBaseline(result.findings);
+  saveBaseline(baselineFile, baseline);
+  io.err(`Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`);
+}
+
+/** Judges the result (fail-on, max-warnings, the baseline), writes the report and returns the exit code. */
+async function verdict(
+  result: CheckResult,
+  flags: LintFlags,
+  config: AdvisorConfig,
+  baselineFile: string | undefined,
+  locate: Locate | undefined,
+  io: Io,
+): Promise<number> {
+  const failOn = flags.failOn ?? config.failOn ?? 'error';
+  const maxWarnings = flags.maxWarnings ?? config.maxWarnings ?? null;
   const comparison = baselineFile ? compareBaseline(result.findings, loadBaseline(baselineFile), baselineFile) : null;
   const lint = judge(result, { failOn, maxWarnings, baseline: comparison, allowPartial: flags.allowPartial === true });
   const out: LintResult = { ...result, lint };
-  await emit(io, render(out, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true, ...(locate ? { locate } : {}) }), flags.output);
+  const color = flags.color ?? (io.isTTY && !flags.output);
+  const options = { color, verbose: flags.verbose === true, ...(locate ? { locate } : {}) };
+  await emit(io, render(out, flags.format, options), flags.output);
   // The text report ends with the verdict; other formats (and a report sent to a file) get it on stderr. Exit 2 always
   // says why on stderr, whatever the format: a CI log shows it.
   if (flags.format !== 'text' || flags.output || lint.exitCode === 2) io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);

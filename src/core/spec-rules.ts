@@ -1,6 +1,9 @@
-import type { Severity } from '../core/types';
+import type { Severity } from './types';
 
-/** Checks on a declared spec. They are not snapshot rules (they read the spec), but they report like one. */
+/**
+ * Checks on a declared spec (src/spec): they are not snapshot rules (they read the spec), but they report like one.
+ * Their catalog lives in the core because the configuration names them (severities) and the reporters list them.
+ */
 export interface SpecRuleMeta {
   id: string;
   description: string;

@@ -1,0 +1,189 @@
+/**
+ * Reads the slow queries of a MongoDB 4.4+ JSON log: lines with `"id":51803` ("Slow query", written by
+ * `OpDebug::report`, src/mongo/db/curop.cpp of mongodb/mongo). The log is streamed (a path or stdin, plain or gzip),
+ * never held: only the lines that hold `"id":51803,` are decoded and parsed, the rest are counted and passed by as
+ * bytes. A command the server cut (`{"$truncated": …}`) cannot be replayed and is counted, as are malformed lines,
+ * lines over the length limit, the advisor's own operations and those on its scratch databases.
+ *
+ * Notes and errors never quote a line: they give line numbers and counts (the commands hold user data).
+ */
+import type { Readable } from 'node:stream';
+import { UserError } from '../core/errors';
+import { reviveExtendedJson } from './ejson';
+import { inputChunks, LineSplitter } from './lines';
+import {
+  type CommandDocument,
+  type OpKind,
+  type WorkloadRecord,
+  executionFacts,
+  exclusionOf,
+  makeRecord,
+  opKindOf,
+  parseNamespace,
+} from './record';
+
+export const SLOW_QUERY_LOG_ID = 51803;
+const MARKER = Buffer.from(`"id":${SLOW_QUERY_LOG_ID},`);
+
+/**
+ * Longest line read: 4 MiB. mongod cuts each attribute at `maxLogSizeKB` (10 KB by default) and a slow-query line
+ * has a few dozen attributes, so a line this long comes from a raised limit or is not a log line at all.
+ */
+export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+export interface LogCounts {
+  lines: number;
+  slowQueries: number;
+  records: number;
+  malformed: number;
+  truncated: number;
+  own: number;
+  scratch: number;
+  tooLong: number;
+}
+
+export interface LogReadOptions {
+  maxLineBytes?: number;
+  /** Called for each record instead of collecting them (for logs with more records than fit in memory). */
+  onRecord?: (record: WorkloadRecord) => void;
+}
+
+export interface LogReadResult {
+  /** Empty when `onRecord` was given. */
+  records: WorkloadRecord[];
+  counts: LogCounts;
+  notes: string[];
+}
+
+type Outcome = WorkloadRecord | 'notSlow' | 'malformed' | 'truncated' | 'own' | 'scratch';
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The log's `type` for operations logged without a command kind of their own (4.4 legacy writes). */
+const LEGACY_TYPES: Readonly<Record<string, OpKind>> = {
+  query: 'find',
+  update: 'update',
+  remove: 'delete',
+  getmore: 'getMore',
+};
+
+function wasTruncated(entry: Record<string, unknown>, command: Record<string, unknown>): boolean {
+  return '$truncated' in command || (isObject(entry.truncated) && 'command' in entry.truncated);
+}
+
+/** One slow-query line, parsed, to a record or the reason it is not one. */
+export function recordOfLogLine(text: string): Outcome {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    return 'malformed';
+  }
+  if (!isObject(entry) || entry.id !== SLOW_QUERY_LOG_ID) return 'notSlow';
+  const attr = entry.attr;
+  if (!isObject(attr) || !isObject(attr.command)) return 'malformed';
+  if (wasTruncated(entry, attr.command)) return 'truncated';
+  const ns = parseNamespace(attr.ns);
+  if (ns === null) return 'malformed';
+  const excluded = exclusionOf(attr.appName, ns);
+  if (excluded !== null) return excluded;
+  let command: CommandDocument;
+  let originating: CommandDocument | undefined;
+  try {
+    command = reviveExtendedJson(attr.command) as CommandDocument;
+    if (isObject(attr.originatingCommand)) {
+      originating = reviveExtendedJson(attr.originatingCommand) as CommandDocument;
+    }
+  } catch {
+    return 'malformed';
+  }
+  let op = opKindOf(command);
+  if (op === 'other' && typeof attr.type === 'string') op = LEGACY_TYPES[attr.type] ?? 'other';
+  return makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, command, originating);
+}
+
+interface Tally {
+  counts: LogCounts;
+  firstMalformed: number;
+  firstTooLong: number;
+  firstTruncated: number;
+}
+
+function newTally(): Tally {
+  const counts = { lines: 0, slowQueries: 0, records: 0, malformed: 0, truncated: 0, own: 0, scratch: 0, tooLong: 0 };
+  return { counts, firstMalformed: 0, firstTooLong: 0, firstTruncated: 0 };
+}
+
+function tallyOutcome(t: Tally, outcome: Outcome, emit: (r: WorkloadRecord) => void): void {
+  const c = t.counts;
+  if (outcome === 'notSlow') return;
+  c.slowQueries++;
+  if (outcome === 'malformed') {
+    c.malformed++;
+    t.firstMalformed ||= c.lines;
+  } else if (outcome === 'truncated') {
+    c.truncated++;
+    t.firstTruncated ||= c.lines;
+  } else if (outcome === 'own' || outcome === 'scratch') {
+    c[outcome]++;
+  } else {
+    c.records++;
+    emit(outcome);
+  }
+}
+
+function notesOf(t: Tally, maxLineBytes: number): string[] {
+  const c = t.counts;
+  const notes: string[] = [];
+  if (c.malformed) {
+    notes.push(`${c.malformed} slow-query line(s) could not be read as JSON log entries and were skipped ` +
+      `(first: line ${t.firstMalformed}).`);
+  }
+  if (c.truncated) {
+    notes.push(`${c.truncated} slow query(ies) had a command the server truncated ($truncated, over ` +
+      `maxLogSizeKB) and were skipped (first: line ${t.firstTruncated}).`);
+  }
+  if (c.tooLong) {
+    notes.push(`${c.tooLong} line(s) longer than ${maxLineBytes} bytes were skipped (first: line ${t.firstTooLong}).`);
+  }
+  if (c.own) notes.push(`${c.own} slow query(ies) of the advisor itself (appName mongo-advisor) were left out.`);
+  if (c.scratch) notes.push(`${c.scratch} slow query(ies) on the advisor's scratch databases were left out.`);
+  return notes;
+}
+
+function describeReadError(err: unknown, input: string | Readable): Error {
+  const e = err as NodeJS.ErrnoException;
+  const where = typeof input === 'string' ? input : 'the input stream';
+  if (e.code === 'ENOENT') return new UserError(`Cannot read the log ${where}: no such file.`);
+  if (e.code === 'EISDIR') return new UserError(`Cannot read the log ${where}: it is a directory.`);
+  if (e.code === 'EACCES') return new UserError(`Cannot read the log ${where}: permission denied.`);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Reads the slow queries of a JSON log file or stream. See the file's header. */
+export async function readSlowQueryLog(input: string | Readable, opts: LogReadOptions = {}): Promise<LogReadResult> {
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const records: WorkloadRecord[] = [];
+  const emit = opts.onRecord ?? ((r: WorkloadRecord) => void records.push(r));
+  const t = newTally();
+  const splitter = new LineSplitter(MARKER, maxLineBytes, {
+    line(buf, start, end, marked) {
+      t.counts.lines++;
+      if (marked) tallyOutcome(t, recordOfLogLine(buf.toString('utf8', start, end)), emit);
+    },
+    tooLong() {
+      t.counts.lines++;
+      t.counts.tooLong++;
+      t.firstTooLong ||= t.counts.lines;
+    },
+  });
+  const notes: string[] = [];
+  try {
+    for await (const chunk of inputChunks(input)) splitter.push(chunk);
+  } catch (err) {
+    if (!String((err as NodeJS.ErrnoException).code ?? '').startsWith('Z_')) throw describeReadError(err, input);
+    notes.push(`The gzip data ends early or is damaged after line ${t.counts.lines}: what follows could not be read.`);
+  }
+  splitter.end();
+  return { records, counts: t.counts, notes: [...notesOf(t, maxLineBytes), ...notes] };
+}

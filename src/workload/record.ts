@@ -1,0 +1,164 @@
+/**
+ * One operation the workload readers found: a slow-query log line, a `system.profile` document, a `$queryStats`
+ * entry or an entry of a queries file, under one set of names. The profiler says `op`, `millis`, `numYield` and
+ * `responseLength`; the 4.4+ log says `type`, `durationMillis`, `numYields` and `reslen` (MongoDB's
+ * `OpDebug::report` and the profiler's writer in src/mongo/db/curop.cpp).
+ *
+ * USER DATA: `command` and `originatingCommand` are the operation as the application sent it, with its real values
+ * (filter literals, update documents). They are kept in memory for replay only and are never printed, logged, put
+ * in a snapshot or in an error message. `makeRecord` defines them as non-enumerable properties, so JSON.stringify,
+ * console.log, util.inspect and test snapshots of a record leave them out; read them by name.
+ */
+
+export type WorkloadSource = 'profiler' | 'log' | 'queryStats' | 'file';
+
+export type OpKind =
+  | 'find'
+  | 'aggregate'
+  | 'update'
+  | 'delete'
+  | 'count'
+  | 'distinct'
+  | 'findAndModify'
+  | 'getMore'
+  | 'insert'
+  | 'other';
+
+export interface Namespace {
+  db: string;
+  coll: string;
+}
+
+/** A document as read: BSON values (ObjectId, Date, Long…) where the source gave their types. */
+export type CommandDocument = Readonly<Record<string, unknown>>;
+
+export interface WorkloadRecord {
+  source: WorkloadSource;
+  ns: Namespace;
+  op: OpKind;
+  /** USER DATA, never to print: the command as sent (non-enumerable). */
+  readonly command: CommandDocument;
+  /** USER DATA, never to print: a getMore's find or aggregate (non-enumerable). */
+  readonly originatingCommand?: CommandDocument;
+  appName?: string;
+  durationMillis?: number;
+  keysExamined?: number;
+  docsExamined?: number;
+  nreturned?: number;
+  numYields?: number;
+  responseLength?: number;
+  planSummary?: string;
+  hasSortStage?: boolean;
+  usedDisk?: boolean;
+  fromMultiPlanner?: boolean;
+  fromPlanCache?: boolean;
+  queryHash?: string;
+  planCacheShapeHash?: string;
+  planCacheKey?: string;
+  queryShapeHash?: string;
+  /** `$queryStats`: executions this entry sums (its counts above are per execution, on average). */
+  execCount?: number;
+  /** `$queryStats`: the command holds the server's shape (`"?number"` placeholders), not values to replay. */
+  shapeOnly?: boolean;
+  /** Where the operation was written, for a queries file entry that says so. */
+  at?: { file: string; line: number };
+}
+
+/** The appName the advisor's driver connections set (src/adapters/driver.ts; test/workload/record.test.ts checks). */
+export const ADVISOR_APP_NAME = 'mongo-advisor';
+
+/** The scratch databases' prefix (SCRATCH_PREFIX of src/adapters/read-only.ts, which this room may not import). */
+export const SCRATCH_DB_PREFIX = 'mongo_advisor_scratch_';
+
+export type RecordFacts = Omit<WorkloadRecord, 'command' | 'originatingCommand'>;
+
+/** A record whose command (and originating command) are present but not enumerable: see the file's header. */
+export function makeRecord(
+  facts: RecordFacts,
+  command: CommandDocument,
+  originatingCommand?: CommandDocument,
+): WorkloadRecord {
+  const rec = { ...facts } as WorkloadRecord;
+  Object.defineProperty(rec, 'command', { value: command, enumerable: false });
+  if (originatingCommand !== undefined) {
+    Object.defineProperty(rec, 'originatingCommand', { value: originatingCommand, enumerable: false });
+  }
+  return rec;
+}
+
+const KINDS: Readonly<Record<string, OpKind>> = {
+  find: 'find',
+  aggregate: 'aggregate',
+  update: 'update',
+  delete: 'delete',
+  count: 'count',
+  distinct: 'distinct',
+  getMore: 'getMore',
+  insert: 'insert',
+};
+
+/** The kind of a command document: its first field's name (`find`, `aggregate`, …), else 'other'. */
+export function opKindOf(command: CommandDocument): OpKind {
+  const first = Object.keys(command)[0];
+  if (first === undefined) return 'other';
+  if (first === 'findAndModify' || first === 'findandmodify') return 'findAndModify';
+  return KINDS[first] ?? 'other';
+}
+
+/** "db.coll.with.dots" → {db, coll}; null when there is no dot or the database name is empty. */
+export function parseNamespace(ns: unknown): Namespace | null {
+  if (typeof ns !== 'string') return null;
+  const dot = ns.indexOf('.');
+  if (dot <= 0) return null;
+  return { db: ns.slice(0, dot), coll: ns.slice(dot + 1) };
+}
+
+export type Exclusion = 'own' | 'scratch';
+
+/** Why a record is not the application's: the advisor's own connection, or one of its scratch databases. */
+export function exclusionOf(appName: unknown, ns: Namespace): Exclusion | null {
+  if (appName === ADVISOR_APP_NAME) return 'own';
+  if (ns.db.startsWith(SCRATCH_DB_PREFIX)) return 'scratch';
+  return null;
+}
+
+const num = (v: unknown): number | undefined => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'bigint') return Number(v);
+  // BSON Long/Int32/Double as the driver may give them
+  if (v !== null && typeof v === 'object' && typeof (v as { toNumber?: unknown }).toNumber === 'function') {
+    const n = (v as { toNumber(): number }).toNumber();
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+};
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/**
+ * The execution facts of a log line's `attr` or a profiler document, whichever names they use. Absent facts stay
+ * absent (SecantusDB's profiler has no plan summary or counts), never 0.
+ */
+export function executionFacts(src: Readonly<Record<string, unknown>>): Partial<RecordFacts> {
+  const out: Partial<RecordFacts> = {};
+  const set = <K extends keyof RecordFacts>(k: K, v: RecordFacts[K] | undefined): void => {
+    if (v !== undefined) out[k] = v;
+  };
+  set('appName', str(src.appName));
+  set('durationMillis', num(src.durationMillis) ?? num(src.millis));
+  set('keysExamined', num(src.keysExamined));
+  set('docsExamined', num(src.docsExamined));
+  set('nreturned', num(src.nreturned));
+  set('numYields', num(src.numYields) ?? num(src.numYield));
+  set('responseLength', num(src.reslen) ?? num(src.responseLength));
+  set('planSummary', str(src.planSummary));
+  set('hasSortStage', bool(src.hasSortStage));
+  set('usedDisk', bool(src.usedDisk));
+  set('fromMultiPlanner', bool(src.fromMultiPlanner));
+  set('fromPlanCache', bool(src.fromPlanCache));
+  set('queryHash', str(src.queryHash));
+  set('planCacheShapeHash', str(src.planCacheShapeHash));
+  set('planCacheKey', str(src.planCacheKey));
+  set('queryShapeHash', str(src.queryShapeHash));
+  return out;
+}

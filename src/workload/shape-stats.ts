@@ -1,0 +1,82 @@
+/**
+ * What the workload says about each shape: how often it ran, how long it took, and how much it read for what it
+ * returned. The input is one row per recorded operation, already keyed by shape id (shape.ts); the readers' records
+ * give the counts under these names.
+ */
+import { percentile } from '../core/stats';
+
+export interface ShapeRun {
+  shapeId: string;
+  durationMillis?: number;
+  keysExamined?: number;
+  docsExamined?: number;
+  nreturned?: number;
+}
+
+export interface ShapeStats {
+  shapeId: string;
+  /** Operations recorded with this shape. */
+  calls: number;
+  /** Of them, those with a duration. */
+  timed: number;
+  totalMillis: number;
+  /** 95th percentile of the durations (linear interpolation, src/core/stats.ts); null with none timed. */
+  p95Millis: number | null;
+  /** Operations that reported keysExamined, docsExamined and nreturned; the sums below are over them. */
+  counted: number;
+  keysExamined: number;
+  docsExamined: number;
+  nreturned: number;
+  /** Documents read per document returned (Atlas's "query targeting"); null when none was returned or counted. */
+  docsPerReturned: number | null;
+  keysPerReturned: number | null;
+  /** Documents read and not returned: Atlas Performance Advisor looks at shapes where this passes 500 per call. */
+  wastedDocsPerCall: number | null;
+}
+
+interface Sums {
+  calls: number;
+  durations: number[];
+  counted: number;
+  keys: number;
+  docs: number;
+  returned: number;
+}
+
+const finite = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+
+function finish(shapeId: string, s: Sums): ShapeStats {
+  const ratio = (n: number): number | null => (s.counted > 0 && s.returned > 0 ? n / s.returned : null);
+  return {
+    shapeId,
+    calls: s.calls,
+    timed: s.durations.length,
+    totalMillis: s.durations.reduce((a, b) => a + b, 0),
+    p95Millis: s.durations.length ? percentile(s.durations, 95) : null,
+    counted: s.counted,
+    keysExamined: s.keys,
+    docsExamined: s.docs,
+    nreturned: s.returned,
+    docsPerReturned: ratio(s.docs),
+    keysPerReturned: ratio(s.keys),
+    wastedDocsPerCall: s.counted > 0 ? Math.max(0, s.docs - s.returned) / s.counted : null,
+  };
+}
+
+/** Per shape id, in the order shapes first appear. */
+export function statsByShape(runs: Iterable<ShapeRun>): ShapeStats[] {
+  const by = new Map<string, Sums>();
+  for (const r of runs) {
+    let s = by.get(r.shapeId);
+    if (!s) by.set(r.shapeId, (s = { calls: 0, durations: [], counted: 0, keys: 0, docs: 0, returned: 0 }));
+    s.calls++;
+    if (finite(r.durationMillis)) s.durations.push(r.durationMillis);
+    if (finite(r.keysExamined) && finite(r.docsExamined) && finite(r.nreturned)) {
+      s.counted++;
+      s.keys += r.keysExamined;
+      s.docs += r.docsExamined;
+      s.returned += r.nreturned;
+    }
+  }
+  return [...by].map(([id, s]) => finish(id, s));
+}

@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { ObjectId } from 'bson';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSlowQueryLog } from '../../src/workload/log-reader';
+
+const fixture = path.join(__dirname, '../fixtures/workload/mongod.log');
+const text = readFileSync(fixture);
+const dir = mkdtempSync(path.join(tmpdir(), 'advisor-log-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const expectedCounts = {
+  lines: 11, slowQueries: 7, records: 3, malformed: 1, truncated: 1, own: 1, scratch: 1, tooLong: 0,
+};
+
+/** A stream that hands the data over in small uneven pieces, as a pipe does. */
+function trickle(data: Buffer, piece = 7): Readable {
+  const out = new PassThrough();
+  let at = 0;
+  const next = (): void => {
+    if (at >= data.length) return void out.end();
+    out.write(data.subarray(at, at + piece));
+    at += piece;
+    setImmediate(next);
+  };
+  next();
+  return out;
+}
+
+describe('readSlowQueryLog over the fixture', () => {
+  it('reads the slow queries and counts what it leaves out', async () => {
+    const { records, counts, notes } = await readSlowQueryLog(fixture);
+    expect(counts).toEqual(expectedCounts);
+    expect(records.map((r) => [r.ns.db, r.ns.coll, r.op])).toEqual([
+      ['db', 'coll', 'find'],
+      ['shop', 'orders', 'find'],
+      ['shop', 'orders', 'getMore'],
+    ]);
+    expect(notes.join('\n')).toMatch(/line 10/); // the malformed line, by number
+    expect(notes.join('\n')).toMatch(/truncated/);
+  });
+
+  it('normalises the log names (durationMillis, numYields, reslen) and keeps both hash generations', async () => {
+    const [docs, newer] = (await readSlowQueryLog(fixture)).records;
+    expect(docs).toMatchObject({
+      source: 'log', appName: 'MongoDB Shell', durationMillis: 111, keysExamined: 0, docsExamined: 232922,
+      nreturned: 0, numYields: 232, responseLength: 96, planSummary: 'COLLSCAN', fromPlanCache: true,
+      queryHash: '9C05019A', planCacheKey: 'C41063D6',
+    });
+    expect(docs?.planCacheShapeHash).toBeUndefined();
+    expect(newer).toMatchObject({
+      planCacheShapeHash: '7A1B2C3D', hasSortStage: true, usedDisk: false, fromMultiPlanner: true,
+    });
+    expect(newer?.queryShapeHash).toMatch(/^[0-9A-F]{64}$/);
+    expect(newer?.queryHash).toBeUndefined();
+  });
+
+  it('keeps the command with its BSON types for replay, out of JSON and inspection', async () => {
+    const [, newer, more] = (await readSlowQueryLog(fixture)).records;
+    const filter = newer?.command.filter as { createdAt: { $gte: unknown } };
+    expect(filter.createdAt.$gte).toBeInstanceOf(Date);
+    const match = (more?.originatingCommand?.pipeline as { $match: { customerId: unknown } }[])[0];
+    expect(match?.$match.customerId).toBeInstanceOf(ObjectId);
+    const printed = JSON.stringify(newer) + JSON.stringify(more);
+    expect(printed).not.toContain('open');
+    expect(printed).not.toContain('64b7f0c2');
+    expect(Object.keys(newer ?? {})).not.toContain('command');
+  });
+
+  it('reads gzip the same, told by its magic bytes whatever the name', async () => {
+    const gz = path.join(dir, 'mongod.log.1'); // no .gz: detection is by content
+    writeFileSync(gz, gzipSync(text));
+    const r = await readSlowQueryLog(gz);
+    expect(r.counts).toEqual(expectedCounts);
+  });
+
+  it('reads a stream (stdin) given in pieces, plain and gzip', async () => {
+    expect((await readSlowQueryLog(trickle(text))).counts).toEqual(expectedCounts);
+    expect((await readSlowQueryLog(trickle(gzipSync(text), 5))).counts).toEqual(expectedCounts);
+  });
+
+  it('says where gzip data ends early and keeps what it read', async () => {
+    const gz = gzipSync(Buffer.concat([text, text, text]));
+    const r = await readSlowQueryLog(Readable.from([gz.subarray(0, gz.length - 40)]));
+    expect(r.notes.join('\n')).toMatch(/gzip data ends early or is damaged after line \d+/);
+    expect(r.counts.records).toBeGreaterThanOrEqual(6);
+  });
+
+  it('skips and counts lines over the limit without holding them, and carries on after', async () => {
+    const long = `{"id":51803,"attr":{"pad":"${'x'.repeat(5000)}"}}\n`;
+    const data = Buffer.concat([Buffer.from(long), text, Buffer.from(long.trimEnd())]);
+    const r = await readSlowQueryLog(trickle(data, 1000), { maxLineBytes: 4096 });
+    expect(r.counts).toEqual({ ...expectedCounts, lines: 13, tooLong: 2 });
+    expect(r.notes.join('\n')).toMatch(/2 line\(s\) longer than 4096 bytes were skipped \(first: line 1\)/);
+  });
+
+  it('hands records to onRecord instead of collecting them', async () => {
+    const seen: string[] = [];
+    const r = await readSlowQueryLog(fixture, { onRecord: (rec) => seen.push(rec.op) });
+    expect(seen).toEqual(['find', 'find', 'getMore']);
+    expect(r.records).toEqual([]);
+  });
+
+  it('names a missing file in plain words', async () => {
+    await expect(readSlowQueryLog(path.join(dir, 'nope.log'))).rejects.toThrow(/Cannot read the log .*no such file/);
+  });
+
+  it('never quotes a line in its notes', async () => {
+    const { notes } = await readSlowQueryLog(fixture);
+    expect(notes.join('\n')).not.toMatch(/orders|open|sku|A-1/);
+  });
+});
