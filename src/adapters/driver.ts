@@ -1,5 +1,6 @@
 import { Long, MongoClient, type MongoClientOptions, ObjectId, ReadPreference, type RunCommandCursor, UUID } from 'mongodb';
 import { redactUri } from '../core/format';
+import { APP_NAME } from '../core/names';
 import { type HostCursor, readHostCursor } from './cursor';
 import { readOnly } from './read-only';
 import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
@@ -39,7 +40,7 @@ export class DriverAdapter implements Adapter {
 
   static async connect(uri: string, opts: DriverAdapterOptions = {}): Promise<DriverAdapter> {
     const client = new MongoClient(uri, {
-      appName: 'mongo-advisor',
+      appName: APP_NAME,
       serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
       connectTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
       ...(opts.monitorCommands ? { monitorCommands: true } : {}),
@@ -124,7 +125,7 @@ function driverCursor(c: RunCommandCursor): HostCursor {
 /** The options of a direct connection to one member: same credentials and TLS, no replica-set discovery. */
 function memberOptions(o: MongoClient['options']): MongoClientOptions {
   const out: MongoClientOptions = {
-    appName: 'mongo-advisor',
+    appName: APP_NAME,
     directConnection: true,
     serverSelectionTimeoutMS: o.serverSelectionTimeoutMS,
     connectTimeoutMS: o.connectTimeoutMS,

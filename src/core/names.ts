@@ -16,6 +16,9 @@ import { UserError } from './errors';
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
 export const SCRATCH_PREFIX = 'mongo_advisor_scratch_';
 
+/** The appName every connection of the advisor sets, so its own operations are told apart in logs and the profiler. */
+export const APP_NAME = 'mongo-advisor';
+
 const NAMING_DOCS = 'https://www.mongodb.com/docs/manual/reference/limits/#naming-restrictions';
 
 /** Characters MongoDB refuses in a database name (the null character aside). */

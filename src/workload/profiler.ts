@@ -13,14 +13,13 @@ import {
   type CommandDocument,
   type OpKind,
   type WorkloadRecord,
-  ADVISOR_APP_NAME,
-  SCRATCH_DB_PREFIX,
   executionFacts,
   exclusionOf,
   makeRecord,
   opKindOf,
   parseNamespace,
 } from './record';
+import { APP_NAME, SCRATCH_PREFIX } from '../core/names';
 
 export interface ProfileCounts {
   documents: number;
@@ -117,8 +116,8 @@ export function profilerQuery(opts: { limit?: number; since?: Date; maxTimeMS?: 
   const limit = Math.min(Math.max(wanted, 1), MAX_PROFILE_ENTRIES);
   const filter: Record<string, unknown> = {
     op: { $in: ['query', 'getmore', 'command', 'update', 'remove'] },
-    appName: { $ne: ADVISOR_APP_NAME },
-    ns: { $not: new RegExp(`^${SCRATCH_DB_PREFIX}`) },
+    appName: { $ne: APP_NAME },
+    ns: { $not: new RegExp(`^${SCRATCH_PREFIX}`) },
   };
   if (opts.since) filter.ts = { $gte: opts.since };
   const projection = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, 1 as const]));

@@ -9,6 +9,7 @@
  * in a snapshot or in an error message. `makeRecord` defines them as non-enumerable properties, so JSON.stringify,
  * console.log, util.inspect and test snapshots of a record leave them out; read them by name.
  */
+import { APP_NAME, SCRATCH_PREFIX } from '../core/names';
 
 export type WorkloadSource = 'profiler' | 'log' | 'queryStats' | 'file';
 
@@ -64,11 +65,6 @@ export interface WorkloadRecord {
   at?: { file: string; line: number };
 }
 
-/** The appName the advisor's driver connections set (src/adapters/driver.ts; test/workload/record.test.ts checks). */
-export const ADVISOR_APP_NAME = 'mongo-advisor';
-
-/** The scratch databases' prefix (SCRATCH_PREFIX of src/adapters/read-only.ts, which this room may not import). */
-export const SCRATCH_DB_PREFIX = 'mongo_advisor_scratch_';
 
 export type RecordFacts = Omit<WorkloadRecord, 'command' | 'originatingCommand'>;
 
@@ -117,8 +113,8 @@ export type Exclusion = 'own' | 'scratch';
 
 /** Why a record is not the application's: the advisor's own connection, or one of its scratch databases. */
 export function exclusionOf(appName: unknown, ns: Namespace): Exclusion | null {
-  if (appName === ADVISOR_APP_NAME) return 'own';
-  if (ns.db.startsWith(SCRATCH_DB_PREFIX)) return 'scratch';
+  if (appName === APP_NAME) return 'own';
+  if (ns.db.startsWith(SCRATCH_PREFIX)) return 'scratch';
   return null;
 }
 

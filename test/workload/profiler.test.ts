@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/adapters/read-only';
-import { ADVISOR_APP_NAME, SCRATCH_DB_PREFIX } from '../../src/workload/record';
+import { APP_NAME as ADVISOR_APP_NAME, SCRATCH_PREFIX as SCRATCH_DB_PREFIX } from '../../src/core/names';
 import { MAX_PROFILE_ENTRIES, profilerQuery, readProfileDocuments } from '../../src/workload/profiler';
 import * as docs from '../fixtures/workload/profile-documents';
 

@@ -2,14 +2,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ADVISOR_APP_NAME, makeRecord, opKindOf, parseNamespace } from '../../src/workload/record';
+import { APP_NAME } from '../../src/core/names';
+import { exclusionOf, makeRecord, opKindOf, parseNamespace } from '../../src/workload/record';
 
 describe('record helpers', () => {
-  it('names the appName the driver adapter sets', () => {
+  it('excludes the appName the driver adapter sets (APP_NAME, src/core/names.ts) and nothing else', () => {
     const driver = readFileSync(path.join(__dirname, '../../src/adapters/driver.ts'), 'utf8');
-    const set = [...driver.matchAll(/appName: '([^']+)'/g)].map((m) => m[1]);
+    const set = [...driver.matchAll(/appName: ([^,\n]+)/g)].map((m) => m[1]);
     expect(set.length).toBeGreaterThan(0);
-    expect(new Set(set)).toEqual(new Set([ADVISOR_APP_NAME]));
+    expect(new Set(set)).toEqual(new Set(['APP_NAME']));
+    const ns = { db: 'app', coll: 'orders' };
+    expect(exclusionOf(APP_NAME, ns)).toBe('own');
+    expect(exclusionOf('shop-api', ns)).toBeNull();
   });
 
   it('keeps the command out of JSON, inspection and key lists', () => {
