@@ -83,7 +83,7 @@ function rulePatterns() {
     { regex: into(frontDoorRooms()), message: frontDoor },
     { regex: '^mongodb(/|$)', message: server },
     { regex: into(['adapters']), message: server },
-    { regex: intoExcept('collect', ['server-status', 'profile', 'id-profile']), message: server },
+    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile', 'id-profile']), message: server },
   ];
 }
 

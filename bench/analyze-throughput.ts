@@ -14,14 +14,15 @@
 import { BSON } from 'mongodb';
 import { parseSchema } from 'mongodb-schema';
 import { performance } from 'node:perf_hooks';
-import { profileIds } from '../src/collect/id-profile';
 import { Profiler } from '../src/collect/profile';
+import { outlierSearch } from '../src/collect/outliers';
 import { rules } from '../rules';
 import { indexUsageCollector } from '../rules/index-usage/collect';
-import { MAX_NATURAL_IDS, type NaturalOrder, naturalOrder, naturalOrderRanks } from '../rules/id-pattern/collect';
+import { idProfile, MAX_NATURAL_IDS, type NaturalOrder, naturalOrder, naturalOrderRanks } from '../rules/id-pattern/collect';
+import { type IdProfile, profileIds } from '../rules/id-pattern/id-profile';
 import { collectorsOf } from '../src/core/collector';
 import { analyze } from '../src/core/runner';
-import type { Capability, CapabilityName, DocProfile, IdProfile, FieldProfile, Snapshot } from '../src/core/types';
+import type { Capability, CapabilityName, DocProfile, FieldProfile, Snapshot } from '../src/core/types';
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from '../src/core/types';
 import { blogPosts, type Post } from './lib/blog';
 import { fmt, intArg, machine, markdownTable, median } from './lib/report';
@@ -63,9 +64,9 @@ function snapshotOf(docs: DocProfile[], id: IdProfile, natural: NaturalOrder, fi
             validator: { present: false },
             stats: { count: docs.length, sizeBytes: bytes, avgObjSize: bytes / docs.length, storageSizeBytes: bytes / 2, totalIndexSizeBytes: docs.length * 20, nindexes: 1, blockCompressor: 'snappy' },
             indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: docs.length * 20 }],
-            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: docs.length, size: docs.length, docs, id, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
+            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: docs.length, size: docs.length, docs, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
             notes: [],
-            data: { [naturalOrder.id]: natural, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
+            data: { [naturalOrder.id]: natural, [idProfile.id]: id, [outlierSearch.id]: { status: 'done', reason: null, docs: [] }, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
           },
         ],
       },

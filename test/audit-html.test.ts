@@ -7,7 +7,8 @@ import { main } from '../src/cli/main';
 import type { CheckResult, DocProfile, Finding, Snapshot } from '../src/core/types';
 import { formatHtml, loadHtmlAssets } from '../src/report/html';
 import { chartData, ticketSummary } from '../src/report/html-data';
-import { collectionOf, docWithArray, snapshotOf } from './support/fixtures';
+import { idProfile } from '../rules/id-pattern/collect';
+import { collectionOf, docWithArray, snapshotOf, withData } from './support/fixtures';
 import { runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
@@ -24,21 +25,23 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
   const tagDocs: DocProfile[] = Array.from({ length: 40 }, (_, i) => docWithArray('readings', 50 + i * 30, 16, NOW - (40 - i) * DAY));
   const n = 300;
   const posts = collectionOf('posts', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 10, size: 10, docs: postDocs, id: { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3] }, fields: {}, timeSource: '_id' },
+    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 10, size: 10, docs: postDocs, fields: {}, timeSource: '_id' },
     indexes: [
       { name: '_id_', key: { _id: 1 }, sizeBytes: 2_400_000 },
       { name: 'author_1', key: { author: 1 }, sizeBytes: 900_000 },
     ],
   });
   const sessions = collectionOf('sessions', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 300, size: 0, docs: [], id: { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9] }, fields: {}, timeSource: null },
+    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 300, size: 0, docs: [], fields: {}, timeSource: null },
     indexes: [
       { name: '_id_', key: { _id: 1 }, sizeBytes: 96_000_000 },
       { name: 'userId_1', key: { userId: 1 }, sizeBytes: 41_000_000 },
     ],
   });
-  const sensors = collectionOf('sensors', { sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 40, size: 40, docs: tagDocs, id: null, fields: {}, timeSource: 'createdAt' } });
-  const snapshot = snapshotOf([posts, sessions, sensors]);
+  const sensors = collectionOf('sensors', { sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 40, size: 40, docs: tagDocs, fields: {}, timeSource: 'createdAt' } });
+  const postIds = { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3] };
+  const sessionIds = { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9] };
+  const snapshot = snapshotOf([withData(posts, idProfile, postIds), withData(sessions, idProfile, sessionIds), sensors]);
   const findings: Finding[] = [
     {
       ruleId: 'array-growth',

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
+import { dataOf } from '../src/core/collector';
 import { formatText } from '../src/report/text';
 import { UserError } from '../src/core/errors';
+import { idProfile } from '../rules/id-pattern/collect';
 import { recordingAdapter } from './support/recording';
 import { expectScratchDropped } from './support/scratch';
 
@@ -44,7 +46,7 @@ describe('collect (live)', () => {
   });
 
   it('profiles arrays (nested, of scalars, of arrays) without keeping any value', async () => {
-    const snap = await collectSnapshot(adapter, { db: DB, sampleSize: 30 });
+    const snap = await collectSnapshot(adapter, { db: DB, sampleSize: 30, collectors: [idProfile] });
     const json = JSON.stringify(snap);
     expect(json).not.toContain(SECRET);
     expect(json).not.toContain('xxxxxxxxxx');
@@ -56,15 +58,15 @@ describe('collect (live)', () => {
     const biggest = posts?.sample.docs.reduce((m, d) => Math.max(m, d.arrays.find((a) => a.path === 'comments')?.maxLength ?? 0), 0);
     expect(biggest).toBe(290);
     expect(posts?.sample.timeSource).toBe('_id');
-    expect(posts?.sample.id?.types.objectId).toBe(30);
+    expect(dataOf(idProfile, posts)?.types.objectId).toBe(30);
     expect(posts?.indexes.map((i) => i.name).sort()).toEqual(['_id_', 'title_1']);
     expect(posts?.stats?.count).toBe(30);
   });
 
   it('names mixed _id types; a 4-document collection is read whole, so no server calls its sample not random', async () => {
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'] });
+    const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], collectors: [idProfile] });
     const mixed = snap.databases[0]?.collections[0];
-    expect(Object.keys(mixed?.sample.id?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
+    expect(Object.keys(dataOf(idProfile, mixed)?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
     expect(mixed?.sample).toMatchObject({ method: 'whole', random: true, complete: true, size: 4 });
     expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
     // sampled instead (whole reads off): random where the server has $sample or the _ids could be drawn from

@@ -148,6 +148,11 @@ const TABLE: Record<string, Probe[]> = {
       source: "import { serverStatus as x } from '../../src/collect/server-status';",
       fails: null,
     },
+    {
+      dir: 'rules/array-growth',
+      source: "import { outlierSearch as x } from '../../src/collect/outliers';",
+      fails: null,
+    },
     { dir: 'rules/array-growth', source: "import { commandCursor as x } from '../../src/lib/cursor';", fails: null },
   ],
 };

@@ -75,7 +75,7 @@ describe('collect plan (live)', () => {
 
   it('a rule whose data the snapshot lacks says so, never passes silently', async () => {
     let snap: Snapshot | undefined;
-    await check(live.adapter, { db: DB, confirm: false, settings: { only: ['document-size'] }, onSnapshot: (s) => (snap = s) });
+    await check(live.adapter, { db: DB, confirm: false, settings: { only: ['mixed-types'] }, onSnapshot: (s) => (snap = s) });
     expect(snap?.collectors).toEqual([]);
     if (!snap) throw new Error('no snapshot');
     const out = analyze(snap, {}, rules);

@@ -37,14 +37,14 @@ function info(collection: string, conf?: Finding['confirmation']): Finding {
  */
 function strainedReport(): { result: CheckResult; snapshot: Snapshot } {
   const posts = collectionOf('posts', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 10, size: 10, docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)), id: null, fields: {}, timeSource: '_id' },
+    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 10, size: 10, docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)), fields: {}, timeSource: '_id' },
     indexes: Array.from({ length: 25 }, (_, i) => ({ name: i === 0 ? '_id_' : `field${i}_1`, key: i === 0 ? { _id: 1 } : { [`field${i}`]: 1 }, sizeBytes: 4096 * (i + 1) ** 3 })),
   });
   // Seven more arrays, every one in the 1–99 bucket with 1,000+ documents: eight narrow bars whose labels ("1,666")
   // are wider than the bars (the public sample data's shape: restaurants' grades, accounts' products, …).
   const crowd = Array.from({ length: 7 }, (_, k) =>
     collectionOf(`list${k + 1}`, {
-      sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 1000, size: 1000 + k * 111, docs: Array.from({ length: 1000 + k * 111 }, (_, i) => docWithArray('tags', 3 + (k % 4), 20, NOW - i * DAY)), id: null, fields: {}, timeSource: '_id' },
+      sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 1000, size: 1000 + k * 111, docs: Array.from({ length: 1000 + k * 111 }, (_, i) => docWithArray('tags', 3 + (k % 4), 20, NOW - i * DAY)), fields: {}, timeSource: '_id' },
     }),
   );
   const snapshot = snapshotOf([posts, collectionOf('events'), collectionOf('logs'), collectionOf('users'), ...crowd]);

@@ -11,6 +11,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Adapter, Doc } from '../src/adapters/types';
 import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
+import { OUTLIER_DEFAULTS, outlierSearch, outlierSearchWithin } from '../src/collect/outliers';
+import { dataOf } from '../src/core/collector';
 import { probeAggregation, probeServer } from '../src/collect/probe';
 import { readSample } from '../src/collect/sample';
 import { formatBytes } from '../src/core/format';
@@ -67,8 +69,9 @@ describe('sampling (live)', () => {
     expect(growth).toHaveLength(1);
     expect(growth[0]?.evidence.lengthMax).toBe(1500 + (LONG - 1) * 50);
     expect(growth[0]?.evidence.sampleSize).toBe(POSTS);
-    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['posts'] });
-    expect(only(snap).sample).toMatchObject({ method: 'whole', random: true, complete: true, size: POSTS, outliers: { status: 'not-needed', docs: [] } });
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['posts'], collectors: [outlierSearch] });
+    expect(only(snap).sample).toMatchObject({ method: 'whole', random: true, complete: true, size: POSTS });
+    expect(dataOf(outlierSearch, only(snap))).toEqual({ status: 'not-needed', reason: null, docs: [] });
     expect(snap.notes.map((n) => n.message).join('\n')).not.toMatch(/not random|random positions|not searched/);
     expect(JSON.stringify(r)).not.toContain(SECRET);
   });
@@ -157,18 +160,19 @@ describe('sampling (live)', () => {
   });
 
   it('the issue, sampled (not read whole): 20 of the 40 posts still see the long arrays', async () => {
-    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['posts'], sampleSize: 20 });
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['posts'], sampleSize: 20, collectors: [outlierSearch] });
     const posts = only(snap);
+    const outliers = dataOf(outlierSearch, posts);
     expect(posts.sample.size).toBe(20);
     expect(posts.sample.method).toBe(caps.has.sample ? '$sample' : 'random-ids');
-    const seen = [...posts.sample.docs, ...posts.sample.outliers.docs];
+    const seen = [...posts.sample.docs, ...(outliers?.docs ?? [])];
     if (caps.has.bsonSize && caps.has.arraySize) {
       // the server-side pass finds the longest arrays whatever the sample drew
-      expect(posts.sample.outliers.status).toBe('done');
+      expect(outliers?.status).toBe('done');
       expect(longest(seen, 'comments')).toBe(1500 + (LONG - 1) * 50);
     } else {
       // random-ids with this collection's seed draws some of the last 10 (natural order's first 20 has none)
-      expect(posts.sample.outliers.status).toBe('unsupported');
+      expect(outliers?.status).toBe('unsupported');
       expect(longest(posts.sample.docs, 'comments')).toBeGreaterThanOrEqual(1500);
     }
   });
@@ -209,15 +213,16 @@ describe('sampling (live)', () => {
   it('the outlier pass finds the one rare 10,001-element, 2.4 MB document a sample of 20 misses; document-size reports it', async (ctx) => {
     if (!caps.has.bsonSize || !caps.has.arraySize) ctx.skip(`the server lacks $bsonSize or $size (${caps.why.bsonSize ?? caps.why.arraySize ?? 'no'}): the unsupported test covers it`);
     const recording = recordingAdapter(live.adapter);
-    const snap = await collectSnapshot(recording, { db: DB, collections: ['rare'], sampleSize: 20 });
+    const snap = await collectSnapshot(recording, { db: DB, collections: ['rare'], sampleSize: 20, collectors: [outlierSearch] });
     const rare = only(snap);
+    const outliers = dataOf(outlierSearch, rare);
     expect(rare.sample.complete).toBe(false);
     expect(rare.sample.size).toBe(20);
-    expect(rare.sample.outliers.status).toBe('done');
+    expect(outliers?.status).toBe('done');
     // one aggregate, 5 largest + 5 longest at most, none already in the sample
     expect(recording.sent.filter((c) => c.name === 'aggregate' && JSON.stringify(c.cmd.pipeline).includes('$facet'))).toHaveLength(1);
-    expect(rare.sample.outliers.docs.length).toBeLessThanOrEqual(10);
-    const seen = [...rare.sample.docs, ...rare.sample.outliers.docs];
+    expect(outliers?.docs.length).toBeLessThanOrEqual(10);
+    const seen = [...rare.sample.docs, ...(outliers?.docs ?? [])];
     expect(longest(seen, 'readings')).toBe(10_001);
     expect(seen.filter((d) => d.arrays.some((a) => a.path === 'readings'))).toHaveLength(1);
     const sampledIt = rare.sample.docs.some((d) => d.arrays.some((a) => a.path === 'readings'));
@@ -228,9 +233,10 @@ describe('sampling (live)', () => {
     expect(JSON.stringify(snap)).not.toContain(SECRET);
 
     // the same read with the pass above its bound: skipped with a note, and the rare document is (most likely) unseen
-    const bounded = only(await collectSnapshot(live.adapter, { db: DB, collections: ['rare'], sampleSize: 20, outlierMaxDocs: 100 }));
-    expect(bounded.sample.outliers).toEqual({ status: 'skipped', reason: `${MANY + 1} documents is above the pass's bound of 100 (outlierMaxDocs)`, docs: [] });
-    expect(bounded.notes.map((n) => n.message)).toContain(`the largest documents and longest arrays were not searched for beyond the sample: ${MANY + 1} documents is above the pass's bound of 100 (outlierMaxDocs); the largest sampled ones are lower bounds`);
+    const within100 = outlierSearchWithin({ ...OUTLIER_DEFAULTS, maxDocs: 100 });
+    const bounded = only(await collectSnapshot(live.adapter, { db: DB, collections: ['rare'], sampleSize: 20, collectors: [within100] }));
+    expect(dataOf(within100, bounded)).toEqual({ status: 'skipped', reason: `${MANY + 1} documents is above the pass's bound of 100`, docs: [] });
+    expect(bounded.notes.map((n) => n.message)).toContain(`the largest documents and longest arrays were not searched for beyond the sample: ${MANY + 1} documents is above the pass's bound of 100; the largest sampled ones are lower bounds`);
   });
 
   it('the outlier pass failing costs only itself: status failed, a note, the sample kept', async (ctx) => {
@@ -249,9 +255,9 @@ describe('sampling (live)', () => {
       },
       close: async () => undefined,
     };
-    const rare = only(await collectSnapshot(refusing, { db: DB, collections: ['rare'], sampleSize: 20 }));
+    const rare = only(await collectSnapshot(refusing, { db: DB, collections: ['rare'], sampleSize: 20, collectors: [outlierSearch] }));
     expect(rare.sample.size).toBe(20);
-    expect(rare.sample.outliers).toEqual({ status: 'failed', reason: 'the pass failed: MaxTimeMSExpired (50): the server stopped the command at its time limit (maxTimeMS)', docs: [] });
+    expect(dataOf(outlierSearch, rare)).toEqual({ status: 'failed', reason: 'the pass failed: MaxTimeMSExpired (50): the server stopped the command at its time limit (maxTimeMS)', docs: [] });
     expect(rare.notes.map((n) => n.message)).toContain('the largest documents and longest arrays were not searched for beyond the sample: the pass failed: MaxTimeMSExpired (50): the server stopped the command at its time limit (maxTimeMS); the largest sampled ones are lower bounds');
   });
 
@@ -288,8 +294,8 @@ describe('sampling (live)', () => {
 
   it('without $bsonSize: the outlier pass is unsupported, said once per run', async (ctx) => {
     if (caps.has.bsonSize && caps.has.arraySize) ctx.skip('the server has $bsonSize and $size: the pass runs there');
-    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['rare', 'rows'], sampleSize: 20 });
-    for (const c of snap.databases[0]?.collections ?? []) expect(c.sample.outliers.status).toBe('unsupported');
+    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['rare', 'rows'], sampleSize: 20, collectors: [outlierSearch] });
+    for (const c of snap.databases[0]?.collections ?? []) expect(dataOf(outlierSearch, c)?.status).toBe('unsupported');
     const lines = [...snap.notes, ...(snap.databases[0]?.collections.flatMap((c) => c.notes) ?? [])].map((n) => n.message).filter((m) => m.includes('not searched for'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^the largest documents and longest arrays were not searched for beyond the samples \(2 collections\): the server lacks \$bsonSize \(.+\); the largest sampled ones are lower bounds$/);

@@ -6,6 +6,9 @@
 import type { Equals, FromSchema } from '../src/core/from-schema';
 import type { SNAPSHOT_JSON_SCHEMA } from '../src/core/snapshot-file';
 import type * as T from '../src/core/types';
+import type { OUTLIER_SEARCH_SCHEMA, OutlierSearch } from '../src/collect/outliers';
+import type { ID_PROFILE_SCHEMA } from '../rules/id-pattern/collect';
+import type { IdProfile } from '../rules/id-pattern/id-profile';
 
 type Root = typeof SNAPSHOT_JSON_SCHEMA;
 type Props = Root['properties'];
@@ -30,10 +33,10 @@ export const shapeChecks = {
   sample: true satisfies Equals<Of<Sample>, T.SampleSnapshot>,
   doc: true satisfies Equals<Of<Doc>, T.DocProfile>,
   array: true satisfies Equals<Of<Doc['properties']['arrays']['items']>, T.ArrayProfile>,
-  id: true satisfies Equals<Of<Sample['properties']['id']>, T.IdProfile>,
+  idProfile: true satisfies Equals<Of<typeof ID_PROFILE_SCHEMA>, IdProfile>,
   field: true satisfies Equals<Of<Sample['properties']['fields']['additionalProperties']>, T.FieldProfile>,
   dynamicKey: true satisfies Equals<Of<Sample['properties']['dynamicKeys']['items']>, T.DynamicKeyProfile>,
-  outliers: true satisfies Equals<Of<Sample['properties']['outliers']>, T.OutlierSearch>,
+  outliers: true satisfies Equals<Of<typeof OUTLIER_SEARCH_SCHEMA>, OutlierSearch>,
 };
 
 /** FromSchema itself, on the constructs it knows (a collector's schema may use any of them). */

@@ -108,16 +108,16 @@ function elementRate(p: DocPace, k: number, windowDays: number, o: ArrayGrowthOp
 
 interface Holder {
   doc: DocProfile;
-  a: ArrayProfile;
+  array: ArrayProfile;
   /** Index in sample.docs; -1 for an outlier. */
   index: number;
   perDay: number | null;
 }
 
-function ageRate(h: Holder, o: ArrayGrowthOptions, now: number): number | null {
-  if (h.doc.createdAt === null) return null;
-  const ageDays = (now - h.doc.createdAt) / DAY_MS;
-  return ageDays < o.minAgeDays ? null : h.a.totalLength / ageDays;
+function ageRate(holder: Holder, options: ArrayGrowthOptions, now: number): number | null {
+  if (holder.doc.createdAt === null) return null;
+  const ageDays = (now - holder.doc.createdAt) / DAY_MS;
+  return ageDays < options.minAgeDays ? null : holder.array.totalLength / ageDays;
 }
 
 /**
@@ -125,29 +125,36 @@ function ageRate(h: Holder, o: ArrayGrowthOptions, now: number): number | null {
  * age (documents measured on the server and the outliers were not pulled whole, so they only have an age). The path's
  * source is that of the fastest document, the one the "up to" figure is.
  */
-function ratesFor(list: Holder[], pace: PathPace | undefined, windows: readonly number[], c: CollectionSnapshot, o: ArrayGrowthOptions, now: number): Pace | null {
-  const k = windows.length > 0 ? windowIndex(windows, o.paceWindowDays) : -1;
-  const windowDays = k >= 0 ? (windows[k] as number) : null;
-  const byDoc = new Map((pace?.docs ?? []).map((p) => [p.doc, p]));
+function ratesFor(
+  list: Holder[],
+  pace: PathPace | undefined,
+  windows: readonly number[],
+  collection: CollectionSnapshot,
+  options: ArrayGrowthOptions,
+  now: number,
+): Pace | null {
+  const windowAt = windows.length > 0 ? windowIndex(windows, options.paceWindowDays) : -1;
+  const windowDays = windowAt >= 0 ? (windows[windowAt] as number) : null;
+  const byDoc = new Map((pace?.docs ?? []).map((docPace) => [docPace.doc, docPace]));
   let fromElements = 0;
   let fastest: { perDay: number; dated: boolean } | null = null;
   const rates: number[] = [];
-  for (const h of list) {
-    const p = h.index >= 0 && windowDays !== null ? byDoc.get(h.index) : undefined;
-    const dated = p ? elementRate(p, k, windowDays as number, o) : null;
-    h.perDay = dated ?? ageRate(h, o, now);
-    if (h.perDay === null) continue;
-    if (!fastest || h.perDay > fastest.perDay) fastest = { perDay: h.perDay, dated: dated !== null };
+  for (const holder of list) {
+    const docPace = holder.index >= 0 && windowDays !== null ? byDoc.get(holder.index) : undefined;
+    const dated = docPace ? elementRate(docPace, windowAt, windowDays as number, options) : null;
+    holder.perDay = dated ?? ageRate(holder, options, now);
+    if (holder.perDay === null) continue;
+    if (!fastest || holder.perDay > fastest.perDay) fastest = { perDay: holder.perDay, dated: dated !== null };
     // medians over the sample only; an outlier's own rate still counts for its time to the limit
-    if (h.index < 0) continue;
-    rates.push(h.perDay);
+    if (holder.index < 0) continue;
+    rates.push(holder.perDay);
     if (dated !== null) fromElements++;
   }
   if (!fastest || !rates.length) return null;
   const byElements = fastest.dated && pace !== undefined;
   return {
     source: byElements ? 'elements' : 'age',
-    from: byElements ? `${pace.path}.${pace.field}` : (c.sample.timeSource ?? 'createdAt'),
+    from: byElements ? `${pace.path}.${pace.field}` : (collection.sample.timeSource ?? 'createdAt'),
     windowDays: byElements ? windowDays : null,
     quietDays: byElements ? pace.quietDays : null,
     medianPerDay: percentile(rates, 50),
@@ -159,9 +166,9 @@ function ratesFor(list: Holder[], pace: PathPace | undefined, windows: readonly 
 }
 
 /** Bytes a document adds per day at its pace and its own bytes per element; null without a pace. */
-function bytesPerDay(h: Holder): number | null {
-  if (h.perDay === null || h.a.totalLength === 0) return null;
-  return h.perDay * (h.a.bytes / h.a.totalLength);
+function bytesPerDay(holder: Holder): number | null {
+  if (holder.perDay === null || holder.array.totalLength === 0) return null;
+  return holder.perDay * (holder.array.bytes / holder.array.totalLength);
 }
 
 /**
@@ -171,14 +178,14 @@ function bytesPerDay(h: Holder): number | null {
 function crossing(holders: readonly Holder[], line: number): Crossing {
   let past = 0;
   let days: number | null = null;
-  for (const h of holders) {
-    if (h.doc.bytes >= line) {
+  for (const holder of holders) {
+    if (holder.doc.bytes >= line) {
       past++;
       continue;
     }
-    const perDay = bytesPerDay(h);
+    const perDay = bytesPerDay(holder);
     if (perDay === null || perDay <= 0) continue;
-    const toLine = (line - h.doc.bytes) / perDay;
+    const toLine = (line - holder.doc.bytes) / perDay;
     days = days === null ? toLine : Math.min(days, toLine);
   }
   return { past, days };
@@ -191,54 +198,59 @@ function crossing(holders: readonly Holder[], line: number): Crossing {
  */
 function projectionOf(holders: readonly Holder[], days: number): Projection | null {
   let projection: Projection | null = null;
-  for (const h of holders) {
-    if (h.perDay === null || h.a.totalLength === 0) continue;
-    const perArray = h.perDay / Math.max(1, h.a.occurrences);
-    const length = Math.round(h.a.maxLength + perArray * days);
+  for (const holder of holders) {
+    if (holder.perDay === null || holder.array.totalLength === 0) continue;
+    const perArray = holder.perDay / Math.max(1, holder.array.occurrences);
+    const length = Math.round(holder.array.maxLength + perArray * days);
     if (perArray <= 0 || (projection !== null && length <= projection.length)) continue;
-    projection = { length, fromLength: h.a.maxLength, perDay: perArray, days };
+    projection = { length, fromLength: holder.array.maxLength, perDay: perArray, days };
   }
   return projection;
 }
 
-export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now: number, paces?: ElementPaces): ArrayPathStats[] {
+/** The documents holding each array path: sampled ones by their index in sample.docs, outliers with -1. */
+function holdersByPath(docs: readonly DocProfile[], sampled: boolean): Map<string, Holder[]> {
   const byPath = new Map<string, Holder[]>();
-  c.sample.docs.forEach((doc, index) => {
-    for (const a of doc.arrays) {
-      let list = byPath.get(a.path);
-      if (!list) byPath.set(a.path, (list = []));
-      list.push({ doc, a, index, perDay: null });
+  docs.forEach((doc, index) => {
+    for (const array of doc.arrays) {
+      let list = byPath.get(array.path);
+      if (!list) byPath.set(array.path, (list = []));
+      list.push({ doc, array, index: sampled ? index : -1, perDay: null });
     }
   });
-  const beyond = new Map<string, Holder[]>();
-  for (const doc of c.sample.outliers.docs) {
-    for (const a of doc.arrays) {
-      let list = beyond.get(a.path);
-      if (!list) beyond.set(a.path, (list = []));
-      list.push({ doc, a, index: -1, perDay: null });
-    }
-  }
-  const paceOf = new Map((paces?.paths ?? []).map((p) => [p.path, p]));
+  return byPath;
+}
+
+export function arrayPathStats(
+  collection: CollectionSnapshot,
+  options: ArrayGrowthOptions,
+  now: number,
+  paces?: ElementPaces,
+  outliers: readonly DocProfile[] = [],
+): ArrayPathStats[] {
+  const byPath = holdersByPath(collection.sample.docs, true);
+  const beyond = holdersByPath(outliers, false);
+  const paceOf = new Map((paces?.paths ?? []).map((docPace) => [docPace.path, docPace]));
   const out: ArrayPathStats[] = [];
   for (const [path, list] of byPath) {
     const outliers = beyond.get(path) ?? [];
-    const lengths = list.map((x) => x.a.maxLength);
+    const lengths = list.map((held) => held.array.maxLength);
     const sampledMax = Math.max(...lengths);
-    const outlierMax = outliers.length ? Math.max(...outliers.map((x) => x.a.maxLength)) : 0;
-    const totalLen = list.reduce((s, x) => s + x.a.totalLength, 0);
-    const elemBytes = list.reduce((s, x) => s + x.a.elementBytes, 0);
+    const outlierMax = outliers.length ? Math.max(...outliers.map((held) => held.array.maxLength)) : 0;
+    const totalLen = list.reduce((sum, held) => sum + held.array.totalLength, 0);
+    const elemBytes = list.reduce((sum, held) => sum + held.array.elementBytes, 0);
     // the documents that matter: arrays of infoLength or more, else the longest sampled
-    const shareFrom = Math.min(o.infoLength, sampledMax);
-    const mattering = list.filter((x) => x.a.maxLength >= shareFrom);
-    const shares = mattering.map((x) => (x.doc.bytes > 0 ? x.a.bytes / x.doc.bytes : 0));
+    const shareFrom = Math.min(options.infoLength, sampledMax);
+    const mattering = list.filter((held) => held.array.maxLength >= shareFrom);
+    const shares = mattering.map((held) => (held.doc.bytes > 0 ? held.array.bytes / held.doc.bytes : 0));
     let kinds = 0;
-    for (const x of list) kinds |= x.a.kinds;
+    for (const held of list) kinds |= held.array.kinds;
 
     const all = [...list, ...outliers];
-    const growth = ratesFor(all, paceOf.get(path), paces?.windowsDays ?? [], c, o, now);
-    const warnLine = crossing(all, o.warnDocBytes);
-    const maxLine = crossing(all, o.maxDocBytes);
-    const projection = projectionOf(all, o.projectionDays);
+    const growth = ratesFor(all, paceOf.get(path), paces?.windowsDays ?? [], collection, options, now);
+    const warnLine = crossing(all, options.warnDocBytes);
+    const maxLine = crossing(all, options.maxDocBytes);
+    const projection = projectionOf(all, options.projectionDays);
     // at or past a line counts as reaching it now only where the array grows at all (some document has a pace)
     const reached = (line: Crossing): number | null => (line.past > 0 && projection !== null ? 0 : line.days);
     out.push({
@@ -260,9 +272,9 @@ export function arrayPathStats(c: CollectionSnapshot, o: ArrayGrowthOptions, now
       daysToMaxBytes: reached(maxLine),
       docsRead: all.length,
       projection,
-      largestDocBytes: Math.max(...all.map((x) => x.doc.bytes)),
-      docsAtWarn: lengths.filter((n) => n >= o.warnLength).length,
-      docsPastError: lengths.filter((n) => n > o.errorLength).length,
+      largestDocBytes: Math.max(...all.map((held) => held.doc.bytes)),
+      docsAtWarn: lengths.filter((n) => n >= options.warnLength).length,
+      docsPastError: lengths.filter((n) => n > options.errorLength).length,
     });
   }
   return out.sort((a, b) => a.path.localeCompare(b.path));

@@ -1,6 +1,7 @@
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { Doc } from '../../src/core/adapter';
+import { outlierSearch } from '../../src/collect/outliers';
 import { Profiler } from '../../src/collect/profile';
 import { formatBytes } from '../../src/core/format';
 import { type CollectionSnapshot, type DocProfile, ELEMENT_KIND } from '../../src/core/types';
@@ -308,7 +309,7 @@ ruleTester(rule, {
           Array.from({ length: 10 }, () => docWithArray('comments', 300, 1000, null)),
           null,
         ),
-      ].map((c) => ({ ...c, sample: { ...c.sample, outliers: { status: 'done' as const, reason: null, docs: [docWithArray('comments', 12000, 1000, null)] } } }))),
+      ].map((c) => withData(c, outlierSearch, { status: 'done', reason: null, docs: [docWithArray('comments', 12000, 1000, null)] }))),
       findings: [
         {
           messageId: 'tooLongArray',

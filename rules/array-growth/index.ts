@@ -8,6 +8,7 @@ import { type ArrayPathStats, arrayPathStats, type Pace } from './analyze';
 import { CONFIRM_MESSAGES, confirmArrayGrowth } from './confirm';
 import { elementPace } from './collect';
 import { dataOf } from '../../src/core/collector';
+import { outlierSearch } from '../../src/collect/outliers';
 import { type ArrayGrowthOptions, arrayGrowthOptionsSchema, BENCHMARK } from './options';
 
 export { arrayGrowthOptionsSchema, type ArrayGrowthOptions } from './options';
@@ -228,7 +229,7 @@ function reportGrowth(
 export default defineRule({
   id: 'array-growth',
   scope: 'collection',
-  needs: [elementPace],
+  needs: [elementPace, outlierSearch],
   meta: {
     description: 'Arrays that grow without bound inside documents: embed or reference',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
@@ -251,36 +252,37 @@ export default defineRule({
   analyze({ snapshot, collection, options, report }) {
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
-    for (const s of arrayPathStats(collection, options, now, dataOf(elementPace, collection))) {
-      const grade = severityOf(s, options);
+    const outliers = dataOf(outlierSearch, collection)?.docs ?? [];
+    for (const stats of arrayPathStats(collection, options, now, dataOf(elementPace, collection), outliers)) {
+      const grade = severityOf(stats, options);
       if (!grade) continue;
       // one figure per document, printed the same in the message and the advice
-      const largestDoc = formatBytes(s.largestDocBytes);
+      const largestDoc = formatBytes(stats.largestDocBytes);
       const base: Base = {
         severity: grade.severity,
-        target: { db: collection.db, collection: collection.name, path: s.path },
-        evidence: evidenceOf(collection, s),
-        recommendation: recommend(collection.name, s, grade.severity, options, largestDoc),
+        target: { db: collection.db, collection: collection.name, path: stats.path },
+        evidence: evidenceOf(collection, stats),
+        recommendation: recommend(collection.name, stats, grade.severity, options, largestDoc),
       };
       const held: Held = {
-        path: s.path,
-        max: s.lengths.max,
-        p95: Math.round(s.lengths.p95),
-        elementBytes: formatBytes(s.elementBytes),
-        atWarn: s.docsAtWarn,
-        withPath: s.docsWithPath,
+        path: stats.path,
+        max: stats.lengths.max,
+        p95: Math.round(stats.lengths.p95),
+        elementBytes: formatBytes(stats.elementBytes),
+        atWarn: stats.docsAtWarn,
+        withPath: stats.docsWithPath,
         warnLength: options.warnLength,
         largestDoc,
       };
       // A document at the limit, or on course to reach it within the warn (or error) window: the growth is the finding.
       const window = Math.max(options.warnWithinDays, options.errorWithinDays);
-      if (s.growth !== null && s.daysToMaxBytes !== null && s.daysToMaxBytes <= window) {
-        reportGrowth(report, base, s, s.growth, held, options, now);
+      if (stats.growth !== null && stats.daysToMaxBytes !== null && stats.daysToMaxBytes <= window) {
+        reportGrowth(report, base, stats, stats.growth, held, options, now);
         continue;
       }
-      const lengths = { ...held, p50: Math.round(s.lengths.p50), elementKinds: kindsLabel(s.kinds), share: Math.round(s.share * 100), shareDocs: s.shareDocs, shareFrom: s.shareFrom };
+      const lengths = { ...held, p50: Math.round(stats.lengths.p50), elementKinds: kindsLabel(stats.kinds), share: Math.round(stats.share * 100), shareDocs: stats.shareDocs, shareFrom: stats.shareFrom };
       if (grade.by === 'length') report({ ...base, messageId: 'longArray', data: { ...lengths, line: grade.line } });
-      else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: s.docsPastError } });
+      else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: stats.docsPastError } });
     }
   },
   confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', messages: CONFIRM_MESSAGES, run: confirmArrayGrowth },

@@ -1,6 +1,7 @@
 import { BSON, ObjectId } from 'mongodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectSnapshot } from '../../src/collect';
+import { outlierSearch } from '../../src/collect/outliers';
 import { confirmFindings } from '../../src/confirm';
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
@@ -25,7 +26,7 @@ describe('array-growth (live)', () => {
   });
   let snap: Snapshot;
   beforeAll(async () => {
-    snap = await collectSnapshot(live.adapter, { db: DB, collectors: [elementPace] });
+    snap = await collectSnapshot(live.adapter, { db: DB, collectors: [elementPace, outlierSearch] });
   });
 
   it('reads the elements\' dates from the sample, with no command of its own, and keeps counts only', async () => {
@@ -103,7 +104,7 @@ describe('array-growth (live): the forecast from every post, whatever the time f
   const read = async (timeField?: string, sampleSize?: number): Promise<Snapshot> =>
     collectSnapshot(live.adapter, {
       db: 'mongo_advisor_test_array_growth_blog',
-      collectors: [elementPace],
+      collectors: [elementPace, outlierSearch],
       ...(timeField ? { timeField } : {}),
       ...(sampleSize ? { sampleSize } : {}),
     });
@@ -163,13 +164,13 @@ describe('array-growth (live): the forecast from every post, whatever the time f
     if (!sized) return ctx.skip('the outlier pass needs $bsonSize and $size (FerretDB: see the next test)');
     const snap = await read(undefined, 20);
     const c = snap.databases[0]?.collections[0];
-    expect([c?.sample.complete, c?.sample.outliers.status]).toEqual([false, 'done']);
+    expect([c?.sample.complete, dataOf(outlierSearch, c)?.status]).toEqual([false, 'done']);
     const f = growth(snap);
     console.log(`[array-growth live] ${live.kind} (20 sampled + outliers): ${f.message}`);
     expect(f.evidence.lengthMax).toBe(6000);
     const max = truth(MAX);
     expect(Math.abs(Number(f.evidence.daysToMaxBytes) - max.days) / max.days).toBeLessThan(0.1);
-    expect(f.evidence.docsRead).toBe((c?.sample.size ?? 0) + (c?.sample.outliers.docs.length ?? 0));
+    expect(f.evidence.docsRead).toBe((c?.sample.size ?? 0) + (dataOf(outlierSearch, c)?.docs.length ?? 0));
     expect(f.evidence.docsPastWarnBytes).toBe(truth(WARN).past);
   });
 
@@ -177,7 +178,7 @@ describe('array-growth (live): the forecast from every post, whatever the time f
     if (sized) return ctx.skip('this server measures sizes: the outlier pass runs (previous test)');
     const snap = await read(undefined, 20);
     const c = snap.databases[0]?.collections[0];
-    expect([c?.sample.complete, c?.sample.outliers.status]).toEqual([false, 'unsupported']);
+    expect([c?.sample.complete, dataOf(outlierSearch, c)?.status]).toEqual([false, 'unsupported']);
     expect(snap.notes.some((n) => /not searched for beyond the sample.*lower bounds/.test(n.message))).toBe(true);
     const f = runRule(rule, snap).find((x) => x.target.path === 'comments');
     console.log(`[array-growth live] ${live.kind} (20 sampled, no outlier pass): ${f?.message ?? 'no finding'}`);

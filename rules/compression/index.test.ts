@@ -35,7 +35,7 @@ function collection(name: string, compressor: string, size: number, storageSize:
   const st = storageStats(compressor, size, storageSize, indexes);
   const c = collectionOf(name, {
     stats: { count: Number(st.count), sizeBytes: size, avgObjSize: 1000, storageSizeBytes: storageSize, totalIndexSizeBytes: indexes, nindexes: 2, blockCompressor: compressorOf(st) },
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], outliers: { status: 'done', reason: null, docs: [] }, requested: 1000, size: 1000, docs: [], id: null, fields: {}, timeSource: null },
+    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 1000, size: 1000, docs: [], fields: {}, timeSource: null },
   });
   return comp ? withData(c, compressibility, comp) : c;
 }

@@ -33,9 +33,12 @@ function largestOf(docs: readonly DocProfile[]): DocProfile | null {
  * Size facts of the sampled documents and of the outliers collect's server-side pass found beyond them (never counted
  * as sampled: shares stay over the sample); null when no document passes the smallest threshold.
  */
-export function documentSizeStats(c: CollectionSnapshot, o: DocumentSizeOptions): DocumentSizeStats | null {
+export function documentSizeStats(
+  c: CollectionSnapshot,
+  outliers: readonly DocProfile[],
+  o: DocumentSizeOptions,
+): DocumentSizeStats | null {
   const docs = c.sample.docs;
-  const outliers = c.sample.outliers.docs;
   const inSample = largestOf(docs);
   const beyondSample = largestOf(outliers);
   const fromPass = beyondSample !== null && (inSample === null || beyondSample.bytes > inSample.bytes);

@@ -1,5 +1,6 @@
 import type { CollectionSnapshot, DocProfile } from '../../src/core/types';
-import { collectionOf, docWithArray, sampleOf, snapshotOf } from '../../test/support/fixtures';
+import { outlierSearch } from '../../src/collect/outliers';
+import { collectionOf, docWithArray, sampleOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { describe, expect, it } from 'vitest';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
 import rule from './index';
@@ -17,12 +18,13 @@ function sampled(docs: DocProfile[], fields: CollectionSnapshot['sample']['field
 
 /** Every document read (collect's whole read): complete, no outlier pass needed. */
 function readWhole(docs: DocProfile[]): CollectionSnapshot {
-  return collectionOf('reports', { sample: sampleOf(docs, { method: 'whole', complete: true, outliers: { status: 'not-needed', reason: null, docs: [] } }) });
+  const c = collectionOf('reports', { sample: sampleOf(docs, { method: 'whole', complete: true }) });
+  return withData(c, outlierSearch, { status: 'not-needed', reason: null, docs: [] });
 }
 
 /** A sample plus what collect's server-side pass found beyond it (top-level shapes, measured with $bsonSize). */
 function withOutliers(docs: DocProfile[], outliers: DocProfile[]): CollectionSnapshot {
-  return collectionOf('reports', { sample: sampleOf(docs, { outliers: { status: 'done', reason: null, docs: outliers } }) });
+  return withData(collectionOf('reports', { sample: sampleOf(docs) }), outlierSearch, { status: 'done', reason: null, docs: outliers });
 }
 
 const small = Array.from({ length: 30 }, () => doc(4_000, [{ path: 'body', bytes: 3_000 }]));

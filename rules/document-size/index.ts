@@ -3,6 +3,8 @@ import { shellCollection, shellString } from '../../src/lib/shell';
 import { defineRule } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
+import { outlierSearch } from '../../src/collect/outliers';
+import { dataOf } from '../../src/core/collector';
 import { documentSizeOptionsSchema } from './options';
 
 export { documentSizeOptionsSchema, type DocumentSizeOptions } from './options';
@@ -47,6 +49,7 @@ const BEYOND = 'A document found by a server-side pass over the whole collection
 
 export default defineRule({
   id: 'document-size',
+  needs: [outlierSearch],
   scope: 'collection',
   meta: {
     description: 'Documents near the size limits: 2 MB (Atlas), 10 MB (Compass), 16 MiB (hard limit)',
@@ -77,7 +80,8 @@ export default defineRule({
   },
   analyze({ collection: c, options, report }) {
     if (!c) return;
-    const s = documentSizeStats(c, options);
+    const search = dataOf(outlierSearch, c);
+    const s = documentSizeStats(c, search?.docs ?? [], options);
     if (!s) return;
     const top = s.largest.largestFields[0];
     const base = {
@@ -89,7 +93,7 @@ export default defineRule({
         sampleSize: s.sampleSize,
         sampleRandom: c.sample.random,
         sampleComplete: c.sample.complete,
-        outlierSearch: c.sample.outliers.status,
+        outlierSearch: search?.status ?? null,
         docsOverInfoBytes: s.overInfo,
         docsOverWarnBytes: s.overWarn,
         docsOverErrorShare: s.overError,

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { collectSnapshot } from '../../src/collect';
+import { outlierSearch } from '../../src/collect/outliers';
+import { dataOf } from '../../src/core/collector';
 import type { Snapshot } from '../../src/core/types';
 import { runRule } from '../../test/support/rule-tester';
 import rule from './index';
@@ -20,7 +22,7 @@ describe('document-size (live)', () => {
 
   beforeAll(async () => {
     // 21 documents each: read whole (within wholeMaxDocs and wholeMaxBytes)
-    snap = await collectSnapshot(live.adapter, { db: DB, sampleSize: 100 });
+    snap = await collectSnapshot(live.adapter, { db: DB, sampleSize: 100, collectors: [outlierSearch] });
   });
 
   it('names the largest field of a 2.4 MB document, never its value, and says every document was read', () => {
@@ -43,18 +45,18 @@ describe('document-size (live)', () => {
   });
 
   it('sampled (not read whole): finds the 2.4 MB document through the sample or the server-side pass, or says it could not look', async () => {
-    const sampled = await collectSnapshot(live.adapter, { db: DB, collections: ['pages'], sampleSize: 5 });
+    const sampled = await collectSnapshot(live.adapter, { db: DB, collections: ['pages'], sampleSize: 5, collectors: [outlierSearch] });
     const pages = sampled.databases[0]?.collections[0];
     expect(pages?.sample.complete).toBe(false);
     const f = runRule(rule, sampled)[0];
     if (caps.has.bsonSize && caps.has.arraySize) {
-      expect(pages?.sample.outliers.status).toBe('done');
+      expect(dataOf(outlierSearch, pages)?.status).toBe('done');
       expect(f?.target.path).toBe('html');
       expect(['sample', 'outlierPass']).toContain(f?.evidence.largestFrom);
       expect(JSON.stringify(f)).not.toContain(MARKER);
     } else {
       console.log('[document-size live] no server-side pass here: the server lacks $bsonSize or $size');
-      expect(pages?.sample.outliers.status).toBe('unsupported');
+      expect(dataOf(outlierSearch, pages)?.status).toBe('unsupported');
       expect(sampled.notes.map((n) => n.message).join('\n')).toMatch(/not searched for beyond the samples/);
     }
   });

@@ -66,7 +66,11 @@ export function probeKeys(docs: readonly Doc[], segments: readonly string[], n =
  * after checking both answer with the same documents per key. The keys are the user's data: they are used on scratch
  * only and never appear in the summary.
  */
-export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promise<Result> {
+const MAP = 'keys_as_fields';
+const PAIRS = 'keys_as_pairs';
+
+/** Why no experiment can stand for this finding; null when one can. */
+function whyNotRun(ctx: ConfirmContext, f: Finding): Result | null {
   const { db, collection, path } = f.target;
   if (!collection || !path) {
     return notRun('No experiment for documents that are maps themselves', 'moving every top-level key into one array changes the whole document, not one field a copy could stand in for');
@@ -79,6 +83,71 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   if (!c || !rewritableInPlace(c, path)) {
     return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');
   }
+  return null;
+}
+
+/** The two finds of one key: on the map's field, and on the `{k, v}` array's index. */
+function findsOf(path: string) {
+  return {
+    asField: (k: string): Doc => ({ find: MAP, filter: { [`${path}.${k}`]: { $exists: true } }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true }),
+    asPair: (k: string): Doc => ({ find: PAIRS, filter: { [`${path}.k`]: k }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true }),
+  };
+}
+
+type Finds = ReturnType<typeof findsOf>;
+
+/** The copies stored both ways: the map as it is, and as an indexed array of `{k, v}`. */
+async function storeBothShapes(s: ConfirmContext['scratch'], path: string, copies: readonly Doc[], segments: readonly string[]): Promise<void> {
+  await s.drop(MAP);
+  await s.drop(PAIRS);
+  // Batched by each document's own size (an average of 0, or a few large documents, sent one command over 16 MiB).
+  await s.insertMany(MAP, [...copies]);
+  await s.insertMany(PAIRS, copies.map((d) => asAttributes(d, segments)));
+  await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });
+}
+
+async function dropBoth(s: ConfirmContext['scratch']): Promise<void> {
+  await s.drop(MAP);
+  await s.drop(PAIRS);
+}
+
+/** Both shapes must answer alike before their times mean anything: the documents found, or why they differ. */
+async function sameAnswers(s: ConfirmContext['scratch'], keys: readonly string[], q: Finds): Promise<number | Result> {
+  const count = async (cmd: Doc): Promise<number> => (((await s.command(cmd)).cursor as Doc | undefined)?.firstBatch as unknown[] | undefined)?.length ?? 0;
+  let matches = 0;
+  for (const k of keys) {
+    const [a, b] = [await count(q.asField(k)), await count(q.asPair(k))];
+    if (a !== b) {
+      return { status: 'inconclusive', summary: `Not measured: for one of the keys asked, the map found ${formatNumber(a)} documents and the attribute pattern ${formatNumber(b)}, so the two shapes did not answer alike.`, measurements: [] };
+    }
+    matches += a;
+  }
+  return matches;
+}
+
+/**
+ * What each plan read for one key (explain executionStats), and whether the indexed query used the index at all: a
+ * server that scans anyway would make the times a comparison of two scans, not a test of the claim.
+ */
+async function explainBoth(s: ConfirmContext['scratch'], path: string, key: string, q: Finds) {
+  const explain = async (cmd: Doc): Promise<Doc | null> => await s.command({ explain: { find: cmd.find, filter: cmd.filter }, verbosity: 'executionStats' }).catch(() => null);
+  const [onMap, onPairs] = [await explain(q.asField(key)), await explain(q.asPair(key))];
+  const used = planUses(onPairs, INDEX);
+  const examined = (e: Doc | null): number | null => {
+    const n = (e?.executionStats as Doc | undefined)?.totalDocsExamined;
+    return typeof n === 'number' ? n : null;
+  };
+  if (used === true) return { scanned: examined(onMap), fetched: examined(onPairs) };
+  const why = used === false ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index (${planStages(onPairs).join(' > ') || 'no stage named'})` : "the server's explain does not say which index the query used";
+  return notRun('The copies were stored both ways on scratch, but no times were taken: they would compare two scans, not the two shapes', why);
+}
+
+export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promise<Result> {
+  const unfit = whyNotRun(ctx, f);
+  if (unfit) return unfit;
+  const { db } = f.target;
+  const collection = f.target.collection ?? '';
+  const path = f.target.path ?? '';
   const segments = pathSegments(path);
   const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(valueAt(d, segments)));
   const keys = probeKeys(copies, segments);
@@ -86,68 +155,51 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
     return { status: 'inconclusive', summary: `Not measured: the ${formatNumber(copies.length)} copied documents hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`, measurements: [] };
   }
   const s = ctx.scratch;
-  const MAP = 'keys_as_fields';
-  const PAIRS = 'keys_as_pairs';
-  await s.drop(MAP);
-  await s.drop(PAIRS);
-  // Batched by each document's own size (an average of 0, or a few large documents, sent one command over 16 MiB).
-  await s.insertMany(MAP, copies);
-  await s.insertMany(PAIRS, copies.map((d) => asAttributes(d, segments)));
-  await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });
-  const asField = (k: string): Doc => ({ find: MAP, filter: { [`${path}.${k}`]: { $exists: true } }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true });
-  const asPair = (k: string): Doc => ({ find: PAIRS, filter: { [`${path}.k`]: k }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true });
-  const count = async (cmd: Doc): Promise<number> => (((await s.command(cmd)).cursor as Doc | undefined)?.firstBatch as unknown[] | undefined)?.length ?? 0;
-  // Both shapes must answer alike before their times mean anything.
-  let matches = 0;
-  for (const k of keys) {
-    const [a, b] = [await count(asField(k)), await count(asPair(k))];
-    if (a !== b) {
-      await s.drop(MAP);
-      await s.drop(PAIRS);
-      return { status: 'inconclusive', summary: `Not measured: for one of the keys asked, the map found ${formatNumber(a)} documents and the attribute pattern ${formatNumber(b)}, so the two shapes did not answer alike.`, measurements: [] };
-    }
-    matches += a;
+  const q = findsOf(path);
+  await storeBothShapes(s, path, copies, segments);
+  const matches = await sameAnswers(s, keys, q);
+  if (typeof matches !== 'number') {
+    await dropBoth(s);
+    return matches;
   }
-  // What each plan read for one key (explain executionStats), and whether the indexed query used the index at all:
-  // a server that scans anyway would make the times a comparison of two scans, not a test of the claim.
-  const explain = async (cmd: Doc): Promise<Doc | null> => await s.command({ explain: { find: cmd.find, filter: cmd.filter }, verbosity: 'executionStats' }).catch(() => null);
-  const [onMap, onPairs] = [await explain(asField(keys[0] as string)), await explain(asPair(keys[0] as string))];
-  const used = planUses(onPairs, INDEX);
-  if (used !== true) {
-    await s.drop(MAP);
-    await s.drop(PAIRS);
-    const why = used === false ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index (${planStages(onPairs).join(' > ') || 'no stage named'})` : "the server's explain does not say which index the query used";
-    return notRun('The copies were stored both ways on scratch, but no times were taken: they would compare two scans, not the two shapes', why);
+  const examined = await explainBoth(s, path, keys[0] as string, q);
+  if ('status' in examined) {
+    await dropBoth(s);
+    return examined;
   }
-  const examined = (e: Doc | null): number | null => {
-    const n = (e?.executionStats as Doc | undefined)?.totalDocsExamined;
-    return typeof n === 'number' ? n : null;
-  };
-  const [scanned, fetched] = [examined(onMap), examined(onPairs)];
   const [fields, pairs] = await alternate(
     ctx.budget,
     { label: `find by one key, ${formatNumber(keys.length)} keys, map as fields`, run: async () => {
-        for (const k of keys) await s.command(asField(k));
+        for (const k of keys) await s.command(q.asField(k));
       },
     },
     { label: `find by one key, ${formatNumber(keys.length)} keys, {k, v} array with index`, run: async () => {
-        for (const k of keys) await s.command(asPair(k));
+        for (const k of keys) await s.command(q.asPair(k));
       },
     },
     DEFAULT_TRIALS,
   );
-  await s.drop(MAP);
-  await s.drop(PAIRS);
+  await dropBoth(s);
+  const facts = { copied: copies.length, collection, path, keys: keys.length, matches, ...examined };
+  return verdictOf(fields, pairs, facts);
+}
+
+/** The verdict and its summary: what was stored, what the finds took, what each plan examined. */
+function verdictOf(
+  fields: Parameters<typeof ratioOf>[1],
+  pairs: Parameters<typeof ratioOf>[2],
+  x: { copied: number; collection: string; path: string; keys: number; matches: number; scanned: number | null; fetched: number | null },
+): Result {
   const measurements = [toMeasurement(fields), toMeasurement(pairs)];
   const ratio = ratioOf('find by key, map / attribute pattern', fields, pairs);
   const claim = mapClaim();
   const complete = fields.complete && pairs.complete;
   const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
   const parts = [
-    say(M, 'measuredStored', { copied: formatNumber(copies.length), collection, path }),
-    say(M, 'measuredFinds', { keys: formatNumber(keys.length), matches: formatNumber(matches), map: formatDuration(measurements[0]?.median ?? 0), pairs: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: formatNumber(fields.samples.length) }),
+    say(M, 'measuredStored', { copied: formatNumber(x.copied), collection: x.collection, path: x.path }),
+    say(M, 'measuredFinds', { keys: formatNumber(x.keys), matches: formatNumber(x.matches), map: formatDuration(measurements[0]?.median ?? 0), pairs: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: formatNumber(fields.samples.length) }),
   ];
-  if (scanned !== null && fetched !== null) parts.push(say(M, 'measuredExamined', { scanned: formatNumber(scanned), fetched: formatNumber(fetched) }));
+  if (x.scanned !== null && x.fetched !== null) parts.push(say(M, 'measuredExamined', { scanned: formatNumber(x.scanned), fetched: formatNumber(x.fetched) }));
   const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
   else parts.push(status === 'supported' ? say(M, 'supportedMap', data) : status === 'refuted' ? say(M, 'refutedMap', data) : say(M, 'inconclusiveMap', data));

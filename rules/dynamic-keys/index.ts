@@ -1,6 +1,7 @@
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
-import type { Recommendation } from '../../src/core/types';
+import { say } from '../../src/confirm/verdict';
+import type { CollectionSnapshot, DynamicKeyProfile, Recommendation } from '../../src/core/types';
 import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
 import { attributeCommands, describeShapes, describeValueTypes, namedByDots, rewritableInPlace } from './analyze';
 
@@ -30,6 +31,55 @@ function perObject(m: { objects: number; medianKeys: number; emptyObjects?: numb
   return `${formatNumber(m.medianKeysNonEmpty ?? 0)} per object at the median of the ${formatNumber(holding)} holding any, ${formatNumber(m.emptyObjects)} empty`;
 }
 
+/**
+ * The sentences of the recommendations' reasons, each whole: a sentence that changes shape with the case is a variant
+ * of its own, never fragments glued in code (docs/architecture.md).
+ */
+const REASONS = {
+  documentPattern:
+    "An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one document per key, holding the parent's _id, suits keys that keep coming.",
+  documentPatternLarge:
+    "An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one document per key, holding the parent's _id, suits keys that keep coming ({{keys}} keys per document at the median already).",
+  documentRewrite: 'Change the code that writes the documents first, then rewrite them on a copy.',
+  mapPattern:
+    "An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the parent's _id and the key suits a map that keeps growing.",
+  mapPatternLarge:
+    "An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the parent's _id and the key suits a map that keeps growing ({{keys}} keys per document at the median already).",
+  // indexes on single keys of the map (left out of the snapshot, their names hold keys): the pattern's own case
+  oneIndexOnKey: '1 index exists today on one of its keys: the one index on k and v replaces it and serves the keys not indexed yet.',
+  indexesOnKeys: '{{indexes}} indexes exist today, each on one of its keys: the one index on k and v replaces them and serves the keys not indexed yet.',
+  rewriteInPlace: 'The commands rewrite the documents in place: change the code that writes the map first.',
+  rewriteNested: 'The map sits in an array or under another map: rewrite it with the code that writes it.',
+  rewriteUnnameable: 'Its name holds a dot or starts with `$`, which no index can name: move it to a plain field with the code that writes it.',
+} as const;
+
+/** The sentence on indexes that exist today on single keys of the map; none without such indexes. */
+function indexesOnKeysSentence(m: DynamicKeyProfile): string[] {
+  if (!m.indexesOnKeys) return [];
+  if (m.indexesOnKeys === 1) return [say(REASONS, 'oneIndexOnKey')];
+  return [say(REASONS, 'indexesOnKeys', { indexes: formatNumber(m.indexesOnKeys) })];
+}
+
+function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: boolean): Recommendation {
+  const keys = formatNumber(m.medianKeys);
+  if (m.path === '') {
+    const pattern = large ? say(REASONS, 'documentPatternLarge', { keys }) : say(REASONS, 'documentPattern');
+    return {
+      action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
+      reason: [pattern, say(REASONS, 'documentRewrite'), ...indexesOnKeysSentence(m)].join(' '),
+    };
+  }
+  const path = m.path;
+  const pattern = large ? say(REASONS, 'mapPatternLarge', { path, keys }) : say(REASONS, 'mapPattern', { path });
+  const inPlace = rewritableInPlace(c, path);
+  const rewrite = inPlace ? say(REASONS, 'rewriteInPlace') : namedByDots(path) ? say(REASONS, 'rewriteNested') : say(REASONS, 'rewriteUnnameable');
+  return {
+    action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
+    reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
+    ...(inPlace ? { commands: attributeCommands(c.name, path) } : {}),
+  };
+}
+
 export default defineRule({
   id: 'dynamic-keys',
   scope: 'collection',
@@ -50,34 +100,7 @@ export default defineRule({
     for (const m of c.sample.dynamicKeys) {
       const large = m.medianKeys >= options.errorKeysPerObject;
       const whole = m.path === '';
-      // indexes on single keys of the map (left out of the snapshot, their names hold keys): the pattern's own case
-      const perKey = m.indexesOnKeys
-        ? ` ${m.indexesOnKeys === 1 ? '1 index exists today on one of its keys' : `${formatNumber(m.indexesOnKeys)} indexes exist today, each on one of its keys`}: the one index on k and v replaces ${m.indexesOnKeys === 1 ? 'it' : 'them'} and serves the keys not indexed yet.`
-        : '';
-      const inPlace = rewritableInPlace(c, m.path);
-      const recommendation: Recommendation = whole
-        ? {
-            action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
-            reason:
-              'An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; ' +
-              `a child collection of one document per key, holding the parent's _id, suits keys that keep coming${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}. ` +
-              'Change the code that writes the documents first, then rewrite them on a copy.' +
-              perKey,
-          }
-        : {
-            action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
-            reason:
-              `An array \`[{k, v}, …]\` with one index on \`${m.path}.k\` and \`${m.path}.v\` serves a query on any key (\`$elemMatch: {k: …, v: …}\`) and gives schemas one shape to check; ` +
-              `a child collection keyed by the parent's _id and the key suits a map that keeps growing${large ? ` (${formatNumber(m.medianKeys)} keys per document at the median already)` : ''}.` +
-              perKey +
-              (inPlace
-                ? ' The commands rewrite the documents in place: change the code that writes the map first.'
-                : namedByDots(m.path)
-                  ? ' The map sits in an array or under another map: rewrite it with the code that writes it.'
-                  : ' Its name holds a dot or starts with `$`, which no index can name: ' +
-                    'move it to a plain field with the code that writes it.'),
-            ...(inPlace ? { commands: attributeCommands(c.name, m.path) } : {}),
-          };
+      const recommendation = recommendationFor(c, m, large);
       const shared = {
         distinct: formatNumber(m.distinctKeys),
         objects: formatNumber(m.objects),

@@ -1,7 +1,8 @@
-import type { CollectionSnapshot, IdProfile, IdType } from '../../src/core/types';
+import type { CollectionSnapshot, IdType } from '../../src/core/types';
 import { spearmanWithPosition } from '../../src/core/stats';
 import { isIdIndex } from '../../src/lib/index-keys';
 import type { NaturalOrder } from './collect';
+import type { IdProfile } from './id-profile';
 import type { IdPatternOptions } from './options';
 
 export type IdOrder = 'monotonic' | 'random' | 'unclear' | 'unknown';
@@ -73,8 +74,12 @@ const TIME_ORDERED_UUID = new Set([6, 7]);
  * for a UUID of one known version: 20-50 sampled random ids correlate with insertion order by chance often enough to
  * flip a verdict.
  */
-export function idPatternStats(c: CollectionSnapshot, natural: NaturalOrder | undefined, o: IdPatternOptions): IdPatternStats | null {
-  const p = c.sample.id;
+export function idPatternStats(
+  c: CollectionSnapshot,
+  p: IdProfile | undefined,
+  natural: NaturalOrder | undefined,
+  o: IdPatternOptions,
+): IdPatternStats | null {
   if (!p) return null;
   const counts = Object.entries(p.types) as [IdType, number][];
   const total = counts.reduce((s, [, n]) => s + n, 0);

@@ -3,6 +3,8 @@ import type { Adapter, Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
 import { type IdShape, idShape } from '../../src/collect/id-profile';
 import { defineCollector } from '../../src/core/collector';
+import type { IdType } from '../../src/core/types';
+import { type IdProfile, profileIds } from './id-profile';
 
 /** The most `_id`s read in natural order per collection (the most a sample holds). */
 export const MAX_NATURAL_IDS = 10_000;
@@ -87,5 +89,59 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
       ctx.note(`id-pattern: the _ids could not be read in natural order (${describeServerError(err)}), so _id order is judged from their leading bytes alone; collect again to judge it against insertion order`);
       return { ranks: [], source: 'none' };
     }
+  },
+});
+
+const ID_TYPES = [
+  'objectId',
+  'uuid',
+  'binary',
+  'string',
+  'int',
+  'long',
+  'double',
+  'decimal',
+  'date',
+  'object',
+  'other',
+] as const satisfies readonly IdType[];
+
+/** The JSON Schema of {@link IdProfile}: counts, sizes and entropies only (test/snapshot-shape.ts ties the two). */
+export const ID_PROFILE_SCHEMA = {
+  type: 'object',
+  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
+  additionalProperties: false,
+  properties: {
+    types: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { enum: ID_TYPES } },
+    uuidVersions: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      propertyNames: { pattern: '^[0-9]{1,2}$' },
+    },
+    uuidStrings: { type: 'integer', minimum: 0 },
+    sizeBytes: {
+      type: 'object',
+      required: ['p50', 'max', 'mean'],
+      additionalProperties: false,
+      properties: { p50: { type: 'number' }, max: { type: 'number' }, mean: { type: 'number' } },
+    },
+    leadingByteEntropy: { type: 'array', maxItems: 16, items: { type: 'number', minimum: 0, maximum: 8 } },
+  },
+} as const;
+
+/**
+ * The `_id` profile of the sample (types, sizes, UUID versions, leading-byte entropy), computed in process from the
+ * `_id`s the core read with the sample: no command. Ordinary collections with a sample, clustered ones included (their
+ * `_id` type and size decide the advice against clustering too). Only id-pattern reads it, so only its runs pay for it.
+ */
+export const idProfile = defineCollector<IdProfile, 'collection'>({
+  id: 'id-pattern/ids',
+  version: 1,
+  scope: 'collection',
+  description: "the sample's _id types, sizes, UUID versions and leading-byte entropy (in process, no command)",
+  appliesTo: (c) => c.type === 'collection' && c.sample.size > 0,
+  schema: ID_PROFILE_SCHEMA,
+  collect(ctx) {
+    return Promise.resolve(ctx.ids.length === 0 ? null : profileIds(ctx.ids));
   },
 });

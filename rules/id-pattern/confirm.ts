@@ -8,7 +8,7 @@ import { alternate, roundsOf } from '../../src/confirm/trials';
 import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import type { Scratch } from '../../src/confirm/scratch';
 import { formatBytes, formatDuration, formatNumber } from '../../src/core/format';
-import type { Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
+import type { CollectionSnapshot, Confirmation, Finding, Measurement, RatioClaim, Verdict } from '../../src/core/types';
 import type { IdPatternOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
@@ -227,12 +227,9 @@ export async function confirmIdPattern(ctx: ConfirmContext, f: Finding, o: IdPat
   }
 }
 
-async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Promise<Result> {
-  const s = ctx.scratch;
+/** The documents one insert batch holds: copies of the source's (within the copy limit), or filler without any. */
+async function batchOf(ctx: ConfirmContext, f: Finding, snap: CollectionSnapshot | undefined) {
   const { db, collection } = f.target;
-  await s.create(REGULAR);
-  const snap = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((c) => c.name === collection);
-
   // Copy no more than a batch needs: at most BATCH documents and, by the sampled sizes, about maxBytes.
   const sampled = snap?.sample.docs ?? [];
   const sampleAvg = sampled.length ? sampled.reduce((t, d) => t + d.bytes, 0) / sampled.length : 0;
@@ -244,22 +241,23 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
   // Both copies get every batch: the bytes written stay within the copy limit (maxBytes) in all.
   const capBytes = Math.max(1, Math.floor(ctx.settings.maxBytes / (2 * RUNS)));
   const plan = bodies.length > 0 ? planInsertBatch(sizes, BATCH, capBytes) : { picks: Array.from({ length: BATCH }, (_, i) => i), bytes: BATCH * 20, tooLarge: 0 };
-  const batchBodies = bodies.length > 0 ? plan.picks.map((i) => bodies[i] as Doc) : plan.picks.map((i) => ({ v: i }));
-  const perBatch = batchBodies.length;
+  const bodiesOfBatch = bodies.length > 0 ? plan.picks.map((i) => bodies[i] as Doc) : plan.picks.map((i) => ({ v: i }));
+  const what = copied.length > 0
+    ? `batches of ${formatNumber(bodiesOfBatch.length)} documents (${formatBytes(plan.bytes)}) drawn in turn from the ${formatNumber(copied.length)} copied from ${collection ?? ''}${batchNote(plan, copied.length, capBytes)}`
+    : `batches of ${formatNumber(bodiesOfBatch.length)} filler documents`;
+  return { bodies: bodiesOfBatch, what };
+}
 
-  const secondary = (snap?.indexes ?? [])
-    .filter((i) => i.name !== '_id_' && !i.unique && !Object.values(i.key).some((v) => typeof v === 'string'))
-    .map((i) => ({ key: i.key, name: i.name }));
-  for (const c of [CLUSTERED, REGULAR]) if (secondary.length) await s.command({ createIndexes: c, indexes: secondary });
-
+/** Inserts timed in alternation: every batch made up front, each copy's `_id`s from the same stretch. */
+async function timeInserts(ctx: ConfirmContext, gen: ReturnType<typeof idGenerator>, bodies: readonly Doc[]) {
+  const s = ctx.scratch;
   // Every run's _ids made up front and interleaved (one for the clustered copy, then one for the regular one), so both
   // copies hold _ids from the same stretch: an _id range then covers the same share of each.
-  const gen = idGenerator(s.bson, f.evidence);
   const runs: { clustered: Doc[]; regular: Doc[] }[] = [];
   for (let k = 0; k < RUNS; k++) {
     const clustered: Doc[] = [];
     const regular: Doc[] = [];
-    for (const b of batchBodies) {
+    for (const b of bodies) {
       clustered.push({ _id: gen.make(), ...b });
       regular.push({ _id: gen.make(), ...b });
     }
@@ -272,18 +270,21 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
     inserted[which] += n;
     if (n !== docs.length) throw new Error(`the ${which} copy took ${n} of ${docs.length} documents`);
   };
-  const insertBudget = ctx.budget.slice(0.6);
   // Timed in alternation, round by round (each round's ratio shares that moment's load); RUNS batches were made up
   // front, so no extra rounds (maxTrials = trials).
   const next = { clustered: 0, regular: 0 };
-  const [insC, insR] = await alternate(
-    insertBudget,
-    { label: `insert ${perBatch} docs, clustered`, run: () => insertInto('clustered')(next.clustered++) },
-    { label: `insert ${perBatch} docs, regular`, run: () => insertInto('regular')(next.regular++) },
+  const [clustered, regular] = await alternate(
+    ctx.budget.slice(0.6),
+    { label: `insert ${bodies.length} docs, clustered`, run: () => insertInto('clustered')(next.clustered++) },
+    { label: `insert ${bodies.length} docs, regular`, run: () => insertInto('regular')(next.regular++) },
     { ...DEFAULT_TRIALS, maxTrials: DEFAULT_TRIALS.trials },
   );
+  return { clustered, regular, inserted };
+}
 
-  // an _id range scan over about a tenth of what was inserted
+/** An `_id` range scan over about a tenth of what was inserted, timed in alternation on both copies. */
+async function timeRangeScans(ctx: ConfirmContext, scanMargin: number) {
+  const s = ctx.scratch;
   const ids = (await s.command({ find: REGULAR, filter: {}, projection: { _id: 1 }, sort: { _id: 1 }, limit: 100000, batchSize: 100000 })) as { cursor?: { firstBatch?: Doc[] } };
   const sorted = ids.cursor?.firstBatch ?? [];
   const lo = sorted[Math.floor(sorted.length * 0.45)]?._id;
@@ -293,23 +294,35 @@ async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Pro
     const r = (await s.command({ find: coll, filter: { _id: { $gte: lo, $lte: hi } }, batchSize: 100000, singleBatch: true })) as { cursor?: { firstBatch?: Doc[] } };
     returned[coll] = r.cursor?.firstBatch?.length ?? 0;
   };
-  const scanBudget = ctx.budget.slice(1);
   // More rounds while the interval holds 1 or either edge of the margin (below): the verdict is undecided there.
-  const [scanC, scanR] = await alternate(scanBudget, { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: decisionEdges(scanClaim(), scanMargin) });
+  const [clustered, regular] = await alternate(ctx.budget.slice(1), { label: '_id range scan, clustered', run: scan(CLUSTERED) }, { label: '_id range scan, regular', run: scan(REGULAR) }, { ...DEFAULT_TRIALS, thresholds: decisionEdges(scanClaim(), scanMargin) });
+  return { clustered, regular, range: { clustered: returned.id_clustered, regular: returned.id_regular } };
+}
 
-  const sizes2 = await compareIndexSizes(s, secondary.map((i) => i.name), inserted);
+async function measure(ctx: ConfirmContext, f: Finding, scanMargin: number): Promise<Result> {
+  const s = ctx.scratch;
+  const { db, collection } = f.target;
+  await s.create(REGULAR);
+  const snap = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((c) => c.name === collection);
+  const batch = await batchOf(ctx, f, snap);
+  const secondary = (snap?.indexes ?? [])
+    .filter((i) => i.name !== '_id_' && !i.unique && !Object.values(i.key).some((v) => typeof v === 'string'))
+    .map((i) => ({ key: i.key, name: i.name }));
+  for (const c of [CLUSTERED, REGULAR]) if (secondary.length) await s.command({ createIndexes: c, indexes: secondary });
 
-  const measurements: Measurement[] = [toMeasurement(insC), toMeasurement(insR), toMeasurement(scanC), toMeasurement(scanR), ...sizes2.measurements];
-  const complete = insC.complete && insR.complete && scanC.complete && scanR.complete;
-  const insertRatio = ratioOf('insert time, clustered / regular', insC, insR);
-  const scanRatio = ratioOf('_id range scan time, clustered / regular', scanC, scanR);
-  const what = copied.length > 0
-    ? `batches of ${formatNumber(perBatch)} documents (${formatBytes(plan.bytes)}) drawn in turn from the ${formatNumber(copied.length)} copied from ${collection ?? ''}${batchNote(plan, copied.length, capBytes)}`
-    : `batches of ${formatNumber(perBatch)} filler documents`;
-  const scanned = returned.id_clustered === returned.id_regular ? `${formatNumber(returned.id_regular)} documents each` : `${formatNumber(returned.id_clustered)} documents clustered, ${formatNumber(returned.id_regular)} regular`;
-  const range = { clustered: returned.id_clustered, regular: returned.id_regular };
-  const what2 = { ids: gen.describe, what, scanned, c: formatDuration(toMeasurement(insC).median), r: formatDuration(toMeasurement(insR).median) };
-  return verdictOf(f, scanMargin, { insertRatio, scanRatio, complete, measurements, sizes: sizes2, range }, what2);
+  const gen = idGenerator(s.bson, f.evidence);
+  const ins = await timeInserts(ctx, gen, batch.bodies);
+  const scans = await timeRangeScans(ctx, scanMargin);
+  const sizes = await compareIndexSizes(s, secondary.map((i) => i.name), ins.inserted);
+
+  const measurements: Measurement[] = [toMeasurement(ins.clustered), toMeasurement(ins.regular), toMeasurement(scans.clustered), toMeasurement(scans.regular), ...sizes.measurements];
+  const complete = ins.clustered.complete && ins.regular.complete && scans.clustered.complete && scans.regular.complete;
+  const insertRatio = ratioOf('insert time, clustered / regular', ins.clustered, ins.regular);
+  const scanRatio = ratioOf('_id range scan time, clustered / regular', scans.clustered, scans.regular);
+  const { range } = scans;
+  const scanned = range.clustered === range.regular ? `${formatNumber(range.regular)} documents each` : `${formatNumber(range.clustered)} documents clustered, ${formatNumber(range.regular)} regular`;
+  const words = { ids: gen.describe, what: batch.what, scanned, c: formatDuration(toMeasurement(ins.clustered).median), r: formatDuration(toMeasurement(ins.regular).median) };
+  return verdictOf(f, scanMargin, { insertRatio, scanRatio, complete, measurements, sizes, range }, words);
 }
 
 interface Measured {

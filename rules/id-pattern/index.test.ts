@@ -1,10 +1,11 @@
 import { ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import type { CollectionStats, IdProfile, IndexSnapshot } from '../../src/core/types';
+import type { CollectionStats, IndexSnapshot } from '../../src/core/types';
 import { collectionOf, ran, sampleOf, snapshotOf, unsupported, withData, withServer } from '../../test/support/fixtures';
 import { formatBytes as B } from '../../src/core/format';
 import { ruleTester, snapshotProblems } from '../../test/support/rule-tester';
-import { type NaturalOrder, naturalOrder, naturalOrderRanks } from './collect';
+import { idProfile, type NaturalOrder, naturalOrder, naturalOrderRanks } from './collect';
+import type { IdProfile } from './id-profile';
 import { planInsertBatch, uuid4Hex, uuid7Hex } from './confirm';
 import rule from './index';
 
@@ -40,11 +41,12 @@ const createdField = { createdAt: { present: N, types: { date: N } } };
  */
 function coll(name: string, id: IdProfile, over: Parameters<typeof collectionOf>[1] = {}, natural: NaturalOrder | undefined = scan(inOrder), timed = false) {
   const c = collectionOf(name, {
-    sample: sampleOf([{ bytes: 100, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }], { requested: N, size: N, id, fields: timed ? createdField : {} }),
+    sample: sampleOf([{ bytes: 100, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }], { requested: N, size: N, fields: timed ? createdField : {} }),
     indexes: timed ? [idIndex, userIdx, createdIdx] : [idIndex, userIdx],
     ...over,
   });
-  return natural ? withData(c, naturalOrder, natural) : c;
+  const profiled = withData(c, idProfile, id);
+  return natural ? withData(profiled, naturalOrder, natural) : profiled;
 }
 
 const onId = (collection: string) => ({ db: 'app', collection, path: '_id' });

@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Binary, ObjectId, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { idShape, profileIds } from '../../src/collect/id-profile';
+import { idShape } from '../../src/collect/id-profile';
 import { resolveOptions } from '../../src/core/options';
 import { collectionOf, sampleOf } from '../../test/support/fixtures';
 import { idPatternStats } from './analyze';
 import { naturalOrderRanks } from './collect';
+import { profileIds } from './id-profile';
 import { uuid4Hex, uuid7Hex } from './confirm';
 import { type IdPatternOptions, idPatternOptionsSchema } from './index';
 
@@ -14,8 +15,8 @@ const canonical = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12
 
 /** The rule's verdict on _ids as collect reads them: profiled, then read in `natural` order (a permutation of them). */
 function verdict(ids: unknown[], natural: unknown[] = ids) {
-  const c = collectionOf('c', { sample: sampleOf([], { size: ids.length, requested: ids.length, id: profileIds(ids) }) });
-  return idPatternStats(c, { ranks: naturalOrderRanks(natural), source: 'natural-scan' }, options);
+  const c = collectionOf('c', { sample: sampleOf([], { size: ids.length, requested: ids.length }) });
+  return idPatternStats(c, profileIds(ids), { ranks: naturalOrderRanks(natural), source: 'natural-scan' }, options);
 }
 
 function shuffle<T>(xs: T[]): T[] {

@@ -1,5 +1,4 @@
-import type { IdProfile, IdType } from '../core/types';
-import { entropyBits, mean, percentile } from '../core/stats';
+import type { IdType } from '../core/types';
 import { binaryBytes, binarySubtype, isDate, objectIdBytes, utf8Length } from './bson-size';
 
 export interface IdShape {
@@ -83,37 +82,4 @@ export function idShape(v: unknown): IdShape {
     }
   }
   return { type: 'other', size: 8, bytes: new Uint8Array(0), order: [20, String(v)] };
-}
-
-const LEADING_BYTES = 4;
-
-/**
- * The _id profile of a sample: types, sizes, UUID versions (binary and canonical strings alike), how many strings are
- * UUIDs, and leading-byte entropy (of the decoded bytes, for UUID strings). No values kept.
- */
-export function profileIds(sampledIds: readonly unknown[]): IdProfile {
-  const types: Partial<Record<IdType, number>> = {};
-  const uuidVersions: Record<string, number> = {};
-  let uuidStrings = 0;
-  const sizes: number[] = [];
-  const hist: Map<number, number>[] = Array.from({ length: LEADING_BYTES }, () => new Map<number, number>());
-  for (const v of sampledIds) {
-    const s = idShape(v);
-    types[s.type] = (types[s.type] ?? 0) + 1;
-    if (s.uuidVersion !== undefined) uuidVersions[String(s.uuidVersion)] = (uuidVersions[String(s.uuidVersion)] ?? 0) + 1;
-    if (s.uuidString) uuidStrings++;
-    sizes.push(s.size);
-    for (let i = 0; i < LEADING_BYTES && i < s.bytes.length; i++) {
-      const h = hist[i] as Map<number, number>;
-      const byte = s.bytes[i] as number;
-      h.set(byte, (h.get(byte) ?? 0) + 1);
-    }
-  }
-  return {
-    types,
-    uuidVersions,
-    uuidStrings,
-    sizeBytes: { p50: sizes.length ? percentile(sizes, 50) : 0, max: sizes.length ? Math.max(...sizes) : 0, mean: sizes.length ? mean(sizes) : 0 },
-    leadingByteEntropy: hist.map((h) => Math.round(entropyBits(h.values()) * 1000) / 1000),
-  };
 }

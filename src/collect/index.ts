@@ -5,8 +5,8 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
+import { type AnyCollector, dataOf, type ListedCollection } from '../core/collector';
 import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
-import type { AnyCollector, ListedCollection } from '../core/collector';
 import type { ResolvedRule } from '../core/options';
 import {
   type CollectionSnapshot,
@@ -14,7 +14,6 @@ import {
   type DynamicKeyProfile,
   type IndexSnapshot,
   type Note,
-  type OutlierSearch,
   type SampleSnapshot,
   type ServerInfo,
   type Snapshot,
@@ -23,10 +22,10 @@ import {
 } from '../core/types';
 import { indexFromListIndexes } from '../lib/index-keys';
 import { isDate, objectIdSeconds } from './bson-size';
-import { profileIds } from './id-profile';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
-import { findOutliers, readSample, seedOf } from './sample';
+import { readSample, seedOf } from './sample';
+import { outlierSearch } from './outliers';
 import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
@@ -53,12 +52,6 @@ export interface CollectOptions {
   wholeMaxBytes?: number;
   /** Without `$sample`: the most `_id`s read in natural order to draw the sample's random positions from (default 100,000; 0: the first documents instead). */
   idScanMax?: number;
-  /** The server-side pass for the largest documents and longest arrays skips collections above this many documents (default 1,000,000). */
-  outlierMaxDocs?: number;
-  /** … or above this many bytes of data (default 1 GiB). */
-  outlierMaxBytes?: number;
-  /** Documents the outlier pass keeps by each measure (largest; longest top-level array; default 5). */
-  outlierTop?: number;
   /**
    * The collectors to run beyond the core (src/core/collector.ts): `check` passes those its enabled rules need
    * (`collectPlan`); none when absent.
@@ -122,16 +115,6 @@ export const COLLECT_DEFAULTS = {
    * note says what the scan covered.
    */
   idScanMax: 100_000,
-  /**
-   * The outlier pass scans the whole collection once (one aggregate with maxTimeMS; a `$facet` keeps the top few by
-   * `$bsonSize` and by the longest top-level array). Our choice of bound: 1,000,000 documents or 1 GiB of data, the
-   * size up to which a scan can finish within the 10 s maxTimeMS default on MongoDB; above either, or past maxTimeMS,
-   * the pass is skipped (or failed) with a note. Where `$collStats` gives no size, the document bound alone applies.
-   * It keeps the 5 largest documents and the 5 with the longest top-level array.
-   */
-  outlierMaxDocs: 1_000_000,
-  outlierMaxBytes: 1024 * 1024 * 1024,
-  outlierTop: 5,
 };
 
 /** mongosh's analyze-schema snippet: min(max(20, 4% of count), 10000). */
@@ -284,12 +267,13 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
       message: `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with $sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
     });
   }
-  const unsupported = all.filter((c) => c.sample.outliers.status === 'unsupported');
+  // The outlier collector (when planned) notes its other statuses per collection; a server lacking the operators, once.
+  const unsupported = all.filter((c) => dataOf(outlierSearch, c)?.status === 'unsupported');
   if (unsupported.length > 0) {
     notes.push({
       level: 'skipped',
       ...single,
-      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${unsupported[0]?.sample.outliers.reason ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
+      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
     });
   }
   const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
@@ -414,7 +398,7 @@ async function listDatabase(
 }
 
 function emptySample(requested: number): SampleSnapshot {
-  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], id: null, fields: {}, timeSource: null, dynamicKeys: [], outliers: { status: 'skipped', reason: 'nothing was sampled', docs: [] } };
+  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [] };
 }
 
 export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
@@ -437,6 +421,35 @@ export function validatorOf(options: Doc): CollectionSnapshot['validator'] {
   return out;
 }
 
+/** What the core read of one collection hands on: the snapshot, and what its collectors read in process. */
+interface CollectionRead {
+  snap: CollectionSnapshot;
+  rawDocs: Doc[];
+  ids: unknown[];
+  naturalIds: unknown[] | null;
+  collStatsError: string | null;
+}
+
+/** Where one collection's reads go, and what they may cost. */
+interface CollectionScope {
+  adapter: Adapter;
+  server: ServerInfo;
+  opts: CollectOptions;
+  maxTimeMS: number;
+  target: { db: string; collection: string };
+  notes: Note[];
+}
+
+function skippedType(snap: CollectionSnapshot, c: ListedCollection): string | null {
+  if (snap.type === 'view') {
+    return `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead`;
+  }
+  if (snap.type === 'timeseries') {
+    return `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply`;
+  }
+  return null;
+}
+
 async function collectCollection(
   adapter: Adapter,
   server: ServerInfo,
@@ -444,19 +457,14 @@ async function collectCollection(
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
-): Promise<{ snap: CollectionSnapshot; rawDocs: Doc[]; ids: unknown[]; naturalIds: unknown[] | null; collStatsError: string | null }> {
-  let rawDocs: Doc[] = [];
-  let ids: unknown[] = [];
-  let naturalIds: unknown[] | null = null;
-  let collStatsError: string | null = null;
+): Promise<CollectionRead> {
   const db = opts.db;
-  const type = collectionType(c);
   const notes: Note[] = [];
   const target = { db, collection: c.name };
   const snap: CollectionSnapshot = {
     db,
     name: c.name,
-    type,
+    type: collectionType(c),
     capped: c.options.capped === true,
     clustered: c.options.clusteredIndex !== undefined,
     validator: validatorOf(c.options),
@@ -465,161 +473,196 @@ async function collectCollection(
     sample: emptySample(0),
     notes,
   };
-  if (type === 'view') {
-    notes.push({ level: 'skipped', target, message: `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
+  const read: CollectionRead = { snap, rawDocs: [], ids: [], naturalIds: null, collStatsError: null };
+  const skipped = skippedType(snap, c);
+  if (skipped !== null) {
+    notes.push({ level: 'skipped', target, message: skipped });
+    return read;
   }
-  if (type === 'timeseries') {
-    notes.push({ level: 'skipped', target, message: `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
-  }
-
+  const scope: CollectionScope = { adapter, server, opts, maxTimeMS, target, notes };
   // 0. in many-collection databases, a cheap count first: an empty collection needs only its index list
-  if (countFirst) {
-    const empty = await adapter
-      .command(db, { count: c.name, maxTimeMS })
-      .then((r) => num(r.n) === 0)
-      .catch(() => false);
-    if (empty) {
-      snap.stats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
-      try {
-        snap.indexes = (await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS })).map((i) => indexOf(i, {}));
-        snap.stats.nindexes = snap.indexes.length;
-      } catch (err) {
-        notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
-      }
-      notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove} collections)` });
-      return { snap, rawDocs, ids, naturalIds, collStatsError };
-    }
+  if (countFirst && (await readIfEmpty(scope, snap))) return read;
+  // 1. storage stats and count; 2. indexes (their use is the index-usage rule's collector)
+  const stats = await readStats(scope);
+  snap.stats = stats.stats;
+  read.collStatsError = stats.error;
+  snap.indexes = await readIndexes(scope, stats.indexSizes);
+  // 3. the sample
+  if (snap.stats?.count === 0) {
+    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
+    return read;
   }
+  await readProfiledSample(scope, read);
+  return read;
+}
 
-  // 1. storage stats and count
-  let indexSizes: Record<string, number> = {};
+/** The cheap count of many-collection databases: true (and the snapshot filled) when the collection is empty. */
+async function readIfEmpty(scope: CollectionScope, snap: CollectionSnapshot): Promise<boolean> {
+  const { adapter, target, maxTimeMS } = scope;
+  const empty = await adapter
+    .command(target.db, { count: target.collection, maxTimeMS })
+    .then((r) => num(r.n) === 0)
+    .catch(() => false);
+  if (!empty) return false;
+  const zero = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0 };
+  snap.stats = { ...zero, blockCompressor: null };
+  snap.indexes = await readIndexes(scope, {});
+  snap.stats.nindexes = snap.indexes.length;
+  const above = scope.opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove;
+  scope.notes.push({ level: 'info', target, message: `${target.collection} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${above} collections)` });
+  return true;
+}
+
+/** `$collStats`: the collection's statistics and its indexes' sizes; the error's description when it failed. */
+interface StatsRead {
+  stats: CollectionSnapshot['stats'];
+  indexSizes: Record<string, number>;
+  error: string | null;
+}
+
+async function readStats(scope: CollectionScope): Promise<StatsRead> {
+  const { adapter, target, maxTimeMS } = scope;
   try {
-    const rows = await commandCursor(adapter, db, { aggregate: c.name, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS }, { maxTimeMS });
-    snap.stats = collStatsOf(rows);
+    const cmd = { aggregate: target.collection, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS };
+    const rows = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
+    const stats = collStatsOf(rows);
+    let indexSizes: Record<string, number> = {};
     for (const r of rows) {
       const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
       for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
     }
     // An index of a collection with documents never takes 0 bytes: such a figure was not measured, so it stays unknown.
-    if (snap.stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
+    if (stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
+    return { stats, indexSizes, error: null };
   } catch (err) {
-    collStatsError = describeServerError(err);
-    notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
-    indexSizes = {};
+    scope.notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
+    return { stats: null, indexSizes: {}, error: describeServerError(err) };
   }
+}
 
-  // 2. indexes (their use is the index-usage rule's collector)
+async function readIndexes(scope: CollectionScope, indexSizes: Record<string, number>): Promise<IndexSnapshot[]> {
+  const { adapter, target, maxTimeMS } = scope;
   try {
-    const idx = await commandCursor(adapter, db, { listIndexes: c.name, cursor: {}, maxTimeMS }, { maxTimeMS });
-    snap.indexes = idx.map((i) => indexOf(i, indexSizes));
+    const cmd = { listIndexes: target.collection, cursor: {}, maxTimeMS };
+    const idx = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
+    return idx.map((i) => indexOf(i, indexSizes));
   } catch (err) {
-    notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+    scope.notes.push({ level: 'skipped', target, message: `indexes could not be listed: ${describeServerError(err)}` });
+    return [];
   }
+}
 
-  // 3. the sample
-  const count = snap.stats?.count ?? null;
-  if (count === 0) {
-    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
-    return { snap, rawDocs, ids, naturalIds, collStatsError };
-  }
-  const avg = snap.stats?.avgObjSize ?? 0;
+/** How much to sample: the size wanted and the size the byte bound allows, and when to read the collection whole. */
+function samplePlan(opts: CollectOptions, stats: CollectionSnapshot['stats']) {
+  const count = stats?.count ?? null;
+  const avg = stats?.avgObjSize ?? 0;
   const maxBytes = opts.sampleMaxBytes ?? COLLECT_DEFAULTS.sampleMaxBytes;
-  const largeDocBytes = opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes;
   const wanted = opts.sampleSize ?? defaultSampleSize(count ?? 1000);
   const byBytes = avg > 0 ? Math.max(1, Math.floor(maxBytes / avg)) : wanted;
-  const requested = Math.min(wanted, byBytes);
   // A whole read never exceeds the sample's byte bound, nor a fixed sample size the caller chose.
   const whole = {
     count,
-    sizeBytes: snap.stats?.sizeBytes ?? 0,
+    sizeBytes: stats?.sizeBytes ?? 0,
     maxDocs: Math.min(opts.wholeMaxDocs ?? COLLECT_DEFAULTS.wholeMaxDocs, opts.sampleSize ?? Infinity),
     maxBytes: Math.min(opts.wholeMaxBytes ?? COLLECT_DEFAULTS.wholeMaxBytes, maxBytes),
   };
-  const idScanMax = opts.idScanMax ?? COLLECT_DEFAULTS.idScanMax;
-  try {
-    const raw = await readSample(adapter, server, db, c.name, { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed: seedOf(`${db}.${c.name}`), count });
-    if (raw.fallback) notes.push({ level: 'info', target, message: raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead` });
-    if (!raw.complete && requested < wanted) notes.push({ level: 'info', target, message: `sample cut from ${wanted} to ${requested} documents to stay within ${Math.round(maxBytes / 1048576)} MiB` });
-    if (raw.idScan && !raw.idScan.whole) {
-      notes.push({
-        level: 'info',
-        target,
-        message: `the sample was drawn at random from the first ${raw.idScan.read} of ${count ?? 'the'} documents in natural order (the _id scan stops at ${idScanMax}, idScanMax): documents inserted later were not seen`,
-      });
-    }
-    rawDocs = raw.docs;
-    naturalIds = raw.naturalIds;
-    const timeField = opts.timeField ?? detectTimeField(raw.docs);
-    const profiler = new Profiler(timeField, opts.maps);
-    const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
-    const docs = folded.docs;
-    // Documents measured on the server (and the outliers below) name their top-level fields: a document that is a map
-    // itself has data for field names, folded here as the profiler folded the sample's.
-    const folder = new PathFolder(folded.dynamicKeys);
-    // dated as the pulled ones are: the ObjectId's time, or the time field when it is one of the document's dates
-    raw.large.forEach((p, i) => {
-      const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
-      if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
-      else if (timeField !== null && timeField !== '_id') p.createdAt = raw.largeDates[i]?.[timeField] ?? null;
-    });
-    docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
-    const dynamicKeys = withoutMapIndexes(snap, folded.dynamicKeys, folder, notes, target);
-    if (raw.large.length) notes.push({ level: 'info', target, message: `${raw.large.length === 1 ? `1 ${raw.complete ? 'document' : 'sampled document'}` : `${raw.large.length} ${raw.complete ? 'documents' : 'sampled documents'}`} over ${formatBytes(largeDocBytes)} ${raw.large.length === 1 ? 'was' : 'were'} measured on the server (top-level fields only)` });
-    const sampledIds = [...raw.docs.map((d) => d._id), ...raw.largeIds];
-    ids = sampledIds;
-    const searched = await searchOutliers(adapter, server, snap, opts, { maxTimeMS, complete: raw.complete, sampledIds, timeField });
-    const outliers = folder.empty ? searched : { ...searched, docs: searched.docs.map((d) => foldDocProfile(d, folder)) };
-    if (outliers.status === 'skipped' || outliers.status === 'failed') notes.push({ level: 'skipped', target, message: `the largest documents and longest arrays were not searched for beyond the sample: ${outliers.reason ?? ''}; the largest sampled ones are lower bounds` });
-    snap.sample = {
-      method: raw.method,
-      random: raw.random,
-      complete: raw.complete,
-      dynamicKeys,
-      outliers,
-      requested: raw.complete ? docs.length : requested,
-      size: docs.length,
-      docs,
-      id: profileIds(sampledIds),
-      fields: Object.fromEntries(folded.fields),
-      timeSource: timeField,
-    };
-  } catch (err) {
-    notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
-    snap.sample = emptySample(requested);
+  return {
+    count,
+    wanted,
+    requested: Math.min(wanted, byBytes),
+    maxBytes,
+    largeDocBytes: opts.largeDocBytes ?? COLLECT_DEFAULTS.largeDocBytes,
+    whole,
+    idScanMax: opts.idScanMax ?? COLLECT_DEFAULTS.idScanMax,
+  };
+}
+
+type SamplePlan = ReturnType<typeof samplePlan>;
+type RawSample = Awaited<ReturnType<typeof readSample>>;
+
+/** What the sample's read had to settle for: a fallback, a cut, a partial `_id` scan. */
+function sampleNotes(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
+  const { notes, target } = scope;
+  if (raw.fallback) {
+    const message = raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead`;
+    notes.push({ level: 'info', target, message });
   }
-  return { snap, rawDocs, ids, naturalIds, collStatsError };
+  if (!raw.complete && plan.requested < plan.wanted) {
+    notes.push({ level: 'info', target, message: `sample cut from ${plan.wanted} to ${plan.requested} documents to stay within ${Math.round(plan.maxBytes / 1048576)} MiB` });
+  }
+  if (raw.idScan && !raw.idScan.whole) {
+    notes.push({
+      level: 'info',
+      target,
+      message: `the sample was drawn at random from the first ${raw.idScan.read} of ${plan.count ?? 'the'} documents in natural order (the _id scan stops at ${plan.idScanMax}, idScanMax): documents inserted later were not seen`,
+    });
+  }
+}
+
+/** Documents too large to pull, measured on the server instead. */
+function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
+  const large = raw.large.length;
+  if (large === 0) return;
+  const what = `${large === 1 ? '1' : large} ${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const message = `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server (top-level fields only)`;
+  scope.notes.push({ level: 'info', target: scope.target, message });
 }
 
 /**
- * The server-side pass for the largest documents and longest top-level arrays the sample may have missed: not needed
- * when the sample is the whole collection; unsupported without $bsonSize and $size; skipped above the cost bound
- * (outlierMaxDocs, outlierMaxBytes); one aggregate otherwise (1 round trip), whose failure is a status, never a throw.
+ * The census of the sample, folded: the profiler walks every pulled document once, finds the maps, and folds their keys
+ * in every path; documents measured on the server are dated and folded as the pulled ones are.
  */
-async function searchOutliers(
-  adapter: Adapter,
-  server: ServerInfo,
+function profileSample(
+  raw: RawSample,
+  plan: SamplePlan,
+  scope: CollectionScope,
   snap: CollectionSnapshot,
-  opts: CollectOptions,
-  s: { maxTimeMS: number; complete: boolean; sampledIds: unknown[]; timeField: string | null },
-): Promise<OutlierSearch> {
-  if (s.complete) return { status: 'not-needed', reason: null, docs: [] };
-  const caps = server.capabilities;
-  const lacking = (['bsonSize', 'arraySize'] as const).filter((k) => caps[k].supported !== true);
-  if (lacking.length) return { status: 'unsupported', reason: `the server lacks ${lacking.map((k) => `${k === 'bsonSize' ? '$bsonSize' : '$size'} (${caps[k].evidence})`).join(' and ')}`, docs: [] };
-  const count = snap.stats?.count ?? null;
-  const bytes = snap.stats?.sizeBytes ?? 0;
-  const maxDocs = opts.outlierMaxDocs ?? COLLECT_DEFAULTS.outlierMaxDocs;
-  const maxBytes = opts.outlierMaxBytes ?? COLLECT_DEFAULTS.outlierMaxBytes;
-  if (count === null) return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown', docs: [] };
-  if (count > maxDocs) return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs} (outlierMaxDocs)`, docs: [] };
-  if (bytes > maxBytes) return { status: 'skipped', reason: `${Math.round(bytes / 1048576)} MiB of data is above the pass's bound of ${Math.round(maxBytes / 1048576)} MiB (outlierMaxBytes)`, docs: [] };
+): SampleSnapshot {
+  const timeField = scope.opts.timeField ?? detectTimeField(raw.docs);
+  const profiler = new Profiler(timeField, scope.opts.maps);
+  const folded = profiler.finish(raw.docs.map((d) => profiler.profile(d)));
+  const docs = folded.docs;
+  // Documents measured on the server name their top-level fields: a document that is a map itself has data for field
+  // names, folded here as the profiler folded the sample's.
+  const folder = new PathFolder(folded.dynamicKeys);
+  // dated as the pulled ones are: the ObjectId's time, or the time field when it is one of the document's dates
+  raw.large.forEach((p, i) => {
+    const id = raw.largeIds[i] as { _bsontype?: string } | undefined;
+    if (timeField === '_id' && id?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(id) * 1000;
+    else if (timeField !== null && timeField !== '_id') p.createdAt = raw.largeDates[i]?.[timeField] ?? null;
+  });
+  docs.push(...raw.large.map((d) => foldDocProfile(d, folder)));
+  return {
+    method: raw.method,
+    random: raw.random,
+    complete: raw.complete,
+    dynamicKeys: withoutMapIndexes(snap, folded.dynamicKeys, folder, scope.notes, scope.target),
+    requested: raw.complete ? docs.length : plan.requested,
+    size: docs.length,
+    docs,
+    fields: Object.fromEntries(folded.fields),
+    timeSource: timeField,
+  };
+}
+
+/** The sample (or the whole collection), profiled and folded; what the collectors read in process kept in `read`. */
+async function readProfiledSample(scope: CollectionScope, read: CollectionRead): Promise<void> {
+  const { adapter, server, maxTimeMS, target } = scope;
+  const plan = samplePlan(scope.opts, read.snap.stats);
+  const { requested, largeDocBytes, whole, idScanMax, count } = plan;
+  const seed = seedOf(`${target.db}.${target.collection}`);
   try {
-    const docs = await findOutliers(adapter, snap.db, snap.name, { top: opts.outlierTop ?? COLLECT_DEFAULTS.outlierTop, maxTimeMS: s.maxTimeMS, sampledIds: s.sampledIds, timeField: s.timeField });
-    return { status: 'done', reason: null, docs };
+    const how = { requested, maxTimeMS, largeDocBytes, whole, idScanMax, seed, count };
+    const raw = await readSample(adapter, server, target.db, target.collection, how);
+    sampleNotes(raw, plan, scope);
+    read.rawDocs = raw.docs;
+    read.naturalIds = raw.naturalIds;
+    read.ids = [...raw.docs.map((d) => d._id), ...raw.largeIds];
+    read.snap.sample = profileSample(raw, plan, scope, read.snap);
+    largeNote(raw, plan, scope);
   } catch (err) {
-    return { status: 'failed', reason: `the pass failed: ${describeServerError(err)}`, docs: [] };
+    scope.notes.push({ level: 'error', target, message: `the sample could not be read: ${describeServerError(err)}` });
+    read.snap.sample = emptySample(requested);
   }
 }
 

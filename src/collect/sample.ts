@@ -2,7 +2,7 @@ import { commandCursor, readCursor } from '../adapters/cursor';
 import type { Adapter, Doc } from '../adapters/types';
 import { formatBytes } from '../core/format';
 import { prng } from '../core/stats';
-import type { DocProfile, OutlierSearch, SampleMethod, ServerInfo } from '../core/types';
+import type { DocProfile, SampleMethod, ServerInfo } from '../core/types';
 import { ELEMENT_KIND } from '../core/types';
 import { redactServerText } from '../lib/redact';
 import { indexKeyBytes, isDate, objectIdSeconds } from './bson-size';
@@ -416,5 +416,3 @@ function reduceLarge(r: Doc): DocProfile {
     largestFields: fields.slice(0, 3),
   };
 }
-
-export type { OutlierSearch };

@@ -4,7 +4,7 @@ import type { AnyCollector, CollectorScope } from './collector';
 import { UserError } from './errors';
 import { formatBytes } from './format';
 import { MAX_NESTING, MAX_SNAPSHOT_BYTES, readTextBounded, shortPath, TooLarge, tooDeep } from './input-limits';
-import { type CapabilityName, type IdType, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
+import { type CapabilityName, type Snapshot, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './types';
 
 /*
  * The snapshot file: what `collect` writes and `analyze`/`lint`/`audit` read. The core schema checks every core field
@@ -102,7 +102,8 @@ const arrayProfile = {
   properties: { path: str, occurrences: nonNegInt, maxLength: nonNegInt, totalLength: nonNegInt, bytes: num, elementBytes: num, kinds: nonNegInt },
 } as const;
 
-const docProfile = {
+/** A sampled document's profile: also the items of the outlier collector's `docs` (src/collect/outliers.ts). */
+export const DOC_PROFILE_SCHEMA = {
   type: 'object',
   required: ['bytes', 'createdAt', 'measuredOnServer', 'arrays', 'largestFields'],
   properties: {
@@ -114,43 +115,16 @@ const docProfile = {
   },
 } as const;
 
-const ID_TYPES = [
-  'objectId',
-  'uuid',
-  'binary',
-  'string',
-  'int',
-  'long',
-  'double',
-  'decimal',
-  'date',
-  'object',
-  'other',
-] as const satisfies readonly IdType[];
-
-const idProfile = {
-  type: ['object', 'null'],
-  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
-  properties: {
-    types: { type: 'object', additionalProperties: num, propertyNames: { enum: ID_TYPES } },
-    uuidVersions: { type: 'object', additionalProperties: num },
-    uuidStrings: nonNegInt,
-    sizeBytes: { type: 'object', required: ['p50', 'max', 'mean'], properties: { p50: num, max: num, mean: num } },
-    leadingByteEntropy: { type: 'array', items: num },
-  },
-} as const;
-
 const sample = {
   type: 'object',
-  required: ['method', 'random', 'complete', 'requested', 'size', 'docs', 'id', 'fields', 'timeSource', 'dynamicKeys', 'outliers'],
+  required: ['method', 'random', 'complete', 'requested', 'size', 'docs', 'fields', 'timeSource', 'dynamicKeys'],
   properties: {
     method: { enum: ['$sample', 'whole', 'random-ids', 'natural-order', 'none'] },
     random: { type: 'boolean' },
     complete: { type: 'boolean' },
     requested: nonNegInt,
     size: nonNegInt,
-    docs: { type: 'array', items: docProfile },
-    id: idProfile,
+    docs: { type: 'array', items: DOC_PROFILE_SCHEMA },
     fields: {
       type: 'object',
       additionalProperties: {
@@ -177,15 +151,6 @@ const sample = {
           keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
           valueTypes: { type: 'object', additionalProperties: num },
         },
-      },
-    },
-    outliers: {
-      type: 'object',
-      required: ['status', 'reason', 'docs'],
-      properties: {
-        status: { enum: ['done', 'not-needed', 'skipped', 'unsupported', 'failed'] },
-        reason: { type: ['string', 'null'] },
-        docs: { type: 'array', items: docProfile },
       },
     },
   },

@@ -114,20 +114,6 @@ export type IdType =
   | 'object'
   | 'other';
 
-export interface IdProfile {
-  types: Partial<Record<IdType, number>>;
-  /** For UUIDs, binary or canonical strings alike: count per version (4 random, 7 time-ordered). */
-  uuidVersions: Record<string, number>;
-  /**
-   * String _ids in the canonical UUID form (36 characters, 8-4-4-4-12 hex, with a version and the RFC 9562 variant);
-   * their `leadingByteEntropy` is measured on the 16 bytes they spell. Absent in snapshots taken before it was counted.
-   */
-  uuidStrings?: number;
-  sizeBytes: { p50: number; max: number; mean: number };
-  /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
-  leadingByteEntropy: number[];
-}
-
 export interface FieldProfile {
   /** Documents (or array elements, for paths under arrays) in which the path is present. */
   present: number;
@@ -155,17 +141,14 @@ export interface SampleSnapshot {
   complete: boolean;
   requested: number;
   size: number;
-  /** The sample's documents (never the outliers below: shares and medians are over these). */
+  /** The sample's documents (never those of the outlier pass, src/collect/outliers.ts: shares and medians are over these). */
   docs: DocProfile[];
-  id: IdProfile | null;
   /** The field/type census of the sample; keys of objects used as maps are folded to `<path>.<key>` (DYNAMIC_KEY). */
   fields: Record<string, FieldProfile>;
   /** Where document creation times came from: `_id` (ObjectId timestamp) or a date field's path. */
   timeSource: string | null;
   /** Objects used as maps (keys that are data): found in the sample and folded in every path of this snapshot. */
   dynamicKeys: DynamicKeyProfile[];
-  /** The server-side pass for the largest documents and longest arrays the sample may have missed. */
-  outliers: OutlierSearch;
 }
 
 /** The placeholder that stands for every key of an object used as a map: `itemsBySku.<key>.qty`. */
@@ -199,18 +182,6 @@ export interface DynamicKeyProfile {
   valueTypes: Record<string, number>;
   /** Indexes on one key of the map each (`{"itemsBySku.SKU-1": 1}`): left out of the snapshot, counted here. */
   indexesOnKeys?: number;
-}
-
-export interface OutlierSearch {
-  /**
-   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is the
-   * whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
-   * `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but `done`/`not-needed`.
-   */
-  status: 'done' | 'not-needed' | 'skipped' | 'unsupported' | 'failed';
-  reason: string | null;
-  /** The largest documents and the documents with the longest arrays, reduced on the server to top-level shapes. */
-  docs: DocProfile[];
 }
 
 export interface CollectionSnapshot {
@@ -279,8 +250,12 @@ export interface Target {
 }
 
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
-/** 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields). */
-export const SNAPSHOT_VERSION = 3;
+/**
+ * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields).
+ * 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`), and the outlier pass
+ * `sample.outliers` for the shared collector `data.outliers` (src/collect/outliers.ts).
+ */
+export const SNAPSHOT_VERSION = 4;
 
 /** One collector of the run: which ran, at which version, and what it could not read. */
 export interface CollectorRun {

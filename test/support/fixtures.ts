@@ -1,6 +1,6 @@
 import { rules } from '../../rules';
 import { type AnyCollector, type Collector, type CollectorScope, collectorsOf } from '../../src/core/collector';
-import type { Capability, CapabilityName, CheckResult, CollectionSnapshot, DatabaseSnapshot, DocProfile, Finding, OutlierSearch, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
+import type { Capability, CapabilityName, CheckResult, CollectionSnapshot, DatabaseSnapshot, DocProfile, Finding, SampleSnapshot, ServerInfo, Snapshot } from '../../src/core/types';
 
 /*
  * Snapshot fixtures for rule tests. Each builds what `collect` would write: the rule tester checks every case's
@@ -16,7 +16,7 @@ export function snapshotOf(collections: CollectionSnapshot[], over: Partial<Snap
   ) as Record<CapabilityName, Capability>;
   return {
     format: 'mongo-advisor-snapshot',
-    version: 3,
+    version: 4,
     collectedAt: '2026-11-01T00:00:00.000Z',
     source: 'mongodb://fixture/',
     server: { version: '7.0.12', versionArray: [7, 0, 12, 0], flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'standalone', capabilities: caps, cacheBytes: 8 * 1024 ** 3 },
@@ -73,12 +73,9 @@ export function unsupported(evidence: string): Capability {
   return { supported: false, evidence };
 }
 
-/** The outlier pass as a fixture leaves it: done, nothing found beyond the sample. */
-export const NO_OUTLIERS: OutlierSearch = { status: 'done', reason: null, docs: [] };
-
 /** A random `$sample` of these document profiles, as collect writes it; override the rest. */
 export function sampleOf(docs: DocProfile[], over: Partial<SampleSnapshot> = {}): SampleSnapshot {
-  return { method: '$sample', random: true, complete: false, requested: docs.length, size: docs.length, docs, id: null, fields: {}, timeSource: null, dynamicKeys: [], outliers: NO_OUTLIERS, ...over };
+  return { method: '$sample', random: true, complete: false, requested: docs.length, size: docs.length, docs, fields: {}, timeSource: null, dynamicKeys: [], ...over };
 }
 
 /** A regular collection with an _id index and no documents sampled; override what the case needs. */
@@ -92,7 +89,7 @@ export function collectionOf(name: string, over: Partial<CollectionSnapshot> = {
     validator: { present: false },
     stats: { count: 1000, sizeBytes: 1_000_000, avgObjSize: 1000, storageSizeBytes: 400_000, totalIndexSizeBytes: 40_000, nindexes: 1, blockCompressor: 'snappy' },
     indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: 40_000 }],
-    sample: { method: '$sample', random: true, complete: false, requested: 40, size: 0, docs: [], id: null, fields: {}, timeSource: null, dynamicKeys: [], outliers: NO_OUTLIERS },
+    sample: { method: '$sample', random: true, complete: false, requested: 40, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [] },
     notes: [],
     ...over,
   };
