@@ -1,5 +1,15 @@
 import type { AnyCollector } from './collector';
-import type { CapabilityName, CollectionSnapshot, Confirmation, Finding, Gap, Recommendation, Severity, Snapshot, Target } from './types';
+import type {
+  CapabilityName,
+  CollectionSnapshot,
+  Confirmation,
+  Finding,
+  Gap,
+  Recommendation,
+  Severity,
+  Snapshot,
+  Target,
+} from './types';
 
 /** One option: a JSON Schema property with the default and a description citing where the default comes from. */
 export type OptionSchema = (
@@ -29,15 +39,38 @@ type ValueOf<P> = P extends { type: 'string'; enum: readonly (infer E)[] }
           : never;
 
 /** The options object a rule receives, derived from its schema (every option has a default, so none is optional). */
-export type OptionsOf<S extends OptionsSchema> = { -readonly [K in keyof S['properties']]: ValueOf<S['properties'][K]> };
+export type OptionsOf<S extends OptionsSchema> = {
+  -readonly [K in keyof S['properties']]: ValueOf<S['properties'][K]>;
+};
 
 /** The `{{name}}` placeholders of a message template, as a union of names. */
-export type Placeholders<T extends string> = T extends `${string}{{${infer P}}}${infer Rest}` ? P | Placeholders<Rest> : never;
+export type Placeholders<T extends string> = T extends `${string}{{${infer P}}}${infer Rest}`
+  ? P | Placeholders<Rest>
+  : never;
 
 export type MessageValue = string | number;
 
+/** The concatenation of a tuple of string literal types. */
+export type Joined<T extends readonly string[]> = T extends readonly [
+  infer H extends string,
+  ...infer R extends readonly string[],
+]
+  ? `${H}${Joined<R>}`
+  : '';
+
+/**
+ * One message template written over several source lines: `sentence('Array {{path}} grows ', 'past {{max}}.')`.
+ * The parts are joined as written (no separator), and the result keeps its literal type, so `report()` still checks
+ * the template's placeholders (a `+` would widen it to `string`).
+ */
+export function sentence<const T extends readonly string[]>(...parts: T): Joined<T> {
+  return parts.join('') as Joined<T>;
+}
+
 /** `data` for a message: exactly its placeholders (none for a template without any). */
-type DataFor<T extends string> = [Placeholders<T>] extends [never] ? { data?: Record<string, never> } : { data: Record<Placeholders<T>, MessageValue> };
+type DataFor<T extends string> = [Placeholders<T>] extends [never]
+  ? { data?: Record<string, never> }
+  : { data: Record<Placeholders<T>, MessageValue> };
 
 interface FindingBase {
   /** Defaults to the rule's severity. */
@@ -63,7 +96,10 @@ export type ReportedFinding = FindingBase & { messageId: string; data?: Record<s
  */
 export type NoteFn = (message: string, target?: Target, level?: 'skipped' | 'info', gap?: Gap) => void;
 
-export interface RuleMeta<M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
+export interface RuleMeta<
+  M extends Record<string, string> = Record<string, string>,
+  S extends OptionsSchema = OptionsSchema,
+> {
   description: string;
   /** The MongoDB manual page behind the rule; the rule's own README is rules/<id>/README.md. */
   docsUrl: string;
@@ -97,7 +133,8 @@ export interface RuleConfirm<O> {
    * the words follow the verdict (src/confirm/verdict.ts `say`); test/confirm-messages.test.ts scans them all.
    */
   messages?: Readonly<Record<string, string>>;
-  /** Which findings the experiment can test; all of the rule's findings when absent. Others get no confirmation line. */
+  /** Which findings the experiment can test; all of the rule's findings when absent. Others get no confirmation line.
+   * */
   appliesTo?: (finding: Finding) => boolean;
   run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;
 }
@@ -110,7 +147,11 @@ export interface AnalyzeInput<O, M extends Record<string, string>> {
   note: NoteFn;
 }
 
-export interface Rule<O = Record<string, unknown>, M extends Record<string, string> = Record<string, string>, S extends OptionsSchema = OptionsSchema> {
+export interface Rule<
+  O = Record<string, unknown>,
+  M extends Record<string, string> = Record<string, string>,
+  S extends OptionsSchema = OptionsSchema,
+> {
   id: string;
   meta: RuleMeta<M, S>;
   /**
@@ -132,7 +173,9 @@ export interface Rule<O = Record<string, unknown>, M extends Record<string, stri
  * option schema, `report()` takes only its message ids, each with exactly the values its template's placeholders
  * name. Write messages and the options schema inline (or `as const`) so their literal types are kept.
  */
-export function defineRule<const M extends Record<string, string>, const S extends OptionsSchema>(rule: Rule<OptionsOf<S>, M, S>): Rule<OptionsOf<S>, M, S> {
+export function defineRule<const M extends Record<string, string>, const S extends OptionsSchema>(
+  rule: Rule<OptionsOf<S>, M, S>,
+): Rule<OptionsOf<S>, M, S> {
   return rule;
 }
 
