@@ -6,7 +6,10 @@ const servers = testServers();
 if (!process.env.MONGO_ADVISOR_TESTS_ANNOUNCED) {
   // vitest loads this file once per project: say it once.
   process.env.MONGO_ADVISOR_TESTS_ANNOUNCED = '1';
-  process.stdout.write(`[mongo-advisor tests] live tests run on: ${servers.join(', ')} (MONGODB_URI or MONGO_ADVISOR_TEST_SERVERS choose)\n`);
+  process.stdout.write(
+    `[mongo-advisor tests] live tests run on: ${servers.join(', ')} (MONGODB_URI or ` +
+      `MONGO_ADVISOR_TEST_SERVERS choose)\n`,
+  );
 }
 
 export default defineConfig({
@@ -20,7 +23,10 @@ export default defineConfig({
     minWorkers: 1,
     reporters: ['default', './test/support/skip-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'unit', include: [...ALL_TEST_FILES], exclude: [...LIVE_TEST_FILES, '**/node_modules/**'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: [...ALL_TEST_FILES], exclude: [...LIVE_TEST_FILES, '**/node_modules/**'] },
+      },
       ...servers.map((name) => ({
         extends: true as const,
         test: { name, include: [...LIVE_TEST_FILES], globalSetup: ['test/global-setup.ts'] },

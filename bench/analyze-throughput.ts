@@ -18,7 +18,13 @@ import { Profiler } from '../src/collect/profile';
 import { outlierSearch } from '../src/collect/outliers';
 import { rules } from '../rules';
 import { indexUsageCollector } from '../rules/index-usage/collect';
-import { idProfile, MAX_NATURAL_IDS, type NaturalOrder, naturalOrder, naturalOrderRanks } from '../rules/id-pattern/collect';
+import {
+  idProfile,
+  MAX_NATURAL_IDS,
+  type NaturalOrder,
+  naturalOrder,
+  naturalOrderRanks,
+} from '../rules/id-pattern/collect';
 import { type IdProfile, profileIds } from '../rules/id-pattern/id-profile';
 import { collectorsOf } from '../src/core/collector';
 import { analyze } from '../src/core/runner';
@@ -32,9 +38,23 @@ function naturalOrderOf(ids: readonly unknown[]): NaturalOrder {
   return { ranks: naturalOrderRanks(ids.slice(0, MAX_NATURAL_IDS)), source: 'natural-scan' };
 }
 
-function snapshotOf(docs: DocProfile[], id: IdProfile, natural: NaturalOrder, fields: Map<string, FieldProfile>): Snapshot {
+function snapshotOf(
+  docs: DocProfile[],
+  id: IdProfile,
+  natural: NaturalOrder,
+  fields: Map<string, FieldProfile>,
+): Snapshot {
   const yes: Capability = { supported: true, evidence: 'bench: every capability assumed, so every rule runs' };
-  const names: CapabilityName[] = ['sample', 'indexStats', 'bsonSize', 'arraySize', 'collStats', 'validators', 'clusteredCollections', 'collMod'];
+  const names: CapabilityName[] = [
+    'sample',
+    'indexStats',
+    'bsonSize',
+    'arraySize',
+    'collStats',
+    'validators',
+    'clusteredCollections',
+    'collMod',
+  ];
   let bytes = 0;
   for (const d of docs) bytes += d.bytes;
   return {
@@ -62,11 +82,36 @@ function snapshotOf(docs: DocProfile[], id: IdProfile, natural: NaturalOrder, fi
             capped: false,
             clustered: false,
             validator: { present: false },
-            stats: { count: docs.length, sizeBytes: bytes, avgObjSize: bytes / docs.length, storageSizeBytes: bytes / 2, totalIndexSizeBytes: docs.length * 20, nindexes: 1, blockCompressor: 'snappy' },
+            stats: {
+              count: docs.length,
+              sizeBytes: bytes,
+              avgObjSize: bytes / docs.length,
+              storageSizeBytes: bytes / 2,
+              totalIndexSizeBytes: docs.length * 20,
+              nindexes: 1,
+              blockCompressor: 'snappy',
+            },
             indexes: [{ name: '_id_', key: { _id: 1 }, sizeBytes: docs.length * 20 }],
-            sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: docs.length, size: docs.length, docs, fields: Object.fromEntries(fields), timeSource: 'createdAt' },
+            sample: {
+              method: '$sample',
+              random: true,
+              complete: false,
+              dynamicKeys: [],
+              requested: docs.length,
+              size: docs.length,
+              docs,
+              fields: Object.fromEntries(fields),
+              timeSource: 'createdAt',
+            },
             notes: [],
-            data: { [naturalOrder.id]: natural, [idProfile.id]: id, [outlierSearch.id]: { status: 'done', reason: null, docs: [] }, [indexUsageCollector.id]: { accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] } } },
+            data: {
+              [naturalOrder.id]: natural,
+              [idProfile.id]: id,
+              [outlierSearch.id]: { status: 'done', reason: null, docs: [] },
+              [indexUsageCollector.id]: {
+                accesses: { _id_: [{ host: 'bench:27017', ops: 1, since: new Date().toISOString() }] },
+              },
+            },
           },
         ],
       },
@@ -122,11 +167,23 @@ async function main(): Promise<void> {
   const { posts, comments, bsonBytes } = samplePosts(n, maxComments);
   console.log(`# analyze-throughput`);
   console.log(machine());
-  console.log(`${n.toLocaleString('en-US')} blog posts, 0-${maxComments} comments each (${comments.toLocaleString('en-US')} comments), mean BSON size ${fmt(bsonBytes / n)} bytes; ${runs} timed runs after ${warmup} warm-up${gc ? ', GC before each timing' : ' (run node with --expose-gc to collect garbage between timings)'}`);
+  console.log(
+    `${n.toLocaleString('en-US')} blog posts, 0-${maxComments} comments each ` +
+      `(${comments.toLocaleString('en-US')} comments), mean BSON size ${fmt(bsonBytes / n)} bytes; ${runs} ` +
+      `timed runs after ${warmup} ` +
+      `warm-up${gc ? ', GC before each timing' : ' (run node with --expose-gc to collect garbage between timings)'}`,
+  );
   console.log(`rules registered: ${rules.map((r) => r.id).join(', ')}`);
 
   const contenders: Contender[] = [
-    { name: 'bare traversal', run: (d) => { let s = 0; for (const p of d) s += traverse(p); return s; } },
+    {
+      name: 'bare traversal',
+      run: (d) => {
+        let s = 0;
+        for (const p of d) s += traverse(p);
+        return s;
+      },
+    },
     { name: 'mongo-advisor (profile + profileIds + analyze)', run: advisor },
     { name: 'mongodb-schema parseSchema (defaults)', run: (d) => parseSchema(d) },
     { name: 'mongodb-schema parseSchema (storeValues: false)', run: (d) => parseSchema(d, { storeValues: false }) },
@@ -173,7 +230,10 @@ function profileAdvisor(posts: readonly Post[], rounds: number, gc: (() => void)
     const t2 = performance.now();
     analyze(snapshotOf(docs, id, natural, folded.fields), {}, rules);
     const t3 = performance.now();
-    process.stderr.write(`advisor run ${round + 1}: ${fmt(t3 - t0)} ms = Profiler.profile and finish ${fmt(t1 - t0)} + profileIds and natural-order ranks ${fmt(t2 - t1)} + analyze ${fmt(t3 - t2)}\n`);
+    process.stderr.write(
+      `advisor run ${round + 1}: ${fmt(t3 - t0)} ms = Profiler.profile and finish ${fmt(t1 - t0)} + ` +
+        `profileIds and natural-order ranks ${fmt(t2 - t1)} + analyze ${fmt(t3 - t2)}\n`,
+    );
     if (round === rounds - 1) {
       const snapshot = snapshotOf(docs, id, natural, folded.fields);
       const each = rules.map((r) => {
@@ -211,13 +271,22 @@ async function timeContenders(
         (cpu[c] as number[]).push((used.user + used.system) / 1000);
       }
     }
-    if (round >= warmup) process.stderr.write(`run ${round - warmup + 1}/${runs}: ${contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt((wall[i] as number[]).at(-1) as number)} ms`).join(', ')}\n`);
+    if (round >= warmup)
+      process.stderr.write(
+        `run ${round - warmup + 1}/${runs}: ${contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt((wall[i] as number[]).at(-1) as number)} ms`).join(', ')}\n`,
+      );
   }
   return { wall, cpu };
 }
 
 /** The table of rates and the advisor / parseSchema ratio against the 10x target. */
-function printComparison(contenders: readonly Contender[], wall: number[][], cpu: number[][], n: number, runs: number): void {
+function printComparison(
+  contenders: readonly Contender[],
+  wall: number[][],
+  cpu: number[][],
+  n: number,
+  runs: number,
+): void {
   const ADVISOR = 1;
   const SCHEMA = 2;
   const rate = (ms: number): number => (n / ms) * 1000;
@@ -227,17 +296,45 @@ function printComparison(contenders: readonly Contender[], wall: number[][], cpu
     const rates = (wall[i] as number[]).map(rate);
     const m = median(rates);
     const cpuRate = median((cpu[i] as number[]).map(rate));
-    return [c.name, fmt(median(wall[i] as number[])), fmt(m), fmt(Math.min(...rates)), fmt(Math.max(...rates)), `${(m / schemaRate).toFixed(1)}x`, fmt(cpuRate), `${(cpuRate / schemaCpuRate).toFixed(1)}x`];
+    return [
+      c.name,
+      fmt(median(wall[i] as number[])),
+      fmt(m),
+      fmt(Math.min(...rates)),
+      fmt(Math.max(...rates)),
+      `${(m / schemaRate).toFixed(1)}x`,
+      fmt(cpuRate),
+      `${(cpuRate / schemaCpuRate).toFixed(1)}x`,
+    ];
   });
   console.log('');
-  console.log(markdownTable(['analysis', 'median ms', 'median docs/s', 'min docs/s', 'max docs/s', 'vs parseSchema', 'docs/s of CPU time', 'vs parseSchema (CPU)'], rows));
+  console.log(
+    markdownTable(
+      [
+        'analysis',
+        'median ms',
+        'median docs/s',
+        'min docs/s',
+        'max docs/s',
+        'vs parseSchema',
+        'docs/s of CPU time',
+        'vs parseSchema (CPU)',
+      ],
+      rows,
+    ),
+  );
   // The ratio within a run (nearest in time, same machine state) is less noisy than the ratio of medians.
-  const ratios = (t: number[][]): number[] => (t[ADVISOR] as number[]).map((a, i) => ((t[SCHEMA] as number[])[i] as number) / a);
+  const ratios = (t: number[][]): number[] =>
+    (t[ADVISOR] as number[]).map((a, i) => ((t[SCHEMA] as number[])[i] as number) / a);
   const perRun = ratios(wall);
   const ratio = median(perRun);
   const cpuRatio = median(ratios(cpu));
   console.log('');
-  console.log(`advisor / parseSchema throughput: ${ratio.toFixed(1)}x wall time (median of ${runs} per-run ratios; range ${Math.min(...perRun).toFixed(1)}x-${Math.max(...perRun).toFixed(1)}x), ${cpuRatio.toFixed(1)}x CPU time. Target: at least 10x. ${ratio >= 10 ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `advisor / parseSchema throughput: ${ratio.toFixed(1)}x wall time (median of ${runs} per-run ratios; ` +
+      `range ${Math.min(...perRun).toFixed(1)}x-${Math.max(...perRun).toFixed(1)}x), ${cpuRatio.toFixed(1)}x ` +
+      `CPU time. Target: at least 10x. ${ratio >= 10 ? 'MET' : 'NOT MET'}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -5,10 +5,19 @@
  *                                [--batch 10000] [--seed-budget-min 10] [--server secantusdb|ferretdb]
  *
  * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else the first of --server
- * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts; the first line printed names it. Round trips are counted twice: by the advisor (Adapter.roundTrips, what the CLI reports)
- * and by the driver's command monitoring (CommandStartedEvent), the honest count of what went on the wire.
+ * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts; the first line printed names it. Round trips are
+ * counted twice: by the advisor (Adapter.roundTrips, what the CLI reports) and by the driver's command monitoring
+ * (CommandStartedEvent), the honest count of what went on the wire.
  */
-import { Long, MongoClient, ObjectId, UUID, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from 'mongodb';
+import {
+  Long,
+  MongoClient,
+  ObjectId,
+  UUID,
+  type CommandFailedEvent,
+  type CommandStartedEvent,
+  type CommandSucceededEvent,
+} from 'mongodb';
 import { performance } from 'node:perf_hooks';
 import type { Adapter, BsonKit, Doc } from '../src/adapters/types';
 import { check } from '../src/index';
@@ -77,7 +86,10 @@ class MonitoredAdapter implements Adapter {
   private readonly cursors = new Map<string, string>();
   private readonly started = new Map<number, Sent>();
 
-  constructor(private readonly client: MongoClient, source: string) {
+  constructor(
+    private readonly client: MongoClient,
+    source: string,
+  ) {
     this.source = source;
     client.on('commandStarted', (ev: CommandStartedEvent) => {
       if (!this.recording) return;
@@ -148,7 +160,12 @@ function tally(sent: readonly Sent[]): string {
   return [...by].map(([l, t]) => `${l}${t.n > 1 ? ` x${t.n}` : ''} ${fmt(t.ms)} ms`).join(', ');
 }
 
-async function seedTo(client: MongoClient, target: number, have: number, opts: { maxComments: number; batch: number }): Promise<number> {
+async function seedTo(
+  client: MongoClient,
+  target: number,
+  have: number,
+  opts: { maxComments: number; batch: number },
+): Promise<number> {
   const coll = client.db(DB).collection(COLL);
   const make = blogPosts({ maxComments: opts.maxComments, seed: 11 });
   for (let from = have; from < target; from += opts.batch) {
@@ -202,7 +219,10 @@ const n = (x: number): string => x.toLocaleString('en-US');
 function parseSizes(v: string): number[] {
   const sizes = v.split(',').map((s) => {
     const x = Number(s.trim().replace(/_/g, '').replace(/k$/i, '000').replace(/m$/i, '000000'));
-    if (!Number.isInteger(x) || x <= 0) throw new Error(`--sizes wants positive integers separated by commas (10000,100000 or 10k,1m), got ${JSON.stringify(s)}`);
+    if (!Number.isInteger(x) || x <= 0)
+      throw new Error(
+        `--sizes wants positive integers separated by commas (10000,100000 or 10k,1m), got ${JSON.stringify(s)}`,
+      );
     return x;
   });
   return sizes.sort((a, b) => a - b);
@@ -228,7 +248,24 @@ function report(results: readonly Measured[], seeding: ReadonlyMap<number, strin
     ];
   });
   console.log('');
-  console.log(markdownTable(['documents', 'seeding', 'sampling', 'sample (method)', 'check wall ms', 'collect ms', 'in commands ms', 'in process ms', 'RT server+db', 'RT per collection', 'RT total'], rows));
+  console.log(
+    markdownTable(
+      [
+        'documents',
+        'seeding',
+        'sampling',
+        'sample (method)',
+        'check wall ms',
+        'collect ms',
+        'in commands ms',
+        'in process ms',
+        'RT server+db',
+        'RT per collection',
+        'RT total',
+      ],
+      rows,
+    ),
+  );
   console.log('');
   for (const m of results) {
     const { fixed, perCollection } = split((m.runs.at(-1) as RunFigures).events);
@@ -243,10 +280,17 @@ function report(results: readonly Measured[], seeding: ReadonlyMap<number, strin
     const first = ms[0] as Measured;
     const last = ms.at(-1) as Measured;
     const ratio = median(last.runs.map((f) => f.wallMs)) / median(first.runs.map((f) => f.wallMs));
-    console.log(`- wall time, ${series === undefined ? 'default sample' : `fixed sample ${n(series)}`}: ${n(last.size)} vs ${n(first.size)} documents ${ratio.toFixed(2)}x (target: within 1.5x) ${ratio <= 1.5 ? 'MET' : 'NOT MET'}`);
+    console.log(
+      `- wall time, ${series === undefined ? 'default sample' : `fixed sample ${n(series)}`}: ${n(last.size)} ` +
+        `vs ${n(first.size)} documents ${ratio.toFixed(2)}x (target: within ` +
+        `1.5x) ${ratio <= 1.5 ? 'MET' : 'NOT MET'}`,
+    );
   }
   const perColl = results.map((m) => split((m.runs.at(-1) as RunFigures).events).perCollection.length);
-  console.log(`- round trips per collection: ${perColl.join(', ')} (target: at most 6) ${perColl.every((x) => x <= 6) ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `- round trips per collection: ${perColl.join(', ')} (target: at most ` +
+      `6) ${perColl.every((x) => x <= 6) ? 'MET' : 'NOT MET'}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -260,10 +304,16 @@ async function main(): Promise<void> {
 
   console.log('# check-scale');
   console.log(machine());
-  const server: RunningServer = await startServer({ order: serverOrder(argv), log: (l) => process.stderr.write(`${l}\n`) });
+  const server: RunningServer = await startServer({
+    order: serverOrder(argv),
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
   console.log(`server: ${server.description}`);
   const seeder = new MongoClient(server.uri, { serverSelectionTimeoutMS: 10_000 });
-  const adapter = new MonitoredAdapter(new MongoClient(server.uri, { monitorCommands: true, serverSelectionTimeoutMS: 10_000, appName: 'mongo-advisor' }), server.description);
+  const adapter = new MonitoredAdapter(
+    new MongoClient(server.uri, { monitorCommands: true, serverSelectionTimeoutMS: 10_000, appName: 'mongo-advisor' }),
+    server.description,
+  );
   const results: Measured[] = [];
   const seeding = new Map<number, string>();
   const skipped: string[] = [];
@@ -271,15 +321,22 @@ async function main(): Promise<void> {
     await seeder.connect();
     await seeder.db(DB).dropDatabase();
     console.log(
-      `collection ${DB}.${COLL}: blog posts (title, author, tags, createdAt, views, score, published) with 0-${maxComments} comments each, ` +
-        `inserted with insertMany in batches of ${n(batch)}; per size, ${runs} runs of check (confirm off) with the default sample${fixedSample ? ` and ${runs} with a fixed sample of ${n(fixedSample)}` : ''}; medians reported`,
+      `collection ${DB}.${COLL}: blog posts (title, author, tags, createdAt, views, score, published) with ` +
+        `0-${maxComments} comments each, ` +
+        (`inserted with insertMany in batches of ${n(batch)}; per size, ${runs} runs of check (confirm off) ` +
+          `with the default ` +
+          `sample${fixedSample ? ` and ${runs} with a fixed sample of ${n(fixedSample)}` : ''}; medians ` +
+          `reported`),
     );
     let have = 0;
     let rate = 0; // docs/s of the last seeding step
     for (const size of sizes) {
       if (rate > 0 && ((size - have) / rate) * 1000 > budgetMs) {
         const min = (size - have) / rate / 60;
-        skipped.push(`${n(size)}: seeding ${n(size - have)} more documents would take about ${min.toFixed(0)} min at the ${fmt(rate)} docs/s measured (budget ${budgetMs / 60_000} min, --seed-budget-min)`);
+        skipped.push(
+          `${n(size)}: seeding ${n(size - have)} more documents would take about ${min.toFixed(0)} min at ` +
+            `the ${fmt(rate)} docs/s measured (budget ${budgetMs / 60_000} min, --seed-budget-min)`,
+        );
         continue;
       }
       const added = size - have;
@@ -295,13 +352,20 @@ async function main(): Promise<void> {
         for (let r = 0; r < runs; r++) {
           const f = await oneCheck(adapter, sampling);
           m.runs.push(f);
-          process.stderr.write(`  check ${r + 1}/${runs} (${sampling === undefined ? 'default sample' : `sample ${sampling}`}): ${fmt(f.wallMs)} ms (collect ${fmt(f.collectMs)} ms), ${f.events.length} commands, sample ${f.sampleSize}\n`);
+          process.stderr.write(
+            `  check ${r + 1}/${runs} ` +
+              `(${sampling === undefined ? 'default sample' : `sample ${sampling}`}): ${fmt(f.wallMs)} ms ` +
+              `(collect ${fmt(f.collectMs)} ms), ${f.events.length} commands, sample ${f.sampleSize}\n`,
+          );
         }
         results.push(m);
       }
     }
   } finally {
-    await seeder.db(DB).dropDatabase().catch(() => undefined);
+    await seeder
+      .db(DB)
+      .dropDatabase()
+      .catch(() => undefined);
     await seeder.close().catch(() => undefined);
     await adapter.close().catch(() => undefined);
     await server.stop();

@@ -2,12 +2,15 @@
  * `check --no-confirm` of a database holding many mostly-empty collections (1,000 and 10,000 by default):
  * wall time, round trips (by command), peak memory of this process, snapshot size, and the deployment
  * inventory (the collection-count rule's collector, rules/collection-count/collect.ts): its round trips in the run,
- * its bytes in the snapshot, and its time run again alone. Target: 10,000 collections in under 30 s, memory under 300 MB.
+ * its bytes in the snapshot, and its time run again alone. Target: 10,000 collections in under 30 s, memory under 300
+ * MB.
  *
- *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100] [--probe-only] [--server secantusdb|ferretdb]
+ *   node bench/run.mjs collection-count [--sizes 1000,10000] [--concurrency 4,8] [--with-docs-every 100] [--probe-only]
+ * [--server secantusdb|ferretdb]
  *
  * The server is the embedded one (src/servers/embedded.ts): MONGODB_URI if set, else the first of --server
- * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts. Peak memory is this process's (the advisor's), sampled every 25 ms; the server's is not in it.
+ * (default: mongodb-memory-server, SecantusDB, FerretDB) that starts. Peak memory is this process's (the advisor's),
+ * sampled every 25 ms; the server's is not in it.
  */
 import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { performance } from 'node:perf_hooks';
@@ -34,14 +37,20 @@ class CountingAdapter implements Adapter {
   readonly bson = bson;
   private count = 0;
   tally = new Map<string, { n: number; ms: number }>();
-  constructor(private readonly client: MongoClient, readonly source: string) {}
+  constructor(
+    private readonly client: MongoClient,
+    readonly source: string,
+  ) {}
   get roundTrips(): number {
     return this.count;
   }
   async command(db: string, cmd: Doc): Promise<Doc> {
     this.count++;
     const name = Object.keys(cmd)[0] ?? '?';
-    const label = name === 'aggregate' ? `aggregate ${Object.keys(((cmd.pipeline as Doc[] | undefined) ?? [])[0] ?? {})[0] ?? ''}` : name;
+    const label =
+      name === 'aggregate'
+        ? `aggregate ${Object.keys(((cmd.pipeline as Doc[] | undefined) ?? [])[0] ?? {})[0] ?? ''}`
+        : name;
     const t0 = performance.now();
     try {
       return await this.client.db(db).command(cmd);
@@ -75,7 +84,8 @@ async function peakMemory<T>(work: () => Promise<T>): Promise<{ value: T; rss: n
   }
 }
 
-/** Grows the database to `target` collections named tenant_<i>, each with one secondary index; every `docsEvery`-th gets 5 documents. */
+/** Grows the database to `target` collections named tenant_<i>, each with one secondary index; every `docsEvery`-th
+ * gets 5 documents. */
 async function seed(client: MongoClient, target: number, docsEvery: number): Promise<void> {
   const db = client.db(DB);
   const have = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
@@ -87,8 +97,15 @@ async function seed(client: MongoClient, target: number, docsEvery: number): Pro
     const name = `tenant_${i}`;
     await db.createCollection(name);
     await db.collection(name).createIndex({ userId: 1, createdAt: -1 });
-    if (i % docsEvery === 0) await db.collection(name).insertMany(Array.from({ length: 5 }, (_, k) => ({ userId: k, createdAt: new Date(), note: `n${k}` })));
-    if (++done % 1000 === 0) process.stderr.write(`  seeded ${done.toLocaleString('en-US')} of ${todo.length.toLocaleString('en-US')} collections (${fmt((performance.now() - t0) / 1000)} s)\n`);
+    if (i % docsEvery === 0)
+      await db
+        .collection(name)
+        .insertMany(Array.from({ length: 5 }, (_, k) => ({ userId: k, createdAt: new Date(), note: `n${k}` })));
+    if (++done % 1000 === 0)
+      process.stderr.write(
+        `  seeded ${done.toLocaleString('en-US')} of ${todo.length.toLocaleString('en-US')} collections ` +
+          `(${fmt((performance.now() - t0) / 1000)} s)\n`,
+      );
   });
 }
 
@@ -99,14 +116,19 @@ async function seed(client: MongoClient, target: number, docsEvery: number): Pro
  */
 async function probeCommands(client: MongoClient, size: number, probes: number): Promise<string> {
   const db = client.db(DB);
-  const names = Array.from({ length: Math.min(probes, size) }, (_, i) => `tenant_${Math.floor((i * size) / Math.min(probes, size))}`);
+  const names = Array.from(
+    { length: Math.min(probes, size) },
+    (_, i) => `tenant_${Math.floor((i * size) / Math.min(probes, size))}`,
+  );
   const timeIt = async (label: string, run: (name: string) => Promise<unknown>): Promise<string> => {
     const t0 = performance.now();
     for (const n of names) await run(n);
     return `${label} ${fmt((performance.now() - t0) / names.length, 2)} ms`;
   };
   const parts = [
-    await timeIt('$collStats storageStats+count', (n) => db.command({ aggregate: n, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {} })),
+    await timeIt('$collStats storageStats+count', (n) =>
+      db.command({ aggregate: n, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {} }),
+    ),
     await timeIt('listIndexes', (n) => db.command({ listIndexes: n })),
     await timeIt('count (no filter)', (n) => db.command({ count: n })),
   ];
@@ -157,7 +179,10 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await client.db(DB).dropDatabase().catch(() => undefined);
+    await client
+      .db(DB)
+      .dropDatabase()
+      .catch(() => undefined);
     await client.close();
     await server.stop();
   }
@@ -171,7 +196,11 @@ async function measureCheck(uri: string, size: number, concurrency: number): Pro
   let snapshot: Snapshot | undefined;
   let collected = 0;
   const t0 = performance.now();
-  const { value: result, rss, heap } = await peakMemory(() =>
+  const {
+    value: result,
+    rss,
+    heap,
+  } = await peakMemory(() =>
     check(adapter, {
       db: DB,
       confirm: false,
@@ -184,17 +213,32 @@ async function measureCheck(uri: string, size: number, concurrency: number): Pro
   );
   const wall = performance.now() - t0;
   const roundTrips = adapter.roundTrips;
-  const top = [...adapter.tally].sort((a, b) => b[1].ms - a[1].ms).slice(0, 4).map(([l, t]) => `${l} x${t.n.toLocaleString('en-US')} ${fmt(t.ms / 1000)} s`).join('; ');
+  const top = [...adapter.tally]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, 4)
+    .map(([l, t]) => `${l} x${t.n.toLocaleString('en-US')} ${fmt(t.ms / 1000)} s`)
+    .join('; ');
   // The inventory alone, on the snapshot just taken (it reads the same server state again). Alone it has no
   // listCollections of the checked database from the core, so it sends one more than in the run.
   const taken = snapshot as Snapshot;
   const before = adapter.roundTrips;
   const i0 = performance.now();
-  await inventory.collect({ adapter, server: taken.server, maxTimeMS: 10_000, serverStatus: null, note: () => undefined, run: new Map(), databases: taken.databases, databaseNames: null, listed: {} });
+  await inventory.collect({
+    adapter,
+    server: taken.server,
+    maxTimeMS: 10_000,
+    serverStatus: null,
+    note: () => undefined,
+    run: new Map(),
+    databases: taken.databases,
+    databaseNames: null,
+    listed: {},
+  });
   const inventoryS = (performance.now() - i0) / 1000;
   const inRun = dataOf(inventory, snapshot);
   const byRule = new Map<string, number>();
-  for (const f of result.findings) byRule.set(`${f.ruleId}/${f.messageId}`, (byRule.get(`${f.ruleId}/${f.messageId}`) ?? 0) + 1);
+  for (const f of result.findings)
+    byRule.set(`${f.ruleId}/${f.messageId}`, (byRule.get(`${f.ruleId}/${f.messageId}`) ?? 0) + 1);
   const row: Row = {
     size,
     concurrency,
@@ -208,7 +252,11 @@ async function measureCheck(uri: string, size: number, concurrency: number): Pro
     snapshotKB: Buffer.byteLength(JSON.stringify(snapshot)) / 1024,
     snapshotBytes: Buffer.byteLength(JSON.stringify(snapshot)),
     deploymentBytes: Buffer.byteLength(JSON.stringify(inRun ?? null)),
-    findings: [...byRule].map(([k, v]) => `${k} ${v}`).filter((s) => s.startsWith('collection-count')).join(', ') || 'none',
+    findings:
+      [...byRule]
+        .map(([k, v]) => `${k} ${v}`)
+        .filter((s) => s.startsWith('collection-count'))
+        .join(', ') || 'none',
     top,
   };
   await adapter.close();
@@ -217,7 +265,11 @@ async function measureCheck(uri: string, size: number, concurrency: number): Pro
 
 function printRow(r: Row): void {
   console.log(
-    `${r.size.toLocaleString('en-US')} collections, concurrency ${r.concurrency}: wall ${fmt(r.wallS)} s (collect ${fmt(r.collectS)} s), ${r.roundTrips.toLocaleString('en-US')} round trips, peak RSS ${fmt(r.rssMB)} MB, heap ${fmt(r.heapMB)} MB; inventory ${r.inventoryRoundTrips} round trips in the run, ${fmt(r.inventoryS)} s alone; snapshot ${r.snapshotBytes.toLocaleString('en-US')} B of which the inventory ${r.deploymentBytes.toLocaleString('en-US')} B; ${r.findings}`,
+    `${r.size.toLocaleString('en-US')} collections, concurrency ${r.concurrency}: wall ${fmt(r.wallS)} s ` +
+      `(collect ${fmt(r.collectS)} s), ${r.roundTrips.toLocaleString('en-US')} round trips, peak ` +
+      `RSS ${fmt(r.rssMB)} MB, heap ${fmt(r.heapMB)} MB; inventory ${r.inventoryRoundTrips} round trips in the ` +
+      `run, ${fmt(r.inventoryS)} s alone; snapshot ${r.snapshotBytes.toLocaleString('en-US')} B of which the ` +
+      `inventory ${r.deploymentBytes.toLocaleString('en-US')} B; ${r.findings}`,
   );
   console.log(`  slowest commands: ${r.top}`);
 }
@@ -225,8 +277,32 @@ function printRow(r: Row): void {
 function printTable(rows: readonly Row[]): void {
   console.log(
     markdownTable(
-      ['collections', 'concurrency', 'wall s', 'collect s', 'round trips', 'inventory s (alone)', 'inventory round trips (in the run)', 'peak RSS MB', 'peak heap MB', 'snapshot KB', 'inventory B'],
-      rows.map((r) => [r.size.toLocaleString('en-US'), String(r.concurrency), fmt(r.wallS), fmt(r.collectS), r.roundTrips.toLocaleString('en-US'), fmt(r.inventoryS), String(r.inventoryRoundTrips), fmt(r.rssMB), fmt(r.heapMB), fmt(r.snapshotKB), r.deploymentBytes.toLocaleString('en-US')]),
+      [
+        'collections',
+        'concurrency',
+        'wall s',
+        'collect s',
+        'round trips',
+        'inventory s (alone)',
+        'inventory round trips (in the run)',
+        'peak RSS MB',
+        'peak heap MB',
+        'snapshot KB',
+        'inventory B',
+      ],
+      rows.map((r) => [
+        r.size.toLocaleString('en-US'),
+        String(r.concurrency),
+        fmt(r.wallS),
+        fmt(r.collectS),
+        r.roundTrips.toLocaleString('en-US'),
+        fmt(r.inventoryS),
+        String(r.inventoryRoundTrips),
+        fmt(r.rssMB),
+        fmt(r.heapMB),
+        fmt(r.snapshotKB),
+        r.deploymentBytes.toLocaleString('en-US'),
+      ]),
     ),
   );
 }

@@ -8,7 +8,8 @@
  * - each ratio per run as the report prints it, and the factor from the lowest to the highest median over the runs
  *   (the array-growth $push ratio's on its own line: 395x then 888x was a factor of 2.2).
  *
- *   node bench/run.mjs confirm-stability [--runs 5] [--warmup-runs 1] [--server secantusdb|ferretdb|mongodb-memory-server]
+ *   node bench/run.mjs confirm-stability [--runs 5] [--warmup-runs 1] [--server
+ * secantusdb|ferretdb|mongodb-memory-server]
  *     [--scenario demo|shop|tenants] [--json out.json]
  *
  * `--warmup-runs` (default 1): whole runs first, not reported, so every reported run meets the server in the state a
@@ -16,8 +17,8 @@
  * 100,000 entries, and once the oplog is full every write also deletes its oldest entry. Measured on one server at
  * load 10-12: 500-document inserts took 31 ms (fastest of 12) with 23k oplog entries and 89-96 ms once it was full.
  * The first run of a tenants rerun (seeding plus about 90,000 timed writes) filled it: its validator inserts timed a
- * 27-29 ms floor for the arm without the validator, every later run 51-55 ms, and the cost added to both arms pulled the
- * ratio from 1.6x to 1.3-1.4x, so run 1's interval missed the others' while within each run the blocks agreed.
+ * 27-29 ms floor for the arm without the validator, every later run 51-55 ms, and the cost added to both arms pulled
+ * the ratio from 1.6x to 1.3-1.4x, so run 1's interval missed the others' while within each run the blocks agreed.
  *
  * `--scenario` picks what is seeded: the demo's blog (the default) or one of bench/scenarios.ts, shapes other than
  * the blog's, with their own settings.
@@ -67,18 +68,24 @@ function scenarioOf(name: string | undefined): Scenario {
 }
 
 let shownDb = DEMO_DB;
-const keyOf = (f: Finding): string => `${f.ruleId}/${f.messageId} ${f.target.db === shownDb ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
+const keyOf = (f: Finding): string =>
+  `${f.ruleId}/${f.messageId} ${f.target.db === shownDb ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
 
 function ratioText(f: Finding): string {
   const r = f.confirmation?.ratio;
   const claim = f.confirmation?.claim;
   // as the report prints it: no end rounded across the claim's size
   const apart = claim?.kind === 'ratio' ? [claim.size] : [];
-  return r ? `${formatRatioFigure(r, intervalLabel(r.coverage), apart)}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}` : '—';
+  return r
+    ? `${formatRatioFigure(r, intervalLabel(r.coverage), apart)}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}`
+    : '—';
 }
 
 /** Pairs of runs whose intervals overlap, of all pairs in which both runs measured the finding. */
-export function pairwiseOverlap(intervals: readonly ({ low: number; high: number } | null)[]): { overlapping: number; pairs: number } {
+export function pairwiseOverlap(intervals: readonly ({ low: number; high: number } | null)[]): {
+  overlapping: number;
+  pairs: number;
+} {
   let overlapping = 0;
   let pairs = 0;
   for (let i = 0; i < intervals.length; i++) {
@@ -111,10 +118,20 @@ async function runOnce(client: MongoClient, uri: string, scenario: Scenario): Pr
     for (const f of result.findings) {
       const c = f.confirmation;
       if (!c) continue;
-      const trials = c.measurements.filter((m) => m.unit === 'ms').map((m) => m.trials).join('/');
+      const trials = c.measurements
+        .filter((m) => m.unit === 'ms')
+        .map((m) => m.trials)
+        .join('/');
       const r = c.ratio;
-      const interval = r && Number.isFinite(r.low) && Number.isFinite(r.high) ? { median: r.median, low: r.low, high: r.high } : null;
-      seen.set(keyOf(f), { status: c.status, ratio: ratioText(f), interval, trials: trials || '—', seconds: c.durationMs / 1000 });
+      const interval =
+        r && Number.isFinite(r.low) && Number.isFinite(r.high) ? { median: r.median, low: r.low, high: r.high } : null;
+      seen.set(keyOf(f), {
+        status: c.status,
+        ratio: ratioText(f),
+        interval,
+        trials: trials || '—',
+        seconds: c.durationMs / 1000,
+      });
     }
     return seen;
   } finally {
@@ -129,7 +146,10 @@ async function main(): Promise<void> {
   const jsonOut = stringArg(argv, 'json');
   const scenario = scenarioOf(stringArg(argv, 'scenario'));
   shownDb = scenario.db;
-  const server = await startServer({ ...(serverOrder(argv) ? { order: serverOrder(argv) } : {}), log: (l) => process.stderr.write(`${l}\n`) });
+  const server = await startServer({
+    ...(serverOrder(argv) ? { order: serverOrder(argv) } : {}),
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
   const perRun: Map<string, Seen>[] = [];
   const seconds: number[] = [];
   const loads: number[] = [];
@@ -142,16 +162,24 @@ async function main(): Promise<void> {
         const s = (performance.now() - t0) / 1000;
         const load = loadavg()[0] ?? 0;
         if (i < 0) {
-          process.stderr.write(`warm-up run ${i + warmupRuns + 1}/${warmupRuns}: ${s.toFixed(0)} s, not reported, load ${load.toFixed(1)}\n`);
+          process.stderr.write(
+            `warm-up run ${i + warmupRuns + 1}/${warmupRuns}: ${s.toFixed(0)} s, not reported, ` +
+              `load ${load.toFixed(1)}\n`,
+          );
           continue;
         }
         perRun.push(seen);
         seconds.push(s);
         loads.push(load);
-        process.stderr.write(`run ${i + 1}/${runs}: ${s.toFixed(0)} s, ${seen.size} confirmations, load ${load.toFixed(1)}\n`);
+        process.stderr.write(
+          `run ${i + 1}/${runs}: ${s.toFixed(0)} s, ${seen.size} confirmations, load ${load.toFixed(1)}\n`,
+        );
       }
     } finally {
-      await client.db(scenario.db).dropDatabase().catch(() => undefined);
+      await client
+        .db(scenario.db)
+        .dropDatabase()
+        .catch(() => undefined);
       await client.close();
     }
   } finally {
@@ -159,14 +187,37 @@ async function main(): Promise<void> {
   }
 
   const keys = [...new Set(perRun.flatMap((m) => [...m.keys()]))].sort();
-  report(keys, perRun, seconds, `${server.description}; scenario ${scenario.name}; ${warmupRuns} warm-up run${warmupRuns === 1 ? '' : 's'} first`, runs, loads);
+  report(
+    keys,
+    perRun,
+    seconds,
+    `${server.description}; scenario ${scenario.name}; ${warmupRuns} warm-up run${warmupRuns === 1 ? '' : 's'} first`,
+    runs,
+    loads,
+  );
   if (jsonOut) {
-    const overlap = Object.fromEntries(keys.map((k) => [k, pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null))]));
-    writeFileSync(jsonOut, JSON.stringify({ keys, perRun: perRun.map((m) => Object.fromEntries(m)), overlap, seconds, loads, warmupRuns }, null, 2));
+    const overlap = Object.fromEntries(
+      keys.map((k) => [k, pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null))]),
+    );
+    writeFileSync(
+      jsonOut,
+      JSON.stringify(
+        { keys, perRun: perRun.map((m) => Object.fromEntries(m)), overlap, seconds, loads, warmupRuns },
+        null,
+        2,
+      ),
+    );
   }
 }
 
-function report(keys: string[], perRun: Map<string, Seen>[], seconds: number[], server: string, runs: number, loads: number[]): void {
+function report(
+  keys: string[],
+  perRun: Map<string, Seen>[],
+  seconds: number[],
+  server: string,
+  runs: number,
+  loads: number[],
+): void {
   const rows = keys.map((k) => {
     const statuses = perRun.map((m) => m.get(k)?.status ?? 'absent');
     const agree = statuses.every((s) => s === statuses[0]);
@@ -175,7 +226,12 @@ function report(keys: string[], perRun: Map<string, Seen>[], seconds: number[], 
   const overlaps = keys.map((k) => pairwiseOverlap(perRun.map((m) => m.get(k)?.interval ?? null)));
   const overlapRows = keys.map((k, i) => {
     const o = overlaps[i] as { overlapping: number; pairs: number };
-    return [k, o.pairs ? `${o.overlapping} of ${o.pairs}` : '— (no interval)', o.pairs === 0 ? '—' : o.overlapping === o.pairs ? 'yes' : 'NO', spread(perRun.map((m) => m.get(k)?.interval ?? null))];
+    return [
+      k,
+      o.pairs ? `${o.overlapping} of ${o.pairs}` : '— (no interval)',
+      o.pairs === 0 ? '—' : o.overlapping === o.pairs ? 'yes' : 'NO',
+      spread(perRun.map((m) => m.get(k)?.interval ?? null)),
+    ];
   });
   const ratioRows = keys.map((k) => {
     const secs = perRun.map((m) => m.get(k)?.seconds).filter((x): x is number => x !== undefined);
@@ -191,18 +247,31 @@ function report(keys: string[], perRun: Map<string, Seen>[], seconds: number[], 
   console.log();
   console.log(markdownTable(['finding', ...runCols, 'all agree'], rows));
   console.log();
-  console.log(`${rows.filter((r) => r[r.length - 1] === 'yes').length} of ${rows.length} findings have the same verdict in all ${runs} runs.`);
+  console.log(
+    `${rows.filter((r) => r[r.length - 1] === 'yes').length} of ${rows.length} findings have the same ` +
+      `verdict in all ${runs} runs.`,
+  );
   console.log();
   console.log('## Intervals across runs: pairs of runs whose intervals overlap, and the spread of the medians');
   console.log();
   console.log(markdownTable(['finding', 'overlapping pairs', 'all overlap', 'medians, lowest–highest'], overlapRows));
   console.log();
   const measured = overlaps.filter((o) => o.pairs > 0);
-  console.log(`${measured.filter((o) => o.overlapping === o.pairs).length} of ${measured.length} findings with an interval overlap in every pair of runs.`);
+  console.log(
+    `${measured.filter((o) => o.overlapping === o.pairs).length} of ${measured.length} findings with an ` +
+      `interval overlap in every pair of runs.`,
+  );
   const push = keys.filter((k) => k.startsWith('array-growth/'));
-  for (const k of push) console.log(`$push ratio (${k}): ${spread(perRun.map((m) => m.get(k)?.interval ?? null))} from the lowest to the highest median over the runs.`);
+  for (const k of push)
+    console.log(
+      `$push ratio (${k}): ${spread(perRun.map((m) => m.get(k)?.interval ?? null))} from the lowest to the ` +
+        `highest median over the runs.`,
+    );
   console.log();
-  console.log("## Ratio per run as the report prints it, the timed trials of run 1 per measurement, the experiment's median wall time");
+  console.log(
+    "## Ratio per run as the report prints it, the timed trials of run 1 per measurement, the experiment's " +
+      'median wall time',
+  );
   console.log();
   console.log(markdownTable(['finding', ...runCols, 'trials (run 1)', 'median s'], ratioRows));
 }

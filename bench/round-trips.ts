@@ -25,7 +25,9 @@ function run(args: string[], cwd: string): Promise<Record<string, unknown>> {
       try {
         resolve(JSON.parse(stdout) as Record<string, unknown>);
       } catch {
-        reject(new Error(`mongo-advisor ${args.join(' ')} printed no JSON (${err?.message ?? ''}): ${stderr.slice(0, 500)}`));
+        reject(
+          new Error(`mongo-advisor ${args.join(' ')} printed no JSON (${err?.message ?? ''}): ${stderr.slice(0, 500)}`),
+        );
       }
     });
   });
@@ -33,34 +35,102 @@ function run(args: string[], cwd: string): Promise<Record<string, unknown>> {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const server = await startServer({ order: serverOrder(argv) ?? ['secantusdb'], log: (l) => process.stderr.write(`${l}\n`) });
+  const server = await startServer({
+    order: serverOrder(argv) ?? ['secantusdb'],
+    log: (l) => process.stderr.write(`${l}\n`),
+  });
   const dir = mkdtempSync(path.join(tmpdir(), 'mongo-advisor-rt-'));
   try {
     const client = await MongoClient.connect(server.uri);
     for (const db of DBS) {
       await client.db(db).dropDatabase();
-      await client.db(db).collection('posts').insertMany(Array.from({ length: 50 }, (_, i) => ({ i, tags: ['a', 'b'] })));
+      await client
+        .db(db)
+        .collection('posts')
+        .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, tags: ['a', 'b'] })));
       await client.db(db).collection('posts').createIndex({ i: 1 });
     }
-    const listed = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })) as { databases: { name: string }[] };
+    const listed = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })) as {
+      databases: { name: string }[];
+    };
     await client.close();
-    writeFileSync(path.join(dir, 'only.json'), JSON.stringify({ rules: Object.fromEntries(['clustered-trap', 'collection-count', 'compression', 'document-size', 'id-pattern', 'index-usage', 'validator'].map((id) => [id, 'off'])) }));
-    const only = await run(['check', server.uri, '--db', 'rt_a', '--collection', 'posts', '--no-confirm', '--format', 'json', '--config', 'only.json', '-q'], dir);
-    const every = await run(['check', server.uri, '--db', 'rt_a', '--collection', 'posts', '--no-confirm', '--format', 'json', '-q'], dir);
-    const audit1 = await run(['audit', server.uri, '--db', 'rt_a', '--no-confirm', '--format', 'json', '-o', 'a1.json', '-q'], dir).catch(() => JSON.parse(readFileSync(path.join(dir, 'a1.json'), 'utf8')) as Record<string, unknown>);
-    const audit4 = await run(['audit', server.uri, '--db', 'rt_a', 'rt_b', 'rt_c', 'rt_d', '--no-confirm', '--format', 'json', '-o', 'a4.json', '-q'], dir).catch(() => JSON.parse(readFileSync(path.join(dir, 'a4.json'), 'utf8')) as Record<string, unknown>);
-    const rt = (r: Record<string, unknown>): number => Number((r.roundTrips as number | undefined) ?? (r.result as { roundTrips?: number } | undefined)?.roundTrips);
+    writeFileSync(
+      path.join(dir, 'only.json'),
+      JSON.stringify({
+        rules: Object.fromEntries(
+          [
+            'clustered-trap',
+            'collection-count',
+            'compression',
+            'document-size',
+            'id-pattern',
+            'index-usage',
+            'validator',
+          ].map((id) => [id, 'off']),
+        ),
+      }),
+    );
+    const only = await run(
+      [
+        'check',
+        server.uri,
+        '--db',
+        'rt_a',
+        '--collection',
+        'posts',
+        '--no-confirm',
+        '--format',
+        'json',
+        '--config',
+        'only.json',
+        '-q',
+      ],
+      dir,
+    );
+    const every = await run(
+      ['check', server.uri, '--db', 'rt_a', '--collection', 'posts', '--no-confirm', '--format', 'json', '-q'],
+      dir,
+    );
+    const audit1 = await run(
+      ['audit', server.uri, '--db', 'rt_a', '--no-confirm', '--format', 'json', '-o', 'a1.json', '-q'],
+      dir,
+    ).catch(() => JSON.parse(readFileSync(path.join(dir, 'a1.json'), 'utf8')) as Record<string, unknown>);
+    const audit4 = await run(
+      [
+        'audit',
+        server.uri,
+        '--db',
+        'rt_a',
+        'rt_b',
+        'rt_c',
+        'rt_d',
+        '--no-confirm',
+        '--format',
+        'json',
+        '-o',
+        'a4.json',
+        '-q',
+      ],
+      dir,
+    ).catch(() => JSON.parse(readFileSync(path.join(dir, 'a4.json'), 'utf8')) as Record<string, unknown>);
+    const rt = (r: Record<string, unknown>): number =>
+      Number((r.roundTrips as number | undefined) ?? (r.result as { roundTrips?: number } | undefined)?.roundTrips);
     // A deployment-wide note (no database named) must appear once, however many databases the run reads; notes about
     // one database or collection name it, and may read alike for each.
     const deploymentNotes = (r: Record<string, unknown>): number => {
       type N = { message: string; target?: { db?: string } };
-      const notes = ((r.notes as N[] | undefined) ?? (r.result as { notes?: N[] } | undefined)?.notes ?? []).filter((n) => !n.target?.db).map((n) => n.message);
+      const notes = ((r.notes as N[] | undefined) ?? (r.result as { notes?: N[] } | undefined)?.notes ?? [])
+        .filter((n) => !n.target?.db)
+        .map((n) => n.message);
       const counts = new Map<string, number>();
       for (const m of notes) counts.set(m, (counts.get(m) ?? 0) + 1);
       for (const [m, k] of counts) if (k > 1) console.error(`repeated ${k}x: ${m}`);
       return Math.max(0, ...counts.values());
     };
-    console.log(`# round trips (${server.kind}; ${listed.databases.length} databases on the server: ${listed.databases.map((d) => d.name).join(', ')})`);
+    console.log(
+      `# round trips (${server.kind}; ${listed.databases.length} databases on the ` +
+        `server: ${listed.databases.map((d) => d.name).join(', ')})`,
+    );
     console.log(machine());
     console.log(
       markdownTable(

@@ -11,7 +11,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const name = process.argv[2];
 const entry = name ? path.join(root, 'bench', `${name}.ts`) : '';
 if (!name || !/^[a-z0-9-]+$/.test(name) || !existsSync(entry)) {
-  console.error(`usage: node bench/run.mjs <name> [args...], where bench/<name>.ts exists (got ${JSON.stringify(name ?? '')})`);
+  console.error(
+    `usage: node bench/run.mjs <name> [args...], where bench/<name>.ts exists (got ${JSON.stringify(name ?? '')})`,
+  );
   process.exit(2);
 }
 

@@ -50,8 +50,16 @@ const SHOP_CUSTOMERS = 1500;
 const SHOP_ORDERS = 3000;
 const SHOP_PRODUCTS = 2000;
 /** Region codes such as `eu-west-2`: a digit and a separator, the `code` key shape the profiler folds into a map. */
-const REGIONS = ['us-east', 'us-west', 'eu-west', 'eu-central', 'ap-south', 'ap-northeast', 'sa-east', 'ca-central']
-  .flatMap((area) => Array.from({ length: 25 }, (_, n) => `${area}-${n + 1}`));
+const REGIONS = [
+  'us-east',
+  'us-west',
+  'eu-west',
+  'eu-central',
+  'ap-south',
+  'ap-northeast',
+  'sa-east',
+  'ca-central',
+].flatMap((area) => Array.from({ length: 25 }, (_, n) => `${area}-${n + 1}`));
 
 /** customers: string UUID `_id`s with a secondary index (id-pattern: uuidAsString). */
 async function seedCustomers(client: MongoClient, dbName: string, rand: Rand, now: number): Promise<string[]> {
@@ -109,10 +117,12 @@ async function seedProducts(client: MongoClient, dbName: string, rand: Rand): Pr
   const docs = Array.from({ length: SHOP_PRODUCTS }, (_, i) => {
     const n = 3 + Math.floor(rand() * 6);
     const start = Math.floor(rand() * REGIONS.length);
-    const priceByRegion = Object.fromEntries(Array.from({ length: n }, (_, k) => [
-      REGIONS[(start + k * 23) % REGIONS.length] as string,
-      Math.round(rand() * 20000 + 100) / 100,
-    ]));
+    const priceByRegion = Object.fromEntries(
+      Array.from({ length: n }, (_, k) => [
+        REGIONS[(start + k * 23) % REGIONS.length] as string,
+        Math.round(rand() * 20000 + 100) / 100,
+      ]),
+    );
     return { _id: new ObjectId(), sku: `SKU-${String(i).padStart(5, '0')}`, name: `Product ${i}`, priceByRegion };
   });
   await client.db(dbName).collection('products').insertMany(docs);
@@ -142,13 +152,15 @@ async function seedTenantCollections(client: MongoClient, dbName: string, rand: 
   const db = client.db(dbName);
   for (let t = 1; t <= TENANTS; t++) {
     const coll = db.collection(`org_${String(t).padStart(3, '0')}_invoices`);
-    await coll.insertMany(Array.from({ length: TENANT_DOCS }, (_, i) => ({
-      number: `INV-${t}-${i}`,
-      customerRef: Math.floor(rand() * 50),
-      issuedAt: new Date(now - i * DAY),
-      amount: Math.round(rand() * 50000) / 100,
-      paid: rand() < 0.7,
-    })));
+    await coll.insertMany(
+      Array.from({ length: TENANT_DOCS }, (_, i) => ({
+        number: `INV-${t}-${i}`,
+        customerRef: Math.floor(rand() * 50),
+        issuedAt: new Date(now - i * DAY),
+        amount: Math.round(rand() * 50000) / 100,
+        paid: rand() < 0.7,
+      })),
+    );
     await coll.createIndex({ customerRef: 1, issuedAt: -1 });
   }
 }
@@ -190,7 +202,8 @@ async function seedMeterReadings(client: MongoClient, dbName: string, rand: Rand
   // small clustered documents.
   const schema = { bsonType: 'object', required: ['meter', 'kwh'] };
   const clustered = { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'meter readings clustered key' } };
-  await db.createCollection('meter_readings', { ...clustered, ...enforced(schema) })
+  await db
+    .createCollection('meter_readings', { ...clustered, ...enforced(schema) })
     .catch(() => db.createCollection('meter_readings', enforced(schema)));
   const docs = Array.from({ length: METER_READINGS }, (_, i) => {
     const at = now - (METER_READINGS - i) * 60_000;

@@ -62,23 +62,29 @@ const conn = (): string => `conn${rnd(99999)}`;
 
 /** Noise lines in the form mongod writes them (ids and attributes of mongod's own messages). */
 const NOISE: (() => string)[] = [
-  () => `${head('NETWORK', 22943, 'listener')}"msg":"Connection accepted","attr":{"remote":${remote()},` +
+  () =>
+    `${head('NETWORK', 22943, 'listener')}"msg":"Connection accepted","attr":{"remote":${remote()},` +
     `"uuid":${uuid()},"connectionId":${rnd(99999)},"connectionCount":${rnd(500)}}}`,
-  () => `${head('NETWORK', 22944, conn())}"msg":"Connection ended","attr":{"remote":${remote()},` +
+  () =>
+    `${head('NETWORK', 22944, conn())}"msg":"Connection ended","attr":{"remote":${remote()},` +
     `"uuid":${uuid()},"connectionId":${rnd(99999)},"connectionCount":${rnd(500)}}}`,
-  () => `${head('NETWORK', 51800, conn())}"msg":"client metadata","attr":{"remote":${remote()},` +
+  () =>
+    `${head('NETWORK', 51800, conn())}"msg":"client metadata","attr":{"remote":${remote()},` +
     `"client":"${conn()}","negotiatedCompressors":[],"doc":{"application":{"name":"orders-api"},` +
     `"driver":{"name":"nodejs","version":"6.9.0"},"platform":"Node.js v20.11.0, LE",` +
     `"os":{"name":"linux","architecture":"x64","version":"6.1.0","type":"Linux"}}}}`,
-  () => `${head('STORAGE', 22430, 'Checkpointer')}"msg":"WiredTiger message","attr":{"message":` +
+  () =>
+    `${head('STORAGE', 22430, 'Checkpointer')}"msg":"WiredTiger message","attr":{"message":` +
     `{"ts_sec":${1700000000 + rnd(9999999)},"ts_usec":${rnd(999999)},"thread":"${rnd(9999)}:0x7f${hex(10)}",` +
     `"session_name":"WT_SESSION.checkpoint","category":"WT_VERB_CHECKPOINT_PROGRESS","category_id":6,` +
     `"verbose_level":"DEBUG_1","verbose_level_id":1,"msg":"saving checkpoint snapshot min: ${rnd(99999)}, ` +
     `snapshot max: ${rnd(99999)} snapshot count: 0, oldest timestamp: (0, 0) , meta checkpoint timestamp: ` +
     `(0, 0) base write gen: ${rnd(999999)}"}}}`,
-  () => `${head('ACCESS', 20250, conn())}"msg":"Authentication succeeded","attr":{"mechanism":"SCRAM-SHA-256",` +
+  () =>
+    `${head('ACCESS', 20250, conn())}"msg":"Authentication succeeded","attr":{"mechanism":"SCRAM-SHA-256",` +
     `"speculative":true,"principalName":"app","authenticationDatabase":"admin","remote":${remote()},"extraInfo":{}}}`,
-  () => `${head('INDEX', 20345, `IndexBuildsCoordinatorMongod-${rnd(9)}`)}"msg":"Index build: done building",` +
+  () =>
+    `${head('INDEX', 20345, `IndexBuildsCoordinatorMongod-${rnd(9)}`)}"msg":"Index build: done building",` +
     `"attr":{"buildUUID":${uuid()},"namespace":"shop.orders","index":"status_1","ident":"index-${rnd(999)}-` +
     `${hex(12)}","collectionIdent":"collection-${rnd(999)}-${hex(12)}","commitTimestamp":null}}`,
 ];
@@ -93,62 +99,80 @@ const statuses = ['open', 'paid', 'shipped', 'void', 'returned'];
 const oid = (): string => `{"$oid":"${hex(24)}"}`;
 const SHAPES: Shape[] = [
   {
-    ns: 'shop.orders', key: 'find createdAt,status',
-    command: () => `{"find":"orders","filter":{"status":"${pick(statuses)}","createdAt":{"$gte":${when()}}},` +
+    ns: 'shop.orders',
+    key: 'find createdAt,status',
+    command: () =>
+      `{"find":"orders","filter":{"status":"${pick(statuses)}","createdAt":{"$gte":${when()}}},` +
       `"sort":{"createdAt":-1},"limit":${1 + rnd(100)},"$db":"shop"}`,
   },
   {
-    ns: 'shop.orders', key: 'find customerId',
+    ns: 'shop.orders',
+    key: 'find customerId',
     command: () => `{"find":"orders","filter":{"customerId":${oid()}},"$db":"shop"}`,
   },
   {
-    ns: 'app.users', key: 'find email',
+    ns: 'app.users',
+    key: 'find email',
     command: () => `{"find":"users","filter":{"email":"u${rnd(1e6)}@example.com"},"limit":1,"$db":"app"}`,
   },
   {
-    ns: 'app.users', key: 'find age,country',
-    command: () => `{"find":"users","filter":{"age":{"$gt":${rnd(50)},"$lt":${50 + rnd(50)}},` +
+    ns: 'app.users',
+    key: 'find age,country',
+    command: () =>
+      `{"find":"users","filter":{"age":{"$gt":${rnd(50)},"$lt":${50 + rnd(50)}},` +
       `"country":"${pick(['DE', 'FR', 'US', 'JP'])}"},"projection":{"name":1},"$db":"app"}`,
   },
   {
-    ns: 'shop.orders', key: 'aggregate status',
-    command: () => `{"aggregate":"orders","pipeline":[{"$match":{"status":"${pick(statuses)}"}},` +
+    ns: 'shop.orders',
+    key: 'aggregate status',
+    command: () =>
+      `{"aggregate":"orders","pipeline":[{"$match":{"status":"${pick(statuses)}"}},` +
       `{"$group":{"_id":"$customerId","n":{"$sum":1}}}],"cursor":{},"$db":"shop"}`,
   },
   {
-    ns: 'logs.events', key: 'count ts,type',
-    command: () => `{"count":"events","query":{"type":"${pick(['click', 'view', 'buy'])}","ts":{"$gte":${when()}}},` +
+    ns: 'logs.events',
+    key: 'count ts,type',
+    command: () =>
+      `{"count":"events","query":{"type":"${pick(['click', 'view', 'buy'])}","ts":{"$gte":${when()}}},` +
       `"$db":"logs"}`,
   },
   {
-    ns: 'shop.orders', key: 'update _id',
-    command: () => `{"update":"orders","updates":[{"q":{"_id":${oid()}},` +
+    ns: 'shop.orders',
+    key: 'update _id',
+    command: () =>
+      `{"update":"orders","updates":[{"q":{"_id":${oid()}},` +
       `"u":{"$set":{"status":"${pick(statuses)}"}}}],"ordered":true,"$db":"shop"}`,
   },
   {
-    ns: 'app.sessions', key: 'delete expiresAt',
+    ns: 'app.sessions',
+    key: 'delete expiresAt',
     command: () => `{"delete":"sessions","deletes":[{"q":{"expiresAt":{"$lt":${when()}}},"limit":0}],"$db":"app"}`,
   },
   {
-    ns: 'shop.products', key: 'distinct brand',
+    ns: 'shop.products',
+    key: 'distinct brand',
     command: () => `{"distinct":"products","key":"category","query":{"brand":"b${rnd(500)}"},"$db":"shop"}`,
   },
   {
-    ns: 'jobs.queue', key: 'findAndModify priority,state',
-    command: () => `{"findAndModify":"queue","query":{"state":"ready","priority":{"$gte":${rnd(10)}}},` +
+    ns: 'jobs.queue',
+    key: 'findAndModify priority,state',
+    command: () =>
+      `{"findAndModify":"queue","query":{"state":"ready","priority":{"$gte":${rnd(10)}}},` +
       `"update":{"$set":{"state":"running"}},"new":true,"$db":"jobs"}`,
   },
 ];
 
 const hash = (n: number): string => hex(n).toUpperCase();
 function slowLine(shape: Shape, appName: string): string {
-  return `${head('COMMAND', 51803, conn())}"msg":"Slow query","attr":{"type":"command","ns":"${shape.ns}",` +
+  return (
+    `${head('COMMAND', 51803, conn())}"msg":"Slow query","attr":{"type":"command","ns":"${shape.ns}",` +
     `"appName":"${appName}","command":${shape.command()},"planSummary":"COLLSCAN",` +
     `"planningTimeMicros":${rnd(900)},"keysExamined":0,"docsExamined":${rnd(200000)},"cursorExhausted":true,` +
     `"numYields":${rnd(300)},"nreturned":${rnd(100)},"planCacheShapeHash":"${hash(8)}",` +
     `"queryShapeHash":"${hash(64)}","planCacheKey":"${hash(8)}","queryFramework":"classic",` +
     `"reslen":${rnd(90000)},"locks":{"Global":{"acquireCount":{"r":${1 + rnd(300)}}}},"storage":{},` +
-    `"cpuNanos":${rnd(1e9)},"remote":${remote()},"protocol":"op_msg","durationMillis":${100 + rnd(2000)}}}`;
+    `"cpuNanos":${rnd(1e9)},"remote":${remote()},"protocol":"op_msg","durationMillis":${100 + rnd(2000)}}}`
+  );
 }
 
 /** Writes the log; returns what it wrote per shape (the advisor's own lines apart). */
@@ -272,18 +296,39 @@ async function main(): Promise<void> {
       const ok = (t: Timing): string => (sameCounts(t.groups, expectedByKind) ? 'match' : 'DIFFER');
       const ratio = `${(b.seconds / r.seconds).toFixed(2)}x`;
       const cpuRatio = `${(b.cpuSeconds / r.cpuSeconds).toFixed(2)}x`;
-      rows.push([String(i + 1), 'bare', fmt(mb / b.seconds), '1.00x', fmt(mb / b.cpuSeconds), '1.00x',
-        fmt(b.peakRssMB), ok(b)]);
-      rows.push([String(i + 1), 'reader', fmt(mb / r.seconds), ratio, fmt(mb / r.cpuSeconds), cpuRatio,
-        fmt(r.peakRssMB), ok(r)]);
+      rows.push([
+        String(i + 1),
+        'bare',
+        fmt(mb / b.seconds),
+        '1.00x',
+        fmt(mb / b.cpuSeconds),
+        '1.00x',
+        fmt(b.peakRssMB),
+        ok(b),
+      ]);
+      rows.push([
+        String(i + 1),
+        'reader',
+        fmt(mb / r.seconds),
+        ratio,
+        fmt(mb / r.cpuSeconds),
+        cpuRatio,
+        fmt(r.peakRssMB),
+        ok(r),
+      ]);
       if (ok(r) !== 'match') {
         for (const [k, n] of expectedByKind) console.log(`  ${k}: generated ${n}, reader ${r.groups.get(k) ?? 0}`);
       }
     }
     const slow = [...expectedByKind.values()].reduce((a, b) => a + b, 0);
-    const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
-    console.log(`\n${fmt(mb)} MiB, ${slow} slow queries in ${expectedByKind.size} groups, ${expected.own} of the ` +
-      `advisor's own left out; load ${load}\n`);
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
+    console.log(
+      `\n${fmt(mb)} MiB, ${slow} slow queries in ${expectedByKind.size} groups, ${expected.own} of the ` +
+        `advisor's own left out; load ${load}\n`,
+    );
     const header = ['run', 'loop', 'MiB/s', 'vs bare', 'MiB/CPU-s', 'vs bare (CPU)', 'peak RSS MiB'];
     header.push('per-group counts');
     console.log(markdownTable(header, rows));

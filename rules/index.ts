@@ -15,4 +15,15 @@ import validator from './validator';
  * src/demo, src/index.ts) import this list and hand it in. test/rules-meta.test.ts keeps it, the folders and their
  * READMEs in step.
  */
-export const rules: readonly AnyRule[] = [arrayGrowth, clusteredTrap, collectionCount, compression, documentSize, dynamicKeys, idPattern, indexUsage, mixedTypes, validator];
+export const rules: readonly AnyRule[] = [
+  arrayGrowth,
+  clusteredTrap,
+  collectionCount,
+  compression,
+  documentSize,
+  dynamicKeys,
+  idPattern,
+  indexUsage,
+  mixedTypes,
+  validator,
+];

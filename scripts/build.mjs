@@ -20,7 +20,13 @@ const common = {
 mkdirSync('dist', { recursive: true });
 await Promise.all([
   // CLI and Node API: dependencies stay in node_modules.
-  build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'dist/cli.cjs', packages: 'external', banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/bin.ts'],
+    outfile: 'dist/cli.cjs',
+    packages: 'external',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.cjs', packages: 'external' }),
   // The demo and its embedded servers, loaded by the CLI only when `demo` runs (never by check, lint or audit).
   build({ ...common, entryPoints: ['src/demo/run.ts'], outfile: 'dist/demo.cjs', packages: 'external' }),
@@ -52,7 +58,11 @@ const schemaBundle = await build({
   ...common,
   stdin: {
     // The snapshot's schema is composed with the built-in rules' collectors (each collector's data under data.<id>).
-    contents: "module.exports = { snapshot: require('./src/core/snapshot-file').snapshotJsonSchema(require('./src/core/collector').collectorsOf(require('./rules').rules)), config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: require('./src/spec/format').SPEC_JSON_SCHEMA };",
+    contents:
+      'module.exports = { snapshot: ' +
+      "require('./src/core/snapshot-file').snapshotJsonSchema(require('./src/core/collector').collectorsOf(require('./rules').rules)), " +
+      "config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: " +
+      "require('./src/spec/format').SPEC_JSON_SCHEMA };",
     resolveDir: '.',
     loader: 'js',
   },
@@ -60,12 +70,23 @@ const schemaBundle = await build({
   write: false,
 });
 const schemaModule = { exports: {} };
-new Function('module', 'exports', 'require', '__filename', '__dirname', schemaBundle.outputFiles[0].text)(schemaModule, schemaModule.exports, createRequire(import.meta.url), fileURLToPath(import.meta.url), path.dirname(fileURLToPath(import.meta.url)));
+new Function('module', 'exports', 'require', '__filename', '__dirname', schemaBundle.outputFiles[0].text)(
+  schemaModule,
+  schemaModule.exports,
+  createRequire(import.meta.url),
+  fileURLToPath(import.meta.url),
+  path.dirname(fileURLToPath(import.meta.url)),
+);
 mkdirSync('dist/schemas', { recursive: true });
-for (const [name, schema] of Object.entries(schemaModule.exports)) writeFileSync(`dist/schemas/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
+for (const [name, schema] of Object.entries(schemaModule.exports))
+  writeFileSync(`dist/schemas/${name}.schema.json`, `${JSON.stringify(schema, null, 2)}\n`);
 
 // Type declarations for Node callers (package.json "types"): tsc over src/index.ts. `--skip-types` (the demo) saves
 // the ~10 s this takes.
 if (!process.argv.includes('--skip-types')) {
-  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'],
+    { stdio: 'inherit' },
+  );
 }

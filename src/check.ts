@@ -19,7 +19,8 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
   settings?: AnalyzeSettings;
   /** Called with the snapshot before analysis (the CLI uses it for --save-snapshot). */
   onSnapshot?: (s: Snapshot) => void;
-  /** The rules to run: the engine names none, so the front door passes the list in (rules/index.ts for the built-in ones). */
+  /** The rules to run: the engine names none, so the front door passes the list in (rules/index.ts for the built-in
+   * ones). */
   rules: readonly AnyRule[];
   /** Your own rules (made with `defineRule`), run beside `rules`; their ids must be new. */
   extraRules?: readonly AnyRule[];
@@ -34,7 +35,8 @@ export interface CheckOptions extends Omit<CollectOptions, 'db'>, Omit<ConfirmOp
 export function rulesWith(rules: readonly AnyRule[], extra: readonly AnyRule[] = []): readonly AnyRule[] {
   const ids = new Set(rules.map((r) => r.id));
   for (const r of extra) {
-    if (ids.has(r.id)) throw new UserError(`A rule with the id "${r.id}" is already registered: give your rule another id.`);
+    if (ids.has(r.id))
+      throw new UserError(`A rule with the id "${r.id}" is already registered: give your rule another id.`);
     ids.add(r.id);
   }
   return extra.length ? [...rules, ...extra] : rules;
@@ -66,7 +68,13 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   return await analyzeAndConfirm(snapshot, adapter, { ...opts, resolved }, started, t0);
 }
 
-export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started = Date.now(), t0 = performance.now()): Promise<CheckResult> {
+export async function analyzeAndConfirm(
+  snapshot: Snapshot,
+  adapter: Adapter | null,
+  opts: CheckOptions,
+  started = Date.now(),
+  t0 = performance.now(),
+): Promise<CheckResult> {
   const resolved = runRules(opts);
   const { findings, notes } = analyze(snapshot, resolved);
   for (const db of snapshot.databases) for (const c of db.collections) notes.push(...c.notes);
@@ -74,11 +82,18 @@ export async function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | n
   let result = findings;
   let confirm: CheckResult['confirm'] = { enabled: false, where: null, cleanedUp: null };
   // Roles that cannot create, fill and drop the scratch database: no experiment is started (one line says why).
-  const blocked = snapshot.privileges?.basis === 'roles' && !opts.scratchAdapter ? snapshot.privileges.skipped.filter((s) => SCRATCH_WRITES.has(s.check)) : [];
+  const blocked =
+    snapshot.privileges?.basis === 'roles' && !opts.scratchAdapter
+      ? snapshot.privileges.skipped.filter((s) => SCRATCH_WRITES.has(s.check))
+      : [];
   if (opts.confirm !== false && adapter && blocked.length > 0) {
     notes.push({
       level: 'skipped',
-      message: `confirmation not started: your roles do not allow writing the scratch database (${blocked.map((b) => b.needs).join('; ')}), so no experiment ran and no finding is confirmed. Give the user a role that grants those actions on every database (docs/roles.md), run with --scratch-uri to a server where it may create and drop a database, or run with --no-confirm`,
+      message:
+        `confirmation not started: your roles do not allow writing the scratch database ` +
+        `(${blocked.map((b) => b.needs).join('; ')}), so no experiment ran and no finding is confirmed. Give ` +
+        `the user a role that grants those actions on every database (docs/roles.md), run with --scratch-uri ` +
+        `to a server where it may create and drop a database, or run with --no-confirm`,
     });
   } else if (opts.confirm !== false && adapter) {
     const run = await confirmFindings(snapshot, findings, adapter, resolved, opts);

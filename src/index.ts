@@ -26,7 +26,13 @@ export function check(adapter: Adapter, opts: CheckOptions): Promise<CheckResult
 }
 
 /** analyze -> confirm over a snapshot already collected, with the built-in rules and your `extraRules`. */
-export function analyzeAndConfirm(snapshot: Snapshot, adapter: Adapter | null, opts: CheckOptions, started?: number, t0?: number): Promise<CheckResult> {
+export function analyzeAndConfirm(
+  snapshot: Snapshot,
+  adapter: Adapter | null,
+  opts: CheckOptions,
+  started?: number,
+  t0?: number,
+): Promise<CheckResult> {
   return engine.analyzeAndConfirm(snapshot, adapter, { ...opts, rules }, started, t0);
 }
 
@@ -77,7 +83,10 @@ export function formatJunit(result: Parameters<typeof junitOf>[0], opts: Partial
  * Reads one database into a snapshot (read-only). Runs the collectors of the built-in rules plus `extraRules` (or of
  * `resolved`, a run's list), or exactly `collectors` when given; each collector reads its rules' resolved options.
  */
-export function collect(adapter: Adapter, opts: CollectOptions & { extraRules?: readonly AnyRule[]; settings?: AnalyzeSettings }): Promise<Snapshot> {
+export function collect(
+  adapter: Adapter,
+  opts: CollectOptions & { extraRules?: readonly AnyRule[]; settings?: AnalyzeSettings },
+): Promise<Snapshot> {
   const { extraRules, settings, ...rest } = opts;
   const given = { ...(extraRules ? { extraRules } : {}), ...(settings ? { settings } : {}) };
   const resolved = rest.resolved ?? runRules(given);
@@ -98,13 +107,39 @@ export {
 } from './core/collector';
 export { serverStatus as serverStatusCollector, type ServerStatusData } from './collect/server-status';
 export type { AnalyzeSettings, ResolvedRule, RuleSetting } from './core/runner';
-export { defineRule, type Rule, type AnyRule, type RuleMeta, type RuleConfirm, type FindingInput, type Report, type NoteFn, type OptionsSchema, type OptionsOf } from './core/rule';
+export {
+  defineRule,
+  type Rule,
+  type AnyRule,
+  type RuleMeta,
+  type RuleConfirm,
+  type FindingInput,
+  type Report,
+  type NoteFn,
+  type OptionsSchema,
+  type OptionsOf,
+} from './core/rule';
 export type { ConfirmContext } from './confirm/context';
 export { DriverAdapter } from './adapters/driver';
 export type { Adapter } from './adapters/types';
-export type { CheckResult, CollectionSnapshot, Confirmation, Finding, Note, Severity, Snapshot, Target } from './core/types';
+export type {
+  CheckResult,
+  CollectionSnapshot,
+  Confirmation,
+  Finding,
+  Note,
+  Severity,
+  Snapshot,
+  Target,
+} from './core/types';
 export { formatText } from './report/text';
 export { formatJson } from './report/json';
 export { formatMarkdown } from './report/markdown';
-export { loadSnapshot, saveSnapshot, parseSnapshot, snapshotJsonSchema, SNAPSHOT_JSON_SCHEMA } from './core/snapshot-file';
+export {
+  loadSnapshot,
+  saveSnapshot,
+  parseSnapshot,
+  snapshotJsonSchema,
+  SNAPSHOT_JSON_SCHEMA,
+} from './core/snapshot-file';
 export { settingsOf } from './core/config';

@@ -14,34 +14,88 @@ import { dropDb, seedBlog } from './support/seed';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.log(`[audit-html] skipping the browser tests: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run does it in CI)`);
+if (!HAS_CHROMIUM)
+  console.log(
+    `[audit-html] skipping the browser tests: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run ` +
+      `does it in CI)`,
+  );
 const DB = 'mongo_advisor_test_audit';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-01T00:00:00Z');
 
 /** A deployment shaped like the demo blog: growing comments, a monotonic and a random _id, sized indexes. */
 function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
-  const postDocs: DocProfile[] = [1, 10, 100, 1000, 10000, 3, 4, 5, 2, 6].map((n, i) => docWithArray('comments', n, 1000, NOW - (400 - i * 40) * DAY));
-  const tagDocs: DocProfile[] = Array.from({ length: 40 }, (_, i) => docWithArray('readings', 50 + i * 30, 16, NOW - (40 - i) * DAY));
+  const postDocs: DocProfile[] = [1, 10, 100, 1000, 10000, 3, 4, 5, 2, 6].map((n, i) =>
+    docWithArray('comments', n, 1000, NOW - (400 - i * 40) * DAY),
+  );
+  const tagDocs: DocProfile[] = Array.from({ length: 40 }, (_, i) =>
+    docWithArray('readings', 50 + i * 30, 16, NOW - (40 - i) * DAY),
+  );
   const n = 300;
   const posts = collectionOf('posts', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 10, size: 10, docs: postDocs, fields: {}, timeSource: '_id' },
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 10,
+      size: 10,
+      docs: postDocs,
+      fields: {},
+      timeSource: '_id',
+    },
     indexes: [
       { name: '_id_', key: { _id: 1 }, sizeBytes: 2_400_000 },
       { name: 'author_1', key: { author: 1 }, sizeBytes: 900_000 },
     ],
   });
   const sessions = collectionOf('sessions', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 300, size: 0, docs: [], fields: {}, timeSource: null },
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 300,
+      size: 0,
+      docs: [],
+      fields: {},
+      timeSource: null,
+    },
     indexes: [
       { name: '_id_', key: { _id: 1 }, sizeBytes: 96_000_000 },
       { name: 'userId_1', key: { userId: 1 }, sizeBytes: 41_000_000 },
     ],
   });
-  const sensors = collectionOf('sensors', { sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 40, size: 40, docs: tagDocs, fields: {}, timeSource: 'createdAt' } });
-  const postIds = { types: { objectId: n }, uuidVersions: {}, sizeBytes: { p50: 12, max: 12, mean: 12 }, leadingByteEntropy: [1, 4, 4, 0.3] };
-  const sessionIds = { types: { uuid: n }, uuidVersions: { '4': n }, sizeBytes: { p50: 16, max: 16, mean: 16 }, leadingByteEntropy: [7.9, 7.9, 7.9, 7.9] };
-  const snapshot = snapshotOf([withData(posts, idProfile, postIds), withData(sessions, idProfile, sessionIds), sensors]);
+  const sensors = collectionOf('sensors', {
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 40,
+      size: 40,
+      docs: tagDocs,
+      fields: {},
+      timeSource: 'createdAt',
+    },
+  });
+  const postIds = {
+    types: { objectId: n },
+    uuidVersions: {},
+    sizeBytes: { p50: 12, max: 12, mean: 12 },
+    leadingByteEntropy: [1, 4, 4, 0.3],
+  };
+  const sessionIds = {
+    types: { uuid: n },
+    uuidVersions: { '4': n },
+    sizeBytes: { p50: 16, max: 16, mean: 16 },
+    leadingByteEntropy: [7.9, 7.9, 7.9, 7.9],
+  };
+  const snapshot = snapshotOf([
+    withData(posts, idProfile, postIds),
+    withData(sessions, idProfile, sessionIds),
+    sensors,
+  ]);
   const findings: Finding[] = [
     {
       ruleId: 'array-growth',
@@ -50,7 +104,11 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       target: { db: 'app', collection: 'posts', path: 'comments' },
       message: 'Array `comments` grows by up to 222 elements per document per day.',
       evidence: { maxLength: 10000 },
-      recommendation: { action: 'reference', reason: 'Each $push rewrites the whole document.', commands: ['db.createCollection("comments")'] },
+      recommendation: {
+        action: 'reference',
+        reason: 'Each $push rewrites the whole document.',
+        commands: ['db.createCollection("comments")'],
+      },
       docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
       confirmation: {
         status: 'supported',
@@ -73,7 +131,14 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       // the _id order chart reads the correlation and the _ids behind it from here
       evidence: { idType: 'UUID v4', monotonicity: -0.021, naturalOrderIds: n, order: 'random' },
       docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
-      confirmation: { status: 'refuted', summary: 'Inserts into a clustered copy were not slower.', ratio: { label: 'clustered / regular insert', median: 0.94, low: 0.81, high: 1.08 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 3000 },
+      confirmation: {
+        status: 'refuted',
+        summary: 'Inserts into a clustered copy were not slower.',
+        ratio: { label: 'clustered / regular insert', median: 0.94, low: 0.81, high: 1.08 },
+        measurements: [],
+        where: 'mongo_advisor_scratch_1a2b',
+        durationMs: 3000,
+      },
     },
     {
       ruleId: 'id-pattern',
@@ -83,7 +148,14 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
       message: '`_id` is ObjectId, monotonic: a clustered collection would store documents in _id order.',
       evidence: { idType: 'ObjectId', monotonicity: 1, naturalOrderIds: n, order: 'monotonic' },
       docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
-      confirmation: { status: 'supported', summary: 'Range scans on _id were faster on a clustered copy.', ratio: { label: 'regular / clustered range scan', median: 1.7, low: 1.4, high: 2.1 }, measurements: [], where: 'mongo_advisor_scratch_1a2b', durationMs: 4000 },
+      confirmation: {
+        status: 'supported',
+        summary: 'Range scans on _id were faster on a clustered copy.',
+        ratio: { label: 'regular / clustered range scan', median: 1.7, low: 1.4, high: 2.1 },
+        measurements: [],
+        where: 'mongo_advisor_scratch_1a2b',
+        durationMs: 4000,
+      },
     },
   ];
   const result: CheckResult = {
@@ -94,7 +166,13 @@ function fixtureReport(): { result: CheckResult; snapshot: Snapshot } {
     server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
     scope: { db: 'app', collections: ['posts', 'sessions', 'sensors'] },
     findings,
-    notes: [{ level: 'skipped', target: { db: 'app', collection: 'sensors' }, message: 'index use could not be read ($indexStats): Unauthorized' }],
+    notes: [
+      {
+        level: 'skipped',
+        target: { db: 'app', collection: 'sensors' },
+        message: 'index use could not be read ($indexStats): Unauthorized',
+      },
+    ],
     roundTrips: 31,
     confirm: { enabled: true, where: 'mongo_advisor_scratch_1a2b', cleanedUp: true },
   };
@@ -143,7 +221,8 @@ describe('HTML report data (pure)', () => {
       { collection: 'app.posts', idType: 'ObjectId', rho: 1, n: 300, order: 'monotonic' },
       { collection: 'app.sessions', idType: 'UUID v4', rho: -0.021, n: 300, order: 'random' },
     ]);
-    // a second finding on the same collection (id-pattern's mixedTypes carries the same evidence) draws no second series
+    // a second finding on the same collection (id-pattern's mixedTypes carries the same evidence) draws no second
+    // series
     const twice = fixtureReport();
     twice.result.findings.push({ ...(twice.result.findings[1] as Finding), messageId: 'mixedTypes', severity: 'warn' });
     expect(chartData(twice).idOrder).toHaveLength(2);
@@ -160,7 +239,8 @@ describe('HTML report data (pure)', () => {
     const comments = chartData(report).arrays.find((a) => a.path === 'comments');
     expect(comments?.buckets).toEqual([0, 7, 1, 0, 1, 1]);
     expect(comments?.growth).toHaveLength(10);
-    for (const c of report.snapshot.databases[0]?.collections ?? []) c.indexes = c.indexes.map((ix) => ({ ...ix, sizeBytes: 0 }));
+    for (const c of report.snapshot.databases[0]?.collections ?? [])
+      c.indexes = c.indexes.map((ix) => ({ ...ix, sizeBytes: 0 }));
     expect(chartData(report).indexes).toMatchObject({ count: 0, totalBytes: 0, top: [] });
     const html = formatHtml(report);
     expect(html).toContain('index sizes (the server reported none)');
@@ -169,9 +249,15 @@ describe('HTML report data (pure)', () => {
 
   it('writes a ticket summary with counts, one line per finding and the measured interval', () => {
     const text = ticketSummary(fixtureReport());
-    expect(text).toMatch(/^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replica set\) on 2026-11-01/);
+    expect(text).toMatch(
+      /^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replica set\) on 2026-11-01/,
+    );
     expect(text).toContain('Findings: 1 error, 0 warnings, 2 info.');
-    expect(text).toContain('1. [error] app.posts › comments (array-growth): Array `comments` grows by up to 222 elements per document per day. Suggested: reference. Measured: supported, push / insert 26x (95% interval 21x–31x).');
+    expect(text).toContain(
+      '1. [error] app.posts › comments (array-growth): Array `comments` grows by up to 222 elements per ' +
+        'document per day. Suggested: reference. Measured: supported, push / insert 26x (95% interval ' +
+        '21x–31x).',
+    );
     expect(text).toContain('Not checked (1):');
   });
 
@@ -197,26 +283,37 @@ describe('HTML report in headless Chromium', () => {
     context = await chromium.launchPersistentContext(join(dir, 'profile'), {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
     await context?.close();
   });
 
-  it.skipIf(!HAS_CHROMIUM)('draws all five charts with no console error and no request, and saves a screenshot', async () => {
-    const file = join(dir, 'fixture.html');
-    writeFileSync(file, formatHtml(fixtureReport()));
-    const shot = join(tmpdir(), 'mongo-advisor-audit-report.png');
-    const page = await openInChromium(context as BrowserContext, file, shot);
-    console.log(`[audit-html] screenshot: ${shot}`);
-    expect(page.errors).toEqual([]);
-    expect(page.external).toEqual([]);
-    expect(page.empties).toEqual([]);
-    expect(page.canvases).toBe(5);
-    expect(page.drawn).toBe(5);
-    expect(readFileSync(shot).length).toBeGreaterThan(50_000);
-  });
+  it.skipIf(!HAS_CHROMIUM)(
+    'draws all five charts with no console error and no request, and saves a screenshot',
+    async () => {
+      const file = join(dir, 'fixture.html');
+      writeFileSync(file, formatHtml(fixtureReport()));
+      const shot = join(tmpdir(), 'mongo-advisor-audit-report.png');
+      const page = await openInChromium(context as BrowserContext, file, shot);
+      console.log(`[audit-html] screenshot: ${shot}`);
+      expect(page.errors).toEqual([]);
+      expect(page.external).toEqual([]);
+      expect(page.empties).toEqual([]);
+      expect(page.canvases).toBe(5);
+      expect(page.drawn).toBe(5);
+      expect(readFileSync(shot).length).toBeGreaterThan(50_000);
+    },
+  );
 
   describe('a live audit of the demo data', () => {
     const uri = inject('mongoUri');
@@ -231,11 +328,17 @@ describe('HTML report in headless Chromium', () => {
       const out = join(dir, 'live.html');
       let stdout = '';
       let stderr = '';
-      const code = await main(['audit', uri, '--db', DB, '--no-confirm', '--out', out], { out: (s) => (stdout += `${s}\n`), err: (s) => (stderr += `${s}\n`), isTTY: false });
+      const code = await main(['audit', uri, '--db', DB, '--no-confirm', '--out', out], {
+        out: (s) => (stdout += `${s}\n`),
+        err: (s) => (stderr += `${s}\n`),
+        isTTY: false,
+      });
       expect(stderr).toMatch(/Wrote the HTML report to/);
       // The blog has warnings and errors: exit 1, as the README's exit-code table says for every command that judges.
       expect(code).toBe(1);
-      expect(stdout).toMatch(/^MongoDB schema audit of .* on \d{4}-\d{2}-\d{2}\nScope: 1 database \(mongo_advisor_test_audit\), 3 collections\. Confirmation on a scratch copy: off\./);
+      expect(stdout).toMatch(
+        /^MongoDB schema audit of .* on \d{4}-\d{2}-\d{2}\nScope: 1 database \(mongo_advisor_test_audit\), 3 collections\. Confirmation on a scratch copy: off\./,
+      );
       const page = await openInChromium(context as BrowserContext, out, join(tmpdir(), 'mongo-advisor-audit-live.png'));
       expect(page.errors).toEqual([]);
       expect(page.external).toEqual([]);
@@ -245,7 +348,8 @@ describe('HTML report in headless Chromium', () => {
       // The demo's collections are far below id-pattern's clustering line (100 MB): no _id order is judged, and the
       // chart says so instead of drawing nothing.
       expect(page.empties).toEqual([
-        'No _id order was judged (no finding measured it: collections too small, clustered, or read without id-pattern).',
+        'No _id order was judged (no finding measured it: collections too small, clustered, or read without ' +
+          'id-pattern).',
         ...(sizes ? [] : ['The server reported no index sizes.']),
         'No experiment ran (confirmation was off, or no finding has one).',
       ]);
@@ -256,7 +360,9 @@ describe('HTML report in headless Chromium', () => {
       const cli = join(__dirname, '..', 'dist', 'cli.cjs');
       if (!existsSync(cli)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
       const out = join(dir, 'built.html');
-      const r = await runProcess(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], { timeoutMs: 120_000 });
+      const r = await runProcess(process.execPath, [cli, 'audit', uri, '--db', DB, '--no-confirm', '--out', out], {
+        timeoutMs: 120_000,
+      });
       expect(r.err).toMatch(/Wrote the HTML report to/);
       expect(r.code).toBe(1);
       const html = readFileSync(out, 'utf8');

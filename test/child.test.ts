@@ -22,7 +22,11 @@ it('a port taken by another process after the pick: the child that could not bin
     // probe has reached the thief (the thief drops a file in the child's folder): the order is fixed, not timed
     args: (port: number, dir: string): string[] => {
       thief = createServer(() => writeFileSync(join(dir, 'probed'), '')).listen(port, '127.0.0.1');
-      return ['-e', `setInterval(() => { if (require('node:fs').existsSync(${JSON.stringify(join(dir, 'probed'))})) process.exit(48); }, 5)`];
+      return [
+        '-e',
+        `setInterval(() => { if (require('node:fs').existsSync(${JSON.stringify(join(dir, 'probed'))})) ` +
+          `process.exit(48); }, 5)`,
+      ];
     },
     ready: 'tcp' as const,
     readyTimeoutMs: 5_000,

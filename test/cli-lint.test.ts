@@ -17,7 +17,11 @@ const DB = 'mongo_advisor_test_cli_lint';
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += `${s}\n`), isTTY: false });
+  const code = await main(args, {
+    out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`),
+    err: (s) => (err += `${s}\n`),
+    isTTY: false,
+  });
   return { code, out, err };
 }
 
@@ -29,12 +33,20 @@ describe('config file (pure)', () => {
   it('is found in a parent directory, or in package.json "mongoAdvisor"', () => {
     const project = join(dir, 'a');
     mkdirSync(join(project, 'deep', 'er'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'x', mongoAdvisor: { rules: { 'id-pattern': 'off' }, failOn: 'warn' } }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'x', mongoAdvisor: { rules: { 'id-pattern': 'off' }, failOn: 'warn' } }),
+    );
     const found = loadConfig({ cwd: join(project, 'deep', 'er'), rules });
     expect(found.file).toBe(`${join(project, 'package.json')}#mongoAdvisor`);
     expect(found.config.failOn).toBe('warn');
-    writeFileSync(join(project, 'deep', '.mongo-advisor.json'), JSON.stringify({ rules: { 'array-growth': { severity: 'info', options: { warnLength: 500 } } } }));
-    expect(loadConfig({ cwd: join(project, 'deep', 'er'), rules }).file).toBe(join(project, 'deep', '.mongo-advisor.json'));
+    writeFileSync(
+      join(project, 'deep', '.mongo-advisor.json'),
+      JSON.stringify({ rules: { 'array-growth': { severity: 'info', options: { warnLength: 500 } } } }),
+    );
+    expect(loadConfig({ cwd: join(project, 'deep', 'er'), rules }).file).toBe(
+      join(project, 'deep', '.mongo-advisor.json'),
+    );
   });
 
   it('names the bad key and the allowed values', () => {
@@ -49,15 +61,29 @@ describe('config file (pure)', () => {
       return 'no error';
     };
     expect(bad({ failOn: 'fatal' })).toMatch(/failOn is "fatal"; allowed values: "info", "warn", "error"/);
-    expect(bad({ rulez: {} })).toMatch(/unknown key "rulez" \(did you mean "rules"\?\); allowed keys: \$schema, rules, failOn/);
+    expect(bad({ rulez: {} })).toMatch(
+      /unknown key "rulez" \(did you mean "rules"\?\); allowed keys: \$schema, rules, failOn/,
+    );
     expect(bad({ qwerty: 1 })).toMatch(/unknown key "qwerty"; allowed keys: \$schema, rules, failOn/);
-    expect(bad({ maps: { minWordKey: 5 } })).toMatch(/unknown key "maps\.minWordKey" \(did you mean "minWordKeys"\?\); allowed keys: minDistinctKeys, minShapedShare, minWordKeys, minKeySpread, maxKeysPerPath/);
+    expect(bad({ maps: { minWordKey: 5 } })).toMatch(
+      /unknown key "maps\.minWordKey" \(did you mean "minWordKeys"\?\); allowed keys: minDistinctKeys, minShapedShare, minWordKeys, minKeySpread, maxKeysPerPath/,
+    );
     expect(bad({ maps: { minShapedShare: 2 } })).toMatch(/maps\.minShapedShare must be <= 1 \(got 2\)/);
-    expect(bad({ rules: { 'no-such-rule': 'off' } })).toMatch(/unknown rule "no-such-rule" in rules; known rules: array-growth, .*id-pattern.*spec-drift/);
-    expect(bad({ rules: { 'array-growth': 'loud' } })).toMatch(/rules\.array-growth is "loud"; allowed values: "off", "info", "warn", "error", or an object with severity, enabled, options/);
-    expect(bad({ rules: { 'array-growth': { severity: 'high' } } })).toMatch(/rules\.array-growth\.severity is "high"; allowed values: "info", "warn", "error"/);
-    expect(bad({ rules: { 'array-growth': { options: { warnLength: 'many' } } } })).toMatch(/rules\.array-growth\.options: option "warnLength" of rule array-growth must be integer/);
-    expect(bad({ rules: { 'array-growth': { options: { nope: 1 } } } })).toMatch(/unknown option "nope" for rule array-growth.*Options of array-growth: infoLength/);
+    expect(bad({ rules: { 'no-such-rule': 'off' } })).toMatch(
+      /unknown rule "no-such-rule" in rules; known rules: array-growth, .*id-pattern.*spec-drift/,
+    );
+    expect(bad({ rules: { 'array-growth': 'loud' } })).toMatch(
+      /rules\.array-growth is "loud"; allowed values: "off", "info", "warn", "error", or an object with severity, enabled, options/,
+    );
+    expect(bad({ rules: { 'array-growth': { severity: 'high' } } })).toMatch(
+      /rules\.array-growth\.severity is "high"; allowed values: "info", "warn", "error"/,
+    );
+    expect(bad({ rules: { 'array-growth': { options: { warnLength: 'many' } } } })).toMatch(
+      /rules\.array-growth\.options: option "warnLength" of rule array-growth must be integer/,
+    );
+    expect(bad({ rules: { 'array-growth': { options: { nope: 1 } } } })).toMatch(
+      /unknown option "nope" for rule array-growth.*Options of array-growth: infoLength/,
+    );
     expect(bad({ maxWarnings: -1 })).toMatch(/maxWarnings must be >= 0 \(got -1\)/);
   });
 });
@@ -67,7 +93,9 @@ describe('lint (CLI, demo data)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ma-lint-'));
   const snap = join(dir, 'snap.json');
   // Only the two model rules run here, so the counts below do not move as other rules join rules/index.ts.
-  const others = Object.fromEntries(rules.filter((r) => !['array-growth', 'id-pattern'].includes(r.id)).map((r) => [r.id, 'off']));
+  const others = Object.fromEntries(
+    rules.filter((r) => !['array-growth', 'id-pattern'].includes(r.id)).map((r) => [r.id, 'off']),
+  );
   // id-pattern judges clustering only above 100 MB; the demo's few MB are judged all the same here.
   const idPattern = { options: { clusterMinBytes: 0 } };
   const cfg = (name: string, config: { rules?: Record<string, unknown> } = {}): string => {
@@ -110,13 +138,22 @@ describe('lint (CLI, demo data)', () => {
     const colls = failed.databases[0]?.collections ?? [];
     for (const c of colls) {
       c.sample = { ...c.sample, size: 0, docs: [], fields: {} };
-      c.notes.push({ level: 'error', target: { db: c.db, collection: c.name }, message: 'the sample could not be read: MaxTimeMSExpired (50): operation exceeded time limit' });
+      c.notes.push({
+        level: 'error',
+        target: { db: c.db, collection: c.name },
+        message: 'the sample could not be read: MaxTimeMSExpired (50): operation exceeded time limit',
+      });
     }
     const file = join(dir, 'unread.json');
     writeFileSync(file, JSON.stringify(failed));
     const closed = await cli(['lint', file, '--format', 'json', '--config', base]);
     expect(closed.code).toBe(2);
-    expect(closed.err).toMatch(new RegExp(`mongo-advisor lint could not check: ${colls.length} collections were not read \\(${DB}\\.\\w+: the sample could not be read: MaxTimeMSExpired.*pass --allow-partial`));
+    expect(closed.err).toMatch(
+      new RegExp(
+        `mongo-advisor lint could not check: ${colls.length} collections were not read \\(${DB}\\.\\w+: the ` +
+          `sample could not be read: MaxTimeMSExpired.*pass --allow-partial`,
+      ),
+    );
     const result = JSON.parse(closed.out) as LintResult;
     expect(result.lint?.exitCode).toBe(2);
     expect(result.lint?.unread.sort()).toEqual(colls.map((c) => `${c.db}.${c.name}`).sort());
@@ -124,7 +161,9 @@ describe('lint (CLI, demo data)', () => {
     // Allowed: judged on what was read, and the verdict says what was left out.
     const partial = await cli(['lint', file, '--format', 'json', '--config', base, '--allow-partial']);
     expect(partial.code).toBeLessThan(2);
-    expect((JSON.parse(partial.out) as LintResult).lint?.verdict).toMatch(new RegExp(`${colls.length} not read \\(${DB}\\.\\w+, …\\), judged without them \\(--allow-partial\\)`));
+    expect((JSON.parse(partial.out) as LintResult).lint?.verdict).toMatch(
+      new RegExp(`${colls.length} not read \\(${DB}\\.\\w+, …\\), judged without them \\(--allow-partial\\)`),
+    );
   });
 
   it('exit 1: --max-warnings exceeded (and exit 0 when within it)', async () => {
@@ -136,13 +175,30 @@ describe('lint (CLI, demo data)', () => {
   });
 
   it('--fail-on info fails on info findings', async () => {
-    const r = await cli(['lint', snap, '--config', cfg('off.json', { rules: { 'array-growth': 'off' } }), '--fail-on', 'info']);
+    const r = await cli([
+      'lint',
+      snap,
+      '--config',
+      cfg('off.json', { rules: { 'array-growth': 'off' } }),
+      '--fail-on',
+      'info',
+    ]);
     expect(r.code).toBe(1);
   });
 
   it('a baseline accepts known findings; a new or worse finding fails again', async () => {
     const bl = join(dir, 'baseline.json');
-    const write = await cli(['lint', snap, '--config', base, '--baseline', bl, '--update-baseline', '--format', 'json']);
+    const write = await cli([
+      'lint',
+      snap,
+      '--config',
+      base,
+      '--baseline',
+      bl,
+      '--update-baseline',
+      '--format',
+      'json',
+    ]);
     expect(write.err).toMatch(/Wrote 2 accepted findings to the baseline/);
     expect(write.code).toBe(0);
     const accepted = await cli(['lint', snap, '--config', base, '--baseline', bl]);
@@ -160,7 +216,12 @@ describe('lint (CLI, demo data)', () => {
   });
 
   it('writes SARIF that validates, JUnit that parses and Markdown, to --output files', async () => {
-    const schema = JSON.parse(readFileSync(join(__dirname, '..', 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+    const schema = JSON.parse(
+      readFileSync(
+        join(__dirname, '..', 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'),
+        'utf8',
+      ),
+    ) as object;
     const ajv = new Ajv({ strict: false, unicodeRegExp: false });
     addFormats(ajv);
     const validate = ajv.compile(schema);
@@ -183,10 +244,19 @@ describe('lint (CLI, demo data)', () => {
       [['lint'], /lint needs something to check: a connection string, a snapshot file/],
       [['lint', snap, '--update-baseline'], /--update-baseline needs --baseline <file>/],
       [['lint', snap, '--confirm'], /--confirm needs a live server/],
-      [['lint', snap, '--baseline', join(dir, 'nope.json')], /Baseline file .*nope\.json does not exist\. Create it with: mongo-advisor lint/],
-      [['lint', snap, '--config', cfg('bad.json', { rules: { 'array-growth': 'loud' } })], /Invalid configuration in .*bad\.json: rules\.array-growth is "loud"/],
+      [
+        ['lint', snap, '--baseline', join(dir, 'nope.json')],
+        /Baseline file .*nope\.json does not exist\. Create it with: mongo-advisor lint/,
+      ],
+      [
+        ['lint', snap, '--config', cfg('bad.json', { rules: { 'array-growth': 'loud' } })],
+        /Invalid configuration in .*bad\.json: rules\.array-growth is "loud"/,
+      ],
       [['lint', join(dir, 'missing-snap.json')], /Snapshot file .*missing-snap\.json does not exist/],
-      [['lint', snap, '--format', 'xml'], /argument 'xml' is invalid\. Allowed choices are text, json, sarif, junit, markdown/],
+      [
+        ['lint', snap, '--format', 'xml'],
+        /argument 'xml' is invalid\. Allowed choices are text, json, sarif, junit, markdown/,
+      ],
       [['lint', snap, '--max-warnings', 'lots'], /expected a whole number, 0 or more/],
     ];
     for (const [args, message] of cases) {
@@ -204,18 +274,44 @@ describe('lint (CLI, demo data)', () => {
   });
 
   it('--confirm turns the scratch experiments on, and the scratch database is dropped', async () => {
-    const r = await cli(['lint', uri, '--db', DB, '-c', 'sessions', '--confirm', '--format', 'json', '--quiet', '--config', base]);
+    const r = await cli([
+      'lint',
+      uri,
+      '--db',
+      DB,
+      '-c',
+      'sessions',
+      '--confirm',
+      '--format',
+      'json',
+      '--quiet',
+      '--config',
+      base,
+    ]);
     const result = JSON.parse(r.out) as LintResult;
     expect(result.confirm.enabled).toBe(true);
     expect(result.confirm.cleanedUp).not.toBe(false);
     const confirmed = result.findings.filter((f) => f.confirmation);
     expect(confirmed.length).toBeGreaterThan(0);
-    for (const f of confirmed) expect(['supported', 'refuted', 'inconclusive', 'not-run', 'error']).toContain(f.confirmation?.status);
+    for (const f of confirmed)
+      expect(['supported', 'refuted', 'inconclusive', 'not-run', 'error']).toContain(f.confirmation?.status);
     expect([0, 1]).toContain(r.code);
   });
 
   it('against the live server: the same findings as the snapshot, confirmation off by default', async () => {
-    const r = await cli(['lint', uri, '--db', DB, '--sample-size', '10000', '--format', 'json', '--quiet', '--config', base]);
+    const r = await cli([
+      'lint',
+      uri,
+      '--db',
+      DB,
+      '--sample-size',
+      '10000',
+      '--format',
+      'json',
+      '--quiet',
+      '--config',
+      base,
+    ]);
     expect(r.code).toBe(1);
     const live = JSON.parse(r.out) as LintResult;
     expect(live.confirm.enabled).toBe(false);

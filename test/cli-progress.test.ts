@@ -12,7 +12,13 @@ function stream(isTTY: boolean): { s: NodeJS.WriteStream; written: () => string 
       text += chunk.toString();
       cb();
     },
-  }) as unknown as NodeJS.WriteStream & { isTTY: boolean; columns: number; cursorTo: () => boolean; clearLine: () => boolean; moveCursor: () => boolean };
+  }) as unknown as NodeJS.WriteStream & {
+    isTTY: boolean;
+    columns: number;
+    cursorTo: () => boolean;
+    clearLine: () => boolean;
+    moveCursor: () => boolean;
+  };
   w.isTTY = isTTY;
   w.columns = 120;
   w.cursorTo = () => true;
@@ -33,7 +39,10 @@ describe('progress bar', () => {
   });
 
   it('writes nothing when stderr is not a terminal (CI logs, pipes), or when turned off', () => {
-    for (const [isTTY, enabled] of [[false, true], [true, false]] as const) {
+    for (const [isTTY, enabled] of [
+      [false, true],
+      [true, false],
+    ] as const) {
       const { s, written } = stream(isTTY);
       const p = createProgress({ enabled, stream: s });
       p.stage('collecting', 3);
@@ -62,23 +71,28 @@ describe('progress lines where no bar is drawn', () => {
     const after = said.length;
     await sleep(500);
     expect(first, said.join('\n')).toBeGreaterThanOrEqual(3);
-    expect(said[1]).toMatch(/^ {2}… 0 s into: confirming 1 of 2: array-growth on blog\.posts \(comments\), budget 30 s$/);
+    expect(said[1]).toMatch(
+      /^ {2}… 0 s into: confirming 1 of 2: array-growth on blog\.posts \(comments\), budget 30 s$/,
+    );
     expect(said.slice(first + 1, after).every((l) => l.includes('into: confirming 2 of 2'))).toBe(true);
     // Stopped: no more beats.
     expect(said.length).toBe(after);
   });
 
-  it('plain lines on a pipe with names escaped, dimmed on a terminal, none with --quiet or where a bar is drawn', () => {
-    const pipe = lines();
-    progressLines(pipe.io, { stream: { isTTY: false } })?.say('collecting blog\x1b[31m');
-    expect(pipe.said).toEqual(['collecting blog\\u{1b}[31m']);
-    const tty = lines();
-    const onTty = progressLines(tty.io, { stream: { isTTY: true } });
-    onTty?.say('collecting blog');
-    onTty?.stop();
-    expect(tty.said).toEqual(['\x1b[2mcollecting blog\x1b[0m']);
-    expect(progressLines(pipe.io, { quiet: true, stream: { isTTY: false } })).toBeNull();
-    expect(progressLines(pipe.io, { barOnTerminal: true, stream: { isTTY: true } })).toBeNull();
-    expect(progressLines(pipe.io, { barOnTerminal: true, stream: { isTTY: false } })).not.toBeNull();
-  });
+  it(
+    'plain lines on a pipe with names escaped, dimmed on a terminal, none with --quiet or where a bar is ' + 'drawn',
+    () => {
+      const pipe = lines();
+      progressLines(pipe.io, { stream: { isTTY: false } })?.say('collecting blog\x1b[31m');
+      expect(pipe.said).toEqual(['collecting blog\\u{1b}[31m']);
+      const tty = lines();
+      const onTty = progressLines(tty.io, { stream: { isTTY: true } });
+      onTty?.say('collecting blog');
+      onTty?.stop();
+      expect(tty.said).toEqual(['\x1b[2mcollecting blog\x1b[0m']);
+      expect(progressLines(pipe.io, { quiet: true, stream: { isTTY: false } })).toBeNull();
+      expect(progressLines(pipe.io, { barOnTerminal: true, stream: { isTTY: true } })).toBeNull();
+      expect(progressLines(pipe.io, { barOnTerminal: true, stream: { isTTY: false } })).not.toBeNull();
+    },
+  );
 });

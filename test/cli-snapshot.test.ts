@@ -15,7 +15,11 @@ const DB = 'mongo_advisor_test_cli_snapshot';
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += `${s}\n`), isTTY: false });
+  const code = await main(args, {
+    out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`),
+    err: (s) => (err += `${s}\n`),
+    isTTY: false,
+  });
   return { code, out, err };
 }
 
@@ -36,16 +40,19 @@ function leafValues(v: unknown, out: { strings: Set<string>; ids: Set<string>; d
 
 /** Numbers to 12 significant digits: $sample returns documents in a random order, and float sums follow it. */
 function settle<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v), (_k, x: unknown) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : x)) as T;
+  return JSON.parse(JSON.stringify(v), (_k, x: unknown) =>
+    typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(12)) : x,
+  ) as T;
 }
 
 function jsonStrings(v: unknown, out: string[] = []): string[] {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) v.forEach((x) => jsonStrings(x, out));
-  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) {
-    out.push(k);
-    jsonStrings(x, out);
-  }
+  else if (v && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      jsonStrings(x, out);
+    }
   return out;
 }
 
@@ -57,33 +64,68 @@ describe('snapshot file format (pure)', () => {
     return f;
   };
 
-  it('accepts a fixture snapshot, and checks collector data against the schemas of the collectors it is read with', () => {
-    const good = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { asked: 2, find: { stages: ['COLLSCAN'], nReturned: 2, docsExamined: 50_000, keysExamined: 0, nWouldDelete: null }, deleteMany: null, serverVersion: '6.0.5' })]);
-    (good.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
-    expect(() => parseSnapshot(JSON.parse(JSON.stringify(good)), 'x.json', [clusteredExplain])).not.toThrow();
-    // A value where a stage name belongs (an _id, say) is refused by the collector's schema, with where it is.
-    const bad = snapshotOf([withData(collectionOf('posts', { clustered: true }), clusteredExplain, { asked: 2, find: { stages: ['{"_id": 42}'], nReturned: 2, docsExamined: 2, keysExamined: 0, nWouldDelete: null }, deleteMany: null, serverVersion: '6.0.5' })]);
-    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json', [clusteredExplain])).toThrow(/databases\.0\.collections\.0\.data\.clustered-trap\.find\.stages\.0 must match pattern/);
-    // Read without that collector (a rule set that does not need it), its data is not checked.
-    expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json')).not.toThrow();
-  });
+  it(
+    'accepts a fixture snapshot, and checks collector data against the schemas of the collectors it is read ' + 'with',
+    () => {
+      const good = snapshotOf([
+        withData(collectionOf('posts', { clustered: true }), clusteredExplain, {
+          asked: 2,
+          find: { stages: ['COLLSCAN'], nReturned: 2, docsExamined: 50_000, keysExamined: 0, nWouldDelete: null },
+          deleteMany: null,
+          serverVersion: '6.0.5',
+        }),
+      ]);
+      (good.server as unknown as Record<string, unknown>).futureField = { anything: 1 };
+      expect(() => parseSnapshot(JSON.parse(JSON.stringify(good)), 'x.json', [clusteredExplain])).not.toThrow();
+      // A value where a stage name belongs (an _id, say) is refused by the collector's schema, with where it is.
+      const bad = snapshotOf([
+        withData(collectionOf('posts', { clustered: true }), clusteredExplain, {
+          asked: 2,
+          find: { stages: ['{"_id": 42}'], nReturned: 2, docsExamined: 2, keysExamined: 0, nWouldDelete: null },
+          deleteMany: null,
+          serverVersion: '6.0.5',
+        }),
+      ]);
+      expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json', [clusteredExplain])).toThrow(
+        /databases\.0\.collections\.0\.data\.clustered-trap\.find\.stages\.0 must match pattern/,
+      );
+      // Read without that collector (a rule set that does not need it), its data is not checked.
+      expect(() => parseSnapshot(JSON.parse(JSON.stringify(bad)), 'x.json')).not.toThrow();
+    },
+  );
 
   it('names the bad core field', () => {
-    const s = snapshotOf([collectionOf('posts')]) as unknown as { databases: { collections: Record<string, unknown>[] }[] };
+    const s = snapshotOf([collectionOf('posts')]) as unknown as {
+      databases: { collections: Record<string, unknown>[] }[];
+    };
     delete s.databases[0]?.collections[0]?.stats;
     (s.databases[0]?.collections[0] as Record<string, unknown>).type = 'table';
-    expect(() => parseSnapshot(s, 'x.json')).toThrow(/databases\.0\.collections\.0: missing "stats".*databases\.0\.collections\.0\.type must be one of "collection"/);
+    expect(() => parseSnapshot(s, 'x.json')).toThrow(
+      /databases\.0\.collections\.0: missing "stats".*databases\.0\.collections\.0\.type must be one of "collection"/,
+    );
   });
 
   it('says what an old, a newer and a foreign file is, and what to do', () => {
     const s = snapshotOf([]);
-    expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(/format version 0, written by an older mongo-advisor.*Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> \(keep the old one/);
-    expect(() => loadSnapshot(write('new.json', { ...s, version: 99 }))).toThrow(/format version 99, written by a newer mongo-advisor.*Upgrade mongo-advisor/);
-    expect(() => loadSnapshot(write('report.json', { tool: { name: 'mongo-advisor', version: '1' }, findings: [] }))).toThrow(/is a mongo-advisor report \(check --format json\), not a snapshot/);
-    expect(() => loadSnapshot(write('sarif.json', { version: '2.1.0', $schema: 'x', runs: [] }))).toThrow(/is a SARIF log/);
-    expect(() => loadSnapshot(write('other.json', { hello: 1 }))).toThrow(/is not a mongo-advisor snapshot \(no "format": "mongo-advisor-snapshot" field\)/);
+    expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(
+      /format version 0, written by an older mongo-advisor.*Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> \(keep the old one/,
+    );
+    expect(() => loadSnapshot(write('new.json', { ...s, version: 99 }))).toThrow(
+      /format version 99, written by a newer mongo-advisor.*Upgrade mongo-advisor/,
+    );
+    expect(() =>
+      loadSnapshot(write('report.json', { tool: { name: 'mongo-advisor', version: '1' }, findings: [] })),
+    ).toThrow(/is a mongo-advisor report \(check --format json\), not a snapshot/);
+    expect(() => loadSnapshot(write('sarif.json', { version: '2.1.0', $schema: 'x', runs: [] }))).toThrow(
+      /is a SARIF log/,
+    );
+    expect(() => loadSnapshot(write('other.json', { hello: 1 }))).toThrow(
+      /is not a mongo-advisor snapshot \(no "format": "mongo-advisor-snapshot" field\)/,
+    );
     expect(() => loadSnapshot(write('bad.json', '{ nope'))).toThrow(/is not JSON/);
-    expect(() => loadSnapshot(join(dir, 'missing.json'))).toThrow(/does not exist\. Create it with: mongo-advisor collect/);
+    expect(() => loadSnapshot(join(dir, 'missing.json'))).toThrow(
+      /does not exist\. Create it with: mongo-advisor collect/,
+    );
   });
 
   it('leaves every object open (collectors add optional fields), so no additionalProperties: false', () => {
@@ -93,7 +135,9 @@ describe('snapshot file format (pure)', () => {
   it('analyze of a connection string says to use check, lint or collect', async () => {
     const r = await cli(['analyze', 'mongodb://localhost:27017/app']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/analyze reads a snapshot file, not a server, and "mongodb:\/\/localhost:27017\/app" reads like a connection string: run mongo-advisor check mongodb:\/\/localhost:27017\/app/);
+    expect(r.err).toMatch(
+      /analyze reads a snapshot file, not a server, and "mongodb:\/\/localhost:27017\/app" reads like a connection string: run mongo-advisor check mongodb:\/\/localhost:27017\/app/,
+    );
   });
 
   it('analyze of a foreign file exits 2 with one line and no stack', async () => {
@@ -154,7 +198,11 @@ describe('collect + analyze (real server, demo data)', () => {
     expect((await cli(['analyze', file, '--fail-on', 'error', '--config', config])).code).toBe(0);
     expect((await cli(['analyze', file, '--fail-on', 'warn', '--config', config])).code).toBe(1);
     for (const cmd of ['collect', 'audit']) {
-      const r = await cli([cmd, uri, '--db', 'no_such_db_xyz', '--no-confirm', '--out', join(dir, 'x')].filter((a) => cmd === 'audit' || a !== '--no-confirm'));
+      const r = await cli(
+        [cmd, uri, '--db', 'no_such_db_xyz', '--no-confirm', '--out', join(dir, 'x')].filter(
+          (a) => cmd === 'audit' || a !== '--no-confirm',
+        ),
+      );
       expect(r.err).toMatch(/Database "no_such_db_xyz" does not exist/);
       expect(r.code).toBe(2);
     }

@@ -14,11 +14,18 @@ const DB = 'mongo_advisor_test_cli_spec';
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += `${s}\n`), isTTY: false });
+  const code = await main(args, {
+    out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`),
+    err: (s) => (err += `${s}\n`),
+    isTTY: false,
+  });
   return { code, out, err };
 }
 
-const ids = (r: LintResult): string[] => r.findings.map((f) => `${f.ruleId}/${f.messageId} ${f.target.collection ?? ''}${f.target.index ? ` ${f.target.index}` : ''}`).sort();
+const ids = (r: LintResult): string[] =>
+  r.findings
+    .map((f) => `${f.ruleId}/${f.messageId} ${f.target.collection ?? ''}${f.target.index ? ` ${f.target.index}` : ''}`)
+    .sort();
 
 describe('declared spec: static checks (no database)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ma-spec-'));
@@ -29,12 +36,24 @@ describe('declared spec: static checks (no database)', () => {
   };
 
   it('$jsonSchema: keywords MongoDB omits, "integer", bad bsonTypes, empty required, bad patterns', () => {
-    expect(jsonSchemaProblems({ bsonType: 'object', required: ['a'], properties: { a: { bsonType: ['string', 'null'] }, n: { bsonType: 'int', minimum: 0 } } })).toEqual([]);
+    expect(
+      jsonSchemaProblems({
+        bsonType: 'object',
+        required: ['a'],
+        properties: { a: { bsonType: ['string', 'null'] }, n: { bsonType: 'int', minimum: 0 } },
+      }),
+    ).toEqual([]);
     expect(
       jsonSchemaProblems({
         $schema: 'x',
         required: [],
-        properties: { a: { type: 'integer' }, b: { bsonType: 'integer' }, c: { format: 'email' }, d: { pattern: '(' }, e: { bsonType: 'string', type: 'string' } },
+        properties: {
+          a: { type: 'integer' },
+          b: { bsonType: 'integer' },
+          c: { format: 'email' },
+          d: { pattern: '(' },
+          e: { bsonType: 'string', type: 'string' },
+        },
         additionalProperties: { bsonType: 'strin' },
       }),
     ).toEqual([
@@ -55,15 +74,33 @@ describe('declared spec: static checks (no database)', () => {
       collections: [
         {
           name: 'posts',
-          indexes: [{ key: { author: 1 } }, { key: { author: 1, createdAt: -1 } }, { key: { tags: 1 }, name: 'a' }, { key: { tags: 1 }, name: 'b' }, { key: { slug: 1 }, unique: true }, { key: { slug: 1, x: 1 } }, { key: { _id: 1, y: 1 } }],
-          options: { validator: { $jsonSchema: { properties: { n: { type: 'integer' } } }, $where: 'this.a > 1' }, validationAction: 'reject' },
+          indexes: [
+            { key: { author: 1 } },
+            { key: { author: 1, createdAt: -1 } },
+            { key: { tags: 1 }, name: 'a' },
+            { key: { tags: 1 }, name: 'b' },
+            { key: { slug: 1 }, unique: true },
+            { key: { slug: 1, x: 1 } },
+            { key: { _id: 1, y: 1 } },
+          ],
+          options: {
+            validator: { $jsonSchema: { properties: { n: { type: 'integer' } } }, $where: 'this.a > 1' },
+            validationAction: 'reject',
+          },
         },
         { name: 'events', options: { clusteredIndex: { key: { at: 1 }, unique: false }, capped: true } },
         { name: 'sessions', idType: 'uuidv4', options: { clusteredIndex: { key: { _id: 1 }, unique: true } } },
-        { name: 'logs', idType: 'objectId', options: { clusteredIndex: { key: { _id: 1 }, unique: true } }, indexes: [{ key: { _id: 1 } }] },
+        {
+          name: 'logs',
+          idType: 'objectId',
+          options: { clusteredIndex: { key: { _id: 1 }, unique: true } },
+          indexes: [{ key: { _id: 1 } }],
+        },
       ],
     };
-    const found = staticSpecFindings(spec).map((f) => `${f.ruleId}/${f.messageId} ${f.target.collection ?? ''}${f.target.index ? ` ${f.target.index}` : ''}`);
+    const found = staticSpecFindings(spec).map(
+      (f) => `${f.ruleId}/${f.messageId} ${f.target.collection ?? ''}${f.target.index ? ` ${f.target.index}` : ''}`,
+    );
     expect(found.sort()).toEqual(
       [
         'spec-invalid-validator/invalid posts',
@@ -76,7 +113,9 @@ describe('declared spec: static checks (no database)', () => {
       ].sort(),
     );
     const v = staticSpecFindings(spec).find((f) => f.ruleId === 'spec-invalid-validator');
-    expect(v?.message).toMatch(/"integer" is not supported.*validator: \$where cannot be used in a validator.*validationAction "reject" is not one of error, warn, errorAndLog/);
+    expect(v?.message).toMatch(
+      /"integer" is not supported.*validator: \$where cannot be used in a validator.*validationAction "reject" is not one of error, warn, errorAndLog/,
+    );
   });
 
   it('lint --spec alone: exit 1 on errors, SARIF results point at the declaration line', async () => {
@@ -96,9 +135,20 @@ describe('declared spec: static checks (no database)', () => {
     );
     const r = await cli(['lint', '--spec', file, '--format', 'sarif']);
     expect(r.code).toBe(1);
-    const log = JSON.parse(r.out) as { runs: { results: { ruleId: string; level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[] };
+    const log = JSON.parse(r.out) as {
+      runs: {
+        results: {
+          ruleId: string;
+          level: string;
+          locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[];
+        }[];
+      }[];
+    };
     const results = log.runs[0]?.results ?? [];
-    const lineOf = (name: string): number => readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(`"name": "${name}"`)) + 1;
+    const lineOf = (name: string): number =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(`"name": "${name}"`)) + 1;
     expect(lineOf('events')).toBeGreaterThan(lineOf('posts'));
     expect(results.map((x) => [x.ruleId, x.level, x.locations[0]?.physicalLocation.region?.startLine])).toEqual([
       ['spec-clustered-key', 'error', lineOf('events')],
@@ -108,7 +158,11 @@ describe('declared spec: static checks (no database)', () => {
   });
 
   it('a JS spec (module.exports) loads; the config can turn a check off', async () => {
-    const file = write('spec.js', "module.exports = { db: 'app', collections: [{ name: 'posts', indexes: [{ key: { author: 1 } }, { key: { author: 1, at: 1 } }] }] };\n");
+    const file = write(
+      'spec.js',
+      "module.exports = { db: 'app', collections: [{ name: 'posts', indexes: [{ key: { author: 1 } }, { " +
+        'key: { author: 1, at: 1 } }] }] };\n',
+    );
     const r = await cli(['lint', '--spec', file, '--fail-on', 'warn']);
     expect(r.code).toBe(1);
     const config = write('cfg.json', JSON.stringify({ rules: { 'spec-redundant-index': 'off' } }));
@@ -118,10 +172,23 @@ describe('declared spec: static checks (no database)', () => {
   });
 
   it('a spec with a typo: exit 2 naming the key', async () => {
-    const r = await cli(['lint', '--spec', write('typo.json', JSON.stringify({ db: 'app', collections: [{ name: 'posts', indexes: [{ keys: { a: 1 } }] }] }))]);
+    const r = await cli([
+      'lint',
+      '--spec',
+      write(
+        'typo.json',
+        JSON.stringify({ db: 'app', collections: [{ name: 'posts', indexes: [{ keys: { a: 1 } }] }] }),
+      ),
+    ]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/The spec .*typo\.json is not valid: collections\.0\.indexes\.0: missing "key"; collections\.0\.indexes\.0: unknown key "keys"/);
-    const noDb = await cli(['lint', '--spec', write('nodb.json', JSON.stringify({ collections: [{ name: 'posts' }] }))]);
+    expect(r.err).toMatch(
+      /The spec .*typo\.json is not valid: collections\.0\.indexes\.0: missing "key"; collections\.0\.indexes\.0: unknown key "keys"/,
+    );
+    const noDb = await cli([
+      'lint',
+      '--spec',
+      write('nodb.json', JSON.stringify({ collections: [{ name: 'posts' }] })),
+    ]);
     expect(noDb.err).toMatch(/does not say which database "posts" belongs to/);
     expect(noDb.code).toBe(2);
   });
@@ -172,7 +239,9 @@ describe('declared spec: drift against the live server and a snapshot of it', ()
     expect(ids(result).filter((x) => x.startsWith('spec-'))).toEqual(EXPECTED);
     const opts = result.findings.find((f) => f.messageId === 'collectionOptions');
     expect(opts?.message).toMatch(/validator: declared, missing on the live collection/);
-    expect(result.findings.find((f) => f.messageId === 'indexOptions')?.message).toMatch(/unique: declared true, live false/);
+    expect(result.findings.find((f) => f.messageId === 'indexOptions')?.message).toMatch(
+      /unique: declared true, live false/,
+    );
     expect(result.findings.find((f) => f.messageId === 'undeclaredCollection')?.severity).toBe('info');
     // The snapshot rules still run alongside.
     expect(result.findings.some((f) => f.ruleId === 'array-growth')).toBe(true);

@@ -30,7 +30,15 @@ describe('CLI (real binary, real server)', () => {
   it('check --no-confirm --format json: exit 1 with the array-growth and id-pattern findings', async () => {
     const r = await run(['check', uri, '--db', DB, '--no-confirm', '--format', 'json']);
     expect(r.code).toBe(1);
-    const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string; target: { collection: string; path?: string }; confirmation?: unknown }[]; confirm: { enabled: boolean } };
+    const result = JSON.parse(r.out) as {
+      findings: {
+        ruleId: string;
+        messageId: string;
+        target: { collection: string; path?: string };
+        confirmation?: unknown;
+      }[];
+      confirm: { enabled: boolean };
+    };
     expect(result.confirm.enabled).toBe(false);
     const ag = result.findings.find((f) => f.ruleId === 'array-growth');
     expect(ag?.target).toMatchObject({ collection: 'posts', path: 'comments' });
@@ -85,14 +93,21 @@ describe('CLI (real binary, real server)', () => {
     expect((await run(['--version'])).code).toBe(0);
   });
 
-  it('demo: findings for the 1,000- and 10,000-comment posts, a measured push slowdown, binary UUIDs for string ones', async () => {
-    const r = await run(['demo', '--no-color'], { MONGODB_URI: uri }, 420_000);
-    // The blog is seeded to have errors: exit 1, as for check (the README's exit-code table).
-    expect(r.code, r.err).toBe(1);
-    expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
-    expect(r.out).toMatch(/→ reference/);
-    expect(r.out).toMatch(/a \$push into an array of [\d,]+ took .*:\s+([\d,.]+x\s+\(95%\s+interval\s+[\d,.]+x–|about\s+[\d,.]+x–[\d,.]+x\s+\(95%\s+interval\))/s);
-    expect(r.out).toMatch(/carts › _id[\s\S]*UUID v4 values as 36-character\s+strings/);
-    expect(r.err).toContain('Server:');
-  }, 450_000);
+  it(
+    'demo: findings for the 1,000- and 10,000-comment posts, a measured push slowdown, binary UUIDs for ' +
+      'string ones',
+    async () => {
+      const r = await run(['demo', '--no-color'], { MONGODB_URI: uri }, 420_000);
+      // The blog is seeded to have errors: exit 1, as for check (the README's exit-code table).
+      expect(r.code, r.err).toBe(1);
+      expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
+      expect(r.out).toMatch(/→ reference/);
+      expect(r.out).toMatch(
+        /a \$push into an array of [\d,]+ took .*:\s+([\d,.]+x\s+\(95%\s+interval\s+[\d,.]+x–|about\s+[\d,.]+x–[\d,.]+x\s+\(95%\s+interval\))/s,
+      );
+      expect(r.out).toMatch(/carts › _id[\s\S]*UUID v4 values as 36-character\s+strings/);
+      expect(r.err).toContain('Server:');
+    },
+    450_000,
+  );
 });

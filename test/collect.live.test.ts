@@ -28,10 +28,16 @@ describe('collect (live)', () => {
         _id: ObjectId.createFromTime(old + i * 86400),
         title: `${SECRET} ${i}`,
         tags: ['a', 'b', SECRET],
-        comments: Array.from({ length: i * 10 }, (_, k) => ({ by: SECRET, text: 'x'.repeat(100), replies: [{ t: k }] })),
+        comments: Array.from({ length: i * 10 }, (_, k) => ({
+          by: SECRET,
+          text: 'x'.repeat(100),
+          replies: [{ t: k }],
+        })),
       })),
     );
-    await db.collection<{ _id: unknown }>('mixed').insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() }]);
+    await db
+      .collection<{ _id: unknown }>('mixed')
+      .insertMany([{ _id: 1 }, { _id: 'two' }, { _id: new ObjectId() }, { _id: new UUID() }]);
     await db.createCollection('empty');
     await db.createCollection('log', { capped: true, size: 1_000_000 });
     await db.collection('log').insertMany(Array.from({ length: 40 }, (_, i) => ({ _id: new ObjectId(), i })));
@@ -55,7 +61,10 @@ describe('collect (live)', () => {
     const paths = new Set(posts?.sample.docs.flatMap((d) => d.arrays.map((a) => a.path)));
     // arrays of arrays are covered in test/profile-paths.test.ts: FerretDB refuses to store them
     expect([...paths].sort()).toEqual(['comments', 'comments.replies', 'tags']);
-    const biggest = posts?.sample.docs.reduce((m, d) => Math.max(m, d.arrays.find((a) => a.path === 'comments')?.maxLength ?? 0), 0);
+    const biggest = posts?.sample.docs.reduce(
+      (m, d) => Math.max(m, d.arrays.find((a) => a.path === 'comments')?.maxLength ?? 0),
+      0,
+    );
     expect(biggest).toBe(290);
     expect(posts?.sample.timeSource).toBe('_id');
     expect(dataOf(idProfile, posts)?.types.objectId).toBe(30);
@@ -63,35 +72,60 @@ describe('collect (live)', () => {
     expect(posts?.stats?.count).toBe(30);
   });
 
-  it('names mixed _id types; a 4-document collection is read whole, so no server calls its sample not random', async () => {
-    const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], collectors: [idProfile] });
-    const mixed = snap.databases[0]?.collections[0];
-    expect(Object.keys(dataOf(idProfile, mixed)?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
-    expect(mixed?.sample).toMatchObject({ method: 'whole', random: true, complete: true, size: 4 });
-    expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
-    // sampled instead (whole reads off): random where the server has $sample or the _ids could be drawn from
-    const sampled = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], wholeMaxDocs: 0 });
-    expect(sampled.databases[0]?.collections[0]?.sample).toMatchObject({ method: snap.server.capabilities.sample.supported === true ? '$sample' : 'random-ids', random: true, complete: false });
-  });
+  it(
+    'names mixed _id types; a 4-document collection is read whole, so no server calls its sample ' + 'not random',
+    async () => {
+      const snap = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], collectors: [idProfile] });
+      const mixed = snap.databases[0]?.collections[0];
+      expect(Object.keys(dataOf(idProfile, mixed)?.types ?? {}).sort()).toEqual(['int', 'objectId', 'string', 'uuid']);
+      expect(mixed?.sample).toMatchObject({ method: 'whole', random: true, complete: true, size: 4 });
+      expect(snap.notes.some((n) => n.message.includes('not random'))).toBe(false);
+      // sampled instead (whole reads off): random where the server has $sample or the _ids could be drawn from
+      const sampled = await collectSnapshot(adapter, { db: DB, collections: ['mixed'], wholeMaxDocs: 0 });
+      expect(sampled.databases[0]?.collections[0]?.sample).toMatchObject({
+        method: snap.server.capabilities.sample.supported === true ? '$sample' : 'random-ids',
+        random: true,
+        complete: false,
+      });
+    },
+  );
 
   it('gives sizes $collStats measured, and never a size it did not measure as 0 B', async () => {
     // What the server proves it reports, read with the test's own client.
-    const [row] = await client.db(DB).collection('posts').aggregate([{ $collStats: { storageStats: {} } }]).toArray();
-    const st = (row?.storageStats ?? {}) as { size?: unknown; storageSize?: unknown; indexSizes?: Record<string, unknown> };
+    const [row] = await client
+      .db(DB)
+      .collection('posts')
+      .aggregate([{ $collStats: { storageStats: {} } }])
+      .toArray();
+    const st = (row?.storageStats ?? {}) as {
+      size?: unknown;
+      storageSize?: unknown;
+      indexSizes?: Record<string, unknown>;
+    };
     const measured = Number(st.size ?? 0) > 0 || Number(st.storageSize ?? 0) > 0;
     const r = await check(adapter, { db: DB, collections: ['posts'], confirm: false });
     const snap = await collectSnapshot(adapter, { db: DB, collections: ['posts'] });
     const posts = snap.databases[0]?.collections[0];
-    console.log(`[collect live] posts: $collStats size ${String(st.size)}, storageSize ${String(st.storageSize)}, indexSizes ${JSON.stringify(st.indexSizes ?? null)}`);
+    console.log(
+      `[collect live] posts: $collStats size ${String(st.size)}, storageSize ${String(st.storageSize)}, ` +
+        `indexSizes ${JSON.stringify(st.indexSizes ?? null)}`,
+    );
     for (const ix of posts?.indexes ?? []) {
       if (Number(st.indexSizes?.[ix.name] ?? 0) > 0) expect(ix.sizeBytes).toBeGreaterThan(0);
       else expect(ix.sizeBytes).toBeNull();
     }
     const note = snap.notes.find((n) => n.message.startsWith('storage sizes were not read'));
     if (measured) expect(note).toBeUndefined();
-    else expect(note?.message).toBe('storage sizes were not read (1 collection: posts): $collStats counted their documents but reported 0 bytes of data and storage, so their sizes are unknown, not 0 B');
+    else
+      expect(note?.message).toBe(
+        'storage sizes were not read (1 collection: posts): $collStats counted their documents but reported ' +
+          '0 bytes of data and storage, so their sizes are unknown, not 0 B',
+      );
     // the rules that print sizes (index-usage, compression) never print an unmeasured 0 B
-    const texts = [...r.findings.filter((f) => ['index-usage', 'compression'].includes(f.ruleId)).map((f) => f.message), ...r.notes.map((n) => n.message).filter((m) => /^(index-usage|compression):/.test(m))];
+    const texts = [
+      ...r.findings.filter((f) => ['index-usage', 'compression'].includes(f.ruleId)).map((f) => f.message),
+      ...r.notes.map((n) => n.message).filter((m) => /^(index-usage|compression):/.test(m)),
+    ];
     expect(texts.filter((t) => /(^|[^.\d])0 B\b/.test(t))).toEqual([]);
     // one line per server gap under "Could not check": sizes read as 0 are said once, naming every place they affected
     const section = formatText(r, { color: false }).split('Could not check\n')[1]?.split('\n\n')[0] ?? '';
@@ -140,10 +174,23 @@ describe('collect (live)', () => {
     await collectSnapshot(recording, { db: DB });
     const sent = recording.sent.map((c) => c.cmd);
     const names = sent.map((c) => Object.keys(c)[0]);
-    const writes = ['insert', 'update', 'delete', 'create', 'drop', 'dropDatabase', 'createIndexes', 'dropIndexes', 'collMod', 'findAndModify'];
+    const writes = [
+      'insert',
+      'update',
+      'delete',
+      'create',
+      'drop',
+      'dropDatabase',
+      'createIndexes',
+      'dropIndexes',
+      'collMod',
+      'findAndModify',
+    ];
     expect(names.filter((n) => writes.includes(n ?? ''))).toEqual([]);
     const readOnlyExempt = ['getMore', 'killCursors', 'hello'];
-    const withoutLimit = sent.filter((c) => !readOnlyExempt.includes(Object.keys(c)[0] ?? '') && typeof c.maxTimeMS !== 'number');
+    const withoutLimit = sent.filter(
+      (c) => !readOnlyExempt.includes(Object.keys(c)[0] ?? '') && typeof c.maxTimeMS !== 'number',
+    );
     expect(withoutLimit.map((c) => Object.keys(c)[0])).toEqual([]);
     expect(names).toContain('listCollections');
   });
@@ -157,7 +204,9 @@ describe('collect (live)', () => {
 
   it('rejects an unknown database or collection with a message that lists what exists', async () => {
     await expect(collectSnapshot(adapter, { db: 'no_such_db_here' })).rejects.toThrow(UserError);
-    await expect(collectSnapshot(adapter, { db: DB, collections: ['nope'] })).rejects.toThrow(/Collection "nope" does not exist in database "mongo_advisor_test_collect"\. Collections there: .*posts/);
+    await expect(collectSnapshot(adapter, { db: DB, collections: ['nope'] })).rejects.toThrow(
+      /Collection "nope" does not exist in database "mongo_advisor_test_collect"\. Collections there: .*posts/,
+    );
   });
 
   it('check --no-confirm writes nothing; check with confirmation leaves no scratch database', async () => {

@@ -25,21 +25,53 @@ describe('confirming check of ObjectId and string _ids (real CLI)', () => {
     const start = Math.floor(Date.now() / 1000) - 400 * day;
     // an index led by the time field: the evidence of time-ordered access id-pattern's clustering advice needs
     await db.collection('events').createIndex({ at: 1 });
-    await db.collection('events').insertMany(Array.from({ length: 400 }, (_, i) => ({ _id: ObjectId.createFromTime(start + i * 3600), type: i % 3 ? 'view' : 'click', at: new Date((start + i * 3600) * 1000), note: `${SECRET} ${i}` })));
-    await db.collection<{ _id: string }>('codes').insertMany(Array.from({ length: 400 }, (_, i) => ({ _id: `CODE-${String(i).padStart(5, '0')}`, label: `${SECRET} ${i}`, uses: i })));
+    await db.collection('events').insertMany(
+      Array.from({ length: 400 }, (_, i) => ({
+        _id: ObjectId.createFromTime(start + i * 3600),
+        type: i % 3 ? 'view' : 'click',
+        at: new Date((start + i * 3600) * 1000),
+        note: `${SECRET} ${i}`,
+      })),
+    );
+    await db.collection<{ _id: string }>('codes').insertMany(
+      Array.from({ length: 400 }, (_, i) => ({
+        _id: `CODE-${String(i).padStart(5, '0')}`,
+        label: `${SECRET} ${i}`,
+        uses: i,
+      })),
+    );
   });
 
   it('measures the validator findings of both collections and runs clustered vs regular', async () => {
     // 400 documents: far below id-pattern's 100 MB clustering line, lowered by a configuration file
     const config = join(mkdtempSync(join(tmpdir(), 'confirm-ids-')), 'advisor.json');
     writeFileSync(config, JSON.stringify({ rules: { 'id-pattern': { options: { clusterMinBytes: 0 } } } }));
-    const r = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--format', 'json', '--confirm-budget', '6', '--fail-on', 'error', '--config', config]);
+    const r = await runProcess(process.execPath, [
+      CLI,
+      'check',
+      live.uri,
+      '--db',
+      DB,
+      '--format',
+      'json',
+      '--confirm-budget',
+      '6',
+      '--fail-on',
+      'error',
+      '--config',
+      config,
+    ]);
     expect(r.err).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     const result = JSON.parse(r.out) as CheckResult;
-    const validator = (coll: string) => result.findings.find((f) => f.ruleId === 'validator' && f.target.collection === coll && f.messageId.startsWith('missing'));
+    const validator = (coll: string) =>
+      result.findings.find(
+        (f) => f.ruleId === 'validator' && f.target.collection === coll && f.messageId.startsWith('missing'),
+      );
     for (const coll of ['events', 'codes']) {
       const k = validator(coll)?.confirmation;
-      console.log(`[confirm-ids] ${inject('serverKind')} validator ${coll}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+      console.log(
+        `[confirm-ids] ${inject('serverKind')} validator ${coll}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`,
+      );
       expect(k, `no confirmation on the validator finding of ${coll}`).toBeDefined();
       if (caps.has.validators) {
         expect(['supported', 'refuted', 'inconclusive']).toContain(k?.status);
@@ -52,11 +84,16 @@ describe('confirming check of ObjectId and string _ids (real CLI)', () => {
     }
     const ids = result.findings.find((f) => f.ruleId === 'id-pattern' && f.target.collection === 'events');
     const k = ids?.confirmation;
-    console.log(`[confirm-ids] ${inject('serverKind')} id-pattern events: ${ids?.messageId ?? 'none'} ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+    console.log(
+      `[confirm-ids] ${inject('serverKind')} id-pattern ` +
+        `events: ${ids?.messageId ?? 'none'} ${k?.status ?? 'none'}: ${k?.summary ?? ''}`,
+    );
     expect(ids?.messageId).toBe('recommendClustered');
     if (caps.has.clustered) {
       expect(['supported', 'refuted', 'inconclusive']).toContain(k?.status);
-      expect(k?.measurements.map((m) => m.label)).toEqual(expect.arrayContaining([expect.stringMatching(/clustered/), expect.stringMatching(/regular/)]));
+      expect(k?.measurements.map((m) => m.label)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/clustered/), expect.stringMatching(/regular/)]),
+      );
     } else {
       expect(k?.status).toBe('not-run');
       expect(k?.summary).toMatch(/clustered/);

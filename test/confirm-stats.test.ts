@@ -4,7 +4,20 @@
  * differ. Timings are simulated on a fake clock (performance.now), so nothing here depends on the machine's load.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BLOCK_ROUNDS, blockRatios, Budget, CONFIDENCE, decisionEdges, judge, MIN_BLOCKS, NOISE_MARGIN, ratioOf, sequentialDesign, type Timed, toMeasurement } from '../src/confirm/harness';
+import {
+  BLOCK_ROUNDS,
+  blockRatios,
+  Budget,
+  CONFIDENCE,
+  decisionEdges,
+  judge,
+  MIN_BLOCKS,
+  NOISE_MARGIN,
+  ratioOf,
+  sequentialDesign,
+  type Timed,
+  toMeasurement,
+} from '../src/confirm/harness';
 import { alternate, ciLabel, fmtRatio } from '../src/confirm/trials';
 import { formatRatioFigure, formatRatioRange, formatSignificant } from '../src/core/format';
 import { binomialHalfCdf, formatCoverage, medianInterval, orderStatMiss, prng } from '../src/core/stats';
@@ -62,23 +75,26 @@ describe('order-statistic intervals', () => {
 
   // The point of the change: at 5-7 trials the interval must cover the true ratio as often as it says. A percentile
   // bootstrap of the medians (the old method) covers far less often than 95% at these sizes.
-  it.each([5, 6, 7])('ratio interval of %i blocks of independent trials covers the true median ratio at least as often as stated', (n) => {
-    const rnd = prng(1000 + n);
-    const runs = 3000;
-    let covered = 0;
-    let stated = 1;
-    for (let k = 0; k < runs; k++) {
-      // the same distribution up to scale: median(A/B) is exactly the scale ratio, 1.5, and so is a block's
-      const a = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 15));
-      const b = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 10));
-      const r = ratioOf('a/b', timed('a', a), timed('b', b));
-      stated = Math.min(stated, r.coverage ?? 0);
-      if (r.low <= 1.5 && 1.5 <= r.high) covered++;
-    }
-    const se = Math.sqrt((stated * (1 - stated)) / runs);
-    expect(covered / runs, `covered ${covered} of ${runs}, stated ${stated}`).toBeGreaterThanOrEqual(stated - 3 * se);
-    expect(stated).toBeCloseTo(1 - orderStatMiss(n, 1), 12);
-  });
+  it.each([5, 6, 7])(
+    'ratio interval of %i blocks of independent trials covers the true median ratio at least as often as stated',
+    (n) => {
+      const rnd = prng(1000 + n);
+      const runs = 3000;
+      let covered = 0;
+      let stated = 1;
+      for (let k = 0; k < runs; k++) {
+        // the same distribution up to scale: median(A/B) is exactly the scale ratio, 1.5, and so is a block's
+        const a = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 15));
+        const b = Array.from({ length: n * BLOCK_ROUNDS }, () => timing(rnd, 10));
+        const r = ratioOf('a/b', timed('a', a), timed('b', b));
+        stated = Math.min(stated, r.coverage ?? 0);
+        if (r.low <= 1.5 && 1.5 <= r.high) covered++;
+      }
+      const se = Math.sqrt((stated * (1 - stated)) / runs);
+      expect(covered / runs, `covered ${covered} of ${runs}, stated ${stated}`).toBeGreaterThanOrEqual(stated - 3 * se);
+      expect(stated).toBeCloseTo(1 - orderStatMiss(n, 1), 12);
+    },
+  );
 
   // A percentile bootstrap of one median is too narrow here: it covers the median 88% of the time at 7 trials.
   it.each([5, 6, 7])('a measurement of %i trials covers the true median at least as often as it states', (n) => {
@@ -88,11 +104,18 @@ describe('order-statistic intervals', () => {
     let covered = 0;
     let stated = 1;
     for (let k = 0; k < runs; k++) {
-      const m = toMeasurement(timed('x', Array.from({ length: n }, () => 10 * Math.exp(0.3 * z())))); // median 10
+      const m = toMeasurement(
+        timed(
+          'x',
+          Array.from({ length: n }, () => 10 * Math.exp(0.3 * z())),
+        ),
+      ); // median 10
       stated = Math.min(stated, m.coverage ?? 0);
       if (m.low <= 10 && 10 <= m.high) covered++;
     }
-    expect(covered / runs, `covered ${covered} of ${runs}, stated ${stated}`).toBeGreaterThanOrEqual(stated - 3 * Math.sqrt((stated * (1 - stated)) / runs));
+    expect(covered / runs, `covered ${covered} of ${runs}, stated ${stated}`).toBeGreaterThanOrEqual(
+      stated - 3 * Math.sqrt((stated * (1 - stated)) / runs),
+    );
   });
 
   it('a measurement says the coverage of its interval', () => {
@@ -121,7 +144,11 @@ describe('paired arms timed in alternation', () => {
   it('a clear difference decides after the planned 7 blocks (14 rounds, one look), stated coverage 95%', async () => {
     fakeClock();
     const rnd = prng(1);
-    const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 20)), arm('b', () => timing(rnd, 2)));
+    const [a, b] = await alternate(
+      new Budget(1e12),
+      arm('a', () => timing(rnd, 20)),
+      arm('b', () => timing(rnd, 2)),
+    );
     expect(a.samples).toHaveLength(7 * BLOCK_ROUNDS);
     expect(a.pairing).toMatchObject({ with: 'b', n: 14, blocks: 7, rank: 1, looks: [7] });
     const r = ratioOf('a/b', a, b);
@@ -130,24 +157,37 @@ describe('paired arms timed in alternation', () => {
     expect(judge({ direction: 'above', size: 1 }, r)).toBe('supported');
   });
 
-  it('no difference: the blocks disagree after 7, so it runs to 21 blocks and the interval still holds 1 (inconclusive)', async () => {
-    fakeClock();
-    const rnd = prng(2);
-    const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 10)), arm('b', () => timing(rnd, 10)));
-    expect(a.samples).toHaveLength(21 * BLOCK_ROUNDS);
-    expect(b.samples).toHaveLength(21 * BLOCK_ROUNDS);
-    const d = sequentialDesign(7, true);
-    expect(a.pairing?.looks).toEqual([7, 21]);
-    const r = ratioOf('a/b', a, b);
-    expect(r.blocks).toBe(21);
-    expect(r.coverage).toBeCloseTo(d.coverage, 12);
-    expect(judge({ direction: 'above', size: 1 }, r)).toBe('inconclusive');
-  });
+  it(
+    'no difference: the blocks disagree after 7, so it runs to 21 blocks and the interval still holds 1 ' +
+      '(inconclusive)',
+    async () => {
+      fakeClock();
+      const rnd = prng(2);
+      const [a, b] = await alternate(
+        new Budget(1e12),
+        arm('a', () => timing(rnd, 10)),
+        arm('b', () => timing(rnd, 10)),
+      );
+      expect(a.samples).toHaveLength(21 * BLOCK_ROUNDS);
+      expect(b.samples).toHaveLength(21 * BLOCK_ROUNDS);
+      const d = sequentialDesign(7, true);
+      expect(a.pairing?.looks).toEqual([7, 21]);
+      const r = ratioOf('a/b', a, b);
+      expect(r.blocks).toBe(21);
+      expect(r.coverage).toBeCloseTo(d.coverage, 12);
+      expect(judge({ direction: 'above', size: 1 }, r)).toBe('inconclusive');
+    },
+  );
 
   it('the second look stops with the budget, and stays within its share of the miss probability', async () => {
     fakeClock();
     // 10 ms per run, 20 per round: 2 warm-up rounds, 14 for the first look, then the budget ends the second
-    const [a] = await alternate(new Budget(500), arm('a', () => 10), arm('b', () => 10), { warmup: 1, trials: 7 });
+    const [a] = await alternate(
+      new Budget(500),
+      arm('a', () => 10),
+      arm('b', () => 10),
+      { warmup: 1, trials: 7 },
+    );
     const p = a.pairing!;
     expect(p.blocks).toBeLessThan(21);
     expect(p.blocks).toBeGreaterThan(7);
@@ -155,23 +195,41 @@ describe('paired arms timed in alternation', () => {
     expect(orderStatMiss(p.blocks, p.rank)).toBeLessThanOrEqual(sequentialDesign(7, true).reserve2);
   });
 
-  it('a budget that ends the first look early: one look at the blocks timed, ranks for 95% where they allow', async () => {
-    fakeClock();
-    // 10 ms per run, 20 per round, 600 ms: 2 warm-up rounds and 28 of the 42 planned: 14 blocks
-    const [a, b] = await alternate(new Budget(600), arm('a', () => 10), arm('b', () => 10), { warmup: 2, trials: 21 });
-    const nb = a.pairing!.blocks;
-    expect(nb).toBeLessThan(21);
-    expect(a.pairing).toMatchObject({ blocks: nb, n: nb * BLOCK_ROUNDS, looks: [nb], rank: medianInterval(new Array<number>(nb).fill(1)).ranks[0] });
-    expect(a.pairing!.rank).toBeGreaterThan(1); // not min–max, which would state 99.9%
-    const r = ratioOf('a/b', a, b);
-    expect(r.coverage).toBeGreaterThanOrEqual(CONFIDENCE);
-    expect(r.coverage).toBeCloseTo(1 - orderStatMiss(nb, a.pairing!.rank), 12);
-  });
+  it(
+    'a budget that ends the first look early: one look at the blocks timed, ranks for 95% where ' + 'they allow',
+    async () => {
+      fakeClock();
+      // 10 ms per run, 20 per round, 600 ms: 2 warm-up rounds and 28 of the 42 planned: 14 blocks
+      const [a, b] = await alternate(
+        new Budget(600),
+        arm('a', () => 10),
+        arm('b', () => 10),
+        { warmup: 2, trials: 21 },
+      );
+      const nb = a.pairing!.blocks;
+      expect(nb).toBeLessThan(21);
+      expect(a.pairing).toMatchObject({
+        blocks: nb,
+        n: nb * BLOCK_ROUNDS,
+        looks: [nb],
+        rank: medianInterval(new Array<number>(nb).fill(1)).ranks[0],
+      });
+      expect(a.pairing!.rank).toBeGreaterThan(1); // not min–max, which would state 99.9%
+      const r = ratioOf('a/b', a, b);
+      expect(r.coverage).toBeGreaterThanOrEqual(CONFIDENCE);
+      expect(r.coverage).toBeCloseTo(1 - orderStatMiss(nb, a.pairing!.rank), 12);
+    },
+  );
 
   it('too few blocks for 95%: a range of what was timed, never a verdict', async () => {
     fakeClock();
     // 10 ms per run, 20 per round, 200 ms: 2 warm-ups and 8 rounds, 4 blocks (min–max of 4: 87.5%)
-    const [a, b] = await alternate(new Budget(200), arm('a', () => 30), arm('b', () => 1), { warmup: 1, trials: 7 });
+    const [a, b] = await alternate(
+      new Budget(200),
+      arm('a', () => 30),
+      arm('b', () => 1),
+      { warmup: 1, trials: 7 },
+    );
     expect(a.pairing!.blocks).toBeLessThan(MIN_BLOCKS);
     expect(a.complete).toBe(false);
     const r = ratioOf('a/b', a, b);
@@ -220,77 +278,97 @@ describe('paired arms timed in alternation', () => {
     let wrong = 0;
     let second = 0;
     for (let k = 0; k < runs; k++) {
-      const [a, b] = await alternate(new Budget(1e12), arm('a', () => timing(rnd, 10)), arm('b', () => timing(rnd, 10)));
+      const [a, b] = await alternate(
+        new Budget(1e12),
+        arm('a', () => timing(rnd, 10)),
+        arm('b', () => timing(rnd, 10)),
+      );
       if (judge({ direction: 'above', size: 1 }, ratioOf('a/b', a, b)) !== 'inconclusive') wrong++;
       if ((a.pairing?.looks.length ?? 0) > 1) second++;
     }
     expect(sequentialDesign(7, true).coverage).toBeGreaterThanOrEqual(CONFIDENCE - 1e-12);
     const alpha = 1 - CONFIDENCE;
-    expect(wrong / runs, `${wrong} false decisions in ${runs}`).toBeLessThanOrEqual(alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs));
+    expect(wrong / runs, `${wrong} false decisions in ${runs}`).toBeLessThanOrEqual(
+      alpha + 3 * Math.sqrt((alpha * (1 - alpha)) / runs),
+    );
     expect(second / runs).toBeGreaterThan(0.9); // the second look is taken nearly always
   });
 });
 
 describe('block-level intervals (what a rerun will say)', () => {
-  it('a block is one round of each order: the geometric mean of its two ratios cancels what running first costs', () => {
-    // A-first rounds add 20% to A, B-first rounds add 20% to B: the true ratio is 2
-    const a = [24, 20, 24, 20];
-    const b = [10, 12, 10, 12];
-    const blocks = blockRatios(a, b);
-    expect(blocks).toHaveLength(2);
-    for (const x of blocks) expect(x).toBeCloseTo(2, 12);
-    expect(blockRatios([1, 2, 3], [1, 1, 1])).toHaveLength(1); // a round without its pair is left out
-  });
+  it(
+    'a block is one round of each order: the geometric mean of its two ratios cancels what running first ' + 'costs',
+    () => {
+      // A-first rounds add 20% to A, B-first rounds add 20% to B: the true ratio is 2
+      const a = [24, 20, 24, 20];
+      const b = [10, 12, 10, 12];
+      const blocks = blockRatios(a, b);
+      expect(blocks).toHaveLength(2);
+      for (const x of blocks) expect(x).toBeCloseTo(2, 12);
+      expect(blockRatios([1, 2, 3], [1, 1, 1])).toHaveLength(1); // a round without its pair is left out
+    },
+  );
 
   // Drift over a run (AR(1) noise on the ratio, correlation 0.5 from one round to the next) makes neighbouring rounds
   // alike: an interval over single rounds then narrows as if each were a fresh run. Over blocks it stays close to its
   // level, and two reruns' intervals overlap more often.
-  it('under drift, block intervals cover the true ratio and overlap across reruns more often than round intervals', () => {
-    const rnd = prng(7);
-    const z = normal(rnd);
-    const run = (): [number[], number[]] => {
-      let u = 0;
-      const a: number[] = [];
-      const b: number[] = [];
-      for (let i = 0; i < 7 * BLOCK_ROUNDS; i++) {
-        u = 0.5 * u + Math.sqrt(0.75) * 0.3 * z();
-        a.push(10 * Math.exp(u + 0.05 * z()));
-        b.push(10 * Math.exp(0.05 * z()));
+  it(
+    'under drift, block intervals cover the true ratio and overlap across reruns more often than round ' + 'intervals',
+    () => {
+      const rnd = prng(7);
+      const z = normal(rnd);
+      const run = (): [number[], number[]] => {
+        let u = 0;
+        const a: number[] = [];
+        const b: number[] = [];
+        for (let i = 0; i < 7 * BLOCK_ROUNDS; i++) {
+          u = 0.5 * u + Math.sqrt(0.75) * 0.3 * z();
+          a.push(10 * Math.exp(u + 0.05 * z()));
+          b.push(10 * Math.exp(0.05 * z()));
+        }
+        return [a, b];
+      };
+      const runs = 2000;
+      const tally = { blockCover: 0, roundCover: 0, blockOverlap: 0, roundOverlap: 0 };
+      const overlap = (x: { low: number; high: number }, y: { low: number; high: number }): boolean =>
+        x.low <= y.high && y.low <= x.high;
+      for (let k = 0; k < runs; k++) {
+        const [a1, b1] = run();
+        const [a2, b2] = run();
+        const [p, q] = [ratioOf('', timed('a', a1), timed('b', b1)), ratioOf('', timed('a', a2), timed('b', b2))];
+        const [r1, r2] = [
+          medianInterval(a1.map((x, i) => x / (b1[i] as number))),
+          medianInterval(a2.map((x, i) => x / (b2[i] as number))),
+        ];
+        if (p.low <= 1 && 1 <= p.high) tally.blockCover++;
+        if (r1.low <= 1 && 1 <= r1.high) tally.roundCover++;
+        if (overlap(p, q)) tally.blockOverlap++;
+        if (overlap(r1, r2)) tally.roundOverlap++;
       }
-      return [a, b];
-    };
-    const runs = 2000;
-    const tally = { blockCover: 0, roundCover: 0, blockOverlap: 0, roundOverlap: 0 };
-    const overlap = (x: { low: number; high: number }, y: { low: number; high: number }): boolean => x.low <= y.high && y.low <= x.high;
-    for (let k = 0; k < runs; k++) {
-      const [a1, b1] = run();
-      const [a2, b2] = run();
-      const [p, q] = [ratioOf('', timed('a', a1), timed('b', b1)), ratioOf('', timed('a', a2), timed('b', b2))];
-      const [r1, r2] = [medianInterval(a1.map((x, i) => x / (b1[i] as number))), medianInterval(a2.map((x, i) => x / (b2[i] as number)))];
-      if (p.low <= 1 && 1 <= p.high) tally.blockCover++;
-      if (r1.low <= 1 && 1 <= r1.high) tally.roundCover++;
-      if (overlap(p, q)) tally.blockOverlap++;
-      if (overlap(r1, r2)) tally.roundOverlap++;
-    }
-    expect(tally.blockCover, JSON.stringify(tally)).toBeGreaterThan(tally.roundCover);
-    expect(tally.blockCover / runs).toBeGreaterThan(0.93);
-    expect(tally.blockOverlap).toBeGreaterThanOrEqual(tally.roundOverlap);
-    expect(tally.blockOverlap / runs).toBeGreaterThan(0.98);
-  });
+      expect(tally.blockCover, JSON.stringify(tally)).toBeGreaterThan(tally.roundCover);
+      expect(tally.blockCover / runs).toBeGreaterThan(0.93);
+      expect(tally.blockOverlap).toBeGreaterThanOrEqual(tally.roundOverlap);
+      expect(tally.blockOverlap / runs).toBeGreaterThan(0.98);
+    },
+  );
 });
 
 describe('the verdict is the interval against the claim', () => {
   const above = { direction: 'above', size: 1 } as const;
   const below = { direction: 'below', size: 2 } as const;
-  it('supported only when the whole interval clears the size by the noise margin; refuted when it clears the other side', () => {
-    expect(NOISE_MARGIN).toBe(1.1);
-    expect(judge(above, { low: 1.12, high: 1.5, coverage: 0.95 })).toBe('supported');
-    expect(judge(above, { low: 0.7, high: 0.9, coverage: 0.95 })).toBe('refuted');
-    expect(judge(above, { low: 0.9, high: 1.1, coverage: 0.95 })).toBe('inconclusive');
-    expect(judge(below, { low: 1.1, high: 1.8, coverage: 0.98 })).toBe('supported');
-    expect(judge(below, { low: 2.21, high: 3, coverage: 0.98 })).toBe('refuted');
-    expect(judge(below, { low: 1.5, high: 2.5, coverage: 0.98 })).toBe('inconclusive');
-  });
+  it(
+    'supported only when the whole interval clears the size by the noise margin; refuted when it clears the ' +
+      'other side',
+    () => {
+      expect(NOISE_MARGIN).toBe(1.1);
+      expect(judge(above, { low: 1.12, high: 1.5, coverage: 0.95 })).toBe('supported');
+      expect(judge(above, { low: 0.7, high: 0.9, coverage: 0.95 })).toBe('refuted');
+      expect(judge(above, { low: 0.9, high: 1.1, coverage: 0.95 })).toBe('inconclusive');
+      expect(judge(below, { low: 1.1, high: 1.8, coverage: 0.98 })).toBe('supported');
+      expect(judge(below, { low: 2.21, high: 3, coverage: 0.98 })).toBe('refuted');
+      expect(judge(below, { low: 1.5, high: 2.5, coverage: 0.98 })).toBe('inconclusive');
+    },
+  );
 
   it('an interval that clears the size by less than the margin decides nothing, on either side', () => {
     expect(judge(above, { low: 1.05, high: 1.3, coverage: 0.95 })).toBe('inconclusive'); // above 1, not above 1.1
@@ -318,31 +396,38 @@ describe('the verdict is the interval against the claim', () => {
     expect(judge(above, { low: 0.97, high: 0.97 })).toBe('refuted');
   });
 
-  it('an interval short of 95% (too few blocks) is inconclusive whatever it holds; so is one that is not a number', () => {
-    expect(judge(above, { low: 5, high: 9, coverage: 0.9375 })).toBe('inconclusive');
-    expect(judge(above, { low: 5, high: 9, coverage: CONFIDENCE })).toBe('supported');
-    expect(judge(above, { low: NaN, high: NaN, coverage: 0.99 })).toBe('inconclusive');
-  });
+  it(
+    'an interval short of 95% (too few blocks) is inconclusive whatever it holds; so is one that is not a ' + 'number',
+    () => {
+      expect(judge(above, { low: 5, high: 9, coverage: 0.9375 })).toBe('inconclusive');
+      expect(judge(above, { low: 5, high: 9, coverage: CONFIDENCE })).toBe('supported');
+      expect(judge(above, { low: NaN, high: NaN, coverage: 0.99 })).toBe('inconclusive');
+    },
+  );
 
-  it('a supported or refuted verdict never prints an interval end across the claim or its margin (figures keep their side)', () => {
-    const rnd = prng(11);
-    for (let k = 0; k < 5000; k++) {
-      const size = [1, 1.1, 2, 1 / 1.1][k % 4] as number;
-      const low = size * (0.9 + 0.2 * rnd());
-      const high = low * (1 + 0.2 * rnd());
-      const r = { median: (low + high) / 2, low, high, coverage: 0.96 };
-      for (const direction of ['above', 'below'] as const) {
-        const v = judge({ direction, size }, r);
-        const text = formatRatioFigure(r, '95% interval', decisionEdges({ size }));
-        const m = /(\d[\d,.]*)x–(\d[\d,.]*)x/.exec(text);
-        const [lo, hi] = [Number(m?.[1]?.replace(/,/g, '')), Number(m?.[2]?.replace(/,/g, ''))];
-        expect(lo).toBeLessThanOrEqual(low); // outward: the printed interval holds the measured one
-        expect(hi).toBeGreaterThanOrEqual(high);
-        const printed = judge({ direction, size }, { low: lo, high: hi, coverage: r.coverage });
-        if (v !== 'inconclusive') expect(printed, `${v} ${direction} ${size}: ${text}`).toBe(v);
+  it(
+    'a supported or refuted verdict never prints an interval end across the claim or its margin (figures keep ' +
+      'their side)',
+    () => {
+      const rnd = prng(11);
+      for (let k = 0; k < 5000; k++) {
+        const size = [1, 1.1, 2, 1 / 1.1][k % 4] as number;
+        const low = size * (0.9 + 0.2 * rnd());
+        const high = low * (1 + 0.2 * rnd());
+        const r = { median: (low + high) / 2, low, high, coverage: 0.96 };
+        for (const direction of ['above', 'below'] as const) {
+          const v = judge({ direction, size }, r);
+          const text = formatRatioFigure(r, '95% interval', decisionEdges({ size }));
+          const m = /(\d[\d,.]*)x–(\d[\d,.]*)x/.exec(text);
+          const [lo, hi] = [Number(m?.[1]?.replace(/,/g, '')), Number(m?.[2]?.replace(/,/g, ''))];
+          expect(lo).toBeLessThanOrEqual(low); // outward: the printed interval holds the measured one
+          expect(hi).toBeGreaterThanOrEqual(high);
+          const printed = judge({ direction, size }, { low: lo, high: hi, coverage: r.coverage });
+          if (v !== 'inconclusive') expect(printed, `${v} ${direction} ${size}: ${text}`).toBe(v);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 describe('figures with the precision the interval supports', () => {
@@ -367,7 +452,11 @@ describe('figures with the precision the interval supports', () => {
     expect(fmtRatio({ median: 395, low: 237, high: 487, coverage: 0.984 })).toBe('about 230x–490x (95% interval)');
     expect(fmtRatio({ median: 888, low: 693, high: 930, coverage: 0.984 })).toBe('890x (95% interval 690x–930x)');
     expect(fmtRatio({ median: 0.99, low: 0.95, high: 1.04, coverage: 0.95 })).toBe('0.99x (95% interval 0.95x–1.1x)');
-    expect(fmtRatio({ median: NaN, low: NaN, high: NaN, coverage: 0 })).toBe('no figure (no block was timed within the budget)');
-    expect(fmtRatio({ median: 29.59, low: 27.1, high: 31.2, coverage: 0.5 })).toBe('30x (range timed, too few blocks for a 95% interval: 27x–32x)');
+    expect(fmtRatio({ median: NaN, low: NaN, high: NaN, coverage: 0 })).toBe(
+      'no figure (no block was timed within the budget)',
+    );
+    expect(fmtRatio({ median: 29.59, low: 27.1, high: 31.2, coverage: 0.5 })).toBe(
+      '30x (range timed, too few blocks for a 95% interval: 27x–32x)',
+    );
   });
 });

@@ -246,7 +246,10 @@ describe('copies into scratch by real size (live)', () => {
   it("masks the _id in this server's own duplicate-key error", async () => {
     const c = live.db.collection<{ _id: string }>('errors');
     await c.insertOne({ _id: 'QZDUP-real' });
-    const dup = await c.insertOne({ _id: 'QZDUP-real' }).then(() => null, (err: unknown) => err);
+    const dup = await c.insertOne({ _id: 'QZDUP-real' }).then(
+      () => null,
+      (err: unknown) => err,
+    );
     expect(dup, 'the second insert of one _id fails').not.toBeNull();
     const raw = (dup as Error).message;
     expect(raw).toMatch(/duplicate key/i);

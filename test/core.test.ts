@@ -40,7 +40,11 @@ describe('stats', () => {
 
 describe('format', () => {
   it('never shows a password or the query string', () => {
-    expect(redactUri('mongodb://bob:hunter2@db1:27017,db2/app?authSource=admin&authMechanismProperties=AWS_SESSION_TOKEN:xyz')).toBe('mongodb://bob:****@db1:27017,db2/app');
+    expect(
+      redactUri(
+        'mongodb://bob:hunter2@db1:27017,db2/app?authSource=admin&authMechanismProperties=AWS_SESSION_TOKEN:xyz',
+      ),
+    ).toBe('mongodb://bob:****@db1:27017,db2/app');
     expect(redactUri('mongodb+srv://cluster.example.net/')).toBe('mongodb+srv://cluster.example.net/');
   });
   it('fills templates and keeps unknown placeholders visible', () => {
@@ -53,7 +57,14 @@ describe('runner', () => {
   const boom = defineRule({
     id: 'boom',
     scope: 'collection',
-    meta: { description: 'throws', docsUrl: 'https://example.invalid', severity: 'warn', messages: { m: 'x' }, options: noOptions, requires: { capabilities: [] } },
+    meta: {
+      description: 'throws',
+      docsUrl: 'https://example.invalid',
+      severity: 'warn',
+      messages: { m: 'x' },
+      options: noOptions,
+      requires: { capabilities: [] },
+    },
     analyze({ collection }) {
       if (collection?.name === 'a') throw new Error('kaput');
     },
@@ -61,15 +72,35 @@ describe('runner', () => {
   const fine = defineRule({
     id: 'fine',
     scope: 'collection',
-    meta: { description: 'reports', docsUrl: 'https://example.invalid', severity: 'info', messages: { m: 'seen {{name}}' }, options: noOptions, requires: { capabilities: [] } },
+    meta: {
+      description: 'reports',
+      docsUrl: 'https://example.invalid',
+      severity: 'info',
+      messages: { m: 'seen {{name}}' },
+      options: noOptions,
+      requires: { capabilities: [] },
+    },
     analyze({ collection, report }) {
-      if (collection) report({ messageId: 'm', target: { db: collection.db, collection: collection.name }, data: { name: collection.name }, evidence: {} });
+      if (collection)
+        report({
+          messageId: 'm',
+          target: { db: collection.db, collection: collection.name },
+          data: { name: collection.name },
+          evidence: {},
+        });
     },
   });
   const needy = defineRule({
     id: 'needy',
     scope: 'snapshot',
-    meta: { description: 'needs $indexStats', docsUrl: 'https://example.invalid', severity: 'warn', messages: {}, options: noOptions, requires: { capabilities: ['indexStats'] } },
+    meta: {
+      description: 'needs $indexStats',
+      docsUrl: 'https://example.invalid',
+      severity: 'warn',
+      messages: {},
+      options: noOptions,
+      requires: { capabilities: ['indexStats'] },
+    },
     analyze() {
       throw new Error('must not run');
     },
@@ -85,14 +116,19 @@ describe('runner', () => {
 
   it('skips a rule the server cannot serve, with the reason', () => {
     const s = snapshotOf([collectionOf('a')]);
-    s.server.capabilities.indexStats = { supported: false, evidence: 'aggregate $indexStats failed: NotImplemented (238)' };
+    s.server.capabilities.indexStats = {
+      supported: false,
+      evidence: 'aggregate $indexStats failed: NotImplemented (238)',
+    };
     const out = analyze(s, {}, [needy]);
     expect(out.findings).toEqual([]);
     expect(out.notes[0]?.message).toMatch(/needy: could not check .*indexStats .*NotImplemented/);
   });
 
   it('applies a user severity to the whole rule and turns rules off', () => {
-    expect(analyze(snap, { rules: { fine: 'error' } }, [fine]).findings.every((f) => f.severity === 'error')).toBe(true);
+    expect(analyze(snap, { rules: { fine: 'error' } }, [fine]).findings.every((f) => f.severity === 'error')).toBe(
+      true,
+    );
     expect(analyze(snap, { rules: { fine: 'off' } }, [fine]).findings).toEqual([]);
   });
 });
@@ -100,9 +136,14 @@ describe('runner', () => {
 describe('trial harness', () => {
   it('runs warm-up plus at least five trials', async () => {
     let calls = 0;
-    const t = await timeTrials('x', new Budget(10_000), async () => {
-      calls++;
-    }, { warmup: 2, trials: 3 });
+    const t = await timeTrials(
+      'x',
+      new Budget(10_000),
+      async () => {
+        calls++;
+      },
+      { warmup: 2, trials: 3 },
+    );
     expect(t.samples).toHaveLength(5);
     expect(calls).toBe(7);
     expect(t.complete).toBe(true);

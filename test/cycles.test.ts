@@ -38,7 +38,10 @@ function importGraph(roots: readonly string[]): Map<string, string[]> {
   for (const file of roots.flatMap(tsFiles)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     const resolved = importedFiles.map((f) => resolveSpecifier(file, f.fileName));
-    graph.set(file, resolved.filter((f): f is string => f !== null));
+    graph.set(
+      file,
+      resolved.filter((f): f is string => f !== null),
+    );
   }
   return graph;
 }

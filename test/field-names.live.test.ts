@@ -85,11 +85,14 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
     expect(fields['meta.$v']).toEqual({ present: DOCS, types: { int: DOCS - STRAYS, string: STRAYS }, strings });
   });
 
-  it("mixed-types' commands, run in mongosh on a copy, rewrite `\"a.b\"` and `meta.$v`, not `a.b`", async () => {
+  it('mixed-types\' commands, run in mongosh on a copy, rewrite `"a.b"` and `meta.$v`, not `a.b`', async () => {
     const snap = await snapshotFor(live.adapter, DB, 'things', mixedTypes);
     const findings = runRule(mixedTypes, snap);
     const targets = findings.map((f) => [f.target.path, f.messageId]);
-    expect(targets).toEqual([['"a.b"', 'mixed'], ['meta.$v', 'blankStrings']]);
+    expect(targets).toEqual([
+      ['"a.b"', 'mixed'],
+      ['meta.$v', 'blankStrings'],
+    ]);
     const commands = findings.flatMap((f) => f.recommendation?.commands ?? []);
     log(`${live.kind} ${snap.server.version}: ${commands.join(' | ')}`);
     const updates = commands.filter((c) => c.includes('.updateMany('));
@@ -118,7 +121,7 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
     }
   });
 
-  it("mixed-types' experiment queries `\"a.b\"` with $getField: the strays, asked as numbers, are missed", async () => {
+  it('mixed-types\' experiment queries `"a.b"` with $getField: the strays, asked as numbers, are missed', async () => {
     const snap = await snapshotFor(live.adapter, DB, 'things', mixedTypes);
     const f = runRule(mixedTypes, snap).find((x) => x.target.path === '"a.b"');
     const options = { budgetMs: 10_000, maxDocs: DOCS };
@@ -157,7 +160,9 @@ describe('an index on a `$`-prefixed field (live)', () => {
       inserted = messageOf(err);
     }
     for (const key of [{ $in: 1 }, { $in: 1, x: 1 }]) {
-      const name = Object.keys(key).map((k) => `${k}_1`).join('_');
+      const name = Object.keys(key)
+        .map((k) => `${k}_1`)
+        .join('_');
       try {
         await db.command({ createIndexes: 'ops', indexes: [{ key, name }] });
         built[name] = 'built';

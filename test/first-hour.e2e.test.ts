@@ -36,42 +36,57 @@ function asInReadme(printed: string, uri: string): string[] {
 describe('the first hour: mongo-advisor server, then mongosh from any directory (real CLI, real mongosh)', () => {
   const kind = inject('serverKind');
 
-  it('server prints the README\'s lines; mongosh in a temp dir loads the plugin with them and checks posts; Ctrl-C stops it', async (ctx) => {
-    if (!EMBEDDED.includes(kind)) ctx.skip(`this run's server is ${kind}, not an embedded one mongo-advisor server can start`);
-    let printed = '';
-    let shell: { code: number | null; out: string; err: string } | null = null;
-    let uri = '';
-    const server = await runProcess(process.execPath, [CLI, 'server', '--kind', kind], {
-      timeoutMs: 300_000,
-      env: { MONGODB_URI: '' },
-      onOut: (chunk, child) => {
-        printed += chunk;
-        if (uri || !printed.includes('Ctrl-C stops the server')) return;
-        uri = /^URI: (\S+)$/m.exec(printed)?.[1] ?? 'none';
-        const mongoshUri = /^ {2}mongosh "([^"]+)"$/m.exec(printed)?.[1] ?? '';
-        const load = /^ {2}(load\(.+\))$/m.exec(printed)?.[1] ?? '';
-        const cwd = mkdtempSync(join(tmpdir(), 'ma-first-hour-'));
-        const script = `${load}; advisor.check("posts", { confirm: false })`;
-        void runProcess(MONGOSH, [mongoshUri, '--quiet', '--norc', '--json=relaxed', '--eval', script], { cwd, env: { MONGOSH_NO_UPDATE_CHECK: '1' } })
-          .then((r) => (shell = r))
-          .finally(() => child.kill('SIGINT'));
-      },
-    });
-    expect(uri, printed + server.err).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
-    // The README's block, after its first line (which server started, and its version), is what the command printed.
-    expect(asInReadme(printed, uri).slice(1)).toEqual(readmeServerBlock().slice(1));
-    expect(readmeServerBlock()[0]).toMatch(/^mongo-advisor server: .+ at mongodb:\/\/127\.0\.0\.1:<port>\/$/);
-    expect(shell, server.err).not.toBeNull();
-    const ran = shell as unknown as { code: number | null; out: string; err: string };
-    expect(ran.code, ran.err).toBe(0);
-    const report = JSON.parse(ran.out) as { scope: { db: string; collections: string[] }; findings: { ruleId: string; target: { collection?: string } }[] };
-    expect(report.scope).toMatchObject({ db: 'mongo_advisor_demo_blog', collections: ['posts'] });
-    expect(report.findings.some((f) => f.ruleId === 'array-growth' && f.target.collection === 'posts'), ran.out).toBe(true);
-    // Stopped by Ctrl-C: exit 0, said so, and nothing answers on the port any more.
-    expect(server.code, server.err).toBe(0);
-    expect(server.err).toMatch(/Stopped; its data is deleted\./);
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_500 });
-    await expect(client.connect()).rejects.toThrow();
-    await client.close().catch(() => undefined);
-  }, 300_000);
+  it(
+    "server prints the README's lines; mongosh in a temp dir loads the plugin with them and checks posts; " +
+      'Ctrl-C stops it',
+    async (ctx) => {
+      if (!EMBEDDED.includes(kind))
+        ctx.skip(`this run's server is ${kind}, not an embedded one mongo-advisor server can start`);
+      let printed = '';
+      let shell: { code: number | null; out: string; err: string } | null = null;
+      let uri = '';
+      const server = await runProcess(process.execPath, [CLI, 'server', '--kind', kind], {
+        timeoutMs: 300_000,
+        env: { MONGODB_URI: '' },
+        onOut: (chunk, child) => {
+          printed += chunk;
+          if (uri || !printed.includes('Ctrl-C stops the server')) return;
+          uri = /^URI: (\S+)$/m.exec(printed)?.[1] ?? 'none';
+          const mongoshUri = /^ {2}mongosh "([^"]+)"$/m.exec(printed)?.[1] ?? '';
+          const load = /^ {2}(load\(.+\))$/m.exec(printed)?.[1] ?? '';
+          const cwd = mkdtempSync(join(tmpdir(), 'ma-first-hour-'));
+          const script = `${load}; advisor.check("posts", { confirm: false })`;
+          void runProcess(MONGOSH, [mongoshUri, '--quiet', '--norc', '--json=relaxed', '--eval', script], {
+            cwd,
+            env: { MONGOSH_NO_UPDATE_CHECK: '1' },
+          })
+            .then((r) => (shell = r))
+            .finally(() => child.kill('SIGINT'));
+        },
+      });
+      expect(uri, printed + server.err).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
+      // The README's block, after its first line (which server started, and its version), is what the command printed.
+      expect(asInReadme(printed, uri).slice(1)).toEqual(readmeServerBlock().slice(1));
+      expect(readmeServerBlock()[0]).toMatch(/^mongo-advisor server: .+ at mongodb:\/\/127\.0\.0\.1:<port>\/$/);
+      expect(shell, server.err).not.toBeNull();
+      const ran = shell as unknown as { code: number | null; out: string; err: string };
+      expect(ran.code, ran.err).toBe(0);
+      const report = JSON.parse(ran.out) as {
+        scope: { db: string; collections: string[] };
+        findings: { ruleId: string; target: { collection?: string } }[];
+      };
+      expect(report.scope).toMatchObject({ db: 'mongo_advisor_demo_blog', collections: ['posts'] });
+      expect(
+        report.findings.some((f) => f.ruleId === 'array-growth' && f.target.collection === 'posts'),
+        ran.out,
+      ).toBe(true);
+      // Stopped by Ctrl-C: exit 0, said so, and nothing answers on the port any more.
+      expect(server.code, server.err).toBe(0);
+      expect(server.err).toMatch(/Stopped; its data is deleted\./);
+      const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_500 });
+      await expect(client.connect()).rejects.toThrow();
+      await client.close().catch(() => undefined);
+    },
+    300_000,
+  );
 });

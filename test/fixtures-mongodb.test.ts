@@ -32,13 +32,27 @@ function accessesFrom(indexes: readonly IndexSnapshot[], rows: readonly Doc[]): 
   return accesses;
 }
 
-function collectionWith(name: string, indexes: IndexSnapshot[], accesses: Record<string, IndexAccess[]>, over: Partial<CollectionSnapshot> = {}): CollectionSnapshot {
-  const stats = { count: 100_000, sizeBytes: 50_000_000, avgObjSize: 500, storageSizeBytes: 20_000_000, totalIndexSizeBytes: indexes.length * 1_048_576, nindexes: indexes.length, blockCompressor: 'snappy' };
+function collectionWith(
+  name: string,
+  indexes: IndexSnapshot[],
+  accesses: Record<string, IndexAccess[]>,
+  over: Partial<CollectionSnapshot> = {},
+): CollectionSnapshot {
+  const stats = {
+    count: 100_000,
+    sizeBytes: 50_000_000,
+    avgObjSize: 500,
+    storageSizeBytes: 20_000_000,
+    totalIndexSizeBytes: indexes.length * 1_048_576,
+    nindexes: indexes.length,
+    blockCompressor: 'snappy',
+  };
   return withData(collectionOf(name, { indexes, stats, ...over }), indexUsageCollector, { accesses });
 }
 
 const at = (s: Snapshot, collectedAt: string): Snapshot => ({ ...s, collectedAt });
-const ids = (out: { findings: { messageId: string; target: { index?: string } }[] }) => out.findings.map((f) => `${f.messageId}${f.target.index ? ` ${f.target.index}` : ''}`).sort();
+const ids = (out: { findings: { messageId: string; target: { index?: string } }[] }) =>
+  out.findings.map((f) => `${f.messageId}${f.target.index ? ` ${f.target.index}` : ''}`).sort();
 const noteText = (out: { notes: { message: string }[] }) => out.notes.map((n) => n.message).join('\n');
 
 describe('listIndexes with legacy numeric options (list-indexes-legacy-numeric-options)', () => {
@@ -54,7 +68,9 @@ describe('listIndexes with legacy numeric options (list-indexes-legacy-numeric-o
   });
 
   it('index-usage never calls the unique or the sparse prefix redundant, nor offers to drop them', () => {
-    const all = Object.fromEntries(indexes.map((i) => [i.name, [{ host: 'm1.example.net:27017', ops: 50, since: '2026-09-02T00:00:00.000Z' }]]));
+    const all = Object.fromEntries(
+      indexes.map((i) => [i.name, [{ host: 'm1.example.net:27017', ops: 50, since: '2026-09-02T00:00:00.000Z' }]]),
+    );
     const out = runRuleWithNotes(indexUsageRule, snapshotOf([collectionWith('index_sparse1', indexes, all)]));
     expect(ids(out)).toEqual(['notRedundant b_1', 'notRedundant x_1']);
     const why = out.findings.map((f) => f.message).join('\n');
@@ -64,10 +80,17 @@ describe('listIndexes with legacy numeric options (list-indexes-legacy-numeric-o
   });
 
   it('a unique index with no recorded use is kept, with the reason, not reported unused', () => {
-    const none = Object.fromEntries(indexes.map((i) => [i.name, [{ host: 'm1.example.net:27017', ops: i.name === 'b_1' ? 0 : 50, since: '2026-09-02T00:00:00.000Z' }]]));
+    const none = Object.fromEntries(
+      indexes.map((i) => [
+        i.name,
+        [{ host: 'm1.example.net:27017', ops: i.name === 'b_1' ? 0 : 50, since: '2026-09-02T00:00:00.000Z' }],
+      ]),
+    );
     const out = runRuleWithNotes(indexUsageRule, snapshotOf([collectionWith('index_sparse1', indexes, none)]));
     expect(ids(out)).toContain('kept');
-    expect(out.findings.find((f) => f.messageId === 'kept')?.message).toBe('No recorded use, but not called unused: `b_1` (unique: it enforces a constraint even when no query reads it).');
+    expect(out.findings.find((f) => f.messageId === 'kept')?.message).toBe(
+      'No recorded use, but not called unused: `b_1` (unique: it enforces a constraint even when no query reads it).',
+    );
     expect(ids(out).filter((x) => x.startsWith('unused'))).toEqual([]);
   });
 });
@@ -85,7 +108,10 @@ describe('a collection clustered by _id (list-indexes-clustered)', () => {
     expect(clustered.namedListCollectionsOptions.clusteredIndex.name).toBe(named?.name);
   });
 
-  for (const [label, listed] of [['default name _id_', clustered.listIndexes], ['named index_on_id', clustered.namedListIndexes]] as const) {
+  for (const [label, listed] of [
+    ['default name _id_', clustered.listIndexes],
+    ['named index_on_id', clustered.namedListIndexes],
+  ] as const) {
     it(`index-usage (${label}): only a_1 is judged; the clustered index is neither unread, kept nor a prefix`, () => {
       const indexes = indexesOf(listed);
       const accesses = { a_1: [{ host: 'm1.example.net:27017', ops: 0, since: '2026-09-02T00:00:00.000Z' }] };
@@ -99,20 +125,38 @@ describe('a collection clustered by _id (list-indexes-clustered)', () => {
 
   it('index-usage does not read $indexStats on a clustered collection whose only index is the clustered one', () => {
     const [only] = indexesOf(clustered.namedListIndexes);
-    expect(indexUsageCollector.appliesTo?.(collectionOf('coll', { clustered: true, indexes: only ? [only] : [] }))).toBe(false);
+    expect(
+      indexUsageCollector.appliesTo?.(collectionOf('coll', { clustered: true, indexes: only ? [only] : [] })),
+    ).toBe(false);
   });
 
-  it('id-pattern: no natural-order read (the order is the _id order), and the clustered index is not a secondary index', () => {
-    const indexes = indexesOf(clustered.namedListIndexes);
-    const c = collectionOf('coll', { clustered: true, indexes, stats: { count: 1000, sizeBytes: 1, avgObjSize: 1, storageSizeBytes: 1, totalIndexSizeBytes: 1, nindexes: 2, blockCompressor: null } });
-    const sampled = { ...c, sample: { ...c.sample, size: 20 } };
-    expect(naturalOrder.appliesTo?.(sampled)).toBe(false);
-    expect(naturalOrder.appliesTo?.({ ...sampled, clustered: false })).toBe(true);
-    const p = secondaryIndexPenalty(c, 16, 8);
-    expect(p.secondaryIndexes).toBe(1);
-    expect(p.entries).toBe(1000);
-    expect(timeIndex(c)).toBeNull();
-  });
+  it(
+    'id-pattern: no natural-order read (the order is the _id order), and the clustered index is not a ' +
+      'secondary index',
+    () => {
+      const indexes = indexesOf(clustered.namedListIndexes);
+      const c = collectionOf('coll', {
+        clustered: true,
+        indexes,
+        stats: {
+          count: 1000,
+          sizeBytes: 1,
+          avgObjSize: 1,
+          storageSizeBytes: 1,
+          totalIndexSizeBytes: 1,
+          nindexes: 2,
+          blockCompressor: null,
+        },
+      });
+      const sampled = { ...c, sample: { ...c.sample, size: 20 } };
+      expect(naturalOrder.appliesTo?.(sampled)).toBe(false);
+      expect(naturalOrder.appliesTo?.({ ...sampled, clustered: false })).toBe(true);
+      const p = secondaryIndexPenalty(c, 16, 8);
+      expect(p.secondaryIndexes).toBe(1);
+      expect(p.entries).toBe(1000);
+      expect(timeIndex(c)).toBeNull();
+    },
+  );
 });
 
 describe('$indexStats of one member (index-stats-replica-member)', () => {
@@ -133,7 +177,10 @@ describe('$indexStats of one member (index-stats-replica-member)', () => {
   const dayAfter = new Date(Date.parse(statsMember.newestSince) + 86_400_000).toISOString();
 
   it('ops 0 with a recent since: a partial index is kept with its reason (kept is judged before the warm-up)', () => {
-    const out = runRuleWithNotes(indexUsageRule, at(snapshotOf([collectionWith('orders', indexes, accesses)]), dayAfter));
+    const out = runRuleWithNotes(
+      indexUsageRule,
+      at(snapshotOf([collectionWith('orders', indexes, accesses)]), dayAfter),
+    );
     expect(ids(out)).toEqual(['kept']);
     expect(out.findings[0]?.message).toContain('`price_1` (partial:');
   });
@@ -143,10 +190,15 @@ describe('$indexStats of one member (index-stats-replica-member)', () => {
     const out = runRuleWithNotes(indexUsageRule, at(snapshotOf([collectionWith('orders', plain, accesses)]), dayAfter));
     expect(ids(out)).toEqual(['tooRecent']);
     expect(out.findings[0]?.message).toBe(
-      'Too early to call `price_1` unused: no use recorded, but the counters on examplehost.local:27018 started 1 day ago, within the 7-day warm-up ($indexStats restarts with the server and when an index is built).',
+      'Too early to call `price_1` unused: no use recorded, but the counters on examplehost.local:27018 ' +
+        'started 1 day ago, within the 7-day warm-up ($indexStats restarts with the server and when an index ' +
+        'is built).',
     );
     // past the warm-up the same counters call it unused
-    const later = runRuleWithNotes(indexUsageRule, at(snapshotOf([collectionWith('orders', plain, accesses)]), '2024-06-15T00:00:00.000Z'));
+    const later = runRuleWithNotes(
+      indexUsageRule,
+      at(snapshotOf([collectionWith('orders', plain, accesses)]), '2024-06-15T00:00:00.000Z'),
+    );
     expect(ids(later)).toEqual(['unused price_1']);
   });
 });
@@ -156,7 +208,9 @@ describe('$indexStats through mongos (index-stats-mongos): one row per index per
   const accesses = accessesFrom(indexes, statsMongos.rows);
 
   it('keeps every shard primary’s row, none added twice', () => {
-    expect(Object.fromEntries(Object.entries(accesses).map(([k, v]) => [k, v.map((a) => `${a.host} ${a.ops}`)]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(accesses).map(([k, v]) => [k, v.map((a) => `${a.host} ${a.ops}`)])),
+    ).toEqual({
       type_1_item_1: ['examplehost.local:27018 1', 'examplehost.local:27019 4'],
       item_1_quantity_1: ['examplehost.local:27018 1', 'examplehost.local:27019 0'],
       _id_: ['examplehost.local:27018 0', 'examplehost.local:27019 0'],
@@ -166,22 +220,33 @@ describe('$indexStats through mongos (index-stats-mongos): one row per index per
 
   it('sums ops over the shards and dates the window by the youngest shard counter', () => {
     const ix = indexes.find((i) => i.name === 'item_1_quantity_1') as IndexSnapshot;
-    const u = indexUsage(ix, accesses.item_1_quantity_1 ?? null, Date.parse('2024-06-15T00:00:00.000Z'), { warmupDays: 7, unusedMaxOps: 0 });
+    const u = indexUsage(ix, accesses.item_1_quantity_1 ?? null, Date.parse('2024-06-15T00:00:00.000Z'), {
+      warmupDays: 7,
+      unusedMaxOps: 0,
+    });
     expect(u.status).toBe('used');
     expect(u.ops).toBe(1);
     expect(u.youngestHost).toBe('examplehost.local:27018');
   });
 
-  it('an index with no use on any shard is an info naming the shard primaries read; shard secondaries are said unread', () => {
-    const plain = indexes.map((i) => (i.name === 'price_1' ? { name: i.name, key: i.key, sizeBytes: i.sizeBytes } : i));
-    const s = withServer(at(snapshotOf([collectionWith('orders', plain, accesses)]), '2024-06-15T00:00:00.000Z'), { topology: 'sharded' });
-    const out = runRuleWithNotes(indexUsageRule, s);
-    expect(ids(out)).toEqual(['unusedSharded price_1']);
-    const f = out.findings[0];
-    expect(f?.severity).toBe('info');
-    expect(f?.message).toContain('summed over the shard primaries mongos reached (2)');
-    expect(f?.message).toContain('Shard secondaries are not read through mongos');
-  });
+  it(
+    'an index with no use on any shard is an info naming the shard primaries read; shard secondaries are said ' +
+      'unread',
+    () => {
+      const plain = indexes.map((i) =>
+        i.name === 'price_1' ? { name: i.name, key: i.key, sizeBytes: i.sizeBytes } : i,
+      );
+      const s = withServer(at(snapshotOf([collectionWith('orders', plain, accesses)]), '2024-06-15T00:00:00.000Z'), {
+        topology: 'sharded',
+      });
+      const out = runRuleWithNotes(indexUsageRule, s);
+      expect(ids(out)).toEqual(['unusedSharded price_1']);
+      const f = out.findings[0];
+      expect(f?.severity).toBe('info');
+      expect(f?.message).toContain('summed over the shard primaries mongos reached (2)');
+      expect(f?.message).toContain('Shard secondaries are not read through mongos');
+    },
+  );
 });
 
 describe('$sample error 28799 (error-sample-28799)', () => {
@@ -195,13 +260,19 @@ describe('$sample error 28799 (error-sample-28799)', () => {
 
   it('one more try on 28799, then the error stands; other errors are not retried', async () => {
     let calls = 0;
-    await expect(onceMoreOn28799(() => (++calls === 1 ? Promise.reject(sample28799.driverError()) : Promise.resolve('read')))).resolves.toBe('read');
+    await expect(
+      onceMoreOn28799(() => (++calls === 1 ? Promise.reject(sample28799.driverError()) : Promise.resolve('read'))),
+    ).resolves.toBe('read');
     expect(calls).toBe(2);
     calls = 0;
-    await expect(onceMoreOn28799(() => (++calls, Promise.reject(sample28799.driverError())))).rejects.toThrow(sample28799.errmsg);
+    await expect(onceMoreOn28799(() => (++calls, Promise.reject(sample28799.driverError())))).rejects.toThrow(
+      sample28799.errmsg,
+    );
     expect(calls).toBe(2);
     calls = 0;
-    await expect(onceMoreOn28799(() => (++calls, Promise.reject(Object.assign(new Error('other'), { code: 13 }))))).rejects.toThrow('other');
+    await expect(
+      onceMoreOn28799(() => (++calls, Promise.reject(Object.assign(new Error('other'), { code: 13 })))),
+    ).rejects.toThrow('other');
     expect(calls).toBe(1);
   });
 });

@@ -31,18 +31,32 @@ describe('PathFolder: raw paths to the census paths (pure)', () => {
   });
 
   it('names key shapes without keeping a key', () => {
-    expect(['65f0c0ffee0000000000beef', '0f8fad5b-d9cb-469f-a165-70867728950e', '1042', '2024-03-01', 'SKU-00042', 'email'].map(keyShape)).toEqual(['objectId', 'uuid', 'integer', 'date', 'code', 'word']);
+    expect(
+      [
+        '65f0c0ffee0000000000beef',
+        '0f8fad5b-d9cb-469f-a165-70867728950e',
+        '1042',
+        '2024-03-01',
+        'SKU-00042',
+        'email',
+      ].map(keyShape),
+    ).toEqual(['objectId', 'uuid', 'integer', 'date', 'code', 'word']);
   });
 
-  it('tells an index on a key of a map (its key and default name hold the key) from one on the map or beside it', () => {
-    const f = new PathFolder(['itemsBySku', '']);
-    expect(mapOfIndexKey({ 'itemsBySku.SKU-1': 1 }, new PathFolder(['itemsBySku']))).toBe('itemsBySku');
-    expect(mapOfIndexKey({ status: 1, 'itemsBySku.SKU-1.qty': -1 }, new PathFolder(['itemsBySku']))).toBe('itemsBySku');
-    expect(mapOfIndexKey({ 'itemsBySku.$**': 1 }, new PathFolder(['itemsBySku']))).toBeNull();
-    expect(mapOfIndexKey({ itemsBySku: 1, status: 1 }, new PathFolder(['itemsBySku']))).toBeNull();
-    expect(mapOfIndexKey({ _id: 1 }, f)).toBeNull();
-    expect(mapOfIndexKey({ '$**': 1 }, f)).toBeNull();
-    expect(mapOfIndexKey({ '2031-01-01.visits': 1 }, f)).toBe('');
-    expect(mapOfIndexKey({ 'SKU-1': 'hashed' }, new PathFolder([]))).toBeNull();
-  });
+  it(
+    'tells an index on a key of a map (its key and default name hold the key) from one on the map or beside ' + 'it',
+    () => {
+      const f = new PathFolder(['itemsBySku', '']);
+      expect(mapOfIndexKey({ 'itemsBySku.SKU-1': 1 }, new PathFolder(['itemsBySku']))).toBe('itemsBySku');
+      expect(mapOfIndexKey({ status: 1, 'itemsBySku.SKU-1.qty': -1 }, new PathFolder(['itemsBySku']))).toBe(
+        'itemsBySku',
+      );
+      expect(mapOfIndexKey({ 'itemsBySku.$**': 1 }, new PathFolder(['itemsBySku']))).toBeNull();
+      expect(mapOfIndexKey({ itemsBySku: 1, status: 1 }, new PathFolder(['itemsBySku']))).toBeNull();
+      expect(mapOfIndexKey({ _id: 1 }, f)).toBeNull();
+      expect(mapOfIndexKey({ '$**': 1 }, f)).toBeNull();
+      expect(mapOfIndexKey({ '2031-01-01.visits': 1 }, f)).toBe('');
+      expect(mapOfIndexKey({ 'SKU-1': 'hashed' }, new PathFolder([]))).toBeNull();
+    },
+  );
 });

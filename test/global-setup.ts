@@ -4,7 +4,13 @@
  * through `inject`.
  */
 import type { TestProject } from 'vitest/node';
-import { type EmbeddedKind, EMBEDDED_KINDS, type RunningServer, serverFromEnv, startEmbedded } from '../src/servers/embedded';
+import {
+  type EmbeddedKind,
+  EMBEDDED_KINDS,
+  type RunningServer,
+  serverFromEnv,
+  startEmbedded,
+} from '../src/servers/embedded';
 import { describeCapabilities, probeTestServer, type ServerCapabilities } from './support/server-capabilities';
 
 declare module 'vitest' {
@@ -27,7 +33,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     server = fromEnv;
   } else if ((EMBEDDED_KINDS as readonly string[]).includes(name)) {
     // Only slow steps log (a cold FerretDB build, a first SecantusDB install).
-    server = await startEmbedded(name as EmbeddedKind, (line) => process.stderr.write(`[mongo-advisor tests] ${name}: ${line}\n`), { testCommands: true });
+    server = await startEmbedded(
+      name as EmbeddedKind,
+      (line) => process.stderr.write(`[mongo-advisor tests] ${name}: ${line}\n`),
+      { testCommands: true },
+    );
   } else {
     throw new Error(`test/global-setup.ts: no server for project ${JSON.stringify(name)}`);
   }

@@ -25,7 +25,9 @@ describe('10 interrupts per server (20 over both) at random moments (real CLI) l
     const leaks: string[] = [];
     for (let i = 0; i < RUNS; i++) {
       const signal = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const)[i % 3] as NodeJS.Signals;
-      const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--confirm-budget', '2', '-f', 'json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--confirm-budget', '2', '-f', 'json'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -37,7 +39,8 @@ describe('10 interrupts per server (20 over both) at random moments (real CLI) l
       const name = /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
       if (!name) continue; // stopped before confirmation began
       const r = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
-      if ((r.databases as { name: string }[]).some((d) => d.name === name)) leaks.push(`run ${i} (${signal} at ${delay} ms, exit ${String(code)}): ${name}\n${err}`);
+      if ((r.databases as { name: string }[]).some((d) => d.name === name))
+        leaks.push(`run ${i} (${signal} at ${delay} ms, exit ${String(code)}): ${name}\n${err}`);
     }
     expect(leaks, leaks.join('\n')).toEqual([]);
   }, 600_000);

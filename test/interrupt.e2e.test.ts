@@ -19,8 +19,15 @@ interface Run {
 }
 
 /** The real CLI, confirming every collection of DB with a short budget; `onErr` sees stderr as it comes. */
-function runCli(uri: string, env: Record<string, string>, onErr?: (all: string, child: ChildProcess) => void): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--confirm-budget', '2', '-f', 'json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function runCli(
+  uri: string,
+  env: Record<string, string>,
+  onErr?: (all: string, child: ChildProcess) => void,
+): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--confirm-budget', '2', '-f', 'json'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stdout.on('data', () => undefined);
   child.stderr.on('data', (d: Buffer) => {
@@ -30,7 +37,8 @@ function runCli(uri: string, env: Record<string, string>, onErr?: (all: string, 
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, err, child })));
 }
 
-const scratchOf = (err: string): string | undefined => /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
+const scratchOf = (err: string): string | undefined =>
+  /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
 
 describe('interrupting a confirmation (real CLI): every phase, every signal', () => {
   const uri = inject('mongoUri');
@@ -57,31 +65,53 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     return name as string;
   };
 
-  it('the seeded database has a finding whose experiment copies several documents per insert (mid-insert), on every server', async () => {
-    const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--no-confirm', '-f', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', () => undefined);
-    await new Promise((resolve) => child.on('close', resolve));
-    const findings = (JSON.parse(out) as { findings: { ruleId: string; messageId: string; evidence?: { members?: number } }[] }).findings;
-    const tenants = findings.find((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections');
-    expect(tenants?.evidence?.members, JSON.stringify(findings.map((f) => `${f.ruleId}/${f.messageId}`))).toBe(TENANTS);
-  }, 120_000);
+  it(
+    'the seeded database has a finding whose experiment copies several documents per insert (mid-insert), on ' +
+      'every server',
+    async () => {
+      const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--no-confirm', '-f', 'json'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', () => undefined);
+      await new Promise((resolve) => child.on('close', resolve));
+      const findings = (
+        JSON.parse(out) as { findings: { ruleId: string; messageId: string; evidence?: { members?: number } }[] }
+      ).findings;
+      const tenants = findings.find((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections');
+      expect(tenants?.evidence?.members, JSON.stringify(findings.map((f) => `${f.ruleId}/${f.messageId}`))).toBe(
+        TENANTS,
+      );
+    },
+    120_000,
+  );
 
   for (const phase of INTERRUPT_PHASES) {
-    it(`SIGINT at ${phase}: refuses new commands, drops, says "dropped", exits 130; the source is unchanged`, async () => {
-      const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
-      // sizes in IEC units (formatBytes): the default 32 MiB, never "32 MB"
-      expect(run.err).toMatch(/^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m);
-      expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);
-      await expectClean(run, 130);
-    }, 120_000);
+    it(
+      `SIGINT at ${phase}: refuses new commands, drops, says "dropped", exits 130; the source is ` + `unchanged`,
+      async () => {
+        const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
+        // sizes in IEC units (formatBytes): the default 32 MiB, never "32 MB"
+        expect(run.err).toMatch(
+          /^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m,
+        );
+        expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);
+        await expectClean(run, 130);
+      },
+      120_000,
+    );
   }
 
-  for (const [signal, exit] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, exit] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     it(`${signal} mid-insert: the same cleanup, exit ${exit}`, async () => {
       const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: `mid-insert:${signal}` });
-      expect(run.err).toContain(signal === 'SIGTERM' ? 'Terminated (SIGTERM): stopping' : 'The terminal closed (SIGHUP): stopping');
+      expect(run.err).toContain(
+        signal === 'SIGTERM' ? 'Terminated (SIGTERM): stopping' : 'The terminal closed (SIGHUP): stopping',
+      );
       await expectClean(run, exit);
     }, 120_000);
   }
@@ -103,35 +133,40 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     expect(await checksums(client, DB)).toEqual(before);
   }, 120_000);
 
-  it('a second Ctrl-C quits at once, names what may remain and how to drop it; the marker makes it stale for the next run', async () => {
-    let sent = false;
-    const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert' }, (all, child) => {
-      if (!sent && all.includes('Interrupted:')) {
-        sent = true;
-        child.kill('SIGINT');
-      }
-    });
-    const name = scratchOf(run.err) as string;
-    expect(run.code).toBe(130);
-    if (run.err.includes('Dropped the scratch database')) {
-      // the drop won the race against the second Ctrl-C
-      expect(await scratchDbs(client)).not.toContain(name);
-    } else {
-      expect(run.err).toContain(`Quit before the drop was confirmed: the scratch database ${name} may remain`);
-      expect(run.err).toContain(`db.getSiblingDB("${name}").dropDatabase()`);
-      expect(run.err).toContain('mongo-advisor cleanup <uri> --yes');
-      const adapter = await DriverAdapter.connect(uri);
-      try {
-        const left = (await listScratchDatabases(adapter)).find((d) => d.name === name);
-        if (left) {
-          expect(left.state, left.why).toBe('stale');
-          expect(left.why).toContain('that process no longer runs');
-          await client.db(name).dropDatabase();
+  it(
+    'a second Ctrl-C quits at once, names what may remain and how to drop it; the marker makes it stale for ' +
+      'the next run',
+    async () => {
+      let sent = false;
+      const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert' }, (all, child) => {
+        if (!sent && all.includes('Interrupted:')) {
+          sent = true;
+          child.kill('SIGINT');
         }
-      } finally {
-        await adapter.close();
+      });
+      const name = scratchOf(run.err) as string;
+      expect(run.code).toBe(130);
+      if (run.err.includes('Dropped the scratch database')) {
+        // the drop won the race against the second Ctrl-C
+        expect(await scratchDbs(client)).not.toContain(name);
+      } else {
+        expect(run.err).toContain(`Quit before the drop was confirmed: the scratch database ${name} may remain`);
+        expect(run.err).toContain(`db.getSiblingDB("${name}").dropDatabase()`);
+        expect(run.err).toContain('mongo-advisor cleanup <uri> --yes');
+        const adapter = await DriverAdapter.connect(uri);
+        try {
+          const left = (await listScratchDatabases(adapter)).find((d) => d.name === name);
+          if (left) {
+            expect(left.state, left.why).toBe('stale');
+            expect(left.why).toContain('that process no longer runs');
+            await client.db(name).dropDatabase();
+          }
+        } finally {
+          await adapter.close();
+        }
       }
-    }
-    expect(await checksums(client, DB)).toEqual(before);
-  }, 120_000);
+      expect(await checksums(client, DB)).toEqual(before);
+    },
+    120_000,
+  );
 });

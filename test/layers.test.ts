@@ -20,29 +20,47 @@ async function restrictedImports(dir: string, source: string): Promise<string[]>
 
 describe('npm run lint keeps the layers', () => {
   it('fails a rule that imports another rule', async () => {
-    expect(await restrictedImports('rules/array-growth', "import x from '../validator/index';")).toEqual([expect.stringMatching(/A rule never imports another rule/)]);
+    expect(await restrictedImports('rules/array-growth', "import x from '../validator/index';")).toEqual([
+      expect.stringMatching(/A rule never imports another rule/),
+    ]);
   });
 
   it('fails the engine importing a rule or the rule list, and a collector loading the embedded servers', async () => {
-    expect(await restrictedImports('src/collect', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
-    expect(await restrictedImports('src/core', "import { rules as x } from '../../rules';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
-    expect(await restrictedImports('src/report', "import { rules as x } from '../../rules/index';")).toEqual([expect.stringMatching(/The engine never imports rules\//)]);
-    expect(await restrictedImports('src/collect', "import { startServer as x } from '../servers/embedded';")).toEqual([expect.stringMatching(/never loads a front door/)]);
+    expect(await restrictedImports('src/collect', "import x from '../../rules/validator';")).toEqual([
+      expect.stringMatching(/The engine never imports rules\//),
+    ]);
+    expect(await restrictedImports('src/core', "import { rules as x } from '../../rules';")).toEqual([
+      expect.stringMatching(/The engine never imports rules\//),
+    ]);
+    expect(await restrictedImports('src/report', "import { rules as x } from '../../rules/index';")).toEqual([
+      expect.stringMatching(/The engine never imports rules\//),
+    ]);
+    expect(await restrictedImports('src/collect', "import { startServer as x } from '../servers/embedded';")).toEqual([
+      expect.stringMatching(/never loads a front door/),
+    ]);
   });
 
   it('fails a front door importing a single rule, and lets it import the list', async () => {
-    expect(await restrictedImports('src/cli', "import x from '../../rules/validator';")).toEqual([expect.stringMatching(/never one rule's folder/)]);
-    expect(await restrictedImports('src/cli/commands', "import x from '../../../rules/validator/index';")).toEqual([expect.stringMatching(/never one rule's folder/)]);
+    expect(await restrictedImports('src/cli', "import x from '../../rules/validator';")).toEqual([
+      expect.stringMatching(/never one rule's folder/),
+    ]);
+    expect(await restrictedImports('src/cli/commands', "import x from '../../../rules/validator/index';")).toEqual([
+      expect.stringMatching(/never one rule's folder/),
+    ]);
     expect(await restrictedImports('src/cli', "import { rules as x } from '../../rules';")).toEqual([]);
     expect(await restrictedImports('src/mongosh', "import { rules as x } from '../../rules/index';")).toEqual([]);
   });
 
   it('fails a reporter that reaches into confirm', async () => {
-    expect(await restrictedImports('src/report', "import { Scratch as x } from '../confirm/scratch';")).toEqual([expect.stringMatching(/Reporters only format/)]);
+    expect(await restrictedImports('src/report', "import { Scratch as x } from '../confirm/scratch';")).toEqual([
+      expect.stringMatching(/Reporters only format/),
+    ]);
   });
 
   it('lets the allowed imports through', async () => {
-    expect(await restrictedImports('rules/array-growth', "import { formatBytes as x } from '../../src/core/format';")).toEqual([]);
+    expect(
+      await restrictedImports('rules/array-growth', "import { formatBytes as x } from '../../src/core/format';"),
+    ).toEqual([]);
   });
 }, 120_000);
 
@@ -115,7 +133,8 @@ const TABLE: Record<string, Probe[]> = {
   ],
   'rules/index.ts imports the rule folders and core, never a front door': [
     {
-      dir: 'rules', as: 'rules/index.ts',
+      dir: 'rules',
+      as: 'rules/index.ts',
       source: "import { main as x } from '../src/cli/main';",
       fails: /never loads a front door/,
     },

@@ -33,7 +33,10 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
   it('writes its marker before anything else, and a run in progress is never called stale', async () => {
     const s = new Scratch(adapter, `leftovers${Date.now().toString(16)}`);
     await s.create('x');
-    const marker = await client.db(s.db).collection(MARKER_COLLECTION).findOne({ _id: 'owner' as never });
+    const marker = await client
+      .db(s.db)
+      .collection(MARKER_COLLECTION)
+      .findOne({ _id: 'owner' as never });
     expect(marker).toMatchObject({ tool: 'mongo-advisor', pid: process.pid, via: 'api' });
     expect(Date.parse(String(marker?.startedAt))).toBeGreaterThan(Date.now() - 60_000);
     const mine = (await listScratchDatabases(adapter)).find((d) => d.name === s.db);
@@ -42,7 +45,15 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
   });
 
   it('the staleness rule: dead pid on this host, too old, or no marker', () => {
-    const m = { _id: 'owner' as const, tool: 'mongo-advisor' as const, version: '1', host: 'h', pid: 42, startedAt: new Date().toISOString(), via: 'cli' };
+    const m = {
+      _id: 'owner' as const,
+      tool: 'mongo-advisor' as const,
+      version: '1',
+      host: 'h',
+      pid: 42,
+      startedAt: new Date().toISOString(),
+      via: 'cli',
+    };
     expect(staleness(m, Date.now(), 'h', () => false).state).toBe('stale');
     expect(staleness(m, Date.now(), 'h', () => true).state).toBe('running');
     expect(staleness(m, Date.now(), 'other', () => false).state).toBe('running');
@@ -50,66 +61,98 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
     expect(staleness(null)).toEqual({ state: 'foreign', why: NOT_OURS });
   });
 
-  it('`cleanup --yes` drops a leftover (a dead pid\'s marker) and keeps a run in progress', async () => {
+  it("`cleanup --yes` drops a leftover (a dead pid's marker) and keeps a run in progress", async () => {
     const stale = new Scratch(adapter, `leftstale${Date.now().toString(16)}`);
     await stale.create('copy');
     // a leftover: its marker names a pid that cannot run here
-    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
+    await client
+      .db(stale.db)
+      .collection(MARKER_COLLECTION)
+      .updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
     const live = new Scratch(adapter, `leftlive${Date.now().toString(16)}`);
     await live.create('copy');
     const out: string[] = [];
-    const code = await runCleanup(uri, { yes: true }, { out: (s) => out.push(s), err: (s) => out.push(s), isTTY: false });
+    const code = await runCleanup(
+      uri,
+      { yes: true },
+      { out: (s) => out.push(s), err: (s) => out.push(s), isTTY: false },
+    );
     expect(out.join('\n')).toContain(`dropped ${stale.db} (listDatabases no longer lists it)`);
     expect(out.join('\n')).toMatch(new RegExp(`${live.db}\\s+\\S+ \\w+\\s+in use: `));
     expect(code).toBe(0);
-    const names = ((await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
+    const names = (
+      (await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]
+    ).map((d) => d.name);
     expect(names).not.toContain(stale.db);
     expect(names).toContain(live.db);
     expect(await live.cleanup()).toBeNull();
   });
 
-  it('through the real CLI: check and audit name a leftover with its removal command, audit never audits it, `cleanup --yes` drops it', async () => {
-    const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
-    const cli = async (...args: string[]) => {
-      const t = Date.now();
-      const r = await runProcess(process.execPath, [CLI, ...args], { timeoutMs: 60_000 });
-      console.log(`[leftovers cli] ${args[0]} ${args.slice(2).join(' ')}: exit ${r.code} in ${Date.now() - t} ms`);
-      return r;
-    };
-    const userDb = `mongo_advisor_test_leftover_cli`;
-    await client.db(userDb).collection('orders').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
-    const stale = new Scratch(adapter, `leftcli${Date.now().toString(16)}`);
-    await stale.create('copy');
-    await client.db(stale.db).collection('copy').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
-    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
-    try {
-      const checked = await cli('check', uri, '--db', userDb, '--no-confirm', '--format', 'json', '--quiet');
-      expect(checked.err).toContain(stale.db);
-      expect(checked.err).toMatch(/stale scratch database.*Remove it with: mongo-advisor cleanup <uri>/s);
-      // Audit is read-only by default: it names the leftover too. (One database: the shared test server holds many.)
-      const audited = await cli('audit', uri, '--db', userDb, '--format', 'json', '--output', '-', '--quiet');
-      expect(audited.err).toContain(stale.db);
-      expect(audited.err).not.toMatch(/Confirming \d+ finding/);
-      // The listing audit reads every database from never offers a scratch database, nor does the inventory count one.
-      expect(userDatabasesOf([userDb, stale.db, 'admin'])).toEqual([userDb]);
-      const refused = await cli('check', uri, '--db', stale.db, '--no-confirm');
-      expect(refused.code).toBe(2);
-      expect(refused.err).toMatch(/is a scratch database mongo-advisor writes its experiments to/);
-      const cleaned = await cli('cleanup', uri, '--yes');
-      expect(cleaned.code).toBe(0);
-      expect(cleaned.out + cleaned.err).toContain(`dropped ${stale.db} (listDatabases no longer lists it)`);
-      const names = ((await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]).map((d) => d.name);
-      expect(names).not.toContain(stale.db);
-    } finally {
-      await client.db(stale.db).dropDatabase().catch(() => undefined);
-      await client.db(userDb).dropDatabase();
-    }
-  }, 120_000);
+  it(
+    'through the real CLI: check and audit name a leftover with its removal command, audit never audits it, ' +
+      '`cleanup --yes` drops it',
+    async () => {
+      const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+      const cli = async (...args: string[]) => {
+        const t = Date.now();
+        const r = await runProcess(process.execPath, [CLI, ...args], { timeoutMs: 60_000 });
+        console.log(`[leftovers cli] ${args[0]} ${args.slice(2).join(' ')}: exit ${r.code} in ${Date.now() - t} ms`);
+        return r;
+      };
+      const userDb = `mongo_advisor_test_leftover_cli`;
+      await client
+        .db(userDb)
+        .collection('orders')
+        .insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+      const stale = new Scratch(adapter, `leftcli${Date.now().toString(16)}`);
+      await stale.create('copy');
+      await client
+        .db(stale.db)
+        .collection('copy')
+        .insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+      await client
+        .db(stale.db)
+        .collection(MARKER_COLLECTION)
+        .updateOne({ _id: 'owner' as never }, { $set: { pid: 2 ** 22 + 12345 } });
+      try {
+        const checked = await cli('check', uri, '--db', userDb, '--no-confirm', '--format', 'json', '--quiet');
+        expect(checked.err).toContain(stale.db);
+        expect(checked.err).toMatch(/stale scratch database.*Remove it with: mongo-advisor cleanup <uri>/s);
+        // Audit is read-only by default: it names the leftover too. (One database: the shared test server holds many.)
+        const audited = await cli('audit', uri, '--db', userDb, '--format', 'json', '--output', '-', '--quiet');
+        expect(audited.err).toContain(stale.db);
+        expect(audited.err).not.toMatch(/Confirming \d+ finding/);
+        // The listing audit reads every database from never offers a scratch database, nor does the inventory count
+        // one.
+        expect(userDatabasesOf([userDb, stale.db, 'admin'])).toEqual([userDb]);
+        const refused = await cli('check', uri, '--db', stale.db, '--no-confirm');
+        expect(refused.code).toBe(2);
+        expect(refused.err).toMatch(/is a scratch database mongo-advisor writes its experiments to/);
+        const cleaned = await cli('cleanup', uri, '--yes');
+        expect(cleaned.code).toBe(0);
+        expect(cleaned.out + cleaned.err).toContain(`dropped ${stale.db} (listDatabases no longer lists it)`);
+        const names = (
+          (await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as { name: string }[]
+        ).map((d) => d.name);
+        expect(names).not.toContain(stale.db);
+      } finally {
+        await client
+          .db(stale.db)
+          .dropDatabase()
+          .catch(() => undefined);
+        await client.db(userDb).dropDatabase();
+      }
+    },
+    120_000,
+  );
 
   it('without --yes and without a terminal, cleanup drops nothing and says to pass --yes', async () => {
     const stale = new Scratch(adapter, `leftask${Date.now().toString(16)}`);
     await stale.create('copy');
-    await client.db(stale.db).collection(MARKER_COLLECTION).updateOne({ _id: 'owner' as never }, { $set: { startedAt: '2000-01-01T00:00:00.000Z' } });
+    await client
+      .db(stale.db)
+      .collection(MARKER_COLLECTION)
+      .updateOne({ _id: 'owner' as never }, { $set: { startedAt: '2000-01-01T00:00:00.000Z' } });
     const asked = runCleanup(uri, {}, { out: () => undefined, err: () => undefined, isTTY: false });
     const said = `Nothing dropped: no terminal to ask on\\. Pass --yes to drop .*${stale.db}`;
     await expect(asked).rejects.toThrow(new RegExp(said));
@@ -157,7 +200,10 @@ describe('a database with the scratch prefix but without our marker is not ours 
       expect(dropped.code).toBe(0);
       expect(await names()).not.toContain(theirs);
     } finally {
-      await client.db(theirs).dropDatabase().catch(() => undefined);
+      await client
+        .db(theirs)
+        .dropDatabase()
+        .catch(() => undefined);
     }
   }, 120_000);
 
@@ -197,17 +243,35 @@ describe('load guard (the decision, over readings)', () => {
   it('parses --max-load and maps serverStatus and replSetGetStatus', () => {
     expect(parseMaxLoad('active=3,lag=2')).toEqual({ active: 3, queued: 10, dirty: 0.05, lag: 2 });
     expect(() => parseMaxLoad('threads=3')).toThrow(/active, queued, dirty, lag/);
-    expect(loadFromServerStatus({ globalLock: { activeClients: { total: 7 }, currentQueue: { total: 2 } }, wiredTiger: { cache: { 'tracked dirty bytes in the cache': 10, 'maximum bytes configured': 100 } } })).toEqual({ active: 7, queued: 2, dirty: 0.1 });
+    expect(
+      loadFromServerStatus({
+        globalLock: { activeClients: { total: 7 }, currentQueue: { total: 2 } },
+        wiredTiger: { cache: { 'tracked dirty bytes in the cache': 10, 'maximum bytes configured': 100 } },
+      }),
+    ).toEqual({ active: 7, queued: 2, dirty: 0.1 });
     const t = Date.now();
-    expect(lagFromReplStatus({ members: [{ stateStr: 'PRIMARY', optimeDate: new Date(t) }, { stateStr: 'SECONDARY', optimeDate: new Date(t - 3000) }] })).toBe(3);
+    expect(
+      lagFromReplStatus({
+        members: [
+          { stateStr: 'PRIMARY', optimeDate: new Date(t) },
+          { stateStr: 'SECONDARY', optimeDate: new Date(t - 3000) },
+        ],
+      }),
+    ).toBe(3);
   });
 
   it('pauses while above --max-load, resumes under it, stops past the pause bound or the critical level', async () => {
     const readings = [{ active: 30 }, { active: 30 }, { active: 5 }];
     const lines: string[] = [];
-    const g = new LoadGuard(null, { intervalMs: 10, read: () => Promise.resolve(readings.shift() ?? {}), log: (l) => lines.push(l) });
+    const g = new LoadGuard(null, {
+      intervalMs: 10,
+      read: () => Promise.resolve(readings.shift() ?? {}),
+      log: (l) => lines.push(l),
+    });
     await g.check(true);
-    expect(lines[0]).toMatch(/^pausing: the server is busy \(active=30>25; --max-load active=25,queued=10,dirty=0.05,lag=1\)$/);
+    expect(lines[0]).toMatch(
+      /^pausing: the server is busy \(active=30>25; --max-load active=25,queued=10,dirty=0.05,lag=1\)$/,
+    );
     expect(lines[1]).toMatch(/^resuming/);
     const stuck = new LoadGuard(null, { intervalMs: 10, maxPauseMs: 50, read: () => Promise.resolve({ queued: 11 }) });
     await expect(stuck.check(true)).rejects.toThrow(LoadAbort);

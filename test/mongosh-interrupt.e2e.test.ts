@@ -11,7 +11,17 @@ const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh_interrupt';
 
 const mongosh = (uri: string, script: string, env: Record<string, string> = {}) =>
-  runProcess(MONGOSH, [`${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`, '--quiet', '--norc', '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`], { env: { MONGOSH_NO_UPDATE_CHECK: '1', ...env } });
+  runProcess(
+    MONGOSH,
+    [
+      `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`,
+      '--quiet',
+      '--norc',
+      '--eval',
+      `load(${JSON.stringify(PLUGIN)}); ${script}`,
+    ],
+    { env: { MONGOSH_NO_UPDATE_CHECK: '1', ...env } },
+  );
 
 describe('interrupting advisor.check (real mongosh)', () => {
   const uri = inject('mongoUri');
@@ -28,11 +38,19 @@ describe('interrupting advisor.check (real mongosh)', () => {
     await dropDb(uri, DB);
   });
 
-  for (const [signal, exit] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  for (const [signal, exit] of [
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
     for (const phase of ['after-marker', 'mid-insert', 'mid-timing'] as const) {
       it(`${signal} at ${phase}: the plugin drops the scratch database and says so`, async () => {
-        const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', { MONGO_ADVISOR_TEST_INTERRUPT_AT: `${phase}:${signal}` });
-        const name = /dropped the scratch database (mongo_advisor_scratch_[0-9a-f]+) \(listDatabases no longer lists it\)/.exec(r.err)?.[1];
+        const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', {
+          MONGO_ADVISOR_TEST_INTERRUPT_AT: `${phase}:${signal}`,
+        });
+        const name =
+          /dropped the scratch database (mongo_advisor_scratch_[0-9a-f]+) \(listDatabases no longer lists it\)/.exec(
+            r.err,
+          )?.[1];
         expect(name, r.err + r.out).toBeDefined();
         expect(r.code).toBe(exit);
         expect(await scratchDbs(client)).not.toContain(name);
@@ -41,37 +59,60 @@ describe('interrupting advisor.check (real mongosh)', () => {
     }
   }
 
-  it('SIGINT ends a mongosh script at once (mongosh owns it): the marker makes the leftover stale, and advisor.cleanup drops it', async () => {
-    const had = new Set(await scratchDbs(client));
-    const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', { MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGINT' });
-    // mongosh ends the evaluation (MongoshInterruptedError, exit 1) or the process (130): no plugin code runs either way
-    expect(r.code === 1 || r.code === 130 || r.signal === 'SIGINT', `${String(r.code)} ${String(r.signal)} ${r.err}`).toBe(true);
-    // Other test files share this server and may be confirming right now: ours is the new scratch database whose
-    // marker names a mongosh process that no longer runs.
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
+  it(
+    'SIGINT ends a mongosh script at once (mongosh owns it): the marker makes the leftover stale, and ' +
+      'advisor.cleanup drops it',
+    async () => {
+      const had = new Set(await scratchDbs(client));
+      const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', {
+        MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGINT',
+      });
+      // mongosh ends the evaluation (MongoshInterruptedError, exit 1) or the process (130): no plugin code runs either
+      // way
+      expect(
+        r.code === 1 || r.code === 130 || r.signal === 'SIGINT',
+        `${String(r.code)} ${String(r.signal)} ${r.err}`,
+      ).toBe(true);
+      // Other test files share this server and may be confirming right now: ours is the new scratch database whose
+      // marker names a mongosh process that no longer runs.
+      const alive = (pid: number): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const left: string[] = [];
+      for (const n of (await scratchDbs(client)).filter((x) => !had.has(x))) {
+        const marker = await client
+          .db(n)
+          .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
+          .findOne({ _id: 'owner' });
+        if (marker?.via === 'mongosh' && typeof marker.pid === 'number' && !alive(marker.pid)) left.push(n);
       }
-    };
-    const left: string[] = [];
-    for (const n of (await scratchDbs(client)).filter((x) => !had.has(x))) {
-      const marker = await client.db(n).collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker').findOne({ _id: 'owner' });
-      if (marker?.via === 'mongosh' && typeof marker.pid === 'number' && !alive(marker.pid)) left.push(n);
-    }
-    expect(left.length, 'mongosh was expected to leave its scratch database behind on SIGINT').toBe(1);
-    const name = left[0] as string;
-    // the next run reports it (read-only run too), with its size and the command that removes it
-    const next = await mongosh(uri, 'advisor.check("posts", { confirm: false }).then((r) => print(r.notes.map((n) => n.message).join("\\n")))');
-    expect(next.out).toMatch(new RegExp(`stale scratch databases? left by earlier runs .*${name} \\([^;]+; mongo-advisor \\S+ \\(mongosh, pid \\d+ on [^)]+\\) started [^;]+; that process no longer runs\\).*Remove (it|them) with: advisor\\.cleanup\\(\\)`));
-    const listed = await mongosh(uri, 'advisor.cleanup().then((t) => print(t))');
-    expect(listed.out).toMatch(new RegExp(`${name}\\s+\\S+ \\w+\\s+STALE: `));
-    expect(await scratchDbs(client)).toContain(name);
-    const dropped = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
-    expect(dropped.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
-    expect(await scratchDbs(client)).not.toContain(name);
-    expect(await checksums(client, DB)).toEqual(before);
-  }, 240_000);
+      expect(left.length, 'mongosh was expected to leave its scratch database behind on SIGINT').toBe(1);
+      const name = left[0] as string;
+      // the next run reports it (read-only run too), with its size and the command that removes it
+      const next = await mongosh(
+        uri,
+        'advisor.check("posts", { confirm: false }).then((r) => print(r.notes.map((n) => n.message).join("\\n")))',
+      );
+      expect(next.out).toMatch(
+        new RegExp(
+          `stale scratch databases? left by earlier runs .*${name} \\([^;]+; mongo-advisor \\S+ \\(mongosh, ` +
+            `pid \\d+ on [^)]+\\) started [^;]+; that process no longer runs\\).*Remove (it|them) with: ` +
+            `advisor\\.cleanup\\(\\)`,
+        ),
+      );
+      const listed = await mongosh(uri, 'advisor.cleanup().then((t) => print(t))');
+      expect(listed.out).toMatch(new RegExp(`${name}\\s+\\S+ \\w+\\s+STALE: `));
+      expect(await scratchDbs(client)).toContain(name);
+      const dropped = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
+      expect(dropped.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
+      expect(await scratchDbs(client)).not.toContain(name);
+      expect(await checksums(client, DB)).toEqual(before);
+    },
+    240_000,
+  );
 });

@@ -18,7 +18,14 @@ const DB = 'mongo_advisor_test_mongosh';
 /** Runs the real mongosh (asynchronously: see runProcess). */
 async function mongosh(uri: string, script: string, json = false, shellDb = DB): Promise<ProcessResult> {
   const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${shellDb}`;
-  const args = [url, '--quiet', '--norc', ...(json ? ['--json=relaxed'] : []), '--eval', `load(${JSON.stringify(PLUGIN)}); ${script}`];
+  const args = [
+    url,
+    '--quiet',
+    '--norc',
+    ...(json ? ['--json=relaxed'] : []),
+    '--eval',
+    `load(${JSON.stringify(PLUGIN)}); ${script}`,
+  ];
   return await runProcess(MONGOSH, args, { env: { MONGOSH_NO_UPDATE_CHECK: '1' } });
 }
 
@@ -27,11 +34,13 @@ async function mongosh(uri: string, script: string, json = false, shellDb = DB):
  * sends them all through db.getSiblingDB(name).runCommand.
  */
 const RECORD_COMMANDS =
-  'const sent = []; const sibling = db.getSiblingDB.bind(db); db.getSiblingDB = (name) => { const d = sibling(name); return { runCommand: (cmd) => { sent.push(name + "." + Object.keys(cmd)[0]); return d.runCommand(cmd); } }; };';
+  'const sent = []; const sibling = db.getSiblingDB.bind(db); db.getSiblingDB = (name) => { const d = ' +
+  'sibling(name); return { runCommand: (cmd) => { sent.push(name + "." + Object.keys(cmd)[0]); return ' +
+  'd.runCommand(cmd); } }; };';
 
 /** Runs `advisor.check(args)` with RECORD_COMMANDS and prints `SENT [...]` once it settles, whether it ran or threw. */
-const checkRecording = (args: string): string => `${RECORD_COMMANDS} advisor.check(${args}).finally(() => print("SENT " + JSON.stringify(sent)))`;
-
+const checkRecording = (args: string): string =>
+  `${RECORD_COMMANDS} advisor.check(${args}).finally(() => print("SENT " + JSON.stringify(sent)))`;
 
 /**
  * Scratch databases that appeared since `before` and are still there. Another test file on the same server may hold
@@ -53,7 +62,8 @@ describe('mongosh plugin (real mongosh, real server)', () => {
   const uri = inject('mongoUri');
 
   beforeAll(async () => {
-    if (!existsSync(PLUGIN)) throw new Error('dist/advisor.js is missing: run `npm run build` first (npm test does it)');
+    if (!existsSync(PLUGIN))
+      throw new Error('dist/advisor.js is missing: run `npm run build` first (npm test does it)');
     await seedBlog(uri, DB);
   });
   afterAll(async () => {
@@ -63,7 +73,10 @@ describe('mongosh plugin (real mongosh, real server)', () => {
   it("load('dist/advisor.js'); advisor.check('posts') prints the readable report with its confirmation", async () => {
     // posts is far below id-pattern's 100 MB clustering line, and its ObjectIds are 12 bytes: lowering both lines makes
     // id-pattern advise against clustering them (as large), so the experiment runs on posts' large documents.
-    const r = await mongosh(uri, "advisor.check('posts', { rules: { 'id-pattern': { options: { clusterMinBytes: 0, smallIdBytes: 10 } } } })");
+    const r = await mongosh(
+      uri,
+      "advisor.check('posts', { rules: { 'id-pattern': { options: { clusterMinBytes: 0, smallIdBytes: 10 } } } })",
+    );
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/mongo-advisor \d+\.\d+\.\d+/);
     expect(r.out).toMatch(/posts › comments\s+array-growth/);
@@ -72,20 +85,35 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(r.out).toMatch(/dropped afterwards/);
     expect(r.out).not.toMatch(/could not drop/);
     // The clustered-vs-regular experiment on posts (up to 10 MB documents) runs to a verdict, or says the server
-    // ignores clusteredIndex: it never fails (it once wrote 500 copies of them per batch and filled SecantusDB's cache).
+    // ignores clusteredIndex: it never fails (it once wrote 500 copies of them per batch and filled SecantusDB's
+    // cache).
     const idPattern = /posts › _id\s+id-pattern\n([\s\S]*?)\n\n/.exec(r.out)?.[1] ?? '';
-    expect(idPattern, r.out).toMatch(/(✔ supported|✖ refuted|≈ inconclusive): With new ObjectIds \(monotonic\) and batches of|○ not measured: The server accepted clusteredIndex but ignored it/);
+    expect(idPattern, r.out).toMatch(
+      /(✔ supported|✖ refuted|≈ inconclusive): With new ObjectIds \(monotonic\) and batches of|○ not measured: The server accepted clusteredIndex but ignored it/,
+    );
     expect(idPattern).not.toContain('experiment failed');
   }, 300_000);
 
   it('with --json the value is the result fields; options are honoured', async () => {
-    const r = await mongosh(uri, "advisor.check('sessions', { confirm: false, sampleSize: 50, rules: { 'id-pattern': { options: { clusterMinBytes: 0 } } } })", true);
+    const r = await mongosh(
+      uri,
+      "advisor.check('sessions', { confirm: false, sampleSize: 50, rules: { 'id-pattern': { options: { " +
+        'clusterMinBytes: 0 } } } })',
+      true,
+    );
     expect(r.code, r.err).toBe(0);
-    const result = JSON.parse(r.out) as { findings: { ruleId: string; messageId: string }[]; confirm: { enabled: boolean }; scope: { collections: string[] } };
+    const result = JSON.parse(r.out) as {
+      findings: { ruleId: string; messageId: string }[];
+      confirm: { enabled: boolean };
+      scope: { collections: string[] };
+    };
     expect(result.confirm.enabled).toBe(false);
     expect(result.scope.collections).toEqual(['sessions']);
-    // id-pattern judges UUID v4 _ids by their version and bytes: random, every run (the size line lowered by the option)
-    expect(result.findings.filter((f) => f.ruleId === 'id-pattern').map((f) => f.messageId)).toEqual(['adviseAgainstClustered']);
+    // id-pattern judges UUID v4 _ids by their version and bytes: random, every run (the size line lowered by the
+    // option)
+    expect(result.findings.filter((f) => f.ruleId === 'id-pattern').map((f) => f.messageId)).toEqual([
+      'adviseAgainstClustered',
+    ]);
   });
 
   it('bad input gives one clear line and no stack trace', async () => {
@@ -96,36 +124,56 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(text).not.toMatch(STACK_LINE);
     const bad = await mongosh(uri, "advisor.check('posts', { sampelSize: 5 })");
     expect(bad.code).not.toBe(0);
-    expect(bad.out + bad.err).toContain('mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, maxLoad, maps, rules.');
+    expect(bad.out + bad.err).toContain(
+      'mongo-advisor: advisor.check did not run: Unknown option "sampelSize". Did you mean "sampleSize"? ' +
+        'Options: confirm, sampleSize, db, confirmBudget, maxTimeMS, maxLoad, maps, rules.',
+    );
     expect(bad.out + bad.err).not.toMatch(STACK_LINE);
   });
 
-  it('advisor.check("<a database>"): checked as that database when no collection has the name, and said so; a shell database that does not exist gets mongosh wording', async () => {
-    const other = `${DB}_other`;
-    const client = new MongoClient(uri);
-    try {
-      await client.db(other).collection('things').insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
-      // from a database that exists, naming another database
-      const named = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`);
-      expect(named.code, named.err).toBe(0);
-      expect(named.out).toContain(`mongo-advisor ${VERSION} · ${other} on`);
-      expect(named.out.replace(/\s+/g, ' ')).toContain(`"${other}" is no collection of database "${DB}" but a database of its own: every collection of "${other}" was checked`);
-      // from the shell's usual `test`, which holds nothing here
-      const fromEmpty = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`, false, `${DB}_absent`);
-      expect(fromEmpty.code, fromEmpty.err).toBe(0);
-      expect(fromEmpty.out.replace(/\s+/g, ' ')).toContain(`the shell's database "${DB}_absent" does not exist, and "${other}" is a database`);
-      // a name that is neither: the shell's own words, not the CLI's --db
-      const neither = await mongosh(uri, "advisor.check('posts', { confirm: false })", false, `${DB}_absent`);
-      expect(neither.code).not.toBe(0);
-      expect(neither.out + neither.err).toContain(`Database "${DB}_absent" does not exist`);
-      expect(neither.out + neither.err).toContain('switch with use("<name>"), or pass { db: "<name>" }');
-      expect(neither.out + neither.err).not.toContain('--db');
-      expect(neither.out + neither.err).not.toMatch(STACK_LINE);
-    } finally {
-      await client.db(other).dropDatabase();
-      await client.close();
-    }
-  });
+  it(
+    'advisor.check("<a database>"): checked as that database when no collection has the name, and said so; a ' +
+      'shell database that does not exist gets mongosh wording',
+    async () => {
+      const other = `${DB}_other`;
+      const client = new MongoClient(uri);
+      try {
+        await client
+          .db(other)
+          .collection('things')
+          .insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+        // from a database that exists, naming another database
+        const named = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`);
+        expect(named.code, named.err).toBe(0);
+        expect(named.out).toContain(`mongo-advisor ${VERSION} · ${other} on`);
+        expect(named.out.replace(/\s+/g, ' ')).toContain(
+          `"${other}" is no collection of database "${DB}" but a database of its own: every collection of ` +
+            `"${other}" was checked`,
+        );
+        // from the shell's usual `test`, which holds nothing here
+        const fromEmpty = await mongosh(
+          uri,
+          `advisor.check(${JSON.stringify(other)}, { confirm: false })`,
+          false,
+          `${DB}_absent`,
+        );
+        expect(fromEmpty.code, fromEmpty.err).toBe(0);
+        expect(fromEmpty.out.replace(/\s+/g, ' ')).toContain(
+          `the shell's database "${DB}_absent" does not exist, and "${other}" is a database`,
+        );
+        // a name that is neither: the shell's own words, not the CLI's --db
+        const neither = await mongosh(uri, "advisor.check('posts', { confirm: false })", false, `${DB}_absent`);
+        expect(neither.code).not.toBe(0);
+        expect(neither.out + neither.err).toContain(`Database "${DB}_absent" does not exist`);
+        expect(neither.out + neither.err).toContain('switch with use("<name>"), or pass { db: "<name>" }');
+        expect(neither.out + neither.err).not.toContain('--db');
+        expect(neither.out + neither.err).not.toMatch(STACK_LINE);
+      } finally {
+        await client.db(other).dropDatabase();
+        await client.close();
+      }
+    },
+  );
 
   it("{ confirm: 'no' } is refused before the plugin sends a command: no scratch database, no writes", async () => {
     const before = await scratchDatabases(uri);
@@ -133,7 +181,9 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     expect(r.code).not.toBe(0);
     const text = r.out + r.err;
     expect(text).toContain(
-      'mongo-advisor: advisor.check did not run: Option confirm is "no" (a string), but it must be true or false. Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to run them.',
+      'mongo-advisor: advisor.check did not run: Option confirm is "no" (a string), but it must be true or ' +
+        'false. Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to ' +
+        'run them.',
     );
     expect(text).not.toMatch(STACK_LINE);
     // Not one command: no read, no scratch database (posts has an array-growth finding a run would confirm there).
@@ -142,39 +192,68 @@ describe('mongosh plugin (real mongosh, real server)', () => {
   }, 240_000);
 
   it('unknown rule ids and rule options are refused with the nearest name', async () => {
-    const rule = await mongosh(uri, checkRecording("'posts', { rules: { 'array-grwth': { options: { warnLength: 500 } } } }"));
+    const rule = await mongosh(
+      uri,
+      checkRecording("'posts', { rules: { 'array-grwth': { options: { warnLength: 500 } } } }"),
+    );
     expect(rule.code).not.toBe(0);
     expect(rule.out + rule.err).toContain(
-      `mongo-advisor: advisor.check did not run: Unknown rule "array-grwth" in rules. Did you mean "array-growth"? Rules: ${rules.map((x) => x.id).join(', ')}.`,
+      `mongo-advisor: advisor.check did not run: Unknown rule "array-grwth" in rules. Did you mean ` +
+        `"array-growth"? Rules: ${rules.map((x) => x.id).join(', ')}.`,
     );
     expect(rule.out + rule.err).toContain('SENT []');
     expect(rule.out + rule.err).not.toMatch(STACK_LINE);
-    const option = await mongosh(uri, "advisor.check('posts', { confirm: false, rules: { 'array-growth': { options: { warnLenght: 500 } } } })");
+    const option = await mongosh(
+      uri,
+      "advisor.check('posts', { confirm: false, rules: { 'array-growth': { options: { warnLenght: 500 } } } })",
+    );
     expect(option.code).not.toBe(0);
-    expect(option.out + option.err).toMatch(/advisor\.check did not run: Unknown option "warnLenght" for rule array-growth\. Did you mean "warnLength"\? Options of array-growth: [^\n]*\bwarnLength\b/);
+    expect(option.out + option.err).toMatch(
+      /advisor\.check did not run: Unknown option "warnLenght" for rule array-growth\. Did you mean "warnLength"\? Options of array-growth: [^\n]*\bwarnLength\b/,
+    );
     const number = await mongosh(uri, "advisor.check('posts', { confirm: false, sampleSize: 0 })");
     expect(number.code).not.toBe(0);
-    expect(number.out + number.err).toContain('advisor.check did not run: Option sampleSize is 0, but it must be a positive whole number of documents.');
+    expect(number.out + number.err).toContain(
+      'advisor.check did not run: Option sampleSize is 0, but it must be a positive whole number of documents.',
+    );
     const mapKey = await mongosh(uri, "advisor.check('posts', { confirm: false, maps: { minWordKey: 40 } })");
     expect(mapKey.code).not.toBe(0);
-    expect(mapKey.out + mapKey.err).toContain('advisor.check did not run: Unknown key "maps.minWordKey". Did you mean "minWordKeys"? For example { maps: { minWordKeys: 40 } }; its keys: minDistinctKeys, minShapedShare, minWordKeys, minKeySpread, maxKeysPerPath.');
+    expect(mapKey.out + mapKey.err).toContain(
+      'advisor.check did not run: Unknown key "maps.minWordKey". Did you mean "minWordKeys"? For example { ' +
+        'maps: { minWordKeys: 40 } }; its keys: minDistinctKeys, minShapedShare, minWordKeys, minKeySpread, ' +
+        'maxKeysPerPath.',
+    );
     const mapValue = await mongosh(uri, "advisor.check('posts', { confirm: false, maps: { minShapedShare: 2 } })");
     expect(mapValue.code).not.toBe(0);
-    expect(mapValue.out + mapValue.err).toContain('advisor.check did not run: Option maps.minShapedShare is 2, but it must be <= 1: Share of those keys that must be data-shaped (default 0.9).');
+    expect(mapValue.out + mapValue.err).toContain(
+      'advisor.check did not run: Option maps.minShapedShare is 2, but it must be <= 1: Share of those keys ' +
+        'that must be data-shaped (default 0.9).',
+    );
     expect(mapValue.out + mapValue.err).not.toMatch(STACK_LINE);
   });
 
-  it('a valid call with every option still runs, honours them and, with confirm: false, sends nothing to scratch', async () => {
-    const opts = `{ confirm: false, sampleSize: 50, maxTimeMS: 20000, confirmBudget: 30, db: ${JSON.stringify(DB)}, rules: { 'id-pattern': { severity: 'error', options: { clusterMinBytes: 0 } }, 'array-growth': { options: { warnLength: 500 } } } }`;
-    const r = await mongosh(uri, `${RECORD_COMMANDS} advisor.check('sessions', ${opts}).then((r) => ({ enabled: r.confirm.enabled, findings: r.findings.map((f) => f.ruleId + '/' + f.severity), sent }))`, true);
-    expect(r.code, r.err).toBe(0);
-    const got = JSON.parse(r.out) as { enabled: boolean; findings: string[]; sent: string[] };
-    expect(got.enabled).toBe(false);
-    expect(got.findings).toContain('id-pattern/error');
-    expect(got.sent).toContainEqual(`${DB}.listCollections`);
-    // the leftovers check may read the owner marker of another test file's scratch database (a find): nothing else
-    expect(got.sent.filter((c) => c.startsWith(SCRATCH_PREFIX) && !c.endsWith('.find'))).toEqual([]);
-  });
+  it(
+    'a valid call with every option still runs, honours them and, with confirm: false, sends nothing to ' + 'scratch',
+    async () => {
+      const opts =
+        `{ confirm: false, sampleSize: 50, maxTimeMS: 20000, confirmBudget: 30, db: ${JSON.stringify(DB)}, ` +
+        `rules: { 'id-pattern': { severity: 'error', options: { clusterMinBytes: 0 } }, 'array-growth': { ` +
+        `options: { warnLength: 500 } } } }`;
+      const r = await mongosh(
+        uri,
+        `${RECORD_COMMANDS} advisor.check('sessions', ${opts}).then((r) => ({ enabled: r.confirm.enabled, ` +
+          `findings: r.findings.map((f) => f.ruleId + '/' + f.severity), sent }))`,
+        true,
+      );
+      expect(r.code, r.err).toBe(0);
+      const got = JSON.parse(r.out) as { enabled: boolean; findings: string[]; sent: string[] };
+      expect(got.enabled).toBe(false);
+      expect(got.findings).toContain('id-pattern/error');
+      expect(got.sent).toContainEqual(`${DB}.listCollections`);
+      // the leftovers check may read the owner marker of another test file's scratch database (a find): nothing else
+      expect(got.sent.filter((c) => c.startsWith(SCRATCH_PREFIX) && !c.endsWith('.find'))).toEqual([]);
+    },
+  );
 
   it('advisor.help() explains the commands', async () => {
     const r = await mongosh(uri, 'advisor.help()');

@@ -35,7 +35,10 @@ async function cli(args: string[]): Promise<ProcessResult> {
 function oneUserError(r: ProcessResult, message: RegExp): void {
   expect(r.code).toBe(2);
   // A loaded machine may add a heartbeat ("  … 5 s into: connecting"): progress, not a second error line.
-  const lines = r.err.trim().split('\n').filter((l) => !/^\s*… \d+ s into: /.test(l));
+  const lines = r.err
+    .trim()
+    .split('\n')
+    .filter((l) => !/^\s*… \d+ s into: /.test(l));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(message);
   expect(r.err).not.toMatch(/This is a bug|unexpected error|^\s+at /m);
@@ -51,7 +54,7 @@ function probeRule(run: (ctx: ConfirmContext) => Promise<void>): AnyRule {
     scope: 'collection',
     analyze: () => undefined,
     confirm: {
-      describe: 'asks to copy the server\'s own collections',
+      describe: "asks to copy the server's own collections",
       run: async (ctx) => {
         await run(ctx);
         return { status: 'supported', summary: 'probed', measurements: [] };
@@ -59,7 +62,6 @@ function probeRule(run: (ctx: ConfirmContext) => Promise<void>): AnyRule {
     },
   } as AnyRule;
 }
-
 
 describe('names and system databases (real CLI, real mongosh, real server)', () => {
   const uri = inject('mongoUri');
@@ -104,14 +106,14 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
     oneUserError(profile, /^mongo-advisor: Collection "mongo_advisor_test_names\.system\.profile" is a system/);
   });
 
-  it('check --db local (confirming): exit 2, one line saying local is the server\'s own, nothing copied', async () => {
+  it("check --db local (confirming): exit 2, one line saying local is the server's own, nothing copied", async () => {
     const before = await scratchDatabases(uri);
     const r = await cli(['check', uri, '--db', 'local']);
     oneUserError(
       r,
       new RegExp(
         '^mongo-advisor: Database "local" holds the server\'s own data \\(the replication oplog, the startup log\\), ' +
-          'not your application\'s: mongo-advisor neither checks it nor copies from it, so nothing was read\\.',
+          "not your application's: mongo-advisor neither checks it nor copies from it, so nothing was read\\.",
       ),
     );
     expect(r.out).toBe('');
@@ -124,7 +126,10 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
     const live = await DriverAdapter.connect(uri);
     try {
       const spy = recordingAdapter(live);
-      const err = await check(spy, { db: 'local', rules, confirm: true }).then(() => null, (e: unknown) => e);
+      const err = await check(spy, { db: 'local', rules, confirm: true }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(UserError);
       expect(spy.sent.map((s) => `${s.db} ${s.label}`)).toEqual([]);
     } finally {
@@ -132,17 +137,26 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
     }
   });
 
-  it('confirmation never copies the server\'s own data, whatever a rule asks for', async () => {
+  it("confirmation never copies the server's own data, whatever a rule asks for", async () => {
     const live = await DriverAdapter.connect(uri);
     try {
       const snapshot = await collectSnapshot(live, { db: DB, sampleSize: 10 });
       const spy = recordingAdapter(live);
       const asked: string[] = [];
       const rule = probeRule(async (ctx) => {
-        const own = [['local', 'oplog.rs'], ['config', 'system.sessions'], [DB, 'system.profile']] as const;
+        const own = [
+          ['local', 'oplog.rs'],
+          ['config', 'system.sessions'],
+          [DB, 'system.profile'],
+        ] as const;
         for (const [db, coll] of own) {
           const copy = ctx.sourceDocs(db, coll, { limit: 5 });
-          asked.push(await copy.then(() => 'copied', (err: unknown) => (err as Error).message));
+          asked.push(
+            await copy.then(
+              () => 'copied',
+              (err: unknown) => (err as Error).message,
+            ),
+          );
         }
         expect(await ctx.sourceDocs(DB, 'orders', { limit: 5 })).toHaveLength(5);
       });
@@ -152,7 +166,7 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
       const finding: Finding = { ...probe, target, message: '', evidence: {}, docsUrl };
       const run = await confirmFindings(snapshot, [finding], spy, [rule], { budgetMs: 5_000 });
       expect(run.findings[0]?.confirmation?.status).toBe('supported');
-      const never = 'holds the server\'s own data, which is never copied into a scratch database';
+      const never = "holds the server's own data, which is never copied into a scratch database";
       expect(asked).toEqual([
         `not copied: local.oplog.rs ${never}`,
         `not copied: config.system.sessions ${never}`,

@@ -32,7 +32,8 @@ function forbiddenByRead(db: string, cmd: Doc): boolean {
   if (['serverStatus', 'replSetGetConfig', 'listDatabases', 'fsync'].includes(name)) return true; // cluster actions
   if (name === 'aggregate' && stage === '$indexStats') return true; // indexStats: not in read
   if (name === 'explain' && explained === 'delete') return true; // explain needs remove
-  if (['create', 'insert', 'update', 'delete', 'drop', 'dropDatabase', 'createIndexes', 'collMod'].includes(name)) return true;
+  if (['create', 'insert', 'update', 'delete', 'drop', 'dropDatabase', 'createIndexes', 'collMod'].includes(name))
+    return true;
   return db !== DB && db !== 'admin' && name !== 'connectionStatus';
 }
 
@@ -47,7 +48,10 @@ function asUser(live: Adapter, reply: Doc, forbidden: (db: string, cmd: Doc) => 
     seen.sent.push({ db, cmd });
     if (forbidden(db, cmd)) {
       seen.refused.push(Object.keys(cmd)[0] ?? '');
-      throw Object.assign(new Error(`not authorized on ${db} to execute command ${JSON.stringify(cmd).slice(0, 80)}`), { code: 13, codeName: 'Unauthorized' });
+      throw Object.assign(new Error(`not authorized on ${db} to execute command ${JSON.stringify(cmd).slice(0, 80)}`), {
+        code: 13,
+        codeName: 'Unauthorized',
+      });
     }
   };
   return {
@@ -74,8 +78,7 @@ function asUser(live: Adapter, reply: Doc, forbidden: (db: string, cmd: Doc) => 
   };
 }
 
-const names = (seen: Seen): string[] =>
-  seen.sent.map(({ cmd }) => commandLabel(cmd));
+const names = (seen: Seen): string[] => seen.sent.map(({ cmd }) => commandLabel(cmd));
 
 describe('privileges (live): a user without clusterMonitor', () => {
   const uri = inject('mongoUri');
@@ -86,7 +89,13 @@ describe('privileges (live): a user without clusterMonitor', () => {
     client = await MongoClient.connect(uri);
     const db = client.db(DB);
     await db.dropDatabase();
-    await db.collection('orders').insertMany(Array.from({ length: 40 }, (_, i) => ({ customer: `c${i % 7}`, total: i * 3, at: new Date(Date.UTC(2026, 0, 1 + i)) })));
+    await db.collection('orders').insertMany(
+      Array.from({ length: 40 }, (_, i) => ({
+        customer: `c${i % 7}`,
+        total: i * 3,
+        at: new Date(Date.UTC(2026, 0, 1 + i)),
+      })),
+    );
     await db.collection('orders').createIndexes([{ key: { customer: 1 } }, { key: { customer: 1, at: -1 } }]);
     live = await DriverAdapter.connect(uri);
   });
@@ -99,13 +108,24 @@ describe('privileges (live): a user without clusterMonitor', () => {
 
   it('check sends nothing the roles forbid, and says up front what it skipped and why', async () => {
     const seen: Seen = { sent: [], refused: [] };
-    const result = await check(asUser(live, asFixture('connection-status-read-only.json'), forbiddenByRead, seen), { db: DB, rules, confirm: false });
+    const result = await check(asUser(live, asFixture('connection-status-read-only.json'), forbiddenByRead, seen), {
+      db: DB,
+      rules,
+      confirm: false,
+    });
     // nothing forbidden reached the (stand-in) authorization: the advisor did not send it
     expect(seen.refused).toEqual([]);
     const sent = names(seen);
     expect(sent[0]).toBe('connectionStatus');
     expect(sent.filter((n) => n === 'connectionStatus')).toHaveLength(1);
-    for (const never of ['serverStatus', 'replSetGetConfig', 'listDatabases', 'aggregate $indexStats', 'explain delete']) expect(sent).not.toContain(never);
+    for (const never of [
+      'serverStatus',
+      'replSetGetConfig',
+      'listDatabases',
+      'aggregate $indexStats',
+      'explain delete',
+    ])
+      expect(sent).not.toContain(never);
     // what the roles allowed still ran
     expect(sent).toContain('listIndexes');
     expect(sent).toContain('aggregate $collStats');
@@ -113,49 +133,90 @@ describe('privileges (live): a user without clusterMonitor', () => {
     expect(result.privileges?.basis).toBe('roles');
     expect(result.privileges?.users).toEqual(['reporter@admin']);
     const skipped = result.privileges?.skipped.map((s) => s.check) ?? [];
-    expect(skipped).toEqual(expect.arrayContaining(['server status (storage engine, cache)', 'index usage ($indexStats)', 'replica-set configuration (hidden members)', 'database list', 'delete plans (explain of a delete at queryPlanner)']));
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        'server status (storage engine, cache)',
+        'index usage ($indexStats)',
+        'replica-set configuration (hidden members)',
+        'database list',
+        'delete plans (explain of a delete at queryPlanner)',
+      ]),
+    );
     expect(skipped.some((s) => s.startsWith('scratch'))).toBe(false); // no confirmation asked: its writes are not judged
     const messages = result.notes.map((n) => n.message);
     expect(messages).toContain(
-      'privileges: index usage ($indexStats) skipped: your roles lack indexStats on mongo_advisor_test_privileges (aggregate $indexStats): no index usage: unused-index advice is skipped; the built-in role clusterMonitor grants it (or indexStats on { db: "mongo_advisor_test_privileges", collection: "" })',
+      'privileges: index usage ($indexStats) skipped: your roles lack indexStats on ' +
+        'mongo_advisor_test_privileges (aggregate $indexStats): no index usage: unused-index advice is ' +
+        'skipped; the built-in role clusterMonitor grants it (or indexStats on { db: ' +
+        '"mongo_advisor_test_privileges", collection: "" })',
     );
-    expect(messages.find((m) => m.startsWith('privileges: server status'))).toMatch(/your roles lack serverStatus on the cluster \(serverStatus\): .*clusterMonitor grants it/);
+    expect(messages.find((m) => m.startsWith('privileges: server status'))).toMatch(
+      /your roles lack serverStatus on the cluster \(serverStatus\): .*clusterMonitor grants it/,
+    );
 
     const text = formatText(result, { color: false });
     const head = text.split('\n').slice(0, 4).join('\n');
-    expect(head).toMatch(/^roles: signed in as reporter@admin: \d+ of \d+ checks allowed; skipped: .*server status \(storage engine, cache\)/m);
+    expect(head).toMatch(
+      /^roles: signed in as reporter@admin: \d+ of \d+ checks allowed; skipped: .*server status \(storage engine, cache\)/m,
+    );
     expect(formatMarkdown(result)).toMatch(/⚠️ Roles: signed in as reporter@admin: \d+ of \d+ checks allowed/);
   });
 
-  it('the least-privilege role of docs/roles.md skips only the delete plan (it leaves out remove, by design)', async () => {
-    const seen: Seen = { sent: [], refused: [] };
-    const result = await check(asUser(live, asFixture('connection-status-least-privilege.json'), () => false, seen), { db: DB, rules, confirm: false });
-    expect(result.privileges?.basis).toBe('roles');
-    expect(result.privileges?.skipped.map((s) => s.check)).toEqual(['delete plans (explain of a delete at queryPlanner)']);
-    expect(result.notes.filter((n) => n.message.startsWith('privileges:'))).toHaveLength(1);
-    expect(names(seen)).toContain('serverStatus');
-    expect(names(seen)).not.toContain('explain delete');
-    expect(formatText(result, { color: false })).toMatch(/^roles: signed in as mongo-advisor@admin: \d+ of \d+ checks allowed; skipped: delete plans \(explain of a delete at queryPlanner\)$/m);
-  });
+  it(
+    'the least-privilege role of docs/roles.md skips only the delete plan (it leaves out remove, by ' + 'design)',
+    async () => {
+      const seen: Seen = { sent: [], refused: [] };
+      const result = await check(
+        asUser(live, asFixture('connection-status-least-privilege.json'), () => false, seen),
+        { db: DB, rules, confirm: false },
+      );
+      expect(result.privileges?.basis).toBe('roles');
+      expect(result.privileges?.skipped.map((s) => s.check)).toEqual([
+        'delete plans (explain of a delete at queryPlanner)',
+      ]);
+      expect(result.notes.filter((n) => n.message.startsWith('privileges:'))).toHaveLength(1);
+      expect(names(seen)).toContain('serverStatus');
+      expect(names(seen)).not.toContain('explain delete');
+      expect(formatText(result, { color: false })).toMatch(
+        /^roles: signed in as mongo-advisor@admin: \d+ of \d+ checks allowed; skipped: delete plans \(explain of a delete at queryPlanner\)$/m,
+      );
+    },
+  );
 
-  it('with confirmation asked, roles that cannot write the scratch database start no experiment, and say why', async () => {
-    const seen: Seen = { sent: [], refused: [] };
-    const result = await check(asUser(live, asFixture('connection-status-read-only.json'), forbiddenByRead, seen), { db: DB, rules, confirm: true, budgetMs: 2_000 });
-    expect(seen.refused).toEqual([]);
-    const writes = names(seen).filter((n) => ['create', 'insert', 'update', 'delete', 'drop', 'dropDatabase', 'createIndexes', 'collMod'].includes(n));
-    expect(writes).toEqual([]);
-    expect(result.confirm.enabled).toBe(false);
-    expect(result.findings.some((f) => f.confirmation !== undefined)).toBe(false);
-    expect(result.notes.map((n) => n.message).find((m) => m.startsWith('confirmation not started'))).toMatch(
-      /^confirmation not started: your roles do not allow writing the scratch database \(createCollection on .*insert on .*dropDatabase on .*\), so no experiment ran .* --scratch-uri .* --no-confirm$/,
-    );
-  });
+  it(
+    'with confirmation asked, roles that cannot write the scratch database start no experiment, and ' + 'say why',
+    async () => {
+      const seen: Seen = { sent: [], refused: [] };
+      const result = await check(asUser(live, asFixture('connection-status-read-only.json'), forbiddenByRead, seen), {
+        db: DB,
+        rules,
+        confirm: true,
+        budgetMs: 2_000,
+      });
+      expect(seen.refused).toEqual([]);
+      const writes = names(seen).filter((n) =>
+        ['create', 'insert', 'update', 'delete', 'drop', 'dropDatabase', 'createIndexes', 'collMod'].includes(n),
+      );
+      expect(writes).toEqual([]);
+      expect(result.confirm.enabled).toBe(false);
+      expect(result.findings.some((f) => f.confirmation !== undefined)).toBe(false);
+      expect(result.notes.map((n) => n.message).find((m) => m.startsWith('confirmation not started'))).toMatch(
+        /^confirmation not started: your roles do not allow writing the scratch database \(createCollection on .*insert on .*dropDatabase on .*\), so no experiment ran .* --scratch-uri .* --no-confirm$/,
+      );
+    },
+  );
 
-  it('without access control (no authenticated user) every check is attempted and nothing is said about roles', async () => {
-    const seen: Seen = { sent: [], refused: [] };
-    const result = await check(asUser(live, asFixture('connection-status-no-auth.json'), () => false, seen), { db: DB, rules, confirm: false });
-    expect(result.privileges?.basis).toBe('no-auth');
-    expect(result.notes.filter((n) => n.message.startsWith('privileges:'))).toEqual([]);
-    expect(formatText(result, { color: false })).not.toMatch(/^roles:/m);
-  });
+  it(
+    'without access control (no authenticated user) every check is attempted and nothing is said ' + 'about roles',
+    async () => {
+      const seen: Seen = { sent: [], refused: [] };
+      const result = await check(
+        asUser(live, asFixture('connection-status-no-auth.json'), () => false, seen),
+        { db: DB, rules, confirm: false },
+      );
+      expect(result.privileges?.basis).toBe('no-auth');
+      expect(result.notes.filter((n) => n.message.startsWith('privileges:'))).toEqual([]);
+      expect(formatText(result, { color: false })).not.toMatch(/^roles:/m);
+    },
+  );
 });

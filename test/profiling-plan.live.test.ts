@@ -37,7 +37,15 @@ async function snapshotWith(live: LiveDb, only: string[]): Promise<Snapshot & { 
   const onSnapshot = (s: Snapshot): void => {
     taken = s;
   };
-  await check(adapter, { db: DB, collections: ['posts'], confirm: false, wholeMaxDocs: 0, sampleSize: 20, settings: { only }, onSnapshot });
+  await check(adapter, {
+    db: DB,
+    collections: ['posts'],
+    confirm: false,
+    wholeMaxDocs: 0,
+    sampleSize: 20,
+    settings: { only },
+    onSnapshot,
+  });
   if (!taken) throw new Error('check handed back no snapshot');
   return { ...taken, sent: adapter.sent };
 }
@@ -49,7 +57,9 @@ describe('profiling as collectors (live)', () => {
   const live = useLiveDb(DB, async (db) => {
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1 + i));
     const comments = (n: number) => Array.from({ length: n }, (_, k) => ({ k, at: at(k) }));
-    await db.collection('posts').insertMany(Array.from({ length: DOCS }, (_, i) => ({ i, createdAt: at(i), comments: comments(i) })));
+    await db
+      .collection('posts')
+      .insertMany(Array.from({ length: DOCS }, (_, i) => ({ i, createdAt: at(i), comments: comments(i) })));
   });
   afterEach(() => {
     calls.profileIds = 0;
@@ -75,18 +85,22 @@ describe('profiling as collectors (live)', () => {
     expect(profile?.types).toEqual({ objectId: 20 });
   });
 
-  it('the outlier pass (a whole-collection aggregate) is sent for document-size, never for id-pattern alone', async (ctx) => {
-    const caps = inject('capabilities');
-    if (!caps.has.bsonSize || !caps.has.arraySize) ctx.skip('the server lacks $bsonSize or $size: the pass never runs there');
-    const passes = (sent: readonly SentCommand[]): number =>
-      sent.filter((c) => c.name === 'aggregate' && JSON.stringify(c.cmd.pipeline).includes('$facet')).length;
-    const ids = await snapshotWith(live, ['id-pattern']);
-    expect(passes(ids.sent)).toBe(0);
-    expect(calls.profileIds).toBe(1);
-    calls.profileIds = 0;
-    const sized = await snapshotWith(live, ['document-size']);
-    expect(passes(sized.sent)).toBe(1);
-    expect(sized.collectors.map((c) => c.id)).toEqual(['outliers']);
-    expect(calls.profileIds).toBe(0);
-  });
+  it(
+    'the outlier pass (a whole-collection aggregate) is sent for document-size, never for ' + 'id-pattern alone',
+    async (ctx) => {
+      const caps = inject('capabilities');
+      if (!caps.has.bsonSize || !caps.has.arraySize)
+        ctx.skip('the server lacks $bsonSize or $size: the pass never runs there');
+      const passes = (sent: readonly SentCommand[]): number =>
+        sent.filter((c) => c.name === 'aggregate' && JSON.stringify(c.cmd.pipeline).includes('$facet')).length;
+      const ids = await snapshotWith(live, ['id-pattern']);
+      expect(passes(ids.sent)).toBe(0);
+      expect(calls.profileIds).toBe(1);
+      calls.profileIds = 0;
+      const sized = await snapshotWith(live, ['document-size']);
+      expect(passes(sized.sent)).toBe(1);
+      expect(sized.collectors.map((c) => c.id)).toEqual(['outliers']);
+      expect(calls.profileIds).toBe(0);
+    },
+  );
 });

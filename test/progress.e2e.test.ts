@@ -19,13 +19,18 @@ const BUDGET_S = 8;
 const MAX_GAP_MS = HEARTBEAT_MS + 4_000;
 
 interface Timed extends ProcessResult {
-  /** Milliseconds between the first line on stderr, each chunk after it, and the end (a program's start is not ours). */
+  /** Milliseconds between the first line on stderr, each chunk after it, and the end (a program's start is not
+   * ours). */
   gaps: number[];
 }
 
 async function timed(cmd: string, args: string[]): Promise<Timed> {
   const stamps: number[] = [];
-  const r = await runProcess(cmd, args, { timeoutMs: 300_000, env: { MONGODB_URI: '', MONGOSH_NO_UPDATE_CHECK: '1' }, onErr: () => stamps.push(Date.now()) });
+  const r = await runProcess(cmd, args, {
+    timeoutMs: 300_000,
+    env: { MONGODB_URI: '', MONGOSH_NO_UPDATE_CHECK: '1' },
+    onErr: () => stamps.push(Date.now()),
+  });
   stamps.push(Date.now());
   return { ...r, gaps: stamps.slice(1).map((t, i) => t - (stamps[i] as number)) };
 }
@@ -41,7 +46,10 @@ function expectProgress(run: Timed, report: Confirmed): void {
   const starts = run.err.match(/^confirming \d+ of \d+: [\w-]+ on .+, budget \d+ s$/gm) ?? [];
   expect(starts.length, run.err).toBe(ran.length);
   expect(run.err).toContain(`budget ${BUDGET_S} s`);
-  expect(Math.max(...run.gaps), `gaps between stderr lines (ms): ${run.gaps.join(', ')}\n${run.err}`).toBeLessThanOrEqual(MAX_GAP_MS);
+  expect(
+    Math.max(...run.gaps),
+    `gaps between stderr lines (ms): ${run.gaps.join(', ')}\n${run.err}`,
+  ).toBeLessThanOrEqual(MAX_GAP_MS);
 }
 
 describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', () => {
@@ -54,7 +62,19 @@ describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', ()
   });
 
   it('check with stderr on a pipe: one line per experiment with its budget, never silent for long', async () => {
-    const run = await timed(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'posts', '-f', 'json', '--confirm-budget', String(BUDGET_S)]);
+    const run = await timed(process.execPath, [
+      CLI,
+      'check',
+      uri,
+      '--db',
+      DB,
+      '-c',
+      'posts',
+      '-f',
+      'json',
+      '--confirm-budget',
+      String(BUDGET_S),
+    ]);
     expect(run.code === 0 || run.code === 1, run.err).toBe(true);
     expect(run.err).toMatch(new RegExp(`^collecting ${DB}`, 'm'));
     // No colour codes on a pipe.
@@ -63,16 +83,34 @@ describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', ()
   }, 300_000);
 
   it('-q keeps stderr free of progress lines', async () => {
-    const run = await timed(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'events', '-q', '--no-confirm', '-f', 'json']);
+    const run = await timed(process.execPath, [
+      CLI,
+      'check',
+      uri,
+      '--db',
+      DB,
+      '-c',
+      'events',
+      '-q',
+      '--no-confirm',
+      '-f',
+      'json',
+    ]);
     expect(run.code === 0 || run.code === 1, run.err).toBe(true);
     expect(run.err).not.toMatch(/^collecting /m);
   }, 120_000);
 
-  it('advisor.check in mongosh: the same lines on stderr while it confirms; stdout keeps the report alone', async () => {
-    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const script = `load(${JSON.stringify(join(ROOT, 'dist', 'advisor.js'))}); advisor.check("posts", { confirmBudget: ${BUDGET_S} })`;
-    const run = await timed(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', script]);
-    expect(run.code, run.err).toBe(0);
-    expectProgress(run, JSON.parse(run.out) as Confirmed);
-  }, 300_000);
+  it(
+    'advisor.check in mongosh: the same lines on stderr while it confirms; stdout keeps the report ' + 'alone',
+    async () => {
+      const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+      const script =
+        `load(${JSON.stringify(join(ROOT, 'dist', 'advisor.js'))}); advisor.check("posts", { ` +
+        `confirmBudget: ${BUDGET_S} })`;
+      const run = await timed(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', script]);
+      expect(run.code, run.err).toBe(0);
+      expectProgress(run, JSON.parse(run.out) as Confirmed);
+    },
+    300_000,
+  );
 });

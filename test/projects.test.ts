@@ -3,21 +3,34 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIVE_TEST_FILES, testServers } from './projects';
 
-const globToRegExp = (g: string): RegExp => new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+const globToRegExp = (g: string): RegExp =>
+  new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
 
 describe('test projects', () => {
   it('every test file that talks to the test server is a live test (run on each server)', () => {
-    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean);
     const live = LIVE_TEST_FILES.map(globToRegExp);
-    const needsServer = files.filter((f) => /inject\(\s*'(mongoUri|serverKind|capabilities)'|useLiveDb\(/.test(readFileSync(f, 'utf8')));
+    const needsServer = files.filter((f) =>
+      /inject\(\s*'(mongoUri|serverKind|capabilities)'|useLiveDb\(/.test(readFileSync(f, 'utf8')),
+    );
     expect(needsServer.length).toBeGreaterThan(5);
     expect(needsServer.filter((f) => !live.some((r) => r.test(f)))).toEqual([]);
   });
 
-  it('runs on FerretDB and SecantusDB by default, on MONGODB_URI alone when it is set, or on the servers listed', () => {
-    expect(testServers({})).toEqual(['ferretdb', 'secantusdb']);
-    expect(testServers({ MONGODB_URI: 'mongodb://h:1/' })).toEqual(['MONGODB_URI']);
-    expect(testServers({ MONGODB_URI: ' ', MONGO_ADVISOR_TEST_SERVERS: 'secantusdb' })).toEqual(['secantusdb']);
-    expect(testServers({ MONGO_ADVISOR_TEST_SERVERS: 'ferretdb, mongodb-memory-server' })).toEqual(['ferretdb', 'mongodb-memory-server']);
-  });
+  it(
+    'runs on FerretDB and SecantusDB by default, on MONGODB_URI alone when it is set, or on the servers ' + 'listed',
+    () => {
+      expect(testServers({})).toEqual(['ferretdb', 'secantusdb']);
+      expect(testServers({ MONGODB_URI: 'mongodb://h:1/' })).toEqual(['MONGODB_URI']);
+      expect(testServers({ MONGODB_URI: ' ', MONGO_ADVISOR_TEST_SERVERS: 'secantusdb' })).toEqual(['secantusdb']);
+      expect(testServers({ MONGO_ADVISOR_TEST_SERVERS: 'ferretdb, mongodb-memory-server' })).toEqual([
+        'ferretdb',
+        'mongodb-memory-server',
+      ]);
+    },
+  );
 });

@@ -24,6 +24,8 @@ export const DEFAULT_TEST_SERVERS = ['ferretdb', 'secantusdb'] as const;
  */
 export function testServers(env: NodeJS.ProcessEnv = process.env): string[] {
   if (env.MONGODB_URI?.trim()) return ['MONGODB_URI'];
-  const listed = env.MONGO_ADVISOR_TEST_SERVERS?.split(',').map((s) => s.trim()).filter(Boolean);
+  const listed = env.MONGO_ADVISOR_TEST_SERVERS?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return listed?.length ? listed : [...DEFAULT_TEST_SERVERS];
 }

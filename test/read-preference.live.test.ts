@@ -14,8 +14,14 @@ describe('read preference of collect (live)', () => {
     await db.collection('orders').insertMany(Array.from({ length: 50 }, (_, i) => ({ i, at: new Date(0) })));
   });
 
-  const sampleReads = (sent: { name: string; cmd: Record<string, unknown>; readPreference?: unknown }[]) => sent.filter((c) => c.cmd.find === 'orders' || (c.cmd.aggregate === 'orders' && !JSON.stringify(c.cmd.pipeline).includes('$collStats')));
-  const statsReads = (sent: { name: string; cmd: Record<string, unknown>; readPreference?: unknown }[]) => sent.filter((c) => c.cmd.aggregate === 'orders' && JSON.stringify(c.cmd.pipeline).includes('$collStats'));
+  const sampleReads = (sent: { name: string; cmd: Record<string, unknown>; readPreference?: unknown }[]) =>
+    sent.filter(
+      (c) =>
+        c.cmd.find === 'orders' ||
+        (c.cmd.aggregate === 'orders' && !JSON.stringify(c.cmd.pipeline).includes('$collStats')),
+    );
+  const statsReads = (sent: { name: string; cmd: Record<string, unknown>; readPreference?: unknown }[]) =>
+    sent.filter((c) => c.cmd.aggregate === 'orders' && JSON.stringify(c.cmd.pipeline).includes('$collStats'));
 
   it('by default the data reads prefer secondaries and $collStats goes to the primary', async () => {
     const recording = recordingAdapter(live.adapter);

@@ -1,7 +1,8 @@
 /**
  * The README's sample output is what `check` prints for the demo blog's posts: its first ``` block is turned into a
  * pattern (figures and dates stand for any figure and a duration's unit for any unit, `…` for any text, line breaks
- * for any spacing, since the report wraps where its figures fall) and matched against a confirming run of the real CLI on the same seed.
+ * for any spacing, since the report wraps where its figures fall) and matched against a confirming run of the real CLI
+ * on the same seed.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,11 +44,20 @@ function wordPattern(word: string): string {
 function matchedPrefix(sampleText: string, printed: string): { words: number; of: number; next: string } {
   const words = sampleText.trim().split(/\s+/);
   let matched = 0;
-  while (matched < words.length && new RegExp(words.slice(0, matched + 1).map(wordPattern).join('\\s+')).test(printed)) matched++;
+  while (
+    matched < words.length &&
+    new RegExp(
+      words
+        .slice(0, matched + 1)
+        .map(wordPattern)
+        .join('\\s+'),
+    ).test(printed)
+  )
+    matched++;
   return { words: matched, of: words.length, next: words[matched] ?? '' };
 }
 
-describe('the README\'s sample output (real CLI, live)', () => {
+describe("the README's sample output (real CLI, live)", () => {
   const uri = inject('mongoUri');
   beforeAll(async () => {
     await seedBlog(uri, DB);
@@ -56,13 +66,20 @@ describe('the README\'s sample output (real CLI, live)', () => {
     await dropDb(uri, DB);
   });
 
-  it('is what check prints for the demo blog\'s posts, figures aside', async () => {
-    const run = await runProcess(process.execPath, [CLI, 'check', uri, '--db', DB, '-c', 'posts', '--no-color', '-q', '--confirm-budget', '8'], { timeoutMs: 240_000, env: { MONGODB_URI: '' } });
+  it("is what check prints for the demo blog's posts, figures aside", async () => {
+    const run = await runProcess(
+      process.execPath,
+      [CLI, 'check', uri, '--db', DB, '-c', 'posts', '--no-color', '-q', '--confirm-budget', '8'],
+      { timeoutMs: 240_000, env: { MONGODB_URI: '' } },
+    );
     expect(run.code, run.err).toBe(1);
     const printed = run.out.split(DB).join('mongo_advisor_demo_blog');
     // The header names the server as what buildInfo says it is: an imitation by its own name, mongod as MongoDB.
     const client = await MongoClient.connect(uri);
-    const build = await client.db('admin').command({ buildInfo: 1 }).finally(() => client.close());
+    const build = await client
+      .db('admin')
+      .command({ buildInfo: 1 })
+      .finally(() => client.close());
     const named =
       typeof build.secantusVersion === 'string'
         ? `(SecantusDB ${build.secantusVersion} imitating MongoDB ${String(build.version)}, `
@@ -71,6 +88,9 @@ describe('the README\'s sample output (real CLI, live)', () => {
           : `(MongoDB ${String(build.version)}, `;
     expect(printed.split('\n')[0]).toContain(named);
     const m = matchedPrefix(sample(), printed);
-    expect(m.words, `the report differs from the README's sample at word ${m.words + 1} of ${m.of}, "${m.next}":\n${printed}`).toBe(m.of);
+    expect(
+      m.words,
+      `the report differs from the README's sample at word ${m.words + 1} of ${m.of}, "${m.next}":\n${printed}`,
+    ).toBe(m.of);
   }, 300_000);
 });

@@ -27,7 +27,9 @@ async function help(args: string[]): Promise<string> {
 /** The long flags of a command's --help (`--no-x` too), --help aside. */
 function flagsOfHelp(text: string): Set<string> {
   const options = text.slice(text.indexOf('Options:'));
-  return new Set([...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1] as string).filter((f) => f !== '--help'));
+  return new Set(
+    [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1] as string).filter((f) => f !== '--help'),
+  );
 }
 
 /** The rows of the Markdown table that follows `heading` in the README, as arrays of cells. */
@@ -40,7 +42,12 @@ function tableAfter(heading: string): string[][] {
   for (const line of rest.slice(start)) {
     if (!line.startsWith('|')) break;
     if (/^\|[-| ]+\|$/.test(line)) continue;
-    rows.push(line.slice(1, -1).split(' | ').map((c) => c.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(' | ')
+        .map((c) => c.trim()),
+    );
   }
   return rows.slice(1);
 }
@@ -50,45 +57,62 @@ const codes = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((
 describe('README.md against the program', () => {
   it('the option table of check names exactly the options of check --help', async () => {
     const inHelp = flagsOfHelp(await help(['check']));
-    const inReadme = new Set(tableAfter('The options of `check`').flatMap(([cell]) => codes(cell ?? '').flatMap((c) => [...c.matchAll(/--[\w-]+/g)].map((m) => m[0]))));
+    const inReadme = new Set(
+      tableAfter('The options of `check`').flatMap(([cell]) =>
+        codes(cell ?? '').flatMap((c) => [...c.matchAll(/--[\w-]+/g)].map((m) => m[0])),
+      ),
+    );
     expect([...inReadme].sort()).toEqual([...inHelp].sort());
   });
 
-  it('the commands the README lists are the program\'s commands', async () => {
+  it("the commands the README lists are the program's commands", async () => {
     const top = await help([]);
-    const commands = [...top.slice(top.indexOf('Commands:')).matchAll(/^ {2}([a-z]+) /gm)].map((m) => m[1] as string).filter((c) => c !== 'help');
+    const commands = [...top.slice(top.indexOf('Commands:')).matchAll(/^ {2}([a-z]+) /gm)]
+      .map((m) => m[1] as string)
+      .filter((c) => c !== 'help');
     const listed = tableAfter('Other commands').map(([cell]) => /`mongo-advisor ([a-z]+)/.exec(cell ?? '')?.[1]);
     expect(['check', ...listed].sort()).toEqual(commands.sort());
   });
 
-  it('the exit-code table names every command that judges, and the failing-severity defaults are the ones --help gives', async () => {
-    const judging: string[] = [];
-    const defaults: Record<string, string> = {};
-    for (const cmd of ['check', 'demo', 'collect', 'analyze', 'lint', 'audit', 'cleanup', 'server']) {
-      const text = flat(await help([cmd]));
-      if (!text.includes('--fail-on <severity>')) continue;
-      judging.push(cmd);
-      defaults[cmd] = /--fail-on <severity> .*?configuration, else (\w+)/.exec(text)?.[1] ?? '?';
-    }
-    const rows = tableAfter('**Exit codes**');
-    expect(rows.map(([code]) => code)).toEqual(['0', '1', '2', '130']);
-    for (const [code, when] of rows.slice(0, 2)) expect(codes(/\(([^)]*)\)/.exec(when ?? '')?.[1] ?? '').sort(), `row ${code ?? ''}`).toEqual([...judging].sort());
-    const said = /else `(\w+)` for the reports a person reads \(([^)]*)\) and `(\w+)` for `(\w+)`/.exec(flat(README));
-    expect(said, 'the README\'s sentence on the failing severity').not.toBeNull();
-    const [, readDefault, readers, gateDefault, gate] = said as unknown as string[];
-    for (const cmd of codes(readers ?? '')) expect(defaults[cmd], cmd).toBe(readDefault);
-    expect(defaults[gate ?? ''], gate).toBe(gateDefault);
-    expect([...codes(readers ?? ''), gate].sort()).toEqual([...judging].sort());
-  });
+  it(
+    'the exit-code table names every command that judges, and the failing-severity defaults are the ones ' +
+      '--help gives',
+    async () => {
+      const judging: string[] = [];
+      const defaults: Record<string, string> = {};
+      for (const cmd of ['check', 'demo', 'collect', 'analyze', 'lint', 'audit', 'cleanup', 'server']) {
+        const text = flat(await help([cmd]));
+        if (!text.includes('--fail-on <severity>')) continue;
+        judging.push(cmd);
+        defaults[cmd] = /--fail-on <severity> .*?configuration, else (\w+)/.exec(text)?.[1] ?? '?';
+      }
+      const rows = tableAfter('**Exit codes**');
+      expect(rows.map(([code]) => code)).toEqual(['0', '1', '2', '130']);
+      for (const [code, when] of rows.slice(0, 2))
+        expect(codes(/\(([^)]*)\)/.exec(when ?? '')?.[1] ?? '').sort(), `row ${code ?? ''}`).toEqual(
+          [...judging].sort(),
+        );
+      const said = /else `(\w+)` for the reports a person reads \(([^)]*)\) and `(\w+)` for `(\w+)`/.exec(flat(README));
+      expect(said, "the README's sentence on the failing severity").not.toBeNull();
+      const [, readDefault, readers, gateDefault, gate] = said as unknown as string[];
+      for (const cmd of codes(readers ?? '')) expect(defaults[cmd], cmd).toBe(readDefault);
+      expect(defaults[gate ?? ''], gate).toBe(gateDefault);
+      expect([...codes(readers ?? ''), gate].sort()).toEqual([...judging].sort());
+    },
+  );
 
-  it('the demo\'s seed list is what the demo seeds, and the README says it', () => {
-    expect(/The demo seeds `mongo_advisor_demo_blog` with (.*?), and prints the report\./.exec(flat(README))?.[1]).toBe(DEMO_SEEDS);
+  it("the demo's seed list is what the demo seeds, and the README says it", () => {
+    expect(/The demo seeds `mongo_advisor_demo_blog` with (.*?), and prints the report\./.exec(flat(README))?.[1]).toBe(
+      DEMO_SEEDS,
+    );
     const counts = DEMO_POSTS.map((p) => p.comments.toLocaleString('en-US'));
-    expect(DEMO_SEEDS).toContain(`posts with ${counts.slice(0, -1).join(', ')} and ${counts[counts.length - 1] ?? ''} comments`);
+    expect(DEMO_SEEDS).toContain(
+      `posts with ${counts.slice(0, -1).join(', ')} and ${counts[counts.length - 1] ?? ''} comments`,
+    );
     expect(DEMO_SEEDS).toContain(`${DEMO_TENANTS} per-tenant collections`);
   });
 
-  it('MONGO_ADVISOR_CACHE and the default cache folder are the servers\' own', () => {
+  it("MONGO_ADVISOR_CACHE and the default cache folder are the servers' own", () => {
     const saved = process.env.MONGO_ADVISOR_CACHE;
     try {
       delete process.env.MONGO_ADVISOR_CACHE;

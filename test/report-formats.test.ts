@@ -14,7 +14,12 @@ import { formatJunit } from '../src/report/junit';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatSarif } from '../src/report/sarif';
 
-const SCHEMA = JSON.parse(readFileSync(join(__dirname, '..', 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+const SCHEMA = JSON.parse(
+  readFileSync(
+    join(__dirname, '..', 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json'),
+    'utf8',
+  ),
+) as object;
 // The official schema's "language" pattern has a stray "]", valid only outside unicode mode.
 const ajv = new Ajv({ allErrors: true, strict: false, unicodeRegExp: false });
 addFormats(ajv);
@@ -28,7 +33,11 @@ function finding(over: Partial<Finding> = {}): Finding {
     target: { db: 'app', collection: 'posts', path: 'comments' },
     message: 'Array `comments` reaches 10,000 elements <b> & "quotes" | pipes',
     evidence: { maxLength: 10000, p95: 1000 },
-    recommendation: { action: 'reference', reason: 'Each $push rewrites the whole document.', commands: ['db.createCollection("comments")'] },
+    recommendation: {
+      action: 'reference',
+      reason: 'Each $push rewrites the whole document.',
+      commands: ['db.createCollection("comments")'],
+    },
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/',
     ...over,
   };
@@ -39,7 +48,13 @@ function result(findings: Finding[]): CheckResult {
     durationMs: 1234,
     server: { version: '7.0.12', flavor: 'mongodb', storageEngine: 'wiredTiger', topology: 'replicaSet' },
     scope: { db: 'app', collections: ['posts', 'sessions', 'events'] },
-    notes: [{ level: 'skipped', ruleId: 'id-pattern', message: 'id-pattern: could not check on this server, which lacks sample (aggregate $sample failed)' }],
+    notes: [
+      {
+        level: 'skipped',
+        ruleId: 'id-pattern',
+        message: 'id-pattern: could not check on this server, which lacks sample (aggregate $sample failed)',
+      },
+    ],
     roundTrips: 20,
   });
 }
@@ -55,14 +70,35 @@ const FINDINGS = [
       durationMs: 4000,
     },
   }),
-  finding({ ruleId: 'id-pattern', messageId: 'adviseAgainstClustered', severity: 'warn', target: { db: 'app', collection: 'sessions' }, message: 'Random UUID v4 _id.' }),
-  finding({ ruleId: 'spec-drift', messageId: 'missingIndex', severity: 'warn', target: { db: 'app', collection: 'events', index: 'type_1' }, message: 'Index {"type":1} is declared but not built.' }),
-  finding({ severity: 'info', target: { db: 'app', collection: 'events', path: 'tags' }, message: 'Array tags has 300 elements.' }),
+  finding({
+    ruleId: 'id-pattern',
+    messageId: 'adviseAgainstClustered',
+    severity: 'warn',
+    target: { db: 'app', collection: 'sessions' },
+    message: 'Random UUID v4 _id.',
+  }),
+  finding({
+    ruleId: 'spec-drift',
+    messageId: 'missingIndex',
+    severity: 'warn',
+    target: { db: 'app', collection: 'events', index: 'type_1' },
+    message: 'Index {"type":1} is declared but not built.',
+  }),
+  finding({
+    severity: 'info',
+    target: { db: 'app', collection: 'events', path: 'tags' },
+    message: 'Array tags has 300 elements.',
+  }),
 ];
 
 describe('SARIF', () => {
   it('validates against the official SARIF 2.1.0 JSON Schema, every rule with a helpUri', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as { runs: { tool: { driver: { rules: { id: string; helpUri?: string }[] } }; results: { ruleId: string; ruleIndex: number; level: string; locations: unknown[] }[] }[] };
+    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as {
+      runs: {
+        tool: { driver: { rules: { id: string; helpUri?: string }[] } };
+        results: { ruleId: string; ruleIndex: number; level: string; locations: unknown[] }[];
+      }[];
+    };
     const ok = validateSarif(log);
     expect(validateSarif.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
@@ -76,28 +112,49 @@ describe('SARIF', () => {
     }
   });
 
-  it('gives every result a repository path (code scanning needs one): the spec when known, else mongodb/<db>/<collection>', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn), locate: (f) => (f.target.collection === 'events' ? { uri: 'db/spec.json', line: 12 } : null) })) as {
-      runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[];
-    };
-    expect(validateSarif(log)).toBe(true);
-    const locs = log.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation);
-    expect(locs?.[0]?.artifactLocation.uri).toBe('mongodb/app/posts');
-    expect(locs?.[2]).toEqual({ artifactLocation: { uri: 'db/spec.json' }, region: { startLine: 12 } });
-  });
+  it(
+    'gives every result a repository path (code scanning needs one): the spec when known, else ' +
+      'mongodb/<db>/<collection>',
+    () => {
+      const log = JSON.parse(
+        formatSarif(result(FINDINGS), {
+          rules: ruleCatalog(builtIn),
+          locate: (f) => (f.target.collection === 'events' ? { uri: 'db/spec.json', line: 12 } : null),
+        }),
+      ) as {
+        runs: {
+          results: {
+            locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[];
+          }[];
+        }[];
+      };
+      expect(validateSarif(log)).toBe(true);
+      const locs = log.runs[0]?.results.map((r) => r.locations[0]?.physicalLocation);
+      expect(locs?.[0]?.artifactLocation.uri).toBe('mongodb/app/posts');
+      expect(locs?.[2]).toEqual({ artifactLocation: { uri: 'db/spec.json' }, region: { startLine: 12 } });
+    },
+  );
 
   it('with a baseline: baselineState on each result, still valid', () => {
     const r = result(FINDINGS);
     const base = buildBaseline([FINDINGS[1] as Finding]);
-    const lint = judge(r, { failOn: 'error', maxWarnings: null, baseline: compareBaseline(r.findings, base, 'b.json') });
-    const log = JSON.parse(formatSarif({ ...r, lint }, { rules: ruleCatalog(builtIn) })) as { runs: { results: { baselineState: string }[]; invocations: { exitCode: number }[] }[] };
+    const lint = judge(r, {
+      failOn: 'error',
+      maxWarnings: null,
+      baseline: compareBaseline(r.findings, base, 'b.json'),
+    });
+    const log = JSON.parse(formatSarif({ ...r, lint }, { rules: ruleCatalog(builtIn) })) as {
+      runs: { results: { baselineState: string }[]; invocations: { exitCode: number }[] }[];
+    };
     expect(validateSarif(log)).toBe(true);
     expect(log.runs[0]?.results.map((x) => x.baselineState)).toEqual(['new', 'unchanged', 'new', 'new']);
     expect(log.runs[0]?.invocations[0]?.exitCode).toBe(1);
   });
 
   it('the schema check has teeth: a wrong level or a missing message fails it', () => {
-    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as { runs: { results: Record<string, unknown>[] }[] };
+    const log = JSON.parse(formatSarif(result(FINDINGS), { rules: ruleCatalog(builtIn) })) as {
+      runs: { results: Record<string, unknown>[] }[];
+    };
     const r0 = log.runs[0]?.results[0] as Record<string, unknown>;
     r0.level = 'warn';
     expect(validateSarif(log)).toBe(false);
@@ -119,7 +176,18 @@ describe('JUnit', () => {
     const rules = ruleCatalog(builtIn).filter((r) => ['array-growth', 'id-pattern'].includes(r.id));
     const xml = formatJunit(result(FINDINGS), { failOn: 'warn', rules });
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = parser.parse(xml) as { testsuites: { tests: string; failures: string; testsuite: { name: string; failures: string; skipped: string; testcase: { name: string; failure?: unknown; 'system-out'?: string; skipped?: unknown }[] }[] } };
+    const doc = parser.parse(xml) as {
+      testsuites: {
+        tests: string;
+        failures: string;
+        testsuite: {
+          name: string;
+          failures: string;
+          skipped: string;
+          testcase: { name: string; failure?: unknown; 'system-out'?: string; skipped?: unknown }[];
+        }[];
+      };
+    };
     const suites = doc.testsuites.testsuite;
     const byName = Object.fromEntries(suites.map((s) => [s.name, s]));
     expect(Object.keys(byName)).toEqual(['array-growth', 'id-pattern', 'spec-drift']);
@@ -137,7 +205,9 @@ describe('JUnit', () => {
   });
 
   it('escapes markup; a control character (XML cannot hold some) shows as a visible escape', () => {
-    const xml = formatJunit(result([finding({ message: 'bad \u0001 char <x> & "q"' })]), { rules: ruleCatalog(builtIn) });
+    const xml = formatJunit(result([finding({ message: 'bad \u0001 char <x> & "q"' })]), {
+      rules: ruleCatalog(builtIn),
+    });
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('bad \\u{1} char &lt;x&gt; &amp; &quot;q&quot;');
   });
@@ -165,7 +235,17 @@ describe('text', () => {
     expect(out).toContain('interval (coverage)');
     expect(out).toContain('(95%)');
     expect(out).not.toContain('98.4%');
-    const short = FINDINGS.map((f) => (f.confirmation ? { ...f, confirmation: { ...f.confirmation, measurements: f.confirmation.measurements.map((m) => ({ ...m, coverage: 0.9375 })) } } : f));
+    const short = FINDINGS.map((f) =>
+      f.confirmation
+        ? {
+            ...f,
+            confirmation: {
+              ...f.confirmation,
+              measurements: f.confirmation.measurements.map((m) => ({ ...m, coverage: 0.9375 })),
+            },
+          }
+        : f,
+    );
     const out2 = formatText(result(short), { color: false });
     expect(out2).toContain('(range)');
     expect(out2).not.toContain('(95%)');

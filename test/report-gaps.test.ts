@@ -24,7 +24,8 @@ const RULE: Note = {
   ruleId: 'index-usage',
   target: { db: 'app' },
   message:
-    'index-usage: index sizes could not be read for 2 collections (posts, users: $collStats gave no index sizes for them), ' +
+    'index-usage: index sizes could not be read for 2 collections (posts, users: $collStats gave no index ' +
+    'sizes for them), ' +
     'so they were not compared with the cache.',
   gap: gapOf(COLLSTATS_ZERO_SIZES, 'indexes against the WiredTiger cache'),
 };

@@ -13,8 +13,21 @@ const NOW = Date.parse('2026-11-01T00:00:00Z');
 const DAY = 86_400_000;
 
 /** A confirmation with a ratio: the interval ends are what the chart must hold. */
-function confirmed(label: string, median: number, low: number, high: number, status: 'supported' | 'refuted' | 'inconclusive' = 'supported'): Finding['confirmation'] {
-  return { status, summary: `\`${label}\` measured.`, ratio: { label, median, low, high, coverage: 0.95 }, measurements: [], where: 'mongo_advisor_scratch_1', durationMs: 1 };
+function confirmed(
+  label: string,
+  median: number,
+  low: number,
+  high: number,
+  status: 'supported' | 'refuted' | 'inconclusive' = 'supported',
+): Finding['confirmation'] {
+  return {
+    status,
+    summary: `\`${label}\` measured.`,
+    ratio: { label, median, low, high, coverage: 0.95 },
+    measurements: [],
+    where: 'mongo_advisor_scratch_1',
+    durationMs: 1,
+  };
 }
 
 function info(collection: string, conf?: Finding['confirmation']): Finding {
@@ -23,9 +36,15 @@ function info(collection: string, conf?: Finding['confirmation']): Finding {
     messageId: 'noValidator',
     severity: 'info',
     target: { db: 'app', collection },
-    message: `No validator: nothing stops a write from dropping a field. Proposed from ${collection.length * 10} sampled documents: \`_id\` required.`,
+    message:
+      `No validator: nothing stops a write from dropping a field. Proposed from ${collection.length * 10} ` +
+      `sampled documents: \`_id\` required.`,
     evidence: {},
-    recommendation: { action: 'add this validator', reason: 'Every sampled document passes it.', commands: [`db.${collection}.countDocuments({})`] },
+    recommendation: {
+      action: 'add this validator',
+      reason: 'Every sampled document passes it.',
+      commands: [`db.${collection}.countDocuments({})`],
+    },
     docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
     ...(conf ? { confirmation: conf } : {}),
   };
@@ -37,14 +56,38 @@ function info(collection: string, conf?: Finding['confirmation']): Finding {
  */
 function strainedReport(): { result: CheckResult; snapshot: Snapshot } {
   const posts = collectionOf('posts', {
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 10, size: 10, docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)), fields: {}, timeSource: '_id' },
-    indexes: Array.from({ length: 25 }, (_, i) => ({ name: i === 0 ? '_id_' : `field${i}_1`, key: i === 0 ? { _id: 1 } : { [`field${i}`]: 1 }, sizeBytes: 4096 * (i + 1) ** 3 })),
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 10,
+      size: 10,
+      docs: [1, 10, 100, 1000, 10000, 3].map((n, i) => docWithArray('comments', n, 1000, NOW - (300 - i * 40) * DAY)),
+      fields: {},
+      timeSource: '_id',
+    },
+    indexes: Array.from({ length: 25 }, (_, i) => ({
+      name: i === 0 ? '_id_' : `field${i}_1`,
+      key: i === 0 ? { _id: 1 } : { [`field${i}`]: 1 },
+      sizeBytes: 4096 * (i + 1) ** 3,
+    })),
   });
   // Seven more arrays, every one in the 1–99 bucket with 1,000+ documents: eight narrow bars whose labels ("1,666")
   // are wider than the bars (the public sample data's shape: restaurants' grades, accounts' products, …).
   const crowd = Array.from({ length: 7 }, (_, k) =>
     collectionOf(`list${k + 1}`, {
-      sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 1000, size: 1000 + k * 111, docs: Array.from({ length: 1000 + k * 111 }, (_, i) => docWithArray('tags', 3 + (k % 4), 20, NOW - i * DAY)), fields: {}, timeSource: '_id' },
+      sample: {
+        method: '$sample',
+        random: true,
+        complete: false,
+        dynamicKeys: [],
+        requested: 1000,
+        size: 1000 + k * 111,
+        docs: Array.from({ length: 1000 + k * 111 }, (_, i) => docWithArray('tags', 3 + (k % 4), 20, NOW - i * DAY)),
+        fields: {},
+        timeSource: '_id',
+      },
     }),
   );
   const snapshot = snapshotOf([posts, collectionOf('events'), collectionOf('logs'), collectionOf('users'), ...crowd]);
@@ -56,11 +99,23 @@ function strainedReport(): { result: CheckResult; snapshot: Snapshot } {
       target: { db: 'app', collection: 'posts', path: 'comments' },
       message: 'Array `comments` grows by up to 222 elements per document per day.',
       evidence: {},
-      recommendation: { action: 'reference', reason: 'Each `$push` rewrites the whole document.', commands: ['db.createCollection("comments")'] },
+      recommendation: {
+        action: 'reference',
+        reason: 'Each `$push` rewrites the whole document.',
+        commands: ['db.createCollection("comments")'],
+      },
       docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unbounded-arrays/',
       confirmation: confirmed('$push / insert', 384, 121, 580),
     },
-    { ...info('posts'), ruleId: 'index-usage', messageId: 'redundant', severity: 'warn', target: { db: 'app', collection: 'posts', index: 'field1_1' }, message: 'Index `field1_1` is a prefix of `field1_1_x_1`.', confirmation: confirmed('insert time, all / without', 1.05, 0.14, 1.47, 'inconclusive') },
+    {
+      ...info('posts'),
+      ruleId: 'index-usage',
+      messageId: 'redundant',
+      severity: 'warn',
+      target: { db: 'app', collection: 'posts', index: 'field1_1' },
+      message: 'Index `field1_1` is a prefix of `field1_1_x_1`.',
+      confirmation: confirmed('insert time, all / without', 1.05, 0.14, 1.47, 'inconclusive'),
+    },
     info('events', confirmed('with / without the validator', 1.24, 1.18, 1.3, 'refuted')),
     info('logs', confirmed('with / without the validator', 0.98, 0.56, 31)),
     info('users'),
@@ -93,21 +148,27 @@ describe('HTML report markup', () => {
     expect(table.replace(/<pre class="cmd">[^<]*<\/pre>/g, '')).not.toContain('`');
   });
 
-  it('collapses repeated info findings of one rule into one row, each in full behind a disclosure; verbose keeps each row', () => {
-    const report = strainedReport();
-    const html = formatHtml(report);
-    const rows = html.match(/<tr( class="group")?><td class="sev/g) ?? [];
-    expect(rows).toHaveLength(3); // error, warn, and one row for the three validator findings
-    const group = html.slice(html.indexOf('<tr class="group">'));
-    expect(group).toContain('3 collections in app: events, logs, users');
-    expect(group).toContain('<details><summary>each of the 3 collections in full</summary>');
-    for (const c of ['events', 'logs', 'users']) expect(group).toContain(`db.${c}.countDocuments({})`);
-    expect(group).toContain('<strong>events</strong>: ✖ refuted: with / without the validator 1.2x (95% interval 1.1x–1.3x)');
-    expect(group).toContain('<strong>users</strong>: no experiment');
-    const verbose = formatHtml(report, undefined, { verbose: true });
-    expect(verbose).not.toContain('<tr class="group">');
-    expect(verbose.match(/<tr><td class="sev/g)).toHaveLength(5);
-  });
+  it(
+    'collapses repeated info findings of one rule into one row, each in full behind a disclosure; verbose ' +
+      'keeps each row',
+    () => {
+      const report = strainedReport();
+      const html = formatHtml(report);
+      const rows = html.match(/<tr( class="group")?><td class="sev/g) ?? [];
+      expect(rows).toHaveLength(3); // error, warn, and one row for the three validator findings
+      const group = html.slice(html.indexOf('<tr class="group">'));
+      expect(group).toContain('3 collections in app: events, logs, users');
+      expect(group).toContain('<details><summary>each of the 3 collections in full</summary>');
+      for (const c of ['events', 'logs', 'users']) expect(group).toContain(`db.${c}.countDocuments({})`);
+      expect(group).toContain(
+        '<strong>events</strong>: ✖ refuted: with / without the validator 1.2x (95% interval 1.1x–1.3x)',
+      );
+      expect(group).toContain('<strong>users</strong>: no experiment');
+      const verbose = formatHtml(report, undefined, { verbose: true });
+      expect(verbose).not.toContain('<tr class="group">');
+      expect(verbose.match(/<tr><td class="sev/g)).toHaveLength(5);
+    },
+  );
 });
 
 describe('HTML report charts in headless Chromium', () => {
@@ -115,82 +176,115 @@ describe('HTML report charts in headless Chromium', () => {
   let context: BrowserContext | null = null;
   beforeAll(async () => {
     if (!HAS_CHROMIUM) return;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
   }, 60_000);
   afterAll(async () => {
     await context?.close();
   });
 
-  it.skipIf(!HAS_CHROMIUM)('labels every bar, skips no category label, and fits every point and interval end in its axis', async () => {
-    const file = join(dir, 'strained.html');
-    writeFileSync(file, formatHtml(strainedReport()));
-    const page = await (context as BrowserContext).newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.setViewportSize({ width: 1360, height: 900 });
-    await page.goto(`file://${file}`, { waitUntil: 'load' });
-    await page.waitForSelector('body[data-charts-drawn]');
-    const charts = await page.evaluate(() => {
-      const C = (globalThis as unknown as { Chart: { instances: Record<string, unknown> } }).Chart;
-      return Object.values(C.instances).map((raw) => {
-        const c = raw as {
-          canvas: { id: string; getAttribute(name: string): string | null };
-          data: { labels?: unknown[]; datasets: { data: unknown[] }[] };
-          options: { indexAxis?: string };
-          scales: Record<string, { min: number; max: number; ticks: unknown[]; type: string }>;
-        };
-        const index = c.options.indexAxis === 'y' ? 'y' : 'x';
-        const value = index === 'y' ? 'x' : 'y';
-        const values = c.data.datasets.flatMap((d) => d.data.flatMap((v): unknown[] => (Array.isArray(v) ? (v as unknown[]) : typeof v === 'object' && v !== null ? [(v as { y: number }).y] : [v]))).filter((v): v is number => typeof v === 'number' && v > 0);
-        const xs = c.data.datasets.flatMap((d) => d.data.map((v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as { x: number }).x : null))).filter((v): v is number => v !== null);
-        return {
-          id: c.canvas.id,
-          bars: Number(c.canvas.getAttribute('data-bars') ?? -1),
-          labelled: Number(c.canvas.getAttribute('data-labelled') ?? -1),
-          overlaps: Number(c.canvas.getAttribute('data-label-overlaps') ?? -1),
-          outside: Number(c.canvas.getAttribute('data-label-outside') ?? -1),
-          labels: c.data.labels?.length ?? 0,
-          categoryTicks: c.scales[index]?.type === 'category' ? (c.scales[index]?.ticks.length ?? 0) : null,
-          min: c.scales[value]?.min ?? NaN,
-          max: c.scales[value]?.max ?? NaN,
-          lowest: Math.min(...values),
-          highest: Math.max(...values),
-          xMin: c.scales.x?.min ?? NaN,
-          xMax: c.scales.x?.max ?? NaN,
-          xs: xs.length ? [Math.min(...xs), Math.max(...xs)] : null,
-          xTicks: c.scales.x?.type === 'linear' ? c.scales.x.ticks.map((t) => (t as { value: number }).value) : [],
-        };
+  it.skipIf(!HAS_CHROMIUM)(
+    'labels every bar, skips no category label, and fits every point and interval end in its axis',
+    async () => {
+      const file = join(dir, 'strained.html');
+      writeFileSync(file, formatHtml(strainedReport()));
+      const page = await (context as BrowserContext).newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.setViewportSize({ width: 1360, height: 900 });
+      await page.goto(`file://${file}`, { waitUntil: 'load' });
+      await page.waitForSelector('body[data-charts-drawn]');
+      const charts = await page.evaluate(() => {
+        const C = (globalThis as unknown as { Chart: { instances: Record<string, unknown> } }).Chart;
+        return Object.values(C.instances).map((raw) => {
+          const c = raw as {
+            canvas: { id: string; getAttribute(name: string): string | null };
+            data: { labels?: unknown[]; datasets: { data: unknown[] }[] };
+            options: { indexAxis?: string };
+            scales: Record<string, { min: number; max: number; ticks: unknown[]; type: string }>;
+          };
+          const index = c.options.indexAxis === 'y' ? 'y' : 'x';
+          const value = index === 'y' ? 'x' : 'y';
+          const values = c.data.datasets
+            .flatMap((d) =>
+              d.data.flatMap((v): unknown[] =>
+                Array.isArray(v)
+                  ? (v as unknown[])
+                  : typeof v === 'object' && v !== null
+                    ? [(v as { y: number }).y]
+                    : [v],
+              ),
+            )
+            .filter((v): v is number => typeof v === 'number' && v > 0);
+          const xs = c.data.datasets
+            .flatMap((d) =>
+              d.data.map((v) =>
+                typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as { x: number }).x : null,
+              ),
+            )
+            .filter((v): v is number => v !== null);
+          return {
+            id: c.canvas.id,
+            bars: Number(c.canvas.getAttribute('data-bars') ?? -1),
+            labelled: Number(c.canvas.getAttribute('data-labelled') ?? -1),
+            overlaps: Number(c.canvas.getAttribute('data-label-overlaps') ?? -1),
+            outside: Number(c.canvas.getAttribute('data-label-outside') ?? -1),
+            labels: c.data.labels?.length ?? 0,
+            categoryTicks: c.scales[index]?.type === 'category' ? (c.scales[index]?.ticks.length ?? 0) : null,
+            min: c.scales[value]?.min ?? NaN,
+            max: c.scales[value]?.max ?? NaN,
+            lowest: Math.min(...values),
+            highest: Math.max(...values),
+            xMin: c.scales.x?.min ?? NaN,
+            xMax: c.scales.x?.max ?? NaN,
+            xs: xs.length ? [Math.min(...xs), Math.max(...xs)] : null,
+            xTicks: c.scales.x?.type === 'linear' ? c.scales.x.ticks.map((t) => (t as { value: number }).value) : [],
+          };
+        });
       });
-    });
-    await page.close();
-    expect(errors).toEqual([]);
-    const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
-    expect(Object.keys(byId).sort()).toEqual(['chart-array-growth', 'chart-array-lengths', 'chart-confirmations', 'chart-index-sizes']);
-    for (const c of charts) {
-      // every value (every interval end, every point) inside its axis, not on or past the edge
-      expect(c.min, c.id).toBeLessThan(c.lowest);
-      expect(c.max, c.id).toBeGreaterThan(c.highest);
-      if (c.xs) {
-        expect(c.xMin, c.id).toBeLessThan(c.xs[0] as number);
-        expect(c.xMax, c.id).toBeGreaterThan(c.xs[1] as number);
+      await page.close();
+      expect(errors).toEqual([]);
+      const byId = Object.fromEntries(charts.map((c) => [c.id, c]));
+      expect(Object.keys(byId).sort()).toEqual([
+        'chart-array-growth',
+        'chart-array-lengths',
+        'chart-confirmations',
+        'chart-index-sizes',
+      ]);
+      for (const c of charts) {
+        // every value (every interval end, every point) inside its axis, not on or past the edge
+        expect(c.min, c.id).toBeLessThan(c.lowest);
+        expect(c.max, c.id).toBeGreaterThan(c.highest);
+        if (c.xs) {
+          expect(c.xMin, c.id).toBeLessThan(c.xs[0] as number);
+          expect(c.xMax, c.id).toBeGreaterThan(c.xs[1] as number);
+        }
+        if (c.id === 'chart-array-growth') {
+          // no date label on the padding: none before the oldest point, none after the newest
+          expect(c.xTicks.length, c.id).toBeGreaterThan(1);
+          for (const t of c.xTicks)
+            expect(
+              t >= (c.xs?.[0] ?? NaN) && t <= (c.xs?.[1] ?? NaN),
+              `${c.id}: tick ${new Date(t).toISOString()} outside the points`,
+            ).toBe(true);
+          continue; // points, no bars
+        }
+        expect(c.bars, c.id).toBeGreaterThan(0);
+        expect(c.labelled, c.id).toBe(c.bars);
+        // readable: no two bar labels overlap, none runs past the canvas
+        expect(c.overlaps, `${c.id}: overlapping bar labels`).toBe(0);
+        expect(c.outside, `${c.id}: bar labels past the canvas`).toBe(0);
+        if (c.categoryTicks !== null) expect(c.categoryTicks, c.id).toBe(c.labels);
       }
-      if (c.id === 'chart-array-growth') {
-        // no date label on the padding: none before the oldest point, none after the newest
-        expect(c.xTicks.length, c.id).toBeGreaterThan(1);
-        for (const t of c.xTicks) expect(t >= (c.xs?.[0] ?? NaN) && t <= (c.xs?.[1] ?? NaN), `${c.id}: tick ${new Date(t).toISOString()} outside the points`).toBe(true);
-        continue; // points, no bars
-      }
-      expect(c.bars, c.id).toBeGreaterThan(0);
-      expect(c.labelled, c.id).toBe(c.bars);
-      // readable: no two bar labels overlap, none runs past the canvas
-      expect(c.overlaps, `${c.id}: overlapping bar labels`).toBe(0);
-      expect(c.outside, `${c.id}: bar labels past the canvas`).toBe(0);
-      if (c.categoryTicks !== null) expect(c.categoryTicks, c.id).toBe(c.labels);
-    }
-    // the widest interval ends are inside the confirmation axis
-    expect(byId['chart-confirmations']?.lowest).toBe(0.14);
-    expect(byId['chart-confirmations']?.highest).toBe(580);
-    // the cache, all indexes together and the 20 largest of the 25: every row named
-    expect(byId['chart-index-sizes']?.categoryTicks).toBe(22);
-  }, 60_000);
+      // the widest interval ends are inside the confirmation axis
+      expect(byId['chart-confirmations']?.lowest).toBe(0.14);
+      expect(byId['chart-confirmations']?.highest).toBe(580);
+      // the cache, all indexes together and the 20 largest of the 25: every row named
+      expect(byId['chart-index-sizes']?.categoryTicks).toBe(22);
+    },
+    60_000,
+  );
 });

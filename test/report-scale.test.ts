@@ -48,7 +48,10 @@ describe('the formats at scale: linear in the number of findings', () => {
     const seconds = (performance.now() - t0) / 1000;
     const log = JSON.parse(sarif) as SarifLog;
     expect(log.runs[0]?.results).toHaveLength(8000);
-    const declared = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('"name": "c7999"')) + 1;
+    const declared =
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes('"name": "c7999"')) + 1;
     const last = log.runs[0]?.results.at(-1);
     expect(last?.locations[0]?.physicalLocation.region?.startLine).toBe(declared);
     expect(seconds, 'linear: seconds; quadratic: minutes').toBeLessThan(20);

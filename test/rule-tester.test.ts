@@ -3,7 +3,17 @@ import { defineRule, type ReportedFinding } from '../src/core/rule';
 import type { Finding, Snapshot } from '../src/core/types';
 import arrayGrowth from '../rules/array-growth/index';
 import { collectionOf, docWithArray, sampleOf, snapshotOf, withServer } from './support/fixtures';
-import { checkCase, compareFindings, compareNotes, type ExpectedFinding, findingTextProblems, matchOneToOne, noteTextProblems, runRule, snapshotProblems } from './support/rule-tester';
+import {
+  checkCase,
+  compareFindings,
+  compareNotes,
+  type ExpectedFinding,
+  findingTextProblems,
+  matchOneToOne,
+  noteTextProblems,
+  runRule,
+  snapshotProblems,
+} from './support/rule-tester';
 import { collectFromDocs, mapKeyProblems } from './support/rule-tester';
 import type { Doc } from '../src/adapters/types';
 import { PathFolder } from '../src/core/fold';
@@ -36,8 +46,20 @@ const messages = { big: 'Array `{{path}}` is big: {{n}} elements.', small: 'Arra
 
 it('passes when every expected finding matches one reported finding, in any order', () => {
   const a = finding();
-  const b = finding({ messageId: 'small', severity: 'info', target: { db: 'app', collection: 'posts', path: 'tags' }, message: 'Array `tags` is small.' });
-  const r = compareFindings([expected({ messageId: 'small', severity: 'info', target: { db: 'app', collection: 'posts', path: 'tags' } }), expected()], [a, b], messages);
+  const b = finding({
+    messageId: 'small',
+    severity: 'info',
+    target: { db: 'app', collection: 'posts', path: 'tags' },
+    message: 'Array `tags` is small.',
+  });
+  const r = compareFindings(
+    [
+      expected({ messageId: 'small', severity: 'info', target: { db: 'app', collection: 'posts', path: 'tags' } }),
+      expected(),
+    ],
+    [a, b],
+    messages,
+  );
   expect(r.pass).toBe(true);
   expect(r.matched.sort()).toEqual([
     [0, 1],
@@ -65,7 +87,11 @@ it('fails on a duplicate of a real finding: matching is one to one', () => {
 });
 
 it('fails on a missing finding, naming the closest reported one and how it differs', () => {
-  const r = compareFindings([expected(), expected({ severity: 'error', messageIncludes: '1,000' })], [finding()], messages);
+  const r = compareFindings(
+    [expected(), expected({ severity: 'error', messageIncludes: '1,000' })],
+    [finding()],
+    messages,
+  );
   expect(r.pass).toBe(false);
   expect(r.missing).toEqual([expected({ severity: 'error', messageIncludes: '1,000' })]);
   expect(r.report).toContain('missing (expected, not reported): 1');
@@ -79,43 +105,64 @@ it('fails when nothing was reported', () => {
   expect(r.report).toContain('reported (all):\n  (none)');
 });
 
-it('each field of an expectation is checked: messageId, severity, target (whole), text, data, evidence, recommendation', () => {
-  const f = finding({ recommendation: { action: 'reference', reason: 'Each $push rewrites the document.', commands: ['db.createCollection("comments")'] } });
-  const wrong: [Partial<ExpectedFinding>, string][] = [
-    [{ messageId: 'small' }, 'messageId: expected small, got big'],
-    [{ severity: 'info' }, 'severity: expected info, got warn'],
-    [{ target: { db: 'app', collection: 'posts' } }, 'target: expected'],
-    [{ target: { db: 'app', collection: 'posts', path: 'comments', index: 'x' } }, 'target: expected'],
-    [{ message: 'Array `comments` is big.' }, 'message: expected'],
-    [{ messageIncludes: ['1,000', '2,000'] }, 'message does not include "2,000"'],
-    [{ data: { path: 'comments', n: 999 } }, 'message (from data): expected "Array `comments` is big: 999 elements."'],
-    [{ evidence: { length: 999 } }, 'evidence.length: expected 999, got 1000'],
-    [{ evidence: { width: 1 } }, 'evidence.width: expected 1, not reported'],
-    [{ recommendation: { action: 'bucket pattern' } }, 'recommendation.action'],
-    [{ recommendation: { commands: ['db.createCollection("other")'] } }, 'recommendation.commands'],
-    [{ recommendation: { commands: [/^db\.dropDatabase/] } }, 'recommendation.commands'],
-    [{ recommendation: { reasonIncludes: 'bucket' } }, 'recommendation.reason does not include'],
-    [{ recommendation: null }, 'recommendation: expected none'],
-  ];
-  for (const [over, why] of wrong) {
-    const r = compareFindings([expected(over)], [f], messages);
-    expect(r.pass, JSON.stringify(over)).toBe(false);
-    expect(r.report, JSON.stringify(over)).toContain(why);
-  }
-  // and the right values pass
-  const right = expected({
-    data: { path: 'comments', n: 1000 },
-    message: 'Array `comments` is big: 1,000 elements.',
-    messageIncludes: '1,000',
-    evidence: { length: 1000 },
-    recommendation: { action: 'reference', reasonIncludes: '$push', commands: [/^db\.createCollection\("comments"\)$/] },
-  });
-  expect(compareFindings([right], [f], messages).pass).toBe(true);
-});
+it(
+  'each field of an expectation is checked: messageId, severity, target (whole), text, data, evidence, ' +
+    'recommendation',
+  () => {
+    const f = finding({
+      recommendation: {
+        action: 'reference',
+        reason: 'Each $push rewrites the document.',
+        commands: ['db.createCollection("comments")'],
+      },
+    });
+    const wrong: [Partial<ExpectedFinding>, string][] = [
+      [{ messageId: 'small' }, 'messageId: expected small, got big'],
+      [{ severity: 'info' }, 'severity: expected info, got warn'],
+      [{ target: { db: 'app', collection: 'posts' } }, 'target: expected'],
+      [{ target: { db: 'app', collection: 'posts', path: 'comments', index: 'x' } }, 'target: expected'],
+      [{ message: 'Array `comments` is big.' }, 'message: expected'],
+      [{ messageIncludes: ['1,000', '2,000'] }, 'message does not include "2,000"'],
+      [
+        { data: { path: 'comments', n: 999 } },
+        'message (from data): expected "Array `comments` is big: 999 elements."',
+      ],
+      [{ evidence: { length: 999 } }, 'evidence.length: expected 999, got 1000'],
+      [{ evidence: { width: 1 } }, 'evidence.width: expected 1, not reported'],
+      [{ recommendation: { action: 'bucket pattern' } }, 'recommendation.action'],
+      [{ recommendation: { commands: ['db.createCollection("other")'] } }, 'recommendation.commands'],
+      [{ recommendation: { commands: [/^db\.dropDatabase/] } }, 'recommendation.commands'],
+      [{ recommendation: { reasonIncludes: 'bucket' } }, 'recommendation.reason does not include'],
+      [{ recommendation: null }, 'recommendation: expected none'],
+    ];
+    for (const [over, why] of wrong) {
+      const r = compareFindings([expected(over)], [f], messages);
+      expect(r.pass, JSON.stringify(over)).toBe(false);
+      expect(r.report, JSON.stringify(over)).toContain(why);
+    }
+    // and the right values pass
+    const right = expected({
+      data: { path: 'comments', n: 1000 },
+      message: 'Array `comments` is big: 1,000 elements.',
+      messageIncludes: '1,000',
+      evidence: { length: 1000 },
+      recommendation: {
+        action: 'reference',
+        reasonIncludes: '$push',
+        commands: [/^db\.createCollection\("comments"\)$/],
+      },
+    });
+    expect(compareFindings([right], [f], messages).pass).toBe(true);
+  },
+);
 
 it('finds the one-to-one matching even when a loose expectation also fits the finding a strict one needs', () => {
   const warn = finding();
-  const error = finding({ severity: 'error', target: { db: 'app', collection: 'posts', path: 'comments' }, message: 'Array `comments` is big: 20,000 elements.' });
+  const error = finding({
+    severity: 'error',
+    target: { db: 'app', collection: 'posts', path: 'comments' },
+    message: 'Array `comments` is big: 20,000 elements.',
+  });
   // expectation 1 fits only `error`... listed after the loose one that fits both
   const loose = expected({ severity: 'error' });
   const strict = expected({ severity: 'error', messageIncludes: '20,000' });
@@ -135,16 +182,37 @@ it('flags leftover placeholders and missing values in every text of a finding', 
     [{ message: '' }, 'message is empty'],
     [{ recommendation: { action: '{{action}}', reason: 'r' } }, 'recommendation.action has a leftover placeholder'],
     [{ recommendation: { action: 'a', reason: 'saves undefined' } }, 'recommendation.reason has "undefined"'],
-    [{ recommendation: { action: 'a', reason: 'r', commands: ['db.createCollection("null")'] } }, 'recommendation.commands[0] has "null"'],
-    [{ recommendation: { action: 'a', reason: 'r', commands: ['db.undefined.find()'] } }, 'recommendation.commands[0] has "undefined"'],
+    [
+      { recommendation: { action: 'a', reason: 'r', commands: ['db.createCollection("null")'] } },
+      'recommendation.commands[0] has "null"',
+    ],
+    [
+      { recommendation: { action: 'a', reason: 'r', commands: ['db.undefined.find()'] } },
+      'recommendation.commands[0] has "undefined"',
+    ],
     [{ evidence: { share: Number.NaN } }, 'evidence.share is NaN'],
     [{ evidence: { nested: { a: 1 } as never } }, 'evidence.nested is an object'],
     [{ ruleId: 'other' }, 'ruleId is "other", not "fake"'],
     [{ docsUrl: '' }, 'docsUrl is not a link'],
   ];
-  for (const [over, why] of cases) expect(findingTextProblems(finding(over), 'fake').join('\n'), JSON.stringify(over)).toContain(why);
+  for (const [over, why] of cases)
+    expect(findingTextProblems(finding(over), 'fake').join('\n'), JSON.stringify(over)).toContain(why);
   // null as a mongosh literal is a value, not a missing one
-  expect(findingTextProblems(finding({ recommendation: { action: 'a', reason: 'r', commands: ['var schema = { bsonType: ["null", "string"], ok: [true, null] }', 'db.x.distinct("a").concat([null])'] } }), 'fake')).toEqual([]);
+  expect(
+    findingTextProblems(
+      finding({
+        recommendation: {
+          action: 'a',
+          reason: 'r',
+          commands: [
+            'var schema = { bsonType: ["null", "string"], ok: [true, null] }',
+            'db.x.distinct("a").concat([null])',
+          ],
+        },
+      }),
+      'fake',
+    ),
+  ).toEqual([]);
   expect(noteTextProblems({ level: 'skipped', message: 'x: $indexStats gave accesses.since null' })).toEqual([]);
   expect(noteTextProblems({ level: 'skipped', message: 'x: {{count}} indexes' })[0]).toContain('leftover placeholder');
 });
@@ -156,19 +224,39 @@ it('matches notes one to one: an extra or a missing note fails', () => {
   ];
   expect(compareNotes(['fake: could not read A', { includes: 'read B' }], notes)).toBe('');
   expect(compareNotes(['fake: could not read A'], notes)).toContain('unexpected notes: 1');
-  expect(compareNotes([{ includes: 'could not read' }, { includes: 'could not read' }, { includes: 'C' }], notes)).toContain('missing notes: 1');
+  expect(
+    compareNotes([{ includes: 'could not read' }, { includes: 'could not read' }, { includes: 'C' }], notes),
+  ).toContain('missing notes: 1');
   expect(compareNotes([], notes)).toContain('expected 0 note(s), the rule left 2');
 });
 
 it('refuses a fixture that does not match the snapshot schema or a JSON round trip', () => {
   const good = snapshotOf([collectionOf('posts')]);
   expect(snapshotProblems(good)).toEqual([]);
-  const badType = snapshotOf([collectionOf('posts', { stats: { count: '10' as unknown as number, sizeBytes: 1, avgObjSize: 1, storageSizeBytes: 1, totalIndexSizeBytes: 1, nindexes: 1, blockCompressor: null } })]);
+  const badType = snapshotOf([
+    collectionOf('posts', {
+      stats: {
+        count: '10' as unknown as number,
+        sizeBytes: 1,
+        avgObjSize: 1,
+        storageSizeBytes: 1,
+        totalIndexSizeBytes: 1,
+        nindexes: 1,
+        blockCompressor: null,
+      },
+    }),
+  ]);
   expect(snapshotProblems(badType).join('\n')).toMatch(/not a valid snapshot.*count must be number/);
   const missing = snapshotOf([collectionOf('posts')]) as Partial<Snapshot>;
   delete missing.roundTrips;
   expect(snapshotProblems(missing as Snapshot).join('\n')).toContain('missing "roundTrips"');
-  const notJson = snapshotOf([collectionOf('posts', { sample: sampleOf([{ bytes: Number.NaN, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] }]) })]);
+  const notJson = snapshotOf([
+    collectionOf('posts', {
+      sample: sampleOf([
+        { bytes: Number.NaN, createdAt: null, measuredOnServer: false, arrays: [], largestFields: [] },
+      ]),
+    }),
+  ]);
   expect(snapshotProblems(notJson).join('\n')).toContain('changes in a JSON round trip');
 });
 
@@ -190,69 +278,141 @@ const fake = (analyze: (report: (f: ReportedFinding) => void, snapshot: Snapshot
   });
 const snap = snapshotOf([collectionOf('posts')]);
 const big = (report: (f: ReportedFinding) => void, severity?: 'info') =>
-  report({ messageId: 'big', ...(severity ? { severity } : {}), target: { db: 'app', collection: 'posts', path: 'comments' }, data: { path: 'comments', n: 1000 }, evidence: {} });
+  report({
+    messageId: 'big',
+    ...(severity ? { severity } : {}),
+    target: { db: 'app', collection: 'posts', path: 'comments' },
+    data: { path: 'comments', n: 1000 },
+    evidence: {},
+  });
 
 it('a valid case fails on any finding, info included', () => {
-  expect(checkCase(fake(() => undefined), { name: 'quiet', snapshot: snap })).toEqual([]);
-  const problems = checkCase(fake((report) => big(report, 'info')), { name: 'info', snapshot: snap });
+  expect(
+    checkCase(
+      fake(() => undefined),
+      { name: 'quiet', snapshot: snap },
+    ),
+  ).toEqual([]);
+  const problems = checkCase(
+    fake((report) => big(report, 'info')),
+    { name: 'info', snapshot: snap },
+  );
   expect(problems.join('\n')).toContain('a valid case must produce no finding at all; the rule reported 1');
 });
 
-it('a valid case without notes fails when the rule gave up (a skipped or error note), and passes when the case lists it', () => {
-  const gaveUp = defineRule({
-    id: 'fake',
-    scope: 'snapshot',
-    meta: { description: 'gives up', docsUrl: 'https://www.mongodb.com/docs/manual/', severity: 'warn', messages, options: { type: 'object', properties: {}, additionalProperties: false }, requires: { capabilities: [] } },
-    analyze: ({ note }) => note('fake: could not check: the statistics were not read', undefined, 'skipped'),
-  });
-  expect(checkCase(gaveUp, { name: 'silent', snapshot: snap }).join('\n')).toContain('a valid case without `notes` must leave no skipped or error note (the rule may have given up); it left 1');
-  expect(checkCase(gaveUp, { name: 'listed', snapshot: snap, notes: [{ includes: 'could not check' }] })).toEqual([]);
-});
+it(
+  'a valid case without notes fails when the rule gave up (a skipped or error note), and passes when the case ' +
+    'lists it',
+  () => {
+    const gaveUp = defineRule({
+      id: 'fake',
+      scope: 'snapshot',
+      meta: {
+        description: 'gives up',
+        docsUrl: 'https://www.mongodb.com/docs/manual/',
+        severity: 'warn',
+        messages,
+        options: { type: 'object', properties: {}, additionalProperties: false },
+        requires: { capabilities: [] },
+      },
+      analyze: ({ note }) => note('fake: could not check: the statistics were not read', undefined, 'skipped'),
+    });
+    expect(checkCase(gaveUp, { name: 'silent', snapshot: snap }).join('\n')).toContain(
+      'a valid case without `notes` must leave no skipped or error note (the rule may have given up); it left 1',
+    );
+    expect(checkCase(gaveUp, { name: 'listed', snapshot: snap, notes: [{ includes: 'could not check' }] })).toEqual([]);
+  },
+);
 
 it('an invalid case fails on a rule that throws, even when it expected the internal error', () => {
   const throws = fake(() => {
     throw new Error('boom');
   });
-  const problems = checkCase(throws, { name: 'throws', snapshot: snap, findings: [{ messageId: 'internalError', severity: 'warn', target: { db: 'app' } }] });
+  const problems = checkCase(throws, {
+    name: 'throws',
+    snapshot: snap,
+    findings: [{ messageId: 'internalError', severity: 'warn', target: { db: 'app' } }],
+  });
   expect(problems.join('\n')).toContain('the rule threw: Rule fake failed internally and checked nothing here: boom');
   expect(problems.join('\n')).toContain('messageId "internalError" is not one of the rule\'s messages');
 });
 
 it('a case fails when the rule leaves a placeholder unfilled', () => {
-  const half = fake((report) => report({ messageId: 'big', target: { db: 'app' }, data: { path: 'comments' }, evidence: {} }));
-  expect(checkCase(half, { name: 'half', snapshot: snap, findings: [{ messageId: 'big', severity: 'warn', target: { db: 'app' } }] }).join('\n')).toContain('leftover placeholder {{n}}');
+  const half = fake((report) =>
+    report({ messageId: 'big', target: { db: 'app' }, data: { path: 'comments' }, evidence: {} }),
+  );
+  expect(
+    checkCase(half, {
+      name: 'half',
+      snapshot: snap,
+      findings: [{ messageId: 'big', severity: 'warn', target: { db: 'app' } }],
+    }).join('\n'),
+  ).toContain('leftover placeholder {{n}}');
 });
 
 it('a case fails when the rule writes to the snapshot (analysis is pure)', () => {
   const writes = fake((_report, s) => {
     s.notes.push({ level: 'info', message: 'mine' });
   });
-  expect(checkCase(writes, { name: 'writes', snapshot: snap }).join('\n')).toMatch(/the rule threw: .*(read only|not extensible|frozen)/);
+  expect(checkCase(writes, { name: 'writes', snapshot: snap }).join('\n')).toMatch(
+    /the rule threw: .*(read only|not extensible|frozen)/,
+  );
 });
 
 it('an invalid case fails when it lists no finding, or a finding the rule has no message for', () => {
   const rule = fake((report) => big(report));
-  expect(checkCase(rule, { name: 'none', snapshot: snap, findings: [] }).join('\n')).toContain('an invalid case must list at least one finding');
-  expect(checkCase(rule, { name: 'unknown id', snapshot: snap, findings: [expected({ messageId: 'huge' })] }).join('\n')).toContain('messageId "huge" is not one of the rule\'s messages');
-  expect(checkCase(rule, { name: 'right', snapshot: snap, findings: [expected({ data: { path: 'comments', n: 1000 } })] })).toEqual([]);
+  expect(checkCase(rule, { name: 'none', snapshot: snap, findings: [] }).join('\n')).toContain(
+    'an invalid case must list at least one finding',
+  );
+  expect(
+    checkCase(rule, { name: 'unknown id', snapshot: snap, findings: [expected({ messageId: 'huge' })] }).join('\n'),
+  ).toContain('messageId "huge" is not one of the rule\'s messages');
+  expect(
+    checkCase(rule, { name: 'right', snapshot: snap, findings: [expected({ data: { path: 'comments', n: 1000 } })] }),
+  ).toEqual([]);
 });
 
 it('a case fails when its fixture fails the schema, and when the options are refused', () => {
   const rule = fake(() => undefined);
   const bad = withServer(snap, { topology: 'cluster' as never });
-  expect(checkCase(rule, { name: 'bad fixture', snapshot: bad }).join('\n')).toContain('snapshot: the snapshot fixture is not a valid snapshot');
-  expect(checkCase(rule, { name: 'bad option', snapshot: snap, options: { nope: 1 } }).join('\n')).toContain('the run threw');
+  expect(checkCase(rule, { name: 'bad fixture', snapshot: bad }).join('\n')).toContain(
+    'snapshot: the snapshot fixture is not a valid snapshot',
+  );
+  expect(checkCase(rule, { name: 'bad option', snapshot: snap, options: { nope: 1 } }).join('\n')).toContain(
+    'the run threw',
+  );
 });
 
 it('on a real rule: a wrong expectation fails, and so does an injected extra finding', () => {
-  const snapshot = snapshotOf([collectionOf('posts', { sample: sampleOf([docWithArray('comments', 12_000, 1000, null)]) })]);
-  const right: ExpectedFinding[] = [{ messageId: 'tooLongArray', severity: 'error', target: { db: 'app', collection: 'posts', path: 'comments' }, messageIncludes: '12,000' }];
+  const snapshot = snapshotOf([
+    collectionOf('posts', { sample: sampleOf([docWithArray('comments', 12_000, 1000, null)]) }),
+  ]);
+  const right: ExpectedFinding[] = [
+    {
+      messageId: 'tooLongArray',
+      severity: 'error',
+      target: { db: 'app', collection: 'posts', path: 'comments' },
+      messageIncludes: '12,000',
+    },
+  ];
   expect(checkCase(arrayGrowth, { name: 'right', snapshot, findings: right })).toEqual([]);
   // the rule reports an error, not a warning
-  expect(checkCase(arrayGrowth, { name: 'wrong severity', snapshot, findings: [{ ...(right[0] as ExpectedFinding), severity: 'warn' }] }).join('\n')).toContain('severity: expected warn, got error');
+  expect(
+    checkCase(arrayGrowth, {
+      name: 'wrong severity',
+      snapshot,
+      findings: [{ ...(right[0] as ExpectedFinding), severity: 'warn' }],
+    }).join('\n'),
+  ).toContain('severity: expected warn, got error');
   // an extra finding the rule does not report
-  const extra: ExpectedFinding = { messageId: 'growingArray', severity: 'error', target: { db: 'app', collection: 'posts', path: 'comments' } };
-  expect(checkCase(arrayGrowth, { name: 'one too many', snapshot, findings: [...right, extra] }).join('\n')).toContain('missing (expected, not reported): 1');
+  const extra: ExpectedFinding = {
+    messageId: 'growingArray',
+    severity: 'error',
+    target: { db: 'app', collection: 'posts', path: 'comments' },
+  };
+  expect(checkCase(arrayGrowth, { name: 'one too many', snapshot, findings: [...right, extra] }).join('\n')).toContain(
+    'missing (expected, not reported): 1',
+  );
   // a bogus finding after the real one, as a broken report() would add
   const reported = runRule(arrayGrowth, snapshot);
   const bogus = { ...(reported[0] as Finding), messageId: 'bogus', severity: 'error' as const };

@@ -5,7 +5,9 @@ import { rules } from '../rules';
 
 const RULES_DIR = join(__dirname, '..', 'rules');
 const HEADINGS = ['## What it checks', '## Why', '## Options', '## Confirmation', '## When not to use it'];
-const folders = readdirSync(RULES_DIR).filter((f) => statSync(join(RULES_DIR, f)).isDirectory()).sort();
+const folders = readdirSync(RULES_DIR)
+  .filter((f) => statSync(join(RULES_DIR, f)).isDirectory())
+  .sort();
 
 describe('rules, their folders, READMEs and rules/index.ts stay in step', () => {
   it('rules/index.ts lists every folder once, sorted by id', () => {
@@ -22,7 +24,12 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
 
   it('README.md lists every rule once in its rules table, and no rule that does not exist', () => {
     const table = readmeRulesTable(readFileSync(join(__dirname, '..', 'README.md'), 'utf8'));
-    expect(rulesTableProblems(table, rules.map((r) => r.id))).toEqual([]);
+    expect(
+      rulesTableProblems(
+        table,
+        rules.map((r) => r.id),
+      ),
+    ).toEqual([]);
   });
 
   it('the README rules table check fails on a missing, doubled or unknown rule', () => {
@@ -56,7 +63,8 @@ describe('rules, their folders, READMEs and rules/index.ts stay in step', () => 
           expect(i, `${rule.id}/README.md lacks "${h}"`).toBeGreaterThan(at);
           at = i;
         }
-        for (const name of Object.keys(rule.meta.options.properties)) expect(readme, `${rule.id}/README.md does not document option ${name}`).toContain(`\`${name}\``);
+        for (const name of Object.keys(rule.meta.options.properties))
+          expect(readme, `${rule.id}/README.md does not document option ${name}`).toContain(`\`${name}\``);
       });
       it('links each finding to an https page: per-message pages name real message ids', () => {
         expect(rule.meta.docsUrl).toMatch(/^https:\/\//);

@@ -27,7 +27,8 @@ describe('random-ids picks (the sample without $sample)', () => {
     for (let i = 0; i < 4000; i++) for (const p of pickPositions(40, 20, rnd)) hits[p] = (hits[p] ?? 0) + 1;
     expect(Math.min(...hits)).toBeGreaterThan(2000 - 6 * 32);
     expect(Math.max(...hits)).toBeLessThan(2000 + 6 * 32);
-    // the case: the last 10 of 40 documents are in a sample of 20 nearly always (they never are in natural order)
+    // the case: the last 10 of 40 documents are in a sample of 20 nearly always (they never are in natural
+    // order)
     let missed = 0;
     for (let i = 0; i < 4000; i++) if (!pickPositions(40, 20, rnd).some((p) => p >= 30)) missed++;
     expect(missed).toBeLessThan(10);

@@ -30,7 +30,9 @@ describe('scratch cleanup (live): a failed drop is retried and checked with list
     try {
       await admin.db('admin').command({ configureFailPoint: 'failCommand', mode: 'off' });
     } catch (err) {
-      noFailpoint = `this server (${kind}) refused configureFailPoint (${describeServerError(err)}): start it with test commands enabled (mongod --setParameter enableTestCommands=1, secantusd --enable-test-commands)`;
+      noFailpoint =
+        `this server (${kind}) refused configureFailPoint (${describeServerError(err)}): start it with test ` +
+        `commands enabled (mongod --setParameter enableTestCommands=1, secantusd --enable-test-commands)`;
     }
   });
 
@@ -41,7 +43,11 @@ describe('scratch cleanup (live): a failed drop is retried and checked with list
   });
 
   const failDrops = async (times: number, errorCode: number): Promise<void> => {
-    await admin.db('admin').command({ configureFailPoint: 'failCommand', mode: { times }, data: { failCommands: ['dropDatabase'], errorCode, appName: APP } });
+    await admin.db('admin').command({
+      configureFailPoint: 'failCommand',
+      mode: { times },
+      data: { failCommands: ['dropDatabase'], errorCode, appName: APP },
+    });
   };
   const listed = async (name: string): Promise<boolean> => {
     const r = await admin.db('admin').command({ listDatabases: 1, nameOnly: true });
@@ -66,27 +72,41 @@ describe('scratch cleanup (live): a failed drop is retried and checked with list
     expect(await listed(s.db)).toBe(false);
   });
 
-  it('retries a drop the server refused once (InternalError, as SecantusDB answers when its cache is full)', async (ctx) => {
-    skipWithoutFailpoint(ctx);
-    const s = await used();
-    await failDrops(1, 1);
-    expect(await s.cleanup()).toBeNull();
-    expect(s.cleanedUp).toBe(true);
-    expect(await listed(s.db)).toBe(false);
-  });
+  it(
+    'retries a drop the server refused once (InternalError, as SecantusDB answers when its cache ' + 'is full)',
+    async (ctx) => {
+      skipWithoutFailpoint(ctx);
+      const s = await used();
+      await failDrops(1, 1);
+      expect(await s.cleanup()).toBeNull();
+      expect(s.cleanedUp).toBe(true);
+      expect(await listed(s.db)).toBe(false);
+    },
+  );
 
-  it('reports precisely a drop that keeps failing: each attempt, that the database is still listed, and how to drop it', async (ctx) => {
-    skipWithoutFailpoint(ctx);
-    const s = await used();
-    await failDrops(3, 1);
-    const problem = await s.cleanup();
-    expect(s.cleanedUp).toBe(false);
-    expect(problem).toMatch(new RegExp(`^could not drop ${SCRATCH_PREFIX}[0-9a-f]{8}: 3 attempts failed \\(attempt 1: InternalError \\(1\\): [^;]+; attempt 2: InternalError \\(1\\): [^;]+; attempt 3: InternalError \\(1\\): [^)]+\\); listDatabases still lists it; drop it by hand with db\\.getSiblingDB\\("${s.db}"\\)\\.dropDatabase\\(\\)$`));
-    expect(await listed(s.db)).toBe(true);
-    // a later cleanup (the CLI's Ctrl-C handler, or the run's own) tries again
-    expect(await s.cleanup()).toBeNull();
-    expect(await listed(s.db)).toBe(false);
-  });
+  it(
+    'reports precisely a drop that keeps failing: each attempt, that the database is still listed, and how to ' +
+      'drop it',
+    async (ctx) => {
+      skipWithoutFailpoint(ctx);
+      const s = await used();
+      await failDrops(3, 1);
+      const problem = await s.cleanup();
+      expect(s.cleanedUp).toBe(false);
+      expect(problem).toMatch(
+        new RegExp(
+          `^could not drop ${SCRATCH_PREFIX}[0-9a-f]{8}: 3 attempts failed \\(attempt 1: InternalError ` +
+            `\\(1\\): [^;]+; attempt 2: InternalError \\(1\\): [^;]+; attempt 3: InternalError \\(1\\): ` +
+            `[^)]+\\); listDatabases still lists it; drop it by hand with ` +
+            `db\\.getSiblingDB\\("${s.db}"\\)\\.dropDatabase\\(\\)$`,
+        ),
+      );
+      expect(await listed(s.db)).toBe(true);
+      // a later cleanup (the CLI's Ctrl-C handler, or the run's own) tries again
+      expect(await s.cleanup()).toBeNull();
+      expect(await listed(s.db)).toBe(false);
+    },
+  );
 
   it('does not retry a drop the user is not allowed to make', async (ctx) => {
     skipWithoutFailpoint(ctx);

@@ -19,20 +19,44 @@ import { collectionOf, snapshotOf, withData, withServer } from './support/fixtur
 import { runRuleWithNotes } from './support/rule-tester';
 
 /** What the probe (src/collect/probe.ts) and the server-status collector keep of a reply. */
-function read(reply: Doc): { server: Pick<ServerInfo, 'flavor' | 'storageEngine' | 'topology' | 'cacheBytes'>; data: ServerStatusData } {
+function read(reply: Doc): {
+  server: Pick<ServerInfo, 'flavor' | 'storageEngine' | 'topology' | 'cacheBytes'>;
+  data: ServerStatusData;
+} {
   const storageEngine = ((reply.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
   const cache = ((reply.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
-  const server = { flavor: 'mongodb' as const, storageEngine, topology: topologyFromStatus(reply), cacheBytes: cache === undefined ? null : Number(cache) };
+  const server = {
+    flavor: 'mongodb' as const,
+    storageEngine,
+    topology: topologyFromStatus(reply),
+    cacheBytes: cache === undefined ? null : Number(cache),
+  };
   return { server, data: { storageEngine, cacheBytes: server.cacheBytes, ...dataHandlesFrom(reply, server) } };
 }
 
 /** A sharded collection as $collStats gives it through mongos: the shards' own creationString names the compressor. */
 function behind(reply: Doc): Snapshot {
   const { server, data } = read(reply);
-  const stats = { count: 2_000_000, sizeBytes: 2e9, avgObjSize: 1000, storageSizeBytes: 1e9, totalIndexSizeBytes: 2_097_152, nindexes: 1, blockCompressor: 'snappy' };
-  const c = withData(collectionOf('events', { stats, indexes: [{ name: '_id_', key: { _id: 1 }, unique: true, sizeBytes: 2_097_152 }] }), compressibility, {
-    docs: 1000, bytes: 1_000_000, serializer: 'bson', blockBytes: 32_768, codecs: { snappy: 500_000, zlib: 300_000, zstd: 280_000 },
-  });
+  const stats = {
+    count: 2_000_000,
+    sizeBytes: 2e9,
+    avgObjSize: 1000,
+    storageSizeBytes: 1e9,
+    totalIndexSizeBytes: 2_097_152,
+    nindexes: 1,
+    blockCompressor: 'snappy',
+  };
+  const c = withData(
+    collectionOf('events', { stats, indexes: [{ name: '_id_', key: { _id: 1 }, unique: true, sizeBytes: 2_097_152 }] }),
+    compressibility,
+    {
+      docs: 1000,
+      bytes: 1_000_000,
+      serializer: 'bson',
+      blockBytes: 32_768,
+      codecs: { snappy: 500_000, zlib: 300_000, zstd: 280_000 },
+    },
+  );
   return withData(withServer(snapshotOf([c]), server), serverStatus, data);
 }
 
@@ -71,23 +95,31 @@ describe('serverStatus of a mongod and a mongos (fixtures from MongoDB)', () => 
     expect(loadFromServerStatus(mongos.reply)).toEqual({ active: 3 });
   });
 
-  it('compression behind mongos: judged on the shards\' compressor, the cache note names the mongos, not the roles', () => {
-    const notes = runRuleWithNotes(compressionRule, behind(mongos.reply)).notes.map((n) => n.message);
-    expect(notes.join('\n')).not.toContain('WiredTiger settings and this server runs');
-    expect(notes.join('\n')).not.toContain('clusterMonitor');
-    expect(notes.some((n) => n.includes('this is a mongos') && n.includes('compression is judged on ratios alone'))).toBe(true);
-  });
+  it(
+    "compression behind mongos: judged on the shards' compressor, the cache note names the mongos, not the " + 'roles',
+    () => {
+      const notes = runRuleWithNotes(compressionRule, behind(mongos.reply)).notes.map((n) => n.message);
+      expect(notes.join('\n')).not.toContain('WiredTiger settings and this server runs');
+      expect(notes.join('\n')).not.toContain('clusterMonitor');
+      expect(
+        notes.some((n) => n.includes('this is a mongos') && n.includes('compression is judged on ratios alone')),
+      ).toBe(true);
+    },
+  );
 
   it('compression on a mongod: no note about the cache (it was read)', () => {
     const notes = runRuleWithNotes(compressionRule, behind(mongod.reply)).notes.map((n) => n.message);
     expect(notes.filter((n) => n.includes('cache size is unknown'))).toEqual([]);
   });
 
-  it('index-usage behind mongos: the cache comparison is skipped because this is a mongos, not for lack of roles', () => {
-    const notes = runRuleWithNotes(indexUsageRule, behind(mongos.reply)).notes.map((n) => n.message);
-    const cache = notes.filter((n) => n.includes('not compared with the cache'));
-    expect(cache).toHaveLength(1);
-    expect(cache[0]).toContain('this is a mongos');
-    expect(cache[0]).not.toContain('clusterMonitor');
-  });
+  it(
+    'index-usage behind mongos: the cache comparison is skipped because this is a mongos, not for lack of ' + 'roles',
+    () => {
+      const notes = runRuleWithNotes(indexUsageRule, behind(mongos.reply)).notes.map((n) => n.message);
+      const cache = notes.filter((n) => n.includes('not compared with the cache'));
+      expect(cache).toHaveLength(1);
+      expect(cache[0]).toContain('this is a mongos');
+      expect(cache[0]).not.toContain('clusterMonitor');
+    },
+  );
 });

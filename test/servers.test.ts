@@ -35,9 +35,17 @@ describe('test server (from globalSetup)', () => {
   });
 
   it('inserts and reads back a document, then drops the database', async () => {
-    const coll = client.db(DB_NAME).collection<{ _id: ObjectId; name: string; n: number; tags: string[]; nested: { at: Date } }>('docs');
+    const coll = client
+      .db(DB_NAME)
+      .collection<{ _id: ObjectId; name: string; n: number; tags: string[]; nested: { at: Date } }>('docs');
     const at = new Date('2024-01-02T03:04:05.000Z');
-    const { insertedId, acknowledged } = await coll.insertOne({ _id: new ObjectId(), name: 'alpha', n: 42, tags: ['a', 'b'], nested: { at } });
+    const { insertedId, acknowledged } = await coll.insertOne({
+      _id: new ObjectId(),
+      name: 'alpha',
+      n: 42,
+      tags: ['a', 'b'],
+      nested: { at },
+    });
     expect(acknowledged).toBe(true);
 
     const found = await coll.findOne({ _id: insertedId });

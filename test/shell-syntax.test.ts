@@ -19,7 +19,15 @@ describe('names in recommended mongosh commands', () => {
 
   it('a rule built with them never lets a collection name out of its quotes', () => {
     const c = collectionOf(hostile, {
-      stats: { count: 100_000, sizeBytes: 4e9, avgObjSize: 40_000, storageSizeBytes: 2e9, totalIndexSizeBytes: 1e6, nindexes: 1, blockCompressor: 'snappy' },
+      stats: {
+        count: 100_000,
+        sizeBytes: 4e9,
+        avgObjSize: 40_000,
+        storageSizeBytes: 2e9,
+        totalIndexSizeBytes: 1e6,
+        nindexes: 1,
+        blockCompressor: 'snappy',
+      },
       sample: sampleOf([]),
     });
     const findings = runRule(compression, snapshotOf([c]));

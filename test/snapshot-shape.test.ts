@@ -47,7 +47,9 @@ function failingChecks(file?: string, edit?: (text: string) => string): number[]
 
 /** The line of test/snapshot-shape.ts that checks `name`. */
 function checkLine(name: string): number {
-  const i = readFileSync(CHECKS, 'utf8').split('\n').findIndex((l) => l.trimStart().startsWith(`${name}: true`));
+  const i = readFileSync(CHECKS, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.trimStart().startsWith(`${name}: true`));
   if (i < 0) throw new Error(`no check named ${name}`);
   return i;
 }

@@ -19,11 +19,17 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
   const home = mkdtempSync(join(tmpdir(), 'ma-snippet-home-'));
   const snippets = join(home, '.mongodb', 'mongosh', 'snippets');
   // A fresh HOME: mongosh finds its snippet folder there; npm keeps its cache there and stays offline.
-  const env = { HOME: home, MONGOSH_NO_UPDATE_CHECK: '1', npm_config_update_notifier: 'false', npm_config_cache: join(home, '.npm') };
+  const env = {
+    HOME: home,
+    MONGOSH_NO_UPDATE_CHECK: '1',
+    npm_config_update_notifier: 'false',
+    npm_config_cache: join(home, '.npm'),
+  };
   let pkg: { name: string; version: string; main: string; scripts?: unknown; dependencies?: unknown };
 
   beforeAll(async () => {
-    if (!existsSync(join(PACKAGE, 'package.json'))) throw new Error('dist/snippet is missing: run `npm run build` first (npm test does it)');
+    if (!existsSync(join(PACKAGE, 'package.json')))
+      throw new Error('dist/snippet is missing: run `npm run build` first (npm test does it)');
     pkg = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')) as typeof pkg;
     await seedBlog(uri, DB);
   });
@@ -34,35 +40,71 @@ describe('mongosh snippet package (npm pack, offline install, real mongosh, real
   it('ships built JS only: no dependencies, no install scripts, the core bundle beside the loader', () => {
     expect(pkg.scripts).toBeUndefined();
     expect(pkg.dependencies).toBeUndefined();
-    expect(pkg.version).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(pkg.version).toBe(
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
     expect(readdirSync(PACKAGE).sort()).toEqual(['README.md', 'advisor-core.cjs', 'index.js', 'package.json']);
-    expect(readFileSync(join(PACKAGE, pkg.main), 'utf8')).toContain("createRequire(__filename)('./advisor-core.cjs').install(globalThis)");
+    expect(readFileSync(join(PACKAGE, pkg.main), 'utf8')).toContain(
+      "createRequire(__filename)('./advisor-core.cjs').install(globalThis)",
+    );
   });
 
-  it('installs offline into the snippet folder and `snippet load-all` defines advisor, which checks a collection', async () => {
-    const pack = await run('npm', ['pack', PACKAGE, '--pack-destination', home, '--silent'], env);
-    expect(pack.code, pack.err).toBe(0);
-    const tgz = join(home, pack.out.trim().split('\n').pop() as string);
-    expect(existsSync(tgz)).toBe(true);
+  it(
+    'installs offline into the snippet folder and `snippet load-all` defines advisor, which checks a ' + 'collection',
+    async () => {
+      const pack = await run('npm', ['pack', PACKAGE, '--pack-destination', home, '--silent'], env);
+      expect(pack.code, pack.err).toBe(0);
+      const tgz = join(home, pack.out.trim().split('\n').pop() as string);
+      expect(existsSync(tgz)).toBe(true);
 
-    mkdirSync(snippets, { recursive: true });
-    writeFileSync(join(snippets, 'package.json'), '{}\n');
-    // What `snippet install` does: npm install --ignore-scripts into the folder, saved to its package.json.
-    const install = await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', tgz], env, snippets);
-    expect(install.code, install.err).toBe(0);
-    expect(existsSync(join(snippets, 'node_modules', pkg.name, 'advisor-core.cjs'))).toBe(true);
-    expect(Object.keys((JSON.parse(readFileSync(join(snippets, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies)).toEqual([pkg.name]);
+      mkdirSync(snippets, { recursive: true });
+      writeFileSync(join(snippets, 'package.json'), '{}\n');
+      // What `snippet install` does: npm install --ignore-scripts into the folder, saved to its package.json.
+      const install = await run(
+        'npm',
+        ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--offline', tgz],
+        env,
+        snippets,
+      );
+      expect(install.code, install.err).toBe(0);
+      expect(existsSync(join(snippets, 'node_modules', pkg.name, 'advisor-core.cjs'))).toBe(true);
+      expect(
+        Object.keys(
+          (JSON.parse(readFileSync(join(snippets, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+            .dependencies,
+        ),
+      ).toEqual([pkg.name]);
 
-    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const sh = await run(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', 'snippet load-all', '--eval', "advisor.check('sessions', { confirm: false })"], env);
-    expect(sh.code, sh.err).toBe(0);
-    const result = JSON.parse(sh.out) as { tool: { version: string }; scope: { db: string; collections: string[] }; findings: { ruleId: string; target: { collection?: string } }[]; confirm: { enabled: boolean } };
-    expect(result.tool.version).toBe(pkg.version);
-    expect(result.scope).toEqual({ db: DB, collections: ['sessions'] });
-    expect(result.confirm.enabled).toBe(false);
-    // Which rules fire is the rules' business; that the snippet's advisor read the collection and reported on it is ours.
-    expect(result.findings.filter((f) => f.target.collection === 'sessions').length).toBeGreaterThan(0);
-  });
+      const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+      const sh = await run(
+        MONGOSH,
+        [
+          url,
+          '--quiet',
+          '--norc',
+          '--json=relaxed',
+          '--eval',
+          'snippet load-all',
+          '--eval',
+          "advisor.check('sessions', { confirm: false })",
+        ],
+        env,
+      );
+      expect(sh.code, sh.err).toBe(0);
+      const result = JSON.parse(sh.out) as {
+        tool: { version: string };
+        scope: { db: string; collections: string[] };
+        findings: { ruleId: string; target: { collection?: string } }[];
+        confirm: { enabled: boolean };
+      };
+      expect(result.tool.version).toBe(pkg.version);
+      expect(result.scope).toEqual({ db: DB, collections: ['sessions'] });
+      expect(result.confirm.enabled).toBe(false);
+      // Which rules fire is the rules' business; that the snippet's advisor read the collection and reported on it is
+      // ours.
+      expect(result.findings.filter((f) => f.target.collection === 'sessions').length).toBeGreaterThan(0);
+    },
+  );
 
   it('without load-all, advisor is not defined (the snippet is what brings it)', async () => {
     const sh = await run(MONGOSH, ['--nodb', '--quiet', '--norc', '--eval', 'typeof advisor'], env);

@@ -5,7 +5,15 @@ import { rows } from './fixtures/mongodb/collstats-sharded';
 describe('$collStats as MongoDB returns it (fixture from the manual)', () => {
   it('sums count, sizes and reusable space over the shards; count from the top-level field of `count: {}`', () => {
     const s = collStatsOf(rows);
-    expect(s).toMatchObject({ count: 500, sizeBytes: 50_000, storageSizeBytes: 28_672, totalIndexSizeBytes: 16_384, nindexes: 2, blockCompressor: 'snappy', freeStorageSizeBytes: 1_600 });
+    expect(s).toMatchObject({
+      count: 500,
+      sizeBytes: 50_000,
+      storageSizeBytes: 28_672,
+      totalIndexSizeBytes: 16_384,
+      nindexes: 2,
+      blockCompressor: 'snappy',
+      freeStorageSizeBytes: 1_600,
+    });
     expect(s.avgObjSize).toBe(100);
   });
 

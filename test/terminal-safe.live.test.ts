@@ -33,7 +33,9 @@ describe('terminal-safe output (live)', () => {
   let acceptedNl = '';
   const live = useLiveDb(DB, async (db) => {
     try {
-      await db.collection(HOSTILE).insertMany(Array.from({ length: 30 }, (_, i) => ({ i, tags: Array.from({ length: 300 }, (_, k) => k) })));
+      await db
+        .collection(HOSTILE)
+        .insertMany(Array.from({ length: 30 }, (_, i) => ({ i, tags: Array.from({ length: 300 }, (_, k) => k) })));
     } catch (err) {
       accepted = (err as Error).message;
     }
@@ -44,7 +46,9 @@ describe('terminal-safe output (live)', () => {
       acceptedNl = (err as Error).message;
     }
     try {
-      await db.collection(HOSTILE2).insertMany(Array.from({ length: 30 }, (_, i) => ({ i, [HOSTILE_FIELD]: new Date(Date.UTC(2024, 0, 1 + i)) })));
+      await db
+        .collection(HOSTILE2)
+        .insertMany(Array.from({ length: 30 }, (_, i) => ({ i, [HOSTILE_FIELD]: new Date(Date.UTC(2024, 0, 1 + i)) })));
     } catch (err) {
       accepted2 = (err as Error).message;
     }
@@ -52,11 +56,29 @@ describe('terminal-safe output (live)', () => {
 
   it('check prints the hostile collection name escaped, in the report and in an error line', async (ctx) => {
     if (accepted) ctx.skip(`the server refused the collection name: ${accepted}`);
-    const report = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--no-confirm', '--fail-on', 'error']);
+    const report = await runProcess(process.execPath, [
+      CLI,
+      'check',
+      live.uri,
+      '--db',
+      DB,
+      '--no-confirm',
+      '--fail-on',
+      'error',
+    ]);
     expect(report.code).toBe(0);
     expect(report.out).toContain('evil\\u{1b}[31mRED');
     expect(report.out + report.err).not.toMatch(RAW);
-    const missing = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--collection', 'nope\u001b[2J', '--no-confirm']);
+    const missing = await runProcess(process.execPath, [
+      CLI,
+      'check',
+      live.uri,
+      '--db',
+      DB,
+      '--collection',
+      'nope\u001b[2J',
+      '--no-confirm',
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('nope\\u{1b}[2J');
     expect(missing.out + missing.err).not.toMatch(/[\u001b\u0007\u202e]/);
@@ -71,7 +93,19 @@ describe('terminal-safe output (live)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ma-terminal-'));
     for (const format of ['markdown', 'text']) {
       const file = join(dir, `audit.${format}`);
-      const audit = await runProcess(process.execPath, [CLI, 'audit', live.uri, '--db', DB, '--no-confirm', '-q', '--format', format, '--output', file]);
+      const audit = await runProcess(process.execPath, [
+        CLI,
+        'audit',
+        live.uri,
+        '--db',
+        DB,
+        '--no-confirm',
+        '-q',
+        '--format',
+        format,
+        '--output',
+        file,
+      ]);
       expect(audit.code, audit.err).toBe(0);
       // stdout: the ticket summary, pasted into a terminal first.
       expect(audit.out + audit.err, format).not.toMatch(RAW);
@@ -79,11 +113,27 @@ describe('terminal-safe output (live)', () => {
     }
     // A hint built from names the server holds: "did you mean" over the field census.
     if (accepted2) ctx.skip(`the server refused the field name: ${accepted2}`);
-    const hint = await runProcess(process.execPath, [CLI, 'check', live.uri, '--db', DB, '--collection', HOSTILE2, '--no-confirm', '--time-field', 'stamp']);
+    const hint = await runProcess(process.execPath, [
+      CLI,
+      'check',
+      live.uri,
+      '--db',
+      DB,
+      '--collection',
+      HOSTILE2,
+      '--no-confirm',
+      '--time-field',
+      'stamp',
+    ]);
     expect(hint.out + hint.err).not.toMatch(RAW);
-    if (hint.code === 0) ctx.skip('this server gave no sampled documents for the collection, so no field census to check --time-field against');
+    if (hint.code === 0)
+      ctx.skip(
+        'this server gave no sampled documents for the collection, so no field census to check --time-field against',
+      );
     expect(hint.code).toBe(2);
-    expect(hint.err).toMatch(/--time-field "stamp" names no field.*Did you mean "stamp\\u\{1b\}\]8;;http:\/\/evil\/\\u\{7\}"/);
+    expect(hint.err).toMatch(
+      /--time-field "stamp" names no field.*Did you mean "stamp\\u\{1b\}\]8;;http:\/\/evil\/\\u\{7\}"/,
+    );
     expect(hint.out + hint.err).not.toMatch(RAW);
   });
 
@@ -98,7 +148,10 @@ describe('terminal-safe output (live)', () => {
       if (acceptedNl) continue;
       // (the text report's wrapping folds the two spaces into one)
       expect(r.out, format).toMatch(/nl\\n✖ error +fake\.line/);
-      expect(r.out.split('\n').filter((l) => /^\s*✖ error +fake/.test(l)), format).toEqual([]);
+      expect(
+        r.out.split('\n').filter((l) => /^\s*✖ error +fake/.test(l)),
+        format,
+      ).toEqual([]);
     }
     if (acceptedNl) ctx.skip(`the server refused a collection name with a newline: ${acceptedNl}`);
   });
@@ -108,11 +161,25 @@ describe('terminal-safe output (live)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ma-progress-'));
     // script(1) gives the CLI a terminal, so the bar draws; the bar's own cursor moves are ESC sequences too, so look
     // for the names' sequences only.
-    const cmd = [process.execPath, CLI, 'collect', live.uri, '--db', DB, '--concurrency', '1', '--output', join(dir, 's.json')].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+    const cmd = [
+      process.execPath,
+      CLI,
+      'collect',
+      live.uri,
+      '--db',
+      DB,
+      '--concurrency',
+      '1',
+      '--output',
+      join(dir, 's.json'),
+    ]
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(' ');
     const r = await runProcess('script', ['-qec', cmd, '/dev/null'], { env: { COLUMNS: '200' } });
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toMatch(/collecting/);
     expect(r.out).toMatch(/evil\\u\{1b\}\[31mRED|bidi\\u\{2066\}/);
-    for (const raw of ['\u001b[31mRED', '\u001b]0;title', '\u0007', '\u202e', '\u2066', '\u200f', '\u009b']) expect(r.out.includes(raw), JSON.stringify(raw)).toBe(false);
+    for (const raw of ['\u001b[31mRED', '\u001b]0;title', '\u0007', '\u202e', '\u2066', '\u200f', '\u009b'])
+      expect(r.out.includes(raw), JSON.stringify(raw)).toBe(false);
   });
 });

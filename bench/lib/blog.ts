@@ -27,7 +27,23 @@ export interface Post {
 /** The seeded PRNG the advisor's bootstrap uses (mulberry32, uniform in [0, 1)). */
 export { rng };
 
-const WORDS = ['mongo', 'schema', 'index', 'array', 'embed', 'shard', 'cache', 'query', 'write', 'read', 'page', 'tree', 'café', 'naïve', 'zstd'];
+const WORDS = [
+  'mongo',
+  'schema',
+  'index',
+  'array',
+  'embed',
+  'shard',
+  'cache',
+  'query',
+  'write',
+  'read',
+  'page',
+  'tree',
+  'café',
+  'naïve',
+  'zstd',
+];
 const TAGS = ['db', 'nosql', 'perf', 'ops', 'howto', 'news'];
 const AUTHORS = Array.from({ length: 50 }, (_, i) => `user${i}`);
 
@@ -41,7 +57,9 @@ const PROCESS_HEX = '5f3a9c01d2';
 
 /** As a driver makes them: 4 bytes of seconds, 5 per-process bytes, a 3-byte counter. */
 function objectIdAt(ms: number, counter: number): ObjectId {
-  const secs = Math.floor(ms / 1000).toString(16).padStart(8, '0');
+  const secs = Math.floor(ms / 1000)
+    .toString(16)
+    .padStart(8, '0');
   const count = (counter & 0xffffff).toString(16).padStart(6, '0');
   return new ObjectId(secs + PROCESS_HEX + count);
 }

@@ -18,9 +18,12 @@ export function fmt(n: number, digits = 1): string {
 
 /** A GitHub-flavoured Markdown table; numeric-looking columns are right-aligned. */
 export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const numeric = header.map((_, c) => rows.length > 0 && rows.every((r) => /^[-+]?[\d,.]+[x%]?$|^—$/.test(r[c] ?? '')));
+  const numeric = header.map(
+    (_, c) => rows.length > 0 && rows.every((r) => /^[-+]?[\d,.]+[x%]?$|^—$/.test(r[c] ?? '')),
+  );
   const widths = header.map((h, c) => Math.max(h.length, 3, ...rows.map((r) => (r[c] ?? '').length)));
-  const pad = (s: string, c: number): string => (numeric[c] ? s.padStart(widths[c] as number) : s.padEnd(widths[c] as number));
+  const pad = (s: string, c: number): string =>
+    numeric[c] ? s.padStart(widths[c] as number) : s.padEnd(widths[c] as number);
   const line = (cells: readonly string[]): string => `| ${cells.map((s, c) => pad(s, c)).join(' | ')} |`;
   const rule = `|${widths.map((w, c) => (numeric[c] ? `${'-'.repeat(w + 1)}:` : `${'-'.repeat(w + 2)}`)).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
@@ -29,15 +32,28 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
 /** One line about where the figures come from. */
 export function machine(): string {
   const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-  return `Node ${process.version}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, load average ${load}, ${new Date().toISOString().slice(0, 10)}, ${revision()}`;
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  return (
+    `Node ${process.version}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB ` +
+    `RAM, load average ${load}, ${new Date().toISOString().slice(0, 10)}, ${revision()}`
+  );
 }
 
 /** The commit measured, and whether the working tree had changes (figures are of the tree, not the commit). */
 export function revision(): string {
   try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return `commit ${head}${dirty ? ' plus uncommitted changes' : ''}`;
   } catch {
     return 'commit unknown (not a git checkout)';
@@ -62,13 +78,15 @@ export function stringArg(argv: readonly string[], name: string): string | undef
   return undefined;
 }
 
-/** `--server ferretdb|secantusdb|mongodb-memory-server` (a comma list is an order of fallbacks); default: the demo's order. */
+/** `--server ferretdb|secantusdb|mongodb-memory-server` (a comma list is an order of fallbacks); default: the demo's
+ * order. */
 export function serverOrder(argv: readonly string[]): EmbeddedKind[] | undefined {
   const raw = stringArg(argv, 'server');
   if (raw === undefined) return undefined;
   const kinds = raw.split(',').map((s) => s.trim());
   for (const k of kinds) {
-    if (!(EMBEDDED_KINDS as readonly string[]).includes(k)) throw new Error(`--server ${k}: expected one of ${EMBEDDED_KINDS.join(', ')}`);
+    if (!(EMBEDDED_KINDS as readonly string[]).includes(k))
+      throw new Error(`--server ${k}: expected one of ${EMBEDDED_KINDS.join(', ')}`);
   }
   return kinds as EmbeddedKind[];
 }

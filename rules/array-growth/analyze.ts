@@ -22,7 +22,8 @@ export interface Pace {
   medianPerDay: number;
   p90PerDay: number;
   maxPerDay: number;
-  /** Sampled documents with a pace (filling for minAgeDays or more), and how many of them from their elements' dates. */
+  /** Sampled documents with a pace (filling for minAgeDays or more), and how many of them from their elements'
+   * dates. */
   docs: number;
   docsFromElements: number;
 }

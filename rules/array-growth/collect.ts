@@ -16,9 +16,23 @@ export const PACE_WINDOWS_DAYS = [7, 30, 90, 365] as const;
 export const DATED_SHARE = 0.9;
 
 /** Names that say when an element was added, in order of preference. */
-const ADDED_NAMES = ['at', 'createdAt', 'created_at', 'created', 'createdOn', 'insertedAt', 'addedAt', 'postedAt', 'date', 'ts', 'timestamp', 'time'];
+const ADDED_NAMES = [
+  'at',
+  'createdAt',
+  'created_at',
+  'created',
+  'createdOn',
+  'insertedAt',
+  'addedAt',
+  'postedAt',
+  'date',
+  'ts',
+  'timestamp',
+  'time',
+];
 /** Names that say something else than when the element was added: never a pace. */
-const NOT_ADDED = /^(updated|modified|edited|changed|due|expires?|expiry|deleted|removed|ends?|until|valid|birth|dob|scheduled|start)/i;
+const NOT_ADDED =
+  /^(updated|modified|edited|changed|due|expires?|expiry|deleted|removed|ends?|until|valid|birth|dob|scheduled|start)/i;
 
 /** One document's dated elements at a path: counts and a span, never a date. */
 export interface DocPace {
@@ -26,7 +40,8 @@ export interface DocPace {
   doc: number;
   /** Elements of the path carrying a date at the field, in this document. */
   dated: number;
-  /** Days from the document's oldest dated element to the path's newest one (0.01 day steps): how long it has been filling. */
+  /** Days from the document's oldest dated element to the path's newest one (0.01 day steps): how long it has been
+   * filling. */
   spanDays: number;
   /** Dated elements within each window of PACE_WINDOWS_DAYS before the path's newest element date (same order). */
   recent: number[];
@@ -51,8 +66,13 @@ export interface ElementPaces {
   paths: PathPace[];
 }
 
-/** A field of the elements is a schema path of the census: `<path>.<field>`, no deeper, no map key (those are folded). */
-function dateFieldOf(c: Readonly<CollectionSnapshot>, path: string, elements: number): { field: string; share: number } | null {
+/** A field of the elements is a schema path of the census: `<path>.<field>`, no deeper, no map key (those are
+ * folded). */
+function dateFieldOf(
+  c: Readonly<CollectionSnapshot>,
+  path: string,
+  elements: number,
+): { field: string; share: number } | null {
   if (elements === 0) return null;
   const candidates: { field: string; share: number; rank: number }[] = [];
   const prefix = `${path}.`;
@@ -159,7 +179,13 @@ export function elementPaces(c: Readonly<CollectionSnapshot>, docs: readonly Doc
       }
       return { doc, dated: dates.length, spanDays: Math.round(((newest - oldest) / DAY_MS) * 100) / 100, recent };
     });
-    out.push({ path, field: chosen.field, datedShare: Math.round(chosen.share * 1000) / 1000, quietDays: Math.max(0, Math.floor((now - newest) / DAY_MS)), docs: pace });
+    out.push({
+      path,
+      field: chosen.field,
+      datedShare: Math.round(chosen.share * 1000) / 1000,
+      quietDays: Math.max(0, Math.floor((now - newest) / DAY_MS)),
+      docs: pace,
+    });
   }
   return { windowsDays: [...PACE_WINDOWS_DAYS], paths: out };
 }
@@ -199,7 +225,12 @@ export const elementPace = defineCollector<ElementPaces, 'collection'>({
                 type: 'object',
                 required: ['doc', 'dated', 'spanDays', 'recent'],
                 additionalProperties: false,
-                properties: { doc: count, dated: count, spanDays: { type: 'number', minimum: 0 }, recent: { type: 'array', items: count } },
+                properties: {
+                  doc: count,
+                  dated: count,
+                  spanDays: { type: 'number', minimum: 0 },
+                  recent: { type: 'array', items: count },
+                },
               },
             },
           },

@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
@@ -23,7 +24,13 @@ export function lengthCap(elementBytes: number): number {
  */
 export function lengthsToMeasure(evidence: Finding['evidence'], elementBytes: number): number[] {
   const cap = lengthCap(elementBytes);
-  const want = [1, 100, Number(evidence.lengthP95), Number(evidence.projectedLength ?? evidence.lengthMax), Number(evidence.lengthMax)];
+  const want = [
+    1,
+    100,
+    Number(evidence.lengthP95),
+    Number(evidence.projectedLength ?? evidence.lengthMax),
+    Number(evidence.lengthMax),
+  ];
   const set = new Set<number>();
   for (const w of want) if (Number.isFinite(w) && w >= 1) set.add(Math.min(Math.round(w), cap));
   return [...set].sort((a, b) => a - b).slice(0, 5);
@@ -43,11 +50,18 @@ export function projectionText(evidence: Finding['evidence'], elementBytes: numb
   const days = Number(evidence.projectionDays);
   const basis =
     evidence.paceSource === 'elements'
-      ? `the pace counted from the dates at \`${String(evidence.paceFrom)}\` over ${formatNumber(Number(evidence.paceWindowDays))} days`
+      ? `the pace counted from the dates at \`${String(evidence.paceFrom)}\` ` +
+        `over ${formatNumber(Number(evidence.paceWindowDays))} days`
       : `the pace of its length over its document's age, dated by \`${String(evidence.paceFrom)}\``;
   const cap = lengthCap(elementBytes);
-  const capped = length > cap ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds below ${formatBytes(PARENT_BYTES_CAP)}` : '';
-  const sum = `one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day × ${formatNumber(days)} days`;
+  const capped =
+    length > cap
+      ? `; measured at ${formatNumber(cap)}, the most elements of ${formatBytes(elementBytes)} a parent holds ` +
+        `below ${formatBytes(PARENT_BYTES_CAP)}`
+      : '';
+  const sum =
+    `one document's ${formatNumber(from)} elements now + its ${formatNumber(perDay)} a day ` +
+    `× ${formatNumber(days)} days`;
   return `The projected length, ${formatNumber(length)}, is ${sum} (${basis})${capped}.`;
 }
 
@@ -56,7 +70,11 @@ function syntheticItem(bytes: number): Doc {
 }
 
 /** One real element of the user's array, or a filler of the observed size when none can be read. */
-async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: number): Promise<{ item: unknown; real: boolean }> {
+async function itemTemplate(
+  ctx: ConfirmContext,
+  f: Finding,
+  elementBytes: number,
+): Promise<{ item: unknown; real: boolean }> {
   const { db, collection, path } = f.target;
   // a top-level array a dotted path names (not `$in`, not `"a.b"`): `path.0` asks for its first element
   const top = path ? dottedPath(path) : null;
@@ -68,7 +86,11 @@ async function itemTemplate(ctx: ConfirmContext, f: Finding, elementBytes: numbe
   return { item: syntheticItem(elementBytes), real: false };
 }
 
-export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: ArrayGrowthOptions): Promise<Omit<Confirmation, 'durationMs' | 'where'>> {
+export async function confirmArrayGrowth(
+  ctx: ConfirmContext,
+  f: Finding,
+  _o: ArrayGrowthOptions,
+): Promise<Omit<Confirmation, 'durationMs' | 'where'>> {
   const elementBytes = Math.max(1, Number(f.evidence.elementBytes) || 1024);
   const { item, real } = await itemTemplate(ctx, f, elementBytes);
   const lengths = lengthsToMeasure(f.evidence, elementBytes);
@@ -85,8 +107,12 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
     const L = lengths[i] as number;
     const budget = ctx.budget.slice(1 / (lengths.length - i));
     ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} elements`);
-    await s.command({ insert: 'array_growth_embedded', documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }] });
-    // One push per trial: at 10,000+ elements a single push can take a second on a slow server, and the budget must reach those lengths.
+    await s.command({
+      insert: 'array_growth_embedded',
+      documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }],
+    });
+    // One push per trial: at 10,000+ elements a single push can take a second on a slow server, and the budget must
+    // reach those lengths.
     const pushes = [{ q: { _id: L }, u: { $push: { items: item } } }];
     const children = (): Doc[] => [{ parentId: L, item }];
     // Timed in alternation, round by round, so the drift of the run falls on both arms (harness.ts: blocks of rounds).
@@ -96,7 +122,8 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
         label: `$push into an array of ${formatNumber(L)}`,
         run: async () => {
           const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
-          if (Number(r.nModified) !== 1) throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
+          if (Number(r.nModified) !== 1)
+            throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
         },
       },
       {
@@ -123,43 +150,82 @@ export async function confirmArrayGrowth(ctx: ConfirmContext, f: Finding, _o: Ar
   // Lengths timed in part (their rows are in the table, with a range) apart from those the budget never reached.
   const partial = unfinished.filter((L) => started.has(L));
   const skipped = unfinished.filter((L) => !started.has(L));
-  const itemNote = real ? 'one real element of the array' : `a filler element of the observed ${formatBytes(elementBytes)}`;
+  const itemNote = real
+    ? 'one real element of the array'
+    : `a filler element of the observed ${formatBytes(elementBytes)}`;
   const projected = projectionText(f.evidence, elementBytes);
   if (!largest) {
-    const summary = [say(M, 'inconclusiveBudget', { budget: formatDuration(ctx.settings.budgetMs), blocks: MIN_BLOCKS }), ...(projected ? [projected] : [])].join(' ');
+    const summary = [
+      say(M, 'inconclusiveBudget', { budget: formatDuration(ctx.settings.budgetMs), blocks: MIN_BLOCKS }),
+      ...(projected ? [projected] : []),
+    ].join(' ');
     return { status: 'inconclusive', summary, measurements };
   }
-  const ratio = ratioOf(`$push / referenced insert at ${formatNumber(largest.length)} elements`, largest.embedded, largest.referenced);
+  const ratio = ratioOf(
+    `$push / referenced insert at ${formatNumber(largest.length)} elements`,
+    largest.embedded,
+    largest.referenced,
+  );
   const claim = pushClaim(largest.length);
   const status = judge(claim, ratio);
   // The benchmark's shape: the slowdown at each length, as one line.
-  const series = complete.map((p) => `${formatNumber(p.length)} → ${formatSignificant(ratioOf('', p.embedded, p.referenced).median)}x`).join(', ');
+  const series = complete
+    .map((p) => `${formatNumber(p.length)} → ${formatSignificant(ratioOf('', p.embedded, p.referenced).median)}x`)
+    .join(', ');
   const parts = [
-    say(M, 'measuredPush', { item: itemNote, length: formatNumber(largest.length), push: formatDuration(toMeasurement(largest.embedded).median), insert: formatDuration(toMeasurement(largest.referenced).median), figure: figure(ratio, claim) }),
+    say(M, 'measuredPush', {
+      item: itemNote,
+      length: formatNumber(largest.length),
+      push: formatDuration(toMeasurement(largest.embedded).median),
+      insert: formatDuration(toMeasurement(largest.referenced).median),
+      figure: figure(ratio, claim),
+    }),
   ];
   if (complete.length > 1) parts.push(say(M, 'measuredSeries', { series }));
-  if (partial.length) parts.push(say(M, 'measuredPartial', { lengths: partial.map((x) => formatNumber(x)).join(', ') }));
-  if (skipped.length) parts.push(say(M, 'measuredSkipped', { lengths: skipped.map((x) => formatNumber(x)).join(', ') }));
+  if (partial.length)
+    parts.push(say(M, 'measuredPartial', { lengths: partial.map((x) => formatNumber(x)).join(', ') }));
+  if (skipped.length)
+    parts.push(say(M, 'measuredSkipped', { lengths: skipped.map((x) => formatNumber(x)).join(', ') }));
   const data = { claim: claim.text, margin: noisePercent() };
-  parts.push(status === 'supported' ? say(M, 'supportedPush', data) : status === 'refuted' ? say(M, 'refutedPush', data) : say(M, 'inconclusivePush', data));
+  parts.push(
+    status === 'supported'
+      ? say(M, 'supportedPush', data)
+      : status === 'refuted'
+        ? say(M, 'refutedPush', data)
+        : say(M, 'inconclusivePush', data),
+  );
   if (projected) parts.push(projected);
   return { status, claim, summary: parts.join(' '), ratio, measurements };
 }
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredPush: 'With {{item}}, a $push into an array of {{length}} took {{push}} against {{insert}} for inserting the same item into a child collection: {{figure}}.',
+  measuredPush: sentence(
+    'With {{item}}, a $push into an array of {{length}} took {{push}} against {{insert}} for inserting the ',
+    'same item into a child collection: {{figure}}.',
+  ),
   measuredSeries: 'Slowdown by array length (median): {{series}}.',
-  measuredPartial: 'Timed in part before the budget ran out, too few blocks for a 95% interval (their ranges are in the table): {{lengths}} elements.',
+  measuredPartial: sentence(
+    'Timed in part before the budget ran out, too few blocks for a 95% interval (their ranges are in the ',
+    'table): {{lengths}} elements.',
+  ),
   measuredSkipped: 'Not measured within the budget: {{lengths}} elements.',
   supportedPush: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedPush: 'The interval lies below 1x: the $push was faster, against the claim that {{claim}}.',
   inconclusivePush: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way.',
-  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each at any length ({{budget}} per finding), so no 95% interval was reached; raise it with --confirm-budget.',
+  inconclusiveBudget: sentence(
+    'The time budget ran out before {{blocks}} blocks of each at any length ({{budget}} per finding), so no ',
+    '95% interval was reached; raise it with --confirm-budget.',
+  ),
 } as const;
 const M = CONFIRM_MESSAGES;
 
-/** The claim at the largest length measured: a $push costs more than an insert into a child collection (ratio above 1). */
+/** The claim at the largest length measured: a $push costs more than an insert into a child collection (ratio above
+ * 1). */
 export function pushClaim(length: number): RatioClaim {
-  return ratioClaim('above', 1, `a $push into an array of ${formatNumber(length)} costs more than inserting the item into a child collection`);
+  return ratioClaim(
+    'above',
+    1,
+    `a $push into an array of ${formatNumber(length)} costs more than inserting the item into a child collection`,
+  );
 }

@@ -1,7 +1,7 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { pathSegments } from '../../src/lib/doc-path';
 import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
-import { defineRule, type Report } from '../../src/core/rule';
+import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
 import { type ArrayPathStats, arrayPathStats, type Pace } from './analyze';
@@ -47,57 +47,112 @@ function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): Grade | null {
   return null;
 }
 
-function recommend(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions, largestDoc: string): Recommendation {
+function recommend(
+  collection: string,
+  s: ArrayPathStats,
+  severity: Severity,
+  o: ArrayGrowthOptions,
+  largestDoc: string,
+): Recommendation {
   const r = advice(collection, s, severity, o, largestDoc);
   return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
 }
 
-function advice(collection: string, s: ArrayPathStats, severity: Severity, o: ArrayGrowthOptions, largestDoc: string): Recommendation {
-  const leaf = pathSegments(s.path).filter((p) => p !== '$[]').pop() ?? s.path;
+function advice(
+  collection: string,
+  s: ArrayPathStats,
+  severity: Severity,
+  o: ArrayGrowthOptions,
+  largestDoc: string,
+): Recommendation {
+  const leaf =
+    pathSegments(s.path)
+      .filter((p) => p !== '$[]')
+      .pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
   const buckets = `${collection}_${leaf}_buckets`;
-  const growing = s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
+  const growing =
+    s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
   if (severity === 'info' && !growing) {
     return {
       action: 'keep embedded, and bound it',
-      reason: `At ${formatNumber(s.lengths.max)} elements an embedded array still reads in one round trip and costs little on write: in ${BENCHMARK} embedding cost nothing up to 100 comments per post and $push was 2.3x slower at 1,000. Cap it so it cannot grow unnoticed.`,
-      commands: [`${shellCollection(collection)}.updateOne({ _id: <id> }, { $push: { ${shellString(s.path)}: { $each: [<item>], $slice: -${o.infoLength} } } })`],
+      reason:
+        `At ${formatNumber(s.lengths.max)} elements an embedded array still reads in one round trip and costs ` +
+        `little on write: in ${BENCHMARK} embedding cost nothing up to 100 comments per post and $push was ` +
+        `2.3x slower at 1,000. Cap it so it cannot grow unnoticed.`,
+      commands: [
+        `${shellCollection(collection)}.updateOne({ _id: <id> }, { $push: { ${shellString(s.path)}: { ` +
+          `$each: [<item>], $slice: -${o.infoLength} } } })`,
+      ],
     };
   }
   if (s.elementBytes > 0 && s.elementBytes < o.bucketElementBytes && !(s.kinds & ELEMENT_KIND.object)) {
     return {
       action: 'bucket pattern',
-      reason: `Elements are small (${formatBytes(s.elementBytes)} on average) and many: group them into bucket documents of a few hundred per ${singular(collection)}, so each write touches a small document and reads fetch few buckets.`,
+      reason:
+        `Elements are small (${formatBytes(s.elementBytes)} on average) and many: group them into bucket ` +
+        `documents of a few hundred per ${singular(collection)}, so each write touches a small document and ` +
+        `reads fetch few buckets.`,
       commands: [
         `db.createCollection(${shellString(buckets)})`,
         `${shellCollection(buckets)}.createIndex({ ${shellKey(parentKey)}: 1, first: 1 })`,
-        `${shellCollection(buckets)}.updateOne({ ${shellKey(parentKey)}: <id>, count: { $lt: 200 } }, { $push: { items: <item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: true })`,
+        `${shellCollection(buckets)}.updateOne({ ${shellKey(parentKey)}: <id>, count: { $lt: 200 } }, { ` +
+          `$push: { items: <item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: ` +
+          `true })`,
       ],
     };
   }
   return {
     action: 'reference',
-    reason: `Each $push rewrites the whole document (the largest holding it is ${largestDoc}) and holds it in memory; a child collection keyed by the parent keeps every write the size of one element (${formatBytes(s.elementBytes)}). In ${BENCHMARK} $push was 2.3x slower than the referenced insert at 1,000 comments per post and 26.5x at 10,000.`,
-    commands: [`db.createCollection(${shellString(leaf)})`, `${shellCollection(leaf)}.createIndex({ ${shellKey(parentKey)}: 1, _id: 1 })`, `${shellCollection(leaf)}.insertOne({ ${shellKey(parentKey)}: <${singular(collection)} _id>, ...<item> })`],
+    reason:
+      `Each $push rewrites the whole document (the largest holding it is ${largestDoc}) and holds it in ` +
+      `memory; a child collection keyed by the parent keeps every write the size of one element ` +
+      `(${formatBytes(s.elementBytes)}). In ${BENCHMARK} $push was 2.3x slower than the referenced insert at ` +
+      `1,000 comments per post and 26.5x at 10,000.`,
+    commands: [
+      `db.createCollection(${shellString(leaf)})`,
+      `${shellCollection(leaf)}.createIndex({ ${shellKey(parentKey)}: 1, _id: 1 })`,
+      `${shellCollection(leaf)}.insertOne({ ${shellKey(parentKey)}: <${singular(collection)} _id>, ...<item> })`,
+    ],
   };
 }
 
-const LENGTHS = 'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; in the {{shareDocs}} sampled documents holding {{shareFrom}} or more it is a median {{share}}% of the document';
-const BY_DATES = 'grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), counted from the dates at `{{datePath}}` over the {{windowDays}} days up to the newest one';
-const BY_AGE = "grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} documents), its length over the document's age (creation time from `{{timeSource}}`)";
+const LENGTHS = sentence(
+  'holds up to {{max}} elements (p50 {{p50}}, p95 {{p95}}) of {{elementKinds}}, {{elementBytes}} each; in ',
+  'the {{shareDocs}} sampled documents holding {{shareFrom}} or more it is a median {{share}}% of the ',
+  'document',
+);
+const BY_DATES = sentence(
+  'grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} ',
+  'documents), counted from the dates at `{{datePath}}` over the {{windowDays}} days up to the newest one',
+);
+const BY_AGE = sentence(
+  'grows by up to {{perDay}} elements per document per day (median {{medianPerDay}} over {{paceDocs}} ',
+  "documents), its length over the document's age (creation time from `{{timeSource}}`)",
+);
 const TO_MAX = 'at that pace the first document passes {{maxBytes}} in {{maxDays}} days ({{maxDate}})';
 const TO_BOTH = `${TO_MAX}; the first passes {{warnBytes}} in {{warnDays}} days ({{warnDate}})`;
 const PAST_WARNING = `${TO_MAX}; already past {{warnBytes}}: {{pastWarn}} of the {{docsRead}} documents read`;
 const PAST_WARNING_NEXT = `${PAST_WARNING}, and the first of the others passes it in {{warnDays}} days ({{warnDate}})`;
 const AT_LIMIT = 'and already at the {{maxBytes}} limit: {{pastMax}} of the {{docsRead}} documents read';
-const NOW_HELD = 'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.';
+const NOW_HELD = sentence(
+  'Up to {{max}} elements now (p95 {{p95}}), {{elementBytes}} each; {{atWarn}} of {{withPath}} sampled ',
+  'documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.',
+);
 /** The one projected length, the same the confirmation measures (the evidence's projectedLength). */
 const PROJECTED = 'At its own pace, one document would hold {{projected}} elements in {{projectionDays}} days.';
 const GROWING = `${NOW_HELD} ${PROJECTED}`;
 
 const messages = {
-  longArray: `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more; the largest document holding it is {{largestDoc}}.`,
-  tooLongArray: `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}); the largest document holding it is {{largestDoc}}.`,
+  longArray: sentence(
+    `Array \`{{path}}\` ${LENGTHS} ({{line}}+ elements); {{atWarn}} of {{withPath}} sampled documents hold `,
+    `{{warnLength}} or more; the largest document holding it is {{largestDoc}}.`,
+  ),
+  tooLongArray: sentence(
+    `Array \`{{path}}\` ${LENGTHS} (longer than {{errorLength}} elements); {{atWarn}} of {{withPath}} sampled `,
+    `documents hold {{warnLength}} or more ({{pastError}} past {{errorLength}}); the largest document holding `,
+    `it is {{largestDoc}}.`,
+  ),
   growingArray: `Array \`{{path}}\` ${BY_AGE}: ${TO_BOTH}. ${GROWING}`,
   growingArrayPastWarning: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING}. ${GROWING}`,
   growingArrayPastWarningNext: `Array \`{{path}}\` ${BY_AGE}: ${PAST_WARNING_NEXT}. ${GROWING}`,
@@ -280,10 +335,26 @@ export default defineRule({
         reportGrowth(report, base, stats, stats.growth, held, options, now);
         continue;
       }
-      const lengths = { ...held, p50: Math.round(stats.lengths.p50), elementKinds: kindsLabel(stats.kinds), share: Math.round(stats.share * 100), shareDocs: stats.shareDocs, shareFrom: stats.shareFrom };
+      const lengths = {
+        ...held,
+        p50: Math.round(stats.lengths.p50),
+        elementKinds: kindsLabel(stats.kinds),
+        share: Math.round(stats.share * 100),
+        shareDocs: stats.shareDocs,
+        shareFrom: stats.shareFrom,
+      };
       if (grade.by === 'length') report({ ...base, messageId: 'longArray', data: { ...lengths, line: grade.line } });
-      else if (grade.by === 'tooLong') report({ ...base, messageId: 'tooLongArray', data: { ...lengths, errorLength: options.errorLength, pastError: stats.docsPastError } });
+      else if (grade.by === 'tooLong')
+        report({
+          ...base,
+          messageId: 'tooLongArray',
+          data: { ...lengths, errorLength: options.errorLength, pastError: stats.docsPastError },
+        });
     }
   },
-  confirm: { describe: '$push at growing array lengths vs inserts into a referenced collection', messages: CONFIRM_MESSAGES, run: confirmArrayGrowth },
+  confirm: {
+    describe: '$push at growing array lengths vs inserts into a referenced collection',
+    messages: CONFIRM_MESSAGES,
+    run: confirmArrayGrowth,
+  },
 });

@@ -53,7 +53,8 @@ export function planStages(explain: Doc): string[] | null {
       const bounded = node.stage === 'COLLSCAN' && (node.minRecord !== undefined || node.maxRecord !== undefined);
       out.push(bounded ? 'COLLSCAN[bounded]' : node.stage);
     }
-    if (Array.isArray(node.shards)) for (const s of node.shards as Doc[]) walk((s.winningPlan as Doc | undefined) ?? s, depth + 1);
+    if (Array.isArray(node.shards))
+      for (const s of node.shards as Doc[]) walk((s.winningPlan as Doc | undefined) ?? s, depth + 1);
     walk(node.inputStage as Doc | undefined, depth + 1);
     if (Array.isArray(node.inputStages)) for (const s of node.inputStages as Doc[]) walk(s, depth + 1);
   };
@@ -71,7 +72,8 @@ export const DELETE_STAGES: readonly string[] = ['DELETE', 'BATCHED_DELETE', 'EX
 function countOf(v: unknown): number | null {
   let n: unknown = v;
   if (typeof v === 'bigint') n = Number(v);
-  else if (v !== null && typeof v === 'object' && typeof (v as { valueOf?: unknown }).valueOf === 'function') n = (v as { valueOf: () => unknown }).valueOf();
+  else if (v !== null && typeof v === 'object' && typeof (v as { valueOf?: unknown }).valueOf === 'function')
+    n = (v as { valueOf: () => unknown }).valueOf();
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }
 
@@ -96,8 +98,8 @@ function wouldDelete(stages: Doc | undefined): number | null {
  * delete, MongoDB puts a delete stage over the plan that finds the documents, and parsedQuery echoes the (non-empty)
  * filter. A reply without a delete stage, with an empty parsedQuery or without executionStats counts says nothing
  * about the command: the reason says why (stage names only: never a value). The counts are executionStats' totals
- * (nReturned, totalDocsExamined, totalKeysExamined), which the classic engine, the slot-based engine, EXPRESS and mongos
- * all report at the top of executionStats.
+ * (nReturned, totalDocsExamined, totalKeysExamined), which the classic engine, the slot-based engine, EXPRESS and
+ * mongos all report at the top of executionStats.
  */
 export function planOf(explain: Doc, kind: 'find' | 'delete'): { run: ExplainedRun } | { reason: string } {
   const op = kind === 'find' ? 'find' : 'deleteMany';
@@ -107,15 +109,26 @@ export function planOf(explain: Doc, kind: 'find' | 'delete'): { run: ExplainedR
   const emptyFilter = parsed !== null && typeof parsed === 'object' && Object.keys(parsed).length === 0;
   const noDelete = kind === 'delete' && !stages.some((st) => DELETE_STAGES.includes(st));
   if (emptyFilter || noDelete) {
-    const why = [...(noDelete ? [`no ${DELETE_STAGES.slice(0, 2).join(' or ')} stage`] : []), ...(emptyFilter ? ['an empty parsedQuery for the two-_id filter'] : [])].join('; ');
-    return { reason: `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is not judged` };
+    const why = [
+      ...(noDelete ? [`no ${DELETE_STAGES.slice(0, 2).join(' or ')} stage`] : []),
+      ...(emptyFilter ? ['an empty parsedQuery for the two-_id filter'] : []),
+    ].join('; ');
+    return {
+      reason:
+        `the ${op} explain is not a plan of that ${op} (winning plan ${stages.join(' > ')}: ${why}), so it is ` +
+        `not judged`,
+    };
   }
   const es = explain.executionStats as Doc | undefined;
   const nReturned = countOf(es?.nReturned);
   const docsExamined = countOf(es?.totalDocsExamined);
   const keysExamined = countOf(es?.totalKeysExamined);
   if (nReturned === null || docsExamined === null || keysExamined === null) {
-    return { reason: `the ${op} explain (winning plan ${stages.join(' > ')}) has no executionStats counts (nReturned, totalDocsExamined, totalKeysExamined), so it is not judged` };
+    return {
+      reason:
+        `the ${op} explain (winning plan ${stages.join(' > ')}) has no executionStats counts (nReturned, ` +
+        `totalDocsExamined, totalKeysExamined), so it is not judged`,
+    };
   }
   const nWouldDelete = kind === 'delete' ? wouldDelete(es?.executionStages as Doc | undefined) : null;
   return { run: { stages, nReturned, docsExamined, keysExamined, nWouldDelete } };
@@ -128,7 +141,13 @@ const RUN = {
   required: ['stages', 'nReturned', 'docsExamined', 'keysExamined', 'nWouldDelete'],
   additionalProperties: false,
   // Stage names are upper-case words (COLLSCAN[bounded] included) and the rest are counts: no _id value fits.
-  properties: { stages: { type: 'array', items: STAGE }, nReturned: COUNT, docsExamined: COUNT, keysExamined: COUNT, nWouldDelete: { type: ['integer', 'null'], minimum: 0 } },
+  properties: {
+    stages: { type: 'array', items: STAGE },
+    nReturned: COUNT,
+    docsExamined: COUNT,
+    keysExamined: COUNT,
+    nWouldDelete: { type: ['integer', 'null'], minimum: 0 },
+  },
 } as const;
 
 /** The `_id` an explained $in asks for, read from a find reply of one document (projection {_id: 1}). */
@@ -152,13 +171,21 @@ export const clusteredExplain = defineCollector<ClusteredExplain, 'collection'>(
   id: 'clustered-trap',
   version: 2,
   scope: 'collection',
-  description: "explain (executionStats) of a find and a deleteMany of the lowest and highest _id's $in on each clustered collection (4 commands per clustered collection)",
+  description:
+    "explain (executionStats) of a find and a deleteMany of the lowest and highest _id's $in on each " +
+    'clustered collection (4 commands per clustered collection)',
   appliesTo: (c) => c.clustered && c.type === 'collection',
   schema: {
     type: 'object',
     required: ['asked', 'find', 'deleteMany', 'serverVersion'],
     additionalProperties: false,
-    properties: { asked: { type: 'integer', minimum: 1 }, find: RUN, deleteMany: RUN, serverVersion: { type: 'string' }, reason: { type: 'string' } },
+    properties: {
+      asked: { type: 'integer', minimum: 1 },
+      find: RUN,
+      deleteMany: RUN,
+      serverVersion: { type: 'string' },
+      reason: { type: 'string' },
+    },
   },
   async collect(ctx) {
     const out = await explainClustered(ctx);
@@ -173,7 +200,18 @@ async function explainClustered(ctx: CollectionContext): Promise<ClusteredExplai
   const ends: unknown[] = [];
   try {
     for (const direction of [1, -1]) {
-      const end = firstId(await adapter.command(c.db, { find: c.name, filter: {}, sort: { _id: direction }, projection: { _id: 1 }, limit: 1, batchSize: 1, singleBatch: true, maxTimeMS }));
+      const end = firstId(
+        await adapter.command(c.db, {
+          find: c.name,
+          filter: {},
+          sort: { _id: direction },
+          projection: { _id: 1 },
+          limit: 1,
+          batchSize: 1,
+          singleBatch: true,
+          maxTimeMS,
+        }),
+      );
       if (!end) {
         out.reason = 'the collection holds no document: there is no _id to explain';
         return out;

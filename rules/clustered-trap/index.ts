@@ -1,6 +1,6 @@
 import { dataOf } from '../../src/core/collector';
 import { shellCollection } from '../../src/lib/shell';
-import { defineRule } from '../../src/core/rule';
+import { defineRule, sentence } from '../../src/core/rule';
 import { readsFar } from './analyze';
 import { clusteredExplain, type ExplainedRun } from './collect';
 import { CONFIRM_MESSAGES, confirmClusteredTrap } from './confirm';
@@ -9,20 +9,34 @@ import { clusteredTrapOptionsSchema } from './options';
 export { clusteredTrapOptionsSchema, type ClusteredTrapOptions } from './options';
 
 const WHY =
-  'on a clustered collection a multi-value `_id` $in reads the whole collection (a COLLSCAN up to 6.0.5) or every document between its lowest and highest value (one bounded CLUSTERED_IXSCAN since SERVER-67105, 6.0.6+), not one record per value.';
+  'on a clustered collection a multi-value `_id` $in reads the whole collection (a COLLSCAN up to 6.0.5) or ' +
+  'every document between its lowest and highest value (one bounded CLUSTERED_IXSCAN since SERVER-67105, ' +
+  '6.0.6+), not one record per value.';
 
 export default defineRule({
   id: 'clustered-trap',
   needs: [clusteredExplain],
   scope: 'collection',
   meta: {
-    description: 'Clustered collections where a multi-_id $in find or deleteMany reads far more documents than it asks for',
+    description:
+      'Clustered collections where a multi-_id $in find or deleteMany reads far more documents than it asks for',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
     severity: 'warn',
     messages: {
-      scanOnFind: `On this clustered collection, explain of find() with \`_id: {$in: [lowest, highest]}\` read {{findExamined}} documents to return {{findReturned}} ({{findPlan}}, MongoDB {{version}}): ${WHY}`,
-      scanOnDelete: `On this clustered collection, explain of deleteMany() with \`_id: {$in: [lowest, highest]}\` read {{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}, MongoDB {{version}}): ${WHY}`,
-      scanOnBoth: `On this clustered collection, explain of find() and deleteMany() with \`_id: {$in: [lowest, highest]}\` read {{findExamined}} documents to return {{findReturned}} ({{findPlan}}) and {{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}) on MongoDB {{version}}: ${WHY}`,
+      scanOnFind: sentence(
+        `On this clustered collection, explain of find() with \`_id: {$in: [lowest, highest]}\` read `,
+        `{{findExamined}} documents to return {{findReturned}} ({{findPlan}}, MongoDB {{version}}): ${WHY}`,
+      ),
+      scanOnDelete: sentence(
+        `On this clustered collection, explain of deleteMany() with \`_id: {$in: [lowest, highest]}\` read `,
+        `{{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}, MongoDB {{version}}): ${WHY}`,
+      ),
+      scanOnBoth: sentence(
+        `On this clustered collection, explain of find() and deleteMany() with \`_id: {$in: [lowest, `,
+        `highest]}\` read {{findExamined}} documents to return {{findReturned}} ({{findPlan}}) and `,
+        `{{deleteExamined}} documents to delete {{deleteWould}} ({{deletePlan}}) on MongoDB `,
+        `{{version}}: ${WHY}`,
+      ),
     },
     options: clusteredTrapOptionsSchema,
     requires: { capabilities: [] },
@@ -52,22 +66,63 @@ export default defineRule({
       },
       recommendation: {
         action: 'look far-apart _ids up one at a time, or $in only over _ids that sit close together',
-        reason: 'An equality on the clustered key reads one record; an $in of several _ids reads the whole collection (up to 6.0.5) or the whole range between its lowest and highest value (6.0.6+). Send one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when the _ids are adjacent, and check explain("executionStats") after each server upgrade.',
+        reason:
+          'An equality on the clustered key reads one record; an $in of several _ids reads the whole ' +
+          'collection (up to 6.0.5) or the whole range between its lowest and highest value (6.0.6+). Send ' +
+          'one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when ' +
+          'the _ids are adjacent, and check explain("executionStats") after each server upgrade.',
         commands: [
           `${shellCollection(c.name)}.find({ _id: <id> })`,
-          `${shellCollection(c.name)}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])`,
+          `${shellCollection(c.name)}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { ` +
+            `filter: { _id: <id 2> } } }])`,
           `${shellCollection(c.name)}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("executionStats")`,
         ],
       },
     };
     const version = e.serverVersion;
     if (find && del) {
-      report({ ...base, messageId: 'scanOnBoth', data: { findExamined: find.docsExamined, findReturned: find.nReturned, findPlan: find.stages.join(' > '), deleteExamined: del.docsExamined, deleteWould: would(del), deletePlan: del.stages.join(' > '), version } });
+      report({
+        ...base,
+        messageId: 'scanOnBoth',
+        data: {
+          findExamined: find.docsExamined,
+          findReturned: find.nReturned,
+          findPlan: find.stages.join(' > '),
+          deleteExamined: del.docsExamined,
+          deleteWould: would(del),
+          deletePlan: del.stages.join(' > '),
+          version,
+        },
+      });
     } else if (find) {
-      report({ ...base, messageId: 'scanOnFind', data: { findExamined: find.docsExamined, findReturned: find.nReturned, findPlan: find.stages.join(' > '), version } });
+      report({
+        ...base,
+        messageId: 'scanOnFind',
+        data: {
+          findExamined: find.docsExamined,
+          findReturned: find.nReturned,
+          findPlan: find.stages.join(' > '),
+          version,
+        },
+      });
     } else if (del) {
-      report({ ...base, messageId: 'scanOnDelete', data: { deleteExamined: del.docsExamined, deleteWould: would(del), deletePlan: del.stages.join(' > '), version } });
+      report({
+        ...base,
+        messageId: 'scanOnDelete',
+        data: {
+          deleteExamined: del.docsExamined,
+          deleteWould: would(del),
+          deletePlan: del.stages.join(' > '),
+          version,
+        },
+      });
     }
   },
-  confirm: { describe: 'on a scratch clustered collection: explain (executionStats) of the lowest and highest _id $in, and its time against single-_id lookups', messages: CONFIRM_MESSAGES, run: confirmClusteredTrap },
+  confirm: {
+    describe:
+      'on a scratch clustered collection: explain (executionStats) of the lowest and highest _id $in, and ' +
+      'its time against single-_id lookups',
+    messages: CONFIRM_MESSAGES,
+    run: confirmClusteredTrap,
+  },
 });

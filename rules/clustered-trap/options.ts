@@ -13,7 +13,10 @@ export const clusteredTrapOptionsSchema = {
       exclusiveMinimum: 0,
       default: 1000,
       description:
-        'Documents examined per _id asked at which a multi-_id $in counts as the trap: explain read more than this many documents for each value of the $in (2). The default is the ratio at which Atlas raises its Query Targeting alert (Scanned Objects / Returned above 1,000: https://www.mongodb.com/docs/atlas/reference/alert-resolutions/query-targeting/).',
+        'Documents examined per _id asked at which a multi-_id $in counts as the trap: explain read more ' +
+        'than this many documents for each value of the $in (2). The default is the ratio at which Atlas ' +
+        'raises its Query Targeting alert (Scanned Objects / Returned above 1,000: ' +
+        'https://www.mongodb.com/docs/atlas/reference/alert-resolutions/query-targeting/).',
     },
   },
 } as const satisfies OptionsSchema;

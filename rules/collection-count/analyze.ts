@@ -18,18 +18,53 @@ export const collectionCountOptionsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    perDatabaseInfo: { type: 'integer', minimum: 1, default: 100, description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database.' },
-    deploymentWarn: { type: 'integer', minimum: 1, default: 10_000, description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000." },
+    perDatabaseInfo: {
+      type: 'integer',
+      minimum: 1,
+      default: 100,
+      description: 'Collections in one database worth a look: Atlas flags more than 100 collections per database.',
+    },
+    deploymentWarn: {
+      type: 'integer',
+      minimum: 1,
+      default: 10_000,
+      description: "Collections in the whole deployment to warn at: Compass's too-many-collections signal is 10,000.",
+    },
     dataHandlesWarn: {
       type: 'integer',
       minimum: 1,
       default: 10_000,
       description:
-        'Open WiredTiger data handles to warn at, and, where the handle figures cannot be read, WiredTiger tables (collections + indexes): each collection and index holds one, idle handles close only after ~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (a test with 2 indexes per collection).',
+        'Open WiredTiger data handles to warn at, and, where the handle figures cannot be read, WiredTiger ' +
+        'tables (collections + indexes): each collection and index holds one, idle handles close only after ' +
+        '~28 h (close_idle_time=100000), and a 2-core/4 GB node ran out of memory below 10,000 tables (a ' +
+        'test with 2 indexes per collection).',
     },
-    tenantMinCollections: { type: 'integer', minimum: 3, default: 10, description: 'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: our choice, a tenth of the Atlas 100-per-database line.' },
-    tenantSameIndexShare: { type: 'number', minimum: 0, maximum: 1, default: 0.8, description: 'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, so a few collections with an extra index do not hide the pattern.' },
-    tenantField: { type: 'string', minLength: 1, default: 'tenantId', description: 'Field name proposed for the tenant id in the folded collection (one collection with a tenant field leading the indexes is the advice that works today).' },
+    tenantMinCollections: {
+      type: 'integer',
+      minimum: 3,
+      default: 10,
+      description:
+        'Fewest collections sharing a name pattern and an index set to call them per-tenant collections: ' +
+        'our choice, a tenth of the Atlas 100-per-database line.',
+    },
+    tenantSameIndexShare: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: 0.8,
+      description:
+        'Share of a group (of those whose indexes were read) that must have the same indexes: our choice, ' +
+        'so a few collections with an extra index do not hide the pattern.',
+    },
+    tenantField: {
+      type: 'string',
+      minLength: 1,
+      default: 'tenantId',
+      description:
+        'Field name proposed for the tenant id in the folded collection (one collection with a tenant field ' +
+        'leading the indexes is the advice that works today).',
+    },
   },
 } as const satisfies OptionsSchema;
 
@@ -37,12 +72,14 @@ export type CollectionCountOptions = OptionsOf<typeof collectionCountOptionsSche
 
 /** Groups smaller than this are not looked for: the lowest `tenantMinCollections` the schema allows. */
 export const MIN_GROUP_RECORDED = collectionCountOptionsSchema.properties.tenantMinCollections.minimum;
-/** MongoDB allows at most 64 indexes per collection (https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-Number-of-Indexes-per-Collection). */
+/** MongoDB allows at most 64 indexes per collection
+ * (https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-Number-of-Indexes-per-Collection). */
 export const MAX_INDEXES_PER_COLLECTION = 64;
 /** The server's own databases: counted, never searched for tenants. */
 export const INTERNAL_DBS: ReadonlySet<string> = new Set(['admin', 'local', 'config']);
 
-/** Fewest indexes an unread collection can have: the `_id` index every collection outside `local` lists; system collections (time-series buckets, system.profile) may have none. */
+/** Fewest indexes an unread collection can have: the `_id` index every collection outside `local` lists; system
+ * collections (time-series buckets, system.profile) may have none. */
 export function minIndexes(db: string, name: string): number {
   return db === 'local' || name.startsWith('system.') ? 0 : 1;
 }
@@ -78,7 +115,10 @@ export function namePatterns(name: string): string[] {
  * Groups names that share a pattern. Largest patterns claim their names first, so `{id}_orders` with 500
  * tenants wins over `acme_{id}` with 5 collection types. Groups under `minMembers` are dropped.
  */
-export function groupByPattern(names: readonly string[], minMembers = MIN_GROUP_RECORDED): { pattern: string; members: string[] }[] {
+export function groupByPattern(
+  names: readonly string[],
+  minMembers = MIN_GROUP_RECORDED,
+): { pattern: string; members: string[] }[] {
   const byPattern = new Map<string, string[]>();
   for (const n of names) {
     for (const p of namePatterns(n)) {
@@ -87,7 +127,9 @@ export function groupByPattern(names: readonly string[], minMembers = MIN_GROUP_
       list.push(n);
     }
   }
-  const ranked = [...byPattern].filter(([, m]) => m.length >= minMembers).sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
+  const ranked = [...byPattern]
+    .filter(([, m]) => m.length >= minMembers)
+    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
   const taken = new Set<string>();
   const groups: { pattern: string; members: string[] }[] = [];
   for (const [pattern, members] of ranked) {
@@ -103,7 +145,16 @@ export function groupByPattern(names: readonly string[], minMembers = MIN_GROUP_
 export function indexSignature(defs: readonly IndexDefinition[]): string {
   return defs
     .filter((d) => d.name !== '_id_')
-    .map((d) => JSON.stringify([d.key, d.unique ?? false, d.sparse ?? false, d.partial ?? false, d.expireAfterSeconds ?? null, d.textFields ?? null]))
+    .map((d) =>
+      JSON.stringify([
+        d.key,
+        d.unique ?? false,
+        d.sparse ?? false,
+        d.partial ?? false,
+        d.expireAfterSeconds ?? null,
+        d.textFields ?? null,
+      ]),
+    )
     .sort()
     .join('|');
 }
@@ -139,7 +190,10 @@ export function tenantGroupsOf(inv: DeploymentInventory): TenantGroup[] {
   const out: TenantGroup[] = [];
   for (const d of inv.databases) {
     if (INTERNAL_DBS.has(d.name)) continue;
-    for (const [kind, list] of [['collection', d.collectionNames], ['timeseries', d.timeseriesNames]] as const) {
+    for (const [kind, list] of [
+      ['collection', d.collectionNames],
+      ['timeseries', d.timeseriesNames],
+    ] as const) {
       if (!list) continue;
       const position = new Map(list.names.map((name, i) => [name, i]));
       for (const g of groupByPattern(list.names)) {
@@ -172,8 +226,13 @@ export function tenantGroupsOf(inv: DeploymentInventory): TenantGroup[] {
 }
 
 /** Per-tenant collections, by the options: enough members, and most of those read share one index set. */
-export function isTenantGroup(g: TenantGroup, o: Pick<CollectionCountOptions, 'tenantMinCollections' | 'tenantSameIndexShare'>): boolean {
-  return g.members >= o.tenantMinCollections && g.indexesRead > 0 && g.sameIndexes / g.indexesRead >= o.tenantSameIndexShare;
+export function isTenantGroup(
+  g: TenantGroup,
+  o: Pick<CollectionCountOptions, 'tenantMinCollections' | 'tenantSameIndexShare'>,
+): boolean {
+  return (
+    g.members >= o.tenantMinCollections && g.indexesRead > 0 && g.sameIndexes / g.indexesRead >= o.tenantSameIndexShare
+  );
 }
 
 /** A count known exactly (min = max) or only within bounds. */
@@ -204,7 +263,15 @@ export interface Totals {
 }
 
 export function totalsOf(inv: DeploymentInventory): Totals {
-  const t: Totals = { databases: inv.databases.length, collections: 0, views: 0, timeseries: 0, indexes: { min: 0, max: 0 }, tables: { min: 0, max: 0 }, unread: 0 };
+  const t: Totals = {
+    databases: inv.databases.length,
+    collections: 0,
+    views: 0,
+    timeseries: 0,
+    indexes: { min: 0, max: 0 },
+    tables: { min: 0, max: 0 },
+    unread: 0,
+  };
   for (const d of inv.databases) {
     t.collections += d.collections;
     t.views += d.views;
@@ -228,7 +295,12 @@ export function foldedName(pattern: string): string {
 }
 
 const keyText = (key: Record<string, number | string>): string =>
-  `{ ${Object.entries(key).map(([k, v]) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : v}`).join(', ')} }`;
+  `{ ${Object.entries(key)
+    .map(
+      ([k, v]) =>
+        `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : v}`,
+    )
+    .join(', ')} }`;
 
 function optionsText(d: IndexDefinition, extra: Record<string, unknown> = {}): string {
   const o: string[] = [];
@@ -246,7 +318,8 @@ export interface FoldedIndexPlan {
   notes: string[];
 }
 
-/** The indexes of the folded collection: each tenant index with the tenant field in front, where the index type allows it. */
+/** The indexes of the folded collection: each tenant index with the tenant field in front, where the index type allows
+ * it. */
 export function foldedIndexes(target: string, g: TenantGroup, field: string, version: number[]): FoldedIndexPlan {
   const commands: string[] = [];
   const notes: string[] = [];
@@ -275,17 +348,29 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
     }
     if (values.includes('2d')) {
       commands.push(`${coll}.createIndex(${keyText({ ...d.key, [field]: 1 })}${optionsText(d)})`);
-      notes.push(`2d index ${d.name}: a 2d index must start with the location, so ${field} comes second (or move to 2dsphere, which can lead with ${field})`);
+      notes.push(
+        `2d index ${d.name}: a 2d index must start with the location, so ${field} comes second (or move to ` +
+          `2dsphere, which can lead with ${field})`,
+      );
       continue;
     }
     if (fields.some((f) => f === '$**' || f.endsWith('.$**'))) {
       if (!versionAtLeast(version, 7, 0)) {
         commands.push(`${coll}.createIndex(${keyText(d.key)}${optionsText(d)})`);
-        notes.push(`wildcard index ${d.name}: compound wildcard indexes need MongoDB 7.0 (this server is ${version.slice(0, 3).join('.')}), so it stays as is and queries filter on ${field} through another index`);
+        notes.push(
+          `wildcard index ${d.name}: compound wildcard indexes need MongoDB 7.0 (this server ` +
+            `is ${version.slice(0, 3).join('.')}), so it stays as is and queries filter on ${field} through ` +
+            `another index`,
+        );
         continue;
       }
-      commands.push(`${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d, fields.includes('$**') ? { wildcardProjection: { [field]: 0 } } : {})})`);
-      notes.push(`wildcard index ${d.name}: a compound wildcard index (7.0+)${fields.includes('$**') ? `, with ${field} left out of its projection as the server requires` : ''}`);
+      commands.push(
+        `${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d, fields.includes('$**') ? { wildcardProjection: { [field]: 0 } } : {})})`,
+      );
+      notes.push(
+        `wildcard index ${d.name}: a compound wildcard index ` +
+          `(7.0+)${fields.includes('$**') ? `, with ${field} left out of its projection as the server requires` : ''}`,
+      );
       leads = true;
       continue;
     }
@@ -295,7 +380,8 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
       continue;
     }
     commands.push(`${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d)})`);
-    if (d.unique) notes.push(`unique index ${d.name}: with ${field} in front it stays unique per tenant, as it was per collection`);
+    if (d.unique)
+      notes.push(`unique index ${d.name}: with ${field} in front it stays unique per tenant, as it was per collection`);
     leads = true;
   }
   if (!leads) commands.unshift(`${coll}.createIndex({ ${field}: 1 })`);

@@ -69,7 +69,8 @@ function spread<T>(items: readonly T[], n: number): T[] {
 
 class Deadline extends Error {}
 
-/** `p`, or a Deadline error after `ms`: some servers ignore maxTimeMS on listDatabases (FerretDB took minutes at 10,000 collections). */
+/** `p`, or a Deadline error after `ms`: some servers ignore maxTimeMS on listDatabases (FerretDB took minutes at 10,000
+ * collections). */
 async function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -91,10 +92,12 @@ interface Listed {
   type: Kind;
 }
 
-const kindOf = (type: unknown): Kind => (type === 'view' ? 'view' : type === 'timeseries' ? 'timeseries' : 'collection');
+const kindOf = (type: unknown): Kind =>
+  type === 'view' ? 'view' : type === 'timeseries' ? 'timeseries' : 'collection';
 const keyOf = (db: string, name: string): string => `${db}\u0000${name}`;
 /** The collection holding a time-series collection's index list. */
-const listName = (kind: 'collection' | 'timeseries', name: string): string => (kind === 'timeseries' ? `system.buckets.${name}` : name);
+const listName = (kind: 'collection' | 'timeseries', name: string): string =>
+  kind === 'timeseries' ? `system.buckets.${name}` : name;
 
 /** Whether the core collect's listIndexes of this collection failed (its indexes are then unknown, not none). */
 function coreListFailed(c: CollectionSnapshot): boolean {
@@ -106,7 +109,10 @@ const nameList = {
   type: 'object',
   required: ['names'],
   additionalProperties: false,
-  properties: { names: { type: 'array', items: { type: 'string' } }, sets: { type: 'array', items: { type: 'integer', minimum: -1 } } },
+  properties: {
+    names: { type: 'array', items: { type: 'string' } },
+    sets: { type: 'array', items: { type: 'integer', minimum: -1 } },
+  },
 };
 const indexDefinition = {
   type: 'object',
@@ -114,8 +120,12 @@ const indexDefinition = {
   additionalProperties: false,
   properties: {
     name: { type: 'string' },
-    // Index key values are directions (numbers) or index types (text, 2dsphere, hashed…): a word, never a document value.
-    key: { type: 'object', additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' }] } },
+    // Index key values are directions (numbers) or index types (text, 2dsphere, hashed…): a word, never a document
+    // value.
+    key: {
+      type: 'object',
+      additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' }] },
+    },
     unique: { type: 'boolean' },
     sparse: { type: 'boolean' },
     partial: { type: 'boolean' },
@@ -144,7 +154,9 @@ export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
   version: 1,
   scope: 'deployment',
   description:
-    'listDatabases (none when already read), listCollections of each database not already listed, and listIndexes of a sample of each name-pattern group in the checked databases, and of other collections only when their counts could change the verdict (once per run)',
+    'listDatabases (none when already read), listCollections of each database not already listed, and ' +
+    'listIndexes of a sample of each name-pattern group in the checked databases, and of other collections ' +
+    'only when their counts could change the verdict (once per run)',
   schema: {
     type: 'object',
     required: ['databases', 'indexSets', 'skipped', 'roundTrips'],
@@ -162,7 +174,15 @@ export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
             views: nonNegInt,
             timeseries: nonNegInt,
             indexes: {
-              anyOf: [nonNegInt, { type: 'object', required: ['min', 'max', 'unread'], additionalProperties: false, properties: { min: nonNegInt, max: nonNegInt, unread: nonNegInt } }],
+              anyOf: [
+                nonNegInt,
+                {
+                  type: 'object',
+                  required: ['min', 'max', 'unread'],
+                  additionalProperties: false,
+                  properties: { min: nonNegInt, max: nonNegInt, unread: nonNegInt },
+                },
+              ],
             },
             collectionNames: nameList,
             timeseriesNames: nameList,
@@ -170,8 +190,21 @@ export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
         },
       },
       indexSets: { type: 'array', items: { type: 'array', items: indexDefinition } },
-      namesOmitted: { type: 'object', required: ['databases', 'collections'], additionalProperties: false, properties: { databases: nonNegInt, collections: nonNegInt } },
-      skipped: { type: 'array', items: { type: 'object', required: ['db', 'reason'], additionalProperties: false, properties: { db: { type: 'string' }, reason: { type: 'string' } } } },
+      namesOmitted: {
+        type: 'object',
+        required: ['databases', 'collections'],
+        additionalProperties: false,
+        properties: { databases: nonNegInt, collections: nonNegInt },
+      },
+      skipped: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['db', 'reason'],
+          additionalProperties: false,
+          properties: { db: { type: 'string' }, reason: { type: 'string' } },
+        },
+      },
       roundTrips: nonNegInt,
     },
   },
@@ -184,14 +217,25 @@ async function databaseNames(ctx: DeploymentContext): Promise<string[]> {
   let names: string[] = [];
   if (ctx.databaseNames) names = [...ctx.databaseNames];
   else {
-    const listing = adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS });
+    const listing = adapter.command('admin', {
+      listDatabases: 1,
+      nameOnly: true,
+      authorizedDatabases: true,
+      maxTimeMS,
+    });
     try {
       const r = await within(listing, maxTimeMS + DEADLINE_GRACE_MS);
       names = ((r.databases as { name?: unknown }[] | undefined) ?? []).map((d) => String(d.name));
     } catch (err) {
       listing.catch(() => undefined); // it may still answer, or fail, after we stopped waiting
-      const why = err instanceof Deadline ? `listDatabases gave ${err.message} although it was sent with maxTimeMS ${maxTimeMS}` : describeServerError(err);
-      ctx.note(`collection-count: databases could not be listed (${why}); only the ${run.length === 1 ? 'checked database was' : `${run.length} checked databases were`} counted`);
+      const why =
+        err instanceof Deadline
+          ? `listDatabases gave ${err.message} although it was sent with maxTimeMS ${maxTimeMS}`
+          : describeServerError(err);
+      ctx.note(
+        `collection-count: databases could not be listed (${why}); only ` +
+          `the ${run.length === 1 ? 'checked database was' : `${run.length} checked databases were`} counted`,
+      );
     }
   }
   for (const db of run) if (!names.includes(db)) names.push(db);
@@ -311,7 +355,9 @@ async function readGroupSamples(
     const system = listed.filter(
       (c) => c.type === 'collection' && c.name.startsWith('system.') && !lists.has(db, c.name),
     );
-    if (system.length <= SYSTEM_LISTS) for (const c of system) if (!sampled.some((x) => x.db === db && x.name === c.name)) sampled.push({ db, name: c.name });
+    if (system.length <= SYSTEM_LISTS)
+      for (const c of system)
+        if (!sampled.some((x) => x.db === db && x.name === c.name)) sampled.push({ db, name: c.name });
   }
   await mapPool(sampled, INDEX_LIST_CONCURRENCY, lists.read);
   return members;
@@ -336,7 +382,10 @@ async function completeTextIndexes(members: readonly Member[], lists: IndexLists
     const byName = new Map(rows.map((r) => [String(r.name), indexDefinitionOf(r)]));
     for (const m of same) {
       const key = keyOf(m.db, m.name);
-      lists.known.set(key, (lists.known.get(key) ?? []).map((d) => byName.get(d.name) ?? d));
+      lists.known.set(
+        key,
+        (lists.known.get(key) ?? []).map((d) => byName.get(d.name) ?? d),
+      );
     }
   }
 }
@@ -439,7 +488,10 @@ function inventoryOf(counted: readonly Counted[], checked: ReadonlySet<string>, 
       .filter((c) => c.type === 'collection' && !c.name.startsWith('system.'))
       .map((c) => c.name)
       .sort();
-    const series = listed.filter((c) => c.type === 'timeseries').map((c) => c.name).sort();
+    const series = listed
+      .filter((c) => c.type === 'timeseries')
+      .map((c) => c.name)
+      .sort();
     if (!checked.has(db)) {
       if (ordinary.length + series.length > namesLeft) {
         omitted.databases++;
@@ -450,7 +502,10 @@ function inventoryOf(counted: readonly Counted[], checked: ReadonlySet<string>, 
     }
     const listOf = (names: string[], at: number[]): NameList =>
       at.some((x) => x >= 0) ? { names, sets: at } : { names };
-    out.collectionNames = listOf(ordinary, ordinary.map((n) => sets.of(db, n)));
+    out.collectionNames = listOf(
+      ordinary,
+      ordinary.map((n) => sets.of(db, n)),
+    );
     const seriesSets = series.map((n) => sets.of(db, listName('timeseries', n)));
     if (series.length > 0) out.timeseriesNames = listOf(series, seriesSets);
     return out;
@@ -470,7 +525,8 @@ async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInven
   await readUntilDecided(ctx, counted, lists, optionsOf(ctx, 'collection-count', DEFAULTS).dataHandlesWarn);
   lists.noteFailures();
   const { databases, indexSets, omitted } = inventoryOf(counted, checked, lists);
-  for (const s of skipped) ctx.note(`collection-count: database ${s.db} was not counted: ${s.reason}`, { target: { db: s.db } });
+  for (const s of skipped)
+    ctx.note(`collection-count: database ${s.db} was not counted: ${s.reason}`, { target: { db: s.db } });
   return {
     databases,
     indexSets,

@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, type Timed, toMeasurement } from '../../src/confirm/harness';
@@ -24,8 +25,14 @@ const DOCS_PER_TENANT = 10;
 /** Plain ascending/descending keys only: special index types are not needed to time a first access. */
 function plainIndexes(defs: readonly IndexDefinition[], prefix: string | null): Doc[] {
   return defs
-    .filter((d) => Object.values(d.key).every((v) => v === 1 || v === -1) && d.expireAfterSeconds === undefined && !d.partial)
-    .map((d, i) => ({ key: prefix ? { [prefix]: 1, ...d.key } : d.key, name: `ix_${i}`, ...(d.unique ? { unique: true } : {}) }));
+    .filter(
+      (d) => Object.values(d.key).every((v) => v === 1 || v === -1) && d.expireAfterSeconds === undefined && !d.partial,
+    )
+    .map((d, i) => ({
+      key: prefix ? { [prefix]: 1, ...d.key } : d.key,
+      name: `ix_${i}`,
+      ...(d.unique ? { unique: true } : {}),
+    }));
 }
 
 function strip(doc: Doc): Doc {
@@ -38,15 +45,39 @@ function strip(doc: Doc): Doc {
  * adds N fresh tenants to one collection (untimed) and times the first find for each. Fresh every trial, so
  * every timed access is a first access.
  */
-export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o: CollectionCountOptions): Promise<Result> {
+export async function confirmCollectionCount(
+  ctx: ConfirmContext,
+  f: Finding,
+  o: CollectionCountOptions,
+): Promise<Result> {
   if (f.messageId !== 'tenantCollections') {
-    return { status: 'not-run', summary: 'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.', measurements: [] };
+    return {
+      status: 'not-run',
+      summary:
+        'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.',
+      measurements: [],
+    };
   }
   const inv = dataOf(inventory, ctx.snapshot);
-  const group = inv ? tenantGroupsOf(inv).find((g) => g.db === f.target.db && g.pattern === f.evidence.pattern && g.kind === f.evidence.kind) : undefined;
-  if (!group) return { status: 'not-run', summary: 'The tenant group is not in the snapshot, so there was nothing to copy.', measurements: [] };
+  const group = inv
+    ? tenantGroupsOf(inv).find(
+        (g) => g.db === f.target.db && g.pattern === f.evidence.pattern && g.kind === f.evidence.kind,
+      )
+    : undefined;
+  if (!group)
+    return {
+      status: 'not-run',
+      summary: 'The tenant group is not in the snapshot, so there was nothing to copy.',
+      measurements: [],
+    };
   if (group.kind === 'timeseries') {
-    return { status: 'not-run', summary: 'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.', reason: 'time-series group', measurements: [] };
+    return {
+      status: 'not-run',
+      summary:
+        'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.',
+      reason: 'time-series group',
+      measurements: [],
+    };
   }
   const s = ctx.scratch;
   const field = o.tenantField;
@@ -75,7 +106,10 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       const name = `tenant_${trial}_${j}`;
       await s.create(name);
       if (separateIx.length) await s.command({ createIndexes: name, indexes: separateIx });
-      await s.insertMany(name, docs.map((d) => ({ ...d })));
+      await s.insertMany(
+        name,
+        docs.map((d) => ({ ...d })),
+      );
       made.push(name);
     }
   };
@@ -90,7 +124,8 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       reset: () => makeSeparate(round.separate),
       run: async () => {
         const trial = round.separate++;
-        for (let j = 0; j < n; j++) await s.command({ find: `tenant_${trial}_${j}`, filter: {}, limit: DOCS_PER_TENANT, singleBatch: true });
+        for (let j = 0; j < n; j++)
+          await s.command({ find: `tenant_${trial}_${j}`, filter: {}, limit: DOCS_PER_TENANT, singleBatch: true });
       },
     },
     {
@@ -102,7 +137,13 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
       },
       run: async () => {
         const trial = round.folded++;
-        for (let j = 0; j < n; j++) await s.command({ find: 'folded', filter: { [field]: `t${trial}_${j}` }, limit: DOCS_PER_TENANT, singleBatch: true });
+        for (let j = 0; j < n; j++)
+          await s.command({
+            find: 'folded',
+            filter: { [field]: `t${trial}_${j}` },
+            limit: DOCS_PER_TENANT,
+            singleBatch: true,
+          });
       },
     },
     DEFAULT_TRIALS,
@@ -110,43 +151,87 @@ export async function confirmCollectionCount(ctx: ConfirmContext, f: Finding, o:
   for (const name of made) await s.drop(name);
   await s.drop('folded');
 
-  const what = real ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant` : `${docs.length} filler documents per tenant`;
+  const what = real
+    ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant`
+    : `${docs.length} filler documents per tenant`;
   const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
   return verdictOf(separate, folded, field, { what, indexes, n, members: group.members });
 }
 
 /** The verdict from the numbers (the access claim), and the sentences it picks. */
-function verdictOf(separate: Timed, folded: Timed, field: string, shape: { what: string; indexes: string; n: number; members: number }): Result {
+function verdictOf(
+  separate: Timed,
+  folded: Timed,
+  field: string,
+  shape: { what: string; indexes: string; n: number; members: number },
+): Result {
   const measurements = [toMeasurement(separate), toMeasurement(folded)];
   const ratio = ratioOf(`first access, ${shape.n} collections / one collection with ${field}`, separate, folded);
   const claim = accessClaim(field);
   const complete = separate.complete && folded.complete;
   const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
-  const times = { separate: formatDuration(measurements[0]?.median ?? 0), folded: formatDuration(measurements[1]?.median ?? 0) };
+  const times = {
+    separate: formatDuration(measurements[0]?.median ?? 0),
+    folded: formatDuration(measurements[1]?.median ?? 0),
+  };
   const parts = [
-    say(M, 'measuredAccess', { what: shape.what, indexes: shape.indexes, n: shape.n, ...times, figure: figure(ratio, claim), rounds: separate.samples.length }),
+    say(M, 'measuredAccess', {
+      what: shape.what,
+      indexes: shape.indexes,
+      n: shape.n,
+      ...times,
+      figure: figure(ratio, claim),
+      rounds: separate.samples.length,
+    }),
     say(M, 'measuredWarmHandle', { members: formatNumber(shape.members) }),
   ];
   const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
-  else parts.push(status === 'supported' ? say(M, 'supportedAccess', data) : status === 'refuted' ? say(M, 'refutedAccess', data) : say(M, 'inconclusiveAccess', data));
+  else
+    parts.push(
+      status === 'supported'
+        ? say(M, 'supportedAccess', data)
+        : status === 'refuted'
+          ? say(M, 'refutedAccess', data)
+          : say(M, 'inconclusiveAccess', data),
+    );
   return { status, claim, summary: parts.join(' '), ratio, measurements };
 }
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredAccess:
-    "With {{what}} and the group's {{indexes}}: the first find on each of {{n}} collections just created took {{separate}} per pass against {{folded}} for {{n}} new tenants in one collection: {{figure}}, {{rounds}} rounds timed in alternation after a warm-up.",
-  measuredWarmHandle:
-    'Creating a collection opens its data handle, so this times the per-collection lookup and cursor on a warm handle, not a cold open of a file from disk (a restart, or a handle closed after ~28 h idle), which costs more. The group has {{members}} collections; the cost per collection grows with the handle count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all of them), so this understates it.',
+  measuredAccess: sentence(
+    "With {{what}} and the group's {{indexes}}: the first find on each of {{n}} collections just created ",
+    'took {{separate}} per pass against {{folded}} for {{n}} new tenants in one collection: {{figure}}, ',
+    '{{rounds}} rounds timed in alternation after a warm-up.',
+  ),
+  measuredWarmHandle: sentence(
+    'Creating a collection opens its data handle, so this times the per-collection lookup and cursor on a ',
+    'warm handle, not a cold open of a file from disk (a restart, or a handle closed after ~28 h idle), ',
+    'which costs more. The group has {{members}} collections; the cost per collection grows with the handle ',
+    'count (at 500,000 collections, reads and writes were 10-100x slower than with one shared table for all ',
+    'of them), so this understates it.',
+  ),
   supportedAccess: 'The interval lies above 1x: the claim that {{claim}} holds on this warm-handle test.',
-  refutedAccess: 'The interval lies below 1x: on warm handles the one collection was slower, against the claim that {{claim}}; cold opens and contention among many handles are not tested here.',
-  inconclusiveAccess: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way on this warm-handle test.',
-  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+  refutedAccess: sentence(
+    'The interval lies below 1x: on warm handles the one collection was slower, against the claim that ',
+    '{{claim}}; cold opens and contention among many handles are not tested here.',
+  ),
+  inconclusiveAccess: sentence(
+    'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way on this ',
+    'warm-handle test.',
+  ),
+  inconclusiveBudget:
+    'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
 const M = CONFIRM_MESSAGES;
 
-/** The claim, a direction and a size: a first access costs more over separate collections than in one (ratio above 1). */
+/** The claim, a direction and a size: a first access costs more over separate collections than in one (ratio above
+ * 1). */
 export function accessClaim(field: string): RatioClaim {
-  return ratioClaim('above', 1, `a first access costs more over separate collections than over one collection with \`${field}\``);
+  return ratioClaim(
+    'above',
+    1,
+    `a first access costs more over separate collections than over one collection with \`${field}\``,
+  );
 }

@@ -2,7 +2,7 @@ import { serverStatus, type ServerStatusData } from '../../src/collect/server-st
 import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
 import { gapOf, noWiredTiger } from '../../src/core/gaps';
-import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
 import type { Snapshot } from '../../src/core/types';
 import {
   type CollectionCountOptions,
@@ -25,10 +25,15 @@ export { collectionCountOptionsSchema, type CollectionCountOptions };
 
 const n = (x: number): string => formatNumber(x);
 
-const DEPLOYMENT = 'The deployment holds {{collections}} collections and {{indexes}} indexes in {{databases}} databases: ';
-const WT_TABLES = '{{tables}} WiredTiger tables, each with a file and a data handle (Compass flags {{limit}} collections)';
+const DEPLOYMENT =
+  'The deployment holds {{collections}} collections and {{indexes}} indexes in {{databases}} databases: ';
+const WT_TABLES =
+  '{{tables}} WiredTiger tables, each with a file and a data handle (Compass flags {{limit}} collections)';
 
-function handleEvidence(status: ServerStatusData | undefined, reason: string | null): Record<string, number | string | null> {
+function handleEvidence(
+  status: ServerStatusData | undefined,
+  reason: string | null,
+): Record<string, number | string | null> {
   return {
     dataHandlesActive: status?.dataHandles?.active ?? null,
     dataHandleSweeps: status?.dataHandles?.sweeps ?? null,
@@ -38,7 +43,12 @@ function handleEvidence(status: ServerStatusData | undefined, reason: string | n
 }
 
 function countEvidence(t: Pick<Totals, 'indexes'> & { unread: number }): Record<string, number | null> {
-  return { indexes: t.indexes.min === t.indexes.max ? t.indexes.min : null, indexesMin: t.indexes.min, indexesMax: t.indexes.max, indexListsUnread: t.unread };
+  return {
+    indexes: t.indexes.min === t.indexes.max ? t.indexes.min : null,
+    indexesMin: t.indexes.min,
+    indexesMax: t.indexes.max,
+    indexListsUnread: t.unread,
+  };
 }
 
 /** Why there are no data-handle figures: the server-status data says, or what its collector could not do. */
@@ -49,16 +59,37 @@ function handlesReason(snapshot: Snapshot, status: ServerStatusData | undefined)
 }
 
 const MESSAGES = {
-  manyInDeployment: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open ({{sweeps}} sweeps so far).`,
+  manyInDeployment: sentence(
+    `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open ({{sweeps}} sweeps `,
+    `so far).`,
+  ),
   manyInDeploymentNoSweeps: `${DEPLOYMENT}${WT_TABLES}; WiredTiger holds {{active}} data handles open.`,
   manyInDeploymentHandlesUnread: `${DEPLOYMENT}${WT_TABLES}; data handles not read: {{reason}}.`,
-  manyInDeploymentOtherEngine: `${DEPLOYMENT}{{tables}} tables (WiredTiger tables on MongoDB), each with a file and a data handle (Compass flags {{limit}} collections); data handles not read: {{reason}}.`,
-  manyInDatabase: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger tables), over the {{limit}} collections per database Atlas flags.',
-  manyInDatabaseOtherEngine: 'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
-  manyDataHandles: 'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
-  manyTables: `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for ~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. Data handles not read: {{reason}}.`,
-  tenantCollections:
-    '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of {{read}} read have the same indexes: one collection per tenant.',
+  manyInDeploymentOtherEngine: sentence(
+    `${DEPLOYMENT}{{tables}} tables (WiredTiger tables on MongoDB), each with a file and a data handle `,
+    `(Compass flags {{limit}} collections); data handles not read: {{reason}}.`,
+  ),
+  manyInDatabase: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger ',
+    'tables), over the {{limit}} collections per database Atlas flags.',
+  ),
+  manyInDatabaseOtherEngine: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, ',
+    'WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
+  ),
+  manyDataHandles: sentence(
+    'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in ',
+    'the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
+  ),
+  manyTables: sentence(
+    `${DEPLOYMENT}{{tables}} WiredTiger tables ({{limit}} or more), each a file that holds a data handle for `,
+    `~28 h once opened (close_idle_time=100000); a 2-core/4 GB node ran out of memory below 10,000 tables. `,
+    `Data handles not read: {{reason}}.`,
+  ),
+  tenantCollections: sentence(
+    '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of ',
+    '{{read}} read have the same indexes: one collection per tenant.',
+  ),
 } as const;
 
 type Messages = typeof MESSAGES;
@@ -114,7 +145,11 @@ function deploymentFindings({ snapshot, options, report, note }: Analysis, { t, 
     if (t.tables.min >= limit) report({ messageId: 'manyTables', target, data, evidence });
     else if (t.tables.max >= limit) {
       note(
-        `could not tell whether the deployment holds ${n(limit)} WiredTiger tables or more (the line for data handles, whose figures could not be read): its ${n(t.collections)} collections hold ${rangeText(t.indexes)} indexes, and the index lists of ${n(t.unread)} collections were not read (each holds at most 64). Raise dataHandlesWarn, or run with the clusterMonitor role on MongoDB so the open handles are read`,
+        `could not tell whether the deployment holds ${n(limit)} WiredTiger tables or more (the line for ` +
+          `data handles, whose figures could not be read): its ${n(t.collections)} collections ` +
+          `hold ${rangeText(t.indexes)} indexes, and the index lists of ${n(t.unread)} collections were not ` +
+          `read (each holds at most 64). Raise dataHandlesWarn, or run with the clusterMonitor role on MongoDB ` +
+          `so the open handles are read`,
       );
     }
   }
@@ -153,12 +188,18 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
   }
   if (unjudged.length > 0) {
     note(
-      `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more alike-named collections`)} ${inOthers(unjudged)} not reported here: their index lists were not read, so whether they are per-tenant collections was not judged: ${checkThem(unjudged)}`,
+      `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more ` + `alike-named collections`)} ${inOthers(unjudged)} ` +
+        `not reported here: their index lists were not read, so whether they are per-tenant collections was ` +
+        `not judged: ${checkThem(unjudged)}`,
     );
   }
   if (inv.namesOmitted) {
     note(
-      `the collection names of ${n(inv.namesOmitted.databases)} database${inv.namesOmitted.databases === 1 ? '' : 's'} the run does not check (${n(inv.namesOmitted.collections)} collections) were not kept, past ${n(OTHER_NAMES_MAX)} names: their per-tenant collections were not looked for; check those databases, or run audit for the whole deployment`,
+      `the collection names of ${n(inv.namesOmitted.databases)} ` +
+        `database${inv.namesOmitted.databases === 1 ? '' : 's'} the run does not check ` +
+        `(${n(inv.namesOmitted.collections)} collections) were not kept, past ${n(OTHER_NAMES_MAX)} names: ` +
+        `their per-tenant collections were not looked for; check those databases, or run audit for the whole ` +
+        `deployment`,
     );
   }
   for (const g of groups) if (isTenantGroup(g, options) && checked.has(g.db)) reportTenantGroup(a, g, wt);
@@ -200,19 +241,33 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
     recommendation: ts
       ? {
           action: `one time-series collection \`${target}\` with ${field} in its metaField`,
-          reason: `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. One time-series collection with the tenant inside the metaField groups each tenant's measurements into their own buckets, and the metaField is indexed.`,
+          reason:
+            `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. ` +
+            `One time-series collection with the tenant inside the metaField groups each tenant's measurements ` +
+            `into their own buckets, and the metaField is indexed.`,
           commands: [
-            `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", metaField: "meta" } })`,
-            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { "meta.${field}": "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // per tenant; $merge into time-series needs 7.0+, else insert from the client`,
+            `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", ` +
+              `metaField: "meta" } })`,
+            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: ` +
+              `{ "meta.${field}": "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // per ` +
+              `tenant; $merge into time-series needs 7.0+, else insert from the client`,
           ],
         }
       : {
           action: `fold into one collection \`${target}\` with ${field} leading each index`,
-          reason: `${n(g.members)} collections with ${g.indexes.length + 1} indexes each are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran out of memory and startup took hours; in a test at 500,000 collections, one shared table for all collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+          reason:
+            `${n(g.members)} collections with ${g.indexes.length + 1} indexes each ` +
+            `are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; ` +
+            `one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran ` +
+            `out of memory and startup took hours; in a test at 500,000 collections, one shared table for all ` +
+            `collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall ` +
+            `from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
           commands: [
             `db.createCollection(${JSON.stringify(target)})`,
             ...plan.commands,
-            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: { ${field}: "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // once per tenant collection`,
+            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: ` +
+              `{ ${field}: "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // once per ` +
+              `tenant collection`,
           ],
         },
   });
@@ -223,7 +278,8 @@ export default defineRule({
   needs: [serverStatus, inventory],
   scope: 'snapshot',
   meta: {
-    description: 'Collections and indexes in the deployment (each a WiredTiger table and data handle), and per-tenant collections',
+    description:
+      'Collections and indexes in the deployment (each a WiredTiger table and data handle), and per-tenant collections',
     docsUrl: 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/reduce-collections/',
     severity: 'warn',
     messages: MESSAGES,
@@ -241,7 +297,11 @@ export default defineRule({
     databaseFindings(a, figures);
     tenantFindings(a, figures);
   },
-  confirm: { describe: 'first access over N new collections vs the same documents in one collection with a tenant field', messages: CONFIRM_MESSAGES, run: confirmCollectionCount },
+  confirm: {
+    describe: 'first access over N new collections vs the same documents in one collection with a tenant field',
+    messages: CONFIRM_MESSAGES,
+    run: confirmCollectionCount,
+  },
 });
 
 function groupCount(k: number, what: string): string {
@@ -250,7 +310,10 @@ function groupCount(k: number, what: string): string {
 
 function inOthers(groups: readonly { db: string }[]): string {
   const dbs = [...new Set(groups.map((g) => g.db))];
-  return `in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs.slice(0, 5).map((d) => `\`${d}\``).join(', ')}${dbs.length > 5 ? ', …' : ''})`;
+  return `in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs
+    .slice(0, 5)
+    .map((d) => `\`${d}\``)
+    .join(', ')}${dbs.length > 5 ? ', …' : ''})`;
 }
 
 function checkThem(groups: readonly { db: string }[]): string {

@@ -26,7 +26,8 @@ export interface IndexBounds {
 /** Collection names of one kind in a database, sorted, each with its index set where its index list was read. */
 export interface NameList {
   names: string[];
-  /** Parallel to `names`: the position of its index set in the inventory's `indexSets`, -1 when not read; absent when none was read. */
+  /** Parallel to `names`: the position of its index set in the inventory's `indexSets`, -1 when not read; absent when
+   * none was read. */
   sets?: number[];
 }
 
@@ -38,7 +39,8 @@ export interface DatabaseCount {
   timeseries: number;
   /** Indexes over those collections: exact when every index list was read, else bounds. */
   indexes: number | IndexBounds;
-  /** Ordinary collections (system ones left out), for the tenant groups; absent for admin, local and config, and past the name budget. */
+  /** Ordinary collections (system ones left out), for the tenant groups; absent for admin, local and config, and past
+   * the name budget. */
   collectionNames?: NameList;
   /** Time-series collections, their index sets read on their system.buckets collections; absent when there are none. */
   timeseriesNames?: NameList;

@@ -39,17 +39,24 @@ export function zstdSupported(server: ServerInfo): boolean {
 }
 
 /** Compression facts for one collection; null when it has no WiredTiger block compressor to judge. */
-export function compressionStats(c: CollectionSnapshot, server: ServerInfo, o: CompressionOptions): CompressionStats | null {
+export function compressionStats(
+  c: CollectionSnapshot,
+  server: ServerInfo,
+  o: CompressionOptions,
+): CompressionStats | null {
   const s = c.stats;
   if (!s || !s.blockCompressor || s.count === 0) return null;
   const current = s.blockCompressor;
   const comp = dataOf(compressibility, c);
   const ratios = Object.fromEntries(CODECS.map((k) => [k, ratioOf(comp, k)])) as Record<Codec, number | null>;
-  // Space WiredTiger can reuse (freeStorageSize, 4.4+) sits inside storageSize but holds no data: left out of the ratio.
-  const free = s.freeStorageSizeBytes !== undefined && s.freeStorageSizeBytes < s.storageSizeBytes ? s.freeStorageSizeBytes : null;
+  // Space WiredTiger can reuse (freeStorageSize, 4.4+) sits inside storageSize but holds no data: left out of the
+  // ratio.
+  const free =
+    s.freeStorageSizeBytes !== undefined && s.freeStorageSizeBytes < s.storageSizeBytes ? s.freeStorageSizeBytes : null;
   const used = s.storageSizeBytes - (free ?? 0);
   const serverRatio = used > 0 ? s.sizeBytes / used : null;
-  const currentRatio = current === 'none' ? 1 : (CODECS as readonly string[]).includes(current) ? ratios[current as Codec] : null;
+  const currentRatio =
+    current === 'none' ? 1 : (CODECS as readonly string[]).includes(current) ? ratios[current as Codec] : null;
   const zstd = ratios.zstd;
   const gain = zstd !== null && currentRatio !== null && currentRatio > 0 ? zstd / currentRatio : null;
   let gainUnknown: string | null = null;
@@ -86,15 +93,25 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
   const { server } = snapshot;
   const notes: { message: string; level: 'skipped' | 'info' }[] = [];
   // collections whose $collStats answered and counted documents: those a block compressor applies to
-  const withDocs = snapshot.databases.flatMap((d) => d.collections).filter((c) => c.type === 'collection' && c.stats !== null && c.stats.count > 0);
+  const withDocs = snapshot.databases
+    .flatMap((d) => d.collections)
+    .filter((c) => c.type === 'collection' && c.stats !== null && c.stats.count > 0);
   const read = withDocs.filter((c) => c.stats?.blockCompressor);
   const unread = withDocs.filter((c) => !c.stats?.blockCompressor);
-  const still = (cs: readonly CollectionSnapshot[]): string => (cs.some((c) => dataOf(compressibility, c)) ? " (the sample's compressibility was still measured and is in the snapshot)" : '');
-  const otherEngine = server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
-  // A mongos names no storage engine (it stores nothing); its $collStats rows are the shards' own and say the compressor.
+  const still = (cs: readonly CollectionSnapshot[]): string =>
+    cs.some((c) => dataOf(compressibility, c))
+      ? " (the sample's compressibility was still measured and is in the snapshot)"
+      : '';
+  const otherEngine =
+    server.flavor === 'ferretdb' || (server.storageEngine !== null && server.storageEngine !== 'wiredTiger');
+  // A mongos names no storage engine (it stores nothing); its $collStats rows are the shards' own and say the
+  // compressor.
   const router = isRouter(server);
   if (otherEngine || (server.storageEngine === null && read.length === 0 && !router)) {
-    const engine = server.flavor === 'ferretdb' ? 'FerretDB, which has no WiredTiger' : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
+    const engine =
+      server.flavor === 'ferretdb'
+        ? 'FerretDB, which has no WiredTiger'
+        : `storage engine ${server.storageEngine ?? 'not reported (serverStatus unreadable)'}`;
     const message =
       `block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ${engine}; ` +
       `no compression advice${still(withDocs)}`;
@@ -103,17 +120,35 @@ export function supportNotes(snapshot: Snapshot): { message: string; level: 'ski
     return [{ level: 'skipped', message, ...gap }];
   }
   if (unread.length > 0) {
-    const names = unread.slice(0, MAX_NAMES).map((c) => `${c.db}.${c.name}`).join(', ') + (unread.length > MAX_NAMES ? ', …' : '');
-    const which = unread.length === withDocs.length ? `${withDocs.length === 1 ? 'the one collection' : `any of the ${withDocs.length} collections`} with documents (${names})` : `${unread.length} of ${withDocs.length} collections with documents (${names})`;
+    const names =
+      unread
+        .slice(0, MAX_NAMES)
+        .map((c) => `${c.db}.${c.name}`)
+        .join(', ') + (unread.length > MAX_NAMES ? ', …' : '');
+    const which =
+      unread.length === withDocs.length
+        ? `${withDocs.length === 1 ? 'the one collection' : `any of the ${withDocs.length} collections`} with ` +
+          `documents (${names})`
+        : `${unread.length} of ${withDocs.length} collections with documents (${names})`;
     const engine = server.storageEngine === 'wiredTiger' ? 'the server reports storage engine wiredTiger but ' : '';
-    notes.push({ level: 'skipped', message: `${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}` });
+    notes.push({
+      level: 'skipped',
+      message:
+        `${engine}$collStats returned no wiredTiger.creationString for ${which}, so the block compressor ` +
+        `could not be read; no compression advice for ${unread.length === 1 ? 'it' : 'them'}${still(unread)}`,
+    });
   }
   if (read.length > 0 && server.cacheBytes === null) {
     const why = router
       ? ROUTER_HAS_NO_STORAGE
-      : server.storageEngine === null ? 'serverStatus could not be read (it needs the clusterMonitor role)' : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
+      : server.storageEngine === null
+        ? 'serverStatus could not be read (it needs the clusterMonitor role)'
+        : 'serverStatus has no wiredTiger.cache["maximum bytes configured"]';
     // A remark, not a gap: the ratios are still judged.
-    notes.push({ level: 'info', message: `${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone` });
+    notes.push({
+      level: 'info',
+      message: `${why}, so the WiredTiger cache size is unknown; compression is judged on ratios alone`,
+    });
   }
   return notes;
 }

@@ -9,7 +9,8 @@ export interface Compressibility {
   /** Documents measured and their serialised bytes (the uncompressed size). */
   docs: number;
   bytes: number;
-  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects could not be. */
+  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects
+   * could not be. */
   serializer: 'bson' | 'ejson' | 'json';
   /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
   blockBytes: number;
@@ -60,18 +61,26 @@ function loadCodecs(): Promise<Codecs> {
       unavailable.snappy = `the snappy package could not load (${reason(err)})`;
     }
     // Node 22.15+ has zstd built in; Node 20 does not.
-    const zlibZstd = zlib as unknown as { zstdCompressSync?: (b: Buffer, o?: unknown) => Buffer; constants: Record<string, number | undefined> };
+    const zlibZstd = zlib as unknown as {
+      zstdCompressSync?: (b: Buffer, o?: unknown) => Buffer;
+      constants: Record<string, number | undefined>;
+    };
     if (typeof zlibZstd.zstdCompressSync === 'function') {
       const level = zlibZstd.constants.ZSTD_c_compressionLevel;
       const compress = zlibZstd.zstdCompressSync;
       fns.zstd = (b) => compress(b, level === undefined ? undefined : { params: { [level]: ZSTD_LEVEL } }).length;
     } else {
       try {
-        const zstd = load('@bokuweb/zstd-wasm') as { init(): Promise<void>; compress(b: Uint8Array, level: number): Uint8Array };
+        const zstd = load('@bokuweb/zstd-wasm') as {
+          init(): Promise<void>;
+          compress(b: Uint8Array, level: number): Uint8Array;
+        };
         await zstd.init();
         fns.zstd = (b) => zstd.compress(b, ZSTD_LEVEL).length;
       } catch (err) {
-        unavailable.zstd = `no zstd here: Node ${process.versions.node} has no built-in zstd and @bokuweb/zstd-wasm could not load (${reason(err)})`;
+        unavailable.zstd =
+          `no zstd here: Node ${process.versions.node} has no built-in zstd and @bokuweb/zstd-wasm could not ` +
+          `load (${reason(err)})`;
       }
     }
     return { fns, unavailable };
@@ -85,13 +94,16 @@ function loadCodecs(): Promise<Codecs> {
  * parses it back. Throws on a value it cannot rebuild.
  */
 function adoptForeignBson(v: unknown, depth = 0): unknown {
-  if (v === null || typeof v !== 'object' || v instanceof Date || v instanceof Uint8Array || v instanceof RegExp) return v;
+  if (v === null || typeof v !== 'object' || v instanceof Date || v instanceof Uint8Array || v instanceof RegExp)
+    return v;
   if (depth > 200) throw new Error('document nested too deeply');
   const bsonType = (v as { _bsontype?: unknown })._bsontype;
   if (typeof bsonType === 'string') {
     const ext = (v as { toExtendedJSON?: (o?: unknown) => unknown }).toExtendedJSON;
     if (typeof ext !== 'function') throw new Error(`a ${bsonType} value without toExtendedJSON`);
-    return (EJSON.deserialize({ v: ext.call(v, { relaxed: false, legacy: false }) }, { relaxed: false }) as { v: unknown }).v;
+    return (
+      EJSON.deserialize({ v: ext.call(v, { relaxed: false, legacy: false }) }, { relaxed: false }) as { v: unknown }
+    ).v;
   }
   if (Array.isArray(v)) return v.map((x) => adoptForeignBson(x, depth + 1));
   const out: Doc = {};
@@ -117,7 +129,10 @@ export function serializeDocs(docs: readonly Doc[]): { buffers: Buffer[]; serial
     // fall through
   }
   try {
-    return { buffers: docs.map((d) => Buffer.from(EJSON.stringify(d, { relaxed: false }), 'utf8')), serializer: 'ejson' };
+    return {
+      buffers: docs.map((d) => Buffer.from(EJSON.stringify(d, { relaxed: false }), 'utf8')),
+      serializer: 'ejson',
+    };
   } catch {
     // fall through
   }
@@ -126,7 +141,11 @@ export function serializeDocs(docs: readonly Doc[]): { buffers: Buffer[]; serial
 }
 
 /** Concatenates documents into blocks of about `blockBytes`, as WiredTiger fills a leaf page before compressing it. */
-export function toBlocks(buffers: readonly Buffer[], blockBytes = BLOCK_BYTES, maxBytes = MAX_BYTES): { blocks: Buffer[]; docs: number; bytes: number } {
+export function toBlocks(
+  buffers: readonly Buffer[],
+  blockBytes = BLOCK_BYTES,
+  maxBytes = MAX_BYTES,
+): { blocks: Buffer[]; docs: number; bytes: number } {
   const blocks: Buffer[] = [];
   let current: Buffer[] = [];
   let size = 0;
@@ -161,7 +180,13 @@ export async function measureCompressibility(docs: readonly Doc[]): Promise<Comp
     for (const b of blocks) total += Math.min(b.length, f(b)); // WiredTiger keeps a block uncompressed when compression does not pay
     return total;
   };
-  const out: Compressibility = { docs: used, bytes, serializer, blockBytes: BLOCK_BYTES, codecs: { snappy: run('snappy'), zlib: run('zlib'), zstd: run('zstd') } };
+  const out: Compressibility = {
+    docs: used,
+    bytes,
+    serializer,
+    blockBytes: BLOCK_BYTES,
+    codecs: { snappy: run('snappy'), zlib: run('zlib'), zstd: run('zstd') },
+  };
   if (Object.keys(unavailable).length) out.unavailable = unavailable;
   return out;
 }
@@ -188,7 +213,12 @@ export const compressibility = defineCollector<Compressibility, 'collection'>({
       bytes,
       serializer: { enum: ['bson', 'ejson', 'json'] },
       blockBytes: bytes,
-      codecs: { type: 'object', required: ['snappy', 'zlib', 'zstd'], additionalProperties: false, properties: { snappy: compressed, zlib: compressed, zstd: compressed } },
+      codecs: {
+        type: 'object',
+        required: ['snappy', 'zlib', 'zstd'],
+        additionalProperties: false,
+        properties: { snappy: compressed, zlib: compressed, zstd: compressed },
+      },
       unavailable: { type: 'object', additionalProperties: false, properties: { snappy: why, zlib: why, zstd: why } },
     },
   },

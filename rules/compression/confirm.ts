@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { alternate } from '../../src/confirm/trials';
@@ -35,7 +36,9 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
     const name = names[i] as string;
     let refused: string | null = null;
     try {
-      await s.create(name, { storageEngine: { wiredTiger: { configString: `block_compressor=${codecs[i] as string}` } } });
+      await s.create(name, {
+        storageEngine: { wiredTiger: { configString: `block_compressor=${codecs[i] as string}` } },
+      });
     } catch (err) {
       refused = `the server refused to create it: ${describeServerError(err)}`;
     }
@@ -43,17 +46,33 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
     if (refused || applied !== codecs[i]) {
       for (const n of names) await s.drop(n);
       const server = ctx.snapshot.server;
-      const engine = server.flavor === 'ferretdb' ? ' (FerretDB has no WiredTiger)' : server.storageEngine === 'wiredTiger' ? ', although the server reports storage engine wiredTiger' : '';
-      const unread = `its $collStats storageStats carry no wiredTiger.creationString, so the compressor it got cannot be read back${engine}`;
+      const engine =
+        server.flavor === 'ferretdb'
+          ? ' (FerretDB has no WiredTiger)'
+          : server.storageEngine === 'wiredTiger'
+            ? ', although the server reports storage engine wiredTiger'
+            : '';
+      const unread =
+        `its $collStats storageStats carry no wiredTiger.creationString, so the compressor it got cannot be ` +
+        `read back${engine}`;
       const why = refused ?? (applied === null ? unread : `the server created it with block_compressor=${applied}`);
-      return { status: 'not-run', summary: `Not measured: a scratch collection asked for block_compressor=${codecs[i] as string}, but ${why}.`, reason: why, measurements: [] };
+      return {
+        status: 'not-run',
+        summary: `Not measured: a scratch collection asked for block_compressor=${codecs[i] as string}, but ${why}.`,
+        reason: why,
+        measurements: [],
+      };
     }
   }
   // 2. the same documents in each
   const source = collection ? (await ctx.sourceDocs(db, collection)).map(strip) : [];
   if (source.length === 0) {
     for (const n of names) await s.drop(n);
-    return { status: 'inconclusive', summary: say(M, 'inconclusiveNoDocs', { collection: collection ?? 'the collection' }), measurements: [] };
+    return {
+      status: 'inconclusive',
+      summary: say(M, 'inconclusiveNoDocs', { collection: collection ?? 'the collection' }),
+      measurements: [],
+    };
   }
   for (const n of names) await s.insertMany(n, source);
   // 3. a checkpoint, so storageSize counts compressed blocks on disk
@@ -67,10 +86,17 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   for (const n of names) sizes.push(Number((await s.collStats(n))?.storageSize ?? 0));
   // 4. read time: a full scan of each, the two timed in alternation
   const [n0, n1] = [names[0] as string, names[names.length - 1] as string];
-  const scan = (n: string) => async (): Promise<void> => void (await s.command({ find: n, filter: {}, batchSize: 100_000, singleBatch: true }));
-  const reads: Timed[] = names.length === 2
-    ? await alternate(ctx.budget, { label: `full scan of ${formatNumber(source.length)} docs, ${current}`, run: scan(n0) }, { label: `full scan of ${formatNumber(source.length)} docs, zstd`, run: scan(n1) }, DEFAULT_TRIALS)
-    : [];
+  const scan = (n: string) => async (): Promise<void> =>
+    void (await s.command({ find: n, filter: {}, batchSize: 100_000, singleBatch: true }));
+  const reads: Timed[] =
+    names.length === 2
+      ? await alternate(
+          ctx.budget,
+          { label: `full scan of ${formatNumber(source.length)} docs, ${current}`, run: scan(n0) },
+          { label: `full scan of ${formatNumber(source.length)} docs, zstd`, run: scan(n1) },
+          DEFAULT_TRIALS,
+        )
+      : [];
   for (const n of names) await s.drop(n);
 
   const measurements: Measurement[] = [];
@@ -82,26 +108,53 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   const cur = sizes[0] as number;
   const zstd = sizes[sizes.length - 1] as number;
   const fsyncNote = flushError === null ? [] : [say(M, 'measuredFsyncRefused', { error: flushError })];
-  if (cur <= 0 || zstd <= 0) return { status: 'inconclusive', summary: [say(M, 'inconclusiveNoSize'), ...fsyncNote].join(' '), measurements };
+  if (cur <= 0 || zstd <= 0)
+    return { status: 'inconclusive', summary: [say(M, 'inconclusiveNoSize'), ...fsyncNote].join(' '), measurements };
   const gain = { label: `storageSize, ${current} / zstd`, median: cur / zstd, low: cur / zstd, high: cur / zstd };
   const claim = gainClaim(f.messageId === 'zstdSmaller' || f.messageId === 'zstdSmallerOutgrowsCache' ? o.minGain : 1);
-  const parts = [say(M, 'measuredSizes', { docs: formatNumber(source.length), collection: collection ?? '', current: formatBytes(cur), codec: current, zstd: formatBytes(zstd), flush: flushError === null ? 'fsync' : 'no flush', gain: figure(gain, claim) })];
+  const parts = [
+    say(M, 'measuredSizes', {
+      docs: formatNumber(source.length),
+      collection: collection ?? '',
+      current: formatBytes(cur),
+      codec: current,
+      zstd: formatBytes(zstd),
+      flush: flushError === null ? 'fsync' : 'no flush',
+      gain: figure(gain, claim),
+    }),
+  ];
   const [r0, r1] = reads;
   if (r0 && r1 && r0.complete && r1.complete) {
     const read = ratioOf(`full-scan time, zstd / ${current}`, r1, r0);
-    parts.push(say(M, 'measuredRead', { figure: figure(read), zstd: formatDuration(toMeasurement(r1).median), current: formatDuration(toMeasurement(r0).median) }));
+    parts.push(
+      say(M, 'measuredRead', {
+        figure: figure(read),
+        zstd: formatDuration(toMeasurement(r1).median),
+        current: formatDuration(toMeasurement(r0).median),
+      }),
+    );
   }
   parts.push(...fsyncNote);
   const status: Verdict = flushError === null ? judge(claim, gain) : 'inconclusive';
   const data = { claim: claim.text, size: claim.size };
   if (flushError !== null) parts.push(say(M, 'inconclusiveUnflushed'));
-  else parts.push(status === 'supported' ? say(M, 'supportedGain', data) : status === 'refuted' ? say(M, 'refutedGain', data) : say(M, 'inconclusiveGain', data));
+  else
+    parts.push(
+      status === 'supported'
+        ? say(M, 'supportedGain', data)
+        : status === 'refuted'
+          ? say(M, 'refutedGain', data)
+          : say(M, 'inconclusiveGain', data),
+    );
   return { status, claim, summary: parts.join(' '), ratio: gain, measurements };
 }
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredSizes: '{{docs}} documents copied from {{collection}} took {{current}} with {{codec}} and {{zstd}} with zstd after {{flush}}: {{gain}} smaller (creationString read back for each).',
+  measuredSizes: sentence(
+    '{{docs}} documents copied from {{collection}} took {{current}} with {{codec}} and {{zstd}} with zstd ',
+    'after {{flush}}: {{gain}} smaller (creationString read back for each).',
+  ),
   measuredRead: 'A full scan took {{figure}} as long with zstd ({{zstd}} vs {{current}}).',
   measuredFsyncRefused: "fsync was refused ({{error}}), so sizes may predate WiredTiger's next checkpoint.",
   supportedGain: 'The claim that {{claim}} holds on this copy.',
@@ -115,5 +168,11 @@ const M = CONFIRM_MESSAGES;
 
 /** The claim, a direction and a size: zstd stores the same documents `size` times smaller or more (an exact figure). */
 export function gainClaim(size: number): RatioClaim {
-  return ratioClaim('above', size, size === 1 ? 'zstd stores the same documents in less space' : `zstd stores the same documents more than ${formatNumber(size)}x smaller`);
+  return ratioClaim(
+    'above',
+    size,
+    size === 1
+      ? 'zstd stores the same documents in less space'
+      : `zstd stores the same documents more than ${formatNumber(size)}x smaller`,
+  );
 }

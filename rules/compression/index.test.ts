@@ -4,7 +4,14 @@ import { serverStatus } from '../../src/collect/server-status';
 import type { CollectionSnapshot, Snapshot } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester, runRuleWithNotes } from '../../test/support/rule-tester';
-import { BLOCK_BYTES, type Compressibility, compressibility, measureCompressibility, serializeDocs, toBlocks } from './collect';
+import {
+  BLOCK_BYTES,
+  type Compressibility,
+  compressibility,
+  measureCompressibility,
+  serializeDocs,
+  toBlocks,
+} from './collect';
 import { compressionStats } from './analyze';
 import { compressorOf } from './confirm';
 import rule from './index';
@@ -31,11 +38,36 @@ function storageStats(compressor: string, size: number, storageSize: number, ind
   };
 }
 
-function collection(name: string, compressor: string, size: number, storageSize: number, indexes: number, comp?: Compressibility): CollectionSnapshot {
+function collection(
+  name: string,
+  compressor: string,
+  size: number,
+  storageSize: number,
+  indexes: number,
+  comp?: Compressibility,
+): CollectionSnapshot {
   const st = storageStats(compressor, size, storageSize, indexes);
   const c = collectionOf(name, {
-    stats: { count: Number(st.count), sizeBytes: size, avgObjSize: 1000, storageSizeBytes: storageSize, totalIndexSizeBytes: indexes, nindexes: 2, blockCompressor: compressorOf(st) },
-    sample: { method: '$sample', random: true, complete: false, dynamicKeys: [], requested: 1000, size: 1000, docs: [], fields: {}, timeSource: null },
+    stats: {
+      count: Number(st.count),
+      sizeBytes: size,
+      avgObjSize: 1000,
+      storageSizeBytes: storageSize,
+      totalIndexSizeBytes: indexes,
+      nindexes: 2,
+      blockCompressor: compressorOf(st),
+    },
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 1000,
+      size: 1000,
+      docs: [],
+      fields: {},
+      timeSource: null,
+    },
   });
   return comp ? withData(c, compressibility, comp) : c;
 }
@@ -50,7 +82,8 @@ const comp = (snappy: number, zlib: number, zstd: number | null): Compressibilit
   ...(zstd === null ? { unavailable: { zstd: 'no zstd here' } } : {}),
 });
 
-const snap = (c: CollectionSnapshot, cacheBytes: number | null = 8 * GiB) => withServer(snapshotOf([c]), { cacheBytes });
+const snap = (c: CollectionSnapshot, cacheBytes: number | null = 8 * GiB) =>
+  withServer(snapshotOf([c]), { cacheBytes });
 
 const events = { db: 'app', collection: 'events' };
 /** The zstd copy, with the documented configString, then the swap. */
@@ -68,7 +101,11 @@ const large = (c: Compressibility) => collection('events', 'snappy', 20 * GiB, 9
 /** FerretDB: no WiredTiger, so no block compressor and no cache figure. */
 function ferret(): Snapshot {
   const c = collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000));
-  return withServer(snapshotOf([{ ...c, stats: c.stats && { ...c.stats, blockCompressor: null } }]), { flavor: 'ferretdb', storageEngine: null, cacheBytes: null });
+  return withServer(snapshotOf([{ ...c, stats: c.stats && { ...c.stats, blockCompressor: null } }]), {
+    flavor: 'ferretdb',
+    storageEngine: null,
+    cacheBytes: null,
+  });
 }
 
 /**
@@ -77,32 +114,96 @@ function ferret(): Snapshot {
  * wiredTiger section, where the manual's $collStats output carries storageStats.wiredTiger.creationString.
  */
 const noCreationString = () =>
-  snap(withData(collectionOf('logs', { stats: { count: 600, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 1, blockCompressor: null } }), compressibility, comp(400_000, 280_000, 250_000)), null);
+  snap(
+    withData(
+      collectionOf('logs', {
+        stats: {
+          count: 600,
+          sizeBytes: 0,
+          avgObjSize: 0,
+          storageSizeBytes: 0,
+          totalIndexSizeBytes: 0,
+          nindexes: 1,
+          blockCompressor: null,
+        },
+      }),
+      compressibility,
+      comp(400_000, 280_000, 250_000),
+    ),
+    null,
+  );
 
 /** What the rule says it could not check, as the runner prints it (with its "compression: " prefix). */
 const notesOf = (s: Snapshot): string[] => runRuleWithNotes(rule, s).notes.map((n) => n.message);
 
 ruleTester(rule, {
   valid: [
-    { name: 'already zstd', snapshot: snap(collection('events', 'zstd', 10 * GiB, 2 * GiB, GiB, comp(400_000, 250_000, 200_000)), 1 * GiB) },
-    { name: 'zstd barely better (1.1x) and the data fits the cache', snapshot: snap(collection('events', 'snappy', 500 * MiB, 200 * MiB, 50 * MiB, comp(400_000, 380_000, 364_000))) },
-    { name: 'zstd much better but the collection is tiny', snapshot: snap(collection('events', 'snappy', 2 * MiB, 1 * MiB, MiB, comp(500_000, 250_000, 200_000))) },
-    { name: 'empty collection', snapshot: snap(collectionOf('e', { stats: { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: 'snappy' } })) },
+    {
+      name: 'already zstd',
+      snapshot: snap(collection('events', 'zstd', 10 * GiB, 2 * GiB, GiB, comp(400_000, 250_000, 200_000)), 1 * GiB),
+    },
+    {
+      name: 'zstd barely better (1.1x) and the data fits the cache',
+      snapshot: snap(collection('events', 'snappy', 500 * MiB, 200 * MiB, 50 * MiB, comp(400_000, 380_000, 364_000))),
+    },
+    {
+      name: 'zstd much better but the collection is tiny',
+      snapshot: snap(collection('events', 'snappy', 2 * MiB, 1 * MiB, MiB, comp(500_000, 250_000, 200_000))),
+    },
+    {
+      name: 'empty collection',
+      snapshot: snap(
+        collectionOf('e', {
+          stats: {
+            count: 0,
+            sizeBytes: 0,
+            avgObjSize: 0,
+            storageSizeBytes: 4096,
+            totalIndexSizeBytes: 4096,
+            nindexes: 1,
+            blockCompressor: 'snappy',
+          },
+        }),
+      ),
+    },
     {
       name: 'FerretDB: no WiredTiger, no block compressor; said once',
       snapshot: ferret(),
-      notes: ["compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice (the sample's compressibility was still measured and is in the snapshot)"],
+      notes: [
+        'compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ' +
+          "FerretDB, which has no WiredTiger; no compression advice (the sample's compressibility was still " +
+          'measured and is in the snapshot)',
+      ],
     },
-    { name: 'MongoDB 4.0 has no zstd', snapshot: withServer(snap(collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000)), GiB), { version: '4.0.28' }) },
+    {
+      name: 'MongoDB 4.0 has no zstd',
+      snapshot: withServer(
+        snap(collection('events', 'snappy', 10 * GiB, 5 * GiB, GiB, comp(500_000, 250_000, 200_000)), GiB),
+        { version: '4.0.28' },
+      ),
+    },
     {
       name: 'a server naming wiredTiger whose $collStats carries no creationString: no advice, and why',
       snapshot: noCreationString(),
-      notes: [{ includes: ['no wiredTiger.creationString for the one collection with documents (app.logs)', 'no compression advice for it'] }],
+      notes: [
+        {
+          includes: [
+            'no wiredTiger.creationString for the one collection with documents (app.logs)',
+            'no compression advice for it',
+          ],
+        },
+      ],
     },
     {
       name: 'a snapshot taken with the rule off: not checked, and said so (never a silent pass)',
-      snapshot: ran(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))), serverStatus),
-      notes: ['compression: not checked: its data (collector compression) was not collected (the rule was off when this snapshot was taken); collect again with it on'],
+      snapshot: ran(
+        snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000))),
+        serverStatus,
+      ),
+      notes: [
+        'compression: not checked: its data (collector compression) was not collected (the rule was off ' +
+          'when this snapshot was taken); collect again with it on',
+      ],
     },
   ],
   invalid: [
@@ -114,8 +215,16 @@ ruleTester(rule, {
           messageId: 'zstdSmaller',
           severity: 'info',
           target: events,
-          message: '`events` uses snappy (2.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 2.5:1 with snappy: 1.60x smaller.',
-          evidence: { blockCompressor: 'snappy', sampleRatioZstd: 4, sampleRatioSnappy: 2.5, gain: 1.6, outgrowsCache: false },
+          message:
+            '`events` uses snappy (2.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 ' +
+            'with zstd against 2.5:1 with snappy: 1.60x smaller.',
+          evidence: {
+            blockCompressor: 'snappy',
+            sampleRatioZstd: 4,
+            sampleRatioSnappy: 2.5,
+            gain: 1.6,
+            outgrowsCache: false,
+          },
           // a zstd copy with the documented configString
           recommendation: zstdCopy,
         },
@@ -129,7 +238,10 @@ ruleTester(rule, {
           messageId: 'zstdSmallerOutgrowsCache',
           severity: 'warn',
           target: events,
-          message: '`events` uses snappy (2.2:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 2.2:1 with snappy: 1.80x smaller, and its data and indexes (22 GiB) outgrow the cache (8 GiB).',
+          message:
+            '`events` uses snappy (2.2:1 on disk; reusable space not reported); its sample compresses 4.0:1 ' +
+            'with zstd against 2.2:1 with snappy: 1.80x smaller, and its data and indexes (22 GiB) outgrow ' +
+            'the cache (8 GiB).',
           evidence: { outgrowsCache: true, cacheBytes: 8 * GiB },
           recommendation: { ...zstdCopy, reasonIncludes: 'Data outgrowing the cache is read from disk' },
         },
@@ -144,7 +256,10 @@ ruleTester(rule, {
           severity: 'warn',
           target: events,
           message:
-            'Data and indexes of `events` (22 GiB uncompressed) outgrow the WiredTiger cache (8 GiB): reads past the cache come from disk, where smaller blocks help. It uses snappy (2.2:1 on disk; reusable space not reported); its sample compresses 2.5:1 with zstd, 1.13x smaller than with snappy.',
+            'Data and indexes of `events` (22 GiB uncompressed) outgrow the WiredTiger cache (8 GiB): reads ' +
+            'past the cache come from disk, where smaller blocks help. It uses snappy (2.2:1 on disk; ' +
+            'reusable space not reported); its sample compresses 2.5:1 with zstd, 1.13x smaller than with ' +
+            'snappy.',
           recommendation: zstdCopy,
         },
       ],
@@ -157,8 +272,17 @@ ruleTester(rule, {
           messageId: 'outgrowsCacheGainUnknown',
           severity: 'warn',
           target: events,
-          data: { collection: 'events', dataBytes: '22 GiB', cacheBytes: '8 GiB', current: 'snappy', serverRatio: '2.2:1 on disk; reusable space not reported', reason: 'no zstd here' },
-          messageIncludes: "It uses snappy (2.2:1 on disk; reusable space not reported); zstd's gain could not be measured here (no zstd here).",
+          data: {
+            collection: 'events',
+            dataBytes: '22 GiB',
+            cacheBytes: '8 GiB',
+            current: 'snappy',
+            serverRatio: '2.2:1 on disk; reusable space not reported',
+            reason: 'no zstd here',
+          },
+          messageIncludes:
+            "It uses snappy (2.2:1 on disk; reusable space not reported); zstd's gain could not be measured " +
+            'here (no zstd here).',
           evidence: { sampleRatioZstd: null, gain: null },
           recommendation: zstdCopy,
         },
@@ -172,7 +296,9 @@ ruleTester(rule, {
           messageId: 'zstdSmaller',
           severity: 'info',
           target: events,
-          message: '`events` uses none (1.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 with zstd against 1.0:1 with none: 4.00x smaller.',
+          message:
+            '`events` uses none (1.0:1 on disk; reusable space not reported); its sample compresses 4.0:1 ' +
+            'with zstd against 1.0:1 with none: 4.00x smaller.',
           recommendation: zstdCopy,
         },
       ],
@@ -189,7 +315,13 @@ describe('compression recommendation', () => {
 });
 
 describe('compressibility of a sample', () => {
-  const docs = Array.from({ length: 400 }, (_, i) => ({ _id: new ObjectId(), i, status: i % 3 ? 'open' : 'closed', note: `customer ${i % 17} asked about order ${i % 5}`, tags: ['a', 'b', 'c'] }));
+  const docs = Array.from({ length: 400 }, (_, i) => ({
+    _id: new ObjectId(),
+    i,
+    status: i % 3 ? 'open' : 'closed',
+    note: `customer ${i % 17} asked about order ${i % 5}`,
+    tags: ['a', 'b', 'c'],
+  }));
 
   it('serialises BSON as stored and compresses WiredTiger-sized blocks with all three codecs', async () => {
     const c = await measureCompressibility(docs);
@@ -203,17 +335,29 @@ describe('compressibility of a sample', () => {
     expect(zlib!).toBeLessThan(snappy!);
   });
 
-  it('rebuilds values from another bson copy (mongosh\'s) with ours, so the bytes are still BSON', () => {
+  it("rebuilds values from another bson copy (mongosh's) with ours, so the bytes are still BSON", () => {
     // What mongosh's own bson objects look like to a different major version of the library.
     const real = new ObjectId();
-    const foreign = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, toExtendedJSON: () => ({ $oid: real.toHexString() }) }, n: 1, at: new Date(0), tags: ['a'] };
+    const foreign = {
+      _id: {
+        _bsontype: 'ObjectId',
+        [Symbol.for('@@mdb.bson.version')]: 5,
+        toExtendedJSON: () => ({ $oid: real.toHexString() }),
+      },
+      n: 1,
+      at: new Date(0),
+      tags: ['a'],
+    };
     const out = serializeDocs([foreign]);
     expect(out.serializer).toBe('bson');
     expect(out.buffers[0]).toEqual(serializeDocs([{ _id: real, n: 1, at: new Date(0), tags: ['a'] }]).buffers[0]);
   });
 
   it('falls back to text, and says so, when a foreign value cannot be rebuilt', () => {
-    const opaque = { _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, id: new Uint8Array(12) }, n: 1 };
+    const opaque = {
+      _id: { _bsontype: 'ObjectId', [Symbol.for('@@mdb.bson.version')]: 5, id: new Uint8Array(12) },
+      n: 1,
+    };
     const out = serializeDocs([opaque]);
     expect(['ejson', 'json']).toContain(out.serializer);
     expect(out.buffers[0]?.length).toBeGreaterThan(0);
@@ -233,37 +377,110 @@ describe('compressibility of a sample', () => {
 });
 
 describe('compression: what could not be read goes to the notes, once per run', () => {
-  it('a server naming wiredTiger whose $collStats carries no creationString: said, with the collection, and no advice', () => {
-    // the rule's side (no advice) is the valid case "a server naming wiredTiger whose $collStats carries no creationString"
-    expect(notesOf(noCreationString())).toEqual([
-      "compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for the one collection with documents (app.logs), so the block compressor could not be read; no compression advice for it (the sample's compressibility was still measured and is in the snapshot)",
-    ]);
-  });
+  it(
+    'a server naming wiredTiger whose $collStats carries no creationString: said, with the collection, and no ' +
+      'advice',
+    () => {
+      // the rule's side (no advice) is the valid case "a server naming wiredTiger whose $collStats carries no
+      // creationString"
+      expect(notesOf(noCreationString())).toEqual([
+        'compression: the server reports storage engine wiredTiger but $collStats returned no ' +
+          'wiredTiger.creationString for the one collection with documents (app.logs), so the block compressor ' +
+          "could not be read; no compression advice for it (the sample's compressibility was still measured and " +
+          'is in the snapshot)',
+      ]);
+    },
+  );
 
   it('names the collections whose compressor could not be read when others could', () => {
     const s = snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB, comp(400_000, 280_000, 250_000)));
-    s.databases[0]?.collections.push(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }));
-    expect(notesOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for 1 of 2 collections with documents (app.logs), so the block compressor could not be read; no compression advice for it']);
+    s.databases[0]?.collections.push(
+      collectionOf('logs', {
+        stats: {
+          count: 10,
+          sizeBytes: 1000,
+          avgObjSize: 100,
+          storageSizeBytes: 4096,
+          totalIndexSizeBytes: 4096,
+          nindexes: 1,
+          blockCompressor: null,
+        },
+      }),
+    );
+    expect(notesOf(s)).toEqual([
+      'compression: the server reports storage engine wiredTiger but $collStats returned no ' +
+        'wiredTiger.creationString for 1 of 2 collections with documents (app.logs), so the block compressor ' +
+        'could not be read; no compression advice for it',
+    ]);
   });
 
   it('one line for every database of the run, not one per database or collection', () => {
-    const logs = (db: string) => ({ ...collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), db });
-    const s = withServer(snapshotOf([], { databases: [{ name: 'a', collections: [logs('a')] }, { name: 'b', collections: [logs('b')] }] }), { cacheBytes: null });
-    expect(notesOf(s)).toEqual(['compression: the server reports storage engine wiredTiger but $collStats returned no wiredTiger.creationString for any of the 2 collections with documents (a.logs, b.logs), so the block compressor could not be read; no compression advice for them']);
+    const logs = (db: string) => ({
+      ...collectionOf('logs', {
+        stats: {
+          count: 10,
+          sizeBytes: 1000,
+          avgObjSize: 100,
+          storageSizeBytes: 4096,
+          totalIndexSizeBytes: 4096,
+          nindexes: 1,
+          blockCompressor: null,
+        },
+      }),
+      db,
+    });
+    const s = withServer(
+      snapshotOf([], {
+        databases: [
+          { name: 'a', collections: [logs('a')] },
+          { name: 'b', collections: [logs('b')] },
+        ],
+      }),
+      { cacheBytes: null },
+    );
+    expect(notesOf(s)).toEqual([
+      'compression: the server reports storage engine wiredTiger but $collStats returned no ' +
+        'wiredTiger.creationString for any of the 2 collections with documents (a.logs, b.logs), so the block ' +
+        'compressor could not be read; no compression advice for them',
+    ]);
   });
 
   it('compressor read but no cache figure in serverStatus: ratios alone, and why', () => {
     expect(notesOf(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null))).toEqual([
-      'compression: serverStatus has no wiredTiger.cache["maximum bytes configured"], so the WiredTiger cache size is unknown; compression is judged on ratios alone',
+      'compression: serverStatus has no wiredTiger.cache["maximum bytes configured"], so the WiredTiger ' +
+        'cache size is unknown; compression is judged on ratios alone',
     ]);
-    const refused = withServer(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null), { storageEngine: null });
+    const refused = withServer(snap(collection('events', 'snappy', 600 * MiB, 300 * MiB, 60 * MiB), null), {
+      storageEngine: null,
+    });
     expect(notesOf(refused)[0]).toContain('serverStatus could not be read (it needs the clusterMonitor role)');
   });
 
   it('another engine or FerretDB: block compressors do not apply', () => {
-    const s = withServer(snap(collectionOf('logs', { stats: { count: 10, sizeBytes: 1000, avgObjSize: 100, storageSizeBytes: 4096, totalIndexSizeBytes: 4096, nindexes: 1, blockCompressor: null } }), null), { flavor: 'ferretdb', storageEngine: null });
-    expect(notesOf(s)).toEqual(['compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs FerretDB, which has no WiredTiger; no compression advice']);
-    expect(notesOf(withServer(s, { flavor: 'mongodb', storageEngine: 'inMemory' }))[0]).toContain('this server runs storage engine inMemory; no compression advice');
+    const s = withServer(
+      snap(
+        collectionOf('logs', {
+          stats: {
+            count: 10,
+            sizeBytes: 1000,
+            avgObjSize: 100,
+            storageSizeBytes: 4096,
+            totalIndexSizeBytes: 4096,
+            nindexes: 1,
+            blockCompressor: null,
+          },
+        }),
+        null,
+      ),
+      { flavor: 'ferretdb', storageEngine: null },
+    );
+    expect(notesOf(s)).toEqual([
+      'compression: block compressors (snappy, zlib, zstd) are WiredTiger settings and this server runs ' +
+        'FerretDB, which has no WiredTiger; no compression advice',
+    ]);
+    expect(notesOf(withServer(s, { flavor: 'mongodb', storageEngine: 'inMemory' }))[0]).toContain(
+      'this server runs storage engine inMemory; no compression advice',
+    );
   });
 
   it('every compressor read and a cache known: nothing to say', () => {
@@ -273,7 +490,10 @@ describe('compression: what could not be read goes to the notes, once per run', 
 
 describe('the compression collector', () => {
   it('keeps byte counts only: its schema refuses any other field', () => {
-    const schema = compressibility.schema as { additionalProperties: boolean; properties: Record<string, { additionalProperties?: boolean }> };
+    const schema = compressibility.schema as {
+      additionalProperties: boolean;
+      properties: Record<string, { additionalProperties?: boolean }>;
+    };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.codecs?.additionalProperties).toBe(false);
     expect(schema.properties.unavailable?.additionalProperties).toBe(false);
@@ -288,7 +508,10 @@ describe('the compression collector', () => {
 describe('compression: the on-disk ratio leaves out reusable space (freeStorageSize)', () => {
   it('is size / (storageSize - freeStorageSize), and says what was left out', () => {
     const c = collection('events', 'snappy', 40 * GiB, 20 * GiB, 2 * GiB, comp(500_000, 400_000, 250_000));
-    const withFree = { ...c, stats: { ...(c.stats as NonNullable<CollectionSnapshot['stats']>), freeStorageSizeBytes: 10 * GiB } };
+    const withFree = {
+      ...c,
+      stats: { ...(c.stats as NonNullable<CollectionSnapshot['stats']>), freeStorageSizeBytes: 10 * GiB },
+    };
     const s = compressionStats(withFree, snap(withFree).server, { cacheShare: 0.8, minGain: 1.3, minDataBytes: 0 });
     // 20 GiB on disk of which 10 GiB reusable: the data takes 10 GiB, 4.0:1, not 2.0:1
     expect(s?.serverRatio).toBe(4);

@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 // Names in comments go through shellKey: bare when plain, quoted (so no newline ends the comment) otherwise.
 import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
 import { formatBytes } from '../../src/core/format';
-import { defineRule, type Report } from '../../src/core/rule';
+import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { serverStatus } from '../../src/collect/server-status';
 import { type CompressionStats, compressionStats, supportNotes, zstdSupported } from './analyze';
@@ -18,18 +18,32 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
   const target = `${collection}_zstd`;
   return {
     action: 'zstd block compression',
-    reason: `The block compressor is fixed when a collection is created: create a zstd copy, copy the documents, rebuild the indexes, then swap names. ${s.outgrowsCache ? 'Data outgrowing the cache is read from disk, where smaller blocks mean fewer reads: in a benchmark of WiredTiger against a searchable-compression engine (TerarkDB) on 103 GB of Wikipedia, random reads under a 12 GB memory limit ran at ~6.7k QPS on WiredTiger against ~140k QPS on the smaller copy, whose compressed blocks stayed in the OS cache.' : 'zstd costs a little more CPU per block than snappy and stores less.'} New collections can default to zstd with the mongod option storage.wiredTiger.collectionConfig.blockCompressor.`,
+    reason:
+      `The block compressor is fixed when a collection is created: create a zstd copy, copy the documents, ` +
+      `rebuild the indexes, then swap ` +
+      `names. ${s.outgrowsCache ? 'Data outgrowing the cache is ' + 'read from disk, where smaller ' + 'blocks mean fewer reads: in a ' + 'benchmark ' + ('of WiredTiger against a ' + 'searchable-compression engine ' + '(TerarkDB) on 103 GB of ' + 'Wikipedia, random ' + 'reads ') + ('under a 12 GB memory limit ' + 'ran at ~6.7k QPS on ' + 'WiredTiger against ~140k QPS ' + 'on the smaller copy, ') + 'whose compressed blocks stayed in the OS cache.' : 'zstd costs a little more CPU ' + 'per block than snappy and ' + 'stores less.'} ` +
+      `New collections can default to zstd with the mongod option ` +
+      `storage.wiredTiger.collectionConfig.blockCompressor.`,
     commands: [
-      `db.createCollection(${shellString(target)}, { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })`,
+      `db.createCollection(${shellString(target)}, { storageEngine: { wiredTiger: { configString: ` +
+        `"block_compressor=zstd" } } })`,
       `${shellCollection(collection)}.aggregate([{ $merge: { into: ${shellString(target)} } }])`,
       `${shellCollection(collection)}.getIndexes()  // create the same indexes on ${shellKey(target)}`,
-      `${shellCollection(target)}.renameCollection(${shellString(collection)}, true)  // replaces ${shellKey(collection)}: only after checking counts`,
+      `${shellCollection(target)}.renameCollection(${shellString(collection)}, true)  // ` +
+        `replaces ${shellKey(collection)}: only after checking counts`,
     ],
   };
 }
 
-const SAMPLE = '`{{collection}}` uses {{current}} ({{serverRatio}}); its sample compresses {{zstdRatio}} with zstd against {{currentRatio}} with {{current}}: {{gain}}x smaller';
-const OUTGROWS = 'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ({{serverRatio}});';
+const SAMPLE = sentence(
+  '`{{collection}}` uses {{current}} ({{serverRatio}}); its sample compresses {{zstdRatio}} with zstd ',
+  'against {{currentRatio}} with {{current}}: {{gain}}x smaller',
+);
+const OUTGROWS = sentence(
+  'Data and indexes of `{{collection}}` ({{dataBytes}} uncompressed) outgrow the WiredTiger cache ',
+  '({{cacheBytes}}): reads past the cache come from disk, where smaller blocks help. It uses {{current}} ',
+  '({{serverRatio}});',
+);
 
 const messages = {
   zstdSmaller: `${SAMPLE}.`,
@@ -40,7 +54,12 @@ const messages = {
 
 const round2 = (n: number | null): number | null => (n === null ? null : Math.round(n * 100) / 100);
 
-function analyzeCollection(c: CollectionSnapshot, snapshot: Snapshot, options: CompressionOptions, report: Report<typeof messages>): void {
+function analyzeCollection(
+  c: CollectionSnapshot,
+  snapshot: Snapshot,
+  options: CompressionOptions,
+  report: Report<typeof messages>,
+): void {
   const s = compressionStats(c, snapshot.server, options);
   if (!s || s.current === 'zstd') return;
   const size = c.stats?.sizeBytes ?? 0;
@@ -67,32 +86,63 @@ function analyzeCollection(c: CollectionSnapshot, snapshot: Snapshot, options: C
     recommendation: recommend(c.name, s),
   };
   // the on-disk ratio says whether reusable space was left out of it (freeStorageSize) or could not be
-  const onDisk = s.serverRatio === null ? 'n/a on disk' : `${ratio(s.serverRatio)} on disk${s.freeBytes === null ? '; reusable space not reported' : s.freeBytes > 0 ? `, net of ${formatBytes(s.freeBytes)} reusable` : ''}`;
+  const onDisk =
+    s.serverRatio === null
+      ? 'n/a on disk'
+      : `${ratio(s.serverRatio)} on ` +
+        `disk${s.freeBytes === null ? '; reusable space not reported' : s.freeBytes > 0 ? `, net of ${formatBytes(s.freeBytes)} reusable` : ''}`;
   const on = { collection: c.name, current: s.current, serverRatio: onDisk };
   if (s.gain !== null && s.gain >= options.minGain && (size >= options.minDataBytes || s.outgrowsCache)) {
-    const sample = { ...on, zstdRatio: ratio(s.ratios.zstd), currentRatio: ratio(s.currentRatio), gain: s.gain.toFixed(2) };
+    const sample = {
+      ...on,
+      zstdRatio: ratio(s.ratios.zstd),
+      currentRatio: ratio(s.currentRatio),
+      gain: s.gain.toFixed(2),
+    };
     // outgrowsCache implies a known cache size
-    if (s.outgrowsCache && s.cacheBytes !== null) report({ ...finding, messageId: 'zstdSmallerOutgrowsCache', severity: 'warn', data: { ...sample, dataBytes: formatBytes(s.dataAndIndexBytes), cacheBytes: formatBytes(s.cacheBytes) } });
+    if (s.outgrowsCache && s.cacheBytes !== null)
+      report({
+        ...finding,
+        messageId: 'zstdSmallerOutgrowsCache',
+        severity: 'warn',
+        data: { ...sample, dataBytes: formatBytes(s.dataAndIndexBytes), cacheBytes: formatBytes(s.cacheBytes) },
+      });
     else report({ ...finding, messageId: 'zstdSmaller', severity: 'info', data: sample });
     return;
   }
   if (s.outgrowsCache && s.cacheBytes !== null && (s.gain === null || s.gain > 1)) {
     const cache = { ...on, dataBytes: formatBytes(s.dataAndIndexBytes), cacheBytes: formatBytes(s.cacheBytes) };
-    if (s.gain === null) report({ ...finding, messageId: 'outgrowsCacheGainUnknown', severity: 'warn', data: { ...cache, reason: s.gainUnknown ?? 'unknown' } });
-    else report({ ...finding, messageId: 'outgrowsCache', severity: 'warn', data: { ...cache, zstdRatio: ratio(s.ratios.zstd), gain: s.gain.toFixed(2) } });
+    if (s.gain === null)
+      report({
+        ...finding,
+        messageId: 'outgrowsCacheGainUnknown',
+        severity: 'warn',
+        data: { ...cache, reason: s.gainUnknown ?? 'unknown' },
+      });
+    else
+      report({
+        ...finding,
+        messageId: 'outgrowsCache',
+        severity: 'warn',
+        data: { ...cache, zstdRatio: ratio(s.ratios.zstd), gain: s.gain.toFixed(2) },
+      });
   }
 }
 
 export default defineRule({
   id: 'compression',
   needs: [serverStatus, compressibility],
-  // One pass over every collection: what keeps the rule from advising is said once for the whole run (the cause is the server).
+  // One pass over every collection: what keeps the rule from advising is said once for the whole run (the cause is the
+  // server).
   scope: 'snapshot',
   meta: {
     description: 'Block compressor per collection: zstd when data outgrows the cache or compresses much better',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#compression',
     // Data outgrowing the cache: the page's section on the WiredTiger cache, not the compression one.
-    docsUrls: { outgrowsCache: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#memory-use', outgrowsCacheGainUnknown: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#memory-use' },
+    docsUrls: {
+      outgrowsCache: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#memory-use',
+      outgrowsCacheGainUnknown: 'https://www.mongodb.com/docs/manual/core/wiredtiger/#memory-use',
+    },
     severity: 'info',
     messages,
     options: compressionOptionsSchema,
@@ -106,5 +156,11 @@ export default defineRule({
       for (const c of db.collections) if (c.type === 'collection') analyzeCollection(c, snapshot, options, report);
     }
   },
-  confirm: { describe: 'the same documents in scratch collections created with each block compressor: storageSize after fsync, and full-scan read time', messages: CONFIRM_MESSAGES, run: confirmCompression },
+  confirm: {
+    describe:
+      'the same documents in scratch collections created with each block compressor: storageSize after ' +
+      'fsync, and full-scan read time',
+    messages: CONFIRM_MESSAGES,
+    run: confirmCompression,
+  },
 });

@@ -50,7 +50,8 @@ export function documentSizeStats(
   if (top) {
     const arr = largest.arrays.find((a) => a.path === top.path);
     const share = largest.bytes > 0 ? top.bytes / largest.bytes : 0;
-    if (arr && share >= o.arrayShare) dominantArray = { path: top.path, bytes: top.bytes, share, length: arr.maxLength };
+    if (arr && share >= o.arrayShare)
+      dominantArray = { path: top.path, bytes: top.bytes, share, length: arr.maxLength };
   }
   let largestFieldType: string | null = null;
   const census = top ? c.sample.fields[top.path] : undefined;

@@ -24,32 +24,61 @@ function readWhole(docs: DocProfile[]): CollectionSnapshot {
 
 /** A sample plus what collect's server-side pass found beyond it (top-level shapes, measured with $bsonSize). */
 function withOutliers(docs: DocProfile[], outliers: DocProfile[]): CollectionSnapshot {
-  return withData(collectionOf('reports', { sample: sampleOf(docs) }), outlierSearch, { status: 'done', reason: null, docs: outliers });
+  return withData(collectionOf('reports', { sample: sampleOf(docs) }), outlierSearch, {
+    status: 'done',
+    reason: null,
+    docs: outliers,
+  });
 }
 
 const small = Array.from({ length: 30 }, () => doc(4_000, [{ path: 'body', bytes: 3_000 }]));
 const at = (path: string) => ({ db: 'app', collection: 'reports', path });
-const subset = (field: string) => ({ action: 'split the document (subset pattern)', commands: [`db.createCollection("reports_${field}")`, `db.reports_${field}.createIndex({ parentId: 1 })`] });
+const subset = (field: string) => ({
+  action: 'split the document (subset pattern)',
+  commands: [`db.createCollection("reports_${field}")`, `db.reports_${field}.createIndex({ parentId: 1 })`],
+});
 
 ruleTester(rule, {
   valid: [
     { name: 'small documents', snapshot: snapshotOf([sampled(small)]) },
-    { name: 'just under 2 MB', snapshot: snapshotOf([sampled([...small, doc(1_999_999, [{ path: 'body', bytes: 1_900_000 }])])]) },
+    {
+      name: 'just under 2 MB',
+      snapshot: snapshotOf([sampled([...small, doc(1_999_999, [{ path: 'body', bytes: 1_900_000 }])])]),
+    },
     { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty')]) },
     // the pass keeps the 5 largest documents whatever their size: small ones are no finding
-    { name: 'outliers under 2 MB', snapshot: snapshotOf([withOutliers(small, [doc(1_500_000, [{ path: 'body', bytes: 1_400_000 }], true)])]) },
+    {
+      name: 'outliers under 2 MB',
+      snapshot: snapshotOf([withOutliers(small, [doc(1_500_000, [{ path: 'body', bytes: 1_400_000 }], true)])]),
+    },
   ],
   invalid: [
     {
       name: 'a 2.5 MB document (Atlas)',
-      snapshot: snapshotOf([sampled([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }, { path: 'meta', bytes: 150_000 }])])]),
+      snapshot: snapshotOf([
+        sampled([
+          ...small,
+          doc(2_500_000, [
+            { path: 'html', bytes: 2_300_000 },
+            { path: 'meta', bytes: 150_000 },
+          ]),
+        ]),
+      ]),
       findings: [
         {
           messageId: 'largeDocument',
           severity: 'info',
           target: at('html'),
-          message: 'Sampled documents reach 2.38 MiB (15% of the 16 MiB limit); sampled documents over 2 MB, the size Atlas flags: 1 of 31. Largest fields: `html` 2.19 MiB, `meta` 146 KiB.',
-          evidence: { largestDocBytes: 2_500_000, docsOverInfoBytes: 1, docsOverWarnBytes: 0, largestField: 'html', dominantArray: null },
+          message:
+            'Sampled documents reach 2.38 MiB (15% of the 16 MiB limit); sampled documents over 2 MB, the ' +
+            'size Atlas flags: 1 of 31. Largest fields: `html` 2.19 MiB, `meta` 146 KiB.',
+          evidence: {
+            largestDocBytes: 2_500_000,
+            docsOverInfoBytes: 1,
+            docsOverWarnBytes: 0,
+            largestField: 'html',
+            dominantArray: null,
+          },
           recommendation: subset('html'),
         },
       ],
@@ -63,24 +92,35 @@ ruleTester(rule, {
           messageId: 'largeDocument',
           severity: 'info',
           target: at('html'),
-          message: 'Sampled documents reach 2.38 MiB (15% of the 16 MiB limit); sampled documents over 2 MB, the size Atlas flags: 1 of 1. Largest fields: `html` 2.19 MiB.',
+          message:
+            'Sampled documents reach 2.38 MiB (15% of the 16 MiB limit); sampled documents over 2 MB, the ' +
+            'size Atlas flags: 1 of 1. Largest fields: `html` 2.19 MiB.',
           recommendation: subset('html'),
         },
       ],
     },
     {
       name: 'an 11 MB document measured on the server (Compass)',
-      snapshot: snapshotOf([sampled([...small, doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true)], { pdf: { present: 1, types: { binData: 1 } } })]),
+      snapshot: snapshotOf([
+        sampled([...small, doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true)], {
+          pdf: { present: 1, types: { binData: 1 } },
+        }),
+      ]),
       findings: [
         {
           messageId: 'largeDocumentMeasuredOnServer',
           severity: 'warn',
           target: at('pdf'),
           message:
-            'Sampled documents reach 10.5 MiB (66% of the 16 MiB limit), measured on the server with $bsonSize; sampled documents over 10 MB, the size Compass flags: 1 of 31. Largest fields: `pdf` 10.4 MiB.',
+            'Sampled documents reach 10.5 MiB (66% of the 16 MiB limit), measured on the server with ' +
+            '$bsonSize; sampled documents over 10 MB, the size Compass flags: 1 of 31. Largest fields: `pdf` ' +
+            '10.4 MiB.',
           // binaries go out of the document
           evidence: { measuredOnServer: true, largestFieldType: 'binData', docsOverWarnBytes: 1 },
-          recommendation: { action: 'store the binary outside the document', commands: ['db.reports.find({}, { "pdf": 0 })  // reads without the large field meanwhile'] },
+          recommendation: {
+            action: 'store the binary outside the document',
+            commands: ['db.reports.find({}, { "pdf": 0 })  // reads without the large field meanwhile'],
+          },
         },
       ],
     },
@@ -92,7 +132,10 @@ ruleTester(rule, {
           messageId: 'nearLimitMeasuredOnServer',
           severity: 'error',
           target: at('blob'),
-          messageIncludes: ['reach 14 MiB (88% of the 16 MiB limit), measured on the server with $bsonSize', 'sampled documents over 80% of the limit: 1 of 31'],
+          messageIncludes: [
+            'reach 14 MiB (88% of the 16 MiB limit), measured on the server with $bsonSize',
+            'sampled documents over 80% of the limit: 1 of 31',
+          ],
           evidence: { docsOverErrorShare: 1, largestFieldType: null },
           recommendation: subset('blob'),
         },
@@ -109,7 +152,13 @@ ruleTester(rule, {
           messageIncludes: 'Largest fields: `comments` 2.88 MiB.',
           // dominant arrays go to array-growth
           evidence: { dominantArray: 'comments' },
-          recommendation: { action: 'move the array out (see array-growth)', reasonIncludes: ['The array `comments` (3,000 elements) is 100% of the document', 'The array-growth rule measures whether it still grows'] },
+          recommendation: {
+            action: 'move the array out (see array-growth)',
+            reasonIncludes: [
+              'The array `comments` (3,000 elements) is 100% of the document',
+              'The array-growth rule measures whether it still grows',
+            ],
+          },
         },
       ],
     },
@@ -134,7 +183,9 @@ ruleTester(rule, {
           messageId: 'largeDocumentAllRead',
           severity: 'info',
           target: at('html'),
-          message: 'Documents reach 2.38 MiB (15% of the 16 MiB limit); documents over 2 MB, the size Atlas flags: 1 of all 31 (every one was read). Largest fields: `html` 2.19 MiB.',
+          message:
+            'Documents reach 2.38 MiB (15% of the 16 MiB limit); documents over 2 MB, the size Atlas flags: ' +
+            '1 of all 31 (every one was read). Largest fields: `html` 2.19 MiB.',
           evidence: { largestFrom: 'whole', sampleComplete: true, outlierSearch: 'not-needed' },
           recommendation: subset('html'),
         },
@@ -143,15 +194,29 @@ ruleTester(rule, {
     {
       // the issue's case: a random sample of small documents misses the one 11 MB document; collect's pass finds it
       name: 'the largest document found beyond the sample by the server-side pass',
-      snapshot: snapshotOf([withOutliers(small, [doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true), doc(2_100_000, [{ path: 'pdf', bytes: 2_000_000 }], true)])]),
+      snapshot: snapshotOf([
+        withOutliers(small, [
+          doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000 }], true),
+          doc(2_100_000, [{ path: 'pdf', bytes: 2_000_000 }], true),
+        ]),
+      ]),
       findings: [
         {
           messageId: 'largeDocumentBeyondSample',
           severity: 'warn',
           target: at('pdf'),
           message:
-            'A document found by a server-side pass over the whole collection reaches 10.5 MiB (66% of the 16 MiB limit), measured on the server with $bsonSize; sampled documents over 10 MB, the size Compass flags: 0 of 30, and the pass found 1 more beyond the sample. Largest fields: `pdf` 10.4 MiB.',
-          evidence: { largestFrom: 'outlierPass', sampleSize: 30, docsOverWarnBytes: 0, beyondSampleOverWarnBytes: 1, beyondSampleOverInfoBytes: 2 },
+            'A document found by a server-side pass over the whole collection reaches 10.5 MiB (66% of the ' +
+            '16 MiB limit), measured on the server with $bsonSize; sampled documents over 10 MB, the size ' +
+            'Compass flags: 0 of 30, and the pass found 1 more beyond the sample. Largest fields: `pdf` 10.4 ' +
+            'MiB.',
+          evidence: {
+            largestFrom: 'outlierPass',
+            sampleSize: 30,
+            docsOverWarnBytes: 0,
+            beyondSampleOverWarnBytes: 1,
+            beyondSampleOverInfoBytes: 2,
+          },
           recommendation: subset('pdf'),
         },
       ],
@@ -164,30 +229,74 @@ ruleTester(rule, {
           messageId: 'nearLimitBeyondSample',
           severity: 'error',
           target: at('blob'),
-          data: { bytes: '15 MiB', share: 94, over: 0, sample: 30, errorPercent: 80, beyond: 1, fields: '`blob` 15 MiB' },
+          data: {
+            bytes: '15 MiB',
+            share: 94,
+            over: 0,
+            sample: 30,
+            errorPercent: 80,
+            beyond: 1,
+            fields: '`blob` 15 MiB',
+          },
           recommendation: subset('blob'),
         },
       ],
     },
     {
       name: 'a sampled document larger than every outlier: the sample names it',
-      snapshot: snapshotOf([withOutliers([...small, doc(3_000_000, [{ path: 'html', bytes: 2_900_000 }])], [doc(2_200_000, [{ path: 'html', bytes: 2_100_000 }], true)])]),
-      findings: [{ messageId: 'largeDocument', severity: 'info', target: at('html'), messageIncludes: 'Sampled documents reach 2.86 MiB', evidence: { largestFrom: 'sample', docsOverInfoBytes: 1, beyondSampleOverInfoBytes: 1 }, recommendation: subset('html') }],
+      snapshot: snapshotOf([
+        withOutliers(
+          [...small, doc(3_000_000, [{ path: 'html', bytes: 2_900_000 }])],
+          [doc(2_200_000, [{ path: 'html', bytes: 2_100_000 }], true)],
+        ),
+      ]),
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'info',
+          target: at('html'),
+          messageIncludes: 'Sampled documents reach 2.86 MiB',
+          evidence: { largestFrom: 'sample', docsOverInfoBytes: 1, beyondSampleOverInfoBytes: 1 },
+          recommendation: subset('html'),
+        },
+      ],
     },
     {
       name: 'thresholds are options',
       snapshot: snapshotOf([sampled(small)]),
       options: { infoBytes: 3_000 },
-      findings: [{ messageId: 'largeDocument', severity: 'info', target: at('body'), messageIncludes: 'sampled documents over 2.93 KiB, your infoBytes setting: 30 of 30', evidence: { docsOverInfoBytes: 30 }, recommendation: subset('body') }],
+      findings: [
+        {
+          messageId: 'largeDocument',
+          severity: 'info',
+          target: at('body'),
+          messageIncludes: 'sampled documents over 2.93 KiB, your infoBytes setting: 30 of 30',
+          evidence: { docsOverInfoBytes: 30 },
+          recommendation: subset('body'),
+        },
+      ],
     },
   ],
 });
 
 describe('document-size links', () => {
   it('links a finding near the 16 MiB limit to the limits page, and the others to the bloated-documents page', () => {
-    const near = runRule(rule, snapshotOf([withOutliers(small, [doc(15 * MiB, [{ path: 'blob', bytes: 15 * MiB - 100 }], true)])]));
-    expect(near.map((f) => [f.messageId, f.docsUrl])).toEqual([['nearLimitBeyondSample', 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size']]);
-    const large = runRule(rule, snapshotOf([sampled([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]));
-    expect(large.map((f) => [f.messageId, f.docsUrl])).toEqual([['largeDocument', 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/']]);
+    const near = runRule(
+      rule,
+      snapshotOf([withOutliers(small, [doc(15 * MiB, [{ path: 'blob', bytes: 15 * MiB - 100 }], true)])]),
+    );
+    expect(near.map((f) => [f.messageId, f.docsUrl])).toEqual([
+      [
+        'nearLimitBeyondSample',
+        'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size',
+      ],
+    ]);
+    const large = runRule(
+      rule,
+      snapshotOf([sampled([...small, doc(2_500_000, [{ path: 'html', bytes: 2_300_000 }])])]),
+    );
+    expect(large.map((f) => [f.messageId, f.docsUrl])).toEqual([
+      ['largeDocument', 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/bloated-documents/'],
+    ]);
   });
 });

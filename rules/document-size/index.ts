@@ -1,6 +1,6 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { shellCollection, shellString } from '../../src/lib/shell';
-import { defineRule } from '../../src/core/rule';
+import { defineRule, sentence } from '../../src/core/rule';
 import type { Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
 import { outlierSearch } from '../../src/collect/outliers';
@@ -19,20 +19,39 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
   if (s.dominantArray) {
     return {
       action: 'move the array out (see array-growth)',
-      reason: `The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and every read pulls it. The array-growth rule measures whether it still grows and proposes a child collection or buckets.`,
+      reason:
+        `The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) ` +
+        `is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and ` +
+        `every read pulls it. The array-growth rule measures whether it still grows and proposes a child ` +
+        `collection or buckets.`,
     };
   }
   if (top && s.largestFieldType === 'binData') {
     return {
       action: 'store the binary outside the document',
-      reason: `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, and the document keeps a reference, so reads that do not need it stay small.`,
-      commands: [`${shellCollection(collection)}.find({}, { ${shellString(top.path)}: 0 })  // reads without the large field meanwhile`],
+      reason:
+        `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, ` +
+        `and the document keeps a reference, so reads that do not need it stay small.`,
+      commands: [
+        `${shellCollection(collection)}.find({}, { ${shellString(top.path)}: 0 })  // reads without the ` +
+          `large field meanwhile`,
+      ],
     };
   }
   return {
     action: 'split the document (subset pattern)',
-    reason: `Keep the fields read together in ${collection} and move ${top ? `\`${top.path}\`` : 'the largest fields'} to a collection keyed by the parent's _id, read only when needed; the working set then holds small documents.`,
-    ...(top ? { commands: [`db.createCollection(${shellString(child(collection, top.path))})`, `${shellCollection(child(collection, top.path))}.createIndex({ parentId: 1 })`] } : {}),
+    reason:
+      `Keep the fields read together in ${collection} and ` +
+      `move ${top ? `\`${top.path}\`` : 'the largest fields'} to a collection keyed by the parent's _id, read ` +
+      `only when needed; the working set then holds small documents.`,
+    ...(top
+      ? {
+          commands: [
+            `db.createCollection(${shellString(child(collection, top.path))})`,
+            `${shellCollection(child(collection, top.path))}.createIndex({ parentId: 1 })`,
+          ],
+        }
+      : {}),
   };
 }
 
@@ -65,15 +84,33 @@ export default defineRule({
     severity: 'warn',
     messages: {
       largeDocument: `${SAMPLED} ${LIMIT}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}. ${FIELDS}`,
-      largeDocumentMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}. ${FIELDS}`,
+      largeDocumentMeasuredOnServer: sentence(
+        `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} `,
+        `of {{sample}}. ${FIELDS}`,
+      ),
       nearLimit: `${SAMPLED} ${LIMIT}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}. ${FIELDS}`,
-      nearLimitMeasuredOnServer: `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}. ${FIELDS}`,
+      nearLimitMeasuredOnServer: sentence(
+        `${SAMPLED} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of `,
+        `{{sample}}. ${FIELDS}`,
+      ),
       largeDocumentAllRead: `${ALL} ${LIMIT}; documents ${OVER_LINE}: ${ALL_READ_COUNT}. ${FIELDS}`,
-      largeDocumentAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; documents ${OVER_LINE}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      largeDocumentAllReadMeasuredOnServer: sentence(
+        `${ALL} ${LIMIT}, ${ON_SERVER}; `,
+        `documents ${OVER_LINE}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      ),
       nearLimitAllRead: `${ALL} ${LIMIT}; documents ${OVER_ERROR}: ${ALL_READ_COUNT}. ${FIELDS}`,
-      nearLimitAllReadMeasuredOnServer: `${ALL} ${LIMIT}, ${ON_SERVER}; documents ${OVER_ERROR}: ${ALL_READ_COUNT}. ${FIELDS}`,
-      largeDocumentBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
-      nearLimitBeyondSample: `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}, and the pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      nearLimitAllReadMeasuredOnServer: sentence(
+        `${ALL} ${LIMIT}, ${ON_SERVER}; `,
+        `documents ${OVER_ERROR}: ${ALL_READ_COUNT}. ${FIELDS}`,
+      ),
+      largeDocumentBeyondSample: sentence(
+        `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_LINE}: {{over}} of {{sample}}, and the `,
+        `pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      ),
+      nearLimitBeyondSample: sentence(
+        `${BEYOND} ${LIMIT}, ${ON_SERVER}; sampled documents ${OVER_ERROR}: {{over}} of {{sample}}, and the `,
+        `pass found {{beyond}} more beyond the sample. ${FIELDS}`,
+      ),
     },
     options: documentSizeOptionsSchema,
     requires: { capabilities: [] },
@@ -119,20 +156,58 @@ export default defineRule({
     if (s.largest.bytes >= options.errorShare * options.maxDocBytes) {
       const near = { ...common, over: s.overError, errorPercent: Math.round(options.errorShare * 100) };
       const at = { ...base, severity: 'error' as const };
-      if (s.largestFrom === 'outlierPass') report({ ...at, messageId: 'nearLimitBeyondSample', data: { ...near, beyond: s.beyond.overError } });
-      else if (s.largestFrom === 'whole') report(onServer ? { ...at, messageId: 'nearLimitAllReadMeasuredOnServer', data: near } : { ...at, messageId: 'nearLimitAllRead', data: near });
-      else report(onServer ? { ...at, messageId: 'nearLimitMeasuredOnServer', data: near } : { ...at, messageId: 'nearLimit', data: near });
+      if (s.largestFrom === 'outlierPass')
+        report({ ...at, messageId: 'nearLimitBeyondSample', data: { ...near, beyond: s.beyond.overError } });
+      else if (s.largestFrom === 'whole')
+        report(
+          onServer
+            ? { ...at, messageId: 'nearLimitAllReadMeasuredOnServer', data: near }
+            : { ...at, messageId: 'nearLimitAllRead', data: near },
+        );
+      else
+        report(
+          onServer
+            ? { ...at, messageId: 'nearLimitMeasuredOnServer', data: near }
+            : { ...at, messageId: 'nearLimit', data: near },
+        );
       return;
     }
     const warn = s.largest.bytes > options.warnBytes;
     // the line crossed, in decimal megabytes, and the tool that draws it
     // The third parties' lines in their own units (decimal MB); a line set in the options is the user's, in IEC units.
     const lineOf = (bytes: number, option: 'infoBytes' | 'warnBytes', def: number, tool: string) =>
-      bytes === def ? { line: `${formatNumber(def / 1e6)} MB`, whose: `the size ${tool} flags` } : { line: formatBytes(bytes), whose: `your ${option} setting` };
-    const large = warn ? { ...common, over: s.overWarn, ...lineOf(options.warnBytes, 'warnBytes', documentSizeOptionsSchema.properties.warnBytes.default, 'Compass') } : { ...common, over: s.overInfo, ...lineOf(options.infoBytes, 'infoBytes', documentSizeOptionsSchema.properties.infoBytes.default, 'Atlas') };
+      bytes === def
+        ? { line: `${formatNumber(def / 1e6)} MB`, whose: `the size ${tool} flags` }
+        : { line: formatBytes(bytes), whose: `your ${option} setting` };
+    const large = warn
+      ? {
+          ...common,
+          over: s.overWarn,
+          ...lineOf(options.warnBytes, 'warnBytes', documentSizeOptionsSchema.properties.warnBytes.default, 'Compass'),
+        }
+      : {
+          ...common,
+          over: s.overInfo,
+          ...lineOf(options.infoBytes, 'infoBytes', documentSizeOptionsSchema.properties.infoBytes.default, 'Atlas'),
+        };
     const at = { ...base, severity: warn ? ('warn' as const) : ('info' as const) };
-    if (s.largestFrom === 'outlierPass') report({ ...at, messageId: 'largeDocumentBeyondSample', data: { ...large, beyond: warn ? s.beyond.overWarn : s.beyond.overInfo } });
-    else if (s.largestFrom === 'whole') report(onServer ? { ...at, messageId: 'largeDocumentAllReadMeasuredOnServer', data: large } : { ...at, messageId: 'largeDocumentAllRead', data: large });
-    else report(onServer ? { ...at, messageId: 'largeDocumentMeasuredOnServer', data: large } : { ...at, messageId: 'largeDocument', data: large });
+    if (s.largestFrom === 'outlierPass')
+      report({
+        ...at,
+        messageId: 'largeDocumentBeyondSample',
+        data: { ...large, beyond: warn ? s.beyond.overWarn : s.beyond.overInfo },
+      });
+    else if (s.largestFrom === 'whole')
+      report(
+        onServer
+          ? { ...at, messageId: 'largeDocumentAllReadMeasuredOnServer', data: large }
+          : { ...at, messageId: 'largeDocumentAllRead', data: large },
+      );
+    else
+      report(
+        onServer
+          ? { ...at, messageId: 'largeDocumentMeasuredOnServer', data: large }
+          : { ...at, messageId: 'largeDocument', data: large },
+      );
   },
 });

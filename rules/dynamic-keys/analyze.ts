@@ -15,7 +15,8 @@ const SHAPE_LABEL: Record<KeyShape, [string, string]> = {
 };
 const ORDER: readonly KeyShape[] = ['objectId', 'uuid', 'integer', 'date', 'code', 'word'];
 
-/** "120 codes (digits with letters or separators), 3 words": what the keys look like, most common first; never a key. */
+/** "120 codes (digits with letters or separators), 3 words": what the keys look like, most common first; never a
+ * key. */
 export function describeShapes(shapes: DynamicKeyProfile['keyShapes']): string {
   const rows = ORDER.map((s) => [s, shapes[s] ?? 0] as const).filter(([, n]) => n > 0);
   rows.sort((a, b) => b[1] - a[1]);
@@ -59,7 +60,9 @@ export function attributeCommands(collection: string, path: string): string[] {
   const coll = shellCollection(collection);
   const p = shellString(path);
   return [
-    `${coll}.updateMany({ ${p}: { $type: "object" } }, [{ $set: { ${p}: { $objectToArray: ${shellString(`$${path}`)} } } }])  // on a copy first: {key: value} becomes [{k: key, v: value}]`,
+    `${coll}.updateMany({ ${p}: { $type: "object" } }, [{ $set: { ${p}: { ` +
+      `$objectToArray: ${shellString(`$${path}`)} } } }])  // on a copy first: {key: value} becomes [{k: key, ` +
+      `v: value}]`,
     `${coll}.createIndex({ ${shellString(`${path}.k`)}: 1, ${shellString(`${path}.v`)}: 1 })`,
   ];
 }

@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { DEFAULT_TRIALS, MIN_BLOCKS, ratioOf, toMeasurement } from '../../src/confirm/harness';
@@ -22,11 +23,13 @@ const NAMEABLE = /^[^.$][^.]*$/;
 const INDEX = 'attributes_k_v';
 
 /** What ran for one query: the plan and its execution, never the rejected plans. */
-const ranOf = (explain: Doc | null): ReturnType<typeof planFacts> => planFacts([explain?.queryPlanner, explain?.executionStats]);
+const ranOf = (explain: Doc | null): ReturnType<typeof planFacts> =>
+  planFacts([explain?.queryPlanner, explain?.executionStats]);
 
 const planStages = (explain: Doc | null): string[] => [...new Set(ranOf(explain).stages)];
 
-/** true: the plan names the index; false: a MongoDB plan without it; null: no plan MongoDB's way (FerretDB's SQL plan). */
+/** true: the plan names the index; false: a MongoDB plan without it; null: no plan MongoDB's way (FerretDB's SQL
+ * plan). */
 export function planUses(explain: Doc | null, index: string): boolean | null {
   const { stages, indexes } = ranOf(explain);
   if (indexes.includes(index)) return true;
@@ -73,7 +76,10 @@ const PAIRS = 'keys_as_pairs';
 function whyNotRun(ctx: ConfirmContext, f: Finding): Result | null {
   const { db, collection, path } = f.target;
   if (!collection || !path) {
-    return notRun('No experiment for documents that are maps themselves', 'moving every top-level key into one array changes the whole document, not one field a copy could stand in for');
+    return notRun(
+      'No experiment for documents that are maps themselves',
+      'moving every top-level key into one array changes the whole document, not one field a copy could stand in for',
+    );
   }
   const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
   if (!namedByDots(path)) {
@@ -81,7 +87,10 @@ function whyNotRun(ctx: ConfirmContext, f: Finding): Result | null {
     return notRun('No experiment for this map', why);
   }
   if (!c || !rewritableInPlace(c, path)) {
-    return notRun('No experiment for this map', 'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path');
+    return notRun(
+      'No experiment for this map',
+      'it sits in an array or under another map, so a query on one of its keys is not a plain dotted path',
+    );
   }
   return null;
 }
@@ -89,20 +98,40 @@ function whyNotRun(ctx: ConfirmContext, f: Finding): Result | null {
 /** The two finds of one key: on the map's field, and on the `{k, v}` array's index. */
 function findsOf(path: string) {
   return {
-    asField: (k: string): Doc => ({ find: MAP, filter: { [`${path}.${k}`]: { $exists: true } }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true }),
-    asPair: (k: string): Doc => ({ find: PAIRS, filter: { [`${path}.k`]: k }, projection: { _id: 1 }, batchSize: 100_000, singleBatch: true }),
+    asField: (k: string): Doc => ({
+      find: MAP,
+      filter: { [`${path}.${k}`]: { $exists: true } },
+      projection: { _id: 1 },
+      batchSize: 100_000,
+      singleBatch: true,
+    }),
+    asPair: (k: string): Doc => ({
+      find: PAIRS,
+      filter: { [`${path}.k`]: k },
+      projection: { _id: 1 },
+      batchSize: 100_000,
+      singleBatch: true,
+    }),
   };
 }
 
 type Finds = ReturnType<typeof findsOf>;
 
 /** The copies stored both ways: the map as it is, and as an indexed array of `{k, v}`. */
-async function storeBothShapes(s: ConfirmContext['scratch'], path: string, copies: readonly Doc[], segments: readonly string[]): Promise<void> {
+async function storeBothShapes(
+  s: ConfirmContext['scratch'],
+  path: string,
+  copies: readonly Doc[],
+  segments: readonly string[],
+): Promise<void> {
   await s.drop(MAP);
   await s.drop(PAIRS);
   // Batched by each document's own size (an average of 0, or a few large documents, sent one command over 16 MiB).
   await s.insertMany(MAP, [...copies]);
-  await s.insertMany(PAIRS, copies.map((d) => asAttributes(d, segments)));
+  await s.insertMany(
+    PAIRS,
+    copies.map((d) => asAttributes(d, segments)),
+  );
   await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });
 }
 
@@ -113,12 +142,19 @@ async function dropBoth(s: ConfirmContext['scratch']): Promise<void> {
 
 /** Both shapes must answer alike before their times mean anything: the documents found, or why they differ. */
 async function sameAnswers(s: ConfirmContext['scratch'], keys: readonly string[], q: Finds): Promise<number | Result> {
-  const count = async (cmd: Doc): Promise<number> => (((await s.command(cmd)).cursor as Doc | undefined)?.firstBatch as unknown[] | undefined)?.length ?? 0;
+  const count = async (cmd: Doc): Promise<number> =>
+    (((await s.command(cmd)).cursor as Doc | undefined)?.firstBatch as unknown[] | undefined)?.length ?? 0;
   let matches = 0;
   for (const k of keys) {
     const [a, b] = [await count(q.asField(k)), await count(q.asPair(k))];
     if (a !== b) {
-      return { status: 'inconclusive', summary: `Not measured: for one of the keys asked, the map found ${formatNumber(a)} documents and the attribute pattern ${formatNumber(b)}, so the two shapes did not answer alike.`, measurements: [] };
+      return {
+        status: 'inconclusive',
+        summary:
+          `Not measured: for one of the keys asked, the map found ${formatNumber(a)} documents and the ` +
+          `attribute pattern ${formatNumber(b)}, so the two shapes did not answer alike.`,
+        measurements: [],
+      };
     }
     matches += a;
   }
@@ -130,7 +166,8 @@ async function sameAnswers(s: ConfirmContext['scratch'], keys: readonly string[]
  * server that scans anyway would make the times a comparison of two scans, not a test of the claim.
  */
 async function explainBoth(s: ConfirmContext['scratch'], path: string, key: string, q: Finds) {
-  const explain = async (cmd: Doc): Promise<Doc | null> => await s.command({ explain: { find: cmd.find, filter: cmd.filter }, verbosity: 'executionStats' }).catch(() => null);
+  const explain = async (cmd: Doc): Promise<Doc | null> =>
+    await s.command({ explain: { find: cmd.find, filter: cmd.filter }, verbosity: 'executionStats' }).catch(() => null);
   const [onMap, onPairs] = [await explain(q.asField(key)), await explain(q.asPair(key))];
   const used = planUses(onPairs, INDEX);
   const examined = (e: Doc | null): number | null => {
@@ -138,8 +175,16 @@ async function explainBoth(s: ConfirmContext['scratch'], path: string, key: stri
     return typeof n === 'number' ? n : null;
   };
   if (used === true) return { scanned: examined(onMap), fetched: examined(onPairs) };
-  const why = used === false ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index (${planStages(onPairs).join(' > ') || 'no stage named'})` : "the server's explain does not say which index the query used";
-  return notRun('The copies were stored both ways on scratch, but no times were taken: they would compare two scans, not the two shapes', why);
+  const why =
+    used === false
+      ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index ` +
+        `(${planStages(onPairs).join(' > ') || 'no stage named'})`
+      : "the server's explain does not say which index the query used";
+  return notRun(
+    'The copies were stored both ways on scratch, but no times were taken: they would compare two scans, ' +
+      'not the two shapes',
+    why,
+  );
 }
 
 export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promise<Result> {
@@ -149,10 +194,18 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   const collection = f.target.collection ?? '';
   const path = f.target.path ?? '';
   const segments = pathSegments(path);
-  const copies = (await ctx.sourceDocs(db, collection)).map(withoutId).filter((d) => isPlainObject(valueAt(d, segments)));
+  const copies = (await ctx.sourceDocs(db, collection))
+    .map(withoutId)
+    .filter((d) => isPlainObject(valueAt(d, segments)));
   const keys = probeKeys(copies, segments);
   if (keys.length < 2) {
-    return { status: 'inconclusive', summary: `Not measured: the ${formatNumber(copies.length)} copied documents hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`, measurements: [] };
+    return {
+      status: 'inconclusive',
+      summary:
+        `Not measured: the ${formatNumber(copies.length)} copied documents ` +
+        `hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`,
+      measurements: [],
+    };
   }
   const s = ctx.scratch;
   const q = findsOf(path);
@@ -169,11 +222,15 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   }
   const [fields, pairs] = await alternate(
     ctx.budget,
-    { label: `find by one key, ${formatNumber(keys.length)} keys, map as fields`, run: async () => {
+    {
+      label: `find by one key, ${formatNumber(keys.length)} keys, map as fields`,
+      run: async () => {
         for (const k of keys) await s.command(q.asField(k));
       },
     },
-    { label: `find by one key, ${formatNumber(keys.length)} keys, {k, v} array with index`, run: async () => {
+    {
+      label: `find by one key, ${formatNumber(keys.length)} keys, {k, v} array with index`,
+      run: async () => {
         for (const k of keys) await s.command(q.asPair(k));
       },
     },
@@ -188,7 +245,15 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
 function verdictOf(
   fields: Parameters<typeof ratioOf>[1],
   pairs: Parameters<typeof ratioOf>[2],
-  x: { copied: number; collection: string; path: string; keys: number; matches: number; scanned: number | null; fetched: number | null },
+  x: {
+    copied: number;
+    collection: string;
+    path: string;
+    keys: number;
+    matches: number;
+    scanned: number | null;
+    fetched: number | null;
+  },
 ): Result {
   const measurements = [toMeasurement(fields), toMeasurement(pairs)];
   const ratio = ratioOf('find by key, map / attribute pattern', fields, pairs);
@@ -197,28 +262,57 @@ function verdictOf(
   const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
   const parts = [
     say(M, 'measuredStored', { copied: formatNumber(x.copied), collection: x.collection, path: x.path }),
-    say(M, 'measuredFinds', { keys: formatNumber(x.keys), matches: formatNumber(x.matches), map: formatDuration(measurements[0]?.median ?? 0), pairs: formatDuration(measurements[1]?.median ?? 0), figure: figure(ratio, claim), rounds: formatNumber(fields.samples.length) }),
+    say(M, 'measuredFinds', {
+      keys: formatNumber(x.keys),
+      matches: formatNumber(x.matches),
+      map: formatDuration(measurements[0]?.median ?? 0),
+      pairs: formatDuration(measurements[1]?.median ?? 0),
+      figure: figure(ratio, claim),
+      rounds: formatNumber(fields.samples.length),
+    }),
   ];
-  if (x.scanned !== null && x.fetched !== null) parts.push(say(M, 'measuredExamined', { scanned: formatNumber(x.scanned), fetched: formatNumber(x.fetched) }));
+  if (x.scanned !== null && x.fetched !== null)
+    parts.push(say(M, 'measuredExamined', { scanned: formatNumber(x.scanned), fetched: formatNumber(x.fetched) }));
   const data = { claim: claim.text, margin: noisePercent() };
   if (!complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
-  else parts.push(status === 'supported' ? say(M, 'supportedMap', data) : status === 'refuted' ? say(M, 'refutedMap', data) : say(M, 'inconclusiveMap', data));
+  else
+    parts.push(
+      status === 'supported'
+        ? say(M, 'supportedMap', data)
+        : status === 'refuted'
+          ? say(M, 'refutedMap', data)
+          : say(M, 'inconclusiveMap', data),
+    );
   return { status, claim, summary: parts.join(' '), ratio, measurements };
 }
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredStored: '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as an array of {k, v} with one index on k and v.',
-  measuredFinds: 'Finding the documents holding each of {{keys}} keys drawn from the copies ({{matches}} matches, the same in both) took {{map}} against {{pairs}}: {{figure}}, {{rounds}} rounds timed in alternation.',
-  measuredExamined: "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}. The map's query reads every document, the indexed one only the matches.",
+  measuredStored: sentence(
+    '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as ',
+    'an array of {k, v} with one index on k and v.',
+  ),
+  measuredFinds: sentence(
+    'Finding the documents holding each of {{keys}} keys drawn from the copies ({{matches}} matches, the ',
+    'same in both) took {{map}} against {{pairs}}: {{figure}}, {{rounds}} rounds timed in alternation.',
+  ),
+  measuredExamined: sentence(
+    "For one key the map's query examined {{scanned}} documents and the indexed one {{fetched}}. The map's ",
+    'query reads every document, the indexed one only the matches.',
+  ),
   supportedMap: 'The interval lies above 1x: the claim that {{claim}} holds.',
   refutedMap: 'The interval lies below 1x: the map was faster, against the claim that {{claim}}.',
   inconclusiveMap: 'The interval reaches within {{margin}} of 1x, so whether {{claim}} is not shown either way.',
-  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+  inconclusiveBudget:
+    'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
 } as const;
 const M = CONFIRM_MESSAGES;
 
 /** The claim, a direction and a size: finding by one key takes longer in the map than in the indexed {k, v} array. */
 export function mapClaim(): RatioClaim {
-  return ratioClaim('above', 1, 'finding documents by one key takes longer in the map than in the indexed {k, v} array');
+  return ratioClaim(
+    'above',
+    1,
+    'finding documents by one key takes longer in the map than in the indexed {k, v} array',
+  );
 }

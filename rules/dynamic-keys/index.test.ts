@@ -18,7 +18,17 @@ const skuMap = (over: Partial<DynamicKeyProfile> = {}): DynamicKeyProfile => ({
 });
 
 const orders = (dynamicKeys: DynamicKeyProfile[], fields: SampleSnapshot['fields'] = {}) =>
-  collectionOf('orders', { sample: sampleOf([], { size: 200, dynamicKeys, fields: { itemsBySku: { present: 200, types: { object: 200 } }, 'itemsBySku.<key>': { present: 600, types: { int: 590, string: 10 } }, ...fields } }) });
+  collectionOf('orders', {
+    sample: sampleOf([], {
+      size: 200,
+      dynamicKeys,
+      fields: {
+        itemsBySku: { present: 200, types: { object: 200 } },
+        'itemsBySku.<key>': { present: 600, types: { int: 590, string: 10 } },
+        ...fields,
+      },
+    }),
+  });
 
 ruleTester(rule, {
   valid: [
@@ -35,13 +45,27 @@ ruleTester(rule, {
           severity: 'warn',
           target: at('itemsBySku'),
           message:
-            '`itemsBySku` is an object used as a map: 412 distinct keys in 200 sampled objects (3 per object at the median; keys shaped as 410 codes (digits with letters or separators), 2 words), holding values of type int 98%, string 2%. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
-          evidence: { distinctKeys: 412, medianKeys: 3, sharedKeyShare: 0, keyShapes: '410 codes (digits with letters or separators), 2 words' },
+            '`itemsBySku` is an object used as a map: 412 distinct keys in 200 sampled objects (3 per ' +
+            'object at the median; keys shaped as 410 codes (digits with letters or separators), 2 words), ' +
+            'holding values of type int 98%, string 2%. Each key is a field of its own: no index serves a ' +
+            'query on one key short of an index per key, and every key becomes a property of any schema or ' +
+            'validator written for the collection.',
+          evidence: {
+            distinctKeys: 412,
+            medianKeys: 3,
+            sharedKeyShare: 0,
+            keyShapes: '410 codes (digits with letters or separators), 2 words',
+          },
           recommendation: {
             action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
-            reasonIncludes: ['one index on `itemsBySku.k` and `itemsBySku.v`', 'change the code that writes the map first'],
+            reasonIncludes: [
+              'one index on `itemsBySku.k` and `itemsBySku.v`',
+              'change the code that writes the map first',
+            ],
             commands: [
-              'db.orders.updateMany({ "itemsBySku": { $type: "object" } }, [{ $set: { "itemsBySku": { $objectToArray: "$itemsBySku" } } }])  // on a copy first: {key: value} becomes [{k: key, v: value}]',
+              'db.orders.updateMany({ "itemsBySku": { $type: "object" } }, [{ $set: { "itemsBySku": { ' +
+                '$objectToArray: "$itemsBySku" } } }])  // on a copy first: {key: value} becomes [{k: key, v: ' +
+                'value}]',
               'db.orders.createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
             ],
           },
@@ -49,10 +73,25 @@ ruleTester(rule, {
       ],
     },
     {
-      name: 'the documents themselves used as maps (dates as top-level keys): one finding on the collection, the keys moved into an array, no command',
+      name:
+        'the documents themselves used as maps (dates as top-level keys): one finding on the collection, the ' +
+        'keys moved into an array, no command',
       snapshot: snapshotOf([
         collectionOf('daily', {
-          sample: sampleOf([], { size: 90, dynamicKeys: [skuMap({ path: '', objects: 90, distinctKeys: 365, medianKeys: 30, keyShapes: { date: 365 }, valueTypes: { int: 2700 } })], fields: { _id: { present: 90, types: { objectId: 90 } }, '<key>': { present: 2700, types: { int: 2700 } } } }),
+          sample: sampleOf([], {
+            size: 90,
+            dynamicKeys: [
+              skuMap({
+                path: '',
+                objects: 90,
+                distinctKeys: 365,
+                medianKeys: 30,
+                keyShapes: { date: 365 },
+                valueTypes: { int: 2700 },
+              }),
+            ],
+            fields: { _id: { present: 90, types: { objectId: 90 } }, '<key>': { present: 2700, types: { int: 2700 } } },
+          }),
         }),
       ]),
       findings: [
@@ -61,7 +100,11 @@ ruleTester(rule, {
           severity: 'warn',
           target: { db: 'app', collection: 'daily' },
           message:
-            'The documents themselves are used as maps: 365 distinct top-level keys besides `_id` in 90 sampled documents (30 per document at the median; keys shaped as 365 dates), holding values of type int 100%. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+            'The documents themselves are used as maps: 365 distinct top-level keys besides `_id` in 90 ' +
+            'sampled documents (30 per document at the median; keys shaped as 365 dates), holding values of ' +
+            'type int 100%. Each key is a field of its own: no index serves a query on one key short of an ' +
+            'index per key, and every key becomes a property of any schema or validator written for the ' +
+            'collection.',
           recommendation: {
             action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
             reasonIncludes: ['`attrs: [{k, v}, …]`', 'Change the code that writes the documents first'],
@@ -70,7 +113,9 @@ ruleTester(rule, {
       ],
     },
     {
-      name: 'indexes on single keys of the map (left out of the snapshot): counted, and the one {k, v} index replaces them',
+      name:
+        'indexes on single keys of the map (left out of the snapshot): counted, and the one {k, v} index ' +
+        'replaces them',
       snapshot: snapshotOf([orders([skuMap({ indexesOnKeys: 3 })])]),
       findings: [
         {
@@ -78,7 +123,11 @@ ruleTester(rule, {
           severity: 'warn',
           target: at('itemsBySku'),
           evidence: { indexesOnKeys: 3 },
-          recommendation: { reasonIncludes: '3 indexes exist today, each on one of its keys: the one index on k and v replaces them and serves the keys not indexed yet.' },
+          recommendation: {
+            reasonIncludes:
+              '3 indexes exist today, each on one of its keys: the one index on k and v replaces them and ' +
+              'serves the keys not indexed yet.',
+          },
         },
       ],
     },
@@ -96,14 +145,30 @@ ruleTester(rule, {
       ],
     },
     {
-      name: 'a map empty in most objects (sample_analytics customers: 267 of 500 `{}`): the median of the objects holding keys, and how many are empty',
-      snapshot: snapshotOf([orders([skuMap({ objects: 500, distinctKeys: 456, medianKeys: 0, emptyObjects: 267, medianKeysNonEmpty: 2, keyShapes: { uuid: 456 } })])]),
+      name:
+        'a map empty in most objects (sample_analytics customers: 267 of 500 `{}`): the median of the objects ' +
+        'holding keys, and how many are empty',
+      snapshot: snapshotOf([
+        orders([
+          skuMap({
+            objects: 500,
+            distinctKeys: 456,
+            medianKeys: 0,
+            emptyObjects: 267,
+            medianKeysNonEmpty: 2,
+            keyShapes: { uuid: 456 },
+          }),
+        ]),
+      ]),
       findings: [
         {
           messageId: 'map',
           severity: 'warn',
           target: at('itemsBySku'),
-          messageIncludes: ['456 distinct keys in 500 sampled objects (2 per object at the median of the 233 holding any, 267 empty; keys shaped as 456 UUIDs)'],
+          messageIncludes: [
+            '456 distinct keys in 500 sampled objects (2 per object at the median of the 233 holding any, ' +
+              '267 empty; keys shaped as 456 UUIDs)',
+          ],
           evidence: { medianKeys: 0, emptyObjects: 267, medianKeysNonEmpty: 2 },
         },
       ],
@@ -117,23 +182,67 @@ ruleTester(rule, {
     {
       name: 'maps inside an array and under another map: advice without commands',
       snapshot: snapshotOf([
-        orders([skuMap({ path: 'lines.qtyBySku' }), skuMap({ path: 'visits' }), skuMap({ path: 'visits.<key>', keyShapes: { date: 412 } })], {
-          lines: { present: 200, types: { array: 200 } },
-          'lines.qtyBySku': { present: 400, types: { object: 400 } },
-        }),
+        orders(
+          [
+            skuMap({ path: 'lines.qtyBySku' }),
+            skuMap({ path: 'visits' }),
+            skuMap({ path: 'visits.<key>', keyShapes: { date: 412 } }),
+          ],
+          {
+            lines: { present: 200, types: { array: 200 } },
+            'lines.qtyBySku': { present: 400, types: { object: 400 } },
+          },
+        ),
       ]),
       findings: [
-        { messageId: 'map', severity: 'warn', target: at('lines.qtyBySku'), recommendation: { reasonIncludes: 'rewrite it with the code that writes it', commands: [] } },
-        { messageId: 'map', severity: 'warn', target: at('visits'), recommendation: { commands: [/\$objectToArray: "\$visits"/, /"visits.k": 1/] } },
-        { messageId: 'map', severity: 'warn', target: at('visits.<key>'), messageIncludes: '412 dates', recommendation: { reasonIncludes: 'under another map', commands: [] } },
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('lines.qtyBySku'),
+          recommendation: { reasonIncludes: 'rewrite it with the code that writes it', commands: [] },
+        },
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('visits'),
+          recommendation: { commands: [/\$objectToArray: "\$visits"/, /"visits.k": 1/] },
+        },
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('visits.<key>'),
+          messageIncludes: '412 dates',
+          recommendation: { reasonIncludes: 'under another map', commands: [] },
+        },
       ],
     },
     {
       name: 'maps at a key holding a dot and at a `$` key: no command on the nested path they spell, and why',
-      snapshot: snapshotOf([orders([skuMap({ path: '"stock.bySku"' }), skuMap({ path: 'meta.$bySku' })], { '"stock.bySku"': { present: 200, types: { object: 200 } }, meta: { present: 200, types: { object: 200 } } })]),
+      snapshot: snapshotOf([
+        orders([skuMap({ path: '"stock.bySku"' }), skuMap({ path: 'meta.$bySku' })], {
+          '"stock.bySku"': { present: 200, types: { object: 200 } },
+          meta: { present: 200, types: { object: 200 } },
+        }),
+      ]),
       findings: [
-        { messageId: 'map', severity: 'warn', target: at('"stock.bySku"'), recommendation: { reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name', commands: [] } },
-        { messageId: 'map', severity: 'warn', target: at('meta.$bySku'), recommendation: { reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name', commands: [] } },
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('"stock.bySku"'),
+          recommendation: {
+            reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name',
+            commands: [],
+          },
+        },
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: at('meta.$bySku'),
+          recommendation: {
+            reasonIncludes: 'Its name holds a dot or starts with `$`, which no index can name',
+            commands: [],
+          },
+        },
       ],
     },
   ],

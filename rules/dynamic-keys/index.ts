@@ -1,5 +1,5 @@
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../src/core/rule';
 import { say } from '../../src/confirm/verdict';
 import type { CollectionSnapshot, DynamicKeyProfile, Recommendation } from '../../src/core/types';
 import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
@@ -14,21 +14,29 @@ export const dynamicKeysOptions = {
       minimum: 1,
       default: 250,
       description:
-        "Keys per object (median) at which the finding is an error: a map that large is an unbounded array in disguise, and Compass's performance insights flag arrays of 250 elements or more.",
+        'Keys per object (median) at which the finding is an error: a map that large is an unbounded array ' +
+        "in disguise, and Compass's performance insights flag arrays of 250 elements or more.",
     },
   },
 } as const satisfies OptionsSchema;
 
 export type DynamicKeysOptions = OptionsOf<typeof dynamicKeysOptions>;
 
-const ATTRIBUTE_PATTERN = 'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/';
+const ATTRIBUTE_PATTERN =
+  'https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/';
 
 /** "3 per object at the median", or, when some objects are empty, the median of the others and how many are empty. */
-function perObject(m: { objects: number; medianKeys: number; emptyObjects?: number; medianKeysNonEmpty?: number }, noun = 'object'): string {
+function perObject(
+  m: { objects: number; medianKeys: number; emptyObjects?: number; medianKeysNonEmpty?: number },
+  noun = 'object',
+): string {
   if (!m.emptyObjects) return `${formatNumber(m.medianKeys)} per ${noun} at the median`;
   const holding = m.objects - m.emptyObjects;
   if (holding <= 0) return `every ${noun} empty`;
-  return `${formatNumber(m.medianKeysNonEmpty ?? 0)} per object at the median of the ${formatNumber(holding)} holding any, ${formatNumber(m.emptyObjects)} empty`;
+  return (
+    `${formatNumber(m.medianKeysNonEmpty ?? 0)} per object at the median of the ${formatNumber(holding)} ` +
+    `holding any, ${formatNumber(m.emptyObjects)} empty`
+  );
 }
 
 /**
@@ -37,20 +45,40 @@ function perObject(m: { objects: number; medianKeys: number; emptyObjects?: numb
  */
 const REASONS = {
   documentPattern:
-    "An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one document per key, holding the parent's _id, suits keys that keep coming.",
-  documentPatternLarge:
-    "An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one document per key, holding the parent's _id, suits keys that keep coming ({{keys}} keys per document at the median already).",
+    'An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query ' +
+    'on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one ' +
+    "document per key, holding the parent's _id, suits keys that keep coming.",
+  documentPatternLarge: sentence(
+    'An array field such as `attrs: [{k, v}, …]` with one index on `attrs.k` and `attrs.v` serves a query ',
+    'on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection of one ',
+    "document per key, holding the parent's _id, suits keys that keep coming ({{keys}} keys per document at ",
+    'the median already).',
+  ),
   documentRewrite: 'Change the code that writes the documents first, then rewrite them on a copy.',
-  mapPattern:
-    "An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the parent's _id and the key suits a map that keeps growing.",
-  mapPatternLarge:
-    "An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key (`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the parent's _id and the key suits a map that keeps growing ({{keys}} keys per document at the median already).",
+  mapPattern: sentence(
+    'An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key ',
+    '(`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the ',
+    "parent's _id and the key suits a map that keeps growing.",
+  ),
+  mapPatternLarge: sentence(
+    'An array `[{k, v}, …]` with one index on `{{path}}.k` and `{{path}}.v` serves a query on any key ',
+    '(`$elemMatch: {k: …, v: …}`) and gives schemas one shape to check; a child collection keyed by the ',
+    "parent's _id and the key suits a map that keeps growing ({{keys}} keys per document at the median ",
+    'already).',
+  ),
   // indexes on single keys of the map (left out of the snapshot, their names hold keys): the pattern's own case
-  oneIndexOnKey: '1 index exists today on one of its keys: the one index on k and v replaces it and serves the keys not indexed yet.',
-  indexesOnKeys: '{{indexes}} indexes exist today, each on one of its keys: the one index on k and v replaces them and serves the keys not indexed yet.',
+  oneIndexOnKey:
+    '1 index exists today on one of its keys: the one index on k and v replaces it and serves the keys not ' +
+    'indexed yet.',
+  indexesOnKeys: sentence(
+    '{{indexes}} indexes exist today, each on one of its keys: the one index on k and v replaces them and ',
+    'serves the keys not indexed yet.',
+  ),
   rewriteInPlace: 'The commands rewrite the documents in place: change the code that writes the map first.',
   rewriteNested: 'The map sits in an array or under another map: rewrite it with the code that writes it.',
-  rewriteUnnameable: 'Its name holds a dot or starts with `$`, which no index can name: move it to a plain field with the code that writes it.',
+  rewriteUnnameable:
+    'Its name holds a dot or starts with `$`, which no index can name: move it to a plain field with the ' +
+    'code that writes it.',
 } as const;
 
 /** The sentence on indexes that exist today on single keys of the map; none without such indexes. */
@@ -72,7 +100,11 @@ function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: b
   const path = m.path;
   const pattern = large ? say(REASONS, 'mapPatternLarge', { path, keys }) : say(REASONS, 'mapPattern', { path });
   const inPlace = rewritableInPlace(c, path);
-  const rewrite = inPlace ? say(REASONS, 'rewriteInPlace') : namedByDots(path) ? say(REASONS, 'rewriteNested') : say(REASONS, 'rewriteUnnameable');
+  const rewrite = inPlace
+    ? say(REASONS, 'rewriteInPlace')
+    : namedByDots(path)
+      ? say(REASONS, 'rewriteNested')
+      : say(REASONS, 'rewriteUnnameable');
   return {
     action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
     reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
@@ -88,9 +120,18 @@ export default defineRule({
     docsUrl: ATTRIBUTE_PATTERN,
     severity: 'warn',
     messages: {
-      map: '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
-      documentMap:
-        'The documents themselves are used as maps: {{distinct}} distinct top-level keys besides `_id` in {{objects}} sampled documents ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a query on one key short of an index per key, and every key becomes a property of any schema or validator written for the collection.',
+      map: sentence(
+        '`{{path}}` is an object used as a map: {{distinct}} distinct keys in {{objects}} sampled objects ',
+        '({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field of its own: no index serves a ',
+        'query on one key short of an index per key, and every key becomes a property of any schema or ',
+        'validator written for the collection.',
+      ),
+      documentMap: sentence(
+        'The documents themselves are used as maps: {{distinct}} distinct top-level keys besides `_id` in ',
+        '{{objects}} sampled documents ({{perObject}}; {{shapes}}), holding {{values}}. Each key is a field ',
+        'of its own: no index serves a query on one key short of an index per key, and every key becomes a ',
+        'property of any schema or validator written for the collection.',
+      ),
     },
     options: dynamicKeysOptions,
     requires: { capabilities: [] },
@@ -111,7 +152,11 @@ export default defineRule({
       report({
         ...(whole
           ? { messageId: 'documentMap' as const, target: { db: c.db, collection: c.name }, data: shared }
-          : { messageId: 'map' as const, target: { db: c.db, collection: c.name, path: m.path }, data: { path: m.path, ...shared } }),
+          : {
+              messageId: 'map' as const,
+              target: { db: c.db, collection: c.name, path: m.path },
+              data: { path: m.path, ...shared },
+            }),
         severity: large ? 'error' : 'warn',
         evidence: {
           objects: m.objects,
@@ -129,7 +174,9 @@ export default defineRule({
     }
   },
   confirm: {
-    describe: 'the same copies stored twice on scratch, the map as it is and as an array of {k, v} with one index; finds by one key timed in alternation, after checking both shapes find the same documents',
+    describe:
+      'the same copies stored twice on scratch, the map as it is and as an array of {k, v} with one index; ' +
+      'finds by one key timed in alternation, after checking both shapes find the same documents',
     // documents that are maps themselves have no single path to rewrite: no experiment is planned for them
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => f.messageId === 'map',

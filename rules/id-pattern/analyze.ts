@@ -68,11 +68,11 @@ const TIME_ORDERED_UUID = new Set([6, 7]);
  *
  * UUIDs (binary, or canonical strings decoded to their bytes) are judged by their version: v4 is random, v6 and v7 lead
  * with a timestamp and are time-ordered (RFC 9562) — each confirmed by the leading byte's entropy once the sample is
- * large enough to measure it (a "v4" whose bytes are not random, e.g. a sequential GUID with the version digit set, falls
- * through to the order correlation). v1 is time-based but starts with the low bits of its timestamp, which wrap every
- * ~7 minutes (not byte-ordered): it is judged like any other _id. The correlation with natural order is never the basis
- * for a UUID of one known version: 20-50 sampled random ids correlate with insertion order by chance often enough to
- * flip a verdict.
+ * large enough to measure it (a "v4" whose bytes are not random, e.g. a sequential GUID with the version digit set,
+ * falls through to the order correlation). v1 is time-based but starts with the low bits of its timestamp, which wrap
+ * every ~7 minutes (not byte-ordered): it is judged like any other _id. The correlation with natural order is never the
+ * basis for a UUID of one known version: 20-50 sampled random ids correlate with insertion order by chance often enough
+ * to flip a verdict.
  */
 export function idPatternStats(
   c: CollectionSnapshot,
@@ -110,7 +110,8 @@ export function idPatternStats(
   } else if (rho !== null && Number.isFinite(rho)) {
     basis = 'natural-order';
     if (rho >= o.monotonicThreshold) order = 'monotonic';
-    else if (Math.abs(rho) < o.randomThreshold && (entropyShare === null || entropyShare >= o.randomEntropyShare)) order = 'random';
+    else if (Math.abs(rho) < o.randomThreshold && (entropyShare === null || entropyShare >= o.randomEntropyShare))
+      order = 'random';
     else order = 'unclear';
   } else if (measured) {
     basis = 'leading-bytes';
@@ -139,7 +140,8 @@ export function idValueBytes(s: IdPatternStats): number {
   return s.idBytes;
 }
 
-/** BSON bytes of a UUID value: a canonical string (int32 length, 36 characters, NUL) and binary subtype 4 (int32 length, subtype, 16 bytes). */
+/** BSON bytes of a UUID value: a canonical string (int32 length, 36 characters, NUL) and binary subtype 4 (int32
+ * length, subtype, 16 bytes). */
 export const UUID_STRING_BSON_BYTES = 4 + 36 + 1;
 export const UUID_BINARY_BSON_BYTES = 4 + 1 + 16;
 /** Key bytes an index entry holding the _id saves: 36 characters against 16 bytes. */
@@ -149,7 +151,8 @@ export interface UuidSavings {
   documents: number | null;
   /** Bytes saved in the documents: the value, per document. */
   documentBytes: number | null;
-  /** The indexes whose entries hold the _id: `_id_` and any secondary index naming `_id` (regular); every index (clustered). */
+  /** The indexes whose entries hold the _id: `_id_` and any secondary index naming `_id` (regular); every index
+   * (clustered). */
   indexes: string[];
   indexEntries: number | null;
   indexBytes: number | null;
@@ -158,12 +161,15 @@ export interface UuidSavings {
 /**
  * What storing string UUIDs as binary saves, from the collection's document count and indexes. A regular collection's
  * secondary index entries point at the record by its recordId, not the _id (MongoDB manual, clustered collections), so
- * only the `_id` index and indexes that name `_id` in their key hold it; a clustered collection keys its records by `_id`
- * and every secondary index entry holds it. At least one entry per document per index (multikey indexes hold more).
+ * only the `_id` index and indexes that name `_id` in their key hold it; a clustered collection keys its records by
+ * `_id` and every secondary index entry holds it. At least one entry per document per index (multikey indexes hold
+ * more).
  */
 export function uuidSavings(c: CollectionSnapshot): UuidSavings {
   const count = c.stats?.count ?? null;
-  const indexes = c.indexes.filter((i) => c.clustered || i.name === '_id_' || Object.keys(i.key).includes('_id')).map((i) => i.name);
+  const indexes = c.indexes
+    .filter((i) => c.clustered || i.name === '_id_' || Object.keys(i.key).includes('_id'))
+    .map((i) => i.name);
   if (!c.clustered && !indexes.includes('_id_')) indexes.unshift('_id_');
   const perValue = UUID_STRING_BSON_BYTES - UUID_BINARY_BSON_BYTES;
   return {
@@ -207,19 +213,39 @@ export function timeIndex(c: CollectionSnapshot): TimeIndex | null {
  * `currentBytes` is null when the server reported no size (or 0 bytes) for any secondary index of a collection that
  * holds documents: those sizes were not measured, and are not 0.
  */
-export function secondaryIndexPenalty(c: CollectionSnapshot, idBytes: number, recordIdBytes: number): { entries: number; extraBytes: number; currentBytes: number | null; secondaryIndexes: number } {
+export function secondaryIndexPenalty(
+  c: CollectionSnapshot,
+  idBytes: number,
+  recordIdBytes: number,
+): { entries: number; extraBytes: number; currentBytes: number | null; secondaryIndexes: number } {
   const count = c.stats?.count ?? 0;
   const secondary = c.indexes.filter((i) => !isIdIndex(c, i));
   const perEntry = idBytes - recordIdBytes;
   const unmeasured = count > 0 && secondary.some((i) => i.sizeBytes === null || i.sizeBytes === 0);
   const currentBytes = unmeasured ? null : secondary.reduce((s, i) => s + (i.sizeBytes ?? 0), 0);
-  return { entries: count * secondary.length, extraBytes: Math.max(0, perEntry) * count * secondary.length, currentBytes, secondaryIndexes: secondary.length };
+  return {
+    entries: count * secondary.length,
+    extraBytes: Math.max(0, perEntry) * count * secondary.length,
+    currentBytes,
+    secondaryIndexes: secondary.length,
+  };
 }
 
-/** The estimated growth of the secondary indexes against what they take today, in words (for a recommendation's reason). */
-export function penaltyInWords(p: ReturnType<typeof secondaryIndexPenalty>, formatBytes: (n: number) => string): string {
+/** The estimated growth of the secondary indexes against what they take today, in words (for a recommendation's
+ * reason). */
+export function penaltyInWords(
+  p: ReturnType<typeof secondaryIndexPenalty>,
+  formatBytes: (n: number) => string,
+): string {
   if (p.secondaryIndexes === 0) return 'the collection has no secondary index today, so none would grow';
   const n = `${p.secondaryIndexes} secondary ${p.secondaryIndexes === 1 ? 'index' : 'indexes'}`;
-  if (p.currentBytes === null) return `about ${formatBytes(p.extraBytes)} more in its ${n}; the server reported no size for them, so the share is unknown`;
-  return `about ${formatBytes(p.extraBytes)} more in its ${n}: ${Math.round((p.extraBytes / p.currentBytes) * 100)}% of today's ${formatBytes(p.currentBytes)}`;
+  if (p.currentBytes === null)
+    return (
+      `about ${formatBytes(p.extraBytes)} more in its ${n}; the server reported no size for them, so the ` +
+      `share is unknown`
+    );
+  return (
+    `about ${formatBytes(p.extraBytes)} more in ` +
+    `its ${n}: ${Math.round((p.extraBytes / p.currentBytes) * 100)}% of today's ${formatBytes(p.currentBytes)}`
+  );
 }

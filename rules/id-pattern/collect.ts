@@ -42,8 +42,15 @@ export function naturalOrderRanks(idsInNaturalOrder: readonly unknown[]): number
   return r;
 }
 
-/** One find of `_id`s in natural order; where the server refuses a `$natural` hint, its default order (its storage order). */
-async function readNaturalIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<unknown[]> {
+/** One find of `_id`s in natural order; where the server refuses a `$natural` hint, its default order (its storage
+ * order). */
+async function readNaturalIds(
+  adapter: Adapter,
+  db: string,
+  coll: string,
+  limit: number,
+  maxTimeMS: number,
+): Promise<unknown[]> {
   // singleBatch: the server closes the cursor with its reply (no killCursors round trip).
   const cmd = { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, singleBatch: true, maxTimeMS };
   let docs: Doc[];
@@ -65,7 +72,9 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
   id: 'id-pattern',
   version: 1,
   scope: 'collection',
-  description: '_ids in natural order (1 find with an _id projection and a $natural hint per sampled non-clustered collection; none where the core read them already), kept as ranks',
+  description:
+    '_ids in natural order (1 find with an _id projection and a $natural hint per sampled non-clustered ' +
+    'collection; none where the core read them already), kept as ranks',
   appliesTo: (c) => c.type === 'collection' && !c.clustered && c.sample.size > 0,
   schema: {
     type: 'object',
@@ -73,7 +82,11 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
     additionalProperties: false,
     properties: {
       // Ranks, not values: whole numbers below the count read, which keeps _id values out.
-      ranks: { type: 'array', maxItems: MAX_NATURAL_IDS, items: { type: 'integer', minimum: 0, maximum: MAX_NATURAL_IDS - 1 } },
+      ranks: {
+        type: 'array',
+        maxItems: MAX_NATURAL_IDS,
+        items: { type: 'integer', minimum: 0, maximum: MAX_NATURAL_IDS - 1 },
+      },
       source: { enum: ['natural-scan', 'none'] },
     },
   },
@@ -82,11 +95,18 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
     const limit = Math.min(ctx.ids.length, MAX_NATURAL_IDS);
     if (limit === 0) return null;
     // The core already read them (a whole read, or the _id scan of a server without $sample): no read of our own.
-    if (ctx.naturalIds && ctx.naturalIds.length >= limit) return { ranks: naturalOrderRanks(ctx.naturalIds.slice(0, limit)), source: 'natural-scan' };
+    if (ctx.naturalIds && ctx.naturalIds.length >= limit)
+      return { ranks: naturalOrderRanks(ctx.naturalIds.slice(0, limit)), source: 'natural-scan' };
     try {
-      return { ranks: naturalOrderRanks(await readNaturalIds(adapter, c.db, c.name, limit, maxTimeMS)), source: 'natural-scan' };
+      return {
+        ranks: naturalOrderRanks(await readNaturalIds(adapter, c.db, c.name, limit, maxTimeMS)),
+        source: 'natural-scan',
+      };
     } catch (err) {
-      ctx.note(`id-pattern: the _ids could not be read in natural order (${describeServerError(err)}), so _id order is judged from their leading bytes alone; collect again to judge it against insertion order`);
+      ctx.note(
+        `id-pattern: the _ids could not be read in natural order (${describeServerError(err)}), so _id ` +
+          `order is judged from their leading bytes alone; collect again to judge it against insertion order`,
+      );
       return { ranks: [], source: 'none' };
     }
   },

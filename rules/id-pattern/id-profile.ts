@@ -32,7 +32,8 @@ export function profileIds(sampledIds: readonly unknown[]): IdProfile {
   for (const v of sampledIds) {
     const s = idShape(v);
     types[s.type] = (types[s.type] ?? 0) + 1;
-    if (s.uuidVersion !== undefined) uuidVersions[String(s.uuidVersion)] = (uuidVersions[String(s.uuidVersion)] ?? 0) + 1;
+    if (s.uuidVersion !== undefined)
+      uuidVersions[String(s.uuidVersion)] = (uuidVersions[String(s.uuidVersion)] ?? 0) + 1;
     if (s.uuidString) uuidStrings++;
     sizes.push(s.size);
     for (let i = 0; i < LEADING_BYTES && i < s.bytes.length; i++) {
@@ -45,7 +46,11 @@ export function profileIds(sampledIds: readonly unknown[]): IdProfile {
     types,
     uuidVersions,
     uuidStrings,
-    sizeBytes: { p50: sizes.length ? percentile(sizes, 50) : 0, max: sizes.length ? Math.max(...sizes) : 0, mean: sizes.length ? mean(sizes) : 0 },
+    sizeBytes: {
+      p50: sizes.length ? percentile(sizes, 50) : 0,
+      max: sizes.length ? Math.max(...sizes) : 0,
+      mean: sizes.length ? mean(sizes) : 0,
+    },
     leadingByteEntropy: hist.map((h) => Math.round(entropyBits(h.values()) * 1000) / 1000),
   };
 }

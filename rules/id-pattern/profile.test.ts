@@ -11,7 +11,8 @@ import { uuid4Hex, uuid7Hex } from './confirm';
 import { type IdPatternOptions, idPatternOptionsSchema } from './index';
 
 const options = resolveOptions<IdPatternOptions>('id-pattern', idPatternOptionsSchema);
-const canonical = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+const canonical = (hex: string): string =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 /** The rule's verdict on _ids as collect reads them: profiled, then read in `natural` order (a permutation of them). */
 function verdict(ids: unknown[], natural: unknown[] = ids) {
@@ -29,21 +30,36 @@ function shuffle<T>(xs: T[]): T[] {
 }
 
 describe('id profile: UUIDs written as strings', () => {
-  it('recognises canonical UUID strings with a version and the RFC 9562 variant, either case, and nothing looser', () => {
-    const v4 = randomUUID();
-    expect(idShape(v4)).toMatchObject({ type: 'string', size: 41, uuidString: true, uuidVersion: 4 });
-    expect(Buffer.from(idShape(v4).bytes).toString('hex')).toBe(v4.replace(/-/g, ''));
-    expect(idShape(v4.toUpperCase())).toMatchObject({ uuidString: true, uuidVersion: 4 });
-    expect(idShape(canonical(uuid7Hex(1_700_000_000_000, 1)))).toMatchObject({ uuidString: true, uuidVersion: 7 });
-    for (const loose of [v4.replace(/-/g, ''), `{${v4}}`, '00000000-0000-0000-0000-000000000000', `${v4.slice(0, 19)}c${v4.slice(20)}`, 'not-a-uuid-at-all-but-36-characters!', `${v4} `]) {
-      expect(idShape(loose).uuidString, loose).toBeUndefined();
-    }
-  });
+  it(
+    'recognises canonical UUID strings with a version and the RFC 9562 variant, either case, and nothing ' + 'looser',
+    () => {
+      const v4 = randomUUID();
+      expect(idShape(v4)).toMatchObject({ type: 'string', size: 41, uuidString: true, uuidVersion: 4 });
+      expect(Buffer.from(idShape(v4).bytes).toString('hex')).toBe(v4.replace(/-/g, ''));
+      expect(idShape(v4.toUpperCase())).toMatchObject({ uuidString: true, uuidVersion: 4 });
+      expect(idShape(canonical(uuid7Hex(1_700_000_000_000, 1)))).toMatchObject({ uuidString: true, uuidVersion: 7 });
+      for (const loose of [
+        v4.replace(/-/g, ''),
+        `{${v4}}`,
+        '00000000-0000-0000-0000-000000000000',
+        `${v4.slice(0, 19)}c${v4.slice(20)}`,
+        'not-a-uuid-at-all-but-36-characters!',
+        `${v4} `,
+      ]) {
+        expect(idShape(loose).uuidString, loose).toBeUndefined();
+      }
+    },
+  );
 
   it('counts them and measures the entropy of the bytes they spell, not of their hex digits', () => {
     const strings = Array.from({ length: 200 }, () => randomUUID());
     const p = profileIds(strings);
-    expect(p).toMatchObject({ types: { string: 200 }, uuidStrings: 200, uuidVersions: { '4': 200 }, sizeBytes: { p50: 41, max: 41 } });
+    expect(p).toMatchObject({
+      types: { string: 200 },
+      uuidStrings: 200,
+      uuidVersions: { '4': 200 },
+      sizeBytes: { p50: 41, max: 41 },
+    });
     // hex digits hold 4 bits each: the characters could never show more than 4 bits; 200 random bytes show ~7
     expect(p.leadingByteEntropy[0]).toBeGreaterThan(6.5);
     const binary = profileIds(strings.map((s) => new UUID(s)));
@@ -64,7 +80,8 @@ describe('id-pattern verdicts: UUIDs by their version and bytes, never by chance
       const binary = hex.map((h) => new UUID(h));
       const strings = hex.map(canonical);
       // the natural order read is the sorted order half the time: the worst case for a correlation
-      const natural = run % 2 === 0 ? [...binary].sort((a, b) => a.toHexString().localeCompare(b.toHexString())) : shuffle(binary);
+      const natural =
+        run % 2 === 0 ? [...binary].sort((a, b) => a.toHexString().localeCompare(b.toHexString())) : shuffle(binary);
       const b = verdict(binary, natural);
       expect(b?.order, `run ${run}`).toBe('random');
       expect(b?.basis).toBe('uuid-version');
@@ -78,9 +95,18 @@ describe('id-pattern verdicts: UUIDs by their version and bytes, never by chance
     const t0 = 1_700_000_000_000;
     const hex = Array.from({ length: 200 }, (_, i) => uuid7Hex(t0 + i * 60_000, 0));
     const v7 = hex.map((h) => new UUID(h));
-    expect(verdict(v7, shuffle(v7))).toMatchObject({ order: 'monotonic', basis: 'uuid-version', uuidVersion: 7, label: 'UUID v7' });
+    expect(verdict(v7, shuffle(v7))).toMatchObject({
+      order: 'monotonic',
+      basis: 'uuid-version',
+      uuidVersion: 7,
+      label: 'UUID v7',
+    });
     const strings = hex.map(canonical);
-    expect(verdict(strings, shuffle(strings))).toMatchObject({ order: 'monotonic', basis: 'uuid-version', uuidAsString: true });
+    expect(verdict(strings, shuffle(strings))).toMatchObject({
+      order: 'monotonic',
+      basis: 'uuid-version',
+      uuidAsString: true,
+    });
   });
 
   it('a "v4" whose leading bytes are a sequence is not called random: it falls back to the order', () => {

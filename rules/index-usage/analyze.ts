@@ -22,7 +22,9 @@ export function claimOf(messageId: string): 'unused' | 'redundant' | 'tooMany' |
 
 /** Indexes that can serve `shorter`'s queries in its place: compatible indexes whose key starts with its key. */
 export function standIns(c: CollectionSnapshot, shorter: IndexSnapshot): string[] {
-  return c.indexes.filter((b) => b !== shorter && isKeyPrefix(shorter, b) && prefixBlockers(shorter, b).length === 0).map((b) => b.name);
+  return c.indexes
+    .filter((b) => b !== shorter && isKeyPrefix(shorter, b) && prefixBlockers(shorter, b).length === 0)
+    .map((b) => b.name);
 }
 
 export interface PrefixPair {
@@ -46,7 +48,13 @@ export function prefixPairs(c: CollectionSnapshot): PrefixPair[] {
       .filter((b) => Object.keys(b.key).length > Object.keys(a.key).length || a.name > b.name);
     if (partners.length === 0) continue;
     const compatible = partners.map((b) => ({ shorter: a, longer: b, blockers: prefixBlockers(a, b) }));
-    const clean = compatible.filter((p) => p.blockers.length === 0).sort((x, y) => Object.keys(y.longer.key).length - Object.keys(x.longer.key).length || x.longer.name.localeCompare(y.longer.name));
+    const clean = compatible
+      .filter((p) => p.blockers.length === 0)
+      .sort(
+        (x, y) =>
+          Object.keys(y.longer.key).length - Object.keys(x.longer.key).length ||
+          x.longer.name.localeCompare(y.longer.name),
+      );
     if (clean[0]) out.push(clean[0]);
     else out.push(...compatible);
   }
@@ -73,9 +81,18 @@ export interface IndexUsage {
 export function keptReason(ix: IndexSnapshot): string | null {
   if (ix.name === '_id_') return 'MongoDB requires it';
   if (ix.unique) return 'unique: it enforces a constraint even when no query reads it';
-  if (ix.expireAfterSeconds !== undefined) return 'TTL: the server deletes expired documents through it, and those deletes do not count as use';
-  if (ix.hidden) return 'hidden: the planner cannot use it, so no use is expected; drop it once nothing has slowed down since it was hidden';
-  if (ix.partial) return 'partial: it serves only queries that match its filter, which may run rarely (month-end jobs); check before dropping';
+  if (ix.expireAfterSeconds !== undefined)
+    return 'TTL: the server deletes expired documents through it, and those deletes do not count as use';
+  if (ix.hidden)
+    return (
+      'hidden: the planner cannot use it, so no use is expected; drop it once nothing has slowed down since ' +
+      'it was hidden'
+    );
+  if (ix.partial)
+    return (
+      'partial: it serves only queries that match its filter, which may run rarely (month-end jobs); check ' +
+      'before dropping'
+    );
   return null;
 }
 
@@ -83,8 +100,14 @@ export function keptReason(ix: IndexSnapshot): string | null {
  * Usage summed over every member read (`acc`: the index's $indexStats rows, null when none were read), with the
  * warm-up guard: counters younger than `warmupDays` prove nothing.
  */
-export function indexUsage(ix: IndexSnapshot, acc: readonly IndexAccess[] | null, collectedAt: number, o: Pick<IndexUsageOptions, 'warmupDays' | 'unusedMaxOps'>): IndexUsage {
-  if (acc === null || acc.length === 0) return { index: ix, status: 'unknown', ops: 0, windowDays: null, youngestHost: null };
+export function indexUsage(
+  ix: IndexSnapshot,
+  acc: readonly IndexAccess[] | null,
+  collectedAt: number,
+  o: Pick<IndexUsageOptions, 'warmupDays' | 'unusedMaxOps'>,
+): IndexUsage {
+  if (acc === null || acc.length === 0)
+    return { index: ix, status: 'unknown', ops: 0, windowDays: null, youngestHost: null };
   const ops = acc.reduce((s, a) => s + a.ops, 0);
   let windowDays: number | null = null;
   let youngestHost: string | null = null;
@@ -107,7 +130,8 @@ export function indexUsage(ix: IndexSnapshot, acc: readonly IndexAccess[] | null
   if (noSince.length > 0) return { index: ix, status: 'unreadable', ops, windowDays, youngestHost, noSince };
   const kept = keptReason(ix);
   if (kept) return { index: ix, status: 'kept', ops, windowDays, youngestHost, keptReason: kept };
-  if (windowDays === null || windowDays < o.warmupDays) return { index: ix, status: 'tooRecent', ops, windowDays, youngestHost };
+  if (windowDays === null || windowDays < o.warmupDays)
+    return { index: ix, status: 'tooRecent', ops, windowDays, youngestHost };
   return { index: ix, status: 'unused', ops, windowDays, youngestHost };
 }
 
@@ -139,7 +163,13 @@ export function coverage(snapshot: Snapshot, members: IndexUsageMembers | undefi
   if (members.listError !== undefined) return { kind: 'connectedOnly', complete: false, why: members.listError };
   const total = members.read.length + members.notRead.length;
   if (members.notRead.length > 0) {
-    return { kind: 'membersNotRead', complete: false, read: members.read.length, members: total, notRead: members.notRead.map((n) => `${n.host} (${n.reason})`).join('; ') };
+    return {
+      kind: 'membersNotRead',
+      complete: false,
+      read: members.read.length,
+      members: total,
+      notRead: members.notRead.map((n) => `${n.host} (${n.reason})`).join('; '),
+    };
   }
   const only = members.read[0];
   if (total === 1 && only) return { kind: 'onlyMember', complete: true, host: only };

@@ -67,7 +67,9 @@ export function memberList(hello: Doc, config: Doc | null, configError: string |
     const hosts = hello[key];
     if (Array.isArray(hosts)) for (const h of hosts) if (typeof h === 'string') listed.add(h);
   }
-  const arbiters = new Set(Array.isArray(hello.arbiters) ? hello.arbiters.filter((h): h is string => typeof h === 'string') : []);
+  const arbiters = new Set(
+    Array.isArray(hello.arbiters) ? hello.arbiters.filter((h): h is string => typeof h === 'string') : [],
+  );
   let hiddenUnknown: string | undefined;
   const members = ((config?.config as Doc | undefined)?.members as Doc[] | undefined) ?? null;
   if (members) {
@@ -76,7 +78,9 @@ export function memberList(hello: Doc, config: Doc | null, configError: string |
       if (m.hidden === true) listed.add(m.host);
     }
   } else {
-    hiddenUnknown = `hello does not list them and replSetGetConfig was not answered (${configError ?? 'no config in the reply'})`;
+    hiddenUnknown =
+      `hello does not list them and replSetGetConfig was not answered ` +
+      `(${configError ?? 'no config in the reply'})`;
   }
   const others = [...listed].filter((h) => h !== self && !arbiters.has(h)).sort();
   return { self, others, ...(hiddenUnknown ? { hiddenUnknown } : {}) };
@@ -97,7 +101,8 @@ function opsOf(v: unknown): number {
   let n: number;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'bigint') n = Number(v);
-  else if (v && typeof v === 'object' && typeof (v as { toNumber?: unknown }).toNumber === 'function') n = (v as { toNumber(): number }).toNumber();
+  else if (v && typeof v === 'object' && typeof (v as { toNumber?: unknown }).toNumber === 'function')
+    n = (v as { toNumber(): number }).toNumber();
   else n = Number(v ?? 0);
   return Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0;
 }
@@ -126,7 +131,11 @@ export function sinceOf(v: unknown): string {
  * read (the connected node seen under another name, or a server that does not name each member apart) are skipped, so
  * no counter is added twice. Returns the rows used and the host names skipped as already read.
  */
-export function mergeMemberStats(accesses: Record<string, IndexAccess[]>, indexes: readonly { name: string }[], rows: readonly Doc[]): { used: number; alreadyRead: string[] } {
+export function mergeMemberStats(
+  accesses: Record<string, IndexAccess[]>,
+  indexes: readonly { name: string }[],
+  rows: readonly Doc[],
+): { used: number; alreadyRead: string[] } {
   const names = new Set(indexes.map((i) => i.name));
   const seen = new Set(Object.values(accesses).flatMap((list) => list.map((a) => a.host)));
   const alreadyRead = new Set<string>();
@@ -148,8 +157,17 @@ export function mergeMemberStats(accesses: Record<string, IndexAccess[]>, indexe
   return { used, alreadyRead: [...alreadyRead] };
 }
 
-async function indexStats(adapter: Adapter, c: Pick<CollectionSnapshot, 'db' | 'name'>, maxTimeMS: number): Promise<Doc[]> {
-  return await commandCursor(adapter, c.db, { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS }, { maxTimeMS });
+async function indexStats(
+  adapter: Adapter,
+  c: Pick<CollectionSnapshot, 'db' | 'name'>,
+  maxTimeMS: number,
+): Promise<Doc[]> {
+  return await commandCursor(
+    adapter,
+    c.db,
+    { aggregate: c.name, pipeline: [{ $indexStats: {} }], cursor: {}, maxTimeMS },
+    { maxTimeMS },
+  );
 }
 
 /**
@@ -157,7 +175,12 @@ async function indexStats(adapter: Adapter, c: Pick<CollectionSnapshot, 'db' | '
  * or null. MongoDB documents `host` as the member's own hostname and port, so another member's rows naming a host
  * already read cannot be told apart from that member's: they are not added, and the member counts as not read.
  */
-export async function readMember(member: Adapter, collection: Pick<CollectionSnapshot, 'db' | 'name' | 'indexes'>, maxTimeMS: number, accesses: Record<string, IndexAccess[]>): Promise<string | null> {
+export async function readMember(
+  member: Adapter,
+  collection: Pick<CollectionSnapshot, 'db' | 'name' | 'indexes'>,
+  maxTimeMS: number,
+  accesses: Record<string, IndexAccess[]>,
+): Promise<string | null> {
   let rows: Doc[];
   try {
     rows = await indexStats(member, collection, maxTimeMS);
@@ -166,7 +189,10 @@ export async function readMember(member: Adapter, collection: Pick<CollectionSna
   }
   const { used, alreadyRead } = mergeMemberStats(accesses, collection.indexes, rows);
   if (used === 0 && alreadyRead.length > 0) {
-    return `its $indexStats rows name host ${alreadyRead.map((h) => JSON.stringify(h)).join(', ')}, whose counters were already read, so they could not be told apart from that member's and were not added twice`;
+    return (
+      `its $indexStats rows name host ${alreadyRead.map((h) => JSON.stringify(h)).join(', ')}, whose counters ` +
+      `were already read, so they could not be told apart from that member's and were not added twice`
+    );
   }
   return null;
 }
@@ -180,7 +206,8 @@ interface MemberPlan {
 
 /** What one run learnt once, shared by its collections. */
 interface RunState {
-  /** Settles once the run's first $indexStats has its answer: the others wait for it, so a server without it is asked once. */
+  /** Settles once the run's first $indexStats has its answer: the others wait for it, so a server without it is asked
+   * once. */
   first: Promise<void> | null;
   /** Set when the server answered that it has no $indexStats at all (not a permission): the others do not ask. */
   lacks: string | null;
@@ -203,7 +230,8 @@ function runOf(ctx: CollectionContext): RunState {
 /** Error codes and messages that say the server has no $indexStats (rather than this user may not run it here). */
 const UNSUPPORTED_CODES = new Set([59, 115, 238, 40324]);
 const unsupported = (e: { code?: number; message: string }): boolean =>
-  (e.code !== undefined && UNSUPPORTED_CODES.has(e.code)) || /not (implemented|supported)|unrecognized pipeline stage|unknown pipeline stage/i.test(e.message);
+  (e.code !== undefined && UNSUPPORTED_CODES.has(e.code)) ||
+  /not (implemented|supported)|unrecognized pipeline stage|unknown pipeline stage/i.test(e.message);
 
 /** The connected node's $indexStats; null (noted once per run and cause) when the server refuses it. */
 async function readConnected(ctx: CollectionContext, run: RunState): Promise<Doc[] | null> {
@@ -222,13 +250,18 @@ async function readConnected(ctx: CollectionContext, run: RunState): Promise<Doc
     if (!run.noted.has(key)) {
       run.noted.add(key);
       const what = denied
-        ? 'it needs the clusterMonitor role (or the indexStats action on the collection): grant it, or run as a user that has it, to have index use checked'
+        ? 'it needs the clusterMonitor role (or the indexStats action on the collection): grant it, or run as ' +
+          'a user that has it, to have index use checked'
         : lacks
           ? 'this server does not have $indexStats, so index use is not checked on it'
           : 'index use is not checked where it fails';
       const answered = `index use (it answered ${describeServerError(err)})`;
       const gap = lacks ? { gap: gapOf(NO_INDEXSTATS, answered) } : {};
-      ctx.note(`index use could not be read ($indexStats): ${describeServerError(err)}; ${what}. The same answer on other collections of this run is not repeated; index-usage names them.`, gap);
+      ctx.note(
+        `index use could not be read ($indexStats): ${describeServerError(err)}; ${what}. The same answer ` +
+          `on other collections of this run is not repeated; index-usage names them.`,
+        gap,
+      );
     }
     return null;
   } finally {
@@ -269,7 +302,11 @@ async function planFor(adapter: Adapter, maxTimeMS: number, run: RunState): Prom
  * Every other member's $indexStats added to `accesses` (driver adapter: a direct connection per member, opened once per
  * run). Members it could not read are recorded with the reason, so the rule can say whose use is missing.
  */
-async function readMembers(ctx: CollectionContext, run: RunState, accesses: Record<string, IndexAccess[]>): Promise<IndexUsageMembers> {
+async function readMembers(
+  ctx: CollectionContext,
+  run: RunState,
+  accesses: Record<string, IndexAccess[]>,
+): Promise<IndexUsageMembers> {
   const { adapter, collection: c, maxTimeMS } = ctx;
   const plan = await planFor(adapter, maxTimeMS, run);
   if (!plan.list) return { read: [], notRead: [], listError: plan.error ?? 'the member list could not be read' };
@@ -278,7 +315,12 @@ async function readMembers(ctx: CollectionContext, run: RunState, accesses: Reco
   for (const host of plan.list.others) {
     const conn = plan.connections.get(host);
     if (!conn) {
-      usage.notRead.push({ host, reason: `the ${adapter.kind} adapter has one connection and cannot open another; run the CLI with a connection string to read every member` });
+      usage.notRead.push({
+        host,
+        reason:
+          `the ${adapter.kind} adapter has one connection and cannot open another; run the CLI with a ` +
+          `connection string to read every member`,
+      });
       continue;
     }
     let member: Adapter;
@@ -309,7 +351,9 @@ export const indexUsageCollector = defineCollector<IndexUsageData, 'collection'>
   version: 1,
   scope: 'collection',
   description:
-    '$indexStats per collection with an index besides _id_ (1 command each), summed over every replica-set member (replica sets only: hello and replSetGetConfig once per run, 1 command per other member and collection)',
+    '$indexStats per collection with an index besides _id_ (1 command each), summed over every replica-set ' +
+    'member (replica sets only: hello and replSetGetConfig once per run, 1 command per other member and ' +
+    'collection)',
   appliesTo: (c) => c.type === 'collection' && c.indexes.some((i) => !isIdIndex(c, i)),
   schema: {
     type: 'object',
@@ -334,7 +378,15 @@ export const indexUsageCollector = defineCollector<IndexUsageData, 'collection'>
         additionalProperties: false,
         properties: {
           read: { type: 'array', items: host },
-          notRead: { type: 'array', items: { type: 'object', required: ['host', 'reason'], additionalProperties: false, properties: { host, reason } } },
+          notRead: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['host', 'reason'],
+              additionalProperties: false,
+              properties: { host, reason },
+            },
+          },
           hiddenUnknown: reason,
           listError: reason,
         },

@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import { commandCursor } from '../../src/lib/cursor';
 import type { Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
@@ -19,7 +20,12 @@ const BATCH = 500;
 const ALL = 'index_usage_all';
 const LESS = 'index_usage_less';
 
-const notRun = (summary: string, reason?: string): Result => ({ status: 'not-run', summary, measurements: [], ...(reason ? { reason } : {}) });
+const notRun = (summary: string, reason?: string): Result => ({
+  status: 'not-run',
+  summary,
+  measurements: [],
+  ...(reason ? { reason } : {}),
+});
 
 /** The source's index specifications, made safe to rebuild on a scratch copy, and what was changed. */
 export function scratchSpecs(rows: readonly Doc[]): { specs: Doc[]; changes: string[] } {
@@ -66,7 +72,8 @@ export function prefixFilter(docs: readonly Doc[], fields: readonly string[]): D
   for (const d of docs) {
     // an index key's dots always nest: split on each, not read as a census path
     const values = fields.map((f) => valueAt(d, f.split('.')));
-    if (values.every((v) => v !== undefined && !Array.isArray(v))) return Object.fromEntries(fields.map((f, i) => [f, values[i]]));
+    if (values.every((v) => v !== undefined && !Array.isArray(v)))
+      return Object.fromEntries(fields.map((f, i) => [f, values[i]]));
   }
   return null;
 }
@@ -78,8 +85,18 @@ interface Copies {
 }
 
 /** Two scratch collections with the source's indexes: ALL with every one, LESS without `drop`. */
-async function prepare(ctx: ConfirmContext, db: string, coll: string, drop: ReadonlySet<string>): Promise<Copies | string> {
-  const rows = await commandCursor(ctx.source, db, { listIndexes: coll, cursor: {}, maxTimeMS: 10_000 }, { maxTimeMS: 10_000 });
+async function prepare(
+  ctx: ConfirmContext,
+  db: string,
+  coll: string,
+  drop: ReadonlySet<string>,
+): Promise<Copies | string> {
+  const rows = await commandCursor(
+    ctx.source,
+    db,
+    { listIndexes: coll, cursor: {}, maxTimeMS: 10_000 },
+    { maxTimeMS: 10_000 },
+  );
   const { specs, changes } = scratchSpecs(rows);
   const docs = (await ctx.sourceDocs(db, coll)).map(withoutId);
   if (docs.length === 0) return `${coll} returned no documents to copy`;
@@ -100,12 +117,23 @@ async function prepare(ctx: ConfirmContext, db: string, coll: string, drop: Read
     }
   }
   const missing = [...drop].filter((n) => !built.includes(n));
-  if (missing.length) return `the scratch server could not build ${missing.map((n) => `\`${n}\``).join(', ')}: ${failed.join('; ')}`;
+  if (missing.length)
+    return `the scratch server could not build ${missing.map((n) => `\`${n}\``).join(', ')}: ${failed.join('; ')}`;
   if (failed.length) changes.push(`not rebuilt on the copy: ${failed.join('; ')}`);
   return { docs, built, changes };
 }
 
-async function insertCost(ctx: ConfirmContext, copies: Copies, lessLabel: string): Promise<{ all: ReturnType<typeof toMeasurement>; less: ReturnType<typeof toMeasurement>; ratio: ReturnType<typeof ratioOf>; complete: boolean; batch: number }> {
+async function insertCost(
+  ctx: ConfirmContext,
+  copies: Copies,
+  lessLabel: string,
+): Promise<{
+  all: ReturnType<typeof toMeasurement>;
+  less: ReturnType<typeof toMeasurement>;
+  ratio: ReturnType<typeof ratioOf>;
+  complete: boolean;
+  batch: number;
+}> {
   const s = ctx.scratch;
   const batch = copies.docs.slice(0, BATCH);
   const insert = (coll: string) => async (): Promise<void> => {
@@ -113,10 +141,19 @@ async function insertCost(ctx: ConfirmContext, copies: Copies, lessLabel: string
   };
   const [all, less] = await alternate(
     ctx.budget.slice(0.8),
-    { label: `insert ${formatNumber(batch.length)} docs, all ${formatNumber(copies.built.length + 1)} indexes`, run: insert(ALL) },
+    {
+      label: `insert ${formatNumber(batch.length)} docs, all ${formatNumber(copies.built.length + 1)} indexes`,
+      run: insert(ALL),
+    },
     { label: `insert ${formatNumber(batch.length)} docs, ${lessLabel}`, run: insert(LESS) },
   );
-  return { all: toMeasurement(all), less: toMeasurement(less), ratio: ratioOf(`insert time, all indexes / ${lessLabel}`, all, less), complete: all.complete && less.complete, batch: batch.length };
+  return {
+    all: toMeasurement(all),
+    less: toMeasurement(less),
+    ratio: ratioOf(`insert time, all indexes / ${lessLabel}`, all, less),
+    complete: all.complete && less.complete,
+    batch: batch.length,
+  };
 }
 
 async function indexSizes(ctx: ConfirmContext, names: readonly string[]): Promise<Measurement[]> {
@@ -124,29 +161,51 @@ async function indexSizes(ctx: ConfirmContext, names: readonly string[]): Promis
   const sizes = (stats?.indexSizes as Doc | undefined) ?? {};
   // An index of a collection holding documents never takes 0 bytes: a 0 (or no figure) was not measured, so it is
   // left out rather than shown as a size.
-  return names.filter((n) => Number(sizes[n]) > 0).map((n) => {
-    const b = Number(sizes[n]);
-    return { label: `size of ${n} on the copy`, unit: 'bytes' as const, median: b, low: b, high: b, trials: 1 };
-  });
+  return names
+    .filter((n) => Number(sizes[n]) > 0)
+    .map((n) => {
+      const b = Number(sizes[n]);
+      return { label: `size of ${n} on the copy`, unit: 'bytes' as const, median: b, low: b, high: b, trials: 1 };
+    });
 }
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredInserts: 'Inserting {{batch}} copied documents took {{allTime}} with every index and {{lessTime}} {{less}}: {{figure}}.',
+  measuredInserts:
+    'Inserting {{batch}} copied documents took {{allTime}} with every index and {{lessTime}} {{less}}: {{figure}}.',
   measuredChanges: 'On the copy, {{changes}}.',
   measuredSizeOne: 'On the copy, the index takes {{bytes}}.',
   measuredSizeMany: 'On the copy, those indexes take {{bytes}}.',
   supportedCost: 'The interval lies above 1x: the claim that {{claim}} holds here.',
   refutedCost: 'The interval lies below 1x: inserts were faster with every index, against the claim that {{claim}}.',
-  inconclusiveCost: 'The interval reaches within {{margin}} of 1x: within noise at this size, so whether {{claim}} is not shown either way.',
-  inconclusiveBudget: 'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
+  inconclusiveCost: sentence(
+    'The interval reaches within {{margin}} of 1x: within noise at this size, so whether {{claim}} is not ',
+    'shown either way.',
+  ),
+  inconclusiveBudget:
+    'The time budget ran out before {{blocks}} blocks of each were timed, so no 95% interval was reached.',
   supportedPlan: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}: the check passed.',
-  supportedPlanStandIn: 'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}, which is led by the same fields as `{{longer}}`: the check passed.',
-  refutedPlanScan: 'With `{{index}}` dropped from the copy, explain() of {{shape}} chose a collection scan, not `{{longer}}`: the check failed.',
-  refutedPlanOther: 'With `{{index}}` dropped from the copy, explain() of {{shape}} chose {{chosen}}, not `{{longer}}`: the check failed.',
-  inconclusivePlanNoValues: 'No copied document holds single values at {{fields}}, so no query was explained and the plan is not checked.',
-  inconclusivePlanOperatorField: 'No query was explained: a filter reads {{fields}} as an operator, not a field, and `$getField` (the only way to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field. The plan is not checked.',
-  inconclusivePlanUnread: "The server's explain() of {{shape}} names no index or stage ({{why}}), so the plan could not be checked.",
+  supportedPlanStandIn: sentence(
+    'With `{{index}}` dropped from the copy, explain() of {{shape}} picks {{picked}}, which is led by the ',
+    'same fields as `{{longer}}`: the check passed.',
+  ),
+  refutedPlanScan: sentence(
+    'With `{{index}}` dropped from the copy, explain() of {{shape}} chose a collection scan, not ',
+    '`{{longer}}`: the check failed.',
+  ),
+  refutedPlanOther: sentence(
+    'With `{{index}}` dropped from the copy, explain() of {{shape}} chose {{chosen}}, not `{{longer}}`: the ',
+    'check failed.',
+  ),
+  inconclusivePlanNoValues:
+    'No copied document holds single values at {{fields}}, so no query was explained and the plan is not checked.',
+  inconclusivePlanOperatorField: sentence(
+    'No query was explained: a filter reads {{fields}} as an operator, not a field, and `$getField` (the ',
+    'only way to name it) uses no index; MongoDB refuses to build an index on a `$`-prefixed field. The plan ',
+    'is not checked.',
+  ),
+  inconclusivePlanUnread:
+    "The server's explain() of {{shape}} names no index or stage ({{why}}), so the plan could not be checked.",
   inconclusivePlanFailed: 'explain() failed on the scratch copy ({{error}}), so the plan could not be checked.',
   measuredRedundantCost: 'The insert time is shown for scale; the verdict is the plan check, not this cost.',
 } as const;
@@ -158,16 +217,33 @@ export function dropClaim(dropped: string): RatioClaim {
 }
 
 /** The figures of the insert comparison: time with every index, without the flagged ones, the ratio, what changed. */
-function costSentences(r: Awaited<ReturnType<typeof insertCost>>, lessLabel: string, copies: Copies, claim?: RatioClaim): string[] {
-  const head = say(M, 'measuredInserts', { batch: formatNumber(r.batch), allTime: formatDuration(r.all.median), lessTime: formatDuration(r.less.median), less: lessLabel, figure: figure(r.ratio, claim) });
+function costSentences(
+  r: Awaited<ReturnType<typeof insertCost>>,
+  lessLabel: string,
+  copies: Copies,
+  claim?: RatioClaim,
+): string[] {
+  const head = say(M, 'measuredInserts', {
+    batch: formatNumber(r.batch),
+    allTime: formatDuration(r.all.median),
+    lessTime: formatDuration(r.less.median),
+    less: lessLabel,
+    figure: figure(r.ratio, claim),
+  });
   return [head, ...(copies.changes.length ? [say(M, 'measuredChanges', { changes: copies.changes.join('; ') })] : [])];
 }
 
-async function confirmWriteCost(ctx: ConfirmContext, f: Finding, drop: Set<string>, lessLabel: string): Promise<Result> {
+async function confirmWriteCost(
+  ctx: ConfirmContext,
+  f: Finding,
+  drop: Set<string>,
+  lessLabel: string,
+): Promise<Result> {
   const { db, collection } = f.target;
   if (!collection) return notRun('Nothing to measure: the finding names no collection.');
   const copies = await prepare(ctx, db, collection, drop);
-  if (typeof copies === 'string') return notRun('The scratch copy could not be built, so nothing was measured.', copies);
+  if (typeof copies === 'string')
+    return notRun('The scratch copy could not be built, so nothing was measured.', copies);
   const r = await insertCost(ctx, copies, lessLabel);
   const sizes = await indexSizes(ctx, [...drop]);
   await cleanup(ctx);
@@ -179,7 +255,14 @@ async function confirmWriteCost(ctx: ConfirmContext, f: Finding, drop: Set<strin
   const status: Verdict = r.complete ? judge(claim, r.ratio) : 'inconclusive';
   const data = { claim: claim.text, margin: noisePercent() };
   if (!r.complete) parts.push(say(M, 'inconclusiveBudget', { blocks: MIN_BLOCKS }));
-  else parts.push(status === 'supported' ? say(M, 'supportedCost', data) : status === 'refuted' ? say(M, 'refutedCost', data) : say(M, 'inconclusiveCost', data));
+  else
+    parts.push(
+      status === 'supported'
+        ? say(M, 'supportedCost', data)
+        : status === 'refuted'
+          ? say(M, 'refutedCost', data)
+          : say(M, 'inconclusiveCost', data),
+    );
   return { status, claim, summary: parts.join(' '), ratio: r.ratio, measurements: [r.all, r.less, ...sizes] };
 }
 
@@ -194,7 +277,8 @@ interface PlanCheck {
   brief: string;
 }
 
-/** explain() of an equality query on the shorter index's fields, on the copy without it: does the planner pick a stand-in? */
+/** explain() of an equality query on the shorter index's fields, on the copy without it: does the planner pick a
+ * stand-in? */
 async function checkPlan(
   ctx: ConfirmContext,
   index: string,
@@ -213,7 +297,12 @@ async function checkPlan(
       brief: 'no query can name the field',
     };
   }
-  if (!filter) return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanNoValues', { fields: quoted }), brief: 'no query to explain' };
+  if (!filter)
+    return {
+      verdict: 'inconclusive',
+      sentence: say(M, 'inconclusivePlanNoValues', { fields: quoted }),
+      brief: 'no query to explain',
+    };
   const shape = `an equality query on ${quoted} (values from a copied document)`;
   try {
     const out = await ctx.scratch.command({ explain: { find: LESS, filter }, verbosity: 'queryPlanner' });
@@ -221,17 +310,39 @@ async function checkPlan(
     const picked = plan.indexes.filter((x) => acceptable.has(x));
     if (picked.length) {
       const data = { index, shape, picked: picked.map((x) => `\`${x}\``).join(', '), longer };
-      return { verdict: 'supported', sentence: say(M, picked.includes(longer) ? 'supportedPlan' : 'supportedPlanStandIn', data), brief: `the planner picks ${data.picked} without it` };
+      return {
+        verdict: 'supported',
+        sentence: say(M, picked.includes(longer) ? 'supportedPlan' : 'supportedPlanStandIn', data),
+        brief: `the planner picks ${data.picked} without it`,
+      };
     }
     if (plan.indexes.length) {
       const chosen = plan.indexes.map((x) => `\`${x}\``).join(', ');
-      return { verdict: 'refuted', sentence: say(M, 'refutedPlanOther', { index, shape, chosen, longer }), brief: `the planner chose ${chosen} without it` };
+      return {
+        verdict: 'refuted',
+        sentence: say(M, 'refutedPlanOther', { index, shape, chosen, longer }),
+        brief: `the planner chose ${chosen} without it`,
+      };
     }
-    if (plan.collscan) return { verdict: 'refuted', sentence: say(M, 'refutedPlanScan', { index, shape, longer }), brief: 'the planner chose a collection scan without it' };
-    const why = ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB plans queries in its backend' : 'an unfamiliar plan format';
-    return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanUnread', { shape, why }), brief: 'the plan could not be read' };
+    if (plan.collscan)
+      return {
+        verdict: 'refuted',
+        sentence: say(M, 'refutedPlanScan', { index, shape, longer }),
+        brief: 'the planner chose a collection scan without it',
+      };
+    const why =
+      ctx.snapshot.server.flavor === 'ferretdb' ? 'FerretDB plans queries in its backend' : 'an unfamiliar plan format';
+    return {
+      verdict: 'inconclusive',
+      sentence: say(M, 'inconclusivePlanUnread', { shape, why }),
+      brief: 'the plan could not be read',
+    };
   } catch (err) {
-    return { verdict: 'inconclusive', sentence: say(M, 'inconclusivePlanFailed', { error: describeServerError(err) }), brief: 'explain() failed' };
+    return {
+      verdict: 'inconclusive',
+      sentence: say(M, 'inconclusivePlanFailed', { error: describeServerError(err) }),
+      brief: 'explain() failed',
+    };
   }
 }
 
@@ -240,7 +351,8 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   const longer = String(f.evidence.longer ?? '');
   if (!collection || !index || !longer) return notRun('Nothing to measure: the finding names no index pair.');
   const copies = await prepare(ctx, db, collection, new Set([index]));
-  if (typeof copies === 'string') return notRun('The scratch copy could not be built, so nothing was measured.', copies);
+  if (typeof copies === 'string')
+    return notRun('The scratch copy could not be built, so nothing was measured.', copies);
   if (!copies.built.includes(longer)) {
     await cleanup(ctx);
     return notRun(`The scratch server could not build \`${longer}\`, so its plans could not be checked.`);
@@ -257,9 +369,22 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   const plan = await checkPlan(ctx, index, longer, fields, acceptable, filter, unnameable);
   await cleanup(ctx);
   // A correctness check, not a cost: the verdict is the plan's; the insert time is a figure beside it.
-  const claim = checkClaim(`with \`${index}\` dropped, the planner serves its queries with \`${longer}\` (or an index led by the same fields)`);
-  const summary = [plan.sentence, ...costSentences(r, `without ${index}`, copies), say(M, 'measuredRedundantCost')].join(' ');
-  return { status: plan.verdict, claim, summary, ratio: r.ratio, brief: plan.brief, measurements: [r.all, r.less, ...sizes] };
+  const claim = checkClaim(
+    `with \`${index}\` dropped, the planner serves its queries with \`${longer}\` (or an index led by the same fields)`,
+  );
+  const summary = [
+    plan.sentence,
+    ...costSentences(r, `without ${index}`, copies),
+    say(M, 'measuredRedundantCost'),
+  ].join(' ');
+  return {
+    status: plan.verdict,
+    claim,
+    summary,
+    ratio: r.ratio,
+    brief: plan.brief,
+    measurements: [r.all, r.less, ...sizes],
+  };
 }
 
 /** index-usage's experiments on a scratch copy of the collection (real documents, the source's index specs). */
@@ -270,12 +395,16 @@ export async function confirmIndexUsage(ctx: ConfirmContext, f: Finding, _o: Ind
     case 'redundant':
       return await confirmRedundant(ctx, f);
     case 'tooMany': {
-      const c = ctx.snapshot.databases.find((d) => d.name === f.target.db)?.collections.find((x) => x.name === f.target.collection);
+      const c = ctx.snapshot.databases
+        .find((d) => d.name === f.target.db)
+        ?.collections.find((x) => x.name === f.target.collection);
       const secondary = new Set(c ? c.indexes.filter((i) => !isIdIndex(c, i)).map((i) => i.name) : []);
       return await confirmWriteCost(ctx, f, secondary, 'with only _id');
     }
     case 'indexesVsCache':
-      return notRun('Nothing measured: cache pressure needs the whole data set, which a scratch copy of a sample cannot reproduce.');
+      return notRun(
+        'Nothing measured: cache pressure needs the whole data set, which a scratch copy of a sample cannot reproduce.',
+      );
     default:
       return notRun('Nothing to measure: this line makes no claim a scratch experiment could test.');
   }

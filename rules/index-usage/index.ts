@@ -1,10 +1,27 @@
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { COLLSTATS_ZERO_SIZES, gapOf, NO_INDEXSTATS, noWiredTiger } from '../../src/core/gaps';
-import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
-import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation, Snapshot, Target } from '../../src/core/types';
+import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
+import type {
+  CollectionSnapshot,
+  DatabaseSnapshot,
+  Finding,
+  Recommendation,
+  Snapshot,
+  Target,
+} from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
-import { type Coverage, type IndexUsage, claimOf, coverage, formatKey, indexBytes, indexUsage, prefixPairs, shellCollection } from './analyze';
+import {
+  type Coverage,
+  type IndexUsage,
+  claimOf,
+  coverage,
+  formatKey,
+  indexBytes,
+  indexUsage,
+  prefixPairs,
+  shellCollection,
+} from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
@@ -19,7 +36,10 @@ export { indexUsageOptionsSchema, type IndexUsageOptions } from './options';
  * primaries) and whether it recorded no use at all or at most `unusedMaxOps` are variants, not clauses spliced in.
  */
 const NO_USE = 'Index `{{index}}` {{key}} recorded no use in the last {{days}}';
-const FEW_USES = 'Index `{{index}}` {{key}} recorded no more use than unusedMaxOps allows ({{ops}}, at most {{maxOps}}) in the last {{days}}';
+const FEW_USES = sentence(
+  'Index `{{index}}` {{key}} recorded no more use than unusedMaxOps allows ({{ops}}, at most {{maxOps}}) in ',
+  'the last {{days}}',
+);
 const TAKES = '; it takes space (index size: {{size}}) and a write on every insert.';
 const OVER_MEMBERS = ', summed over {{read}} of {{members}} members';
 const OVER_ONLY = ', summed over the only member listed ({{host}})';
@@ -27,7 +47,8 @@ const ON_CONNECTED = ', read on the connected member only';
 const OVER_SHARDS = ', summed over the shard primaries mongos reached ({{primaries}})';
 const NOT_READ = ' Not read: {{notRead}}; an index used only there would look unused here.';
 const CONNECTED_ONLY = ' The other members were not read ({{why}}); an index used only there would look unused here.';
-const SHARD_SECONDARIES = ' Shard secondaries are not read through mongos; an index used only by secondary reads would look unused here.';
+const SHARD_SECONDARIES =
+  ' Shard secondaries are not read through mongos; an index used only by secondary reads would look unused here.';
 const CACHE_TAIL = 'past {{limit}}, documents compete with indexes for the cache and reads start going to disk.';
 
 const messages = {
@@ -44,30 +65,58 @@ const messages = {
   rarelyUsedConnectedOnly: `${FEW_USES}${ON_CONNECTED}${TAKES}${CONNECTED_ONLY}`,
   rarelyUsedSharded: `${FEW_USES}${OVER_SHARDS}${TAKES}${SHARD_SECONDARIES}`,
   kept: 'No recorded use, but not called unused: {{list}}.',
-  tooRecent:
-    'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}} ago, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
-  tooRecentUnnamed:
-    'Too early to call {{list}} unused: no use recorded, but the youngest counters started {{age}} ago, within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
-  redundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
-  redundantUnsized: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on {{fields}} can use `{{longer}}`. Dropping it saves its space and one index write per insert.',
+  tooRecent: sentence(
+    'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}} ago, ',
+    'within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
+  ),
+  tooRecentUnnamed: sentence(
+    'Too early to call {{list}} unused: no use recorded, but the youngest counters started {{age}} ago, ',
+    'within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
+  ),
+  redundant: sentence(
+    'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on ',
+    '{{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
+  ),
+  redundantUnsized: sentence(
+    'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} with the same options: queries on ',
+    '{{fields}} can use `{{longer}}`. Dropping it saves its space and one index write per insert.',
+  ),
   notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
-  tooMany: '{{count}} indexes on this collection, more than {{limit}} (the {{source}} line): every insert writes an entry in each, and each is its own WiredTiger table (a file and a data handle).',
-  indexesVsCache: `Indexes of the collections checked in this database take {{size}}, {{share}} of the WiredTiger cache ({{cache}}); ${CACHE_TAIL}`,
-  indexesVsCacheAtLeast: `Indexes of the collections checked in this database take at least {{size}}, at least {{share}} of the WiredTiger cache ({{cache}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
-  indexesVsCacheDatabases: `Indexes of the collections checked in {{databases}} databases take {{size}} together, {{share}} of the WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}); ${CACHE_TAIL}`,
-  indexesVsCacheDatabasesAtLeast: `Indexes of the collections checked in {{databases}} databases take at least {{size}} together, at least {{share}} of the WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
+  tooMany: sentence(
+    '{{count}} indexes on this collection, more than {{limit}} (the {{source}} line): every insert writes ',
+    'an entry in each, and each is its own WiredTiger table (a file and a data handle).',
+  ),
+  indexesVsCache: sentence(
+    `Indexes of the collections checked in this database take {{size}}, {{share}} of the WiredTiger cache `,
+    `({{cache}}); ${CACHE_TAIL}`,
+  ),
+  indexesVsCacheAtLeast: sentence(
+    `Indexes of the collections checked in this database take at least {{size}}, at least {{share}} of the `,
+    `WiredTiger cache ({{cache}}), with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
+  ),
+  indexesVsCacheDatabases: sentence(
+    `Indexes of the collections checked in {{databases}} databases take {{size}} together, {{share}} of the `,
+    `WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}); ${CACHE_TAIL}`,
+  ),
+  indexesVsCacheDatabasesAtLeast: sentence(
+    `Indexes of the collections checked in {{databases}} databases take at least {{size}} together, at least `,
+    `{{share}} of the WiredTiger cache ({{cache}}) they share, the most in \`{{largest}}\` ({{largestSize}}), `,
+    `with the index sizes of {{unsized}} of them unknown; ${CACHE_TAIL}`,
+  ),
 } as const;
 
 type IndexUsageReport = Report<typeof messages>;
 
-const UNNECESSARY_INDEXES = 'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unnecessary-indexes/';
+const UNNECESSARY_INDEXES =
+  'https://www.mongodb.com/docs/manual/data-modeling/design-antipatterns/unnecessary-indexes/';
 const COMPOUND_PREFIXES = 'https://www.mongodb.com/docs/manual/core/indexes/index-types/index-compound/';
 const INDEXES_IN_RAM = 'https://www.mongodb.com/docs/manual/tutorial/ensure-indexes-fit-ram/';
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
 /** A duration, for "in the last …" and "… ago": hours below a day, whole days above. */
 const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') : plural(Math.floor(d), 'day'));
-const names = (list: readonly { index: { name: string } }[]): string => list.map((u) => `\`${u.index.name}\``).join(', ');
+const names = (list: readonly { index: { name: string } }[]): string =>
+  list.map((u) => `\`${u.index.name}\``).join(', ');
 
 /** db.collection.hideIndex() exists on MongoDB 4.4 and later (not on FerretDB). */
 function canHide(snapshot: Snapshot): boolean {
@@ -76,7 +125,9 @@ function canHide(snapshot: Snapshot): boolean {
 
 function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {
   const c = shellCollection(coll);
-  return canHide(snapshot) ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`] : [`${c}.dropIndex(${JSON.stringify(index)})`];
+  return canHide(snapshot)
+    ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`]
+    : [`${c}.dropIndex(${JSON.stringify(index)})`];
 }
 
 /** The action that goes with hideThenDrop's commands: "hide it, then drop it" only where hideIndex exists. */
@@ -87,8 +138,10 @@ function hideThenDropAction(snapshot: Snapshot): string {
 /** Why hide first, or why this server cannot. */
 function hideFirst(snapshot: Snapshot, index: string): string {
   return canHide(snapshot)
-    ? `Hide it first: \`db.collection.hideIndex("${index}")\` keeps it maintained but invisible to the planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
-    : `This server has no \`hideIndex\` (MongoDB 4.4+ has it, to take an index out of the planner's choices before dropping it), so rebuilding it is the way back if a query slows down.`;
+    ? `Hide it first: \`db.collection.hideIndex("${index}")\` keeps it maintained but invisible to the ` +
+        `planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
+    : `This server has no \`hideIndex\` (MongoDB 4.4+ has it, to take an index out of the planner's choices ` +
+        `before dropping it), so rebuilding it is the way back if a query slows down.`;
 }
 
 interface UnusedBase {
@@ -99,7 +152,14 @@ interface UnusedBase {
 }
 
 /** One unused (or, with unusedMaxOps, rarely used) index: the variant for whose counters were read. */
-function reportUnused(report: IndexUsageReport, base: UnusedBase, d: { index: string; key: string; days: string; size: string }, ops: number, maxOps: number, cov: Coverage): void {
+function reportUnused(
+  report: IndexUsageReport,
+  base: UnusedBase,
+  d: { index: string; key: string; days: string; size: string },
+  ops: number,
+  maxOps: number,
+  cov: Coverage,
+): void {
   const few = { ...d, ops, maxOps };
   const none = ops === 0;
   switch (cov.kind) {
@@ -134,7 +194,8 @@ function reportUnused(report: IndexUsageReport, base: UnusedBase, d: { index: st
   }
 }
 
-/** What checkUsage could not judge: indexes whose counters carry no start date, and indexes $indexStats gave no row for. */
+/** What checkUsage could not judge: indexes whose counters carry no start date, and indexes $indexStats gave no row
+ * for. */
 interface NotJudged {
   unreadable: IndexUsage[];
   noRows: string[];
@@ -142,9 +203,17 @@ interface NotJudged {
   unused: number;
 }
 
-function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData, o: IndexUsageOptions, report: IndexUsageReport): NotJudged {
+function checkUsage(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  data: IndexUsageData,
+  o: IndexUsageOptions,
+  report: IndexUsageReport,
+): NotJudged {
   const collectedAt = Date.parse(snapshot.collectedAt);
-  const usage: IndexUsage[] = c.indexes.filter((i) => !isIdIndex(c, i)).map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
+  const usage: IndexUsage[] = c.indexes
+    .filter((i) => !isIdIndex(c, i))
+    .map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
   const target = { db: c.db, collection: c.name };
   const unused = usage.filter((x) => x.status === 'unused');
   for (const u of unused) {
@@ -165,11 +234,19 @@ function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageD
         },
         recommendation: {
           action: hideThenDropAction(snapshot),
-          reason: `An unused index still takes a write on every insert (and on updates to its fields), disk and cache. ${hideFirst(snapshot, u.index.name)} Drop it after a full business cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
+          reason:
+            `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
+            `cache. ${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
+            `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
           commands: hideThenDrop(snapshot, c.name, u.index.name),
         },
       },
-      { index: u.index.name, key: formatKey(u.index.key), days: days(u.windowDays ?? 0), size: u.index.sizeBytes === null ? 'unknown' : formatBytes(u.index.sizeBytes) },
+      {
+        index: u.index.name,
+        key: formatKey(u.index.key),
+        days: days(u.windowDays ?? 0),
+        size: u.index.sizeBytes === null ? 'unknown' : formatBytes(u.index.sizeBytes),
+      },
       u.ops,
       o.unusedMaxOps,
       cov,
@@ -186,30 +263,68 @@ function checkUsage(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageD
     });
   }
   const early = usage.filter((x) => x.status === 'tooRecent');
-  const youngest = early.reduce<IndexUsage | null>((a, b) => (a !== null && (a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b), null);
+  const youngest = early.reduce<IndexUsage | null>(
+    (a, b) => (a !== null && (a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b),
+    null,
+  );
   if (youngest) {
-    const evidence = { indexes: early.length, youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10, warmupDays: o.warmupDays };
+    const evidence = {
+      indexes: early.length,
+      youngestDays: youngest.windowDays === null ? null : Math.round(youngest.windowDays * 10) / 10,
+      warmupDays: o.warmupDays,
+    };
     const data = { list: names(early), age: days(youngest.windowDays ?? 0), warmup: o.warmupDays };
-    if (youngest.youngestHost) report({ messageId: 'tooRecent', severity: 'info', target, data: { ...data, host: youngest.youngestHost }, evidence });
+    if (youngest.youngestHost)
+      report({
+        messageId: 'tooRecent',
+        severity: 'info',
+        target,
+        data: { ...data, host: youngest.youngestHost },
+        evidence,
+      });
     else report({ messageId: 'tooRecentUnnamed', severity: 'info', target, data, evidence });
   }
-  return { unreadable: usage.filter((x) => x.status === 'unreadable'), noRows: usage.filter((x) => x.status === 'unknown').map((u) => u.index.name), unused: unused.length };
+  return {
+    unreadable: usage.filter((x) => x.status === 'unreadable'),
+    noRows: usage.filter((x) => x.status === 'unknown').map((u) => u.index.name),
+    unused: unused.length,
+  };
 }
 
 /** One line for every index whose $indexStats counters carry no start date: not judged, and why. */
-function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUsage }[], note: NoteFn, db: string): void {
+function noteUnreadable(
+  unreadable: readonly { c: CollectionSnapshot; u: IndexUsage }[],
+  note: NoteFn,
+  db: string,
+): void {
   if (unreadable.length === 0) return;
   const byColl = new Map<string, string[]>();
   for (const { c, u } of unreadable) byColl.set(c.name, [...(byColl.get(c.name) ?? []), `\`${u.index.name}\``]);
-  const list = [...byColl].slice(0, 5).map(([coll, ixs]) => `${coll}: ${ixs.join(', ')}`).join('; ') + (byColl.size > 5 ? '; …' : '');
+  const list =
+    [...byColl]
+      .slice(0, 5)
+      .map(([coll, ixs]) => `${coll}: ${ixs.join(', ')}`)
+      .join('; ') + (byColl.size > 5 ? '; …' : '');
   const gave = new Map<string, string>();
   for (const { u } of unreadable) {
-    for (const m of u.noSince ?? []) gave.set(m.host || 'a member', m.since === 'undefined' ? 'no accesses.since' : m.since === 'null' ? 'accesses.since null' : `an accesses.since of BSON type ${m.since}`);
+    for (const m of u.noSince ?? [])
+      gave.set(
+        m.host || 'a member',
+        m.since === 'undefined'
+          ? 'no accesses.since'
+          : m.since === 'null'
+            ? 'accesses.since null'
+            : `an accesses.since of BSON type ${m.since}`,
+      );
   }
   const hosts = [...gave].map(([h, v]) => `${h} gave ${v}`).join('; ');
   const maxOps = Math.max(...unreadable.map(({ u }) => u.ops));
   note(
-    `index use was not judged for ${plural(unreadable.length, 'index', 'indexes')} with ${maxOps === 0 ? 'no recorded use' : `at most ${plural(maxOps, 'recorded use')}`} (${list}): $indexStats on ${hosts}, where MongoDB gives the date its counters started. Without it accesses.ops is not a count over any known time, so none is called unused. Redundant indexes and index counts were still checked.`,
+    `index use was not judged for ${plural(unreadable.length, 'index', 'indexes')} ` +
+      `with ${maxOps === 0 ? 'no recorded use' : `at most ${plural(maxOps, 'recorded use')}`} (${list}): ` +
+      `$indexStats on ${hosts}, where MongoDB gives the date its counters started. Without it accesses.ops is ` +
+      `not a count over any known time, so none is called unused. Redundant indexes and index counts were ` +
+      `still checked.`,
     { db },
   );
 }
@@ -218,16 +333,32 @@ function noteUnreadable(unreadable: readonly { c: CollectionSnapshot; u: IndexUs
  * Never a silent pass: one line per database naming the collections whose index use was not read (the collector's
  * note says why) and the indexes $indexStats gave no row for.
  */
-function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly CollectionSnapshot[], noRows: readonly { c: CollectionSnapshot; names: string[] }[], note: NoteFn): void {
+function noteNotChecked(
+  snapshot: Snapshot,
+  db: string,
+  missing: readonly CollectionSnapshot[],
+  noRows: readonly { c: CollectionSnapshot; names: string[] }[],
+  note: NoteFn,
+): void {
   const parts: string[] = [];
-  const list = `${missing.slice(0, 5).map((c) => c.name).join(', ')}${missing.length > 5 ? ', …' : ''}`;
+  const list = `${missing
+    .slice(0, 5)
+    .map((c) => c.name)
+    .join(', ')}${missing.length > 5 ? ', …' : ''}`;
   if (missing.length) {
     const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
-    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${said ? '$indexStats could not be read there (its own line under "Could not check" says why)' : 'no $indexStats was recorded there'}`);
+    parts.push(
+      `on ${plural(missing.length, 'collection')} ` +
+        `(${list}): ${said ? '$indexStats could not be read there (its own ' + 'line under "Could not check" says why)' : 'no $indexStats was recorded there'}`,
+    );
   }
   const n = noRows.reduce((t, x) => t + x.names.length, 0);
   if (n) {
-    const list = noRows.slice(0, 5).map(({ c, names: ixs }) => `${c.name}: ${ixs.map((x) => `\`${x}\``).join(', ')}`).join('; ') + (noRows.length > 5 ? '; …' : '');
+    const list =
+      noRows
+        .slice(0, 5)
+        .map(({ c, names: ixs }) => `${c.name}: ${ixs.map((x) => `\`${x}\``).join(', ')}`)
+        .join('; ') + (noRows.length > 5 ? '; …' : '');
     parts.push(`for ${plural(n, 'index', 'indexes')} that $indexStats gave no row for (${list})`);
   }
   if (parts.length === 0) return;
@@ -236,15 +367,36 @@ function noteNotChecked(snapshot: Snapshot, db: string, missing: readonly Collec
   const on = `on ${plural(missing.length, 'collection')} (${list})`;
   const effect = `unused indexes ${on}; redundant indexes, counts and sizes were checked`;
   const gap = lacks ? gapOf(NO_INDEXSTATS, effect) : undefined;
-  note(`index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`, { db }, 'skipped', gap);
+  note(
+    `index use was not checked ${parts.join('; and ')}. Redundant indexes, index counts and sizes were still checked.`,
+    { db },
+    'skipped',
+    gap,
+  );
 }
 
-function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsageData | undefined, report: IndexUsageReport): void {
+function checkPrefixes(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  data: IndexUsageData | undefined,
+  report: IndexUsageReport,
+): void {
   for (const p of prefixPairs(c)) {
     const target = { db: c.db, collection: c.name, index: p.shorter.name };
-    const pair = { index: p.shorter.name, key: formatKey(p.shorter.key), longer: p.longer.name, longerKey: formatKey(p.longer.key) };
+    const pair = {
+      index: p.shorter.name,
+      key: formatKey(p.shorter.key),
+      longer: p.longer.name,
+      longerKey: formatKey(p.longer.key),
+    };
     if (p.blockers.length) {
-      report({ messageId: 'notRedundant', severity: 'info', target, data: { ...pair, why: p.blockers.join('; ') }, evidence: { longer: p.longer.name, reasons: p.blockers.length } });
+      report({
+        messageId: 'notRedundant',
+        severity: 'info',
+        target,
+        data: { ...pair, why: p.blockers.join('; ') },
+        evidence: { longer: p.longer.name, reasons: p.blockers.length },
+      });
       continue;
     }
     const ops = (name: string): number | null => accessesOf(data, name)?.reduce((s, a) => s + a.ops, 0) ?? null;
@@ -262,11 +414,16 @@ function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsa
       },
       recommendation: {
         action: hideThenDropAction(snapshot),
-        reason: `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its entries are larger, so those queries read a little more. Check with explain() that the planner picks it (the confirmation does this on a scratch copy). ${hideFirst(snapshot, p.shorter.name)}`,
+        reason:
+          `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its ` +
+          `entries are larger, so those queries read a little more. Check with explain() that the planner ` +
+          `picks it (the confirmation does this on a scratch copy). ${hideFirst(snapshot, p.shorter.name)}`,
         commands: hideThenDrop(snapshot, c.name, p.shorter.name),
       },
     };
-    const fields = Object.keys(p.shorter.key).map((f) => `\`${f}\``).join(', ');
+    const fields = Object.keys(p.shorter.key)
+      .map((f) => `\`${f}\``)
+      .join(', ');
     if (p.shorter.sizeBytes === null) report({ ...base, messageId: 'redundantUnsized', data: { ...pair, fields } });
     else report({ ...base, messageId: 'redundant', data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) } });
   }
@@ -274,7 +431,12 @@ function checkPrefixes(snapshot: Snapshot, c: CollectionSnapshot, data: IndexUsa
 
 function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUsageReport): void {
   const n = c.indexes.length;
-  const over = n > o.errorIndexes ? { severity: 'error' as const, limit: o.errorIndexes, source: 'Atlas' } : n > o.warnIndexes ? { severity: 'warn' as const, limit: o.warnIndexes, source: 'Compass' } : null;
+  const over =
+    n > o.errorIndexes
+      ? { severity: 'error' as const, limit: o.errorIndexes, source: 'Atlas' }
+      : n > o.warnIndexes
+        ? { severity: 'warn' as const, limit: o.warnIndexes, source: 'Compass' }
+        : null;
   if (!over) return;
   report({
     messageId: 'tooMany',
@@ -284,18 +446,32 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUs
     evidence: { indexes: n, limit: over.limit, totalIndexBytes: indexBytes(c) },
     recommendation: {
       action: 'consolidate',
-      reason: 'Drop the unused and redundant ones (reported separately when found), and fold single-field indexes into compound indexes that lead with the fields queried by equality, then sort, then range (ESR). Review each index\'s use first:',
-      commands: [`${shellCollection(c.name)}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])`],
+      reason:
+        'Drop the unused and redundant ones (reported separately when found), and fold single-field indexes ' +
+        'into compound indexes that lead with the fields queried by equality, then sort, then range (ESR). ' +
+        "Review each index's use first:",
+      commands: [
+        `${shellCollection(c.name)}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": ` +
+          `1, "accesses.since": 1 } }])`,
+      ],
     },
   });
 }
 
 function cacheUnknownReason(snapshot: Snapshot, status: ServerStatusData | undefined): string {
   if (snapshot.server.flavor === 'ferretdb') return 'this FerretDB server has no WiredTiger cache to compare with';
-  if (!status) return "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes configured'] is unknown";
+  if (!status)
+    return (
+      "serverStatus could not be read (it needs the clusterMonitor role), so wiredTiger.cache['maximum bytes " +
+      "configured'] is unknown"
+    );
   if (isRouter(snapshot.server)) return `${ROUTER_HAS_NO_STORAGE}, so the WiredTiger cache size is unknown`;
   const engine = status.storageEngine;
-  if (engine === 'wiredTiger') return "the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum bytes configured']";
+  if (engine === 'wiredTiger')
+    return (
+      "the server reports storage engine wiredTiger but its serverStatus has no wiredTiger.cache['maximum " +
+      "bytes configured']"
+    );
   if (engine) return `the storage engine is ${engine}, not WiredTiger`;
   return "serverStatus names no storage engine and has no wiredTiger.cache['maximum bytes configured']";
 }
@@ -313,9 +489,17 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   const name = (c: CollectionSnapshot): string => (several ? `${c.db}.${c.name}` : c.name);
   const sizes = colls.map(indexBytes).filter((s): s is number => s !== null);
   // collections with documents (or unread statistics) whose index sizes are unknown; empty ones hold next to nothing
-  const unknown = colls.filter((c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0));
-  const n = several ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases` : `${plural(colls.length, 'collection')} checked`;
-  const unknownText = unknown.length ? `index sizes could not be read for ${plural(unknown.length, 'collection')} (${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}: $collStats gave no index sizes for them)` : '';
+  const unknown = colls.filter(
+    (c) => indexBytes(c) === null && c.indexes.length > 0 && !(c.stats && c.stats.count === 0),
+  );
+  const n = several
+    ? `${plural(colls.length, 'collection')} checked in ${formatNumber(dbs.length)} databases`
+    : `${plural(colls.length, 'collection')} checked`;
+  const unknownText = unknown.length
+    ? `index sizes could not be read for ${plural(unknown.length, 'collection')} ` +
+      `(${unknown.slice(0, 5).map(name).join(', ')}${unknown.length > 5 ? ', …' : ''}: $collStats gave no ` +
+      `index sizes for them)`
+    : '';
   const at = several ? undefined : { db: (dbs[0] as DatabaseSnapshot).name };
   // sizes unknown because $collStats read 0 for every collection of them: the core read's gap, said on its line
   const readZero = (c: CollectionSnapshot): boolean =>
@@ -332,39 +516,83 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   if (cache === null || cache <= 0) {
     const none = noWiredTiger(snapshot.server);
     const gap = none ? gapOf(none, `indexes (${size}) against the WiredTiger cache`) : undefined;
-    note(`indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`, at, 'skipped', gap);
+    note(
+      `indexes of the ${n} take ${size}; not compared with the ` +
+        `cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`,
+      at,
+      'skipped',
+      gap,
+    );
     return;
   }
   const share = total / cache;
   if (share <= o.cacheShareWarn) {
-    if (unknown.length) note(`indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache (${formatBytes(cache)}); ${unknownText}, so the share may be higher.`, at);
+    if (unknown.length)
+      note(
+        `indexes of the ${n} take ${size}, ${Math.round(share * 100)}% of the WiredTiger cache ` +
+          `(${formatBytes(cache)}); ${unknownText}, so the share may be higher.`,
+        at,
+      );
     return;
   }
-  const perDb = dbs.map((db) => ({ db: db.name, bytes: db.collections.map(indexBytes).reduce<number>((a, b) => a + (b ?? 0), 0) })).sort((a, b) => b.bytes - a.bytes);
+  const perDb = dbs
+    .map((db) => ({ db: db.name, bytes: db.collections.map(indexBytes).reduce<number>((a, b) => a + (b ?? 0), 0) }))
+    .sort((a, b) => b.bytes - a.bytes);
   const largest = perDb[0] as { db: string; bytes: number };
   const base = {
     severity: 'warn' as const,
     target: { db: largest.db },
-    evidence: { totalIndexBytes: total, cacheBytes: cache, share: Math.round(share * 1000) / 1000, collections: colls.length, collectionsWithUnknownIndexSizes: unknown.length, ...(several ? { databases: dbs.length, largestDatabaseIndexBytes: largest.bytes } : {}) },
+    evidence: {
+      totalIndexBytes: total,
+      cacheBytes: cache,
+      share: Math.round(share * 1000) / 1000,
+      collections: colls.length,
+      collectionsWithUnknownIndexSizes: unknown.length,
+      ...(several ? { databases: dbs.length, largestDatabaseIndexBytes: largest.bytes } : {}),
+    },
     recommendation: {
       action: 'shrink the index set, or grow the cache',
-      reason: 'Drop unused and redundant indexes first (reported separately when found); use partial indexes where queries touch a subset; otherwise give the cache more memory (storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
+      reason:
+        'Drop unused and redundant indexes first (reported separately when found); use partial indexes ' +
+        'where queries touch a subset; otherwise give the cache more memory ' +
+        '(storage.wiredTiger.engineConfig.cacheSizeGB, or a larger instance).',
     },
   };
-  const data = { size: formatBytes(total), share: `${Math.round(share * 100)}%`, cache: formatBytes(cache), limit: `${Math.round(o.cacheShareWarn * 100)}%` };
+  const data = {
+    size: formatBytes(total),
+    share: `${Math.round(share * 100)}%`,
+    cache: formatBytes(cache),
+    limit: `${Math.round(o.cacheShareWarn * 100)}%`,
+  };
   if (several) {
-    const across = { ...data, databases: formatNumber(dbs.length), largest: largest.db, largestSize: formatBytes(largest.bytes) };
-    if (unknown.length) report({ ...base, messageId: 'indexesVsCacheDatabasesAtLeast', data: { ...across, unsized: unknown.length } });
+    const across = {
+      ...data,
+      databases: formatNumber(dbs.length),
+      largest: largest.db,
+      largestSize: formatBytes(largest.bytes),
+    };
+    if (unknown.length)
+      report({ ...base, messageId: 'indexesVsCacheDatabasesAtLeast', data: { ...across, unsized: unknown.length } });
     else report({ ...base, messageId: 'indexesVsCacheDatabases', data: across });
-  } else if (unknown.length) report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
+  } else if (unknown.length)
+    report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
   else report({ ...base, messageId: 'indexesVsCache', data });
 }
 
-/** Hidden members take no reads through read preferences, so not reading them leaves the verdicts as they are: said once. */
+/** Hidden members take no reads through read preferences, so not reading them leaves the verdicts as they are: said
+ * once. */
 function noteHiddenUnknown(snapshot: Snapshot, reported: readonly CollectionSnapshot[], note: NoteFn): void {
-  const why = new Set(reported.map((c) => dataOf(indexUsageCollector, c)?.members?.hiddenUnknown).filter((w): w is string => w !== undefined));
+  const why = new Set(
+    reported
+      .map((c) => dataOf(indexUsageCollector, c)?.members?.hiddenUnknown)
+      .filter((w): w is string => w !== undefined),
+  );
   if (why.size === 0) return;
-  note(`hidden replica-set members, if any, were not read: ${[...why].join('; ')}. They take no reads through read preferences, so the unused verdicts stand.`, { db: snapshot.databases[0]?.name ?? '' });
+  note(
+    `hidden replica-set members, if any, were not read: ${[...why].join('; ')}. They take no reads through ` +
+      `read preferences, so the unused verdicts stand.`,
+    { db: snapshot.databases[0]?.name ?? '' },
+  );
 }
 
 export default defineRule({
@@ -372,13 +600,16 @@ export default defineRule({
   needs: [serverStatus, indexUsageCollector],
   scope: 'snapshot',
   meta: {
-    description: 'Unused (summed over every replica-set member), redundant and too many indexes, and index size against the cache',
+    description:
+      'Unused (summed over every replica-set member), redundant and too many indexes, and index size against the cache',
     docsUrl: 'https://www.mongodb.com/docs/manual/reference/operator/aggregation/indexStats/',
     // Each finding links to the page that explains it: $indexStats explains the counters (kept, tooRecent); a redundant
     // index is a compound index's prefix; an unused one, too many or too large are the unnecessary-indexes advice.
     docsUrls: {
       ...Object.fromEntries(
-        (Object.keys(messages) as (keyof typeof messages)[]).filter((id) => /^(unused|rarelyUsed)/.test(id)).map((id) => [id, UNNECESSARY_INDEXES]),
+        (Object.keys(messages) as (keyof typeof messages)[])
+          .filter((id) => /^(unused|rarelyUsed)/.test(id))
+          .map((id) => [id, UNNECESSARY_INDEXES]),
       ),
       redundant: COMPOUND_PREFIXES,
       redundantUnsized: COMPOUND_PREFIXES,
@@ -416,7 +647,9 @@ export default defineRule({
     checkCache(snapshot, options, report, note);
   },
   confirm: {
-    describe: 'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, explain() with it dropped picks the longer one',
+    describe:
+      'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, ' +
+      'explain() with it dropped picks the longer one',
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => claimOf(f.messageId) !== null,
     run: confirmIndexUsage,

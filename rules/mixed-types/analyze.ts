@@ -8,7 +8,13 @@ import { pathOf, pathSegments } from '../../src/lib/doc-path';
  * BSON type is a family of its own. null and undefined are not a type here: a field that is a string or null is
  * deliberate nullability, not a mix.
  */
-const FAMILY: Record<string, string> = { int: 'number', long: 'number', double: 'number', decimal: 'number', symbol: 'string' };
+const FAMILY: Record<string, string> = {
+  int: 'number',
+  long: 'number',
+  double: 'number',
+  decimal: 'number',
+  symbol: 'string',
+};
 const NULLISH = new Set(['null', 'undefined']);
 
 export interface Family {
@@ -75,14 +81,17 @@ export function typeMix(f: Readonly<FieldProfile>): TypeMix {
   return { families, values, nulls, ...(strings ? { strings } : {}) };
 }
 
-/** "objectId 86%, string 4%, no value 10%": types and their shares of all values (nulls as "no value"), never a value. */
+/** "objectId 86%, string 4%, no value 10%": types and their shares of all values (nulls as "no value"), never a
+ * value. */
 export function describeMix(m: TypeMix, byType = false): string {
   const total = m.values + m.nulls;
   const pct = (n: number): string => {
     const p = (n / total) * 100;
     return p >= 1 || p === 0 ? `${Math.round(p)}%` : '<1%';
   };
-  const rows: [string, number][] = byType ? m.families.flatMap((f) => Object.entries(f.types)).sort((a, b) => b[1] - a[1]) : m.families.map((f) => [familyLabel(f, m.strings), f.values]);
+  const rows: [string, number][] = byType
+    ? m.families.flatMap((f) => Object.entries(f.types)).sort((a, b) => b[1] - a[1])
+    : m.families.map((f) => [familyLabel(f, m.strings), f.values]);
   if (m.nulls > 0) rows.push(['no value', m.nulls]);
   return rows.map(([name, n]) => `${name} ${pct(n)}`).join(', ');
 }
@@ -94,7 +103,8 @@ export function describeMix(m: TypeMix, byType = false): string {
 function familyLabel(f: Family, strings?: StringShapes): string {
   if (f.family === 'string' && strings) {
     if (strings.shape === 'blank') return 'blank string';
-    if (strings.shape === 'numeric') return strings.blank > 0 ? `string (a number's text, ${strings.blank} blank)` : "string (a number's text)";
+    if (strings.shape === 'numeric')
+      return strings.blank > 0 ? `string (a number's text, ${strings.blank} blank)` : "string (a number's text)";
     if (strings.blank > 0) return `string (${strings.blank} blank)`;
   }
   const types = Object.keys(f.types);

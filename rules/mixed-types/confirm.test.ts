@@ -8,19 +8,21 @@ const oid = (hex: string): ObjectId => new ObjectId(hex);
 
 describe('mixed-types confirmation (pure)', () => {
   it('tells the families apart as the driver hands values over', () => {
-    expect([' 12', 7, 7n, new Int32(1), new Double(1.5), Long.fromNumber(3), Decimal128.fromString('1.1'), new ObjectId(), null, true, new Date(0)].map(familyOf)).toEqual([
-      'string',
-      'number',
-      'number',
-      'number',
-      'number',
-      'number',
-      'number',
-      'objectId',
-      null,
-      null,
-      null,
-    ]);
+    expect(
+      [
+        ' 12',
+        7,
+        7n,
+        new Int32(1),
+        new Double(1.5),
+        Long.fromNumber(3),
+        Decimal128.fromString('1.1'),
+        new ObjectId(),
+        null,
+        true,
+        new Date(0),
+      ].map(familyOf),
+    ).toEqual(['string', 'number', 'number', 'number', 'number', 'number', 'number', 'objectId', null, null, null]);
   });
 
   it('writes a value as the other type would hold it, or null when it does not convert', () => {

@@ -1,3 +1,4 @@
+import { sentence } from '../../src/core/rule';
 import type { ConfirmContext } from '../../src/confirm/context';
 import { withoutId } from '../../src/confirm/trials';
 import { formatNumber } from '../../src/core/format';
@@ -70,10 +71,18 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const unreachable = whyNoQuery(ctx.snapshot.server.versionArray, c, path);
   if (unreachable !== null) return notRun('No experiment for this field', unreachable);
   // The two families by share, largest first (the evidence's `share.<family>`).
-  const [main0, stray0, ...more] = FAMILIES.filter((fam) => Number(f.evidence[`share.${fam}`] ?? 0) > 0).sort((x, y) => Number(f.evidence[`share.${y}`]) - Number(f.evidence[`share.${x}`]));
-  if (!main0 || !stray0 || more.length) return notRun('No experiment for this field', 'it holds more than two type families (or one), so which value stands for which is not one conversion');
-  // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the smaller family.
-  const [main, stray]: [Family, Family] = Number(f.evidence.numericStrings ?? 0) > 0 ? ['number', 'string'] : [main0, stray0];
+  const [main0, stray0, ...more] = FAMILIES.filter((fam) => Number(f.evidence[`share.${fam}`] ?? 0) > 0).sort(
+    (x, y) => Number(f.evidence[`share.${y}`]) - Number(f.evidence[`share.${x}`]),
+  );
+  if (!main0 || !stray0 || more.length)
+    return notRun(
+      'No experiment for this field',
+      'it holds more than two type families (or one), so which value stands for which is not one conversion',
+    );
+  // Numbers written as text are the strays whatever their share (the rule's advice converts them); otherwise the
+  // smaller family.
+  const [main, stray]: [Family, Family] =
+    Number(f.evidence.numericStrings ?? 0) > 0 ? ['number', 'string'] : [main0, stray0];
   const objectId = (hex: string): unknown => ctx.source.bson.objectId(hex);
   const read = { filter: fieldFilter(path, { type: stray }), limit: STRAY_DOCS };
   const strays = (await ctx.sourceDocs(db, collection, read))
@@ -84,7 +93,12 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
     .filter((p) => p.asMain !== null);
   const article = main === 'objectId' ? 'an ObjectId' : `a ${main}`;
   if (pairs.length === 0) {
-    return { status: 'inconclusive', claim: CLAIM, summary: say(M, 'inconclusiveNoValues', { read: formatNumber(strays.length), path, stray, article }), measurements: [] };
+    return {
+      status: 'inconclusive',
+      claim: CLAIM,
+      summary: say(M, 'inconclusiveNoValues', { read: formatNumber(strays.length), path, stray, article }),
+      measurements: [],
+    };
   }
   const s = ctx.scratch;
   const COPIES = 'stray_type_copies';
@@ -102,9 +116,24 @@ export async function confirmMixedTypes(ctx: ConfirmContext, f: Finding): Promis
   const n = pairs.length;
   const mainName = main === 'objectId' ? 'ObjectIds' : `${main}s`;
   const strayName = stray === 'objectId' ? 'ObjectIds' : `${stray}s`;
-  const summary = say(M, 'measuredCounts', { n: formatNumber(n), path, strayName, collection, article, mainName, byMain: formatNumber(byMain), asStored: formatNumber(asStored) });
+  const summary = say(M, 'measuredCounts', {
+    n: formatNumber(n),
+    path,
+    strayName,
+    collection,
+    article,
+    mainName,
+    byMain: formatNumber(byMain),
+    asStored: formatNumber(asStored),
+  });
   const brief = `a query by ${mainName} missed ${formatNumber(n - byMain)} of ${formatNumber(n)}`;
-  const done = (status: Verdict, sentence: string, withBrief = true): Result => ({ status, claim: CLAIM, summary: `${summary} ${sentence}`, ...(withBrief ? { brief } : {}), measurements: [] });
+  const done = (status: Verdict, sentence: string, withBrief = true): Result => ({
+    status,
+    claim: CLAIM,
+    summary: `${summary} ${sentence}`,
+    ...(withBrief ? { brief } : {}),
+    measurements: [],
+  });
   if (asStored !== n) return done('inconclusive', say(M, 'inconclusiveControl'), false);
   if (byMain === 0) return done('supported', say(M, 'supportedAllMissed'));
   if (byMain === n) return done('refuted', say(M, 'refutedMatched'));
@@ -116,12 +145,18 @@ const CLAIM = checkClaim('a query by the main type misses the documents holding 
 
 /** The experiment's sentences (src/confirm/verdict.ts): the verdict picks the variant. */
 export const CONFIRM_MESSAGES = {
-  measuredCounts:
-    '{{n}} documents holding `{{path}}` as {{strayName}} (copied from {{collection}}, each value readable as {{article}}): a find for those same values as {{mainName}}, as code that writes {{mainName}} asks, matched {{byMain}} of them; asked as stored, it matched {{asStored}}.',
+  measuredCounts: sentence(
+    '{{n}} documents holding `{{path}}` as {{strayName}} (copied from {{collection}}, each value readable ',
+    'as {{article}}): a find for those same values as {{mainName}}, as code that writes {{mainName}} asks, ',
+    'matched {{byMain}} of them; asked as stored, it matched {{asStored}}.',
+  ),
   supportedAllMissed: 'Every one is missed: equality compares type first, so the check passed.',
   supportedSomeMissed: '{{missed}} are missed, so the check passed.',
   refutedMatched: 'This server matched across types, which MongoDB does not do: the check failed.',
   inconclusiveControl: 'The control did not find every copy, so the miss is not shown.',
-  inconclusiveNoValues: 'Not measured: none of the {{read}} documents read holding `{{path}}` as {{stray}} holds a value that reads as {{article}}, so no query by the other type could be written for them.',
+  inconclusiveNoValues: sentence(
+    'Not measured: none of the {{read}} documents read holding `{{path}}` as {{stray}} holds a value that ',
+    'reads as {{article}}, so no query by the other type could be written for them.',
+  ),
 } as const;
 const M = CONFIRM_MESSAGES;

@@ -1,5 +1,5 @@
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type OptionsOf, type OptionsSchema } from '../../src/core/rule';
+import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../../src/core/types';
 import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
 import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
@@ -17,13 +17,17 @@ export const mixedTypesOptions = {
       maximum: 1,
       default: 0.01,
       description:
-        'Share of the values below which the other types are strays: the finding drops one severity level (error to warn, warn to info). 0.01, our choice: under 1 value in 100, few queries meet one, and the fix is a handful of documents.',
+        'Share of the values below which the other types are strays: the finding drops one severity level ' +
+        '(error to warn, warn to info). 0.01, our choice: under 1 value in 100, few queries meet one, and ' +
+        'the fix is a handful of documents.',
     },
     numberWidths: {
       type: 'boolean',
       default: false,
       description:
-        "Also report fields holding numbers of several widths (int, long, double, decimal), as info. Off by default: MongoDB compares numbers by value across widths (the manual's Comparison/Sort Order), so no query misses one.",
+        'Also report fields holding numbers of several widths (int, long, double, decimal), as info. Off by ' +
+        "default: MongoDB compares numbers by value across widths (the manual's Comparison/Sort Order), so " +
+        'no query misses one.',
     },
   },
 } as const satisfies OptionsSchema;
@@ -96,7 +100,9 @@ function recommendNoBlanks(collection: string, path: string, other: Family, nami
   return {
     action: 'store "no value" as a missing field, not a blank string',
     reason:
-      `The blank strings stand in for a missing ${other.family}: leave the field out in the code that writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that way.` +
+      `The blank strings stand in for a missing ${other.family}: leave the field out in the code that ` +
+      `writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that ` +
+      `way.` +
       NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
@@ -153,7 +159,9 @@ function recommend(
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
-      `Fix the code that writes the other types first, then convert the documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot convert${to !== common ? `; ${to}, not ${common ?? ''}: some strings hold a fraction, which ${common ?? ''} cannot` : ''})` : ''}; a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      `Fix the code that writes the other types first, then convert the ` +
+      `documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot ` + `convert${to !== common ? `; ${to}, not ${common ?? ''}: ` + `some strings hold a fraction, ` + `which ${common ?? ''} cannot` : ''})` : ''}; ` +
+      `a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
       NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
@@ -163,20 +171,38 @@ export default defineRule({
   id: 'mixed-types',
   scope: 'collection',
   meta: {
-    description: 'Fields holding values of several types (beyond null): queries match one type, sorts and ranges split by type',
+    description:
+      'Fields holding values of several types (beyond null): queries match one type, sorts and ranges split by type',
     docsUrl: COMPARISON,
     severity: 'warn',
     messages: {
-      mixed:
-        '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query matches one type only; range queries and sorts split the values by type (BSON order: numbers, then strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every type.',
-      blankStrings:
-        '`{{path}}` holds {{other}} values and blank strings across {{values}} sampled values: {{mix}}. A blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, sorts and range queries split it from the {{other}} values, and an index on the field holds both types.',
-      mixedIds:
-        '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently miss the {{minor}} ones, and an index on it holds both.',
-      mixedArray:
-        '`{{path}}` is an array in some documents and not in others, across {{values}} sampled values: {{mix}}. A query on it matches both (an array matches by its elements), but sorts, $size and array updates ($push, $addToSet) treat them differently.',
-      numberWidths:
-        '`{{path}}` holds numbers of several widths across {{values}} sampled values: {{mix}}. Queries compare them by value and match across widths, but a double holds an integer exactly only up to 2^53 and a decimal and a double of the same written value can differ.',
+      mixed: sentence(
+        '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query ',
+        'matches one type only; range queries and sorts split the values by type (BSON order: numbers, then ',
+        'strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every ',
+        'type.',
+      ),
+      blankStrings: sentence(
+        '`{{path}}` holds {{other}} values and blank strings across {{values}} sampled values: {{mix}}. A ',
+        'blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, ',
+        'sorts and range queries split it from the {{other}} values, and an index on the field holds both ',
+        'types.',
+      ),
+      mixedIds: sentence(
+        '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of ',
+        'type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently ',
+        'miss the {{minor}} ones, and an index on it holds both.',
+      ),
+      mixedArray: sentence(
+        '`{{path}}` is an array in some documents and not in others, across {{values}} sampled values: ',
+        '{{mix}}. A query on it matches both (an array matches by its elements), but sorts, $size and array ',
+        'updates ($push, $addToSet) treat them differently.',
+      ),
+      numberWidths: sentence(
+        '`{{path}}` holds numbers of several widths across {{values}} sampled values: {{mix}}. Queries ',
+        'compare them by value and match across widths, but a double holds an integer exactly only up to ',
+        '2^53 and a decimal and a double of the same written value can differ.',
+      ),
     },
     options: mixedTypesOptions,
     requires: { capabilities: [] },
@@ -198,7 +224,13 @@ export default defineRule({
       };
       if (minors.length === 0) {
         if (options.numberWidths && major.family === 'number' && Object.keys(major.types).length > 1) {
-          report({ messageId: 'numberWidths', severity: 'info', target, data: { path, values: formatNumber(mix.values + mix.nulls), mix: describeMix(mix, true) }, evidence });
+          report({
+            messageId: 'numberWidths',
+            severity: 'info',
+            target,
+            data: { path, values: formatNumber(mix.values + mix.nulls), mix: describeMix(mix, true) },
+            evidence,
+          });
         }
         continue;
       }
@@ -207,14 +239,40 @@ export default defineRule({
       const values = formatNumber(mix.values + mix.nulls);
       const strings = mix.strings;
       // Strings that are all blank, or all a number's text: the strings are the stray type, whatever their share.
-      if (strings && minors.length === 1 && (strings.shape === 'blank' || (strings.shape === 'numeric' && [major.family, second.family].includes('number')))) {
+      if (
+        strings &&
+        minors.length === 1 &&
+        (strings.shape === 'blank' || (strings.shape === 'numeric' && [major.family, second.family].includes('number')))
+      ) {
         const str = major.family === 'string' ? major : second;
         const other = major.family === 'string' ? second : major;
         const severity = str.share < options.minorShare ? 'info' : 'warn';
         if (strings.shape === 'blank') {
-          report({ messageId: 'blankStrings', severity, target, data: { path, other: other.family, values, mix: describeMix(mix) }, evidence: { ...evidence, blankStrings: strings.blank }, recommendation: recommendNoBlanks(c.name, path, other, naming) });
+          report({
+            messageId: 'blankStrings',
+            severity,
+            target,
+            data: { path, other: other.family, values, mix: describeMix(mix) },
+            evidence: { ...evidence, blankStrings: strings.blank },
+            recommendation: recommendNoBlanks(c.name, path, other, naming),
+          });
         } else {
-          report({ messageId: 'mixed', severity, target, data: { path, families: 2, values, mix: describeMix(mix) }, evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank }, recommendation: recommend(c.name, path, other, [str], naming, strings.blank, strings.integer !== undefined && strings.integer < strings.numeric) });
+          report({
+            messageId: 'mixed',
+            severity,
+            target,
+            data: { path, families: 2, values, mix: describeMix(mix) },
+            evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank },
+            recommendation: recommend(
+              c.name,
+              path,
+              other,
+              [str],
+              naming,
+              strings.blank,
+              strings.integer !== undefined && strings.integer < strings.numeric,
+            ),
+          });
         }
         continue;
       }
@@ -224,19 +282,43 @@ export default defineRule({
       const severity = minorShare < options.minorShare && base !== 'info' ? lower(base) : base;
       const recommendation = recommend(c.name, path, major, minors, naming);
       if (kind === 'ids' && minors.length === 1) {
-        report({ messageId: 'mixedIds', severity, target, data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family }, evidence, recommendation });
+        report({
+          messageId: 'mixedIds',
+          severity,
+          target,
+          data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family },
+          evidence,
+          recommendation,
+        });
       } else if (kind === 'array' && minors.length === 1) {
-        report({ messageId: 'mixedArray', severity, target, data: { path, values, mix: describeMix(mix) }, evidence, recommendation });
+        report({
+          messageId: 'mixedArray',
+          severity,
+          target,
+          data: { path, values, mix: describeMix(mix) },
+          evidence,
+          recommendation,
+        });
       } else {
-        report({ messageId: 'mixed', severity, target, data: { path, families: mix.families.length, values, mix: describeMix(mix) }, evidence, recommendation });
+        report({
+          messageId: 'mixed',
+          severity,
+          target,
+          data: { path, families: mix.families.length, values, mix: describeMix(mix) },
+          evidence,
+          recommendation,
+        });
       }
     }
   },
   confirm: {
-    describe: 'documents holding the stray type copied to scratch: the same values asked for as the main type (and, as a control, as stored); counts of what each query matched',
+    describe:
+      'documents holding the stray type copied to scratch: the same values asked for as the main type (and, ' +
+      'as a control, as stored); counts of what each query matched',
     messages: CONFIRM_MESSAGES,
     // ids written two ways, and numbers written as text: one value has one form in the other type
-    appliesTo: (f) => f.messageId === 'mixedIds' || (f.messageId === 'mixed' && Number(f.evidence.numericStrings ?? 0) > 0),
+    appliesTo: (f) =>
+      f.messageId === 'mixedIds' || (f.messageId === 'mixed' && Number(f.evidence.numericStrings ?? 0) > 0),
     run: confirmMixedTypes,
   },
 });

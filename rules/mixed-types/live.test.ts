@@ -28,7 +28,11 @@ describe('mixed-types confirmation (live)', () => {
   });
 
   it('the string ids asked for as ObjectIds match none of their documents; asked as stored, all', async () => {
-    const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['orders'], collectors: collectPlan([rule]) });
+    const snap = await collectSnapshot(live.adapter, {
+      db: DB,
+      collections: ['orders'],
+      collectors: collectPlan([rule]),
+    });
     const f = runRule(rule, snap).find((x) => x.target.path === 'customerId');
     expect(f?.messageId).toBe('mixedIds');
     const run = await confirmFindings(snap, f ? [f] : [], live.adapter, [rule], { budgetMs: 10_000, maxDocs: 60 });
@@ -36,7 +40,9 @@ describe('mixed-types confirmation (live)', () => {
     console.log(`[mixed-types live] ${live.kind}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
     expect(k?.status).toBe('supported');
     expect(k?.summary).toContain(
-      '10 documents holding `customerId` as strings (copied from orders, each value readable as an ObjectId): a find for those same values as ObjectIds, as code that writes ObjectIds asks, matched 0 of them; asked as stored, it matched 10. Every one is missed',
+      '10 documents holding `customerId` as strings (copied from orders, each value readable as an ' +
+        'ObjectId): a find for those same values as ObjectIds, as code that writes ObjectIds asks, matched 0 ' +
+        'of them; asked as stored, it matched 10. Every one is missed',
     );
     expect(k?.brief).toBe('a query by ObjectIds missed 10 of 10');
     for (const id of ids) expect(JSON.stringify(k)).not.toContain(id);

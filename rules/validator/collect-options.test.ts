@@ -14,7 +14,11 @@ import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
 const docs = Array.from({ length: 30 }, (_, i) => ({ _id: i, name: `n${i}`, ...(i < 24 ? { email: `e${i}` } : {}) }));
 const runWith = (options: Partial<ValidatorOptions>) => resolveRules([rule], { rules: { validator: { options } } });
 const collectWith = (options: Partial<ValidatorOptions> | null) =>
-  collectFromDocs(validatorCollector, docs, options ? { name: 'users', resolved: runWith(options) } : { name: 'users' });
+  collectFromDocs(
+    validatorCollector,
+    docs,
+    options ? { name: 'users', resolved: runWith(options) } : { name: 'users' },
+  );
 
 describe("the validator's collector reads the user's options", () => {
   it('requiredShare: the counted proposal requires what the rule will require', async () => {

@@ -67,11 +67,13 @@ export interface ProposalCount {
 
 /** What the validator rule reads of a collection, beyond the core: by whether it has a validator. */
 export interface ValidatorData {
-  /** No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never values. */
+  /** No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never
+   * values. */
   stringCardinality?: Record<string, number>;
   /** No validator: the default proposal's violators, in the sample and on the server. */
   proposal?: ProposalCount;
-  /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on the server. */
+  /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on the
+   * server. */
   dryRun?: ValidatorDryRun;
 }
 
@@ -83,7 +85,12 @@ export interface ValidatorData {
 export const CARDINALITY_CAP = 64;
 
 function isPlainObject(v: object): boolean {
-  return (v as { _bsontype?: unknown })._bsontype === undefined && !isDate(v) && !(v instanceof RegExp) && !(v instanceof Uint8Array);
+  return (
+    (v as { _bsontype?: unknown })._bsontype === undefined &&
+    !isDate(v) &&
+    !(v instanceof RegExp) &&
+    !(v instanceof Uint8Array)
+  );
 }
 
 /**
@@ -91,7 +98,10 @@ function isPlainObject(v: object): boolean {
  * more). Paths follow the census (src/collect/profile.ts): `a.b` for subdocuments and for fields of objects in
  * arrays, `a.$[]` for scalar array elements. Returns counts only; the values are dropped when it returns.
  */
-export function stringCardinality(docs: readonly Doc[], folder: PathFolder = new PathFolder([])): Record<string, number> {
+export function stringCardinality(
+  docs: readonly Doc[],
+  folder: PathFolder = new PathFolder([]),
+): Record<string, number> {
   const sets = new Map<string, Set<string>>();
   const note = (path: string, s: string): void => {
     let set = sets.get(path);
@@ -121,18 +131,34 @@ export function stringCardinality(docs: readonly Doc[], folder: PathFolder = new
 /* The dry run (collections with a validator)                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-const operatorNames = (keys: readonly string[]): string[] => [...new Set(keys.map((k) => (k.startsWith('$') ? k : 'field match')))];
+const operatorNames = (keys: readonly string[]): string[] => [
+  ...new Set(keys.map((k) => (k.startsWith('$') ? k : 'field match'))),
+];
 
 /**
  * Runs a $jsonSchema over documents in-process and keeps counts only: documents checked, documents failing,
  * failures per path, and what could not be evaluated. `otherOperators` are the validator's keys besides
  * $jsonSchema (query operators), which only the server can evaluate. The server count is left to the caller.
  */
-export function dryRunSample(jsonSchema: Doc | undefined, otherOperators: readonly string[], docs: readonly Doc[]): ValidatorDryRun {
-  const out: ValidatorDryRun = { checked: 0, violations: 0, byPath: {}, unsupportedKeywords: [], undecided: [], serverViolators: null, serverDocuments: null };
+export function dryRunSample(
+  jsonSchema: Doc | undefined,
+  otherOperators: readonly string[],
+  docs: readonly Doc[],
+): ValidatorDryRun {
+  const out: ValidatorDryRun = {
+    checked: 0,
+    violations: 0,
+    byPath: {},
+    unsupportedKeywords: [],
+    undecided: [],
+    serverViolators: null,
+    serverDocuments: null,
+  };
   const ops = operatorNames(otherOperators);
   if (!jsonSchema || typeof jsonSchema !== 'object') {
-    out.skippedReason = `the validator is written with query operators (${ops.join(', ') || 'none'}), not $jsonSchema; the advisor evaluates only $jsonSchema in-process`;
+    out.skippedReason =
+      `the validator is written with query operators (${ops.join(', ') || 'none'}), not $jsonSchema; the ` +
+      `advisor evaluates only $jsonSchema in-process`;
     return out;
   }
   if (ops.length) out.unsupportedKeywords.push(`query operators beside $jsonSchema (${ops.join(', ')})`);
@@ -140,7 +166,9 @@ export function dryRunSample(jsonSchema: Doc | undefined, otherOperators: readon
   try {
     compiled = compileJsonSchema(jsonSchema);
   } catch (err) {
-    out.skippedReason = `the $jsonSchema could not be compiled for an in-process check: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`;
+    out.skippedReason =
+      `the $jsonSchema could not be compiled for an in-process ` +
+      `check: ${(err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''}`;
     return out;
   }
   try {
@@ -163,12 +191,16 @@ export function dryRunSample(jsonSchema: Doc | undefined, otherOperators: readon
  * A read-only `count` of the documents failing `validator` ({$nor: [validator]}), bounded by maxTimeMS, and the total
  * it is out of (the storage statistics' count, or a plain `count` when those are missing); or why there is none.
  */
-async function countFailing(ctx: CollectionContext, validator: Doc): Promise<{ failing: number; total: number } | string> {
+async function countFailing(
+  ctx: CollectionContext,
+  validator: Doc,
+): Promise<{ failing: number; total: number } | string> {
   const { adapter, collection: c, maxTimeMS } = ctx;
   const stopped = (err: unknown, what: string): string => {
     const e = asServerError(err);
     return e.code === 50 || e.codeName === 'MaxTimeMSExpired'
-      ? `${what} stopped at maxTimeMS (${maxTimeMS} ms); raise it (--max-time-ms on the CLI, { maxTimeMS } in mongosh) to count every document`
+      ? `${what} stopped at maxTimeMS (${maxTimeMS} ms); raise it (--max-time-ms on the CLI, { maxTimeMS } in ` +
+          `mongosh) to count every document`
       : `${what} failed: ${describeServerError(err)}`;
   };
   // a count reply's n, or why there is none
@@ -198,12 +230,21 @@ async function countFailing(ctx: CollectionContext, validator: Doc): Promise<{ f
  * No validator: the proposal with the run's options (enums left out, since they are read with distinct() only when
  * the user runs it), checked over the sampled documents in-process and counted on the server. Counts only.
  */
-async function countProposal(ctx: CollectionContext, stringCardinality: Record<string, number>): Promise<ProposalCount | null> {
+async function countProposal(
+  ctx: CollectionContext,
+  stringCardinality: Record<string, number>,
+): Promise<ProposalCount | null> {
   const p = proposeSchema(ctx.collection, proposalOptions(ctx), stringCardinality);
   if (!p) return null;
   const schema = plainSchema(p.schema) as Doc;
   const local = dryRunSample(schema, [], ctx.docs);
-  const out: ProposalCount = { fingerprint: schemaFingerprint(schema), checked: local.checked, violations: local.violations, serverViolators: null, serverDocuments: null };
+  const out: ProposalCount = {
+    fingerprint: schemaFingerprint(schema),
+    checked: local.checked,
+    violations: local.violations,
+    serverViolators: null,
+    serverDocuments: null,
+  };
   const counted = await countFailing(ctx, { $jsonSchema: schema });
   if (typeof counted === 'string') out.serverReason = counted;
   else {
@@ -221,10 +262,12 @@ async function countProposal(ctx: CollectionContext, stringCardinality: Record<s
  */
 async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
   const { collection: c, docs } = ctx;
-  const validator = ((ctx.listed.options.validator as Doc | undefined) ?? null);
+  const validator = (ctx.listed.options.validator as Doc | undefined) ?? null;
   const readError = validator ? null : 'listCollections showed no validator document for this collection';
   const jsonSchema = (validator ? validator.$jsonSchema : c.validator.jsonSchema) as Doc | undefined;
-  const others = validator ? Object.keys(validator).filter((k) => k !== '$jsonSchema') : (c.validator.queryOperators ?? []);
+  const others = validator
+    ? Object.keys(validator).filter((k) => k !== '$jsonSchema')
+    : (c.validator.queryOperators ?? []);
   const run = dryRunSample(jsonSchema, others, docs);
   if (!validator) {
     run.serverReason = `the validator could not be read back to count on the server (${readError ?? 'unknown'})`;
@@ -258,12 +301,18 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
   version: 2,
   scope: 'collection',
   description:
-    'with a validator: the sample checked against it in process, and a count of {$nor: [validator]}; without one: distinct strings per path in the sample, and the proposed validator checked over the sample in process and counted on the server ({$nor: [{$jsonSchema}]}); one count per collection, bounded by maxTimeMS',
+    'with a validator: the sample checked against it in process, and a count of {$nor: [validator]}; ' +
+    'without one: distinct strings per path in the sample, and the proposed validator checked over the ' +
+    'sample in process and counted on the server ({$nor: [{$jsonSchema}]}); one count per collection, ' +
+    'bounded by maxTimeMS',
   schema: {
     type: 'object',
     additionalProperties: false,
     properties: {
-      stringCardinality: { type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 } },
+      stringCardinality: {
+        type: 'object',
+        additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 },
+      },
       proposal: {
         type: 'object',
         required: ['fingerprint', 'checked', 'violations', 'serverViolators', 'serverDocuments'],
@@ -279,7 +328,15 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
       },
       dryRun: {
         type: 'object',
-        required: ['checked', 'violations', 'byPath', 'unsupportedKeywords', 'undecided', 'serverViolators', 'serverDocuments'],
+        required: [
+          'checked',
+          'violations',
+          'byPath',
+          'unsupportedKeywords',
+          'undecided',
+          'serverViolators',
+          'serverDocuments',
+        ],
         additionalProperties: false,
         properties: {
           checked: count,
@@ -300,7 +357,11 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
     if (ctx.docs.length === 0) return null;
     // only paths the census names: keys of maps the profiler folded are data, never kept
     const census = ctx.collection.sample.fields;
-    const cardinality = Object.fromEntries(Object.entries(stringCardinality(ctx.docs, new PathFolder(ctx.collection.sample.dynamicKeys))).filter(([path]) => Object.hasOwn(census, path)));
+    const cardinality = Object.fromEntries(
+      Object.entries(stringCardinality(ctx.docs, new PathFolder(ctx.collection.sample.dynamicKeys))).filter(([path]) =>
+        Object.hasOwn(census, path),
+      ),
+    );
     const proposal = await countProposal(ctx, cardinality);
     return { stringCardinality: cardinality, ...(proposal ? { proposal } : {}) };
   },

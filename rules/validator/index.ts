@@ -1,6 +1,6 @@
 import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type NoteFn, type Report } from '../../src/core/rule';
+import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
 import { shellCollection } from '../../src/lib/shell';
 import { type ValidatorDryRun, validatorCollector } from './collect';
@@ -11,11 +11,11 @@ import { versionAtLeast } from '../../src/lib/version';
 
 export { validatorOptionsSchema, type ValidatorOptions } from './options';
 
-
 /** A number and its noun, for notes (free text, not message templates). */
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
 /** Paths in backticks; the proposal's '(document)' (the document's own keys, a map or too many) is said in words. */
-const quoted = (paths: readonly string[]): string => paths.map((p) => (p === '(document)' ? "the documents' own keys besides `_id`" : `\`${p}\``)).join(', ');
+const quoted = (paths: readonly string[]): string =>
+  paths.map((p) => (p === '(document)' ? "the documents' own keys besides `_id`" : `\`${p}\``)).join(', ');
 
 // Message parts, so the variants of one finding read alike. A variant says how the count was made (on the server, or
 // in the sample only); what a random sample happened to contain (failing paths, gaps) goes to the recommendation, so
@@ -23,7 +23,10 @@ const quoted = (paths: readonly string[]): string => paths.map((p) => (p === '(d
 const ON_SERVER = '{{failing}} of {{documents}} documents (counted on the server)';
 const IN_SAMPLE = '{{failing}} of {{checked}} sampled documents';
 const LEVEL_OFF = 'The validator is stored but validationLevel is "off": it checks no write.';
-const STRICT = 'fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is rejected unless it makes them valid.';
+const STRICT = sentence(
+  'fail the validator, which is "{{level}}" with action "{{action}}": any update to those documents is ',
+  'rejected unless it makes them valid.',
+);
 const NOT_STRICT = 'fail the validator ("{{level}}", action "{{action}}").';
 const READY = 'yet it runs with validationLevel "{{level}}" and validationAction "{{action}}".';
 const NOT_CHECKED = 'The sample was not checked against the validator in-process: {{reason}}.';
@@ -33,9 +36,19 @@ const NO_SERVER_COUNT = 'No server-side count either: {{serverReason}}.';
 const NO_VALIDATOR = 'No validator: nothing stops a write from dropping a field or changing its type.';
 
 const messages = {
-  missing: `${NO_VALIDATOR} Proposed from a random sample of {{documents}} documents: {{required}} required, {{fields}} field paths typed.`,
-  missingComplete: `${NO_VALIDATOR} Proposed from all {{documents}} documents (every document was read): {{required}} required, {{fields}} field paths typed.`,
-  missingOrdered: `${NO_VALIDATOR} Proposed from {{documents}} documents that are not a random sample (the server has no $sample: the first documents in natural order), so only \`_id\` is required; {{fields}} field paths typed.`,
+  missing: sentence(
+    `${NO_VALIDATOR} Proposed from a random sample of {{documents}} documents: {{required}} required, `,
+    `{{fields}} field paths typed.`,
+  ),
+  missingComplete: sentence(
+    `${NO_VALIDATOR} Proposed from all {{documents}} documents (every document was read): {{required}} `,
+    `required, {{fields}} field paths typed.`,
+  ),
+  missingOrdered: sentence(
+    `${NO_VALIDATOR} Proposed from {{documents}} documents that are not a random sample (the server has no `,
+    `$sample: the first documents in natural order), so only \`_id\` is required; {{fields}} field paths `,
+    `typed.`,
+  ),
   levelOff: `${LEVEL_OFF} ${ON_SERVER} fail it.`,
   levelOffInSample: `${LEVEL_OFF} ${IN_SAMPLE} fail it.`,
   levelOffUncounted: `${LEVEL_OFF} How many documents fail it is unknown.`,
@@ -50,8 +63,13 @@ const messages = {
   notCheckedNoServerCount: `${NOT_CHECKED} ${NO_SERVER_COUNT}`,
   partialCheck: `${PARTIAL} ${SERVER_COUNT}`,
   partialCheckNoServerCount: `${PARTIAL} ${NO_SERVER_COUNT}`,
-  countsDisagree:
-    "The in-process check finds {{failing}} of {{checked}} sampled documents failing the validator, but the server counts only {{serverFailing}} of {{documents}} documents failing it in the whole collection: the server and the advisor's reading of $jsonSchema (MongoDB's documented semantics) judge some values differently, or the documents changed between the sample and the count. The advice follows the server's count, since the server is what enforces the validator. Failing paths in the sample: {{paths}}.",
+  countsDisagree: sentence(
+    'The in-process check finds {{failing}} of {{checked}} sampled documents failing the validator, but the ',
+    'server counts only {{serverFailing}} of {{documents}} documents failing it in the whole collection: the ',
+    "server and the advisor's reading of $jsonSchema (MongoDB's documented semantics) judge some values ",
+    "differently, or the documents changed between the sample and the count. The advice follows the server's ",
+    'count, since the server is what enforces the validator. Failing paths in the sample: {{paths}}.',
+  ),
 } as const;
 
 type ValidatorReport = Report<typeof messages>;
@@ -74,7 +92,10 @@ function collMod(c: CollectionSnapshot, fields: Record<string, string>): string 
 
 /** Lists the documents failing the stored validator by _id only (the user runs it; the report prints no values). */
 function findViolators(c: CollectionSnapshot): string {
-  return `${shellCollection(c.name)}.find({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] }, { _id: 1 })`;
+  return (
+    `${shellCollection(c.name)}.find({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} ` +
+    `})[0].options.validator] }, { _id: 1 })`
+  );
 }
 
 function byPathText(byPath: Record<string, number>, max = 8): string {
@@ -87,17 +108,34 @@ function byPathText(byPath: Record<string, number>, max = 8): string {
 /** Why failing documents must be fixed before tightening a validator that is not both "strict" and rejecting. */
 function nextStep(level: string, action: string): string {
   const warns = action === 'warn';
-  if (level === 'moderate' && warns) return 'Today "warn" only logs invalid writes and "moderate" does not check updates to these documents at all; with "strict" and "error", any update to one of them is rejected unless it makes it valid.';
-  if (level === 'moderate') return '"moderate" lets updates to these documents through without checking them; with "strict", any update to one of them is rejected unless it makes it valid.';
-  return '"warn" only logs invalid writes; with "error", any update to one of these documents is rejected unless it makes it valid.';
+  if (level === 'moderate' && warns)
+    return (
+      'Today "warn" only logs invalid writes and "moderate" does not check updates to these documents at all; ' +
+      'with "strict" and "error", any update to one of them is rejected unless it makes it valid.'
+    );
+  if (level === 'moderate')
+    return (
+      '"moderate" lets updates to these documents through without checking them; with "strict", any update to ' +
+      'one of them is rejected unless it makes it valid.'
+    );
+  return (
+    '"warn" only logs invalid writes; with "error", any update to one of these documents is rejected unless ' +
+    'it makes it valid.'
+  );
 }
 
-/** How many documents fail the validator, and how that is known: the server's count, else the sample's, else unknown. */
-type Count = { kind: 'server'; failing: number; documents: number } | { kind: 'sample'; failing: number; checked: number } | { kind: 'unknown' };
+/** How many documents fail the validator, and how that is known: the server's count, else the sample's, else
+ * unknown. */
+type Count =
+  | { kind: 'server'; failing: number; documents: number }
+  | { kind: 'sample'; failing: number; checked: number }
+  | { kind: 'unknown' };
 
 /** The server's count, when the snapshot has it with the total it is out of. */
 function serverCount(d: ValidatorDryRun | undefined): { failing: number; documents: number } | null {
-  return d && d.serverViolators !== null && d.serverDocuments !== null ? { failing: d.serverViolators, documents: d.serverDocuments } : null;
+  return d && d.serverViolators !== null && d.serverDocuments !== null
+    ? { failing: d.serverViolators, documents: d.serverDocuments }
+    : null;
 }
 
 function countOf(d: ValidatorDryRun | undefined): Count {
@@ -149,11 +187,24 @@ function reportCheckLimits({ target, evidence, paths }: Existing, d: ValidatorDr
   if (d.skippedReason) {
     const reason = d.skippedReason;
     if (server) report({ messageId: 'notChecked', severity: 'info', target, data: { reason, ...server }, evidence });
-    else report({ messageId: 'notCheckedNoServerCount', severity: 'info', target, data: { reason, serverReason }, evidence });
+    else
+      report({
+        messageId: 'notCheckedNoServerCount',
+        severity: 'info',
+        target,
+        data: { reason, serverReason },
+        evidence,
+      });
   } else if (list) {
     if (server) report({ messageId: 'partialCheck', severity: 'info', target, data: { list, ...server }, evidence });
     else {
-      report({ messageId: 'partialCheckNoServerCount', severity: 'info', target, data: { list, serverReason }, evidence });
+      report({
+        messageId: 'partialCheckNoServerCount',
+        severity: 'info',
+        target,
+        data: { list, serverReason },
+        evidence,
+      });
     }
   }
   if (server && d.violations > server.failing) {
@@ -208,11 +259,16 @@ function reportViolations(e: Existing, c: CollectionSnapshot, report: ValidatorR
   const recommendation: Recommendation = strictError
     ? {
         action: 'moderate while you fix them',
-        reason: `With validationLevel "strict", every update to one of these documents is rejected unless it makes the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" once the count is 0.${onSample}${inSample}`,
+        reason:
+          `With validationLevel "strict", every update to one of these documents is rejected unless it makes ` +
+          `the document valid. "moderate" keeps checking inserts and valid documents; switch back to "strict" ` +
+          `once the count is 0.${onSample}${inSample}`,
         commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
       }
     : {
-        action: `fix the failing documents, then switch to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
+        action:
+          `fix the failing documents, then switch ` +
+          `to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
         reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
         commands: [findViolators(c)],
       };
@@ -244,9 +300,18 @@ function reportReady(e: Existing, snapshot: Snapshot, c: CollectionSnapshot, rep
     target,
     evidence,
     recommendation: {
-      action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(', '),
-      reason: `${warnOnly ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.' : '"moderate" skips updates to documents that are already invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the sample only: count the whole collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log (second command).' : ''}`,
-      commands: count.kind === 'server' ? commands : [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`, ...commands],
+      action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : '']
+        .filter(Boolean)
+        .join(', '),
+      reason: `${warnOnly ? '"warn" only logs bad writes; ' + '"error" rejects them, and ' + 'nothing that exists today ' + 'would fail.' : '"moderate" skips updates to ' + 'documents that are already ' + 'invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the ' + 'sample only: count the whole ' + 'collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" ' + 'rejects like "error" and also ' + 'logs each rejection, for ' + 'teams that want the ' + 'log (second command).' : ''}`,
+      commands:
+        count.kind === 'server'
+          ? commands
+          : [
+              `${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ ` +
+                `name: ${JSON.stringify(c.name)} })[0].options.validator] })`,
+              ...commands,
+            ],
     },
   };
   if (count.kind === 'server') report({ ...ready, messageId: 'readyForError', data: { level, action } });
@@ -267,7 +332,10 @@ function reportUncounted(e: Existing, c: CollectionSnapshot, report: ValidatorRe
       reason:
         'Count before switching to validationAction "error" and validationLevel "strict": if the count is 0, ' +
         'nothing existing would be rejected.',
-      commands: [`${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} })[0].options.validator] })`],
+      commands: [
+        `${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ ` +
+          `name: ${JSON.stringify(c.name)} })[0].options.validator] })`,
+      ],
     },
   });
 }
@@ -284,9 +352,12 @@ function analyzeExisting(snapshot: Snapshot, c: CollectionSnapshot, report: Vali
 
 /** The published YCSB benchmark the cost claim rests on (README, "Why"). */
 const COST =
-  'For scale, a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s without and with a validator at 95% reads, and 112k vs 120k at 90% inserts: within noise there; the confirmation measures it on a copy of this collection.';
+  'For scale, a published YCSB benchmark (10M × 1 KB documents, 100 threads) measured 40.2k vs 40.9k ops/s ' +
+  'without and with a validator at 95% reads, and 112k vs 120k at 90% inserts: within noise there; the ' +
+  'confirmation measures it on a copy of this collection.';
 
-const listed = (paths: readonly string[], max = 8): string => `${quoted(paths.slice(0, max))}${paths.length > max ? `, and ${formatNumber(paths.length - max)} more` : ''}`;
+const listed = (paths: readonly string[], max = 8): string =>
+  `${quoted(paths.slice(0, max))}${paths.length > max ? `, and ${formatNumber(paths.length - max)} more` : ''}`;
 
 /**
  * Whether the proposal may start as strict/error, and the count that says so: the server's count of documents failing
@@ -303,12 +374,25 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
   const same = stored !== undefined && stored.fingerprint === schemaFingerprint(plainSchema(p.schema));
   if (same && stored.serverViolators !== null && stored.serverDocuments !== null) {
     const { serverViolators: n, serverDocuments: total } = stored;
-    if (n === 0) return { strict: true, violators: 0, on: 'server', how: `No existing document fails it: the server counted 0 of ${formatNumber(total)} documents matching {$nor: [{$jsonSchema: schema}]}, so "strict" and "error" reject only new bad writes.` };
+    if (n === 0)
+      return {
+        strict: true,
+        violators: 0,
+        on: 'server',
+        how:
+          `No existing document fails it: the server counted 0 of ${formatNumber(total)} documents matching ` +
+          `{$nor: [{$jsonSchema: schema}]}, so "strict" and "error" reject only new bad writes.`,
+      };
     return {
       strict: false,
       violators: n,
       on: 'server',
-      how: `${formatNumber(n)} of ${formatNumber(total)} existing documents fail it (counted on the server): with "strict" and "error", every update to one of them would be rejected. Start with "moderate" and "warn": "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; list them by _id (last command), fix them, then switch to "strict" and "error".`,
+      how:
+        `${formatNumber(n)} of ${formatNumber(total)} existing documents fail it (counted on the server): ` +
+        `with "strict" and "error", every update to one of them would be rejected. Start with "moderate" and ` +
+        `"warn": "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to ` +
+        `documents that already fail; list them by _id (last command), fix them, then switch to "strict" and ` +
+        `"error".`,
     };
   }
   const otherOptions =
@@ -322,19 +406,34 @@ function verdictOf(c: CollectionSnapshot, p: Proposal): Verdict {
   if (p.basis === 'complete') {
     const clean = same ? stored.violations === 0 && stored.checked >= p.documents : p.gaps.length === 0;
     const n = same ? stored.violations : null;
-    if (clean) return { strict: true, violators: 0, on: 'every document', how: `No existing document fails it: every document was read and ${same ? 'checked against it' : 'each holds every required field (the census of every document)'}, so "strict" and "error" reject only new bad writes. (No server count: ${reason}.)` };
+    if (clean)
+      return {
+        strict: true,
+        violators: 0,
+        on: 'every document',
+        how:
+          `No existing document fails it: every document was read ` +
+          `and ${same ? 'checked against it' : 'each holds every required field (the census of every document)'}, ` +
+          `so "strict" and "error" reject only new bad writes. (No server count: ${reason}.)`,
+      };
     return {
       strict: false,
       violators: n,
       on: 'every document',
-      how: `${n === null ? 'Some' : formatNumber(n)} of the ${formatNumber(p.documents)} documents (every one was read) fail it. Start with "moderate" and "warn", fix them, then switch to "strict" and "error".`,
+      how:
+        `${n === null ? 'Some' : formatNumber(n)} of the ${formatNumber(p.documents)} documents (every one ` +
+        `was read) fail it. Start with "moderate" and "warn", fix them, then switch to "strict" and "error".`,
     };
   }
   return {
     strict: false,
     violators: same ? stored.violations : null,
     on: same ? 'sample' : null,
-    how: `Start with "moderate" and "warn": it was proposed from a sample and no server count says that no existing document fails it (${reason}). "warn" logs bad writes instead of rejecting them and "moderate" does not check updates to documents that already fail; run the count (second command), and switch to "strict" and "error" when it is 0.`,
+    how:
+      `Start with "moderate" and "warn": it was proposed from a sample and no server count says that no ` +
+      `existing document fails it (${reason}). "warn" logs bad writes instead of rejecting them and "moderate" ` +
+      `does not check updates to documents that already fail; run the count (second command), and switch to ` +
+      `"strict" and "error" when it is 0.`,
   };
 }
 
@@ -353,37 +452,65 @@ function lacksValidators(snapshot: Snapshot): boolean {
 function forMongoDbOnly(schemaCommand: string, shown: string): { action: string; reason: string; commands: string[] } {
   return {
     action: 'none for this server; the schema is for a MongoDB server',
-    reason: `This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it. The schema (the command) is what a MongoDB server would take as \`$jsonSchema\`, after a migration: count the documents failing it there before choosing a level and an action.${shown}`,
+    reason:
+      `This server does not implement validators (FerretDB 1.x has none), so no validator is proposed for it. ` +
+      `The schema (the command) is what a MongoDB server would take as \`$jsonSchema\`, after a migration: ` +
+      `count the documents failing it there before choosing a level and an action.${shown}`,
     commands: [schemaCommand],
   };
 }
 
-function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorOptions, report: ValidatorReport, note: NoteFn): void {
+function analyzeMissing(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  o: ValidatorOptions,
+  report: ValidatorReport,
+  note: NoteFn,
+): void {
   const target = { db: c.db, collection: c.name };
   if (c.sample.size === 0) return;
   const p = proposeSchema(c, o, dataOf(validatorCollector, c)?.stringCardinality);
   if (!p) {
     // Too few documents to propose from is the data's size, not a limit of the check: nothing to say.
     if (censusDocuments(c) === 0) {
-      note(`no validator, and none proposed: the ${plural(c.sample.size, 'sampled document')} were too large to read whole and were measured on the server, so no field census exists`, target);
+      note(
+        `no validator, and none proposed: the ${plural(c.sample.size, 'sampled document')} were too large ` +
+          `to read whole and were measured on the server, so no field census exists`,
+        target,
+      );
     }
     return;
   }
   const v = verdictOf(c, p);
   const level = v.strict ? 'strict' : 'moderate';
   const action = v.strict ? 'error' : 'warn';
-  const ofHolders = o.requiredShare >= 1 ? 'every document (or object) holding them' : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
+  const ofHolders =
+    o.requiredShare >= 1
+      ? 'every document (or object) holding them'
+      : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
   const belowDepth = p.belowDepth.map((b) => `\`${b.path}\` (${plural(b.paths, 'path')})`);
   // What this census showed besides the schema: said in the recommendation, so the finding stays one finding.
   const shown = [
-    p.basis === 'ordered' ? '' : ` Required: fields present and not \`null\` in ${ofHolders}${p.basis === 'random' ? ' in the sample' : ''}; the others are optional.`,
-    p.gaps.length ? ` Required but missing from some documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.` : '',
+    p.basis === 'ordered'
+      ? ''
+      : ` Required: fields present and not \`null\` ` +
+        `in ${ofHolders}${p.basis === 'random' ? ' in the sample' : ''}; the others are optional.`,
+    p.gaps.length
+      ? ` Required but missing from some ` +
+        `documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.`
+      : '',
     p.nullOnly.length ? ` Seen only as \`null\`, so left untyped (any type): ${listed(p.nullOnly)}.` : '',
     p.mixed.length ? ` Typed with every type seen (the mixed-types rule reports them): ${listed(p.mixed)}.` : '',
     p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
     p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
-    belowDepth.length ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept anything): ${belowDepth.slice(0, 8).join(', ')}${belowDepth.length > 8 ? `, and ${formatNumber(belowDepth.length - 8)} more` : ''}.` : '',
-    p.overCap.length ? ` Left out over the cap of ${formatNumber(o.maxFields)} field paths (maxFields; they accept anything): ${plural(p.overCap.length, 'path')}, ${listed(p.overCap)}.` : '',
+    belowDepth.length
+      ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept ` +
+        `anything): ${belowDepth.slice(0, 8).join(', ')}${belowDepth.length > 8 ? `, and ${formatNumber(belowDepth.length - 8)} more` : ''}.`
+      : '',
+    p.overCap.length
+      ? ` Left out over the cap of ${formatNumber(o.maxFields)} field paths (maxFields; they accept ` +
+        `anything): ${plural(p.overCap.length, 'path')}, ${listed(p.overCap)}.`
+      : '',
     p.enums.length ? ` Enums read with distinct() when you run it: ${quoted(p.enums)}.` : '',
     p.enumsSkipped ? ` No enums: ${p.enumsSkipped}.` : '',
   ].join('');
@@ -391,9 +518,11 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
   const commands = [
     `var schema = ${shellLiteral(p.schema)}`,
     `${coll}.countDocuments({ $nor: [{ $jsonSchema: schema }] })`,
-    `db.runCommand({ collMod: ${JSON.stringify(c.name)}, validator: { $jsonSchema: schema }, validationLevel: ${JSON.stringify(level)}, validationAction: ${JSON.stringify(action)} })`,
+    `db.runCommand({ collMod: ${JSON.stringify(c.name)}, validator: { $jsonSchema: schema }, ` +
+      `validationLevel: ${JSON.stringify(level)}, validationAction: ${JSON.stringify(action)} })`,
   ];
-  if (v.strict && atLeast81(snapshot)) commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
+  if (v.strict && atLeast81(snapshot))
+    commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
   if (!v.strict) commands.push(`${coll}.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })`);
   const finding = {
     severity: 'info' as const,
@@ -420,13 +549,16 @@ function analyzeMissing(snapshot: Snapshot, c: CollectionSnapshot, o: ValidatorO
     recommendation: lacksValidators(snapshot)
       ? forMongoDbOnly(commands[0] ?? '', shown)
       : {
-          action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
-          reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : ''}`,
+          action: v.strict
+            ? 'add this validator (strict, error)'
+            : 'add this validator (moderate, warn), then tighten it',
+          reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also ' + 'logs each rejection (last ' + 'command).' : ''}`,
           commands,
         },
   };
   const fields = p.fields;
-  if (p.basis === 'ordered') report({ ...finding, messageId: 'missingOrdered', data: { documents: p.documents, fields } });
+  if (p.basis === 'ordered')
+    report({ ...finding, messageId: 'missingOrdered', data: { documents: p.documents, fields } });
   else {
     const data = { documents: p.documents, required: quoted(p.required), fields };
     if (p.basis === 'complete') report({ ...finding, messageId: 'missingComplete', data });
@@ -439,7 +571,9 @@ export default defineRule({
   needs: [validatorCollector],
   scope: 'collection',
   meta: {
-    description: 'Schema validation: presence, level and action, a dry run of $jsonSchema over the sample, and a proposal where there is none',
+    description:
+      'Schema validation: presence, level and action, a dry run of $jsonSchema over the sample, and a ' +
+      'proposal where there is none',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/schema-validation/',
     // each finding links to the page that explains it
     docsUrls: {
@@ -473,7 +607,8 @@ export default defineRule({
     else analyzeMissing(snapshot, c, options, report, note);
   },
   confirm: {
-    describe: 'insert and update time on a scratch copy with vs without the validator (read back to prove the server kept it)',
+    describe:
+      'insert and update time on a scratch copy with vs without the validator (read back to prove the server kept it)',
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => MEASURED_FINDINGS.has(f.messageId),
     run: confirmValidator,

@@ -108,7 +108,17 @@ export function canonicalKey(v: unknown): string {
 /* Translation                                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-const COPIED = new Set(['maximum', 'minimum', 'multipleOf', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties']);
+const COPIED = new Set([
+  'maximum',
+  'minimum',
+  'multipleOf',
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxProperties',
+  'minProperties',
+]);
 const ANNOTATIONS = new Set(['title', 'description']);
 const ENCRYPTION = new Set(['encrypt', 'encryptMetadata']);
 
@@ -135,7 +145,10 @@ class Translator {
       if (!this.keyword(k, v, path, out) && !this.subschemas(k, v, path, out)) this.other(k, v, path, out);
     }
     // draft 4: exclusiveMaximum is a boolean modifying maximum; ajv (draft 7) takes the bound itself
-    for (const [flag, bound] of [['exclusiveMaximum', 'maximum'], ['exclusiveMinimum', 'minimum']] as const) {
+    for (const [flag, bound] of [
+      ['exclusiveMaximum', 'maximum'],
+      ['exclusiveMinimum', 'minimum'],
+    ] as const) {
       if (src[flag] === true && out[bound] !== undefined) {
         out[flag] = out[bound];
         delete out[bound];
@@ -277,7 +290,8 @@ const isMap = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !
 
 /** Sets a key even when it is `__proto__`. */
 function defineKey(o: Doc, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
   else o[key] = value;
 }
 
@@ -316,7 +330,8 @@ function normalise(v: unknown, origins: WeakMap<object, unknown>): unknown {
     return out;
   }
   const t = (v as { _bsontype?: unknown })._bsontype;
-  if (typeof t === 'string') return t === 'Int32' || t === 'Double' || t === 'Long' || t === 'Decimal128' ? toNumber(v) : OPAQUE;
+  if (typeof t === 'string')
+    return t === 'Int32' || t === 'Double' || t === 'Long' || t === 'Decimal128' ? toNumber(v) : OPAQUE;
   if (isDate(v) || v instanceof RegExp || v instanceof Uint8Array) return OPAQUE;
   const out: Doc = {};
   for (const key in v as Doc) {
@@ -360,14 +375,23 @@ function typeCheck(allowed: readonly string[], label: string) {
     const ok = candidates.filter((t) => allowed.includes(t) || (allowed.includes('number') && isNumericBsonType(t)));
     if (ok.length === 0) return false;
     if (ok.length < candidates.length && state) {
-      state.undecided.add(`${at(pointerToPath(cxt?.rootData, cxt?.instancePath ?? ''))}: ${label} on whole numbers (the host returns int, long and double alike)`);
+      state.undecided.add(
+        `${at(pointerToPath(cxt?.rootData, cxt?.instancePath ?? ''))}: ${label} on whole numbers (the host ` +
+          `returns int, long and double alike)`,
+      );
     }
     return true;
   };
 }
 
 function makeAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false, unicodeRegExp: false, validateFormats: false });
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    validateSchema: false,
+    unicodeRegExp: false,
+    validateFormats: false,
+  });
   ajv.addKeyword({
     keyword: 'bsonType',
     schemaType: 'array',
@@ -376,7 +400,11 @@ function makeAjv(): Ajv {
   ajv.addKeyword({
     keyword: 'mongoType',
     schemaType: 'array',
-    compile: (schema: string[]) => typeCheck(schema.flatMap((t) => JSON_TYPES[t] ?? []), `type ${schema.join('/')}`),
+    compile: (schema: string[]) =>
+      typeCheck(
+        schema.flatMap((t) => JSON_TYPES[t] ?? []),
+        `type ${schema.join('/')}`,
+      ),
   });
   ajv.addKeyword({
     keyword: 'mongoEnum',

@@ -101,7 +101,8 @@ function typeNames(field: FieldProfile | null): string[] {
   return [...names].sort();
 }
 
-const oneOrMany = (names: readonly string[]): string | string[] => (names.length === 1 ? (names[0] as string) : [...names]);
+const oneOrMany = (names: readonly string[]): string | string[] =>
+  names.length === 1 ? (names[0] as string) : [...names];
 const isElement = (k: Node): boolean => k.name === '$[]';
 const isMapKey = (k: Node): boolean => k.name === DYNAMIC_KEY;
 /**
@@ -142,7 +143,9 @@ class Proposer {
       }
     };
     visit(root);
-    candidates.sort((a, b) => a.depth - b.depth || (b.field?.present ?? 0) - (a.field?.present ?? 0) || a.path.localeCompare(b.path));
+    candidates.sort(
+      (a, b) => a.depth - b.depth || (b.field?.present ?? 0) - (a.field?.present ?? 0) || a.path.localeCompare(b.path),
+    );
     for (const n of candidates.slice(0, this.o.maxFields)) this.allowed.add(n.path);
     for (const n of candidates.slice(this.o.maxFields)) if (!isElement(n) && !isMapKey(n)) this.overCap.push(n.path);
   }
@@ -185,7 +188,8 @@ class Proposer {
 
   /** Contents below maxDepth: left out (they accept anything), and listed once. */
   private cut(node: Node): void {
-    if (!this.belowDepth.some((b) => b.path === node.path)) this.belowDepth.push({ path: node.path, paths: countBelow(node) });
+    if (!this.belowDepth.some((b) => b.path === node.path))
+      this.belowDepth.push({ path: node.path, paths: countBelow(node) });
   }
 
   /**
@@ -229,7 +233,8 @@ class Proposer {
     const elTyped = el !== null && this.allowed.has(el.path);
     const names = new Set(elTyped ? typeNames(el.field) : []);
     if (kids.length || node.children.has(DYNAMIC_KEY)) names.add('object');
-    // elements seen only as null (null alone says nothing of the type, as for fields), or over the field budget: untyped
+    // elements seen only as null (null alone says nothing of the type, as for fields), or over the field budget:
+    // untyped
     if (names.size === 0 || (el !== null && !elTyped)) {
       if (elTyped && (el.field?.types.null ?? 0) > 0) this.nullOnly.push(el.path);
       return null;
@@ -256,7 +261,13 @@ class Proposer {
     if (segments(node.path).includes(DYNAMIC_KEY)) return null;
     const distinct = this.input.stringCardinality?.[node.path];
     const strings = node.field?.types.string ?? 0;
-    if (distinct === undefined || distinct < 1 || distinct > this.o.enumMaxDistinct || strings < this.o.enumMinOccurrences * distinct) return null;
+    if (
+      distinct === undefined ||
+      distinct < 1 ||
+      distinct > this.o.enumMaxDistinct ||
+      strings < this.o.enumMinOccurrences * distinct
+    )
+      return null;
     const path = dottedPath(pathOf(segments(node.path).filter((p) => p !== '$[]')));
     if (path === null) return null;
     const p = JSON.stringify(path);
@@ -283,13 +294,20 @@ export function censusDocuments(c: CollectionSnapshot): number {
  */
 export function basisOf(c: CollectionSnapshot): Basis {
   const profiled = censusDocuments(c);
-  if (c.sample.complete && profiled === c.sample.size && c.sample.docs.every((d) => !d.measuredOnServer)) return 'complete';
+  if (c.sample.complete && profiled === c.sample.size && c.sample.docs.every((d) => !d.measuredOnServer))
+    return 'complete';
   return c.sample.random ? 'random' : 'ordered';
 }
 
 /** The proposal's input from a collection of the snapshot and the collector's distinct-string counts. */
 export function censusOf(c: CollectionSnapshot, stringCardinality?: Record<string, number>): CensusInput {
-  return { collection: c.name, fields: c.sample.fields, documents: censusDocuments(c), basis: basisOf(c), stringCardinality };
+  return {
+    collection: c.name,
+    fields: c.sample.fields,
+    documents: censusDocuments(c),
+    basis: basisOf(c),
+    stringCardinality,
+  };
 }
 
 /**
@@ -316,14 +334,21 @@ export function proposeFrom(input: CensusInput, o: ValidatorOptions): Proposal |
     belowDepth: p.belowDepth,
     overCap: p.overCap,
     enums: p.enums,
-    enumsSkipped: o.proposeEnums && input.basis !== 'complete' ? 'enums are proposed only when every document was read, and this was a sample' : null,
+    enumsSkipped:
+      o.proposeEnums && input.basis !== 'complete'
+        ? 'enums are proposed only when every document was read, and this was a sample'
+        : null,
     documents: input.documents,
     fields: p.fields,
   };
 }
 
 /** The proposal for a collection of the snapshot (distinct-string counts from the collector, for enums). */
-export function proposeSchema(c: CollectionSnapshot, o: ValidatorOptions, stringCardinality?: Record<string, number>): Proposal | null {
+export function proposeSchema(
+  c: CollectionSnapshot,
+  o: ValidatorOptions,
+  stringCardinality?: Record<string, number>,
+): Proposal | null {
   return proposeFrom(censusOf(c, stringCardinality), o);
 }
 
@@ -332,13 +357,16 @@ export function shellLiteral(v: unknown): string {
   if (v instanceof ShellCode) return v.code;
   if (Array.isArray(v)) return `[${v.map(shellLiteral).join(', ')}]`;
   if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Doc).map(([k, x]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${shellLiteral(x)}`);
+    const entries = Object.entries(v as Doc).map(
+      ([k, x]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${shellLiteral(x)}`,
+    );
     return entries.length ? `{ ${entries.join(', ')} }` : '{}';
   }
   return JSON.stringify(v) ?? 'null';
 }
 
-/** The schema without shell code (enums read with distinct() are left out), for the server count and the scratch experiment. */
+/** The schema without shell code (enums read with distinct() are left out), for the server count and the scratch
+ * experiment. */
 export function plainSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(plainSchema);
   if (schema !== null && typeof schema === 'object' && !(schema instanceof ShellCode)) {

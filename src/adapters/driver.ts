@@ -1,4 +1,12 @@
-import { Long, MongoClient, type MongoClientOptions, ObjectId, ReadPreference, type RunCommandCursor, UUID } from 'mongodb';
+import {
+  Long,
+  MongoClient,
+  type MongoClientOptions,
+  ObjectId,
+  ReadPreference,
+  type RunCommandCursor,
+  UUID,
+} from 'mongodb';
 import { redactUri } from '../core/format';
 import { APP_NAME } from '../core/names';
 import { type HostCursor, readHostCursor } from './cursor';
@@ -34,7 +42,9 @@ export class DriverAdapter implements Adapter {
   private constructor(
     /** The driver client (tests listen to its command monitoring events). */
     readonly client: MongoClient,
-    uri: string, private readonly parent: DriverAdapter | null = null) {
+    uri: string,
+    private readonly parent: DriverAdapter | null = null,
+  ) {
     this.source = redactUri(uri);
   }
 
@@ -67,7 +77,12 @@ export class DriverAdapter implements Adapter {
   async cursor(db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
     // A ReadPreference instance, not the mode's name: the driver's cursors (AbstractCursor) drop a string and read from
     // the primary, where `db.command` accepts either (seen on the wire: test/exact-commands.live.test.ts).
-    const cursor = this.client.db(db).runCursorCommand(cmd, opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {});
+    const cursor = this.client
+      .db(db)
+      .runCursorCommand(
+        cmd,
+        opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {},
+      );
     return await readHostCursor(driverCursor(cursor), opts, () => this.counted());
   }
 
@@ -140,13 +155,15 @@ function memberOptions(o: MongoClient['options']): MongoClientOptions {
     if (o.tlsAllowInvalidCertificates) out.tlsAllowInvalidCertificates = true;
     if (o.tlsAllowInvalidHostnames) out.tlsAllowInvalidHostnames = true;
   }
-  for (const k of ['ca', 'cert', 'key', 'passphrase', 'crl'] as const) if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k];
+  for (const k of ['ca', 'cert', 'key', 'passphrase', 'crl'] as const)
+    if (o[k] !== undefined) (out as Record<string, unknown>)[k] = o[k];
   const cred = o.credentials;
   if (cred) {
     if (cred.username) out.auth = { username: cred.username, ...(cred.password ? { password: cred.password } : {}) };
     out.authSource = cred.source;
     if (cred.mechanism && cred.mechanism !== 'DEFAULT') out.authMechanism = cred.mechanism;
-    if (cred.mechanismProperties && Object.keys(cred.mechanismProperties).length > 0) out.authMechanismProperties = cred.mechanismProperties;
+    if (cred.mechanismProperties && Object.keys(cred.mechanismProperties).length > 0)
+      out.authMechanismProperties = cred.mechanismProperties;
   }
   return out;
 }

@@ -30,7 +30,9 @@ export class RefusedCommand extends Error {
  */
 const READING: Record<string, string> = {
   find: 'reads documents (the sample in natural order, _ids, clustered-trap probes, source copies without $sample)',
-  aggregate: 'reads through a pipeline ($collStats, $indexStats, $sample, $bsonSize probes, source copies); refused with a $out or $merge stage anywhere in it',
+  aggregate:
+    'reads through a pipeline ($collStats, $indexStats, $sample, $bsonSize probes, source copies); refused ' +
+    'with a $out or $merge stage anywhere in it',
   count: 'counts documents (empty collections in large databases; the validator collector counts violators)',
   listCollections: 'lists collections and their options',
   listIndexes: 'lists index definitions',
@@ -45,7 +47,9 @@ const READING: Record<string, string> = {
   dbStats: 'database statistics (a read; listed as a reading command, no collector sends it today)',
   connectionStatus: 'the authenticated user and roles (a read: collect sends it once, src/collect/privilege-gate.ts)',
   ping: 'a no-op liveness check (the member-connection test sends it)',
-  explain: 'query plans; the explained command must itself read, or be an update explained at queryPlanner, or a delete explained at queryPlanner or executionStats',
+  explain:
+    'query plans; the explained command must itself read, or be an update explained at queryPlanner, or a ' +
+    'delete explained at queryPlanner or executionStats',
   getMore: 'the next batch of a cursor this adapter opened',
   killCursors: 'closes a cursor this adapter opened (a read stopped early)',
 };
@@ -65,7 +69,10 @@ const EXPLAINED_READS = new Set(['find', 'aggregate', 'count', 'distinct']);
  * documents a multi-value `_id` deleteMany reads this way. allPlansExecution (and an absent verbosity, which
  * defaults to it) stays refused.
  */
-const PLANNED_WRITES: Record<string, readonly string[]> = { delete: ['queryPlanner', 'executionStats'], update: ['queryPlanner'] };
+const PLANNED_WRITES: Record<string, readonly string[]> = {
+  delete: ['queryPlanner', 'executionStats'],
+  update: ['queryPlanner'],
+};
 
 /** Aggregation stages that write their results to a collection. */
 const WRITE_STAGES = new Set(['$out', '$merge']);
@@ -99,7 +106,8 @@ function childrenOf(v: unknown): [string, unknown][] | 'leaf' | 'unreadable' {
   if (v === null || typeof v !== 'object') return 'leaf';
   if (Array.isArray(v)) return v.map((x, i) => [`[${i}]`, x]);
   if (v instanceof Map) return [...(v as Map<unknown, unknown>).entries()].map(([k, x]) => [`.${String(k)}`, x]);
-  if ('_bsontype' in v || v instanceof Date || v instanceof RegExp || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return 'leaf';
+  if ('_bsontype' in v || v instanceof Date || v instanceof RegExp || ArrayBuffer.isView(v) || v instanceof ArrayBuffer)
+    return 'leaf';
   if (typeof (v as { toBSON?: unknown }).toBSON === 'function') return 'unreadable';
   return Object.entries(v).map(([k, x]) => [`.${k}`, x]);
 }
@@ -124,7 +132,11 @@ export function writeStages(pipeline: unknown, root = 'pipeline'): StageFound[] 
     const children = childrenOf(v);
     if (children === 'leaf') return;
     if (children === 'unreadable' || depth > 200) {
-      found.push({ stage: children === 'unreadable' ? '(value with its own toBSON)' : '(nesting deeper than 200 levels)', path, value: undefined });
+      found.push({
+        stage: children === 'unreadable' ? '(value with its own toBSON)' : '(nesting deeper than 200 levels)',
+        path,
+        value: undefined,
+      });
       return;
     }
     seen.add(v);
@@ -139,13 +151,21 @@ export function writeStages(pipeline: unknown, root = 'pipeline'): StageFound[] 
 }
 
 function stageProblem(w: StageFound): string {
-  return w.stage.startsWith('(') ? `the pipeline cannot be checked at ${w.path}: ${w.stage.slice(1, -1)}` : `a ${w.stage} stage at ${w.path} writes the pipeline's results to a collection`;
+  return w.stage.startsWith('(')
+    ? `the pipeline cannot be checked at ${w.path}: ${w.stage.slice(1, -1)}`
+    : `a ${w.stage} stage at ${w.path} writes the pipeline's results to a collection`;
 }
 
 function cursorKey(db: string, id: unknown): string | null {
   let s: string;
   if (typeof id === 'number' || typeof id === 'bigint') s = String(id);
-  else if (id !== null && typeof id === 'object' && typeof (id as { toString?: unknown }).toString === 'function' && (id as { toString: () => string }).toString !== Object.prototype.toString) s = (id as { toString: () => string }).toString();
+  else if (
+    id !== null &&
+    typeof id === 'object' &&
+    typeof (id as { toString?: unknown }).toString === 'function' &&
+    (id as { toString: () => string }).toString !== Object.prototype.toString
+  )
+    s = (id as { toString: () => string }).toString();
   else return null;
   return s === '0' ? null : `${db}\u0000${s}`;
 }
@@ -162,7 +182,8 @@ export function whyNotReading(cmd: unknown): string | null {
   const shape = shapeProblem(cmd);
   if (shape !== null || !isPlainDoc(cmd)) return shape;
   const name = commandName(cmd);
-  if (!Object.hasOwn(READING, name)) return `${name} is not on the allow-list of reading commands (${Object.keys(READING).join(', ')})`;
+  if (!Object.hasOwn(READING, name))
+    return `${name} is not on the allow-list of reading commands (${Object.keys(READING).join(', ')})`;
   if (name === 'aggregate') {
     if (!Array.isArray(cmd.pipeline)) return 'an aggregate without a pipeline array cannot be checked';
     const w = writeStages(cmd.pipeline)[0];
@@ -176,12 +197,22 @@ export function whyNotReading(cmd: unknown): string | null {
     const allowed = Object.hasOwn(PLANNED_WRITES, innerName) ? PLANNED_WRITES[innerName] : undefined;
     if (allowed) {
       if (typeof cmd.verbosity !== 'string' || !allowed.includes(cmd.verbosity)) {
-        const v = cmd.verbosity === undefined ? 'no verbosity (the server then uses allPlansExecution)' : `verbosity ${JSON.stringify(cmd.verbosity)}`;
-        return `explain of ${innerName} with ${v} is not allowed; only verbosity ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`;
+        const v =
+          cmd.verbosity === undefined
+            ? 'no verbosity (the server then uses allPlansExecution)'
+            : `verbosity ${JSON.stringify(cmd.verbosity)}`;
+        return (
+          `explain of ${innerName} with ${v} is not allowed; only ` +
+          `verbosity ${allowed.map((a) => JSON.stringify(a)).join(' or ')}`
+        );
       }
       return null;
     }
-    if (!EXPLAINED_READS.has(innerName)) return `explain of ${innerName}: only explains of ${[...EXPLAINED_READS].join(', ')} (any verbosity), of delete (queryPlanner, executionStats) and of update (queryPlanner) are allowed`;
+    if (!EXPLAINED_READS.has(innerName))
+      return (
+        `explain of ${innerName}: only explains of ${[...EXPLAINED_READS].join(', ')} (any verbosity), of ` +
+        `delete (queryPlanner, executionStats) and of update (queryPlanner) are allowed`
+      );
     if (innerName === 'aggregate') {
       if (!Array.isArray(inner.pipeline)) return 'an explained aggregate without a pipeline array cannot be checked';
       const w = writeStages(inner.pipeline, 'explain.pipeline')[0];
@@ -197,8 +228,11 @@ const CURSOR_COMMANDS = new Set(['find', 'aggregate', 'listCollections', 'listIn
 /** Why `cmd` cannot open a cursor through `Adapter.cursor`, or null. */
 function whyNotCursor(cmd: unknown): string | null {
   const name = commandName(cmd);
-  if (name === 'getMore' || name === 'killCursors') return `${name} is sent by the host's cursor itself, on the cursor's own session, never as the opening command`;
-  return CURSOR_COMMANDS.has(name) ? null : `${name} does not open a cursor (only ${[...CURSOR_COMMANDS].join(', ')} do)`;
+  if (name === 'getMore' || name === 'killCursors')
+    return `${name} is sent by the host's cursor itself, on the cursor's own session, never as the opening command`;
+  return CURSOR_COMMANDS.has(name)
+    ? null
+    : `${name} does not open a cursor (only ${[...CURSOR_COMMANDS].join(', ')} do)`;
 }
 
 /**
@@ -209,7 +243,20 @@ function whyNotCursor(cmd: unknown): string | null {
  * Commands": aggregate without $out/$merge, collStats, count, dbStats, distinct, find, listCollections, listIndexes,
  * …); serverStatus, hello, buildInfo, connectionStatus and listDatabases describe the node or the deployment.
  */
-const PRIMARY_READS = new Set(['serverStatus', 'hello', 'isMaster', 'ismaster', 'buildInfo', 'replSetGetConfig', 'replSetGetStatus', 'connectionStatus', 'ping', 'listDatabases', 'getMore', 'killCursors']);
+const PRIMARY_READS = new Set([
+  'serverStatus',
+  'hello',
+  'isMaster',
+  'ismaster',
+  'buildInfo',
+  'replSetGetConfig',
+  'replSetGetStatus',
+  'connectionStatus',
+  'ping',
+  'listDatabases',
+  'getMore',
+  'killCursors',
+]);
 /**
  * First stages whose rows are the node's own: `$indexStats` counts the accesses of the node that answers (index-usage
  * reads every member through `connectMember` and sums them), `$collStats` the sizes of that node's files (kept on the
@@ -304,7 +351,12 @@ class ReadOnlyAdapter implements Adapter {
       this.cursor = async (db: string, cmd: Doc, opts: CursorOptions = {}) => {
         const name = commandName(cmd);
         const why = whyNotReading(cmd) ?? whyNotCursor(cmd);
-        if (why !== null) throw new RefusedCommand(`mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`, name, db);
+        if (why !== null)
+          throw new RefusedCommand(
+            `mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`,
+            name,
+            db,
+          );
         return await cursor(db, cmd, { ...opts, ...this.#routing(cmd, opts) });
       };
     }
@@ -324,7 +376,11 @@ class ReadOnlyAdapter implements Adapter {
     const name = commandName(cmd);
     const why = whyNotReading(cmd) ?? this.#notOurs(db, name, cmd);
     if (why !== null) {
-      throw new RefusedCommand(`mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`, name, db);
+      throw new RefusedCommand(
+        `mongo-advisor refused to send ${name} while inspecting: only reading commands are allowed (${why})`,
+        name,
+        db,
+      );
     }
     const routing = this.#routing(cmd, opts);
     const reply = await (routing.readPreference ? this.#inner.command(db, cmd, routing) : this.#inner.command(db, cmd));
@@ -343,7 +399,9 @@ class ReadOnlyAdapter implements Adapter {
   #notOurs(db: string, name: string, cmd: Doc): string | null {
     if (name === 'getMore') {
       const key = cursorKey(db, cmd.getMore);
-      return key !== null && this.#cursors.has(key) ? null : `getMore of cursor ${cursorLabel(cmd.getMore)} on ${db}, which this inspection did not open`;
+      return key !== null && this.#cursors.has(key)
+        ? null
+        : `getMore of cursor ${cursorLabel(cmd.getMore)} on ${db}, which this inspection did not open`;
     }
     if (name === 'killCursors') {
       if (!Array.isArray(cmd.cursors) || cmd.cursors.length === 0) return 'killCursors without a list of cursor ids';
@@ -351,7 +409,9 @@ class ReadOnlyAdapter implements Adapter {
         const key = cursorKey(db, id);
         return key === null || !this.#cursors.has(key);
       });
-      return foreign.length === 0 ? null : `killCursors of cursor ${foreign.map(cursorLabel).join(', ')} on ${db}, which this inspection did not open`;
+      return foreign.length === 0
+        ? null
+        : `killCursors of cursor ${foreign.map(cursorLabel).join(', ')} on ${db}, which this inspection did not open`;
     }
     return null;
   }
@@ -410,18 +470,25 @@ function whyNotScratch(db: string, cmd: unknown, prefix: string, depth = 0): str
     if (db === 'admin' && name === 'fsync') {
       // A checkpoint, so storage sizes count what was written to scratch. With lock it would block every write on
       // the server until fsyncUnlock: refused.
-      return cmd.lock === undefined || cmd.lock === false || cmd.lock === 0 ? null : 'fsync with lock blocks every write on the server';
+      return cmd.lock === undefined || cmd.lock === false || cmd.lock === 0
+        ? null
+        : 'fsync with lock blocks every write on the server';
     }
-    return `the database is outside the scratch prefix ${prefix}; outside it only listDatabases and fsync (without lock) are sent to admin`;
+    return (
+      `the database is outside the scratch prefix ${prefix}; outside it only listDatabases and fsync (without ` +
+      `lock) are sent to admin`
+    );
   }
-  if (!SCRATCH_COMMANDS.has(name)) return `${name} is not on the scratch handle's list (${[...SCRATCH_COMMANDS].join(', ')})`;
+  if (!SCRATCH_COMMANDS.has(name))
+    return `${name} is not on the scratch handle's list (${[...SCRATCH_COMMANDS].join(', ')})`;
   if (name === 'aggregate' || name === 'create') {
     if (cmd.pipeline !== undefined) {
       for (const w of writeStages(cmd.pipeline)) {
         if (w.stage.startsWith('(')) return stageProblem(w);
         const target = stageTargetDb(w.stage, w.value);
         if (target === undefined) return `the ${w.stage} stage at ${w.path} has a target that cannot be read`;
-        if (target !== null && !target.startsWith(prefix)) return `the ${w.stage} stage at ${w.path} writes to database ${target}`;
+        if (target !== null && !target.startsWith(prefix))
+          return `the ${w.stage} stage at ${w.path} writes to database ${target}`;
       }
     }
   }
@@ -463,7 +530,12 @@ class ScratchOnlyAdapter implements Adapter {
         const why = whyNotScratch(db, cmd, this.#prefix) ?? whyNotCursor(cmd);
         if (why !== null) {
           const name = commandName(cmd);
-          throw new RefusedCommand(`mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases named ${this.#prefix}… (${why})`, name, db);
+          throw new RefusedCommand(
+            `mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases ` +
+              `named ${this.#prefix}… (${why})`,
+            name,
+            db,
+          );
         }
         const { readPreference: _primary, ...rest } = opts;
         return await cursor(db, cmd, rest);
@@ -479,7 +551,12 @@ class ScratchOnlyAdapter implements Adapter {
     const why = whyNotScratch(db, cmd, this.#prefix);
     if (why !== null) {
       const name = commandName(cmd);
-      throw new RefusedCommand(`mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases named ${this.#prefix}… (${why})`, name, db);
+      throw new RefusedCommand(
+        `mongo-advisor refused to send ${name} to database ${db}: experiments write only to databases ` +
+          `named ${this.#prefix}… (${why})`,
+        name,
+        db,
+      );
     }
     return await this.#inner.command(db, cmd);
   }

@@ -51,7 +51,8 @@ export class ShellAdapter implements Adapter {
 
   constructor(private readonly g: ShellGlobals) {
     this.bson = {
-      objectId: (hex?: string) => new (g.ObjectId as unknown as new (hex?: string) => unknown)(...(hex === undefined ? [] : [hex])),
+      objectId: (hex?: string) =>
+        new (g.ObjectId as unknown as new (hex?: string) => unknown)(...(hex === undefined ? [] : [hex])),
       uuid: (hex) => g.UUID(hex),
       long: (v) => g.NumberLong(String(v)),
     };
@@ -73,7 +74,9 @@ export class ShellAdapter implements Adapter {
     this.count++;
     const sibling = this.g.db.getSiblingDB(db);
     // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
-    return await (opts.readPreference ? sibling.runCommand(cmd, { readPreference: opts.readPreference }) : sibling.runCommand(cmd));
+    return await (opts.readPreference
+      ? sibling.runCommand(cmd, { readPreference: opts.readPreference })
+      : sibling.runCommand(cmd));
   }
 
   /** Absent when this mongosh has no cursor-command runner: `commandCursor` then sends getMore itself. */
@@ -103,7 +106,10 @@ export class ShellAdapter implements Adapter {
           opened = true;
           const run = sibling._runCursorCommand?.bind(sibling);
           if (!run) throw new Error('this mongosh has no cursor-command runner');
-          cursor = await run(cmd, opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {});
+          cursor = await run(
+            cmd,
+            opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {},
+          );
         }
         return cursor ? await cursor.tryNext() : null;
       },
@@ -122,7 +128,9 @@ export class ShellAdapter implements Adapter {
    */
   private readPreference(mode: string): unknown {
     try {
-      const ctor = (this.g.db.getMongo().getReadPref?.() as { constructor?: { fromString?: (m: string) => unknown } } | undefined)?.constructor;
+      const ctor = (
+        this.g.db.getMongo().getReadPref?.() as { constructor?: { fromString?: (m: string) => unknown } } | undefined
+      )?.constructor;
       if (typeof ctor?.fromString === 'function') return ctor.fromString(mode);
     } catch {
       // fall through: the mode's name, which `runCommand` accepts

@@ -11,7 +11,8 @@ export type {
 } from '../core/adapter';
 export { asServerError, describeServerError, type ServerError } from '../lib/server-error';
 
-/** A command as the product names it: its name (first key), the first stage of an aggregate, what an explain explains. */
+/** A command as the product names it: its name (first key), the first stage of an aggregate, what an explain
+ * explains. */
 export interface CommandShape {
   name: string;
   /** The first stage of `pipeline` (`$collStats`, `$indexStats`, `$sample`…), when the command has one. */
@@ -24,7 +25,10 @@ export function commandShape(cmd: Doc): CommandShape {
   const name = Object.keys(cmd)[0] ?? '';
   const first = Array.isArray(cmd.pipeline) ? (cmd.pipeline[0] as unknown) : undefined;
   const stage = typeof first === 'object' && first !== null ? Object.keys(first)[0] : undefined;
-  const inner = name === 'explain' && typeof cmd.explain === 'object' && cmd.explain !== null ? Object.keys(cmd.explain)[0] : undefined;
+  const inner =
+    name === 'explain' && typeof cmd.explain === 'object' && cmd.explain !== null
+      ? Object.keys(cmd.explain)[0]
+      : undefined;
   return { name, ...(stage !== undefined ? { stage } : {}), ...(inner !== undefined ? { explained: inner } : {}) };
 }
 

@@ -31,16 +31,22 @@ export async function collectDeployment(source: Adapter, opts: DeploymentCollect
   const maxTimeMS = opts.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS;
   const start = adapter.roundTrips;
   // The names listDatabases gave go on to the collectors (the deployment inventory needs them too).
-  const allNames = opts.dbs.length > 0 ? null : await listDatabaseNames(adapter, maxTimeMS).catch((err: unknown) => {
-    if (!isRefusal(err)) throw err;
-    throw new UserError(
-      `Could not list the databases of ${adapter.source}: the server refused listDatabases ` +
-        `(${describeServerError(err)}), so there is no list to read. ` +
-        'Name the databases to read with --db <name> (or grant listDatabases on the cluster).',
-    );
-  });
+  const allNames =
+    opts.dbs.length > 0
+      ? null
+      : await listDatabaseNames(adapter, maxTimeMS).catch((err: unknown) => {
+          if (!isRefusal(err)) throw err;
+          throw new UserError(
+            `Could not list the databases of ${adapter.source}: the server refused listDatabases ` +
+              `(${describeServerError(err)}), so there is no list to read. ` +
+              'Name the databases to read with --db <name> (or grant listDatabases on the cluster).',
+          );
+        });
   const dbs = allNames ? userDatabases(allNames) : opts.dbs;
-  if (dbs.length === 0) throw new UserError(`${adapter.source} holds no user databases to inspect (admin, local and config are the server's own).`);
+  if (dbs.length === 0)
+    throw new UserError(
+      `${adapter.source} holds no user databases to inspect (admin, local and config are the server's own).`,
+    );
   const { progress, dbs: _dbs, ...rest } = opts;
   try {
     const snapshot = await collectDatabases(adapter, {

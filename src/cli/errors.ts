@@ -29,37 +29,90 @@ const firstLine = (s: string): string => (s.split('\n')[0] ?? '').replace(/\.$/,
  * mechanism, never the password), an unreachable host (refused, unknown name, no answer), a TLS failure. Every text
  * shown is redacted of the connection string's secrets (a driver message may echo it).
  */
-export function connectionError(err: unknown, uri: string, auth: AuthSettings | null = null, label = 'connection string'): UserError {
+export function connectionError(
+  err: unknown,
+  uri: string,
+  auth: AuthSettings | null = null,
+  label = 'connection string',
+): UserError {
   const shown = redactUri(uri);
   const all = causes(err);
   const safe = (s: string): string => redactText(s, [uri]);
   const first = safe(firstLine(all[0]?.message ?? String(err)));
   const find = (test: (c: Cause) => boolean): Cause | undefined => all.find(test);
-  const authFailure = find((c) => c.code === 18 || c.codeName === 'AuthenticationFailed' || c.name === 'MongoAuthError' || /Authentication failed|SASL|SCRAM|auth.*(fail|error)/i.test(c.message));
+  const authFailure = find(
+    (c) =>
+      c.code === 18 ||
+      c.codeName === 'AuthenticationFailed' ||
+      c.name === 'MongoAuthError' ||
+      /Authentication failed|SASL|SCRAM|auth.*(fail|error)/i.test(c.message),
+  );
   if (authFailure) {
     const who = auth?.user ? `user "${auth.user}"` : 'no user name';
-    const where = auth ? `authSource ${auth.source}, mechanism ${auth.mechanism}` : 'no credentials in the connection string';
+    const where = auth
+      ? `authSource ${auth.source}, mechanism ${auth.mechanism}`
+      : 'no credentials in the connection string';
     return new UserError(
-      `Authentication failed at ${shown} for ${who} (${where}): ${safe(firstLine(authFailure.message))}. The server refused the credentials; the connection string itself is fine. ` +
-        `Check the password (not shown here), that the user exists in the authSource database (a user created in admin needs ?authSource=admin when the path names another database), and that the server allows this mechanism.`,
+      `Authentication failed at ${shown} for ${who} (${where}): ${safe(firstLine(authFailure.message))}. ` +
+        `The server refused the credentials; the connection string itself is fine. ` +
+        (`Check the password (not shown here), that the user exists in the authSource database (a user ` +
+          `created in admin needs ?authSource=admin when the path names another database), and that the server ` +
+          `allows this mechanism.`),
     );
   }
   const at = (re: RegExp): Cause | undefined => find((c) => re.test(c.message));
   const tls = at(/SSL|TLS|certificate|EPROTO|wrong version number|self.signed/i);
   if (tls) {
-    return new UserError(`Could not open a TLS connection to ${shown}: ${safe(firstLine(tls.message))}. Check the tls/tlsCAFile/tlsCertificateKeyFile options against the server's TLS setup (tls=true where the server requires TLS, none where it has none).`);
+    return new UserError(
+      `Could not open a TLS connection to ${shown}: ${safe(firstLine(tls.message))}. Check the ` +
+        `tls/tlsCAFile/tlsCertificateKeyFile options against the server's TLS setup (tls=true where the server ` +
+        `requires TLS, none where it has none).`,
+    );
   }
   const file = at(/\b(ENOENT|EACCES|EISDIR)\b/);
-  if (file) return new UserError(`Could not connect to ${shown}: a file the connection string's options name could not be read (${safe(firstLine(file.message))}). Check the tlsCAFile and tlsCertificateKeyFile paths.`);
+  if (file)
+    return new UserError(
+      `Could not connect to ${shown}: a file the connection string's options name could not be read ` +
+        `(${safe(firstLine(file.message))}). Check the tlsCAFile and tlsCertificateKeyFile paths.`,
+    );
   const refused = at(/ECONNREFUSED/);
-  if (refused) return new UserError(`Could not reach a MongoDB server at ${shown}: the connection was refused (${safe(firstLine(refused.message))}). Nothing listens there: check that the server is running and the host and port are right.`);
+  if (refused)
+    return new UserError(
+      `Could not reach a MongoDB server at ${shown}: the connection was refused ` +
+        `(${safe(firstLine(refused.message))}). Nothing listens there: check that the server is running and ` +
+        `the host and port are right.`,
+    );
   const unknownHost = at(/ENOTFOUND|EAI_AGAIN|querySrv|queryTxt|getaddrinfo/);
-  if (unknownHost) return new UserError(`Could not reach a MongoDB server at ${shown}: the host name does not resolve (${safe(firstLine(unknownHost.message))}). Check the host name${/^mongodb\+srv:/i.test(uri.trim()) ? ' (mongodb+srv:// needs a DNS SRV record for it)' : ''} and this machine's DNS.`);
-  const unreachable = at(/EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNRESET|timed out|Server selection/i) ?? find((c) => c.name === 'MongoServerSelectionError' || c.name === 'MongoNetworkError' || c.name === 'MongoNetworkTimeoutError');
-  if (unreachable) return new UserError(`Could not reach a MongoDB server at ${shown}: ${safe(firstLine(unreachable.message))}. The host did not answer in time: check that the server is running, the host and port are right, and a firewall lets this machine through.`);
+  if (unknownHost)
+    return new UserError(
+      `Could not reach a MongoDB server at ${shown}: the host name does not resolve ` +
+        `(${safe(firstLine(unknownHost.message))}). Check the host ` +
+        `name${/^mongodb\+srv:/i.test(uri.trim()) ? ' (mongodb+srv:// needs a DNS SRV record for it)' : ''} ` +
+        `and this machine's DNS.`,
+    );
+  const unreachable =
+    at(/EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ECONNRESET|timed out|Server selection/i) ??
+    find(
+      (c) =>
+        c.name === 'MongoServerSelectionError' ||
+        c.name === 'MongoNetworkError' ||
+        c.name === 'MongoNetworkTimeoutError',
+    );
+  if (unreachable)
+    return new UserError(
+      `Could not reach a MongoDB server at ${shown}: ${safe(firstLine(unreachable.message))}. The host did ` +
+        `not answer in time: check that the server is running, the host and port are right, and a firewall ` +
+        `lets this machine through.`,
+    );
   const name = all[0]?.name ?? '';
   if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError') {
-    return new UserError(`The ${label} ${JSON.stringify(shown)} is not usable: ${first}. Expected something like mongodb://host:27017/mydb or mongodb+srv://cluster.example.net/mydb.`);
+    return new UserError(
+      `The ${label} ${JSON.stringify(shown)} is not usable: ${first}. Expected something like ` +
+        `mongodb://host:27017/mydb or mongodb+srv://cluster.example.net/mydb.`,
+    );
   }
-  return new UserError(`Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the connection string's options.`);
+  return new UserError(
+    `Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the ` +
+      `connection string's options.`,
+  );
 }

@@ -36,22 +36,42 @@ export function onInterrupt(io: Io): Interrupt {
     }
   };
   const quiet = (): void => undefined;
-  const howToDrop = (s: Scratch): string => `drop it with: mongo-advisor cleanup <uri> --yes, or in mongosh ${s.dropByHand}`;
+  const howToDrop = (s: Scratch): string =>
+    `drop it with: mongo-advisor cleanup <uri> --yes, or in mongosh ${s.dropByHand}`;
   const handler = (signal: Handled): void => {
     count++;
     if (count > 1) {
-      say(scratch && !scratch.cleanedUp ? `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain on ${scratch.source}; ${howToDrop(scratch)}` : 'Quit.');
+      say(
+        scratch && !scratch.cleanedUp
+          ? `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
+              `on ${scratch.source}; ${howToDrop(scratch)}`
+          : 'Quit.',
+      );
       process.exit(EXIT_FOR[signal]);
     }
     process.stdout.on('error', quiet);
     process.stderr.on('error', quiet);
-    const what = signal === 'SIGINT' ? 'Interrupted' : signal === 'SIGHUP' ? 'The terminal closed (SIGHUP)' : 'Terminated (SIGTERM)';
-    say(scratch ? `${what}: stopping, then dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…` : `${what} (no scratch database was written).`);
+    const what =
+      signal === 'SIGINT'
+        ? 'Interrupted'
+        : signal === 'SIGHUP'
+          ? 'The terminal closed (SIGHUP)'
+          : 'Terminated (SIGTERM)';
+    say(
+      scratch
+        ? `${what}: stopping, then dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…`
+        : `${what} (no scratch database was written).`,
+    );
     controller.abort();
     const done = scratch ? scratch.cleanup() : Promise.resolve(null);
     void done.then(
       (problem) => {
-        if (scratch) say(problem ? `NOT dropped: ${problem}; or run: mongo-advisor cleanup <uri> --yes` : `Dropped the scratch database ${scratch.db} (listDatabases no longer lists it).`);
+        if (scratch)
+          say(
+            problem
+              ? `NOT dropped: ${problem}; or run: mongo-advisor cleanup <uri> --yes`
+              : `Dropped the scratch database ${scratch.db} (listDatabases no longer lists it).`,
+          );
         process.exit(EXIT_FOR[signal]);
       },
       (err: unknown) => {
@@ -70,7 +90,10 @@ export function onInterrupt(io: Io): Interrupt {
       if (s.plan) {
         const p = s.plan;
         say(
-          `Confirming ${p.experiments} finding${p.experiments === 1 ? '' : 's'}: writes up to ${p.maxDocs.toLocaleString('en-US')} copied documents (${formatBytes(p.maxBytes)}) per experiment to the ${s.where}, dropped afterwards (Ctrl-C stops and drops it; --no-confirm skips; --scratch-uri writes elsewhere).`,
+          `Confirming ${p.experiments} finding${p.experiments === 1 ? '' : 's'}: writes up ` +
+            `to ${p.maxDocs.toLocaleString('en-US')} copied documents (${formatBytes(p.maxBytes)}) per ` +
+            `experiment to the ${s.where}, dropped afterwards (Ctrl-C stops and drops it; --no-confirm skips; ` +
+            `--scratch-uri writes elsewhere).`,
         );
       }
     },

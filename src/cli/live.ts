@@ -37,7 +37,11 @@ export interface LiveRunOptions {
  * Collects (several databases if asked), analyzes and, when asked, confirms on a scratch database. Ctrl-C stops
  * the experiments and drops the scratch database before exiting 130.
  */
-export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: Io): Promise<{ result: CheckResult; snapshot: Snapshot }> {
+export async function runLive(
+  adapter: DriverAdapter,
+  opts: LiveRunOptions,
+  io: Io,
+): Promise<{ result: CheckResult; snapshot: Snapshot }> {
   const started = Date.now();
   const t0 = performance.now();
   const log = opts.lines ? (line: string) => opts.lines?.say(line) : undefined;
@@ -64,7 +68,9 @@ export async function runLive(adapter: DriverAdapter, opts: LiveRunOptions, io: 
     // out of log lines, and no second analysis to count them).
     const onExperiment = (f: Finding, index: number, total: number): void => {
       if (index === 0) opts.progress.stage('confirming', total);
-      opts.progress.tick(`${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`);
+      opts.progress.tick(
+        `${f.ruleId} on ${f.target.db}.${f.target.collection ?? ''}${f.target.path ? ` (${f.target.path})` : ''}`,
+      );
     };
     const result = await analyzeAndConfirm(
       snapshot,

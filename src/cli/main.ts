@@ -52,7 +52,8 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return EXIT.ok;
       return EXIT.usage;
     }
     if (isUserError(err) || err instanceof OptionsError) {
@@ -72,12 +73,17 @@ export async function main(argv: string[], given: Io = defaultIo): Promise<numbe
  * appear, and any `scheme://user:password@`. A driver message or a hint that echoes one cannot leak it.
  */
 function redactingIo(io: Io, argv: readonly string[]): Io {
-  const uris = argv.map((a) => (/^--[\w-]+=/.test(a) ? a.slice(a.indexOf('=') + 1) : a)).filter(looksLikeConnectionString);
+  const uris = argv
+    .map((a) => (/^--[\w-]+=/.test(a) ? a.slice(a.indexOf('=') + 1) : a))
+    .filter(looksLikeConnectionString);
   if (process.env.MONGODB_URI) uris.push(process.env.MONGODB_URI);
   return { ...io, out: (s) => io.out(redactText(s, uris)), err: (s) => io.err(redactText(s, uris)) };
 }
 
 /** By name as well as class: `demo` runs from its own bundle (dist/demo.cjs), whose UserError is another class. */
 function isUserError(err: unknown): err is UserError {
-  return err instanceof UserError || (err instanceof Error && err.name === 'UserError' && typeof (err as UserError).exitCode === 'number');
+  return (
+    err instanceof UserError ||
+    (err instanceof Error && err.name === 'UserError' && typeof (err as UserError).exitCode === 'number')
+  );
 }

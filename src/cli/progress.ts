@@ -23,7 +23,13 @@ export function createProgress(opts: { enabled: boolean; stream?: NodeJS.WriteSt
       bar?.stop();
       value = 0;
       bar = new SingleBar(
-        { stream, format: `${label.padEnd(12)} {bar} {value}/{total} · {duration_formatted} · {detail}`, hideCursor: true, clearOnComplete: true, etaBuffer: 20 },
+        {
+          stream,
+          format: `${label.padEnd(12)} {bar} {value}/{total} · {duration_formatted} · {detail}`,
+          hideCursor: true,
+          clearOnComplete: true,
+          etaBuffer: 20,
+        },
         Presets.shades_classic,
       );
       bar.start(Math.max(total, 1), 0, { detail: '' });

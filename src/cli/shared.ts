@@ -29,7 +29,10 @@ import type { Io } from './io';
  * What collect takes from the flags and the configuration file (the flag wins): the sample size and when an object
  * counts as a map (`maps`). One place, so every command that reads a server reads it the same way.
  */
-export function collectSettingsOf(flags: { sampleSize?: number }, config: AdvisorConfig): { sampleSize?: number; maps?: Partial<FoldOptions> } {
+export function collectSettingsOf(
+  flags: { sampleSize?: number },
+  config: AdvisorConfig,
+): { sampleSize?: number; maps?: Partial<FoldOptions> } {
   const sampleSize = flags.sampleSize ?? config.sampleSize;
   return { ...(sampleSize ? { sampleSize } : {}), ...(config.maps ? { maps: config.maps } : {}) };
 }
@@ -63,7 +66,10 @@ export function nonNegativeInt(v: string): number {
 export async function connect(uri: string, label = 'connection string'): Promise<DriverAdapter> {
   const checked = checkConnectionString(uri, label);
   try {
-    return await DriverAdapter.connect(checked.uri, checked.serverSelectionTimeoutMS ? { serverSelectionTimeoutMS: checked.serverSelectionTimeoutMS } : {});
+    return await DriverAdapter.connect(
+      checked.uri,
+      checked.serverSelectionTimeoutMS ? { serverSelectionTimeoutMS: checked.serverSelectionTimeoutMS } : {},
+    );
   } catch (err) {
     throw connectionError(err, checked.uri, checked.auth, label);
   }
@@ -71,7 +77,13 @@ export async function connect(uri: string, label = 'connection string'): Promise
 
 /** `--read-preference`: where collect's reads go (secondaryPreferred by default; primary forces the primary). */
 export function readPreferenceOption(): Option {
-  return new Option('--read-preference <mode>', 'where reads of the data go: secondaryPreferred spares a replica set\'s primary; primary sends every read there (per-node statistics always go to the primary)').choices(['secondaryPreferred', 'primary']).default('secondaryPreferred');
+  return new Option(
+    '--read-preference <mode>',
+    "where reads of the data go: secondaryPreferred spares a replica set's primary; primary sends every " +
+      'read there (per-node statistics always go to the primary)',
+  )
+    .choices(['secondaryPreferred', 'primary'])
+    .default('secondaryPreferred');
 }
 
 /**
@@ -80,7 +92,8 @@ export function readPreferenceOption(): Option {
  * Read-only; a user who may not list databases hears nothing.
  */
 export async function sayLeftovers(adapter: Adapter, io: Io): Promise<void> {
-  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>')) io.err(`mongo-advisor: ${terminalLine(line)}`);
+  for (const line of await leftoverNotes(readOnly(adapter), 'mongo-advisor cleanup <uri>'))
+    io.err(`mongo-advisor: ${terminalLine(line)}`);
 }
 
 /**
@@ -93,7 +106,8 @@ export function outputOption(): Option {
 
 export function outputOf(flags: { output?: string; out?: string }, io: Io): string | undefined {
   if (flags.out === undefined) return flags.output;
-  if (flags.output !== undefined && flags.output !== flags.out) throw new UserError(`--out ${flags.out} and --output ${flags.output} name two files: give only -o, --output.`);
+  if (flags.output !== undefined && flags.output !== flags.out)
+    throw new UserError(`--out ${flags.out} and --output ${flags.output} name two files: give only -o, --output.`);
   io.err('mongo-advisor: --out is now -o, --output (one name in every command); --out still works for now.');
   return flags.out;
 }
@@ -135,7 +149,11 @@ export async function analyzeOffline(snapshot: Snapshot, resolved: readonly Reso
 }
 
 /** Renders a (lint) result in one of the report formats. */
-export function render(result: LintResult, format: ReportFormat, opts: { color: boolean; verbose?: boolean; locate?: Locate }): string {
+export function render(
+  result: LintResult,
+  format: ReportFormat,
+  opts: { color: boolean; verbose?: boolean; locate?: Locate },
+): string {
   switch (format) {
     case 'json':
       return formatJson(result);
@@ -154,11 +172,21 @@ export function render(result: LintResult, format: ReportFormat, opts: { color: 
 function textWithGate(result: LintResult, color: boolean, verbose: boolean): string {
   const lint = result.lint;
   if (!lint) return formatText(result, { color, verbose });
-  const shown = lint.baseline ? { ...result, findings: result.findings.filter((f) => counts(f, lint.baseline)) } : result;
+  const shown = lint.baseline
+    ? { ...result, findings: result.findings.filter((f) => counts(f, lint.baseline)) }
+    : result;
   const lines = [formatText(shown, { color, verbose })];
   if (lint.baseline) {
-    lines.push(`${lint.baseline.accepted} finding${lint.baseline.accepted === 1 ? '' : 's'} accepted by the baseline ${lint.baseline.file} (not shown).`);
-    if (lint.baseline.absent.length) lines.push(`${lint.baseline.absent.length} baseline entr${lint.baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found; prune with --update-baseline.`);
+    lines.push(
+      `${lint.baseline.accepted} finding${lint.baseline.accepted === 1 ? '' : 's'} accepted by the ` +
+        `baseline ${lint.baseline.file} (not shown).`,
+    );
+    if (lint.baseline.absent.length)
+      lines.push(
+        `${lint.baseline.absent.length} baseline ` +
+          `entr${lint.baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found; prune with ` +
+          `--update-baseline.`,
+      );
   }
   lines.push(`mongo-advisor lint ${lint.verdict}`);
   return lines.join('\n');

@@ -23,8 +23,12 @@ export function checkTimeField(snapshot: Snapshot, field: string | undefined): v
   const guess = closest(field, [...dates]) ?? closest(field, [...paths]);
   const names = sampled.map((c) => `${c.db}.${c.name}`);
   throw new UserError(
-    `--time-field ${JSON.stringify(field)} names no field of the documents sampled in ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}.` +
-        `${guess === undefined ? '' : ` Did you mean "${guess}"?`} ` +
-        (dates.size ? `Fields holding dates there: ${[...dates].slice(0, 10).join(', ')}.` : 'No sampled field holds dates: leave --time-field out, and creation times come from ObjectId _ids where there are some.'),
+    `--time-field ${JSON.stringify(field)} names no field of the documents sampled ` +
+      `in ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}.` +
+      `${guess === undefined ? '' : ` Did you mean "${guess}"?`} ` +
+      (dates.size
+        ? `Fields holding dates there: ${[...dates].slice(0, 10).join(', ')}.`
+        : 'No sampled field holds dates: leave --time-field out, and creation times come from ObjectId _ids ' +
+          'where there are some.'),
   );
 }

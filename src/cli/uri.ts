@@ -2,8 +2,12 @@ import { MongoClient } from 'mongodb';
 import { UserError } from '../core/errors';
 import { looksLikeConnectionString, redactText, redactUri } from '../lib/redact';
 
-const EXAMPLE = 'Expected something like mongodb://host:27017/mydb, mongodb://<user>:<password>@host:27017/mydb?authSource=admin or mongodb+srv://cluster.example.net/mydb.';
-const ENCODE = 'Characters @ / : ? # [ ] % in the user name or password must be percent-encoded (@ is %40, / is %2F, : is %3A, ? is %3F, % is %25).';
+const EXAMPLE =
+  'Expected something like mongodb://host:27017/mydb, ' +
+  'mongodb://<user>:<password>@host:27017/mydb?authSource=admin or mongodb+srv://cluster.example.net/mydb.';
+const ENCODE =
+  'Characters @ / : ? # [ ] % in the user name or password must be percent-encoded (@ is %40, / is %2F, : ' +
+  'is %3A, ? is %3F, % is %25).';
 
 /**
  * Most hosts a connection string may list. A replica set has at most 50 members and the driver finds them all from
@@ -50,18 +54,31 @@ export function checkConnectionString(uri: string, label = 'connection string'):
   if (!given) throw new UserError(`The ${label} is empty. ${EXAMPLE}`);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):(\/\/?)?/.exec(given);
   const hasScheme = scheme !== null && scheme[2] !== undefined;
-  if (!hasScheme && /^mongodb(\+srv)?$/i.test(scheme?.[1] ?? '')) fail(label, given, `needs // after ${scheme?.[1] ?? ''}: (${(scheme?.[1] ?? '').toLowerCase()}://host).`);
+  if (!hasScheme && /^mongodb(\+srv)?$/i.test(scheme?.[1] ?? ''))
+    fail(label, given, `needs // after ${scheme?.[1] ?? ''}: (${(scheme?.[1] ?? '').toLowerCase()}://host).`);
   if (!hasScheme) {
-    fail(label, given, 'has no scheme: a connection string starts with mongodb:// (or mongodb+srv:// for a DNS seed list).', `Write mongodb://${redactUri(given)} if that is the host.`);
+    fail(
+      label,
+      given,
+      'has no scheme: a connection string starts with mongodb:// (or mongodb+srv:// for a DNS seed list).',
+      `Write mongodb://${redactUri(given)} if that is the host.`,
+    );
   }
   const name = (scheme?.[1] ?? '').toLowerCase();
   if (name !== 'mongodb' && name !== 'mongodb+srv') {
-    fail(label, given, `starts with ${scheme?.[1] ?? ''}://, not mongodb:// or mongodb+srv://: mongo-advisor talks to MongoDB servers only (not HTTP, not a driver's other URLs).`);
+    fail(
+      label,
+      given,
+      `starts with ${scheme?.[1] ?? ''}://, not mongodb:// or mongodb+srv://: mongo-advisor talks to ` +
+        `MongoDB servers only (not HTTP, not a driver's other URLs).`,
+    );
   }
-  if (scheme?.[1] !== name) fail(label, given, `starts with ${scheme?.[1] ?? ''}://: the driver wants the scheme in lower case, ${name}://.`);
+  if (scheme?.[1] !== name)
+    fail(label, given, `starts with ${scheme?.[1] ?? ''}://: the driver wants the scheme in lower case, ${name}://.`);
   if (scheme?.[2] !== '//') fail(label, given, `has one slash after ${name}:, it needs two (${name}://).`);
   const rest = given.slice(name.length + 3);
-  if ((rest.split(/[?]/)[0] ?? '').split('@').length > 2) fail(label, given, 'holds more than one @ before the host: a password with @ must write it %40.', ENCODE);
+  if ((rest.split(/[?]/)[0] ?? '').split('@').length > 2)
+    fail(label, given, 'holds more than one @ before the host: a password with @ must write it %40.', ENCODE);
   const hosts = hostsOf(given);
   if (hosts.every((h) => h === '')) fail(label, given, 'names no host.');
   if (hosts.length > MAX_HOSTS) {
@@ -77,21 +94,41 @@ export function checkConnectionString(uri: string, label = 'connection string'):
     const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(h);
     const port = m?.[2];
     if (port === undefined) continue;
-    if (!/^\d+$/.test(port)) fail(label, given, `gives host ${JSON.stringify(redactUri(h))} a port that is not a number (or the @ before the host is missing).`, ENCODE);
+    if (!/^\d+$/.test(port))
+      fail(
+        label,
+        given,
+        `gives host ${JSON.stringify(redactUri(h))} a port that is not a number (or the @ before the host is missing).`,
+        ENCODE,
+      );
     const n = Number(port);
-    if (n < 1 || n > 65535) fail(label, given, `gives host ${m?.[1] ?? ''} the port ${port}: a port is a number from 1 to 65535 (MongoDB's default is 27017).`);
+    if (n < 1 || n > 65535)
+      fail(
+        label,
+        given,
+        `gives host ${m?.[1] ?? ''} the port ${port}: a port is a number from 1 to 65535 (MongoDB's default is 27017).`,
+      );
   }
   let client: MongoClient;
   try {
     client = new MongoClient(given);
   } catch (err) {
     const message = redactText((err as Error).message ?? String(err), [given]).replace(/\.$/, '');
-    if (/unescaped|Invalid connection string/i.test(message)) fail(label, given, `could not be read: ${message}.`, ENCODE);
-    if (/host list|hostname|host/i.test(message) && !/option/i.test(message)) fail(label, given, `has a bad host list: ${message}.`);
+    if (/unescaped|Invalid connection string/i.test(message))
+      fail(label, given, `could not be read: ${message}.`, ENCODE);
+    if (/host list|hostname|host/i.test(message) && !/option/i.test(message))
+      fail(label, given, `has a bad host list: ${message}.`);
     fail(label, given, `has an option the driver refuses: ${message}.`, 'Check the options after the ?.');
   }
   const cred = client.options.credentials;
-  const auth = cred && (cred.username || cred.mechanism !== 'DEFAULT') ? { user: cred.username, source: cred.source, mechanism: cred.mechanism === 'DEFAULT' ? 'SCRAM-SHA-256 or SCRAM-SHA-1 (the server picks)' : cred.mechanism } : null;
+  const auth =
+    cred && (cred.username || cred.mechanism !== 'DEFAULT')
+      ? {
+          user: cred.username,
+          source: cred.source,
+          mechanism: cred.mechanism === 'DEFAULT' ? 'SCRAM-SHA-256 or SCRAM-SHA-1 (the server picks)' : cred.mechanism,
+        }
+      : null;
   const timeout = /[?&]serverSelectionTimeoutMS=/i.test(given) ? client.options.serverSelectionTimeoutMS : undefined;
   return { uri: given, shown: redactUri(given), auth, ...(timeout ? { serverSelectionTimeoutMS: timeout } : {}) };
 }

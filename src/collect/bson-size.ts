@@ -29,7 +29,11 @@ export function indexKeyBytes(i: number): number {
   return i < 10 ? 2 : i < 100 ? 3 : i < 1000 ? 4 : i < 10000 ? 5 : i < 100000 ? 6 : String(i).length + 1;
 }
 
-export function binaryLength(v: { buffer?: { length?: number; byteLength?: number }; position?: number; length?: () => number }): number {
+export function binaryLength(v: {
+  buffer?: { length?: number; byteLength?: number };
+  position?: number;
+  length?: () => number;
+}): number {
   if (typeof v.position === 'number') return v.position;
   if (typeof v.length === 'function') return v.length();
   return v.buffer?.byteLength ?? v.buffer?.length ?? 0;

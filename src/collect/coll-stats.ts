@@ -11,12 +11,21 @@ import type { CollectionStats } from '../core/types';
 const num = (v: unknown): number => (v === undefined || v === null ? 0 : Number(v));
 
 export function collStatsOf(rows: readonly Doc[]): CollectionStats {
-  const s: CollectionStats = { count: 0, sizeBytes: 0, avgObjSize: 0, storageSizeBytes: 0, totalIndexSizeBytes: 0, nindexes: 0, blockCompressor: null };
+  const s: CollectionStats = {
+    count: 0,
+    sizeBytes: 0,
+    avgObjSize: 0,
+    storageSizeBytes: 0,
+    totalIndexSizeBytes: 0,
+    nindexes: 0,
+    blockCompressor: null,
+  };
   let free: number | null = null;
   for (const r of rows) {
     const st = (r.storageStats as Doc | undefined) ?? {};
     // the top-level count of `count: {}`; an older reply nesting it, or storageStats.count, stands in for it
-    const nested = typeof r.count === 'object' && r.count !== null && 'count' in r.count ? (r.count as Doc).count : undefined;
+    const nested =
+      typeof r.count === 'object' && r.count !== null && 'count' in r.count ? (r.count as Doc).count : undefined;
     const top = nested ?? r.count;
     s.count += num(top ?? st.count);
     s.sizeBytes += num(st.size);

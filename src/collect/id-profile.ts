@@ -8,9 +8,11 @@ export interface IdShape {
   /** The value's binary form, for leading-byte entropy only (never stored). */
   bytes: Uint8Array;
   uuidVersion?: number;
-  /** A string in the canonical UUID form (8-4-4-4-12 hex digits, RFC 9562 variant): `bytes` are the decoded 16 bytes. */
+  /** A string in the canonical UUID form (8-4-4-4-12 hex digits, RFC 9562 variant): `bytes` are the decoded 16
+   * bytes. */
   uuidString?: boolean;
-  /** A sort key that follows MongoDB's order within one type: [type order, number or string] (id-pattern ranks _ids by it). */
+  /** A sort key that follows MongoDB's order within one type: [type order, number or string] (id-pattern ranks _ids by
+   * it). */
   order: [number, number | string];
 }
 
@@ -23,8 +25,9 @@ function numberBytes(n: number): Uint8Array {
 }
 
 /**
- * A UUID written as text: 36 characters, 8-4-4-4-12 hex digits, either case, with a version digit (1-8) and the RFC 9562
- * variant (8, 9, a or b). Nothing looser (no braces, no bare 32 digits): those are not the form drivers and mongosh print.
+ * A UUID written as text: 36 characters, 8-4-4-4-12 hex digits, either case, with a version digit (1-8) and the RFC
+ * 9562 variant (8, 9, a or b). Nothing looser (no braces, no bare 32 digits): those are not the form drivers and
+ * mongosh print.
  */
 const UUID_STRING = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -40,7 +43,14 @@ export function idShape(v: unknown): IdShape {
     // the characters' entropy reads half of the bytes' and a random UUID looked ordered.
     if (v.length === 36 && UUID_STRING.test(v)) {
       const bytes = uuidStringBytes(v);
-      return { type: 'string', size: 5 + 36, bytes, uuidVersion: (bytes[6] ?? 0) >> 4, uuidString: true, order: [2, v] };
+      return {
+        type: 'string',
+        size: 5 + 36,
+        bytes,
+        uuidVersion: (bytes[6] ?? 0) >> 4,
+        uuidString: true,
+        order: [2, v],
+      };
     }
     return { type: 'string', size: 5 + utf8Length(v), bytes: enc.encode(v.slice(0, 16)), order: [2, v] };
   }
@@ -61,7 +71,12 @@ export function idShape(v: unknown): IdShape {
       if ((sub === 4 || sub === 3) && b.length === 16) {
         return { type: 'uuid', size: 5 + 16, bytes: b, uuidVersion: (b[6] ?? 0) >> 4, order: [5, hex] };
       }
-      return { type: 'binary', size: 5 + b.length, bytes: b, order: [5, `${b.length.toString(16).padStart(8, '0')}${hex}`] };
+      return {
+        type: 'binary',
+        size: 5 + b.length,
+        bytes: b,
+        order: [5, `${b.length.toString(16).padStart(8, '0')}${hex}`],
+      };
     }
     if (t === 'Long') {
       const n = Number((v as { toString(): string }).toString());
@@ -69,7 +84,12 @@ export function idShape(v: unknown): IdShape {
     }
     if (t === 'Int32' || t === 'Double') {
       const n = Number((v as { value?: unknown }).value);
-      return { type: t === 'Int32' ? 'int' : 'double', size: t === 'Int32' ? 4 : 8, bytes: numberBytes(n), order: [1, n] };
+      return {
+        type: t === 'Int32' ? 'int' : 'double',
+        size: t === 'Int32' ? 4 : 8,
+        bytes: numberBytes(n),
+        order: [1, n],
+      };
     }
     if (t === 'Decimal128') {
       const n = Number((v as { toString(): string }).toString());

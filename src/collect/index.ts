@@ -50,7 +50,8 @@ export interface CollectOptions {
   wholeMaxDocs?: number;
   /** Collections of at most this many bytes of data (and `wholeMaxDocs`) are read whole (default 16 MiB). */
   wholeMaxBytes?: number;
-  /** Without `$sample`: the most `_id`s read in natural order to draw the sample's random positions from (default 100,000; 0: the first documents instead). */
+  /** Without `$sample`: the most `_id`s read in natural order to draw the sample's random positions from (default
+   * 100,000; 0: the first documents instead). */
   idScanMax?: number;
   /**
    * The collectors to run beyond the core (src/core/collector.ts): `check` passes those its enabled rules need
@@ -60,9 +61,9 @@ export interface CollectOptions {
   /** The run's rules with their resolved options: each collector reads those of the rules that need it. */
   resolved?: readonly ResolvedRule[];
   /**
-   * Where reads of the data go: `secondaryPreferred` (the default: a replica set's secondaries carry the sample and scan
-   * reads, sparing the primary) or `primary`. Per-node statistics ($collStats, $indexStats, serverStatus) always go to
-   * the primary (src/adapters/read-only.ts readPreferenceFor).
+   * Where reads of the data go: `secondaryPreferred` (the default: a replica set's secondaries carry the sample and
+   * scan reads, sparing the primary) or `primary`. Per-node statistics ($collStats, $indexStats, serverStatus) always
+   * go to the primary (src/adapters/read-only.ts readPreferenceFor).
    */
   readPreference?: ReadPreferenceMode;
   /** maxTimeMS on every command (default 10 s). */
@@ -81,7 +82,8 @@ export interface CollectOptions {
    * its reason): such keys are folded into `<key>` before anything else sees them. The config file's `maps`.
    */
   maps?: Partial<FoldOptions>;
-  /** Above this many collections, empty ones are told by a cheap count and skipped (default 100, see COLLECT_DEFAULTS). */
+  /** Above this many collections, empty ones are told by a cheap count and skipped (default 100, see
+   * COLLECT_DEFAULTS). */
   countFirstAbove?: number;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
@@ -95,7 +97,8 @@ export const COLLECT_DEFAULTS = {
   /**
    * Above this many collections in a database, ask a cheap `count` before `$collStats` and skip the rest for empty
    * collections: many-collection databases are mostly empty tenants, and on MongoDB reading storage statistics opens
-   * WiredTiger data handles that then stay open about 28 h (close_idle_time). 100 is Atlas' collections-per-database line.
+   * WiredTiger data handles that then stay open about 28 h (close_idle_time). 100 is Atlas' collections-per-database
+   * line.
    */
   countFirstAbove: 100,
   /**
@@ -109,10 +112,10 @@ export const COLLECT_DEFAULTS = {
   wholeMaxDocs: 10_000,
   wholeMaxBytes: 16 * 1024 * 1024,
   /**
-   * Without `$sample`, the sample is drawn at random positions of the first 100,000 `_id`s in natural order. Our choice:
-   * ten times the largest sample, in one find whose reply is about 3 MB of ObjectId `_id`s (a 22-byte document each,
-   * plus its array key). A collection beyond it is sampled from its first 100,000 documents, labelled not random, and a
-   * note says what the scan covered.
+   * Without `$sample`, the sample is drawn at random positions of the first 100,000 `_id`s in natural order. Our
+   * choice: ten times the largest sample, in one find whose reply is about 3 MB of ObjectId `_id`s (a 22-byte document
+   * each, plus its array key). A collection beyond it is sampled from its first 100,000 documents, labelled not random,
+   * and a note says what the scan covered.
    */
   idScanMax: 100_000,
 };
@@ -181,7 +184,9 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const adapter = privilegeGate(reader, verdict);
   const privileges = summaryOf(verdict);
   const serverStatusAllowed = !verdict.skipped.some((s) => checkOf({ serverStatus: 1 }) === s.check);
-  const { server, status } = await probeServer(adapter, maxTimeMS, { serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true) });
+  const { server, status } = await probeServer(adapter, maxTimeMS, {
+    serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true),
+  });
   const notes: Note[] = [...privilegeNotes(privileges)];
   const base = { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes, resolved: opts.resolved ?? [] };
   const runner = new CollectorRunner(plan, base);
@@ -191,17 +196,27 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const listedByDb: Record<string, ListedCollection[]> = {};
   const chosenByDb: Record<string, ListedCollection[]> = {};
   for (const db of opts.dbs) {
-    const listing = await listDatabase(adapter, db, opts.collections, maxTimeMS, async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)));
+    const listing = await listDatabase(
+      adapter,
+      db,
+      opts.collections,
+      maxTimeMS,
+      async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
+    );
     listedByDb[db] = listing.all;
     chosenByDb[db] = listing.chosen;
     if (listing.note) notes.push(listing.note);
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
 
-  opts.onListed?.(Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0));
+  opts.onListed?.(
+    Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0),
+  );
 
   // 2. the aggregation capabilities, once per run, on the first ordinary collection of any database
-  const firstReal = opts.dbs.map((db) => ({ db, c: chosenByDb[db]?.find((c) => c.type === 'collection') })).find((x) => x.c !== undefined);
+  const firstReal = opts.dbs
+    .map((db) => ({ db, c: chosenByDb[db]?.find((c) => c.type === 'collection') }))
+    .find((x) => x.c !== undefined);
   if (firstReal?.c) await probeAggregation(adapter, server, firstReal.db, firstReal.c.name, maxTimeMS);
 
   // 3. collections (core, then collection collectors), then each database's collectors
@@ -210,7 +225,14 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     const chosen = chosenByDb[db] ?? [];
     const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
     const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
-      const { snap, rawDocs, ids, naturalIds, collStatsError } = await collectCollection(adapter, server, { ...opts, db }, c, maxTimeMS, countFirst);
+      const { snap, rawDocs, ids, naturalIds, collStatsError } = await collectCollection(
+        adapter,
+        server,
+        { ...opts, db },
+        c,
+        maxTimeMS,
+        countFirst,
+      );
       if (collStatsError === null && snap.stats !== null) collStats.ok ??= `${db}.${c.name}`;
       if (collStatsError !== null) collStats.failed ??= collStatsError;
       await runner.collection(snap, c, rawDocs, ids, naturalIds);
@@ -222,8 +244,10 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     return database;
   });
   // Decided once all lanes are done (lanes used to overwrite each other's answer).
-  if (collStats.ok) server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
-  else if (collStats.failed) server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
+  if (collStats.ok)
+    server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
+  else if (collStats.failed)
+    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
 
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
@@ -256,7 +280,9 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
     notes.push({
       level: 'info',
       ...single,
-      message: `samples are the first documents in natural order, not random (${plural(notRandom.length)}): the server lacks $sample (${caps.sample.evidence})`,
+      message:
+        `samples are the first documents in natural order, not random (${plural(notRandom.length)}): the ` +
+        `server lacks $sample (${caps.sample.evidence})`,
     });
   }
   const byIds = all.filter((c) => c.sample.method === 'random-ids');
@@ -264,7 +290,9 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
     notes.push({
       level: 'info',
       ...single,
-      message: `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with $sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
+      message:
+        `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with ` +
+        `$sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
     });
   }
   // The outlier collector (when planned) notes its other statuses per collection; a server lacking the operators, once.
@@ -273,10 +301,15 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
     notes.push({
       level: 'skipped',
       ...single,
-      message: `the largest documents and longest arrays were not searched for beyond the samples (${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; the largest sampled ones are lower bounds`,
+      message:
+        `the largest documents and longest arrays were not searched for beyond the samples ` +
+        `(${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; ` +
+        `the largest sampled ones are lower bounds`,
     });
   }
-  const unsized = all.filter((c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0);
+  const unsized = all.filter(
+    (c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0,
+  );
   if (unsized.length > 0) {
     const names = unsized.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
     const more = unsized.length > 5 ? ', …' : '';
@@ -294,7 +327,9 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
 
 /** Every database name listDatabases gives (one round trip). */
 export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Promise<string[]> {
-  const dbs = (await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })).databases as { name: string }[] | undefined;
+  const dbs = (
+    await adapter.command('admin', { listDatabases: 1, nameOnly: true, authorizedDatabases: true, maxTimeMS })
+  ).databases as { name: string }[] | undefined;
   return (dbs ?? []).map((d) => String(d.name));
 }
 
@@ -329,18 +364,21 @@ async function readListing(adapter: Adapter, db: string, maxTimeMS: number): Pro
 function listingNote(db: string, listing: Listing, named: readonly string[] | undefined): Note | null {
   const target = { db };
   if (listing.mode === 'names') {
-    const message = 'collection list: your roles lack listCollections there, so only the names of the collections ' +
+    const message =
+      'collection list: your roles lack listCollections there, so only the names of the collections ' +
       'your roles name were listed (authorizedCollections): their options (validator, clustered index, capped, ' +
       'views) were not read';
     return { level: 'skipped', target, message };
   }
   if (listing.mode !== 'refused') return null;
   if (named?.length) {
-    const message = `collection list: the server refused listCollections (${listing.why}), so the collections ` +
+    const message =
+      `collection list: the server refused listCollections (${listing.why}), so the collections ` +
       'named were read without their options (validator, clustered index, capped, views)';
     return { level: 'skipped', target, message };
   }
-  const message = `collection list: the server refused listCollections (${listing.why}), so no collection of ` +
+  const message =
+    `collection list: the server refused listCollections (${listing.why}), so no collection of ` +
     `${db} was checked; name the collections to check (--collection), or grant listCollections on ${db}`;
   return { level: 'error', target, message };
 }
@@ -361,11 +399,17 @@ async function listDatabase(
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
       const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
-      const what = `Database "${db}" does not exist on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
+      const what =
+        `Database "${db}" does not exist ` +
+        `on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
       throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, names);
     }
   }
-  const all = listed.map((c) => ({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc | undefined) ?? {} }));
+  const all = listed.map((c) => ({
+    name: String(c.name),
+    type: stringOr(c.type, 'collection'),
+    options: (c.options as Doc | undefined) ?? {},
+  }));
   if (!named || named.length === 0) {
     return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)), note };
   }
@@ -398,7 +442,17 @@ async function listDatabase(
 }
 
 function emptySample(requested: number): SampleSnapshot {
-  return { method: 'none', random: false, complete: false, requested, size: 0, docs: [], fields: {}, timeSource: null, dynamicKeys: [] };
+  return {
+    method: 'none',
+    random: false,
+    complete: false,
+    requested,
+    size: 0,
+    docs: [],
+    fields: {},
+    timeSource: null,
+    dynamicKeys: [],
+  };
 }
 
 export function collectionType(c: ListedCollection): CollectionSnapshot['type'] {
@@ -442,10 +496,16 @@ interface CollectionScope {
 
 function skippedType(snap: CollectionSnapshot, c: ListedCollection): string | null {
   if (snap.type === 'view') {
-    return `${c.name} is a view: it stores no documents of its own; check its source collection (${stringOr(c.options.viewOn, 'unknown')}) instead`;
+    return (
+      `${c.name} is a view: it stores no documents of its own; check its source collection ` +
+      `(${stringOr(c.options.viewOn, 'unknown')}) instead`
+    );
   }
   if (snap.type === 'timeseries') {
-    return `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and index checks do not apply`;
+    return (
+      `${c.name} is a time-series collection: the server stores it in buckets it manages, so array, _id and ` +
+      `index checks do not apply`
+    );
   }
   return null;
 }
@@ -489,7 +549,11 @@ async function collectCollection(
   snap.indexes = await readIndexes(scope, stats.indexSizes);
   // 3. the sample
   if (snap.stats?.count === 0) {
-    notes.push({ level: 'info', target, message: `${c.name} is empty: nothing to sample, so the document checks did not run` });
+    notes.push({
+      level: 'info',
+      target,
+      message: `${c.name} is empty: nothing to sample, so the document checks did not run`,
+    });
     return read;
   }
   await readProfiledSample(scope, read);
@@ -509,7 +573,13 @@ async function readIfEmpty(scope: CollectionScope, snap: CollectionSnapshot): Pr
   snap.indexes = await readIndexes(scope, {});
   snap.stats.nindexes = snap.indexes.length;
   const above = scope.opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove;
-  scope.notes.push({ level: 'info', target, message: `${target.collection} is empty: nothing to sample; its storage statistics were not read (the database holds more than ${above} collections)` });
+  scope.notes.push({
+    level: 'info',
+    target,
+    message:
+      `${target.collection} is empty: nothing to sample; its storage statistics were not read (the database ` +
+      `holds more than ${above} collections)`,
+  });
   return true;
 }
 
@@ -523,7 +593,12 @@ interface StatsRead {
 async function readStats(scope: CollectionScope): Promise<StatsRead> {
   const { adapter, target, maxTimeMS } = scope;
   try {
-    const cmd = { aggregate: target.collection, pipeline: [{ $collStats: { storageStats: {}, count: {} } }], cursor: {}, maxTimeMS };
+    const cmd = {
+      aggregate: target.collection,
+      pipeline: [{ $collStats: { storageStats: {}, count: {} } }],
+      cursor: {},
+      maxTimeMS,
+    };
     const rows = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
     const stats = collStatsOf(rows);
     let indexSizes: Record<string, number> = {};
@@ -535,7 +610,11 @@ async function readStats(scope: CollectionScope): Promise<StatsRead> {
     if (stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
     return { stats, indexSizes, error: null };
   } catch (err) {
-    scope.notes.push({ level: 'skipped', target, message: `storage statistics could not be read: ${describeServerError(err)}` });
+    scope.notes.push({
+      level: 'skipped',
+      target,
+      message: `storage statistics could not be read: ${describeServerError(err)}`,
+    });
     return { stats: null, indexSizes: {}, error: describeServerError(err) };
   }
 }
@@ -584,17 +663,29 @@ type RawSample = Awaited<ReturnType<typeof readSample>>;
 function sampleNotes(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
   const { notes, target } = scope;
   if (raw.fallback) {
-    const message = raw.method === 'natural-order' ? `samples are the first documents in natural order: ${raw.fallback}` : `not read whole: ${raw.fallback}; sampled instead`;
+    const message =
+      raw.method === 'natural-order'
+        ? `samples are the first documents in natural order: ${raw.fallback}`
+        : `not read whole: ${raw.fallback}; sampled instead`;
     notes.push({ level: 'info', target, message });
   }
   if (!raw.complete && plan.requested < plan.wanted) {
-    notes.push({ level: 'info', target, message: `sample cut from ${plan.wanted} to ${plan.requested} documents to stay within ${Math.round(plan.maxBytes / 1048576)} MiB` });
+    notes.push({
+      level: 'info',
+      target,
+      message:
+        `sample cut from ${plan.wanted} to ${plan.requested} documents to stay ` +
+        `within ${Math.round(plan.maxBytes / 1048576)} MiB`,
+    });
   }
   if (raw.idScan && !raw.idScan.whole) {
     notes.push({
       level: 'info',
       target,
-      message: `the sample was drawn at random from the first ${raw.idScan.read} of ${plan.count ?? 'the'} documents in natural order (the _id scan stops at ${plan.idScanMax}, idScanMax): documents inserted later were not seen`,
+      message:
+        `the sample was drawn at random from the first ${raw.idScan.read} of ${plan.count ?? 'the'} documents ` +
+        `in natural order (the _id scan stops at ${plan.idScanMax}, idScanMax): documents inserted later were ` +
+        `not seen`,
     });
   }
 }
@@ -604,7 +695,9 @@ function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): vo
   const large = raw.large.length;
   if (large === 0) return;
   const what = `${large === 1 ? '1' : large} ${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
-  const message = `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server (top-level fields only)`;
+  const message =
+    `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server ` +
+    `(top-level fields only)`;
   scope.notes.push({ level: 'info', target: scope.target, message });
 }
 
@@ -672,7 +765,13 @@ async function readProfiledSample(scope: CollectionScope, read: CollectionRead):
  * per key), and one note says index-usage could not judge them. Folding their keys instead would make the indexes on
  * two keys look alike, and index-usage would call one a duplicate of the other.
  */
-function withoutMapIndexes(snap: CollectionSnapshot, maps: DynamicKeyProfile[], folder: PathFolder, notes: Note[], target: Note['target']): DynamicKeyProfile[] {
+function withoutMapIndexes(
+  snap: CollectionSnapshot,
+  maps: DynamicKeyProfile[],
+  folder: PathFolder,
+  notes: Note[],
+  target: Note['target'],
+): DynamicKeyProfile[] {
   if (folder.empty || snap.indexes.length === 0) return maps;
   const count = new Map<string, number>();
   const kept = snap.indexes.filter((ix) => {
@@ -684,7 +783,14 @@ function withoutMapIndexes(snap: CollectionSnapshot, maps: DynamicKeyProfile[], 
   const n = snap.indexes.length - kept.length;
   snap.indexes = kept;
   const where = [...count.keys()].map((m) => (m === '' ? "the documents' own keys" : `\`${m}\``)).join(', ');
-  notes.push({ level: 'skipped', target, message: `index-usage: ${n === 1 ? '1 index is' : `${n} indexes are`} on keys of a map (${where}): their key paths and names hold the map's keys (user data), so they are left out of the snapshot and their use and size are not judged` });
+  notes.push({
+    level: 'skipped',
+    target,
+    message:
+      `index-usage: ${n === 1 ? '1 index is' : `${n} indexes are`} on keys of a map (${where}): their key ` +
+      `paths and names hold the map's keys (user data), so they are left out of the snapshot and their use and ` +
+      `size are not judged`,
+  });
   return maps.map((m) => (count.has(m.path) ? { ...m, indexesOnKeys: count.get(m.path) } : m));
 }
 

@@ -8,8 +8,8 @@ import { findOutliers } from './sample';
 /** What the pass for the documents the sample may have missed found, or why it did not run. */
 export interface OutlierSearch {
   /**
-   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is the
-   * whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
+   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is
+   * the whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
    * `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but `done`/`not-needed`.
    */
   status: 'done' | 'not-needed' | 'skipped' | 'unsupported' | 'failed';
@@ -21,9 +21,9 @@ export interface OutlierSearch {
 export const OUTLIER_DEFAULTS = {
   /**
    * The pass scans the whole collection once (one aggregate with maxTimeMS; a `$facet` keeps the top few by `$bsonSize`
-   * and by the longest top-level array). Our choice of bound: 1,000,000 documents or 1 GiB of data, the size up to which
-   * a scan can finish within the 10 s maxTimeMS default on MongoDB; above either, or past maxTimeMS, the pass is skipped
-   * (or failed) with a note. Where `$collStats` gives no size, the document bound alone applies.
+   * and by the longest top-level array). Our choice of bound: 1,000,000 documents or 1 GiB of data, the size up to
+   * which a scan can finish within the 10 s maxTimeMS default on MongoDB; above either, or past maxTimeMS, the pass is
+   * skipped (or failed) with a note. Where `$collStats` gives no size, the document bound alone applies.
    */
   maxDocs: 1_000_000,
   maxBytes: 1024 * 1024 * 1024,
@@ -58,9 +58,13 @@ function notRun(ctx: CollectionContext, bounds: OutlierBounds): Omit<OutlierSear
   const bytes = c.stats?.sizeBytes ?? 0;
   const { maxDocs, maxBytes } = bounds;
   if (count === null) {
-    return { status: 'skipped', reason: 'the collection could not be counted, so the cost of a pass over it is unknown' };
+    return {
+      status: 'skipped',
+      reason: 'the collection could not be counted, so the cost of a pass over it is unknown',
+    };
   }
-  if (count > maxDocs) return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs}` };
+  if (count > maxDocs)
+    return { status: 'skipped', reason: `${count} documents is above the pass's bound of ${maxDocs}` };
   if (bytes > maxBytes) {
     const [mib, bound] = [Math.round(bytes / 1048576), Math.round(maxBytes / 1048576)];
     return { status: 'skipped', reason: `${mib} MiB of data is above the pass's bound of ${bound} MiB` };
@@ -103,7 +107,10 @@ export function outlierSearchWithin(bounds: OutlierBounds) {
       const found = skipped ? { ...skipped, docs: [] } : await search(ctx, bounds);
       if (found.status === 'skipped' || found.status === 'failed') {
         const why = found.reason ?? '';
-        ctx.note(`the largest documents and longest arrays were not searched for beyond the sample: ${why}; the largest sampled ones are lower bounds`);
+        ctx.note(
+          `the largest documents and longest arrays were not searched for beyond the sample: ${why}; the ` +
+            `largest sampled ones are lower bounds`,
+        );
       }
       return found;
     },

@@ -36,7 +36,9 @@ export function checkOf(cmd: Doc): string | null {
       if (stage === '$collStats') return 'collection sizes ($collStats)';
       return 'document sample ($sample, find)';
     case 'explain':
-      return explained === 'delete' ? 'delete plans (explain of a delete at queryPlanner)' : 'query plans (explain of reads)';
+      return explained === 'delete'
+        ? 'delete plans (explain of a delete at queryPlanner)'
+        : 'query plans (explain of reads)';
     default:
       return null;
   }
@@ -44,7 +46,8 @@ export function checkOf(cmd: Doc): string | null {
 
 /** The role that grants a check, named for people (built-in roles first; docs/roles.md has a least-privilege role). */
 function grantOf(needs: string): string {
-  if (/^(serverStatus|indexStats|replSetGetConfig|listDatabases) /.test(needs)) return `the built-in role clusterMonitor grants it (or ${needs})`;
+  if (/^(serverStatus|indexStats|replSetGetConfig|listDatabases) /.test(needs))
+    return `the built-in role clusterMonitor grants it (or ${needs})`;
   return `a role granting ${needs}`;
 }
 
@@ -52,36 +55,58 @@ function grantOf(needs: string): string {
 export class NotSentForPrivileges extends Error {
   readonly code = UNAUTHORIZED;
   readonly codeName = 'Unauthorized';
-  constructor(readonly check: string, reason: string) {
+  constructor(
+    readonly check: string,
+    reason: string,
+  ) {
     super(`not sent: ${reason}`);
   }
 }
 
 /** The summary kept in the snapshot and the result: the verdict without the allowed list. */
 export function summaryOf(v: PrivilegeVerdict): PrivilegeSummary {
-  return { basis: v.basis, users: v.users, summary: v.summary, skipped: v.skipped.map((s) => ({ check: s.check, needs: s.needs, reason: s.reason })) };
+  return {
+    basis: v.basis,
+    users: v.users,
+    summary: v.summary,
+    skipped: v.skipped.map((s) => ({ check: s.check, needs: s.needs, reason: s.reason })),
+  };
 }
 
 /** One note per skipped check, up front: what is skipped, why, what would allow it, and what the report lacks. */
 export function privilegeNotes(v: PrivilegeSummary): Note[] {
   if (v.basis !== 'roles') return [];
-  return v.skipped.map((s) => ({ level: 'skipped' as const, message: `privileges: ${s.check} skipped: ${s.reason}; ${grantOf(s.needs)}` }));
+  return v.skipped.map((s) => ({
+    level: 'skipped' as const,
+    message: `privileges: ${s.check} skipped: ${s.reason}; ${grantOf(s.needs)}`,
+  }));
 }
 
 /**
  * Sends connectionStatus (with privileges) once and judges it for `databases` (and the scratch database, when
  * confirmation will write on this server). A refused or failed probe gives basis 'unknown': every check is tried.
  */
-export async function probePrivileges(adapter: Adapter, databases: readonly string[], scratchDb: string | null, maxTimeMS = 10_000): Promise<PrivilegeVerdict> {
+export async function probePrivileges(
+  adapter: Adapter,
+  databases: readonly string[],
+  scratchDb: string | null,
+  maxTimeMS = 10_000,
+): Promise<PrivilegeVerdict> {
   let reply: Doc | null = null;
   let failure: string | null = null;
   try {
     reply = await adapter.command('admin', { ...PRIVILEGE_PROBE, maxTimeMS });
   } catch (err) {
-    failure = redactServerText(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err));
+    failure = redactServerText(err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
   }
   const v = judgePrivileges(reply, { databases, scratchDb });
-  if (failure !== null) return { ...v, summary: `privileges unknown (connectionStatus failed: ${failure.slice(0, 200)}): every check is attempted, and refusals are noted where they happen` };
+  if (failure !== null)
+    return {
+      ...v,
+      summary:
+        `privileges unknown (connectionStatus failed: ${failure.slice(0, 200)}): every check is attempted, ` +
+        `and refusals are noted where they happen`,
+    };
   return v;
 }
 

@@ -27,24 +27,150 @@ export interface PrivilegeCheck {
 }
 
 export const PRIVILEGE_CHECKS: readonly PrivilegeCheck[] = [
-  { check: 'database list', command: 'listDatabases', action: 'listDatabases', scope: 'cluster', phase: 'collect', without: 'only the databases your roles name are listed (authorizedDatabases)' },
-  { check: 'collection list', command: 'listCollections', action: 'listCollections', scope: 'database', phase: 'collect', without: 'only the collections your roles name are listed (authorizedCollections)' },
-  { check: 'index definitions', command: 'listIndexes', action: 'listIndexes', scope: 'collection', phase: 'collect', without: 'no index definitions: index rules are skipped' },
-  { check: 'collection sizes ($collStats)', command: 'aggregate $collStats', action: 'collStats', scope: 'collection', phase: 'collect', without: 'no sizes or counts: size-based rules are skipped' },
-  { check: 'document sample ($sample, find)', command: 'aggregate $sample / find', action: 'find', scope: 'collection', phase: 'collect', without: 'no sample: schema rules are skipped' },
-  { check: 'document counts', command: 'count', action: 'find', scope: 'collection', phase: 'collect', without: 'no server-side counts (empty collections, validator violators)' },
-  { check: 'query plans (explain of reads)', command: 'explain', action: 'find', scope: 'collection', phase: 'collect', without: 'no plans: plan checks are skipped' },
-  { check: 'delete plans (explain of a delete at queryPlanner)', command: 'explain delete', action: 'remove', scope: 'collection', phase: 'collect', without: 'no delete plan verdict (clustered-trap): explain needs the explained command’s own action' },
-  { check: 'index usage ($indexStats)', command: 'aggregate $indexStats', action: 'indexStats', scope: 'collection', phase: 'collect', without: 'no index usage: unused-index advice is skipped' },
-  { check: 'server status (storage engine, cache)', command: 'serverStatus', action: 'serverStatus', scope: 'cluster', phase: 'collect', without: 'no cache size or data-handle figures' },
-  { check: 'replica-set configuration (hidden members)', command: 'replSetGetConfig', action: 'replSetGetConfig', scope: 'cluster', phase: 'collect', without: 'hidden members are listed as unknown' },
-  { check: 'scratch collections', command: 'create', action: 'createCollection', scope: 'database', phase: 'confirm', without: 'no confirmation experiments on this server' },
-  { check: 'scratch copies', command: 'insert', action: 'insert', scope: 'database', phase: 'confirm', without: 'no confirmation experiments on this server' },
-  { check: 'scratch indexes', command: 'createIndexes', action: 'createIndex', scope: 'database', phase: 'confirm', without: 'experiments that compare indexes are skipped' },
-  { check: 'scratch validators', command: 'collMod', action: 'collMod', scope: 'database', phase: 'confirm', without: 'the validator experiment is skipped' },
-  { check: 'scratch reads', command: 'find / aggregate', action: 'find', scope: 'database', phase: 'confirm', without: 'experiments cannot time their reads' },
-  { check: 'scratch cleanup', command: 'dropDatabase', action: 'dropDatabase', scope: 'database', phase: 'confirm', without: 'the scratch database could not be dropped: no experiment is started' },
-  { check: 'checkpoint before storage sizes', command: 'fsync', action: 'fsync', scope: 'cluster', phase: 'confirm', without: 'storage sizes are read without a checkpoint (they may lag)' },
+  {
+    check: 'database list',
+    command: 'listDatabases',
+    action: 'listDatabases',
+    scope: 'cluster',
+    phase: 'collect',
+    without: 'only the databases your roles name are listed (authorizedDatabases)',
+  },
+  {
+    check: 'collection list',
+    command: 'listCollections',
+    action: 'listCollections',
+    scope: 'database',
+    phase: 'collect',
+    without: 'only the collections your roles name are listed (authorizedCollections)',
+  },
+  {
+    check: 'index definitions',
+    command: 'listIndexes',
+    action: 'listIndexes',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no index definitions: index rules are skipped',
+  },
+  {
+    check: 'collection sizes ($collStats)',
+    command: 'aggregate $collStats',
+    action: 'collStats',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no sizes or counts: size-based rules are skipped',
+  },
+  {
+    check: 'document sample ($sample, find)',
+    command: 'aggregate $sample / find',
+    action: 'find',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no sample: schema rules are skipped',
+  },
+  {
+    check: 'document counts',
+    command: 'count',
+    action: 'find',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no server-side counts (empty collections, validator violators)',
+  },
+  {
+    check: 'query plans (explain of reads)',
+    command: 'explain',
+    action: 'find',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no plans: plan checks are skipped',
+  },
+  {
+    check: 'delete plans (explain of a delete at queryPlanner)',
+    command: 'explain delete',
+    action: 'remove',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no delete plan verdict (clustered-trap): explain needs the explained command’s own action',
+  },
+  {
+    check: 'index usage ($indexStats)',
+    command: 'aggregate $indexStats',
+    action: 'indexStats',
+    scope: 'collection',
+    phase: 'collect',
+    without: 'no index usage: unused-index advice is skipped',
+  },
+  {
+    check: 'server status (storage engine, cache)',
+    command: 'serverStatus',
+    action: 'serverStatus',
+    scope: 'cluster',
+    phase: 'collect',
+    without: 'no cache size or data-handle figures',
+  },
+  {
+    check: 'replica-set configuration (hidden members)',
+    command: 'replSetGetConfig',
+    action: 'replSetGetConfig',
+    scope: 'cluster',
+    phase: 'collect',
+    without: 'hidden members are listed as unknown',
+  },
+  {
+    check: 'scratch collections',
+    command: 'create',
+    action: 'createCollection',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'no confirmation experiments on this server',
+  },
+  {
+    check: 'scratch copies',
+    command: 'insert',
+    action: 'insert',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'no confirmation experiments on this server',
+  },
+  {
+    check: 'scratch indexes',
+    command: 'createIndexes',
+    action: 'createIndex',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'experiments that compare indexes are skipped',
+  },
+  {
+    check: 'scratch validators',
+    command: 'collMod',
+    action: 'collMod',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'the validator experiment is skipped',
+  },
+  {
+    check: 'scratch reads',
+    command: 'find / aggregate',
+    action: 'find',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'experiments cannot time their reads',
+  },
+  {
+    check: 'scratch cleanup',
+    command: 'dropDatabase',
+    action: 'dropDatabase',
+    scope: 'database',
+    phase: 'confirm',
+    without: 'the scratch database could not be dropped: no experiment is started',
+  },
+  {
+    check: 'checkpoint before storage sizes',
+    command: 'fsync',
+    action: 'fsync',
+    scope: 'cluster',
+    phase: 'confirm',
+    without: 'storage sizes are read without a checkpoint (they may lag)',
+  },
 ];
 
 interface Resource {
@@ -117,7 +243,13 @@ function covers(r: Resource, scope: ResourceScope, db: string, coll: string | nu
   return scope === 'collection' && coll !== null && r.collection === coll;
 }
 
-function allows(privs: readonly Privilege[], action: string, scope: ResourceScope, db: string, coll: string | null): boolean {
+function allows(
+  privs: readonly Privilege[],
+  action: string,
+  scope: ResourceScope,
+  db: string,
+  coll: string | null,
+): boolean {
   return privs.some((p) => p.actions.includes(action) && covers(p.resource, scope, db, coll));
 }
 
@@ -180,17 +312,32 @@ export function judgePrivileges(reply: unknown, targets: PrivilegeTargets): Priv
   const authInfo = isDoc(reply) && isDoc(reply.authInfo) ? reply.authInfo : null;
   const usersRaw = authInfo && Array.isArray(authInfo.authenticatedUsers) ? authInfo.authenticatedUsers : null;
   if (!authInfo || !usersRaw) {
-    return { basis: 'unknown', users: [], allowed: checks.map((c) => c.check), skipped: [], summary: 'privileges unknown (connectionStatus gave no authInfo): every check is attempted, and refusals are noted where they happen' };
+    return {
+      basis: 'unknown',
+      users: [],
+      allowed: checks.map((c) => c.check),
+      skipped: [],
+      summary:
+        'privileges unknown (connectionStatus gave no authInfo): every check is attempted, and refusals are ' +
+        'noted where they happen',
+    };
   }
   const users = usersRaw.filter(isDoc).map((u) => `${String(u.user)}@${String(u.db)}`);
   if (users.length === 0) {
-    return { basis: 'no-auth', users, allowed: checks.map((c) => c.check), skipped: [], summary: 'no authenticated user (access control off, or the localhost exception): every check is attempted' };
+    return {
+      basis: 'no-auth',
+      users,
+      allowed: checks.map((c) => c.check),
+      skipped: [],
+      summary: 'no authenticated user (access control off, or the localhost exception): every check is attempted',
+    };
   }
   const privs = privilegesOf(authInfo);
   // An empty list is no verdict: SecantusDB lists none for any user, and a user with no privilege at all could not
   // have signed in to do anything. The server decides, and its refusals are noted where they happen.
   if (privs === null || privs.length === 0) {
-    const summary = `signed in as ${users.join(', ')}, but the server listed no privileges: every check is ` +
+    const summary =
+      `signed in as ${users.join(', ')}, but the server listed no privileges: every check is ` +
       'attempted, and refusals are noted where they happen';
     return { basis: 'unknown', users, allowed: checks.map((c) => c.check), skipped: [], summary };
   }
@@ -213,12 +360,17 @@ export function judgePrivileges(reply: unknown, targets: PrivilegeTargets): Priv
     const reason = `your roles lack ${c.action} on ${where} (${c.command}): ${without}`;
     skipped.push({ check: c.check, needs, reason });
   }
-  const summary = skipped.length === 0 ? `signed in as ${users.join(', ')}: your roles allow every check` : `signed in as ${users.join(', ')}: ${allowed.length} of ${checks.length} checks allowed; skipped: ${skipped.map((s) => s.check).join('; ')}`;
+  const summary =
+    skipped.length === 0
+      ? `signed in as ${users.join(', ')}: your roles allow every check`
+      : `signed in as ${users.join(', ')}: ${allowed.length} of ${checks.length} checks allowed; ` +
+        `skipped: ${skipped.map((s) => s.check).join('; ')}`;
   return { basis: 'roles', users, allowed, skipped, namesOnly, summary };
 }
 
 /** What a database without the listCollections action but with another action still gets. */
-const NAMES_ONLY = 'the collections your roles name are listed by name only (authorizedCollections), so their ' +
+const NAMES_ONLY =
+  'the collections your roles name are listed by name only (authorizedCollections), so their ' +
   'options (validator, clustered index, capped, views) are not read';
 
 /** Whether the roles may allow a check's command on `db`: certainly, or on some of its collections. */

@@ -27,9 +27,15 @@ export function topologyFromStatus(status: Doc): ServerInfo['topology'] {
  * tell the topology. Two read-only round trips either way. The serverStatus reply is returned too (null when refused
  * or not asked), for collectors that need more of it; it is never stored in the snapshot.
  */
-export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { serverStatus?: boolean } = {}): Promise<{ server: ServerInfo; status: Doc | null }> {
+export async function probeServer(
+  adapter: Adapter,
+  maxTimeMS: number,
+  opts: { serverStatus?: boolean } = {},
+): Promise<{ server: ServerInfo; status: Doc | null }> {
   const build = await adapter.command('admin', { buildInfo: 1, maxTimeMS });
-  const versionArray = Array.isArray(build.versionArray) ? (build.versionArray as unknown[]).map(Number) : String(build.version).split('.').map(Number);
+  const versionArray = Array.isArray(build.versionArray)
+    ? (build.versionArray as unknown[]).map(Number)
+    : String(build.version).split('.').map(Number);
   const flavor = build.ferretdbVersion !== undefined || build.ferretdbFeatures !== undefined ? 'ferretdb' : 'mongodb';
   let storageEngine: string | null = null;
   let cacheBytes: number | null = null;
@@ -39,7 +45,15 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
   // `repl` section (small) gives the topology, which saves the hello.
   if (opts.serverStatus === true) {
     try {
-      status = await adapter.command('admin', { serverStatus: 1, maxTimeMS, repl: 1, metrics: 0, locks: 0, opLatencies: 0, network: 0 });
+      status = await adapter.command('admin', {
+        serverStatus: 1,
+        maxTimeMS,
+        repl: 1,
+        metrics: 0,
+        locks: 0,
+        opLatencies: 0,
+        network: 0,
+      });
       storageEngine = ((status.storageEngine as Doc | undefined)?.name as string | undefined) ?? null;
       const cache = ((status.wiredTiger as Doc | undefined)?.cache as Doc | undefined)?.['maximum bytes configured'];
       cacheBytes = cache === undefined ? null : Number(cache);
@@ -50,24 +64,39 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
   }
   if (topology === 'unknown') {
     const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
-    topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : Object.keys(hello).length ? 'standalone' : 'unknown';
+    topology =
+      hello.msg === 'isdbgrid'
+        ? 'sharded'
+        : typeof hello.setName === 'string'
+          ? 'replicaSet'
+          : Object.keys(hello).length
+            ? 'standalone'
+            : 'unknown';
   }
   const capabilities: Record<CapabilityName, Capability> = {
     sample: unknown('not probed: no collection to probe on'),
-    indexStats: unknown('not probed: the index-usage rule reads $indexStats itself and says when the server refuses it'),
+    indexStats: unknown(
+      'not probed: the index-usage rule reads $indexStats itself and says when the server refuses it',
+    ),
     bsonSize: unknown('not probed: no collection to probe on'),
     arraySize: unknown('not probed: no collection to probe on'),
     collStats: unknown('not probed: no collection to probe on'),
-    validators: unknown(`not proven without a write; MongoDB has them since 3.2 (server reports ${String(build.version)})`),
-    clusteredCollections: versionAtLeast(versionArray, 5, 3) || flavor === 'ferretdb'
-      ? unknown(`not proven without a write; MongoDB has them since 5.3 (server reports ${String(build.version)})`)
-      : no(`server version ${String(build.version)} is older than 5.3`),
+    validators: unknown(
+      `not proven without a write; MongoDB has them since 3.2 (server reports ${String(build.version)})`,
+    ),
+    clusteredCollections:
+      versionAtLeast(versionArray, 5, 3) || flavor === 'ferretdb'
+        ? unknown(`not proven without a write; MongoDB has them since 5.3 (server reports ${String(build.version)})`)
+        : no(`server version ${String(build.version)} is older than 5.3`),
     collMod: unknown('not proven without a write'),
   };
   // A product that answers as MongoDB says so in buildInfo: named in the report's header, never judged differently.
-  const imitator = typeof build.secantusVersion === 'string'
-    ? `SecantusDB ${build.secantusVersion}`
-    : flavor === 'ferretdb' ? `FerretDB${typeof build.ferretdbVersion === 'string' ? ` ${build.ferretdbVersion}` : ''}` : undefined;
+  const imitator =
+    typeof build.secantusVersion === 'string'
+      ? `SecantusDB ${build.secantusVersion}`
+      : flavor === 'ferretdb'
+        ? `FerretDB${typeof build.ferretdbVersion === 'string' ? ` ${build.ferretdbVersion}` : ''}`
+        : undefined;
   const server: ServerInfo = {
     version: String(build.version),
     versionArray,
@@ -87,14 +116,28 @@ export async function probeServer(adapter: Adapter, maxTimeMS: number, opts: { s
  * answer (or error) is the evidence for its own capability. Once per run. `$indexStats` is not probed: the index-usage
  * rule's collector reads it and says when the server refuses it.
  */
-export async function probeAggregation(adapter: Adapter, server: ServerInfo, db: string, coll: string, maxTimeMS: number): Promise<void> {
+export async function probeAggregation(
+  adapter: Adapter,
+  server: ServerInfo,
+  db: string,
+  coll: string,
+  maxTimeMS: number,
+): Promise<void> {
   const run = (pipeline: Doc[]) =>
     // Every probe pipeline yields at most one document: a batch of 2 tells the server the cursor is done, so it closes
     // it in the same reply (a batch of 1 leaves it open and costs a killCursors).
-    commandCursor(adapter, db, { aggregate: coll, pipeline: [...pipeline, { $limit: 1 }], cursor: { batchSize: 2 }, maxTimeMS }, { limit: 1, maxTimeMS });
+    commandCursor(
+      adapter,
+      db,
+      { aggregate: coll, pipeline: [...pipeline, { $limit: 1 }], cursor: { batchSize: 2 }, maxTimeMS },
+      { limit: 1, maxTimeMS },
+    );
   const together = async (): Promise<boolean> => {
     try {
-      await run([{ $sample: { size: 1 } }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' }, n: { $size: { $literal: [1, 2] } } } }]);
+      await run([
+        { $sample: { size: 1 } },
+        { $project: { _id: 0, s: { $bsonSize: '$$ROOT' }, n: { $size: { $literal: [1, 2] } } } },
+      ]);
     } catch {
       return false; // one of them is missing: ask each on its own below
     }
@@ -116,8 +159,16 @@ export async function probeAggregation(adapter: Adapter, server: ServerInfo, db:
     }
   };
   await tryPipeline('sample', [{ $sample: { size: 1 } }, { $project: { _id: 1 } }], 'aggregate $sample');
-  await tryPipeline('bsonSize', [{ $limit: 1 }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' } } }], 'aggregate $bsonSize');
-  await tryPipeline('arraySize', [{ $limit: 1 }, { $project: { _id: 0, n: { $size: { $literal: [1, 2] } } } }], 'aggregate $size');
+  await tryPipeline(
+    'bsonSize',
+    [{ $limit: 1 }, { $project: { _id: 0, s: { $bsonSize: '$$ROOT' } } }],
+    'aggregate $bsonSize',
+  );
+  await tryPipeline(
+    'arraySize',
+    [{ $limit: 1 }, { $project: { _id: 0, n: { $size: { $literal: [1, 2] } } } }],
+    'aggregate $size',
+  );
 }
 
 /** Marks capabilities proven by what listCollections returned (a read-back, no write needed). */

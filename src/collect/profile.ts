@@ -1,22 +1,32 @@
-import { DYNAMIC_KEY, ELEMENT_KIND, type ArrayProfile, type DocProfile, type DynamicKeyProfile, type FieldProfile, type KeyShape } from '../core/types';
+import {
+  DYNAMIC_KEY,
+  ELEMENT_KIND,
+  type ArrayProfile,
+  type DocProfile,
+  type DynamicKeyProfile,
+  type FieldProfile,
+  type KeyShape,
+} from '../core/types';
 import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
 import { joinPath } from '../lib/doc-path';
 import { BLANK_OR_NUMBER_TEXT, INTEGER_TEXT } from '../lib/number-text';
 import { FOLD_DEFAULTS, foldDocProfile, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
-import {
-  binaryLength,
-  isDate,
-  isPlainNumberInt32,
-  objectIdSeconds,
-} from './bson-size';
+import { binaryLength, isDate, isPlainNumberInt32, objectIdSeconds } from './bson-size';
 
 /** Type codes for the census: an index into a counter array is cheaper than a keyed property per value. */
 const TYPE_NAMES = BSON_TYPE_NAMES;
-const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as { readonly [K in (typeof TYPE_NAMES)[number]]: number };
+const T = Object.fromEntries(TYPE_NAMES.map((n, i) => [n, i])) as {
+  readonly [K in (typeof TYPE_NAMES)[number]]: number;
+};
 
 /** The census entry with its string shapes, when any string was blank or a number's text (absent otherwise). */
-function withStrings(f: FieldProfile, s: { blankStrings: number; numericStrings: number; integerStrings: number }): FieldProfile {
-  return s.blankStrings > 0 || s.numericStrings > 0 ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings, integer: s.integerStrings } } : f;
+function withStrings(
+  f: FieldProfile,
+  s: { blankStrings: number; numericStrings: number; integerStrings: number },
+): FieldProfile {
+  return s.blankStrings > 0 || s.numericStrings > 0
+    ? { ...f, strings: { blank: s.blankStrings, numeric: s.numericStrings, integer: s.integerStrings } }
+    : f;
 }
 
 /** What the profiler knows about one path (src/lib/doc-path.ts), shared by every tree node that spells it. */
@@ -90,7 +100,8 @@ function utf8Bytes(s: string): number {
 /** A string field of a BSON class instance (pattern, code, …); absent is empty, anything else as String() has it. */
 function text(v: unknown): string {
   if (typeof v === 'string') return v;
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the bson classes hold strings; a foreign copy's odd value is sized as printed
+  // The bson classes hold strings; a foreign copy's odd value is sized as printed.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- see above
   return v === undefined || v === null ? '' : String(v);
 }
 
@@ -151,17 +162,42 @@ export class Profiler {
    * After the last document: finds objects used as maps (keys that are data) and folds their keys to
    * `<path>.<key>` (DYNAMIC_KEY) in the census and in every document profile, so nothing downstream holds such a key.
    */
-  finish(docs: DocProfile[]): { fields: Map<string, FieldProfile>; dynamicKeys: DynamicKeyProfile[]; docs: DocProfile[] } {
+  finish(docs: DocProfile[]): {
+    fields: Map<string, FieldProfile>;
+    dynamicKeys: DynamicKeyProfile[];
+    docs: DocProfile[];
+  } {
     const dynamicKeys: DynamicKeyProfile[] = [];
     this.detect([this.root], '', dynamicKeys);
     if (dynamicKeys.length === 0) return { fields: this.fields, dynamicKeys, docs };
     const folder = new PathFolder(dynamicKeys);
     // The census: entries that fold to one path are summed, in the order the first of them was seen.
-    const merged = new Map<string, { present: number; counts: Float64Array; seen: number[]; blankStrings: number; numericStrings: number; integerStrings: number }>();
+    const merged = new Map<
+      string,
+      {
+        present: number;
+        counts: Float64Array;
+        seen: number[];
+        blankStrings: number;
+        numericStrings: number;
+        integerStrings: number;
+      }
+    >();
     for (const info of this.census) {
       const path = folder.fold(info.path);
       let m = merged.get(path);
-      if (m === undefined) merged.set(path, (m = { present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, integerStrings: 0 }));
+      if (m === undefined)
+        merged.set(
+          path,
+          (m = {
+            present: 0,
+            counts: new Float64Array(TYPE_NAMES.length),
+            seen: [],
+            blankStrings: 0,
+            numericStrings: 0,
+            integerStrings: 0,
+          }),
+        );
       m.present += info.present;
       m.blankStrings += info.blankStrings;
       m.numericStrings += info.numericStrings;
@@ -254,9 +290,11 @@ export class Profiler {
     const keyShapes: Partial<Record<KeyShape, number>> = {};
     for (const s of KEY_SHAPES) if (shapes[s]) keyShapes[s] = shapes[s];
     const medianKeys = medianOf(group, objects);
-    const reason = overflow.length === 0 ? mapReason({ distinctKeys: distinct, medianKeys, keyShapes }, o) : 'many-keys';
+    const reason =
+      overflow.length === 0 ? mapReason({ distinctKeys: distinct, medianKeys, keyShapes }, o) : 'many-keys';
     // The document's own word-shaped keys spread thin are a polymorphic collection's fields (each kind of document
-    // holds its own few), a pattern MongoDB documents, not a map: at the top level only data-shaped keys or the cap fold.
+    // holds its own few), a pattern MongoDB documents, not a map: at the top level only data-shaped keys or the cap
+    // fold.
     if (reason === null || (reason === 'spread' && path === '')) return null;
     // Keys in more than half the objects: the values at a key's nodes (one per object holding it; infos shared by
     // nodes that spell one path, the keys of several maps folded together, counted once). Capped keys count as not
@@ -290,8 +328,22 @@ export class Profiler {
     for (const code of valueSeen) valueTypes[TYPE_NAMES[code] as string] = valueCounts[code] as number;
     let empty = 0;
     for (const n of group) empty += n.keyCounts ? (n.keyCounts[0] as number) : 0;
-    const nonEmpty = empty > 0 && empty < objects ? { emptyObjects: empty, medianKeysNonEmpty: medianOf(group, objects, empty) } : empty > 0 ? { emptyObjects: empty } : {};
-    return { path, objects, distinctKeys: distinct, medianKeys, ...nonEmpty, sharedKeyShare: distinct === 0 ? 0 : Math.round((shared / distinct) * 1000) / 1000, keyShapes, valueTypes };
+    const nonEmpty =
+      empty > 0 && empty < objects
+        ? { emptyObjects: empty, medianKeysNonEmpty: medianOf(group, objects, empty) }
+        : empty > 0
+          ? { emptyObjects: empty }
+          : {};
+    return {
+      path,
+      objects,
+      distinctKeys: distinct,
+      medianKeys,
+      ...nonEmpty,
+      sharedKeyShare: distinct === 0 ? 0 : Math.round((shared / distinct) * 1000) / 1000,
+      keyShapes,
+      valueTypes,
+    };
   }
 
   profile(doc: Record<string, unknown>): DocProfile {
@@ -310,7 +362,8 @@ export class Profiler {
       // a capped top-level key shares the `<key>` node (keyBytes 0): its own bytes are counted here
       const fieldBytes = (node.keyBytes > 0 ? node.keyBytes : 2 + utf8Bytes(key)) + this.value(v, node);
       bytes += fieldBytes;
-      if (largest.length < 3 || fieldBytes > (largest[2] as { bytes: number }).bytes) keepLargest(largest, node.info.path, fieldBytes);
+      if (largest.length < 3 || fieldBytes > (largest[2] as { bytes: number }).bytes)
+        keepLargest(largest, node.info.path, fieldBytes);
     }
     // The document's own keys besides _id, counted as an object's are: a collection whose documents are maps folds too.
     countKeys(root, hasId ? i - 1 : i);
@@ -321,7 +374,8 @@ export class Profiler {
     if (this.timeField === null) return null;
     const v = this.timeField === '_id' ? doc._id : doc[this.timeField];
     if (v === null || typeof v !== 'object') return null;
-    if (this.timeField === '_id') return (v as { _bsontype?: string })._bsontype === 'ObjectId' ? objectIdSeconds(v) * 1000 : null;
+    if (this.timeField === '_id')
+      return (v as { _bsontype?: string })._bsontype === 'ObjectId' ? objectIdSeconds(v) * 1000 : null;
     return isDate(v) ? v.getTime() : null;
   }
 
@@ -330,10 +384,31 @@ export class Profiler {
     // A key holding a dot (`{"a.b": 1}`) is quoted in its path (`"a.b"`): it never shares nesting's entry (`a.b`).
     let info = this.infos.get(path);
     if (info === undefined) {
-      info = { path, present: 0, counts: new Float64Array(TYPE_NAMES.length), seen: [], blankStrings: 0, numericStrings: 0, integerStrings: 0, arraySerial: 0, array: null };
+      info = {
+        path,
+        present: 0,
+        counts: new Float64Array(TYPE_NAMES.length),
+        seen: [],
+        blankStrings: 0,
+        numericStrings: 0,
+        integerStrings: 0,
+        arraySerial: 0,
+        array: null,
+      };
       this.infos.set(path, info);
     }
-    return { key, info, keyBytes: 2 + utf8Bytes(key), children: null, order: [], elements: null, keyCounts: null, wideKeyCounts: null, overflow: null, overflowKeys: null };
+    return {
+      key,
+      info,
+      keyBytes: 2 + utf8Bytes(key),
+      children: null,
+      order: [],
+      elements: null,
+      keyCounts: null,
+      wideKeyCounts: null,
+      overflow: null,
+      overflowKeys: null,
+    };
   }
 
   /** The child `key` of `parent`, expected at position `i` of its object's keys. */
@@ -350,7 +425,8 @@ export class Profiler {
     let node = children.get(key);
     if (node === undefined) {
       // `_id` is never folded (src/collect/fold.ts), so it is never capped either.
-      if (children.size >= this.fold.maxKeysPerPath && key !== '$[]' && !(key === '_id' && parent === this.root)) return this.overflowOf(parent, key);
+      if (children.size >= this.fold.maxKeysPerPath && key !== '$[]' && !(key === '_id' && parent === this.root))
+        return this.overflowOf(parent, key);
       node = this.node(parent.info.path, key);
       children.set(key, node);
     }
@@ -468,7 +544,11 @@ export class Profiler {
           continue;
         }
         const bt = (el as { _bsontype?: unknown })._bsontype;
-        if (bt === undefined && (Object.getPrototypeOf(el) === plainObjectProto || (!isDate(el) && !(el instanceof Uint8Array) && !(el instanceof RegExp)))) {
+        if (
+          bt === undefined &&
+          (Object.getPrototypeOf(el) === plainObjectProto ||
+            (!isDate(el) && !(el instanceof Uint8Array) && !(el instanceof RegExp)))
+        ) {
           kinds |= ELEMENT_KIND.object;
           elementBytes += this.object(el as Record<string, unknown>, node);
           continue;
@@ -477,7 +557,12 @@ export class Profiler {
         elementBytes += this.value(el, this.elementsOf(node));
         continue;
       }
-      kinds |= typeof el === 'string' ? ELEMENT_KIND.string : typeof el === 'number' || typeof el === 'bigint' ? ELEMENT_KIND.number : ELEMENT_KIND.other;
+      kinds |=
+        typeof el === 'string'
+          ? ELEMENT_KIND.string
+          : typeof el === 'number' || typeof el === 'bigint'
+            ? ELEMENT_KIND.number
+            : ELEMENT_KIND.other;
       // Scalars inside arrays are sized but counted in the census under `path.$[]` (their element type).
       elementBytes += this.value(el, this.elementsOf(node));
     }
@@ -492,7 +577,15 @@ export class Profiler {
       prev.elementBytes += elementBytes;
       prev.kinds |= kinds;
     } else {
-      const p: ArrayProfile = { path: info.path, occurrences: 1, maxLength: a.length, totalLength: a.length, bytes, elementBytes, kinds };
+      const p: ArrayProfile = {
+        path: info.path,
+        occurrences: 1,
+        maxLength: a.length,
+        totalLength: a.length,
+        bytes,
+        elementBytes,
+        kinds,
+      };
       info.arraySerial = this.serial;
       info.array = p;
       this.docArrays.push(p);

@@ -1,7 +1,16 @@
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { AnyCollector, CollectorScope, ListedCollection, RuleOptions } from '../core/collector';
 import type { ResolvedRule } from '../core/options';
-import type { CollectionSnapshot, CollectorRun, DatabaseSnapshot, Gap, Note, ServerInfo, Snapshot, Target } from '../core/types';
+import type {
+  CollectionSnapshot,
+  CollectorRun,
+  DatabaseSnapshot,
+  Gap,
+  Note,
+  ServerInfo,
+  Snapshot,
+  Target,
+} from '../core/types';
 
 const MAX_COULD_NOT = 20;
 
@@ -50,14 +59,22 @@ export class CollectorRunner {
     };
   }
 
-  /** A capability the collector needs and the server lacks (or could not be asked about), as a reason; null when all are proven. */
+  /** A capability the collector needs and the server lacks (or could not be asked about), as a reason; null when all
+   * are proven. */
   private missing(c: AnyCollector): string | null {
     const lacking = (c.capabilities ?? []).filter((name) => this.base.server.capabilities[name].supported !== true);
     if (lacking.length === 0) return null;
-    return `${c.id}: not collected: the server lacks ${lacking.map((n) => `${n} (${this.base.server.capabilities[n].evidence})`).join(', ')}`;
+    return (
+      `${c.id}: not collected: the server ` +
+      `lacks ${lacking.map((n) => `${n} (${this.base.server.capabilities[n].evidence})`).join(', ')}`
+    );
   }
 
-  private async run<T>(c: AnyCollector, note: (m: string, o?: { level?: Note['level'] }) => void, go: () => Promise<T>): Promise<T | null> {
+  private async run<T>(
+    c: AnyCollector,
+    note: (m: string, o?: { level?: Note['level'] }) => void,
+    go: () => Promise<T>,
+  ): Promise<T | null> {
     const lacking = this.missing(c);
     if (lacking) {
       this.couldNot.get(c.id)?.add(lacking);
@@ -71,13 +88,28 @@ export class CollectorRunner {
     }
   }
 
-  async collection(snap: CollectionSnapshot, listed: ListedCollection, docs: readonly Doc[], ids: readonly unknown[], naturalIds: readonly unknown[] | null = null): Promise<void> {
+  async collection(
+    snap: CollectionSnapshot,
+    listed: ListedCollection,
+    docs: readonly Doc[],
+    ids: readonly unknown[],
+    naturalIds: readonly unknown[] | null = null,
+  ): Promise<void> {
     const data: Record<string, unknown> = {};
     for (const c of this.of('collection')) {
       const applies = c.appliesTo ? c.appliesTo(snap) : snap.type === 'collection';
       if (!applies) continue;
       const note = this.noteFor(c, snap.notes, { db: snap.db, collection: snap.name });
-      const out = await this.run(c, note, () => (c as AnyCollector & { scope: 'collection' }).collect({ ...this.ctx(c, note), collection: snap, listed, docs, ids, naturalIds }));
+      const out = await this.run(c, note, () =>
+        (c as AnyCollector & { scope: 'collection' }).collect({
+          ...this.ctx(c, note),
+          collection: snap,
+          listed,
+          docs,
+          ids,
+          naturalIds,
+        }),
+      );
       if (out !== null && out !== undefined) data[c.id] = out;
     }
     if (Object.keys(data).length > 0) snap.data = data;
@@ -87,23 +119,44 @@ export class CollectorRunner {
     const data: Record<string, unknown> = {};
     for (const c of this.of('database')) {
       const note = this.noteFor(c, this.base.runNotes, { db: database.name });
-      const out = await this.run(c, note, () => (c as AnyCollector & { scope: 'database' }).collect({ ...this.ctx(c, note), db: database.name, collections: database.collections, listed }));
+      const out = await this.run(c, note, () =>
+        (c as AnyCollector & { scope: 'database' }).collect({
+          ...this.ctx(c, note),
+          db: database.name,
+          collections: database.collections,
+          listed,
+        }),
+      );
       if (out !== null && out !== undefined) data[c.id] = out;
     }
     if (Object.keys(data).length > 0) database.data = data;
   }
 
-  async deployment(snapshot: Snapshot, databaseNames: readonly string[] | null, listed: Record<string, readonly ListedCollection[]>): Promise<void> {
+  async deployment(
+    snapshot: Snapshot,
+    databaseNames: readonly string[] | null,
+    listed: Record<string, readonly ListedCollection[]>,
+  ): Promise<void> {
     const data: Record<string, unknown> = {};
     for (const c of this.of('deployment')) {
       const note = this.noteFor(c, this.base.runNotes, undefined);
-      const out = await this.run(c, note, () => (c as AnyCollector & { scope: 'deployment' }).collect({ ...this.ctx(c, note), databases: snapshot.databases, databaseNames, listed }));
+      const out = await this.run(c, note, () =>
+        (c as AnyCollector & { scope: 'deployment' }).collect({
+          ...this.ctx(c, note),
+          databases: snapshot.databases,
+          databaseNames,
+          listed,
+        }),
+      );
       if (out !== null && out !== undefined) data[c.id] = out;
     }
     if (Object.keys(data).length > 0) snapshot.data = data;
   }
 
-  private ctx(c: AnyCollector, note: (message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }) => void) {
+  private ctx(
+    c: AnyCollector,
+    note: (message: string, opts?: { level?: Note['level']; target?: Target; gap?: Gap }) => void,
+  ) {
     const run = this.state.get(c.id) ?? new Map<string, unknown>();
     const options = this.options.get(c.id) ?? new Map<string, Readonly<Record<string, unknown>>>();
     const { adapter, server, maxTimeMS, serverStatus } = this.base;

@@ -15,7 +15,8 @@ function arrayKeyBytes(n: number): number {
   return total;
 }
 
-/** The one reply a server sends for a batch holds at most 16 MiB of documents (MongoDB's maximum BSON document size). */
+/** The one reply a server sends for a batch holds at most 16 MiB of documents (MongoDB's maximum BSON document
+ * size). */
 export const REPLY_BYTES = 16 * 1024 * 1024;
 
 export interface SamplePlan {
@@ -28,7 +29,8 @@ export interface SamplePlan {
    * `$collStats` gave them; `sizeBytes` 0 means not measured). Absent: never a whole read.
    */
   whole?: { count: number | null; sizeBytes: number; maxDocs: number; maxBytes: number };
-  /** Without `$sample`: the most `_id`s read in natural order to draw random positions from (0: natural order instead). */
+  /** Without `$sample`: the most `_id`s read in natural order to draw random positions from (0: natural order
+   * instead). */
   idScanMax?: number;
   /** Seeds the random positions of `random-ids` (the same collection gets the same picks run after run). */
   seed?: number;
@@ -99,7 +101,8 @@ function sizeOf(s: Selection): number {
 }
 
 interface Read {
-  /** false when `oneReply` was asked and the documents did not fit in it (the cursor was closed, the read is partial). */
+  /** false when `oneReply` was asked and the documents did not fit in it (the cursor was closed, the read is
+   * partial). */
   whole: boolean;
   docs: Doc[];
   large: DocProfile[];
@@ -123,7 +126,8 @@ export const SAMPLE_DUPLICATE_CODE = 28799;
 export function isSampleDuplicateError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'number') return code === SAMPLE_DUPLICATE_CODE;
-  if (code !== null && typeof code === 'object' && typeof (code as { valueOf?: unknown }).valueOf === 'function') return Number((code as { valueOf(): unknown }).valueOf()) === SAMPLE_DUPLICATE_CODE;
+  if (code !== null && typeof code === 'object' && typeof (code as { valueOf?: unknown }).valueOf === 'function')
+    return Number((code as { valueOf(): unknown }).valueOf()) === SAMPLE_DUPLICATE_CODE;
   return false;
 }
 
@@ -147,7 +151,15 @@ export async function onceMoreOn28799<T>(read: () => Promise<T>): Promise<T> {
  * batchSize = the selection's size + 1: one reply carries it whole (up to 16 MiB) instead of many getMores, and a batch
  * larger than the result tells the server the cursor is done (an exactly full batch leaves it open: a getMore).
  */
-async function readSelection(adapter: Adapter, server: ServerInfo, db: string, coll: string, sel: Selection, plan: SamplePlan, oneReply = false): Promise<Read> {
+async function readSelection(
+  adapter: Adapter,
+  server: ServerInfo,
+  db: string,
+  coll: string,
+  sel: Selection,
+  plan: SamplePlan,
+  oneReply = false,
+): Promise<Read> {
   const caps = server.capabilities;
   const n = sizeOf(sel);
   const opts = { maxTimeMS: plan.maxTimeMS };
@@ -171,8 +183,19 @@ async function readSelection(adapter: Adapter, server: ServerInfo, db: string, c
         },
       },
     ];
-    const rows = await cursor({ aggregate: coll, pipeline, cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, opts);
-    const out: Read = { whole, docs: [], large: [], largeIds: [], largeDates: [], bytes: 0, order: rows.map((r) => r._id) };
+    const rows = await cursor(
+      { aggregate: coll, pipeline, cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false },
+      opts,
+    );
+    const out: Read = {
+      whole,
+      docs: [],
+      large: [],
+      largeIds: [],
+      largeDates: [],
+      bytes: 0,
+      order: rows.map((r) => r._id),
+    };
     for (const r of rows) {
       out.bytes = (out.bytes ?? 0) + Number(r[SIZE_FIELD] ?? 0);
       const d = r[DOC_FIELD] as Doc | undefined;
@@ -186,11 +209,17 @@ async function readSelection(adapter: Adapter, server: ServerInfo, db: string, c
     return out;
   }
   if (sel.kind === 'sample') {
-    const docs = await cursor({ aggregate: coll, pipeline: headOf(sel), cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS }, opts);
+    const docs = await cursor(
+      { aggregate: coll, pipeline: headOf(sel), cursor: { batchSize: n + 1 }, maxTimeMS: plan.maxTimeMS },
+      opts,
+    );
     return { whole, docs, large: [], largeIds: [], largeDates: [], bytes: null, order: docs.map((d) => d._id) };
   }
   const filter = sel.kind === 'ids' ? { _id: { $in: sel.ids } } : {};
-  const docs = await cursor({ find: coll, filter, limit: n, batchSize: n + 1, maxTimeMS: plan.maxTimeMS }, { limit: n, ...opts });
+  const docs = await cursor(
+    { find: coll, filter, limit: n, batchSize: n + 1, maxTimeMS: plan.maxTimeMS },
+    { limit: n, ...opts },
+  );
   return { whole, docs, large: [], largeIds: [], largeDates: [], bytes: null, order: docs.map((d) => d._id) };
 }
 
@@ -210,26 +239,68 @@ async function firstReply(adapter: Adapter, db: string, cmd: Doc): Promise<{ doc
  *    the collection only when the scan reached its end; otherwise over the first `idScan.read` documents.
  * 4. **natural-order** — the first documents (not random): only when the `_id` scan is turned off or failed.
  */
-export async function readSample(adapter: Adapter, server: ServerInfo, db: string, coll: string, plan: SamplePlan): Promise<RawSample> {
+export async function readSample(
+  adapter: Adapter,
+  server: ServerInfo,
+  db: string,
+  coll: string,
+  plan: SamplePlan,
+): Promise<RawSample> {
   let fallback: string | undefined;
   const w = plan.whole;
   if (w && w.count !== null && w.count <= w.maxDocs) {
     const measured = w.sizeBytes > 0;
-    const bsonSize = server.capabilities.bsonSize.supported === true && server.capabilities.arraySize.supported === true;
-    // Unmeasured sizes are bounded by the read itself where $bsonSize gives each document's bytes; otherwise not at all.
+    const bsonSize =
+      server.capabilities.bsonSize.supported === true && server.capabilities.arraySize.supported === true;
+    // Unmeasured sizes are bounded by the read itself where $bsonSize gives each document's bytes; otherwise not at
+    // all.
     if ((measured && w.sizeBytes <= w.maxBytes) || (!measured && bsonSize)) {
       // Unmeasured: one reply only (at most 16 MiB pulled), and its documents' bytes as the server measured them.
-      const read = await readSelection(adapter, server, db, coll, { kind: 'first', limit: w.maxDocs + 1 }, plan, !measured);
+      const read = await readSelection(
+        adapter,
+        server,
+        db,
+        coll,
+        { kind: 'first', limit: w.maxDocs + 1 },
+        plan,
+        !measured,
+      );
       const n = read.docs.length + read.large.length;
       const tooBig = !measured && (!read.whole || (read.bytes ?? 0) > w.maxBytes);
       // A find or aggregate with no sort and no filter scans the collection: its rows come in natural order.
-      if (n <= w.maxDocs && !tooBig) return { method: 'whole', random: true, complete: true, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: read.order };
-      fallback = n > w.maxDocs ? `the collection held more than ${w.maxDocs} documents when read (its count said ${w.count})` : `$collStats gave no size and its documents came to more than ${formatBytes(Math.min(w.maxBytes, REPLY_BYTES))} when read`;
+      if (n <= w.maxDocs && !tooBig)
+        return {
+          method: 'whole',
+          random: true,
+          complete: true,
+          docs: read.docs,
+          large: read.large,
+          largeIds: read.largeIds,
+          largeDates: read.largeDates,
+          naturalIds: read.order,
+        };
+      fallback =
+        n > w.maxDocs
+          ? `the collection held more than ${w.maxDocs} documents when read (its count said ${w.count})`
+          : `$collStats gave no size and its documents came to more ` +
+            `than ${formatBytes(Math.min(w.maxBytes, REPLY_BYTES))} when read`;
     }
   }
   if (server.capabilities.sample.supported === true) {
-    const read = await onceMoreOn28799(() => readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan));
-    return { method: '$sample', random: true, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: null, ...(fallback ? { fallback } : {}) };
+    const read = await onceMoreOn28799(() =>
+      readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan),
+    );
+    return {
+      method: '$sample',
+      random: true,
+      complete: false,
+      docs: read.docs,
+      large: read.large,
+      largeIds: read.largeIds,
+      largeDates: read.largeDates,
+      naturalIds: null,
+      ...(fallback ? { fallback } : {}),
+    };
   }
   const scanMax = plan.idScanMax ?? 0;
   if (scanMax > 0) {
@@ -237,13 +308,25 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     try {
       ids = await readIds(adapter, db, coll, scanMax, plan.maxTimeMS);
     } catch (err) {
-      const why = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+      const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
       fallback = `the _ids could not be read (${redactServerText(why)})`;
     }
     if (ids) {
-      const covered = ids.length < scanMax || (plan.count !== null && plan.count !== undefined && ids.length >= plan.count);
+      const covered =
+        ids.length < scanMax || (plan.count !== null && plan.count !== undefined && ids.length >= plan.count);
       const picked = pickPositions(ids.length, plan.requested, prng(plan.seed ?? 1)).map((i) => ids[i]);
-      const out: RawSample = { method: 'random-ids', random: covered, complete: false, docs: [], large: [], largeIds: [], largeDates: [], naturalIds: ids, idScan: { read: ids.length, whole: covered }, ...(fallback ? { fallback } : {}) };
+      const out: RawSample = {
+        method: 'random-ids',
+        random: covered,
+        complete: false,
+        docs: [],
+        large: [],
+        largeIds: [],
+        largeDates: [],
+        naturalIds: ids,
+        idScan: { read: ids.length, whole: covered },
+        ...(fallback ? { fallback } : {}),
+      };
       for (const chunk of chunksByBytes(picked, IN_BYTES)) {
         const read = await readSelection(adapter, server, db, coll, { kind: 'ids', ids: chunk }, plan);
         out.docs.push(...read.docs);
@@ -255,7 +338,17 @@ export async function readSample(adapter: Adapter, server: ServerInfo, db: strin
     }
   }
   const read = await readSelection(adapter, server, db, coll, { kind: 'first', limit: plan.requested }, plan);
-  return { method: 'natural-order', random: false, complete: false, docs: read.docs, large: read.large, largeIds: read.largeIds, largeDates: read.largeDates, naturalIds: read.order, ...(fallback ? { fallback } : {}) };
+  return {
+    method: 'natural-order',
+    random: false,
+    complete: false,
+    docs: read.docs,
+    large: read.large,
+    largeIds: read.largeIds,
+    largeDates: read.largeDates,
+    naturalIds: read.order,
+    ...(fallback ? { fallback } : {}),
+  };
 }
 
 /** Bytes of `_id`s per `$in` command: a quarter of the 16 MiB a command may hold, leaving room for the rest. */
@@ -280,9 +373,21 @@ function chunksByBytes(ids: unknown[], maxBytes: number): unknown[][] {
   return out;
 }
 
-/** The first `limit` `_id`s in natural order (one find with an `_id` projection; getMores only past 16 MiB of `_id`s). */
-async function readIds(adapter: Adapter, db: string, coll: string, limit: number, maxTimeMS: number): Promise<unknown[]> {
-  const docs = await commandCursor(adapter, db, { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, maxTimeMS }, { limit, maxTimeMS });
+/** The first `limit` `_id`s in natural order (one find with an `_id` projection; getMores only past 16 MiB of
+ * `_id`s). */
+async function readIds(
+  adapter: Adapter,
+  db: string,
+  coll: string,
+  limit: number,
+  maxTimeMS: number,
+): Promise<unknown[]> {
+  const docs = await commandCursor(
+    adapter,
+    db,
+    { find: coll, filter: {}, projection: { _id: 1 }, limit, batchSize: limit, maxTimeMS },
+    { limit, maxTimeMS },
+  );
   return docs.map((d) => d._id);
 }
 
@@ -334,8 +439,21 @@ const TIME = '__advisorT';
  * field shapes (names, types, lengths, bytes: never a value), as large sampled documents do. Nested arrays
  * (`comments.replies`) are not measured: only top-level ones.
  */
-export async function findOutliers(adapter: Adapter, db: string, coll: string, plan: OutlierPlan): Promise<DocProfile[]> {
-  const longest = { $max: { $map: { input: { $objectToArray: '$$ROOT' }, as: 'f', in: { $cond: [{ $isArray: '$$f.v' }, { $size: '$$f.v' }, 0] } } } };
+export async function findOutliers(
+  adapter: Adapter,
+  db: string,
+  coll: string,
+  plan: OutlierPlan,
+): Promise<DocProfile[]> {
+  const longest = {
+    $max: {
+      $map: {
+        input: { $objectToArray: '$$ROOT' },
+        as: 'f',
+        in: { $cond: [{ $isArray: '$$f.v' }, { $size: '$$f.v' }, 0] },
+      },
+    },
+  };
   const time = plan.timeField && plan.timeField !== '_id' ? { [TIME]: `$${ID_ROOT}.${plan.timeField}` } : {};
   const reduce = { $project: { _id: 1, [SIZE_FIELD]: `$${ID_SIZE}`, [TOP_FIELD]: topShape(`$${ID_ROOT}`), ...time } };
   const pipeline = [
@@ -347,7 +465,12 @@ export async function findOutliers(adapter: Adapter, db: string, coll: string, p
       },
     },
   ];
-  const [row] = await commandCursor(adapter, db, { aggregate: coll, pipeline, cursor: { batchSize: 2 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false }, { maxTimeMS: plan.maxTimeMS });
+  const [row] = await commandCursor(
+    adapter,
+    db,
+    { aggregate: coll, pipeline, cursor: { batchSize: 2 }, maxTimeMS: plan.maxTimeMS, allowDiskUse: false },
+    { maxTimeMS: plan.maxTimeMS },
+  );
   const seen = new Set(plan.sampledIds.map(idKey));
   const out: DocProfile[] = [];
   for (const r of [...((row?.bySize as Doc[] | undefined) ?? []), ...((row?.byArray as Doc[] | undefined) ?? [])]) {
@@ -356,7 +479,8 @@ export async function findOutliers(adapter: Adapter, db: string, coll: string, p
     seen.add(key);
     const p = reduceLarge(r);
     const t = r[TIME];
-    if (plan.timeField === '_id' && (r._id as { _bsontype?: string } | null)?._bsontype === 'ObjectId') p.createdAt = objectIdSeconds(r._id) * 1000;
+    if (plan.timeField === '_id' && (r._id as { _bsontype?: string } | null)?._bsontype === 'ObjectId')
+      p.createdAt = objectIdSeconds(r._id) * 1000;
     else if (t !== null && typeof t === 'object' && isDate(t)) p.createdAt = t.getTime();
     out.push(p);
   }

@@ -1,8 +1,6 @@
 import { BSON, Long, ObjectId } from 'bson';
 import { describe, expect, it } from 'vitest';
-import {
-  bsonSizes, dropRepeatedIds, ENVELOPE_BYTES, limitsFromHello, MONGODB_LIMITS, planCopyBatches,
-} from './copy';
+import { bsonSizes, dropRepeatedIds, ENVELOPE_BYTES, limitsFromHello, MONGODB_LIMITS, planCopyBatches } from './copy';
 
 const MiB = 1024 * 1024;
 /** What the documents of one command weigh in its `documents` array: each with its type byte and "i\0" key. */
@@ -28,7 +26,11 @@ describe('planCopyBatches', () => {
     const hello = { maxBsonObjectSize: 1000 + ENVELOPE_BYTES, maxMessageSizeBytes: 48_000_000, maxWriteBatchSize: 3 };
     const limits = limitsFromHello(hello);
     const plan = planCopyBatches([400, 400, 400, 10, 10, 10, 10], limits);
-    expect(plan.batches).toEqual([[0, 1], [2, 3, 4], [5, 6]]);
+    expect(plan.batches).toEqual([
+      [0, 1],
+      [2, 3, 4],
+      [5, 6],
+    ]);
   });
 
   it('leaves out a lone document over maxBsonObjectSize, and sends one at the limit alone', () => {

@@ -115,7 +115,9 @@ export function idKey(v: unknown): string {
   const tag = (v as { _bsontype?: unknown })._bsontype;
   if (tag === 'Long' || tag === 'Int32' || tag === 'Double') return `number:${numberOf(v)}`;
   if (typeof tag === 'string') return `${tag}:${JSON.stringify(v)}`;
-  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${idKey(x)}`).join(',')}}`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}:${idKey(x)}`)
+    .join(',')}}`;
 }
 
 /**

@@ -1,4 +1,12 @@
-import { CONFIDENCE, NOISE_MARGIN, median, medianInterval, medianRank, orderStatMiss, pairedRatios } from '../core/stats';
+import {
+  CONFIDENCE,
+  NOISE_MARGIN,
+  median,
+  medianInterval,
+  medianRank,
+  orderStatMiss,
+  pairedRatios,
+} from '../core/stats';
 import type { Measurement, RatioClaim, RatioInterval, Verdict } from '../core/types';
 
 export interface TrialPlan {
@@ -35,7 +43,8 @@ export const BLOCK_ROUNDS = 2;
 export const MIN_BLOCKS = 6;
 export { CONFIDENCE, NOISE_MARGIN };
 
-/** How the ratio of two paired arms is read (set by `alternate`): which blocks, which order statistics, what coverage. */
+/** How the ratio of two paired arms is read (set by `alternate`): which blocks, which order statistics, what
+ * coverage. */
 export interface Pairing {
   /** The other arm's label. */
   with: string;
@@ -63,7 +72,10 @@ export interface Timed {
 /** A per-finding time budget shared by every measurement of one experiment. */
 export class Budget {
   private readonly deadline: number;
-  constructor(readonly ms: number, private readonly signal?: AbortSignal) {
+  constructor(
+    readonly ms: number,
+    private readonly signal?: AbortSignal,
+  ) {
     this.deadline = performance.now() + ms;
   }
   get exhausted(): boolean {
@@ -110,7 +122,15 @@ export async function timeTrials(
 /** A median with its distribution-free order-statistic interval and the coverage that interval really has. */
 export function toMeasurement(t: Timed, unit: Measurement['unit'] = 'ms'): Measurement {
   const m = medianInterval(t.samples, CONFIDENCE);
-  return { label: t.label, unit, median: m.median, low: m.low, high: m.high, trials: t.samples.length, coverage: m.coverage };
+  return {
+    label: t.label,
+    unit,
+    median: m.median,
+    low: m.low,
+    high: m.high,
+    trials: t.samples.length,
+    coverage: m.coverage,
+  };
 }
 
 /**
@@ -120,7 +140,11 @@ export function toMeasurement(t: Timed, unit: Measurement['unit'] = 'ms'): Measu
  * stated. Look 1 spends at most half of 1 - CONFIDENCE (min–max when n1 is too small for that), look 2 the rest (at
  * least the other half): n1 = 7 gives min–max at look 1 (1.6%) and 3.4% for look 2, stated coverage 95%.
  */
-export function sequentialDesign(n1: number, extendable: boolean, alpha = 1 - CONFIDENCE): { rank1: number; miss1: number; reserve2: number; coverage: number } {
+export function sequentialDesign(
+  n1: number,
+  extendable: boolean,
+  alpha = 1 - CONFIDENCE,
+): { rank1: number; miss1: number; reserve2: number; coverage: number } {
   const rank1 = medianRank(n1, extendable ? alpha / 2 : alpha);
   const miss1 = orderStatMiss(n1, rank1);
   const reserve2 = extendable ? Math.max(alpha - miss1, alpha / 2) : 0;
@@ -164,11 +188,29 @@ export function ratioOf(label: string, a: Timed, b: Timed): RatioInterval & { la
     const n = sorted.length;
     const rank = Math.min(pa.rank, Math.max(1, Math.floor((n + 1) / 2)));
     const [low, high] = n ? [sorted[rank - 1] as number, sorted[n - rank] as number] : [NaN, NaN];
-    return { label, median: median(blocks), low, high, coverage: n ? pa.coverage : 0, pairs: pa.n, blocks: n, paired: true };
+    return {
+      label,
+      median: median(blocks),
+      low,
+      high,
+      coverage: n ? pa.coverage : 0,
+      pairs: pa.n,
+      blocks: n,
+      paired: true,
+    };
   }
   const blocks = blockRatios(a.samples, b.samples);
   const m = medianInterval(blocks, CONFIDENCE);
-  return { label, median: m.median, low: m.low, high: m.high, coverage: m.coverage, pairs: Math.min(a.samples.length, b.samples.length), blocks: m.n, paired: false };
+  return {
+    label,
+    median: m.median,
+    low: m.low,
+    high: m.high,
+    coverage: m.coverage,
+    pairs: Math.min(a.samples.length, b.samples.length),
+    blocks: m.n,
+    paired: false,
+  };
 }
 
 /** The margin as the percentage a message prints ("10%"). */

@@ -34,7 +34,8 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   onExperiment?: (finding: Finding, index: number, total: number) => void;
   /** Only when `confirmFindings` is given bare rules: the settings their options are resolved under. */
   settings?: AnalyzeSettings;
-  /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it; its `plan` says how much it will write. */
+  /** Lets a caller (the CLI's Ctrl-C handler) reach the scratch database to drop it; its `plan` says how much it will
+   * write. */
   onScratch?: (scratch: Scratch) => void;
   /** Load limits (`--max-load`, src/confirm/load.ts): pause above them, stop when it lasts. Defaults: MAX_LOAD. */
   maxLoad?: LoadLimits | string;
@@ -42,7 +43,8 @@ export interface ConfirmOptions extends Partial<ConfirmSettings> {
   maxLoadPauseMs?: number;
   /** Who runs (written in the scratch database's marker): 'cli', 'mongosh' or 'api' (default). */
   via?: string;
-  /** The command that removes stale scratch databases, in the leftover note (default: the mongosh line per database). */
+  /** The command that removes stale scratch databases, in the leftover note (default: the mongosh line per
+   * database). */
   cleanupHint?: string;
 }
 
@@ -277,7 +279,14 @@ export function withdrawn(r: Recommendation): Recommendation {
   };
 }
 
-async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, coll: string, settings: ConfirmSettings, o: { limit?: number; filter?: Doc } = {}): Promise<Doc[]> {
+async function readSourceDocs(
+  source: Adapter,
+  snapshot: Snapshot,
+  db: string,
+  coll: string,
+  settings: ConfirmSettings,
+  o: { limit?: number; filter?: Doc } = {},
+): Promise<Doc[]> {
   // The server's own data (local, config, system.*) is never copied into a scratch database, whatever a rule asks.
   if (SYSTEM_DATABASES.has(db) || isSystemCollection(coll)) {
     const ns = `${db}.${coll}`;
@@ -294,9 +303,10 @@ async function readSourceDocs(source: Adapter, snapshot: Snapshot, db: string, c
   const maxTimeMS = 30_000;
   const head: Doc[] = o.filter ? [{ $match: o.filter }] : [];
   const sample = [...head, { $sample: { size: limit } }];
-  const read = snapshot.server.capabilities.sample.supported === true
-    ? commandCursor(source, db, { aggregate: coll, pipeline: sample, cursor: {}, maxTimeMS }, { maxTimeMS })
-    : commandCursor(source, db, { find: coll, filter: o.filter ?? {}, limit, maxTimeMS }, { limit, maxTimeMS });
+  const read =
+    snapshot.server.capabilities.sample.supported === true
+      ? commandCursor(source, db, { aggregate: coll, pipeline: sample, cursor: {}, maxTimeMS }, { maxTimeMS })
+      : commandCursor(source, db, { find: coll, filter: o.filter ?? {}, limit, maxTimeMS }, { limit, maxTimeMS });
   // $sample may return a document twice: every experiment gets each _id once (src/confirm/copy.ts).
   return dropRepeatedIds(await read).docs;
 }

@@ -49,19 +49,48 @@ function alive(pid: number): boolean {
  * less than STALE_AFTER_MS ago, belongs to a run in progress. Without the marker it is not ours (`foreign`): the
  * prefix alone proves nothing (a user may name a database so), and nothing that is not ours is dropped unasked.
  */
-export function staleness(marker: ScratchMarker | null, now = Date.now(), here = hostname(), isAlive = alive): Pick<ScratchDatabase, 'state' | 'why'> {
+export function staleness(
+  marker: ScratchMarker | null,
+  now = Date.now(),
+  here = hostname(),
+  isAlive = alive,
+): Pick<ScratchDatabase, 'state' | 'why'> {
   if (!marker) return { state: 'foreign', why: NOT_OURS };
   const started = Date.parse(marker.startedAt);
-  const by = `mongo-advisor ${marker.version} (${marker.via}, pid ${marker.pid} on ${marker.host}) started ${marker.startedAt}`;
-  if (!Number.isFinite(started) || now - started > STALE_AFTER_MS) return { state: 'stale', why: `${by}, more than ${STALE_AFTER_MS / 3_600_000} hours ago` };
-  if (marker.host === here && marker.pid !== process.pid && !isAlive(marker.pid)) return { state: 'stale', why: `${by}; that process no longer runs` };
+  const by =
+    `mongo-advisor ${marker.version} (${marker.via}, pid ${marker.pid} on ${marker.host}) ` +
+    `started ${marker.startedAt}`;
+  if (!Number.isFinite(started) || now - started > STALE_AFTER_MS)
+    return { state: 'stale', why: `${by}, more than ${STALE_AFTER_MS / 3_600_000} hours ago` };
+  if (marker.host === here && marker.pid !== process.pid && !isAlive(marker.pid))
+    return { state: 'stale', why: `${by}; that process no longer runs` };
   if (marker.host === here && marker.pid === process.pid) return { state: 'running', why: `${by}: this very process` };
-  return { state: 'running', why: `${by}: still running${marker.host === here ? '' : ' (another host: not checked, treated as running until it is 6 hours old)'}` };
+  return {
+    state: 'running',
+    why:
+      `${by}: still ` +
+      `running${marker.host === here ? '' : ' (another host: not checked, treated as running until it ' + 'is 6 hours ' + 'old)'}`,
+  };
 }
 
 function asMarker(d: Doc | undefined): ScratchMarker | null {
-  if (!d || d.tool !== 'mongo-advisor' || typeof d.pid !== 'number' || typeof d.host !== 'string' || typeof d.startedAt !== 'string') return null;
-  return { _id: 'owner', tool: 'mongo-advisor', version: typeof d.version === 'string' ? d.version : '?', host: d.host, pid: d.pid, startedAt: d.startedAt, via: typeof d.via === 'string' ? d.via : '?' };
+  if (
+    !d ||
+    d.tool !== 'mongo-advisor' ||
+    typeof d.pid !== 'number' ||
+    typeof d.host !== 'string' ||
+    typeof d.startedAt !== 'string'
+  )
+    return null;
+  return {
+    _id: 'owner',
+    tool: 'mongo-advisor',
+    version: typeof d.version === 'string' ? d.version : '?',
+    host: d.host,
+    pid: d.pid,
+    startedAt: d.startedAt,
+    via: typeof d.via === 'string' ? d.via : '?',
+  };
 }
 
 /**
@@ -71,7 +100,9 @@ function asMarker(d: Doc | undefined): ScratchMarker | null {
 export async function listScratchDatabases(adapter: Adapter, maxTimeMS = 10_000): Promise<ScratchDatabase[]> {
   const ro = readOnly(adapter);
   const r = await ro.command('admin', { listDatabases: 1, nameOnly: false, maxTimeMS });
-  const dbs = ((r.databases as Doc[] | undefined) ?? []).filter((d) => typeof d.name === 'string' && d.name.startsWith(SCRATCH_PREFIX));
+  const dbs = ((r.databases as Doc[] | undefined) ?? []).filter(
+    (d) => typeof d.name === 'string' && d.name.startsWith(SCRATCH_PREFIX),
+  );
   const out: ScratchDatabase[] = [];
   for (const d of dbs) {
     const name = d.name as string;
@@ -83,7 +114,12 @@ export async function listScratchDatabases(adapter: Adapter, maxTimeMS = 10_000)
       marker = null;
     }
     const size = Number(d.sizeOnDisk);
-    out.push({ name, bytes: Number.isFinite(size) && d.sizeOnDisk !== undefined ? size : null, marker, ...staleness(marker) });
+    out.push({
+      name,
+      bytes: Number.isFinite(size) && d.sizeOnDisk !== undefined ? size : null,
+      marker,
+      ...staleness(marker),
+    });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -103,7 +139,10 @@ export function leftoverLines(found: readonly ScratchDatabase[], removeWith: str
   if (stale.length === 0) return lines;
   const total = stale.reduce((s, d) => s + (d.bytes ?? 0), 0);
   return [
-    `${stale.length} stale scratch database${stale.length === 1 ? '' : 's'} left by earlier runs (${formatSize(total)}, copies of source documents): ${stale.map((d) => `${d.name} (${formatSize(d.bytes)}; ${d.why})`).join(', ')}. Remove ${stale.length === 1 ? 'it' : 'them'} with: ${removeWith}`,
+    `${stale.length} stale scratch database${stale.length === 1 ? '' : 's'} left by earlier runs ` +
+      `(${formatSize(total)}, copies of source ` +
+      `documents): ${stale.map((d) => `${d.name} (${formatSize(d.bytes)}; ${d.why})`).join(', ')}. ` +
+      `Remove ${stale.length === 1 ? 'it' : 'them'} with: ${removeWith}`,
     ...lines,
   ];
 }

@@ -14,7 +14,8 @@ import type { Adapter, Doc } from '../adapters/types';
  * | active  | globalLock.activeClients.total, else connections.active (Threads_running)   | 25          | 50         |
  * | queued  | globalLock.currentQueue.total (operations waiting for a ticket or lock)     | 10          | 50         |
  * | dirty   | wiredTiger.cache "tracked dirty bytes in the cache" / "maximum bytes configured" | 0.05   | 0.20       |
- * | lag     | replSetGetStatus: primary optimeDate − slowest secondary's, in seconds       | 1           | (pause only) |
+ * | lag     | replSetGetStatus: primary optimeDate − slowest secondary's, in seconds       | 1           | (pause only)
+ * |
  *
  * `active`, `queued` and `lag` are pt-online-schema-change's figures (Threads_running counts running and waiting
  * threads, which MongoDB splits into active clients and queues; a queue means every ticket is taken, so it pauses
@@ -41,9 +42,16 @@ export type LoadReading = Partial<LoadLimits>;
 /** `--max-load active=25,queued=10,dirty=0.05,lag=1`: any subset; the rest keep their defaults. */
 export function parseMaxLoad(text: string): LoadLimits {
   const out = { ...MAX_LOAD };
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^(active|queued|dirty|lag)\s*[=:]\s*(\d+(?:\.\d+)?)$/.exec(part);
-    if (!m) throw new Error(`--max-load: "${part}" is not <metric>=<number> with a metric among active, queued, dirty, lag (e.g. active=25,queued=10,dirty=0.05,lag=1)`);
+    if (!m)
+      throw new Error(
+        `--max-load: "${part}" is not <metric>=<number> with a metric among active, queued, dirty, lag ` +
+          `(e.g. active=25,queued=10,dirty=0.05,lag=1)`,
+      );
     out[m[1] as keyof LoadLimits] = Number(m[2]);
   }
   return out;
@@ -54,7 +62,8 @@ export function formatLimits(l: LoadLimits): string {
 }
 
 const num = (v: unknown): number | undefined => {
-  const n = typeof v === 'object' && v !== null && 'toNumber' in v ? (v as { toNumber(): number }).toNumber() : Number(v);
+  const n =
+    typeof v === 'object' && v !== null && 'toNumber' in v ? (v as { toNumber(): number }).toNumber() : Number(v);
   return v === undefined || v === null || !Number.isFinite(n) ? undefined : n;
 };
 
@@ -83,7 +92,11 @@ export function lagFromReplStatus(r: Doc): number | undefined {
   const primary = members.find((m) => m.stateStr === 'PRIMARY');
   const p = primary ? time(primary) : undefined;
   if (p === undefined) return undefined;
-  const lags = members.filter((m) => m.stateStr === 'SECONDARY').map(time).filter((t): t is number => t !== undefined).map((t) => (p - t) / 1000);
+  const lags = members
+    .filter((m) => m.stateStr === 'SECONDARY')
+    .map(time)
+    .filter((t): t is number => t !== undefined)
+    .map((t) => (p - t) / 1000);
   return lags.length ? Math.max(0, ...lags) : 0;
 }
 
@@ -93,7 +106,8 @@ export function overLimits(r: LoadReading, limits: LoadLimits | Omit<LoadLimits,
   for (const k of ['active', 'queued', 'dirty', 'lag'] as const) {
     const v = r[k];
     const l = (limits as Partial<LoadLimits>)[k];
-    if (v !== undefined && l !== undefined && v > l) over.push(`${k}=${k === 'dirty' ? v.toFixed(3) : String(Math.round(v * 100) / 100)}>${l}`);
+    if (v !== undefined && l !== undefined && v > l)
+      over.push(`${k}=${k === 'dirty' ? v.toFixed(3) : String(Math.round(v * 100) / 100)}>${l}`);
   }
   return over;
 }
@@ -126,7 +140,10 @@ export class LoadGuard {
   pausedMs = 0;
   private replicaSet: boolean | null = null;
 
-  constructor(private readonly adapter: Adapter | null, private readonly opts: LoadGuardOptions = {}) {
+  constructor(
+    private readonly adapter: Adapter | null,
+    private readonly opts: LoadGuardOptions = {},
+  ) {
     this.limits = opts.limits ?? MAX_LOAD;
     this.intervalMs = opts.intervalMs ?? CHECK_INTERVAL_MS;
     this.maxPauseMs = opts.maxPauseMs ?? MAX_PAUSE_MS;
@@ -168,11 +185,23 @@ export class LoadGuard {
     let told = false;
     while (over.length) {
       const critical = overLimits(reading, CRITICAL_LOAD);
-      if (critical.length) throw new LoadAbort(`stopped confirming: the server's load is past the critical level (${critical.join(', ')}; critical levels active=${CRITICAL_LOAD.active},queued=${CRITICAL_LOAD.queued},dirty=${CRITICAL_LOAD.dirty}); nothing more is written, and the scratch database is dropped. Rerun when the server is quieter.`);
+      if (critical.length)
+        throw new LoadAbort(
+          `stopped confirming: the server's load is past the critical level (${critical.join(', ')}; ` +
+            `critical levels ` +
+            `active=${CRITICAL_LOAD.active},queued=${CRITICAL_LOAD.queued},dirty=${CRITICAL_LOAD.dirty}); ` +
+            `nothing more is written, and the scratch database is dropped. Rerun when the server is quieter.`,
+        );
       const waited = performance.now() - started;
-      if (waited >= this.maxPauseMs) throw new LoadAbort(`stopped confirming: the server's load stayed above --max-load for ${Math.round(waited / 1000)} s (${over.join(', ')}; --max-load ${formatLimits(this.limits)}); nothing more is written, and the scratch database is dropped. Rerun when the server is quieter, or raise --max-load.`);
+      if (waited >= this.maxPauseMs)
+        throw new LoadAbort(
+          `stopped confirming: the server's load stayed above --max-load for ${Math.round(waited / 1000)} s ` +
+            `(${over.join(', ')}; --max-load ${formatLimits(this.limits)}); nothing more is written, and the ` +
+            `scratch database is dropped. Rerun when the server is quieter, or raise --max-load.`,
+        );
       if (this.opts.signal?.aborted) return;
-      if (!told) this.opts.log?.(`pausing: the server is busy (${over.join(', ')}; --max-load ${formatLimits(this.limits)})`);
+      if (!told)
+        this.opts.log?.(`pausing: the server is busy (${over.join(', ')}; --max-load ${formatLimits(this.limits)})`);
       told = true;
       await new Promise((resolve) => setTimeout(resolve, this.intervalMs));
       reading = await this.read();

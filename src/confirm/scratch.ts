@@ -68,7 +68,14 @@ export interface ScratchPlan {
  * - `mid-timing`: a timed trial is in flight (the fourth identical command in a row: warm-up and trials);
  * - `before-drop`: cleanup has begun and refuses new commands, and the dropDatabase is about to be sent.
  */
-export const INTERRUPT_PHASES = ['after-marker', 'after-create', 'mid-insert', 'after-index', 'mid-timing', 'before-drop'] as const;
+export const INTERRUPT_PHASES = [
+  'after-marker',
+  'after-create',
+  'mid-insert',
+  'after-index',
+  'mid-timing',
+  'before-drop',
+] as const;
 export type InterruptPhase = (typeof INTERRUPT_PHASES)[number];
 export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -135,7 +142,15 @@ export class Scratch {
     this.bson = adapter.bson;
     this.source = adapter.source;
     this.db = `${SCRATCH_PREFIX}${suffix}`;
-    this.marker = { _id: 'owner', tool: 'mongo-advisor', version: VERSION, host: hostname(), pid: process.pid, startedAt: new Date().toISOString(), via };
+    this.marker = {
+      _id: 'owner',
+      tool: 'mongo-advisor',
+      version: VERSION,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      via,
+    };
   }
 
   /** A handle on an existing scratch database (a leftover), only to drop it: `cleanup()` drops it. */
@@ -169,7 +184,13 @@ export class Scratch {
     );
     await this.marking;
     const name = Object.keys(cmd)[0] ?? '';
-    if (this.beforeWrite && (name === 'create' || name === 'createIndexes' || (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))) await this.beforeWrite();
+    if (
+      this.beforeWrite &&
+      (name === 'create' ||
+        name === 'createIndexes' ||
+        (name === 'insert' && Array.isArray(cmd.documents) && cmd.documents.length > 1))
+    )
+      await this.beforeWrite();
     this.refuseIfClosing();
     this.last = name === this.last.name ? { name, times: this.last.times + 1 } : { name, times: 1 };
     // A copy of several documents, whichever path sends it: one insert of several, or a batch of an insertMany.
@@ -184,7 +205,8 @@ export class Scratch {
   }
 
   private refuseIfClosing(): void {
-    if (this.closing) throw new Error(`the scratch database ${this.db} is being dropped: no more commands are sent to it`);
+    if (this.closing)
+      throw new Error(`the scratch database ${this.db} is being dropped: no more commands are sent to it`);
   }
 
   /** Sends one command and keeps it in `inflight` until it is answered: cleanup waits for those before it drops. */
@@ -209,10 +231,16 @@ export class Scratch {
       source: this.source,
       bson: this.bson,
       roundTrips: 0,
-      command: (db, c) => (db === this.db ? this.command(c) : Promise.reject(new Error(`the scratch handle sends only to ${this.db}, not ${db}`))),
+      command: (db, c) =>
+        db === this.db
+          ? this.command(c)
+          : Promise.reject(new Error(`the scratch handle sends only to ${this.db}, not ${db}`)),
       close: () => Promise.resolve(),
     };
-    return await commandCursor(handle, this.db, cmd, { maxTimeMS: opts.maxTimeMS ?? 10_000, ...(opts.limit !== undefined ? { limit: opts.limit } : {}) });
+    return await commandCursor(handle, this.db, cmd, {
+      maxTimeMS: opts.maxTimeMS ?? 10_000,
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    });
   }
 
   /** fsync on admin (never with lock): a checkpoint, so storage sizes count what was written to scratch. */
@@ -255,8 +283,9 @@ export class Scratch {
       const n = plan.tooLarge.length;
       const limit = formatBytes((await this.copyLimits()).maxBsonObjectSize);
       const what = n === 1 ? 'document was' : 'documents were';
-      const note = `${formatNumber(n)} ${what} not copied to the scratch collection ${coll}: `
-        + `over the server's maxBsonObjectSize (${limit})`;
+      const note =
+        `${formatNumber(n)} ${what} not copied to the scratch collection ${coll}: ` +
+        `over the server's maxBsonObjectSize (${limit})`;
       if (!this.notes.includes(note)) this.notes.push(note);
     }
     const out: Copied = { inserted: 0, writeErrors: [], tooLarge: plan.tooLarge.length };
@@ -334,13 +363,18 @@ export class Scratch {
         failures.push(`attempt ${attempt}: ${describeServerError(err)}`);
         const code = asServerError(err).code;
         // No code: the connection failed, and listDatabases would wait for the same server.
-        if (code === undefined) return `could not drop ${this.db} (${failures.join('; ')}): the server could not be reached to check whether it remains; ${byHand}`;
+        if (code === undefined)
+          return (
+            `could not drop ${this.db} (${failures.join('; ')}): the server could not be reached to check ` +
+            `whether it remains; ${byHand}`
+          );
         if (NOT_RETRYABLE.has(code)) break;
         continue;
       }
       // A command still unanswered past the settle wait may land after this drop and recreate the database: wait for
       // it once more, then believe listDatabases, not the reply.
-      if (!(await this.settle(SETTLE_MS))) failures.push(`attempt ${attempt}: ${this.inflight.size} command(s) sent before cleanup were still unanswered`);
+      if (!(await this.settle(SETTLE_MS)))
+        failures.push(`attempt ${attempt}: ${this.inflight.size} command(s) sent before cleanup were still unanswered`);
       if ((await this.listed()) !== true) {
         this.dropped = true;
         return null;
@@ -362,7 +396,12 @@ export class Scratch {
   /** Whether listDatabases lists the scratch database; a string says why that could not be read. */
   private async listed(): Promise<boolean | string> {
     try {
-      const r = await this.#adapter.command('admin', { listDatabases: 1, nameOnly: true, filter: { name: this.db }, maxTimeMS: 10_000 });
+      const r = await this.#adapter.command('admin', {
+        listDatabases: 1,
+        nameOnly: true,
+        filter: { name: this.db },
+        maxTimeMS: 10_000,
+      });
       return ((r.databases as Doc[] | undefined) ?? []).some((d) => d.name === this.db);
     } catch (err) {
       return `listDatabases failed: ${describeServerError(err)}`;

@@ -3,7 +3,19 @@ import type { Doc } from '../adapters/types';
 import { formatRatioFigure } from '../core/format';
 import { intervalLabel, medianRank, orderStatMiss } from '../core/stats';
 import type { RatioInterval } from '../core/types';
-import { BLOCK_ROUNDS, blockRatios, type Budget, CONFIDENCE, DEFAULT_TRIALS, holdsAny, MIN_BLOCKS, type Pairing, sequentialDesign, type Timed, type TrialPlan } from './harness';
+import {
+  BLOCK_ROUNDS,
+  blockRatios,
+  type Budget,
+  CONFIDENCE,
+  DEFAULT_TRIALS,
+  holdsAny,
+  MIN_BLOCKS,
+  type Pairing,
+  sequentialDesign,
+  type Timed,
+  type TrialPlan,
+} from './harness';
 
 export interface Arm {
   label: string;
@@ -25,7 +37,12 @@ export interface Arm {
  * both looks. A budget that ends the first look early gives one look at the blocks timed: fewer than MIN_BLOCKS is a
  * range of what was timed (coverage below 95%), which `judge` reads as inconclusive.
  */
-export async function alternate(budget: Budget, a: Arm, b: Arm, plan: TrialPlan = DEFAULT_TRIALS): Promise<[Timed, Timed]> {
+export async function alternate(
+  budget: Budget,
+  a: Arm,
+  b: Arm,
+  plan: TrialPlan = DEFAULT_TRIALS,
+): Promise<[Timed, Timed]> {
   const sa: number[] = [];
   const sb: number[] = [];
   const max = Math.max(plan.trials, plan.maxTrials ?? 3 * plan.trials);
@@ -36,7 +53,16 @@ export async function alternate(budget: Budget, a: Arm, b: Arm, plan: TrialPlan 
   const design = sequentialDesign(n1, maxBlocks > n1);
   const warmup = evenWarmup(plan.warmup);
   const round = async (i: number): Promise<void> => {
-    const order: [Arm, number[]][] = i % 2 === 0 ? [[a, sa], [b, sb]] : [[b, sb], [a, sa]];
+    const order: [Arm, number[]][] =
+      i % 2 === 0
+        ? [
+            [a, sa],
+            [b, sb],
+          ]
+        : [
+            [b, sb],
+            [a, sa],
+          ];
     const times: number[] = [];
     for (const [arm] of order) {
       await arm.reset?.();
@@ -72,7 +98,14 @@ export async function alternate(budget: Budget, a: Arm, b: Arm, plan: TrialPlan 
       rank = rank2;
     }
   }
-  const pairing = (other: string): Pairing => ({ with: other, n: nb * BLOCK_ROUNDS, blocks: nb, rank, coverage, looks });
+  const pairing = (other: string): Pairing => ({
+    with: other,
+    n: nb * BLOCK_ROUNDS,
+    blocks: nb,
+    rank,
+    coverage,
+    looks,
+  });
   const complete = nb >= MIN_BLOCKS;
   return [
     { label: a.label, samples: sa, complete, pairing: pairing(b.label) },
@@ -85,7 +118,8 @@ function evenWarmup(warmup: number): number {
   return warmup + (warmup % 2);
 }
 
-/** Every round `alternate` runs for a plan without a second look (maxTrials = trials): warm-ups and the blocks' rounds. */
+/** Every round `alternate` runs for a plan without a second look (maxTrials = trials): warm-ups and the blocks'
+ * rounds. */
 export function roundsOf(plan: TrialPlan): number {
   return evenWarmup(plan.warmup) + Math.max(MIN_BLOCKS, plan.trials) * BLOCK_ROUNDS;
 }
@@ -101,7 +135,8 @@ export function withoutId(doc: Doc): Doc {
   return rest;
 }
 
-/** "1.2x (95% interval 1.1x–1.3x)", or "about 230x–490x (95% interval)" when the interval spans a factor of 2 or more. */
+/** "1.2x (95% interval 1.1x–1.3x)", or "about 230x–490x (95% interval)" when the interval spans a factor of 2 or
+ * more. */
 export function fmtRatio(r: RatioInterval): string {
   return formatRatioFigure(r, ciLabel(r));
 }

@@ -1,7 +1,8 @@
 /**
  * Verdicts and their words, for every rule's experiment: the verdict comes from the numbers (`judge` in harness.ts:
- * the interval against the claim, cleared by the noise margin NOISE_MARGIN), and the sentence is picked by the verdict. A rule's confirmation messages are
- * templates whose ids start with the verdict they are written for (`supported…`, `refuted…`, `inconclusive…`), with
+ * the interval against the claim, cleared by the noise margin NOISE_MARGIN), and the sentence is picked by the verdict.
+ * A rule's confirmation messages are templates whose ids start with the verdict they are written for (`supported…`,
+ * `refuted…`, `inconclusive…`), with
  * `notRun…` and `error…` for experiments that did not run and `measured…` for sentences that only give figures and
  * must hold no verdict word. test/confirm-messages.test.ts scans every variant of every rule against its prefix.
  */
@@ -18,7 +19,11 @@ export const MESSAGE_PREFIXES = ['supported', 'refuted', 'inconclusive', 'notRun
 type DataOf<T extends string> = [Placeholders<T>] extends [never] ? [] : [Record<Placeholders<T>, MessageValue>];
 
 /** One sentence of a rule's confirmation messages, filled with exactly its placeholders' values. */
-export function say<M extends Record<string, string>, K extends keyof M & string>(messages: M, id: K, ...data: DataOf<M[K]>): string {
+export function say<M extends Record<string, string>, K extends keyof M & string>(
+  messages: M,
+  id: K,
+  ...data: DataOf<M[K]>
+): string {
   return fillTemplate(messages[id] as string, data[0] ?? {});
 }
 

@@ -61,7 +61,14 @@ export type LintResult = CheckResult & { lint?: LintInfo };
 /** Stable identity of a finding: `ruleId/messageId db.collection path index`. */
 export function fingerprint(f: Pick<Finding, 'ruleId' | 'messageId' | 'target'>): string {
   const t = f.target;
-  return [`${f.ruleId}/${f.messageId}`, `${t.db}.${t.collection ?? '*'}`, t.path ?? '', t.index ? `index:${t.index}` : ''].filter(Boolean).join(' ');
+  return [
+    `${f.ruleId}/${f.messageId}`,
+    `${t.db}.${t.collection ?? '*'}`,
+    t.path ?? '',
+    t.index ? `index:${t.index}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export function buildBaseline(findings: readonly Finding[], now = new Date()): BaselineFile {
@@ -69,7 +76,8 @@ export function buildBaseline(findings: readonly Finding[], now = new Date()): B
   for (const f of findings) {
     const fp = fingerprint(f);
     const prev = seen.get(fp);
-    if (!prev || severityRank(f.severity) > severityRank(prev.severity)) seen.set(fp, { fingerprint: fp, ruleId: f.ruleId, severity: f.severity, message: f.message });
+    if (!prev || severityRank(f.severity) > severityRank(prev.severity))
+      seen.set(fp, { fingerprint: fp, ruleId: f.ruleId, severity: f.severity, message: f.message });
   }
   return {
     format: BASELINE_FORMAT,
@@ -82,14 +90,31 @@ export function buildBaseline(findings: readonly Finding[], now = new Date()): B
 export function parseBaseline(data: unknown, file: string): BaselineFile {
   const d = data as Partial<BaselineFile> | null;
   if (d === null || typeof d !== 'object' || d.format !== BASELINE_FORMAT) {
-    const what = d && typeof d === 'object' && (d as { format?: unknown }).format === 'mongo-advisor-snapshot' ? 'a snapshot' : 'not a mongo-advisor baseline';
-    throw new UserError(`${file} is ${what}; a baseline is written by: mongo-advisor lint <uri-or-snapshot> --baseline <new baseline file> --update-baseline`);
+    const what =
+      d && typeof d === 'object' && (d as { format?: unknown }).format === 'mongo-advisor-snapshot'
+        ? 'a snapshot'
+        : 'not a mongo-advisor baseline';
+    throw new UserError(
+      `${file} is ${what}; a baseline is written by: mongo-advisor lint <uri-or-snapshot> --baseline <new ` +
+        `baseline file> --update-baseline`,
+    );
   }
   if (d.version !== BASELINE_VERSION) {
-    throw new UserError(`${file} is a baseline of format version ${String(d.version)}; this mongo-advisor reads version ${BASELINE_VERSION}. Write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding; compare it with the old one before replacing it).`);
+    throw new UserError(
+      `${file} is a baseline of format version ${String(d.version)}; this mongo-advisor reads ` +
+        `version ${BASELINE_VERSION}. Write a new one with --baseline <new baseline file> --update-baseline ` +
+        `(it accepts every current finding; compare it with the old one before replacing it).`,
+    );
   }
-  const bad = !Array.isArray(d.findings) || d.findings.some((e) => typeof e?.fingerprint !== 'string' || !SEVERITIES.includes(e.severity));
-  if (bad) throw new UserError(`${file} is a damaged baseline: every entry of "findings" needs a "fingerprint" and a "severity" (${SEVERITIES.join(', ')}). Restore it from version control, or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding).`);
+  const bad =
+    !Array.isArray(d.findings) ||
+    d.findings.some((e) => typeof e?.fingerprint !== 'string' || !SEVERITIES.includes(e.severity));
+  if (bad)
+    throw new UserError(
+      `${file} is a damaged baseline: every entry of "findings" needs a "fingerprint" and a "severity" ` +
+        `(${SEVERITIES.join(', ')}). Restore it from version control, or write a new one with --baseline <new ` +
+        `baseline file> --update-baseline (it accepts every current finding).`,
+    );
   return d as BaselineFile;
 }
 
@@ -100,16 +125,28 @@ export function loadBaseline(file: string): BaselineFile {
     text = readTextBounded(file, MAX_BASELINE_BYTES);
   } catch (err) {
     if (err instanceof TooLarge) {
-      throw new UserError(`The baseline ${file} holds more than ${formatBytes(MAX_BASELINE_BYTES)}, far more than any report's findings, so it was not read. Check that --baseline names the baseline file, or write a new one with --baseline <new baseline file> --update-baseline.`);
+      throw new UserError(
+        `The baseline ${file} holds more than ${formatBytes(MAX_BASELINE_BYTES)}, far more than any ` +
+          `report's findings, so it was not read. Check that --baseline names the baseline file, or write a ` +
+          `new one with --baseline <new baseline file> --update-baseline.`,
+      );
     }
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Baseline file ${file} does not exist. Create it with: mongo-advisor lint <uri-or-snapshot> --baseline ${file} --update-baseline`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UserError(
+        `Baseline file ${file} does not exist. Create it with: mongo-advisor lint <uri-or-snapshot> ` +
+          `--baseline ${file} --update-baseline`,
+      );
     throw new UserError(`Could not read the baseline ${file}: ${(err as Error).message}`);
   }
   try {
     return parseBaseline(JSON.parse(text), file);
   } catch (err) {
     if (err instanceof UserError) throw err;
-    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a baseline. Restore it from version control, or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current finding).`);
+    throw new UserError(
+      `${file} is not JSON (${(err as Error).message}), so not a baseline. Restore it from version control, ` +
+        `or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current ` +
+        `finding).`,
+    );
   }
 }
 
@@ -121,14 +158,22 @@ export function saveBaseline(file: string, baseline: BaselineFile): void {
   }
 }
 
-export function compareBaseline(findings: readonly Finding[], baseline: BaselineFile, file: string): BaselineComparison {
+export function compareBaseline(
+  findings: readonly Finding[],
+  baseline: BaselineFile,
+  file: string,
+): BaselineComparison {
   const known = new Map(baseline.findings.map((e) => [e.fingerprint, e]));
   const states: Record<string, BaselineState> = {};
   let accepted = 0;
   for (const f of findings) {
     const fp = fingerprint(f);
     const entry = known.get(fp);
-    const state: BaselineState = !entry ? 'new' : severityRank(f.severity) > severityRank(entry.severity) ? 'updated' : 'unchanged';
+    const state: BaselineState = !entry
+      ? 'new'
+      : severityRank(f.severity) > severityRank(entry.severity)
+        ? 'updated'
+        : 'unchanged';
     // Several findings may share a fingerprint; the worst state wins.
     if (states[fp] === undefined || state !== 'unchanged') states[fp] = state;
   }
@@ -149,7 +194,11 @@ export function unreadTargets(result: CheckResult): { where: string; why: string
   for (const n of result.notes) {
     // an error with neither target nor collector is confirmation's (lint does not confirm unless asked): not a read
     if (n.level !== 'error' || (!n.target && !n.collector)) continue;
-    const where = n.target ? (n.target.collection ? `${n.target.db}.${n.target.collection}` : n.target.db) : `the deployment-wide data of ${n.collector ?? ''}`;
+    const where = n.target
+      ? n.target.collection
+        ? `${n.target.db}.${n.target.collection}`
+        : n.target.db
+      : `the deployment-wide data of ${n.collector ?? ''}`;
     if (!seen.has(where)) seen.set(where, { where, why: n.message, deployment: !n.target });
   }
   return [...seen.values()];
@@ -160,28 +209,58 @@ export function unreadTargets(result: CheckResult): { where: string; why: string
  * what it was asked to check could not be read (CI fails closed: a gate that read nothing must not pass), unless
  * `allowPartial`.
  */
-export function judge(result: CheckResult, opts: { failOn: Severity; maxWarnings: number | null; baseline: BaselineComparison | null; allowPartial?: boolean }): LintInfo {
+export function judge(
+  result: CheckResult,
+  opts: { failOn: Severity; maxWarnings: number | null; baseline: BaselineComparison | null; allowPartial?: boolean },
+): LintInfo {
   const counted: Record<Severity, number> = { error: 0, warn: 0, info: 0 };
   for (const f of result.findings) if (counts(f, opts.baseline)) counted[f.severity]++;
-  const failing = SEVERITIES.filter((s) => severityRank(s) >= severityRank(opts.failOn)).reduce((n, s) => n + counted[s], 0);
+  const failing = SEVERITIES.filter((s) => severityRank(s) >= severityRank(opts.failOn)).reduce(
+    (n, s) => n + counted[s],
+    0,
+  );
   const accepted = opts.baseline ? ` (${opts.baseline.accepted} accepted by the baseline)` : '';
   const unread = unreadTargets(result);
-  const partial = unread.length > 0 ? `; ${unread.length} not read (${unread[0]?.where}${unread.length > 1 ? ', …' : ''}), judged without them (--allow-partial)` : '';
+  const partial =
+    unread.length > 0
+      ? `; ${unread.length} not read (${unread[0]?.where}${unread.length > 1 ? ', …' : ''}), judged without ` +
+        `them (--allow-partial)`
+      : '';
   let exitCode: 0 | 1 | 2 = 0;
   let verdict: string;
   if (unread.length > 0 && !opts.allowPartial) {
     exitCode = 2;
     const first = unread[0] as (typeof unread)[number];
     const what = unread.some((u) => u.deployment) ? ['part', 'parts'] : ['collection', 'collections'];
-    verdict = `could not check: ${unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`} not read (${first.where}: ${first.why}${unread.length > 1 ? `; and ${unread.slice(1, 4).map((u) => u.where).join(', ')}${unread.length > 4 ? ', …' : ''}` : ''}), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
+    verdict = `could not check: ${unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`} not read (${first.where}: ${first.why}${
+      unread.length > 1
+        ? `; and ${unread
+            .slice(1, 4)
+            .map((u) => u.where)
+            .join(', ')}${unread.length > 4 ? ', …' : ''}`
+        : ''
+    }), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
   } else if (failing > 0) {
     exitCode = 1;
-    verdict = `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or above ${opts.failOn}${accepted}${partial}`;
+    verdict =
+      `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or ` + `above ${opts.failOn}${accepted}${partial}`;
   } else if (opts.maxWarnings !== null && counted.warn > opts.maxWarnings) {
     exitCode = 1;
-    verdict = `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than --max-warnings ${opts.maxWarnings}${accepted}${partial}`;
+    verdict =
+      `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than ` +
+      `--max-warnings ${opts.maxWarnings}${accepted}${partial}`;
   } else {
-    verdict = `passed: no new finding at or above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at most ${opts.maxWarnings} warnings` : ''}${accepted}${partial}`;
+    verdict =
+      `passed: no new finding at or ` +
+      `above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at ` + `most ${opts.maxWarnings} ` + `warnings` : ''}${accepted}${partial}`;
   }
-  return { failOn: opts.failOn, maxWarnings: opts.maxWarnings, baseline: opts.baseline, counted, exitCode, unread: unread.map((u) => u.where), verdict };
+  return {
+    failOn: opts.failOn,
+    maxWarnings: opts.maxWarnings,
+    baseline: opts.baseline,
+    counted,
+    exitCode,
+    unread: unread.map((u) => u.where),
+    verdict,
+  };
 }

@@ -133,7 +133,10 @@ export interface HoldsData {
  * The data a collector stored on the snapshot, a database or a collection; undefined when it did not run there (see
  * `ranCollector`) or found nothing to record.
  */
-export function dataOf<D>(collector: Collector<D, CollectorScope>, holder: HoldsData | null | undefined): D | undefined {
+export function dataOf<D>(
+  collector: Collector<D, CollectorScope>,
+  holder: HoldsData | null | undefined,
+): D | undefined {
   return holder?.data?.[collector.id] as D | undefined;
 }
 

@@ -62,7 +62,11 @@ export const CONFIG_JSON_SCHEMA = {
           {
             type: 'object',
             additionalProperties: false,
-            properties: { severity: { enum: [...SEVERITIES] }, enabled: { type: 'boolean' }, options: { type: 'object' } },
+            properties: {
+              severity: { enum: [...SEVERITIES] },
+              enabled: { type: 'boolean' },
+              options: { type: 'object' },
+            },
           },
         ],
       },
@@ -87,7 +91,11 @@ export function knownRuleIds(rules: readonly Rule[]): string[] {
 const quoteAll = (xs: readonly unknown[]): string => xs.map((x) => JSON.stringify(x)).join(', ');
 
 function keyOf(e: ErrorObject): string {
-  return e.instancePath.replace(/^\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  return e.instancePath
+    .replace(/^\//, '')
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 }
 
 /** One message per problem, naming the key and what is allowed there. */
@@ -101,12 +109,22 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
         const v = value as Record<string, unknown>;
         const bad = Object.keys(v).filter((k) => !SETTING_KEYS.includes(k));
-        if (bad.length) out.add(`unknown key ${quoteAll(bad)} in rules.${id}; allowed keys: ${SETTING_KEYS.join(', ')}`);
-        if (v.severity !== undefined && !SEVERITIES.includes(v.severity as Severity)) out.add(`rules.${id}.severity is ${JSON.stringify(v.severity)}; allowed values: ${quoteAll(SEVERITIES)}`);
-        if (v.enabled !== undefined && typeof v.enabled !== 'boolean') out.add(`rules.${id}.enabled is ${JSON.stringify(v.enabled)}; allowed values: true, false`);
-        if (v.options !== undefined && (v.options === null || typeof v.options !== 'object' || Array.isArray(v.options))) out.add(`rules.${id}.options must be an object of the rule's options`);
+        if (bad.length)
+          out.add(`unknown key ${quoteAll(bad)} in rules.${id}; allowed keys: ${SETTING_KEYS.join(', ')}`);
+        if (v.severity !== undefined && !SEVERITIES.includes(v.severity as Severity))
+          out.add(`rules.${id}.severity is ${JSON.stringify(v.severity)}; allowed values: ${quoteAll(SEVERITIES)}`);
+        if (v.enabled !== undefined && typeof v.enabled !== 'boolean')
+          out.add(`rules.${id}.enabled is ${JSON.stringify(v.enabled)}; allowed values: true, false`);
+        if (
+          v.options !== undefined &&
+          (v.options === null || typeof v.options !== 'object' || Array.isArray(v.options))
+        )
+          out.add(`rules.${id}.options must be an object of the rule's options`);
       } else {
-        out.add(`rules.${id} is ${JSON.stringify(value)}; allowed values: ${quoteAll(['off', ...SEVERITIES])}, or an object with ${SETTING_KEYS.join(', ')}`);
+        out.add(
+          `rules.${id} is ${JSON.stringify(value)}; allowed values: ${quoteAll(['off', ...SEVERITIES])}, or ` +
+            `an object with ${SETTING_KEYS.join(', ')}`,
+        );
       }
       continue;
     }
@@ -114,9 +132,15 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
       const allowed = key === 'maps' ? Object.keys(MAPS_JSON_SCHEMA.properties) : TOP_KEYS;
       const near = closest(extra, allowed);
-      out.add(`unknown key "${key ? `${key}.` : ''}${extra}"${near ? ` (did you mean "${near}"?)` : ''}; allowed keys: ${allowed.join(', ')}`);
+      out.add(
+        `unknown key "${key ? `${key}.` : ''}${extra}"${near ? ` (did you mean "${near}"?)` : ''}; allowed ` +
+          `keys: ${allowed.join(', ')}`,
+      );
     } else if (e.keyword === 'enum') {
-      out.add(`${key} is ${JSON.stringify(valueAt(data, key))}; allowed values: ${quoteAll((e.params as { allowedValues: unknown[] }).allowedValues)}`);
+      out.add(
+        `${key} is ${JSON.stringify(valueAt(data, key))}; allowed ` +
+          `values: ${quoteAll((e.params as { allowedValues: unknown[] }).allowedValues)}`,
+      );
     } else if (e.keyword === 'anyOf') {
       continue;
     } else {
@@ -128,7 +152,8 @@ function describeErrors(errors: readonly ErrorObject[], data: unknown): string[]
 
 function valueAt(data: unknown, key: string): unknown {
   let v: unknown = data;
-  for (const k of key ? key.split('.') : []) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  for (const k of key ? key.split('.') : [])
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
 }
 
@@ -187,7 +212,8 @@ function readJson(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Configuration file ${file} does not exist. Check the path given to --config.`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UserError(`Configuration file ${file} does not exist. Check the path given to --config.`);
     throw new UserError(`Could not read the configuration file ${file}: ${(err as Error).message}`);
   }
   try {

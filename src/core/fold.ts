@@ -12,7 +12,8 @@ import { joinPath, pathSegments } from '../lib/doc-path';
 /**
  * When an object is a map. Our choices, made on the issue's evidence (objects used as maps turned into validators of
  * 18 to 456 `properties`) and MongoDB's attribute pattern ("many similar fields": one `{k, v}` array with one index
- * instead of one index per field, https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/):
+ * instead of one index per field,
+ * https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/):
  */
 export interface FoldOptions {
   /**
@@ -21,7 +22,8 @@ export interface FoldOptions {
    * map the issue met (18 keys), and above the handful of numbered fields (`line1`, `line2`) a real schema has.
    */
   minDistinctKeys: number;
-  /** Share of the distinct keys that must be data-shaped for `minDistinctKeys` to apply. 0.9: a few fixed fields (`total`) beside the keys still fold. */
+  /** Share of the distinct keys that must be data-shaped for `minDistinctKeys` to apply. 0.9: a few fixed fields
+   * (`total`) beside the keys still fold. */
   minShapedShare: number;
   /**
    * Keys shaped like words (user names, e-mail addresses, product attributes): a map from this many distinct keys when
@@ -51,17 +53,49 @@ export const FOLD_DEFAULTS: Readonly<FoldOptions> = Object.freeze({
   maxKeysPerPath: 1000,
 });
 
-/** The `maps` settings as JSON Schema (the configuration file's `maps` key, mongosh's `maps` option), defaults from FOLD_DEFAULTS. */
+/** The `maps` settings as JSON Schema (the configuration file's `maps` key, mongosh's `maps` option), defaults from
+ * FOLD_DEFAULTS. */
 export const MAPS_JSON_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  description: 'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one <key> path before any rule, report or snapshot sees them.',
+  description:
+    'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one ' +
+    '<key> path before any rule, report or snapshot sees them.',
   properties: {
-    minDistinctKeys: { type: 'integer', minimum: 2, description: `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).` },
-    minShapedShare: { type: 'number', minimum: 0, maximum: 1, description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).` },
-    minWordKeys: { type: 'integer', minimum: 2, description: `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).` },
-    minKeySpread: { type: 'number', minimum: 1, description: `For word-shaped keys: distinct keys / the median keys per object from which it is a map (default ${FOLD_DEFAULTS.minKeySpread}).` },
-    maxKeysPerPath: { type: 'integer', minimum: 10, description: `Memory bound: past this many distinct keys under one path it is a map whatever the keys look like (default ${FOLD_DEFAULTS.maxKeysPerPath}).` },
+    minDistinctKeys: {
+      type: 'integer',
+      minimum: 2,
+      description:
+        `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which ` +
+        `it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).`,
+    },
+    minShapedShare: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).`,
+    },
+    minWordKeys: {
+      type: 'integer',
+      minimum: 2,
+      description:
+        `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object ` +
+        `holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).`,
+    },
+    minKeySpread: {
+      type: 'number',
+      minimum: 1,
+      description:
+        `For word-shaped keys: distinct keys / the median keys per object from which it is a map ` +
+        `(default ${FOLD_DEFAULTS.minKeySpread}).`,
+    },
+    maxKeysPerPath: {
+      type: 'integer',
+      minimum: 10,
+      description:
+        `Memory bound: past this many distinct keys under one path it is a map whatever the keys look like ` +
+        `(default ${FOLD_DEFAULTS.maxKeysPerPath}).`,
+    },
   },
 } as const;
 
@@ -140,7 +174,9 @@ export class PathFolder {
    * itself (its keys besides `_id` are data); `_id` never folds, nor do array elements (`$[]`).
    */
   child(parent: string, key: string): string {
-    const folds = key !== DYNAMIC_KEY && (parent === '' ? key !== '_id' && this.maps.has('') : key !== '$[]' && this.maps.has(parent));
+    const folds =
+      key !== DYNAMIC_KEY &&
+      (parent === '' ? key !== '_id' && this.maps.has('') : key !== '$[]' && this.maps.has(parent));
     return joinPath(parent, folds ? DYNAMIC_KEY : key);
   }
 
@@ -181,7 +217,9 @@ export function foldDocProfile(d: DocProfile, folder: PathFolder): DocProfile {
     }
     arrays = [...byPath.values()];
   }
-  const largestFields = d.largestFields.some((f) => folder.fold(f.path) !== f.path) ? d.largestFields.map((f) => ({ ...f, path: folder.fold(f.path) })) : d.largestFields;
+  const largestFields = d.largestFields.some((f) => folder.fold(f.path) !== f.path)
+    ? d.largestFields.map((f) => ({ ...f, path: folder.fold(f.path) }))
+    : d.largestFields;
   return arrays === d.arrays && largestFields === d.largestFields ? d : { ...d, arrays, largestFields };
 }
 

@@ -30,7 +30,8 @@ export function formatBytes(n: number): string {
   let v = Math.abs(n);
   let i = 0;
   // Move up a unit when the value would print as 1,024 or more once rounded (1,023.997 KiB is 1 MiB).
-  const rounded = (x: number): number => Math.round(x * (x >= 100 ? 1 : x >= 10 ? 10 : 100)) / (x >= 100 ? 1 : x >= 10 ? 10 : 100);
+  const rounded = (x: number): number =>
+    Math.round(x * (x >= 100 ? 1 : x >= 10 ? 10 : 100)) / (x >= 100 ? 1 : x >= 10 ? 10 : 100);
   while (i < units.length - 1 && (i === 0 ? Math.round(v) : rounded(v)) >= 1024) {
     v /= 1024;
     i++;
@@ -50,7 +51,8 @@ export { redactUri } from '../lib/redact';
 
 // C0 controls but tab and newline, DEL and C1 controls (ESC, CSI, OSC, BEL…), and the Unicode line separators and
 // bidirectional overrides, isolates and marks that can reorder what a terminal shows.
-const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_FOR_TERMINAL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * A string from the database (a name, a server message) made safe to print: every control character a terminal would
@@ -75,8 +77,9 @@ export function terminalSafeDeep<T>(value: T): T {
 }
 
 /**
- * A ratio to two significant digits (1.25 → "1.3", 0.987 → "0.99", 1.0 → "1.0", 445 → "450", 29.59 → "30"), rounded `down`, `up`
- * or to the `nearest`: an interval's ends are rounded outward, so the printed interval still holds the measured one.
+ * A ratio to two significant digits (1.25 → "1.3", 0.987 → "0.99", 1.0 → "1.0", 445 → "450", 29.59 → "30"), rounded
+ * `down`, `up` or to the `nearest`: an interval's ends are rounded outward, so the printed interval still holds the
+ * measured one.
  */
 export function formatSignificant(x: number, round: 'nearest' | 'down' | 'up' = 'nearest', digits = 2): string {
   if (!Number.isFinite(x)) return String(x);
@@ -88,7 +91,10 @@ export function formatSignificant(x: number, round: 'nearest' | 'down' | 'up' = 
   // rounding up to the next power of ten (0.9999 → 1.0) gains a digit before the point: one fewer after it
   const grew = Math.abs(q) >= Math.pow(10, Math.floor(Math.log10(Math.abs(x))) + 1) ? 1 : 0;
   const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) - grew);
-  return Number(q.toFixed(decimals)).toLocaleString('en-US', { maximumFractionDigits: decimals, minimumFractionDigits: decimals });
+  return Number(q.toFixed(decimals)).toLocaleString('en-US', {
+    maximumFractionDigits: decimals,
+    minimumFractionDigits: decimals,
+  });
 }
 
 /**
@@ -113,10 +119,16 @@ function sideKept(x: number, round: 'down' | 'up', apart: readonly number[]): st
  * more the point says little a rerun would repeat, so only the range is given: "about 230x–490x (95% interval)".
  * `label` is the interval's label (stats.ts `intervalLabel`); `apart`, sizes no printed end may cross.
  */
-export function formatRatioFigure(r: { median: number; low: number; high: number }, label: string, apart: readonly number[] = []): string {
+export function formatRatioFigure(
+  r: { median: number; low: number; high: number },
+  label: string,
+  apart: readonly number[] = [],
+): string {
   // nothing timed (the budget ended before a block): no number is printed for what the server did not do
-  if (!Number.isFinite(r.median) || !Number.isFinite(r.low) || !Number.isFinite(r.high)) return 'no figure (no block was timed within the budget)';
+  if (!Number.isFinite(r.median) || !Number.isFinite(r.low) || !Number.isFinite(r.high))
+    return 'no figure (no block was timed within the budget)';
   if (r.low === r.high) return `${sideKept(r.median, r.median < (apart[0] ?? 0) ? 'down' : 'up', apart)}x`;
-  if (r.low > 0 && r.high / r.low >= 2) return `about ${formatRatioRange(r.low, r.high, apart)} (${label.replace(/:$/, '')})`;
+  if (r.low > 0 && r.high / r.low >= 2)
+    return `about ${formatRatioRange(r.low, r.high, apart)} (${label.replace(/:$/, '')})`;
   return `${formatSignificant(r.median)}x (${label} ${formatRatioRange(r.low, r.high, apart)})`;
 }

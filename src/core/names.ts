@@ -71,24 +71,32 @@ function quoted(name: string): string {
 /** Why MongoDB would refuse `name` as a database name, as one sentence; null when it is a valid name. */
 export function databaseNameProblem(name: string): string | null {
   if (name === '') {
-    return `The database name is empty, and MongoDB database names have 1 to 63 bytes. ` +
-      `Pass the name of one of your databases (${NAMING_DOCS}).`;
+    return (
+      `The database name is empty, and MongoDB database names have 1 to 63 bytes. ` +
+      `Pass the name of one of your databases (${NAMING_DOCS}).`
+    );
   }
   const bytes = utf8Bytes(name);
   if (bytes > MAX_DB_NAME_BYTES) {
-    return `Database name ${quoted(name)} is ${bytes} bytes long, and MongoDB database names must be shorter ` +
-      `than 64 bytes, so no such database can exist. Check the name (${NAMING_DOCS}).`;
+    return (
+      `Database name ${quoted(name)} is ${bytes} bytes long, and MongoDB database names must be shorter ` +
+      `than 64 bytes, so no such database can exist. Check the name (${NAMING_DOCS}).`
+    );
   }
   if (name.includes('\0')) {
-    return `Database name ${quoted(name)} holds a null character, which MongoDB does not allow in database names. ` +
-      `Check the name (${NAMING_DOCS}).`;
+    return (
+      `Database name ${quoted(name)} holds a null character, which MongoDB does not allow in database names. ` +
+      `Check the name (${NAMING_DOCS}).`
+    );
   }
   const bad = DB_FORBIDDEN.filter((c) => name.includes(c));
   if (bad.length > 0) {
     const shown = bad.map((c) => JSON.stringify(c)).join(', ');
-    return `Database name ${quoted(name)} holds ${shown}, which MongoDB does not allow in database names ` +
+    return (
+      `Database name ${quoted(name)} holds ${shown}, which MongoDB does not allow in database names ` +
       `(none of / \\ . space " $), so no such database can exist. Check the name; to check one ` +
-      `collection, name its database and the collection apart, not as db.collection (${NAMING_DOCS}).`;
+      `collection, name its database and the collection apart, not as db.collection (${NAMING_DOCS}).`
+    );
   }
   return null;
 }
@@ -96,25 +104,35 @@ export function databaseNameProblem(name: string): string | null {
 /** Why MongoDB would refuse `name` as a collection name in `db`, as one sentence; null when it is a valid name. */
 export function collectionNameProblem(db: string, name: string): string | null {
   if (name === '') {
-    return `The collection name is empty, and MongoDB collection names are not. ` +
-      `Pass the name of a collection of ${quoted(db)} (${NAMING_DOCS}).`;
+    return (
+      `The collection name is empty, and MongoDB collection names are not. ` +
+      `Pass the name of a collection of ${quoted(db)} (${NAMING_DOCS}).`
+    );
   }
   if (name.includes('\0')) {
-    return `Collection name ${quoted(name)} holds a null character, which MongoDB does not allow in collection ` +
-      `names. Check the name (${NAMING_DOCS}).`;
+    return (
+      `Collection name ${quoted(name)} holds a null character, which MongoDB does not allow in collection ` +
+      `names. Check the name (${NAMING_DOCS}).`
+    );
   }
   if (name.includes('$')) {
-    return `Collection name ${quoted(name)} holds "$", which MongoDB does not allow in collection names. ` +
-      `Check the name (${NAMING_DOCS}).`;
+    return (
+      `Collection name ${quoted(name)} holds "$", which MongoDB does not allow in collection names. ` +
+      `Check the name (${NAMING_DOCS}).`
+    );
   }
   if (isSystemCollection(name) && !isKnownSystemCollection(name)) {
-    return `Collection name ${quoted(name)} begins with "system.", which MongoDB reserves for its own collections, ` +
-      `and names none of them. Check the name (${NAMING_DOCS}).`;
+    return (
+      `Collection name ${quoted(name)} begins with "system.", which MongoDB reserves for its own collections, ` +
+      `and names none of them. Check the name (${NAMING_DOCS}).`
+    );
   }
   const bytes = utf8Bytes(`${db}.${name}`);
   if (bytes > MAX_NAMESPACE_BYTES) {
-    return `Collection name ${quoted(name)} makes the namespace ${bytes} bytes long, and MongoDB namespaces ` +
-      `(database.collection) take at most 255 bytes. Check the name (${NAMING_DOCS}).`;
+    return (
+      `Collection name ${quoted(name)} makes the namespace ${bytes} bytes long, and MongoDB namespaces ` +
+      `(database.collection) take at most 255 bytes. Check the name (${NAMING_DOCS}).`
+    );
   }
   return null;
 }
@@ -122,14 +140,18 @@ export function collectionNameProblem(db: string, name: string): string | null {
 /** Why the advisor does not check database `name`: it is the server's own; null for any other database. */
 export function systemDatabaseProblem(name: string): string | null {
   if (name === 'local') {
-    return 'Database "local" holds the server\'s own data (the replication oplog, the startup log), not your ' +
-      'application\'s: mongo-advisor neither checks it nor copies from it, so nothing was read. ' +
-      'Name one of your databases instead.';
+    return (
+      'Database "local" holds the server\'s own data (the replication oplog, the startup log), not your ' +
+      "application's: mongo-advisor neither checks it nor copies from it, so nothing was read. " +
+      'Name one of your databases instead.'
+    );
   }
   if (name === 'config') {
-    return 'Database "config" holds the server\'s own data (sessions, sharding metadata), not your ' +
-      'application\'s: mongo-advisor neither checks it nor copies from it, so nothing was read. ' +
-      'Name one of your databases instead.';
+    return (
+      'Database "config" holds the server\'s own data (sessions, sharding metadata), not your ' +
+      "application's: mongo-advisor neither checks it nor copies from it, so nothing was read. " +
+      'Name one of your databases instead.'
+    );
   }
   return null;
 }
@@ -137,9 +159,11 @@ export function systemDatabaseProblem(name: string): string | null {
 /** Why the advisor does not check collection `name`: a system collection; null for any other collection. */
 export function systemCollectionProblem(db: string, name: string): string | null {
   if (!isKnownSystemCollection(name)) return null;
-  return `Collection ${quoted(`${db}.${name}`)} is a system collection: the server keeps its own data there ` +
+  return (
+    `Collection ${quoted(`${db}.${name}`)} is a system collection: the server keeps its own data there ` +
     '(users, roles, views, the profiler, time-series buckets), so mongo-advisor neither checks it nor copies ' +
-    'from it, and nothing was read. Pass one of your collections, or none to check every collection of the database.';
+    'from it, and nothing was read. Pass one of your collections, or none to check every collection of the database.'
+  );
 }
 
 /**

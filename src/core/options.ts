@@ -12,7 +12,10 @@ export class OptionsError extends Error {
 }
 
 function describe(ruleId: string, e: ErrorObject): string {
-  const key = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || (e.params as { additionalProperty?: string }).additionalProperty || '(options)';
+  const key =
+    e.instancePath.replace(/^\//, '').replace(/\//g, '.') ||
+    (e.params as { additionalProperty?: string }).additionalProperty ||
+    '(options)';
   if (e.keyword === 'additionalProperties') {
     return `unknown option "${(e.params as { additionalProperty: string }).additionalProperty}" for rule ${ruleId}`;
   }

@@ -83,7 +83,15 @@ const index = {
 
 const stats = {
   type: ['object', 'null'],
-  required: ['count', 'sizeBytes', 'avgObjSize', 'storageSizeBytes', 'totalIndexSizeBytes', 'nindexes', 'blockCompressor'],
+  required: [
+    'count',
+    'sizeBytes',
+    'avgObjSize',
+    'storageSizeBytes',
+    'totalIndexSizeBytes',
+    'nindexes',
+    'blockCompressor',
+  ],
   properties: {
     count: num,
     sizeBytes: num,
@@ -99,7 +107,15 @@ const stats = {
 const arrayProfile = {
   type: 'object',
   required: ['path', 'occurrences', 'maxLength', 'totalLength', 'bytes', 'elementBytes', 'kinds'],
-  properties: { path: str, occurrences: nonNegInt, maxLength: nonNegInt, totalLength: nonNegInt, bytes: num, elementBytes: num, kinds: nonNegInt },
+  properties: {
+    path: str,
+    occurrences: nonNegInt,
+    maxLength: nonNegInt,
+    totalLength: nonNegInt,
+    bytes: num,
+    elementBytes: num,
+    kinds: nonNegInt,
+  },
 } as const;
 
 /** A sampled document's profile: also the items of the outlier collector's `docs` (src/collect/outliers.ts). */
@@ -111,7 +127,10 @@ export const DOC_PROFILE_SCHEMA = {
     createdAt: nullableNum,
     measuredOnServer: { type: 'boolean' },
     arrays: { type: 'array', items: arrayProfile },
-    largestFields: { type: 'array', items: { type: 'object', required: ['path', 'bytes'], properties: { path: str, bytes: num } } },
+    largestFields: {
+      type: 'array',
+      items: { type: 'object', required: ['path', 'bytes'], properties: { path: str, bytes: num } },
+    },
   },
 } as const;
 
@@ -130,7 +149,15 @@ const sample = {
       additionalProperties: {
         type: 'object',
         required: ['present', 'types'],
-        properties: { present: num, types: { type: 'object', additionalProperties: num }, strings: { type: 'object', required: ['blank', 'numeric'], properties: { blank: num, numeric: num, integer: num } } },
+        properties: {
+          present: num,
+          types: { type: 'object', additionalProperties: num },
+          strings: {
+            type: 'object',
+            required: ['blank', 'numeric'],
+            properties: { blank: num, numeric: num, integer: num },
+          },
+        },
       },
     },
     timeSource: { type: ['string', 'null'] },
@@ -148,7 +175,11 @@ const sample = {
           medianKeysNonEmpty: num,
           indexesOnKeys: nonNegInt,
           sharedKeyShare: num,
-          keyShapes: { type: 'object', additionalProperties: num, propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] } },
+          keyShapes: {
+            type: 'object',
+            additionalProperties: num,
+            propertyNames: { enum: ['objectId', 'uuid', 'integer', 'date', 'code', 'word'] },
+          },
           valueTypes: { type: 'object', additionalProperties: num },
         },
       },
@@ -202,7 +233,9 @@ export const SNAPSHOT_JSON_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   $id: `https://mongo-advisor.dev/schemas/snapshot-v${SNAPSHOT_VERSION}.json`,
   title: 'mongo-advisor snapshot',
-  description: 'What `mongo-advisor collect` read from a deployment: paths, types, sizes, counts and shapes, never document values.',
+  description:
+    'What `mongo-advisor collect` read from a deployment: paths, types, sizes, counts and shapes, never ' +
+    'document values.',
   type: 'object',
   required: ['format', 'version', 'collectedAt', 'source', 'server', 'databases', 'notes', 'roundTrips', 'collectors'],
   properties: {
@@ -226,7 +259,11 @@ export const SNAPSHOT_JSON_SCHEMA = {
     },
     databases: {
       type: 'array',
-      items: { type: 'object', required: ['name', 'collections'], properties: { name: str, collections: { type: 'array', items: collection }, data: { type: 'object' } } },
+      items: {
+        type: 'object',
+        required: ['name', 'collections'],
+        properties: { name: str, collections: { type: 'array', items: collection }, data: { type: 'object' } },
+      },
     },
     notes: { type: 'array', items: note },
     privileges: {
@@ -236,7 +273,14 @@ export const SNAPSHOT_JSON_SCHEMA = {
         basis: { enum: ['roles', 'no-auth', 'unknown'] },
         users: { type: 'array', items: str },
         summary: str,
-        skipped: { type: 'array', items: { type: 'object', required: ['check', 'needs', 'reason'], properties: { check: str, needs: str, reason: str } } },
+        skipped: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['check', 'needs', 'reason'],
+            properties: { check: str, needs: str, reason: str },
+          },
+        },
       },
     },
     roundTrips: nonNegInt,
@@ -258,10 +302,14 @@ function dataSchema(collectors: readonly AnyCollector[], scope: CollectorScope):
  * `data.<id>` of the snapshot (deployment collectors), of each database and of each collection.
  */
 export function snapshotJsonSchema(collectors: readonly AnyCollector[]): Json {
-  const schema = structuredClone(SNAPSHOT_JSON_SCHEMA) as unknown as Json & { properties: Json & { databases: Json; data: Json } };
+  const schema = structuredClone(SNAPSHOT_JSON_SCHEMA) as unknown as Json & {
+    properties: Json & { databases: Json; data: Json };
+  };
   if (collectors.length === 0) return schema;
   schema.properties.data = dataSchema(collectors, 'deployment');
-  const database = (schema.properties.databases as { items: { properties: Json & { collections: { items: { properties: Json } } } } }).items;
+  const database = (
+    schema.properties.databases as { items: { properties: Json & { collections: { items: { properties: Json } } } } }
+  ).items;
   database.properties.data = dataSchema(collectors, 'database');
   database.properties.collections.items.properties.data = dataSchema(collectors, 'collection');
   return schema;
@@ -274,7 +322,10 @@ const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 
 /** A compiled validator per set of collectors (by id and version), compiled once. */
 function validatorFor(collectors: readonly AnyCollector[]): ReturnType<typeof ajv.compile> {
-  const key = collectors.map((c) => `${c.id}@${c.version}`).sort().join(',');
+  const key = collectors
+    .map((c) => `${c.id}@${c.version}`)
+    .sort()
+    .join(',');
   let v = validators.get(key);
   if (!v) {
     // One $id names the file format; each composition is compiled without it (ajv keeps schemas by $id).
@@ -289,35 +340,73 @@ function where(e: ErrorObject): string {
 }
 
 function describe(e: ErrorObject): string {
-  if (e.keyword === 'required') return `${where(e)}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
-  if (e.keyword === 'enum') return `${where(e)} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'required')
+    return `${where(e)}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === 'enum')
+    return (
+      `${where(e)} must be one ` +
+      `of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+    );
   return `${where(e)} ${e.message ?? 'is invalid'}`;
 }
 
 /** Says what a parsed JSON value is when it is not a snapshot, or null when it claims to be one. */
 function recognise(data: unknown, file: string): string | null {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return `${file} is not a mongo-advisor snapshot: it holds ${Array.isArray(data) ? 'an array' : `a ${data === null ? 'null' : typeof data}`}, not an object. Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
+    return (
+      `${file} is not a mongo-advisor snapshot: it ` +
+      `holds ${Array.isArray(data) ? 'an array' : `a ${data === null ? 'null' : typeof data}`}, not an object. ` +
+      `Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`
+    );
   }
   const d = data as Record<string, unknown>;
   if (d.format === SNAPSHOT_FORMAT) return null;
-  if (d.format === 'mongo-advisor-baseline') return `${file} is a mongo-advisor baseline, not a snapshot: pass it with --baseline. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
-  if (typeof d.tool === 'object' && d.tool !== null && (d.tool as { name?: unknown }).name === 'mongo-advisor' && Array.isArray(d.findings)) {
-    return `${file} is a mongo-advisor report (check --format json), not a snapshot: it holds findings, not what was collected. Create a snapshot with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
+  if (d.format === 'mongo-advisor-baseline')
+    return (
+      `${file} is a mongo-advisor baseline, not a snapshot: pass it with --baseline. Create a snapshot with: ` +
+      `mongo-advisor collect <uri> --output <new snapshot file>`
+    );
+  if (
+    typeof d.tool === 'object' &&
+    d.tool !== null &&
+    (d.tool as { name?: unknown }).name === 'mongo-advisor' &&
+    Array.isArray(d.findings)
+  ) {
+    return (
+      `${file} is a mongo-advisor report (check --format json), not a snapshot: it holds findings, not what ` +
+      `was collected. Create a snapshot with: mongo-advisor collect <uri> --db <name> --output <new snapshot ` +
+      `file>`
+    );
   }
-  if (typeof d.version === 'string' && d.$schema !== undefined && Array.isArray(d.runs)) return `${file} is a SARIF log, not a mongo-advisor snapshot. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
-  if (typeof d.format === 'string') return `${file} is not a mongo-advisor snapshot: its format is "${d.format}", expected "${SNAPSHOT_FORMAT}".`;
+  if (typeof d.version === 'string' && d.$schema !== undefined && Array.isArray(d.runs))
+    return (
+      `${file} is a SARIF log, not a mongo-advisor snapshot. Create a snapshot with: mongo-advisor collect ` +
+      `<uri> --output <new snapshot file>`
+    );
+  if (typeof d.format === 'string')
+    return `${file} is not a mongo-advisor snapshot: its format is "${d.format}", expected "${SNAPSHOT_FORMAT}".`;
   if (Array.isArray(d.collections) || Array.isArray(d.databases)) {
-    return `${file} looks like a declared spec or another tool's output, not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}"). For a spec, pass it with --spec. Create a snapshot with: mongo-advisor collect <uri> --output <new snapshot file>`;
+    return (
+      `${file} looks like a declared spec or another tool's output, not a mongo-advisor snapshot (no ` +
+      `"format": "${SNAPSHOT_FORMAT}"). For a spec, pass it with --spec. Create a snapshot with: mongo-advisor ` +
+      `collect <uri> --output <new snapshot file>`
+    );
   }
-  return `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`;
+  return (
+    `${file} is not a mongo-advisor snapshot (no "format": "${SNAPSHOT_FORMAT}" field). Create one with: ` +
+    `mongo-advisor collect <uri> --db <name> --output <new snapshot file>`
+  );
 }
 
 /**
  * Checks a parsed value and returns it as a Snapshot, or throws a UserError saying what it is and what to do. The data
  * of the given collectors (those of the rules that will read it) is checked against their schemas.
  */
-export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: readonly AnyCollector[] = []): Snapshot {
+export function parseSnapshot(
+  data: unknown,
+  file = 'the snapshot',
+  collectors: readonly AnyCollector[] = [],
+): Snapshot {
   const deep = tooDeep(data);
   if (deep !== null) {
     throw new UserError(
@@ -331,19 +420,36 @@ export function parseSnapshot(data: unknown, file = 'the snapshot', collectors: 
   if (foreign) throw new UserError(foreign);
   const version = (data as { version?: unknown }).version;
   if (typeof version !== 'number' || !Number.isInteger(version)) {
-    throw new UserError(`${file} is a mongo-advisor snapshot without a valid format version (${JSON.stringify(version)}): it was edited or truncated. Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file>`);
+    throw new UserError(
+      `${file} is a mongo-advisor snapshot without a valid format version (${JSON.stringify(version)}): it ` +
+        `was edited or truncated. Collect a new one with: mongo-advisor collect <uri> --output <new snapshot ` +
+        `file>`,
+    );
   }
   if (version > SNAPSHOT_VERSION) {
-    throw new UserError(`${file} is a snapshot of format version ${version}, written by a newer mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Upgrade mongo-advisor (npm install -g mongo-advisor@latest) or collect it again with this version.`);
+    throw new UserError(
+      `${file} is a snapshot of format version ${version}, written by a newer mongo-advisor; this one reads ` +
+        `version ${SNAPSHOT_VERSION}. Upgrade mongo-advisor (npm install -g mongo-advisor@latest) or collect ` +
+        `it again with this version.`,
+    );
   }
   if (version < SNAPSHOT_VERSION) {
-    throw new UserError(`${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one reads version ${SNAPSHOT_VERSION}. Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> (keep the old one: an older mongo-advisor still reads it)`);
+    throw new UserError(
+      `${file} is a snapshot of format version ${version}, written by an older mongo-advisor; this one ` +
+        `reads version ${SNAPSHOT_VERSION}. Collect a new one with: mongo-advisor collect <uri> --output <new ` +
+        `snapshot file> (keep the old one: an older mongo-advisor still reads it)`,
+    );
   }
   const validateSnapshot = validatorFor(collectors);
   if (!validateSnapshot(data)) {
     const errors = validateSnapshot.errors ?? [];
     const shown = errors.slice(0, 5).map(describe).join('; ');
-    throw new UserError(`${file} is not a valid snapshot of format version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. It was edited or written by a broken tool; collect a new one with: mongo-advisor collect <uri> --output <new snapshot file>`);
+    throw new UserError(
+      `${file} is not a valid snapshot of format ` +
+        `version ${SNAPSHOT_VERSION}: ${shown}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. ` +
+        `It was edited or written by a broken tool; collect a new one with: mongo-advisor collect <uri> ` +
+        `--output <new snapshot file>`,
+    );
   }
   return data as Snapshot;
 }
@@ -364,7 +470,11 @@ export function loadSnapshot(file: string, collectors: readonly AnyCollector[] =
       );
     }
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> --output ${file}`);
+    if (code === 'ENOENT')
+      throw new UserError(
+        `Snapshot file ${file} does not exist. Create it with: mongo-advisor collect <uri> --db <name> ` +
+          `--output ${file}`,
+      );
     if (code === 'EISDIR') throw new UserError(`${file} is a directory, not a snapshot file.`);
     throw new UserError(`Could not read ${file}: ${(err as Error).message}`);
   }
@@ -372,7 +482,10 @@ export function loadSnapshot(file: string, collectors: readonly AnyCollector[] =
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: mongo-advisor collect <uri> --db <name> --output <new snapshot file>`);
+    throw new UserError(
+      `${file} is not JSON (${(err as Error).message}), so not a mongo-advisor snapshot. Create one with: ` +
+        `mongo-advisor collect <uri> --db <name> --output <new snapshot file>`,
+    );
   }
   return parseSnapshot(data, file, collectors);
 }
@@ -382,7 +495,10 @@ export function serializeSnapshot(snapshot: Snapshot, collectors: readonly AnyCo
   const validateSnapshot = validatorFor(collectors);
   if (!validateSnapshot(JSON.parse(JSON.stringify(snapshot)))) {
     // Not the user's doing: collect produced something its own schema refuses.
-    throw new Error(`the collected snapshot does not match its schema (${(validateSnapshot.errors ?? []).slice(0, 3).map(describe).join('; ')})`);
+    throw new Error(
+      `the collected snapshot does not match its schema ` +
+        `(${(validateSnapshot.errors ?? []).slice(0, 3).map(describe).join('; ')})`,
+    );
   }
   return `${JSON.stringify(snapshot, null, 1)}\n`;
 }

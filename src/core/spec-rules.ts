@@ -14,25 +14,32 @@ export interface SpecRuleMeta {
 export const SPEC_RULES: readonly SpecRuleMeta[] = [
   {
     id: 'spec-clustered-key',
-    description: 'A declared clustered collection whose key or options MongoDB refuses, or whose _id is random (inserts land all over the tree)',
+    description:
+      'A declared clustered collection whose key or options MongoDB refuses, or whose _id is random ' +
+      '(inserts land all over the tree)',
     severity: 'error',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
   },
   {
     id: 'spec-drift',
-    description: 'The live deployment differs from the declared spec: collections or indexes missing, undeclared, or with other options',
+    description:
+      'The live deployment differs from the declared spec: collections or indexes missing, undeclared, or ' +
+      'with other options',
     severity: 'warn',
     docsUrl: 'https://www.mongodb.com/docs/manual/reference/method/db.collection.getIndexes/',
   },
   {
     id: 'spec-invalid-validator',
-    description: 'A declared validator the server would refuse: unknown $jsonSchema keywords or bsonTypes, or query operators not allowed in validators',
+    description:
+      'A declared validator the server would refuse: unknown $jsonSchema keywords or bsonTypes, or query ' +
+      'operators not allowed in validators',
     severity: 'error',
     docsUrl: 'https://www.mongodb.com/docs/manual/reference/operator/query/jsonSchema/',
   },
   {
     id: 'spec-redundant-index',
-    description: 'A declared index that another declared index makes redundant (same keys, or a prefix of a compound index)',
+    description:
+      'A declared index that another declared index makes redundant (same keys, or a prefix of a compound index)',
     severity: 'warn',
     docsUrl: 'https://www.mongodb.com/docs/manual/core/indexes/index-types/index-compound/#index-prefixes',
   },

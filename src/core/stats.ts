@@ -64,7 +64,10 @@ export function pearson(xs: readonly number[], ys: readonly number[]): number {
 
 /** Spearman's rank correlation of a sequence against its position (0..n-1). */
 export function spearmanWithPosition(values: readonly number[]): number {
-  return pearson(ranks(values), values.map((_, i) => i));
+  return pearson(
+    ranks(values),
+    values.map((_, i) => i),
+  );
 }
 
 /** Shannon entropy in bits of a histogram of counts. */
@@ -120,7 +123,8 @@ export function orderStatMiss(n: number, r: number): number {
   return Math.min(1, 2 * binomialHalfCdf(r - 1, n));
 }
 
-/** The largest rank r (narrowest interval x(r)..x(n+1-r)) that misses the median with probability at most `maxMiss`; 1 (min–max) when none does. */
+/** The largest rank r (narrowest interval x(r)..x(n+1-r)) that misses the median with probability at most `maxMiss`; 1
+ * (min–max) when none does. */
 export function medianRank(n: number, maxMiss: number): number {
   let r = 1;
   while (2 * (r + 1) <= n + 1 && orderStatMiss(n, r + 1) <= maxMiss) r++;
@@ -214,5 +218,7 @@ export const NOISE_MARGIN = 1.1;
 /** "95% interval" when the interval reaches CONFIDENCE; else "range timed, too few blocks for a 95% interval:". */
 export function intervalLabel(coverage: number | undefined): string {
   if (coverage === undefined) return 'exact';
-  return coverage >= CONFIDENCE - 1e-12 ? `${formatCoverage(CONFIDENCE)} interval` : `range timed, too few blocks for a ${formatCoverage(CONFIDENCE)} interval:`;
+  return coverage >= CONFIDENCE - 1e-12
+    ? `${formatCoverage(CONFIDENCE)} interval`
+    : `range timed, too few blocks for a ${formatCoverage(CONFIDENCE)} interval:`;
 }

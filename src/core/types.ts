@@ -63,7 +63,8 @@ export interface CollectionStats {
   nindexes: number;
   /** From the WiredTiger creationString, e.g. snappy; null when the server does not say. */
   blockCompressor: string | null;
-  /** Reusable space inside the files (storageStats.freeStorageSize, 4.4+), part of storageSizeBytes; absent when not reported. */
+  /** Reusable space inside the files (storageStats.freeStorageSize, 4.4+), part of storageSizeBytes; absent when not
+   * reported. */
   freeStorageSizeBytes?: number;
 }
 
@@ -141,7 +142,8 @@ export interface SampleSnapshot {
   complete: boolean;
   requested: number;
   size: number;
-  /** The sample's documents (never those of the outlier pass, src/collect/outliers.ts: shares and medians are over these). */
+  /** The sample's documents (never those of the outlier pass, src/collect/outliers.ts: shares and medians are over
+   * these). */
   docs: DocProfile[];
   /** The field/type census of the sample; keys of objects used as maps are folded to `<path>.<key>` (DYNAMIC_KEY). */
   fields: Record<string, FieldProfile>;
@@ -251,8 +253,9 @@ export interface Target {
 
 export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
 /**
- * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional fields).
- * 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`), and the outlier pass
+ * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional
+ * fields). 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`), and the outlier
+ * pass
  * `sample.outliers` for the shared collector `data.outliers` (src/collect/outliers.ts).
  */
 export const SNAPSHOT_VERSION = 4;
@@ -313,11 +316,13 @@ export interface Measurement {
   low: number;
   high: number;
   trials: number;
-  /** Probability that low..high holds the true median (order statistics of the trials: exact, distribution-free); absent for a single reading. */
+  /** Probability that low..high holds the true median (order statistics of the trials: exact, distribution-free);
+   * absent for a single reading. */
   coverage?: number;
 }
 
-/** A ratio of two timed arms: the median of the paired ratios and an interval of them (src/confirm/harness.ts ratioOf). */
+/** A ratio of two timed arms: the median of the paired ratios and an interval of them (src/confirm/harness.ts
+ * ratioOf). */
 export interface RatioInterval {
   median: number;
   low: number;
@@ -369,7 +374,8 @@ export interface Confirmation {
   /** What was tested (absent for not-run and error): the verdict is this claim's, and the words follow it. */
   claim?: Claim;
   summary: string;
-  /** Ratio alternative/current or current/alternative as the summary says, with its interval and that interval's real `coverage`. */
+  /** Ratio alternative/current or current/alternative as the summary says, with its interval and that interval's real
+   * `coverage`. */
   ratio?: RatioInterval & { label: string };
   measurements: Measurement[];
   /** Where it ran: scratch database and server, never the user's collections. */

@@ -23,7 +23,10 @@ interface DemoIo {
  */
 export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<CheckResult> {
   const { io } = opts;
-  io.err('Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…');
+  io.err(
+    'Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), ' +
+      'SecantusDB (WiredTiger, Python), FerretDB (SQLite, Go)…',
+  );
   let server: RunningServer;
   try {
     server = await startServer({ log: (l) => io.err(`  ${l}`) });
@@ -38,7 +41,9 @@ export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<C
       await client.connect();
     } catch (err) {
       const e = connectionError(err, server.uri);
-      throw server.kind === 'MONGODB_URI' ? new UserError(`${e.message} (from MONGODB_URI: fix it, or unset it to let the demo start an embedded server)`) : e;
+      throw server.kind === 'MONGODB_URI'
+        ? new UserError(`${e.message} (from MONGODB_URI: fix it, or unset it to let the demo start an embedded server)`)
+        : e;
     }
     io.err(`Seeding ${DEMO_DB}: ${DEMO_SEEDS}…`);
     await seedDemo(client, DEMO_DB);
@@ -53,7 +58,10 @@ export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<C
       await adapter.close();
     }
   } finally {
-    await client.db(DEMO_DB).dropDatabase().catch(() => undefined);
+    await client
+      .db(DEMO_DB)
+      .dropDatabase()
+      .catch(() => undefined);
     await client.close().catch(() => undefined);
     await server.stop();
   }

@@ -8,7 +8,11 @@ export const DEMO_DB = 'mongo_advisor_demo_blog';
 
 /** One comment of about 1 KB, as in the field report. */
 function comment(i: number, at: Date): Record<string, unknown> {
-  return { author: `user${i % 500}`, at, text: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(17).slice(0, 960) };
+  return {
+    author: `user${i % 500}`,
+    at,
+    text: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(17).slice(0, 960),
+  };
 }
 
 /** Posts created `daysAgo` days ago holding n comments each, as the blog field report's table (1 to 10,000). */
@@ -55,23 +59,41 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
       title: `A post with ${p.comments} comments`,
       author: 'demo',
       tags: ['mongodb', 'schema'],
-      comments: Array.from({ length: p.comments }, (_, i) => comment(i, new Date(created + ((now - created) * i) / p.comments))),
+      comments: Array.from({ length: p.comments }, (_, i) =>
+        comment(i, new Date(created + ((now - created) * i) / p.comments)),
+      ),
     });
   }
   for (let k = 0; k < 15; k++) {
     const created = now - (30 + k * 20) * DAY;
-    posts.push({ _id: ObjectId.createFromTime(Math.floor(created / 1000)), title: `Short post ${k}`, author: 'demo', tags: ['misc'], comments: Array.from({ length: 2 + (k % 4) }, (_, i) => comment(i, new Date(created))) });
+    posts.push({
+      _id: ObjectId.createFromTime(Math.floor(created / 1000)),
+      title: `Short post ${k}`,
+      author: 'demo',
+      tags: ['misc'],
+      comments: Array.from({ length: 2 + (k % 4) }, (_, i) => comment(i, new Date(created))),
+    });
   }
   // Inserted in creation order, as a live blog would have written them.
   posts.sort((a, b) => a._id.getTimestamp().getTime() - b._id.getTimestamp().getTime());
   for (const p of posts) await db.collection('posts').insertOne(p);
   await db.collection('posts').createIndex({ author: 1 });
 
-  const sessions = Array.from({ length: 3000 }, (_, i) => ({ _id: new UUID(uuid4()), userId: i % 300, startedAt: new Date(now - i * 60_000), device: i % 3 === 0 ? 'mobile' : 'desktop' }));
+  const sessions = Array.from({ length: 3000 }, (_, i) => ({
+    _id: new UUID(uuid4()),
+    userId: i % 300,
+    startedAt: new Date(now - i * 60_000),
+    device: i % 3 === 0 ? 'mobile' : 'desktop',
+  }));
   await db.collection<{ _id: UUID }>('sessions').insertMany(sessions);
   await db.collection('sessions').createIndex({ userId: 1 });
 
-  const events = Array.from({ length: 3000 }, (_, i) => ({ _id: new ObjectId(), type: ['view', 'click', 'share'][i % 3], at: new Date(now - (3000 - i) * 1000), value: i }));
+  const events = Array.from({ length: 3000 }, (_, i) => ({
+    _id: new ObjectId(),
+    type: ['view', 'click', 'share'][i % 3],
+    at: new Date(now - (3000 - i) * 1000),
+    value: i,
+  }));
   await db.collection('events').insertMany(events);
   await db.collection('events').createIndex({ type: 1, at: 1 });
   if (opts.extras === false) return;
@@ -80,12 +102,21 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
   await db.collection('posts').createIndex({ author: 1, title: 1 });
   for (let t = 1; t <= DEMO_TENANTS; t++) {
     const tenant = db.collection(`tenant_${t}_events`);
-    await tenant.insertMany(Array.from({ length: 5 }, (_, i) => ({ userId: i, at: new Date(now - i * 60_000), kind: 'login' })));
+    await tenant.insertMany(
+      Array.from({ length: 5 }, (_, i) => ({ userId: i, at: new Date(now - i * 60_000), kind: 'login' })),
+    );
     await tenant.createIndex({ userId: 1, at: -1 });
   }
 
   const line = 'GET /api/v1/posts/42/comments 200 12ms user-agent=Mozilla/5.0 (X11; Linux x86_64) ';
-  await db.collection('logs').insertMany(Array.from({ length: 3000 }, (_, i) => ({ at: new Date(now - i * 1000), level: i % 50 === 0 ? 'warn' : 'info', message: line.repeat(12), host: `web-${i % 4}` })));
+  await db.collection('logs').insertMany(
+    Array.from({ length: 3000 }, (_, i) => ({
+      at: new Date(now - i * 1000),
+      level: i % 50 === 0 ? 'warn' : 'info',
+      message: line.repeat(12),
+      host: `web-${i % 4}`,
+    })),
+  );
 
   // A shop's carts as many apps write them: UUIDs kept as 36-character strings, items keyed by SKU (keys that are
   // data) and a price that older code wrote as a string (id-pattern, dynamic-keys, mixed-types).
@@ -93,15 +124,24 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
     Array.from({ length: 2000 }, (_, i) => ({
       _id: canonical(uuid4()),
       userId: i % 400,
-      itemsBySku: Object.fromEntries(Array.from({ length: 1 + (i % 4) }, (_, k) => [`SKU-${String((i * 7 + k * 131) % 5000).padStart(5, '0')}`, 1 + ((i + k) % 3)])),
+      itemsBySku: Object.fromEntries(
+        Array.from({ length: 1 + (i % 4) }, (_, k) => [
+          `SKU-${String((i * 7 + k * 131) % 5000).padStart(5, '0')}`,
+          1 + ((i + k) % 3),
+        ]),
+      ),
       total: i % 5 === 0 ? ((i % 97) + 0.99).toFixed(2) : (i % 97) + 0.99,
       updatedAt: new Date(now - i * 90_000),
     })),
   );
 
   // Clustered where the server supports it; a server that ignores or refuses the option gets a regular collection.
-  await db.createCollection('readings', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'readings clustered key' } }).catch(() => db.createCollection('readings'));
-  await db.collection('readings').insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: new ObjectId(), sensor: i % 10, value: i * 0.5 })));
+  await db
+    .createCollection('readings', { clusteredIndex: { key: { _id: 1 }, unique: true, name: 'readings clustered key' } })
+    .catch(() => db.createCollection('readings'));
+  await db
+    .collection('readings')
+    .insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: new ObjectId(), sensor: i % 10, value: i * 0.5 })));
 }
 
 /** Settings the demo runs with: the compression rule's size floor lowered so the small demo logs qualify. */

@@ -52,7 +52,12 @@ async function handSentCursor(adapter: Adapter, db: string, cmd: Doc, opts: Curs
  * Runs a cursor-returning command and reads it through the adapter's cursor (`Adapter.cursor`): to the end, to
  * `limit` documents or to `batches` replies; a cursor stopped early is closed. Each reply is one round trip.
  */
-export async function readCursor(adapter: Adapter, db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
+export async function readCursor(
+  adapter: Adapter,
+  db: string,
+  cmd: Doc,
+  opts: CursorOptions = {},
+): Promise<CursorRead> {
   return adapter.cursor ? await adapter.cursor(db, cmd, opts) : await handSentCursor(adapter, db, cmd, opts);
 }
 
@@ -61,7 +66,12 @@ export async function readCursor(adapter: Adapter, db: string, cmd: Doc, opts: C
  * `limit` documents (then the cursor is killed). Each batch is one round trip. `maxTimeMS` belongs in `cmd` (the
  * server applies it to the cursor's whole life); the option is kept for callers.
  */
-export async function commandCursor(adapter: Adapter, db: string, cmd: Doc, opts: { limit?: number; maxTimeMS: number } & Omit<CursorOptions, 'limit'>): Promise<Doc[]> {
+export async function commandCursor(
+  adapter: Adapter,
+  db: string,
+  cmd: Doc,
+  opts: { limit?: number; maxTimeMS: number } & Omit<CursorOptions, 'limit'>,
+): Promise<Doc[]> {
   const { maxTimeMS: _maxTimeMS, ...rest } = opts;
   return (await readCursor(adapter, db, cmd, rest)).docs;
 }

@@ -123,7 +123,12 @@ export function fieldFilter(path: string, test: FieldTest): Doc {
  * (ObjectId, Long…). Told by tag, not by prototype, so values from mongosh's realm and bson copy count too.
  */
 export function isPlainObject(v: unknown): v is Doc {
-  return v !== null && typeof v === 'object' && Object.prototype.toString.call(v) === '[object Object]' && (v as { _bsontype?: unknown })._bsontype === undefined;
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    Object.prototype.toString.call(v) === '[object Object]' &&
+    (v as { _bsontype?: unknown })._bsontype === undefined
+  );
 }
 
 /**

@@ -17,11 +17,14 @@ export function heartbeat(write: (line: string) => void, everyMs = HEARTBEAT_MS)
   let last = since;
   let current = '';
   // Ticks often, beats only after `everyMs` of silence: the longest gap stays near everyMs, not twice it.
-  const timer = setInterval(() => {
-    if (!current || Date.now() - last < everyMs) return;
-    last = Date.now();
-    write(`  … ${Math.round((last - since) / 1000)} s into: ${current}`);
-  }, Math.max(100, Math.floor(everyMs / 5)));
+  const timer = setInterval(
+    () => {
+      if (!current || Date.now() - last < everyMs) return;
+      last = Date.now();
+      write(`  … ${Math.round((last - since) / 1000)} s into: ${current}`);
+    },
+    Math.max(100, Math.floor(everyMs / 5)),
+  );
   // Never the reason a process stays up.
   timer.unref();
   return {

@@ -5,11 +5,17 @@
 import type { IndexSnapshot } from '../core/types';
 
 /** What the prefix checks read of an index, live (listIndexes) or declared (a spec). */
-export type IndexShape = Pick<IndexSnapshot, 'name' | 'key' | 'unique' | 'sparse' | 'hidden' | 'partial' | 'expireAfterSeconds' | 'collation'>;
+export type IndexShape = Pick<
+  IndexSnapshot,
+  'name' | 'key' | 'unique' | 'sparse' | 'hidden' | 'partial' | 'expireAfterSeconds' | 'collation'
+>;
 
 /** `{ a: 1, "b.c": -1, loc: "2dsphere" }` as mongosh prints a key pattern. */
 export function formatKey(key: IndexShape['key']): string {
-  const parts = Object.entries(key).map(([k, v]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`);
+  const parts = Object.entries(key).map(
+    ([k, v]) =>
+      `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`,
+  );
   return `{ ${parts.join(', ')} }`;
 }
 
@@ -41,7 +47,10 @@ export function isKeyPrefix(a: IndexShape, b: IndexShape): boolean {
 function canonical(v: unknown): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'undefined';
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  return `{${Object.keys(v as Record<string, unknown>).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return `{${Object.keys(v as Record<string, unknown>)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+    .join(',')}}`;
 }
 
 /**
@@ -54,16 +63,27 @@ export function prefixBlockers(a: IndexShape, b: IndexShape): string[] {
   const ka = specialKind(a);
   const kb = specialKind(b);
   if (ka) why.push(`\`${a.name}\` is a ${ka} index, which stores other keys than a B-tree index`);
-  if (kb) why.push(`\`${b.name}\` is a ${kb} index, which stores other keys than a B-tree index${kb === '2dsphere' ? ' and skips documents without the geo field' : ''}`);
-  if (canonical(a.collation ?? null) !== canonical(b.collation ?? null)) why.push('their collations differ, and a query uses an index only with a matching collation');
+  if (kb)
+    why.push(
+      `\`${b.name}\` is a ${kb} index, which stores other keys than a B-tree ` +
+        `index${kb === '2dsphere' ? ' and skips documents without the geo field' : ''}`,
+    );
+  if (canonical(a.collation ?? null) !== canonical(b.collation ?? null))
+    why.push('their collations differ, and a query uses an index only with a matching collation');
   if (a.unique) why.push(`\`${a.name}\` is unique: it enforces a constraint the longer index does not`);
-  if (a.sparse || b.sparse) why.push(`${a.sparse ? `\`${a.name}\`` : `\`${b.name}\``} is sparse: it skips documents without its fields, so the two answer different queries`);
-  if (a.partial || b.partial) why.push(`${a.partial ? `\`${a.name}\`` : `\`${b.name}\``} is partial: it holds only documents matching its filter`);
+  if (a.sparse || b.sparse)
+    why.push(
+      `${a.sparse ? `\`${a.name}\`` : `\`${b.name}\``} is sparse: it skips documents without its fields, so ` +
+        `the two answer different queries`,
+    );
+  if (a.partial || b.partial)
+    why.push(
+      `${a.partial ? `\`${a.name}\`` : `\`${b.name}\``} is partial: it holds only documents matching its filter`,
+    );
   if (a.expireAfterSeconds !== undefined) why.push(`\`${a.name}\` is a TTL index: the server's deletes need it`);
   if (b.hidden) why.push(`\`${b.name}\` is hidden, so the planner cannot use it in \`${a.name}\`'s place`);
   return why;
 }
-
 
 /**
  * An index option MongoDB reads as a boolean. Like any boolean in a command, a number counts (non-zero is true):
@@ -104,7 +124,8 @@ export type ListedIndex = IndexShape & {
  */
 export function indexFromListIndexes(spec: Readonly<Record<string, unknown>>): ListedIndex {
   const key: Record<string, number | string> = {};
-  for (const [k, v] of Object.entries((spec.key as Record<string, unknown> | undefined) ?? {})) key[k] = typeof v === 'string' ? v : toNumber(v);
+  for (const [k, v] of Object.entries((spec.key as Record<string, unknown> | undefined) ?? {}))
+    key[k] = typeof v === 'string' ? v : toNumber(v);
   const ix: ListedIndex = { name: String(spec.name), key };
   if (indexFlag(spec.unique)) ix.unique = true;
   if (indexFlag(spec.sparse)) ix.sparse = true;
@@ -112,7 +133,8 @@ export function indexFromListIndexes(spec: Readonly<Record<string, unknown>>): L
   if (spec.partialFilterExpression !== undefined) ix.partial = true;
   if (spec.expireAfterSeconds !== undefined) ix.expireAfterSeconds = toNumber(spec.expireAfterSeconds);
   if (spec.collation !== undefined) ix.collation = spec.collation as Record<string, unknown>;
-  if (key._fts === 'text' && spec.weights && typeof spec.weights === 'object') ix.textFields = Object.keys(spec.weights).sort();
+  if (key._fts === 'text' && spec.weights && typeof spec.weights === 'object')
+    ix.textFields = Object.keys(spec.weights).sort();
   return ix;
 }
 

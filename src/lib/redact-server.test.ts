@@ -61,7 +61,7 @@ const FIXTURES: { name: string; source: string; text: string; keeps: string[] }[
     // code 28, PathNotViable: "Cannot create field 'b' in element {a: …}"
     name: 'code 28, an update into a scalar',
     source: 'update path errors',
-    text: "Cannot create field 'b' in element {a: \"QZSECRET-3\"}",
+    text: 'Cannot create field \'b\' in element {a: "QZSECRET-3"}',
     keeps: ["Cannot create field 'b' in element "],
   },
   {
@@ -69,8 +69,7 @@ const FIXTURES: { name: string; source: string; text: string; keeps: string[] }[
     name: 'code 66, _id altered',
     source: 'ImmutableField',
     text:
-      "After applying the update, the (immutable) field '_id' was found to have been altered to " +
-      '_id: "QZSECRET-4"',
+      "After applying the update, the (immutable) field '_id' was found to have been altered to " + '_id: "QZSECRET-4"',
     keeps: ["the (immutable) field '_id'", 'altered to _id: '],
   },
   {

@@ -63,7 +63,8 @@ function maskUserinfo(userinfo: string): string {
   return colon >= 0 ? `${user}:${MASK}` : user;
 }
 
-/** A host list with any non-numeric "port" masked: `mongodb://admin:secret/db` (the `@` forgotten) shows `admin:****`. */
+/** A host list with any non-numeric "port" masked: `mongodb://admin:secret/db` (the `@` forgotten) shows
+ * `admin:****`. */
 function maskHosts(hosts: string): string {
   return hosts
     .split(',')
@@ -157,8 +158,10 @@ export function redactText(text: string, uris: readonly string[] = []): string {
   }
   // Any URL with credentials, given or not (a driver's message may print a member's or a rewritten URL).
   // A placeholder (`<password>`, in an example) and what is already masked stay as they are.
-  out = out.replace(/([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s:@/'"`]*):(\S*)@(?=[^\s@])/g, (whole, scheme: string, user: string, secret: string) =>
-    /^<[\w -]*>$/.test(secret) || secret === MASK ? whole : `${scheme}${user}:${MASK}@`,
+  out = out.replace(
+    /([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^\s:@/'"`]*):(\S*)@(?=[^\s@])/g,
+    (whole, scheme: string, user: string, secret: string) =>
+      /^<[\w -]*>$/.test(secret) || secret === MASK ? whole : `${scheme}${user}:${MASK}@`,
   );
   for (const uri of given) {
     for (const secret of secretsOf(uri)) {

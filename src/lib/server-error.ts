@@ -13,10 +13,11 @@ export function asServerError(err: unknown): ServerError {
     return {
       ...(typeof e.code === 'number' ? { code: e.code } : {}),
       ...(typeof e.codeName === 'string' ? { codeName: e.codeName } : {}),
-      message: typeof e.message === 'string' ? e.message : typeof e.errmsg === 'string' ? e.errmsg : JSON.stringify(err),
+      message:
+        typeof e.message === 'string' ? e.message : typeof e.errmsg === 'string' ? e.errmsg : JSON.stringify(err),
     };
   }
-  return { message: typeof err === 'string' ? err : JSON.stringify(err) ?? 'unknown error' };
+  return { message: typeof err === 'string' ? err : (JSON.stringify(err) ?? 'unknown error') };
 }
 
 /**
@@ -25,7 +26,11 @@ export function asServerError(err: unknown): ServerError {
  */
 export function describeServerError(err: unknown): string {
   const e = asServerError(err);
-  const head = e.codeName ? `${e.codeName}${e.code !== undefined ? ` (${e.code})` : ''}` : e.code !== undefined ? `error ${e.code}` : 'error';
+  const head = e.codeName
+    ? `${e.codeName}${e.code !== undefined ? ` (${e.code})` : ''}`
+    : e.code !== undefined
+      ? `error ${e.code}`
+      : 'error';
   const plain = e.code !== undefined ? PLAIN_REASONS[e.code] : undefined;
   return `${head}: ${plain ?? redactServerText(e.message.split('\n')[0] ?? '')}`.slice(0, 240);
 }

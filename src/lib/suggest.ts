@@ -5,7 +5,8 @@ function fold(s: string): string {
   return s.toLowerCase().replace(/[-_\s]/g, '');
 }
 
-/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: optimal string alignment distance. */
+/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`: optimal string alignment
+ * distance. */
 export function editDistance(a: string, b: string): number {
   const w = b.length + 1;
   const d = new Uint32Array((a.length + 1) * w);

@@ -33,7 +33,8 @@ export interface PluginCheckOptions {
   /** Seconds each confirmation may take (default 30). */
   confirmBudget?: number;
   maxTimeMS?: number;
-  /** Rule settings as in .mongo-advisor.json: { 'array-growth': { options: { warnLength: 500 } }, 'id-pattern': 'off' }. */
+  /** Rule settings as in .mongo-advisor.json: { 'array-growth': { options: { warnLength: 500 } }, 'id-pattern': 'off'
+   * }. */
   rules?: AnalyzeSettings['rules'];
   /** Load limits, as the CLI's --max-load (src/confirm/load.ts). */
   maxLoad?: string;
@@ -52,7 +53,11 @@ const EXIT_FOR = { SIGTERM: 143, SIGHUP: 129 } as const;
  * database. What an ended process leaves carries its marker (host, pid, start time): the next advisor.check or
  * advisor.cleanup reports it as stale.
  */
-function onShellSignals(say: (line: string) => void): { signal: AbortSignal; track: (s: Scratch) => void; dispose: () => void } {
+function onShellSignals(say: (line: string) => void): {
+  signal: AbortSignal;
+  track: (s: Scratch) => void;
+  dispose: () => void;
+} {
   const controller = new AbortController();
   let scratch: Scratch | null = null;
   let fired = false;
@@ -70,16 +75,27 @@ function onShellSignals(say: (line: string) => void): { signal: AbortSignal; tra
     process.stderr.on('error', () => undefined);
     controller.abort();
     const s = scratch;
-    safe(s ? `mongo-advisor: ${sig}: stopping, then dropping the scratch database ${s.db}…` : `mongo-advisor: ${sig} (no scratch database was written).`);
+    safe(
+      s
+        ? `mongo-advisor: ${sig}: stopping, then dropping the scratch database ${s.db}…`
+        : `mongo-advisor: ${sig} (no scratch database was written).`,
+    );
     void (s ? s.cleanup() : Promise.resolve(null)).then(
       (problem) => {
-        if (s) safe(problem ? `mongo-advisor: NOT dropped: ${problem}` : `mongo-advisor: dropped the scratch database ${s.db} (listDatabases no longer lists it).`);
+        if (s)
+          safe(
+            problem
+              ? `mongo-advisor: NOT dropped: ${problem}`
+              : `mongo-advisor: dropped the scratch database ${s.db} (listDatabases no longer lists it).`,
+          );
         process.exit(EXIT_FOR[sig]);
       },
       () => process.exit(EXIT_FOR[sig]),
     );
   };
-  const handlers = (Object.keys(EXIT_FOR) as (keyof typeof EXIT_FOR)[]).map((sig) => [sig, () => handler(sig)] as const);
+  const handlers = (Object.keys(EXIT_FOR) as (keyof typeof EXIT_FOR)[]).map(
+    (sig) => [sig, () => handler(sig)] as const,
+  );
   for (const [sig, h] of handlers) process.on(sig, h);
   return {
     signal: controller.signal,
@@ -100,12 +116,22 @@ async function cleanupText(adapter: ShellAdapter, drop: boolean): Promise<string
   const stale = found.filter((d) => d.state === 'stale');
   if (!drop) {
     lines.unshift(`${found.length} scratch database${found.length === 1 ? '' : 's'}:`);
-    lines.push(stale.length ? `Drop the ${stale.length} stale one${stale.length === 1 ? '' : 's'} with advisor.cleanup({ drop: true }); those in use belong to runs going on now and are never dropped.` : 'None is stale: nothing to drop.');
+    lines.push(
+      stale.length
+        ? `Drop the ${stale.length} stale one${stale.length === 1 ? '' : 's'} with advisor.cleanup({ drop: ` +
+            `true }); those in use belong to runs going on now and are never dropped.`
+        : 'None is stale: nothing to drop.',
+    );
     return lines.join('\n');
   }
-  const out = await dropScratchDatabases(adapter, stale.map((d) => d.name));
+  const out = await dropScratchDatabases(
+    adapter,
+    stale.map((d) => d.name),
+  );
   return [
-    ...out.map((o) => (o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`)),
+    ...out.map((o) =>
+      o.problem ? `NOT dropped ${o.name}: ${o.problem}` : `dropped ${o.name} (listDatabases no longer lists it)`,
+    ),
     ...found.filter((d) => d.state !== 'stale').map((d) => `kept ${d.name}: ${d.why}`),
   ].join('\n');
 }
@@ -153,14 +179,54 @@ const OPTIONS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    confirm: { type: 'boolean', description: 'true or false', 'x-hint': 'Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to run them.' },
-    sampleSize: { type: 'integer', minimum: 1, description: 'a positive whole number of documents', 'x-hint': 'For example { sampleSize: 2000 }; leave it out for min(max(20, 4% of count), 10000).' },
-    db: { type: 'string', minLength: 1, description: 'a database name', 'x-hint': 'For example { db: "blog" }; leave it out for the current database.' },
-    confirmBudget: { type: 'integer', minimum: 1, description: 'a positive whole number of seconds', 'x-hint': 'For example { confirmBudget: 60 }; leave it out for 30.' },
-    maxTimeMS: { type: 'integer', minimum: 1, description: 'a positive whole number of milliseconds', 'x-hint': 'For example { maxTimeMS: 20000 }; leave it out for 10000.' },
-    maxLoad: { type: 'string', minLength: 1, description: 'load limits as in the CLI\'s --max-load', 'x-hint': 'For example { maxLoad: "active=25,queued=10,dirty=0.05,lag=1" }; leave it out for those defaults.' },
-    maps: { ...MAPS_JSON_SCHEMA, description: 'an object of map thresholds as in the configuration file\'s maps', 'x-hint': `For example { maps: { minWordKeys: 40 } }; its keys: ${Object.keys(MAPS_JSON_SCHEMA.properties).join(', ')}.` },
-    rules: { type: 'object', description: 'an object of rule settings by rule id', 'x-hint': 'For example { rules: { "id-pattern": "off", "array-growth": { options: { warnLength: 500 } } } }.' },
+    confirm: {
+      type: 'boolean',
+      description: 'true or false',
+      'x-hint':
+        'Write { confirm: false } to skip the scratch experiments (read-only), or leave confirm out to run them.',
+    },
+    sampleSize: {
+      type: 'integer',
+      minimum: 1,
+      description: 'a positive whole number of documents',
+      'x-hint': 'For example { sampleSize: 2000 }; leave it out for min(max(20, 4% of count), 10000).',
+    },
+    db: {
+      type: 'string',
+      minLength: 1,
+      description: 'a database name',
+      'x-hint': 'For example { db: "blog" }; leave it out for the current database.',
+    },
+    confirmBudget: {
+      type: 'integer',
+      minimum: 1,
+      description: 'a positive whole number of seconds',
+      'x-hint': 'For example { confirmBudget: 60 }; leave it out for 30.',
+    },
+    maxTimeMS: {
+      type: 'integer',
+      minimum: 1,
+      description: 'a positive whole number of milliseconds',
+      'x-hint': 'For example { maxTimeMS: 20000 }; leave it out for 10000.',
+    },
+    maxLoad: {
+      type: 'string',
+      minLength: 1,
+      description: "load limits as in the CLI's --max-load",
+      'x-hint': 'For example { maxLoad: "active=25,queued=10,dirty=0.05,lag=1" }; leave it out for those defaults.',
+    },
+    maps: {
+      ...MAPS_JSON_SCHEMA,
+      description: "an object of map thresholds as in the configuration file's maps",
+      'x-hint':
+        `For example { maps: { minWordKeys: 40 } }; its ` +
+        `keys: ${Object.keys(MAPS_JSON_SCHEMA.properties).join(', ')}.`,
+    },
+    rules: {
+      type: 'object',
+      description: 'an object of rule settings by rule id',
+      'x-hint': 'For example { rules: { "id-pattern": "off", "array-growth": { options: { warnLength: 500 } } } }.',
+    },
   },
 } as const;
 
@@ -174,14 +240,20 @@ ajv.addKeyword('x-hint');
 const validateOptions = ajv.compile(OPTIONS_SCHEMA);
 
 /** `"a", "b" or "c"`. */
-const quoteOr = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(x)).join(', ').replace(/, ([^,]*)$/, ' or $1');
+const quoteOr = (xs: readonly string[]): string =>
+  xs
+    .map((x) => JSON.stringify(x))
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1');
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A value as the error shows it: strings quoted and called strings (`"no" (a string)`), objects by kind only. */
 function show(v: unknown): string {
   if (typeof v === 'string') return `${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)} (a string)`;
-  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
+    return String(v);
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') {
     const bson = (v as { _bsontype?: unknown })._bsontype;
@@ -208,7 +280,11 @@ function ruleSettingProblems(settings: Record<string, unknown>, out: Checked): s
     const rule = rules.find((r) => r.id === id);
     const where = `rules[${JSON.stringify(id)}]`;
     if (!rule) {
-      if (SPEC_RULES.some((s) => s.id === id)) problems.push(`The rules name "${id}", a check of a declared spec that only the CLI's lint and audit run: remove it, advisor.check never runs it.`);
+      if (SPEC_RULES.some((s) => s.id === id))
+        problems.push(
+          `The rules name "${id}", a check of a declared spec that only the CLI's lint and audit run: ` +
+            `remove it, advisor.check never runs it.`,
+        );
       else problems.push(`Unknown rule "${id}" in rules.${didYouMean(id, ids)} Rules: ${ids.join(', ')}.`);
       continue;
     }
@@ -222,23 +298,37 @@ function ruleSettingProblems(settings: Record<string, unknown>, out: Checked): s
       continue;
     }
     if (!isPlainObject(setting)) {
-      problems.push(`${where} is ${show(setting)}, but it must be ${quoteOr(SETTING_WORDS)}, or an object { severity, enabled, options }.`);
+      problems.push(
+        `${where} is ${show(setting)}, but it must be ${quoteOr(SETTING_WORDS)}, or an object { severity, ` +
+          `enabled, options }.`,
+      );
       continue;
     }
     for (const k of Object.keys(setting).filter((k) => !SETTING_KEYS.includes(k))) {
       problems.push(`Unknown key "${k}" in ${where}.${didYouMean(k, SETTING_KEYS)} Keys: ${SETTING_KEYS.join(', ')}.`);
     }
     if (setting.severity !== undefined && !SEVERITIES.includes(setting.severity as Severity)) {
-      problems.push(`${where}.severity is ${show(setting.severity)}, but it must be ${quoteOr(SEVERITIES)}.${typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : ''}`);
+      problems.push(
+        `${where}.severity is ${show(setting.severity)}, but it must ` +
+          `be ${quoteOr(SEVERITIES)}.${typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : ''}`,
+      );
     }
-    if (setting.enabled !== undefined && typeof setting.enabled !== 'boolean') problems.push(`${where}.enabled is ${show(setting.enabled)}, but it must be true or false.`);
+    if (setting.enabled !== undefined && typeof setting.enabled !== 'boolean')
+      problems.push(`${where}.enabled is ${show(setting.enabled)}, but it must be true or false.`);
     if (setting.options !== undefined) {
       const names = Object.keys(rule.meta.options.properties);
       if (!isPlainObject(setting.options)) {
-        problems.push(`${where}.options is ${show(setting.options)}, but it must be an object of the rule's options (${names.join(', ') || 'it has none'}).`);
+        problems.push(
+          `${where}.options is ${show(setting.options)}, but it must be an object of the rule's options ` +
+            `(${names.join(', ') || 'it has none'}).`,
+        );
       } else {
         for (const k of Object.keys(setting.options).filter((k) => !names.includes(k))) {
-          problems.push(names.length ? `Unknown option "${k}" for rule ${id}.${didYouMean(k, names)} Options of ${id}: ${names.join(', ')}.` : `Unknown option "${k}" for rule ${id}, which has no options.`);
+          problems.push(
+            names.length
+              ? `Unknown option "${k}" for rule ${id}.${didYouMean(k, names)} Options of ${id}: ${names.join(', ')}.`
+              : `Unknown option "${k}" for rule ${id}, which has no options.`,
+          );
         }
       }
     }
@@ -274,8 +364,14 @@ function argumentProblems(
   out: Checked,
 ): string[] {
   if (name !== undefined && typeof name !== 'string') {
-    const hint = isPlainObject(name) && given === undefined ? ' To check every collection with options, write advisor.check(undefined, { confirm: false }).' : '';
-    return [`The first argument must be a collection name (a string), not ${show(name)}. Example: advisor.check("posts").${hint}`];
+    const hint =
+      isPlainObject(name) && given === undefined
+        ? ' To check every collection with options, write advisor.check(undefined, { confirm: false }).'
+        : '';
+    return [
+      `The first argument must be a collection name (a string), not ${show(name)}. Example: ` +
+        `advisor.check("posts").${hint}`,
+    ];
   }
   if (given === undefined) return [];
   if (!opts) return [`The options are ${show(given)}, but they must be an object, e.g. { confirm: false }.`];
@@ -286,7 +382,10 @@ function argumentProblems(
     if (e.keyword === 'additionalProperties' && e.instancePath === '/maps') {
       const extra = (e.params as { additionalProperty: string }).additionalProperty;
       const keys = Object.keys(MAPS_JSON_SCHEMA.properties);
-      problems.set('maps', `Unknown key "maps.${extra}".${didYouMean(extra, keys)} ${OPTIONS_SCHEMA.properties.maps['x-hint']}`);
+      problems.set(
+        'maps',
+        `Unknown key "maps.${extra}".${didYouMean(extra, keys)} ${OPTIONS_SCHEMA.properties.maps['x-hint']}`,
+      );
       continue;
     }
     if (e.instancePath.startsWith('/maps/')) {
@@ -294,7 +393,11 @@ function argumentProblems(
       const what = MAPS_JSON_SCHEMA.properties[sub];
       const given = (opts as Record<string, unknown>).maps;
       const value = isPlainObject(given) ? given[sub] : undefined;
-      if (what && !problems.has('maps')) problems.set('maps', `Option maps.${sub} is ${show(value)}, but it ${e.message ?? 'is not valid'}: ${what.description}`);
+      if (what && !problems.has('maps'))
+        problems.set(
+          'maps',
+          `Option maps.${sub} is ${show(value)}, but it ${e.message ?? 'is not valid'}: ${what.description}`,
+        );
       continue;
     }
     if (e.keyword === 'additionalProperties') {
@@ -366,16 +469,27 @@ function forShell(err: unknown, uri: string): unknown {
 }
 
 /**
- * advisor.check("blog") that failed because no collection of the shell's database is called blog, or because the shell's
- * database (often `test`) does not exist: the database to check instead, when the server has one of that name, with
- * why; null otherwise (a refused listDatabases too). Only when the call named no `db`.
+ * advisor.check("blog") that failed because no collection of the shell's database is called blog, or because the
+ * shell's database (often `test`) does not exist: the database to check instead, when the server has one of that name,
+ * with why; null otherwise (a refused listDatabases too). Only when the call named no `db`.
  */
-async function databaseInstead(err: unknown, adapter: ShellAdapter, name: string | undefined, db: string, o: { db?: string; maxTimeMS?: number }): Promise<{ db: string; why: string } | null> {
+async function databaseInstead(
+  err: unknown,
+  adapter: ShellAdapter,
+  name: string | undefined,
+  db: string,
+  o: { db?: string; maxTimeMS?: number },
+): Promise<{ db: string; why: string } | null> {
   if (o.db || !name) return null;
-  if (err instanceof NoSuchDatabase) return err.databases.includes(name) ? { db: name, why: `the shell's database "${db}" does not exist, and "${name}" is a database` } : null;
+  if (err instanceof NoSuchDatabase)
+    return err.databases.includes(name)
+      ? { db: name, why: `the shell's database "${db}" does not exist, and "${name}" is a database` }
+      : null;
   if (!(err instanceof NoSuchCollection)) return null;
   const names = await listDatabaseNames(adapter, o.maxTimeMS ?? COLLECT_DEFAULTS.maxTimeMS).catch((): string[] => []);
-  return names.includes(name) ? { db: name, why: `"${name}" is no collection of database "${db}" but a database of its own` } : null;
+  return names.includes(name)
+    ? { db: name, why: `"${name}" is no collection of database "${db}" but a database of its own` }
+    : null;
 }
 
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
@@ -417,10 +531,19 @@ export function install(g: Record<string, unknown>): void {
             const other = await databaseInstead(err, adapter, name, db, o);
             if (other) {
               const r = await run({ db: other.db });
-              r.notes.unshift({ level: 'info', message: `${other.why}: every collection of "${other.db}" was checked (advisor.check(undefined, { db: "${other.db}" }) asks for that directly).` });
+              r.notes.unshift({
+                level: 'info',
+                message:
+                  `${other.why}: every collection of "${other.db}" was checked (advisor.check(undefined, { ` +
+                  `db: "${other.db}" }) asks for that directly).`,
+              });
               return r;
             }
-            if (err instanceof NoSuchDatabase) throw new UserError(`${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { db: "<name>" }.`);
+            if (err instanceof NoSuchDatabase)
+              throw new UserError(
+                `${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { ` +
+                  `db: "<name>" }.`,
+              );
             throw err;
           })
           .finally(() => {
@@ -428,7 +551,9 @@ export function install(g: Record<string, unknown>): void {
             signals?.dispose();
           });
         // A read-only run reports leftovers too (a confirming one did, through confirm).
-        if (!confirm) for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()')) result.notes.push({ level: 'error', message });
+        if (!confirm)
+          for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()'))
+            result.notes.push({ level: 'error', message });
         return asPrintable(result);
       } catch (err) {
         throw forShell(err, shellUri(shell));
@@ -439,8 +564,15 @@ export function install(g: Record<string, unknown>): void {
     /** Lists scratch databases; `{ drop: true }` drops the stale ones (never one a run in progress uses). */
     async cleanup(opts?: { drop?: boolean }): Promise<{ [k: symbol]: () => string }> {
       try {
-        if (opts !== undefined && (!isPlainObject(opts) || Object.keys(opts).some((k) => k !== 'drop') || (opts.drop !== undefined && typeof opts.drop !== 'boolean'))) {
-          throw new UserError('advisor.cleanup takes no argument (list) or { drop: true } (drop the stale scratch databases listed).');
+        if (
+          opts !== undefined &&
+          (!isPlainObject(opts) ||
+            Object.keys(opts).some((k) => k !== 'drop') ||
+            (opts.drop !== undefined && typeof opts.drop !== 'boolean'))
+        ) {
+          throw new UserError(
+            'advisor.cleanup takes no argument (list) or { drop: true } (drop the stale scratch databases listed).',
+          );
         }
         return printableText(await cleanupText(new ShellAdapter(shell), opts?.drop === true));
       } catch (err) {

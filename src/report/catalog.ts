@@ -13,7 +13,12 @@ export interface RuleInfo {
 /** Every rule a finding can come from: the given snapshot rules, then the declared-spec checks. */
 export function ruleCatalog(rules: readonly Rule[]): RuleInfo[] {
   return [
-    ...rules.map((r) => ({ id: r.id, description: r.meta.description, docsUrl: r.meta.docsUrl, severity: r.meta.severity })),
+    ...rules.map((r) => ({
+      id: r.id,
+      description: r.meta.description,
+      docsUrl: r.meta.docsUrl,
+      severity: r.meta.severity,
+    })),
     ...SPEC_RULES.map((r) => ({ ...r })),
   ];
 }

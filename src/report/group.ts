@@ -139,7 +139,8 @@ function commonWords(a: readonly string[], b: readonly string[]): Set<number> {
   const m = b.length;
   const len: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) len[i]![j] = a[i] === b[j] ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--)
+      len[i]![j] = a[i] === b[j] ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
   }
   const keep = new Set<number>();
   for (let i = 0, j = 0; i < n && j < m; ) {
@@ -173,7 +174,8 @@ export function gistOf(messages: readonly string[]): string {
   return out.join('').replace(/\s+/g, ' ').trim();
 }
 
-/** Words, the spaces between them, numbers and punctuation apart ("`x`):" is "`", "x", "`", ")" and ":"; "1.00" stays whole). */
+/** Words, the spaces between them, numbers and punctuation apart ("`x`):" is "`", "x", "`", ")" and ":"; "1.00" stays
+ * whole). */
 function tokens(s: string): string[] {
   const NUMBER = /^\d[\d.,]*\d$|^\d$/;
   return s
@@ -214,7 +216,9 @@ export function verboseHolds(g: FindingGroup): string {
   const parts = ['figures'];
   if (g.findings.some((f) => f.recommendation?.commands?.length)) parts.push('commands');
   if (g.findings.some((f) => f.confirmation?.measurements.length)) parts.push('measurements');
-  return parts.length === 1 ? parts[0] ?? '' : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`;
+  return parts.length === 1
+    ? (parts[0] ?? '')
+    : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1] ?? ''}`;
 }
 
 /**

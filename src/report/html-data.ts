@@ -3,7 +3,17 @@ import { formatBytes, formatNumber } from '../core/format';
 import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
-import { actionForEach, collapseGaps, confirmationVerdict, firstSentence, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import {
+  actionForEach,
+  collapseGaps,
+  confirmationVerdict,
+  firstSentence,
+  groupFindings,
+  memberLabel,
+  membersNoun,
+  ratioFigure,
+  verdictWords,
+} from './group';
 
 export { intervalName } from './group';
 
@@ -111,7 +121,9 @@ export function chartData(report: AuditReport): ChartData {
         arrays.push({ collection: name, path, maxLength, buckets, growth: downsample(growth, MAX_POINTS) });
       }
       // A size of 0 is a size not read (a WiredTiger index takes at least one page): left out, not drawn as 0 B.
-      for (const ix of c.indexes) if (ix.sizeBytes !== null && ix.sizeBytes > 0) indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
+      for (const ix of c.indexes)
+        if (ix.sizeBytes !== null && ix.sizeBytes > 0)
+          indexBars.push({ collection: name, name: ix.name, sizeBytes: ix.sizeBytes });
     }
   }
   arrays.sort((a, b) => b.maxLength - a.maxLength);
@@ -121,7 +133,12 @@ export function chartData(report: AuditReport): ChartData {
     lengthBuckets: LENGTH_BUCKETS.map((b) => b.label),
     arrays: arrays.slice(0, MAX_ARRAY_SERIES),
     idOrder: idOrder.slice(0, MAX_ID_SERIES),
-    indexes: { cacheBytes: snapshot.server.cacheBytes, totalBytes: indexBars.reduce((n, i) => n + i.sizeBytes, 0), top: indexBars.slice(0, MAX_INDEX_BARS), count: indexBars.length },
+    indexes: {
+      cacheBytes: snapshot.server.cacheBytes,
+      totalBytes: indexBars.reduce((n, i) => n + i.sizeBytes, 0),
+      top: indexBars.slice(0, MAX_INDEX_BARS),
+      count: indexBars.length,
+    },
     confirmations: result.findings.filter((f) => f.confirmation).map(confirmationBar),
   };
 }
@@ -137,7 +154,14 @@ function idOrderSeries(findings: readonly Finding[]): IdOrderSeries[] {
     const { monotonicity: rho, naturalOrderIds: n, idType, order } = f.evidence;
     if (typeof rho !== 'number' || typeof n !== 'number' || f.target.collection === undefined) continue;
     const collection = `${f.target.db}.${f.target.collection}`;
-    if (!byCollection.has(collection)) byCollection.set(collection, { collection, idType: typeof idType === 'string' ? idType : 'unknown', rho, n, order: typeof order === 'string' ? order : 'unclear' });
+    if (!byCollection.has(collection))
+      byCollection.set(collection, {
+        collection,
+        idType: typeof idType === 'string' ? idType : 'unknown',
+        rho,
+        n,
+        order: typeof order === 'string' ? order : 'unclear',
+      });
   }
   return [...byCollection.values()].sort((a, b) => b.n - a.n || a.collection.localeCompare(b.collection));
 }
@@ -149,15 +173,37 @@ function confirmationBar(f: Finding): ConfirmationBar {
     severity: f.severity,
     status: c.status,
     summary: c.summary,
-    ratio: c.ratio ? { label: c.ratio.label, median: c.ratio.median, low: c.ratio.low, high: c.ratio.high, ...(c.ratio.coverage === undefined ? {} : { coverage: c.ratio.coverage }) } : null,
-    measurements: c.measurements.map((m) => ({ label: m.label, unit: m.unit, median: m.median, low: m.low, high: m.high, trials: m.trials })),
+    ratio: c.ratio
+      ? {
+          label: c.ratio.label,
+          median: c.ratio.median,
+          low: c.ratio.low,
+          high: c.ratio.high,
+          ...(c.ratio.coverage === undefined ? {} : { coverage: c.ratio.coverage }),
+        }
+      : null,
+    measurements: c.measurements.map((m) => ({
+      label: m.label,
+      unit: m.unit,
+      median: m.median,
+      low: m.low,
+      high: m.high,
+      trials: m.trials,
+    })),
   };
 }
 
 /** No marks in a ticket: the verdict's words alone (group.ts verdictWords). */
-const NO_MARK: Record<Confirmation['status'], string> = { supported: '', refuted: '', inconclusive: '', 'not-run': '', error: '' };
+const NO_MARK: Record<Confirmation['status'], string> = {
+  supported: '',
+  refuted: '',
+  inconclusive: '',
+  'not-run': '',
+  error: '',
+};
 
-/** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not checked. */
+/** A plain-text summary a DBA can paste into a ticket: scope, counts, each finding in one line, what was not
+ * checked. */
 export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = {}): string {
   // Pasted into a terminal or a ticket: no control character, and no newline that would make a name a line of its own.
   const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
@@ -167,18 +213,30 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const lines = [
     `MongoDB schema audit of ${result.source} (${server}) on ${result.startedAt.slice(0, 10)}`,
-    `Scope: ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'} (${snapshot.databases.map((d) => d.name).join(', ')}), ${ncoll} collection${ncoll === 1 ? '' : 's'}. Confirmation on a scratch copy: ${result.confirm.enabled ? 'on' : 'off'}.`,
-    `Findings: ${count('error')} error${count('error') === 1 ? '' : 's'}, ${count('warn')} warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info.`,
+    `Scope: ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'} ` +
+      `(${snapshot.databases.map((d) => d.name).join(', ')}), ${ncoll} collection${ncoll === 1 ? '' : 's'}. ` +
+      `Confirmation on a scratch copy: ${result.confirm.enabled ? 'on' : 'off'}.`,
+    `Findings: ${count('error')} error${count('error') === 1 ? '' : 's'}, ${count('warn')} ` +
+      `warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info.`,
   ];
   const idx = chartData(report).indexes;
-  if (idx.count > 0) lines.push(`Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in all${idx.cacheBytes ? ` against a ${formatBytes(idx.cacheBytes)} WiredTiger cache (${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)` : ' (cache size not reported by the server)'}.`);
+  if (idx.count > 0)
+    lines.push(
+      `Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in ` +
+        `all${idx.cacheBytes ? ` against a ${formatBytes(idx.cacheBytes)} ` + `WiredTiger cache ` + `(${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)` : ' (cache size not reported by the server)'}.`,
+    );
   if (result.findings.length) lines.push('');
   groupFindings(result.findings, opts).forEach((e, i) => {
     if (e.kind === 'group') {
-      let line = `${i + 1}. [${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} (${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
+      let line =
+        `${i + 1}. ` +
+        `[${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} ` +
+        `(${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
       const action = actionForEach(e, "each finding's own is in the report's details");
       if (action) line += ` Suggested for each: ${action}.`;
-      const measured = e.findings.filter((f) => f.confirmation).map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, NO_MARK)}`);
+      const measured = e.findings
+        .filter((f) => f.confirmation)
+        .map((f) => `${memberLabel(f, e)} ${confirmationVerdict(f.confirmation as Confirmation, NO_MARK)}`);
       if (measured.length) line += ` Measured: ${measured.join('; ')}.`;
       lines.push(line);
       return;
@@ -193,9 +251,14 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   const skipped = collapseGaps(result.notes).filter((n) => n.level !== 'info');
   if (skipped.length) {
     lines.push('', `Not checked (${skipped.length}):`);
-    for (const n of skipped.slice(0, 10)) lines.push(`- ${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}`);
+    for (const n of skipped.slice(0, 10))
+      lines.push(`- ${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}`);
     if (skipped.length > 10) lines.push(`- … and ${skipped.length - 10} more (see the report)`);
   }
-  lines.push('', `Generated by mongo-advisor ${result.tool.version}; the report holds paths, types, sizes and counts, no document values.`);
+  lines.push(
+    '',
+    `Generated by mongo-advisor ${result.tool.version}; the report holds paths, types, sizes and counts, no ` +
+      `document values.`,
+  );
   return lines.join('\n');
 }

@@ -4,7 +4,17 @@ import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
-import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verdictWords } from './group';
+import {
+  type FindingGroup,
+  actionForEach,
+  collapseGaps,
+  confirmationVerdict,
+  groupFindings,
+  memberLabel,
+  membersNoun,
+  ratioFigure,
+  verdictWords,
+} from './group';
 import { CONFIRMATION_STATUS } from './text';
 import { safeForTerminal } from './escape';
 import { type AuditReport, type ChartData, chartData, ticketSummary } from './html-data';
@@ -27,20 +37,31 @@ function readAsset(name: string): string {
     const file = path.join(dir, name);
     if (existsSync(file)) return readFileSync(file, 'utf8');
   }
-  throw new Error(`the HTML report asset ${name} is missing from ${__dirname}: the package is incomplete, reinstall mongo-advisor`);
+  throw new Error(
+    `the HTML report asset ${name} is missing from ${__dirname}: the package is incomplete, reinstall mongo-advisor`,
+  );
 }
 
 /** Reads the assets once: Chart.js from its package (a dependency), the rest from beside this module. */
 export function loadHtmlAssets(): HtmlAssets {
   if (!cached) {
     const chartDir = path.dirname(require.resolve('chart.js'));
-    cached = { chartJs: readFileSync(path.join(chartDir, 'chart.umd.min.js'), 'utf8'), script: readAsset('report.js'), css: readAsset('report.css') };
+    cached = {
+      chartJs: readFileSync(path.join(chartDir, 'chart.umd.min.js'), 'utf8'),
+      script: readAsset('report.js'),
+      css: readAsset('report.css'),
+    };
   }
   return cached;
 }
 
 function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Text placed inside <script>: "</script" and "<!--" must not appear, whatever the data holds. */
@@ -49,9 +70,13 @@ function scriptSafe(s: string): string {
 }
 
 function jsonForScript(v: unknown): string {
-  return JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
-
 
 /**
  * Prose from a rule (a message, a reason, a summary, a note) as HTML: escaped, and each `code span` the text marks
@@ -69,7 +94,7 @@ function confirmationCell(c: Confirmation | undefined): string {
   if (!c) return '<span class="muted">—</span>';
   const ratio = c.ratio ? `<br><strong>${esc(ratioFigure(c.ratio))}</strong>` : '';
   const ms = c.measurements.length
-    ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${m.trials > 1 ? ` (${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}, ${m.trials} trials)` : ''}`).join('<br>')}`
+    ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${m.trials > 1 ? ` (${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}, ${m.trials} ` + `trials)` : ''}`).join('<br>')}`
     : '';
   return `${esc(`${CONFIRMATION_STATUS[c.status]} ${verdictWords(c)}`)}: ${rich(c.summary)}${c.reason ? ` (${rich(c.reason)})` : ''}${ratio}${ms}`;
 }
@@ -81,7 +106,10 @@ function recommendation(f: Finding): string {
 }
 
 function findingRow(f: Finding): string {
-  return `<tr><td class="sev ${f.severity}">${f.severity}</td><td>${esc(targetLabel(f))}</td><td><a href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td><td>${rich(f.message)}${recommendation(f)}</td><td>${confirmationCell(f.confirmation)}</td></tr>`;
+  return (
+    `<tr><td class="sev ${f.severity}">${f.severity}</td><td>${esc(targetLabel(f))}</td><td><a ` +
+    `href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td><td>${rich(f.message)}${recommendation(f)}</td><td>${confirmationCell(f.confirmation)}</td></tr>`
+  );
 }
 
 /** Repeated info findings of one rule and message in one row; each finding in full behind a disclosure. */
@@ -93,15 +121,25 @@ function groupRow(g: FindingGroup): string {
     ? `<ul class="verdicts">${g.findings.map((f, i) => `<li><strong>${esc(names[i] ?? '')}</strong>: ${f.confirmation ? esc(confirmationVerdict(f.confirmation, CONFIRMATION_STATUS)) : 'no experiment'}</li>`).join('')}</ul>`
     : '<span class="muted">—</span>';
   const each = g.findings
-    .map((f, i) => `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`)
+    .map(
+      (f, i) =>
+        `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`,
+    )
     .join('');
   const shared = actionForEach(g, "each finding's own is in its details below");
   const action = shared ? `<div class="rec">For each: <strong>${rich(shared)}</strong></div>` : '';
-  return `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`;
+  return (
+    `<tr class="group"><td ` +
+    `class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each ` +
+    `of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`
+  );
 }
 
 function chartCard(id: string, title: string, sub: string, wide = false): string {
-  return `<div class="card${wide ? ' wide' : ''}"><h3>${esc(title)}</h3><p class="sub">${esc(sub)}</p><div class="chart"><canvas id="${id}" role="img" aria-label="${esc(title)}"></canvas></div></div>`;
+  return (
+    `<div class="card${wide ? ' wide' : ''}"><h3>${esc(title)}</h3><p class="sub">${esc(sub)}</p><div ` +
+    `class="chart"><canvas id="${id}" role="img" aria-label="${esc(title)}"></canvas></div></div>`
+  );
 }
 
 /**
@@ -128,7 +166,8 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const notes = collapseGaps(result.notes);
   const skipped = notes.filter((n) => n.level !== 'info');
   const info = notes.filter((n) => n.level === 'info');
-  const noteItem = (n: (typeof result.notes)[number]): string => `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;
+  const noteItem = (n: (typeof result.notes)[number]): string =>
+    `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;
   const cache = charts.indexes.cacheBytes;
   const title = `mongo-advisor audit: ${result.source}`;
   return `<!doctype html>
@@ -162,15 +201,15 @@ ${indexTile(charts.indexes)}
 
 <h2>Charts</h2>
 <div class="grid">
-${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array length. The buckets follow published lines: in a MongoDB 1.8 benchmark of embedded vs referenced comments, embedding cost nothing up to 100 per post and $push was 2.3× slower at 1,000 and 26.5× at 10,000; Compass flags arrays of 250+, Atlas Schema Suggestions 10,000+.')}
-${chartCard('chart-array-growth', 'Array growth', 'Elements per document against its creation time (ObjectId time or a date field). A rising cloud is an array that keeps growing.')}
-${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the rank of each _id and the order documents sit in storage, per collection. Near 1 is monotonic (good for clustering); near 0 is random.')}
-${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all indexes together and the WiredTiger cache (${formatBytes(cache)}). Once hot indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all indexes together. The server did not report a WiredTiger cache size, so the cache bar is missing.')}
-${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ratio on a scratch copy of the data: the median of its paired trials (◆) and the interval around it (the bar; its coverage is in the tooltip). 1× (the dashed line) is no difference; each label says which arm is divided by which.', true)}
+${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array ' + 'length. The buckets follow ' + 'published lines: in a MongoDB ' + '1.8 benchmark of ' + ('embedded vs referenced ' + 'comments, embedding cost ' + 'nothing up to 100 per post ' + 'and $push was 2.3× slower at ') + ('1,000 and 26.5× at 10,000; ' + 'Compass flags arrays of 250+, ' + 'Atlas Schema Suggestions ' + '10,000+.'))}
+${chartCard('chart-array-growth', 'Array growth', 'Elements per document against ' + 'its creation time (ObjectId time ' + 'or a date field). A rising cloud ' + 'is an ' + 'array that keeps growing.')}
+${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the ' + 'rank of each _id and the ' + 'order documents sit in ' + 'storage, per collection. Near ' + '1 ' + 'is monotonic (good for clustering); near 0 is random.')}
+${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all ` + `indexes together and the ` + `WiredTiger cache ` + `(${formatBytes(cache)}). Once ` + `hot ` + `indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all ' + 'indexes together. The server ' + 'did not report a WiredTiger ' + 'cache size, so the ' + 'cache bar is missing.')}
+${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ' + 'ratio on a scratch copy of ' + 'the data: the median of its ' + 'paired trials (◆) and ' + ('the interval around it (the ' + 'bar; its coverage is in the ' + 'tooltip). 1× (the dashed ' + 'line) is no difference; ') + 'each label says which arm is divided by which.', true)}
 </div>
 
 <h2>Findings</h2>
-${result.findings.length ? `<table><thead><tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th><th>confirmation</th></tr></thead><tbody>${entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n')}</tbody></table>` : '<p>No findings.</p>'}
+${result.findings.length ? `<table><thead><tr><th>severity</th><th>where</th><th>rule</th><th>finding and ` + `recommendation</th><th>confirmation</th></tr></thead><tbody>${entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n')}</tbody></table>` : '<p>No findings.</p>'}
 
 ${skipped.length ? `<h2>Could not check</h2><ul class="notes">${skipped.map(noteItem).join('')}</ul>` : ''}
 ${info.length ? `<h2>Notes</h2><ul class="notes">${info.map(noteItem).join('')}</ul>` : ''}
@@ -191,8 +230,15 @@ function chartVersion(js: string): string {
 
 /** The index-size tile: the total with its share of the cache, or "unknown" when the server reported no size. */
 function indexTile(indexes: ChartData['indexes']): string {
-  if (indexes.count === 0) return '<div class="tile"><div class="n">unknown</div><div class="l">index sizes (the server reported none)</div></div>';
+  if (indexes.count === 0)
+    return (
+      '<div class="tile"><div class="n">unknown</div><div class="l">index sizes (the server reported ' +
+      'none)</div></div>'
+    );
   const cache = indexes.cacheBytes;
   const share = cache ? ` · ${esc(formatNumber((indexes.totalBytes / cache) * 100))}% of cache` : '';
-  return `<div class="tile"><div class="n">${esc(formatBytes(indexes.totalBytes))}</div><div class="l">indexes${share}</div></div>`;
+  return (
+    `<div class="tile"><div class="n">${esc(formatBytes(indexes.totalBytes))}</div><div ` +
+    `class="l">indexes${share}</div></div>`
+  );
 }

@@ -23,7 +23,11 @@ function xml(s: string): string {
 
 function details(f: Finding): string {
   const lines = [`${f.severity}: ${targetLabel(f)}`, f.message];
-  if (f.recommendation) lines.push(`Recommendation (${f.recommendation.action}): ${f.recommendation.reason}`, ...(f.recommendation.commands ?? []).map((c) => `  ${c}`));
+  if (f.recommendation)
+    lines.push(
+      `Recommendation (${f.recommendation.action}): ${f.recommendation.reason}`,
+      ...(f.recommendation.commands ?? []).map((c) => `  ${c}`),
+    );
   if (f.confirmation) lines.push(`Confirmation (${f.confirmation.status}): ${f.confirmation.summary}`);
   lines.push(`Rule: ${f.ruleId} (${f.messageId}) ${f.docsUrl}`);
   return lines.join('\n');
@@ -42,7 +46,12 @@ export function formatJunit(given: LintResult, opts: JunitOptions): string {
   const baseline = result.lint?.baseline ?? null;
   const catalog = opts.rules;
   const collections = scopeTargets(result.scope);
-  const ruleIds = [...new Set([...catalog.filter((r) => !r.id.startsWith('spec-')).map((r) => r.id), ...result.findings.map((f) => f.ruleId)])];
+  const ruleIds = [
+    ...new Set([
+      ...catalog.filter((r) => !r.id.startsWith('spec-')).map((r) => r.id),
+      ...result.findings.map((f) => f.ruleId),
+    ]),
+  ];
   const suites: string[] = [];
   let total = 0;
   let failures = 0;
@@ -71,23 +80,37 @@ export function formatJunit(given: LintResult, opts: JunitOptions): string {
         body.push(`      <skipped message="${xml(skipNote.message)}"/>`);
         suiteSkipped++;
       }
-      for (const f of failing) body.push(`      <failure message="${xml(`${targetLabel(f)}: ${f.message}`)}" type="${f.severity}">${xml(details(f))}</failure>`);
+      for (const f of failing)
+        body.push(
+          `      <failure message="${xml(`${targetLabel(f)}: ${f.message}`)}" ` +
+            `type="${f.severity}">${xml(details(f))}</failure>`,
+        );
       if (other.length) {
-        const text = other.map((f) => `${counts(f, baseline) ? '' : '[accepted by baseline] '}${details(f)}`).join('\n\n');
+        const text = other
+          .map((f) => `${counts(f, baseline) ? '' : '[accepted by baseline] '}${details(f)}`)
+          .join('\n\n');
         body.push(`      <system-out>${xml(text)}</system-out>`);
       }
       if (failing.length) suiteFailures++;
-      cases.push(`    <testcase classname="${xml(`mongo-advisor.${id}`)}" name="${xml(name || result.scope.db)}" time="0"${body.length ? `>\n${body.join('\n')}\n    </testcase>` : '/>'}`);
+      cases.push(
+        `    <testcase classname="${xml(`mongo-advisor.${id}`)}" name="${xml(name || result.scope.db)}" ` +
+          `time="0"${body.length ? `>\n${body.join('\n')}\n    </testcase>` : '/>'}`,
+      );
     }
     total += cases.length;
     failures += suiteFailures;
     skippedTotal += suiteSkipped;
-    suites.push(`  <testsuite name="${xml(id)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="${suiteSkipped}" timestamp="${xml(result.startedAt.replace(/Z$/, ''))}" time="0">\n${cases.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="${xml(id)}" tests="${cases.length}" failures="${suiteFailures}" errors="0" ` +
+        `skipped="${suiteSkipped}" timestamp="${xml(result.startedAt.replace(/Z$/, ''))}" ` +
+        `time="0">\n${cases.join('\n')}\n  </testsuite>`,
+    );
   }
   const time = (result.durationMs / 1000).toFixed(3);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mongo-advisor ${xml(result.scope.db)}" tests="${total}" failures="${failures}" errors="0" skipped="${skippedTotal}" time="${time}">`,
+    `<testsuites name="mongo-advisor ${xml(result.scope.db)}" tests="${total}" failures="${failures}" ` +
+      `errors="0" skipped="${skippedTotal}" time="${time}">`,
     ...suites,
     '</testsuites>',
     '',

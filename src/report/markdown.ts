@@ -4,7 +4,18 @@ import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
-import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, ratioFigure, verboseHolds, verdictWords } from './group';
+import {
+  type FindingGroup,
+  actionForEach,
+  collapseGaps,
+  confirmationVerdict,
+  groupFindings,
+  memberLabel,
+  membersNoun,
+  ratioFigure,
+  verboseHolds,
+  verdictWords,
+} from './group';
 
 const ICON: Record<Severity, string> = { error: '🔴', warn: '🟡', info: '🔵' };
 const STATUS: Record<Confirmation['status'], string> = {
@@ -62,7 +73,11 @@ function groupDetails(g: FindingGroup): string {
     }
     lines.push('');
   }
-  lines.push(`_Run with \`--verbose\` for each collection's ${verboseHolds(g)}._${g.docsUrl ? ` [${g.ruleId}](${g.docsUrl})` : ''}`, '');
+  lines.push(
+    `_Run with \`--verbose\` for each ` +
+      `collection's ${verboseHolds(g)}._${g.docsUrl ? ` [${g.ruleId}](${g.docsUrl})` : ''}`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -94,7 +109,8 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
   out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);
   if (baseline) {
-    const fresh = (s: Severity): number => result.findings.filter((f) => f.severity === s && counts(f, baseline)).length;
+    const fresh = (s: Severity): number =>
+      result.findings.filter((f) => f.severity === s && counts(f, baseline)).length;
     out.push(`| new (not in baseline) | ${fresh('error')} | ${fresh('warn')} | ${fresh('info')} |`);
   }
   out.push('');
@@ -107,24 +123,38 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
       if (e.kind === 'group') {
         const verdicts = e.findings
           .filter((f) => f.confirmation)
-          .map((f) => `${name(memberLabel(f, e), true)}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`);
+          .map(
+            (f) =>
+              `${name(memberLabel(f, e), true)}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`,
+          );
         const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
         const verdict = verdicts.length ? verdicts.join('<br>') : '—';
-        out.push(`| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`);
+        out.push(
+          `| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`,
+        );
         continue;
       }
       const f = e.finding;
       const state = baseline?.states[fingerprint(f)];
       const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
       const verdict = f.confirmation ? `${verdictOf(f.confirmation)}${ratioText(f.confirmation)}` : '—';
-      out.push(`| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`);
+      out.push(
+        `| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`,
+      );
     }
     out.push('', '<details><summary>Details and recommendations</summary>', '');
-    for (const e of entries) out.push(e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]));
+    for (const e of entries)
+      out.push(
+        e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]),
+      );
     out.push('</details>', '');
   }
   if (baseline?.absent.length) {
-    out.push(`${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found (fixed, or not checked this run); prune them with \`--update-baseline\`:`, '');
+    out.push(
+      `${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no ` +
+        `longer found (fixed, or not checked this run); prune them with \`--update-baseline\`:`,
+      '',
+    );
     for (const a of baseline.absent) out.push(`- ${name(a.fingerprint)}`);
     out.push('');
   }

@@ -19,14 +19,22 @@ const LEVEL: Record<Severity, Result.level> = { error: 'error', warn: 'warning',
  */
 function locationOf(f: Finding, locate: Locate | undefined): Location {
   const src = locate?.(f) ?? null;
-  const pseudo = ['mongodb', f.target.db, f.target.collection].filter(Boolean).map((p) => encodeURIComponent(p as string)).join('/');
+  const pseudo = ['mongodb', f.target.db, f.target.collection]
+    .filter(Boolean)
+    .map((p) => encodeURIComponent(p as string))
+    .join('/');
   const fq = [f.target.db, f.target.collection, f.target.path].filter(Boolean).join('.');
   return {
     physicalLocation: {
       artifactLocation: { uri: src?.uri ?? pseudo, ...(src ? {} : { uriBaseId: '%SRCROOT%' }) },
       ...(src?.line ? { region: { startLine: src.line } } : {}),
     },
-    logicalLocations: [{ fullyQualifiedName: fq, kind: f.target.index ? 'index' : f.target.path ? 'field' : f.target.collection ? 'collection' : 'database' }],
+    logicalLocations: [
+      {
+        fullyQualifiedName: fq,
+        kind: f.target.index ? 'index' : f.target.path ? 'field' : f.target.collection ? 'collection' : 'database',
+      },
+    ],
     message: { text: targetLabel(f) },
   };
 }
@@ -58,7 +66,10 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
     shortDescription: { text: r.description },
     fullDescription: { text: r.description },
     helpUri: r.docsUrl,
-    help: { text: `${r.description}. See ${r.docsUrl}`, markdown: `${r.description}. See [the MongoDB manual](${r.docsUrl}).` },
+    help: {
+      text: `${r.description}. See ${r.docsUrl}`,
+      markdown: `${r.description}. See [the MongoDB manual](${r.docsUrl}).`,
+    },
     defaultConfiguration: { level: LEVEL[r.severity] },
   }));
   const baseline = result.lint?.baseline ?? null;
@@ -75,7 +86,15 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
         messageId: f.messageId,
         target: { ...f.target },
         evidence: f.evidence,
-        ...(f.confirmation ? { confirmation: { status: f.confirmation.status, summary: f.confirmation.summary, ...(f.confirmation.ratio ? { ratio: f.confirmation.ratio } : {}) } } : {}),
+        ...(f.confirmation
+          ? {
+              confirmation: {
+                status: f.confirmation.status,
+                summary: f.confirmation.summary,
+                ...(f.confirmation.ratio ? { ratio: f.confirmation.ratio } : {}),
+              },
+            }
+          : {}),
       },
     };
     if (baseline) r.baselineState = baseline.states[fp] ?? 'new';
@@ -103,7 +122,10 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
             startTimeUtc: result.startedAt,
             toolExecutionNotifications: result.notes
               .filter((n) => n.level !== 'info')
-              .map((n) => ({ level: n.level === 'error' ? 'error' : 'note', message: { text: `${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}` } })),
+              .map((n) => ({
+                level: n.level === 'error' ? 'error' : 'note',
+                message: { text: `${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}` },
+              })),
             ...(result.lint ? { exitCode: result.lint.exitCode, exitCodeDescription: result.lint.verdict } : {}),
           },
         ],
@@ -112,7 +134,15 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
           source: result.source,
           server: result.server,
           scope: result.scope,
-          ...(baseline ? { baseline: { file: baseline.file, accepted: baseline.accepted, absent: baseline.absent.map((a) => a.fingerprint) } } : {}),
+          ...(baseline
+            ? {
+                baseline: {
+                  file: baseline.file,
+                  accepted: baseline.accepted,
+                  absent: baseline.absent.map((a) => a.fingerprint),
+                },
+              }
+            : {}),
         },
       },
     ],

@@ -5,7 +5,17 @@ import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { CONFIDENCE } from '../core/stats';
 import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
 import { safeForTerminal } from './escape';
-import { type FindingGroup, actionForEach, collapseGaps, confirmationVerdict, groupFindings, memberLabel, membersNoun, verboseHolds, verdictWords } from './group';
+import {
+  type FindingGroup,
+  actionForEach,
+  collapseGaps,
+  confirmationVerdict,
+  groupFindings,
+  memberLabel,
+  membersNoun,
+  verboseHolds,
+  verdictWords,
+} from './group';
 
 export interface TextOptions {
   color: boolean;
@@ -24,7 +34,8 @@ const measured = (x: unknown): x is number => typeof x === 'number' && Number.is
 
 function fmtMeasure(m: Measurement): string {
   if (!measured(m.median)) return 'not measured';
-  const f = m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : (x: number) => `${formatNumber(x)} ops/s`;
+  const f =
+    m.unit === 'bytes' ? formatBytes : m.unit === 'ms' ? formatDuration : (x: number) => `${formatNumber(x)} ops/s`;
   return f(m.median);
 }
 
@@ -60,48 +71,97 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   const width = 96;
   const out: string[] = [];
   const server = serverLine(result.server);
-  out.push(c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`));
+  out.push(
+    c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`),
+  );
   const confirmLine = !result.confirm.enabled
     ? 'confirmation off'
     : result.confirm.where
-      ? `experiments on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
+      ? `experiments ` +
+        `on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
       : 'nothing to confirm';
-  out.push(c.dim(`${formatNumber(result.scope.collections.length)} collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} · ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`));
+  out.push(
+    c.dim(
+      `${formatNumber(result.scope.collections.length)} ` +
+        `collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} ` +
+        `· ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`,
+    ),
+  );
   // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
   const roles = result.privileges;
-  if (roles?.basis === 'roles') out.push(roles.skipped.length > 0 ? c.yellow(`roles: ${roles.summary}`) : c.dim(`roles: ${roles.summary}`));
+  if (roles?.basis === 'roles')
+    out.push(roles.skipped.length > 0 ? c.yellow(`roles: ${roles.summary}`) : c.dim(`roles: ${roles.summary}`));
   out.push('');
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
-  for (const e of entries) out.push(e.kind === 'finding' ? formatFinding(e.finding, c, sev, width, opts.measurements !== false) : formatGroup(e, c, sev, width, opts.verboseHint ?? 'run with --verbose'), '');
+  for (const e of entries)
+    out.push(
+      e.kind === 'finding'
+        ? formatFinding(e.finding, c, sev, width, opts.measurements !== false)
+        : formatGroup(e, c, sev, width, opts.verboseHint ?? 'run with --verbose'),
+      '',
+    );
   // one line per server gap, however many places it affected
   const notes = collapseGaps(result.notes);
   const skipped = notes.filter((n) => n.level !== 'info');
   const info = notes.filter((n) => n.level === 'info');
   if (skipped.length) {
     out.push(c.bold('Could not check'));
-    for (const n of skipped) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
+    for (const n of skipped)
+      out.push(
+        wrap(
+          `- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`,
+          width,
+          '  ',
+        ),
+      );
     out.push('');
   }
   if (info.length) {
     out.push(c.bold('Notes'));
-    for (const n of info) out.push(wrap(`- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`, width, '  '));
+    for (const n of info)
+      out.push(
+        wrap(
+          `- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`,
+          width,
+          '  ',
+        ),
+      );
     out.push('');
   }
   if (result.findings.length > 3) {
     // Where a long report's findings come from, at a glance.
     const byRule = new Map<string, number>();
     for (const f of result.findings) byRule.set(f.ruleId, (byRule.get(f.ruleId) ?? 0) + 1);
-    out.push(c.dim(`by rule: ${[...byRule].sort((a, b) => a[0].localeCompare(b[0])).map(([id, n]) => `${id} ${n}`).join(' · ')}`));
+    out.push(
+      c.dim(
+        `by rule: ${[...byRule]
+          .sort((a, b) => a[0].localeCompare(b[0]))
+          .map(([id, n]) => `${id} ${n}`)
+          .join(' · ')}`,
+      ),
+    );
   }
-  const counts = (['error', 'warn', 'info'] as const).map((s) => [s, result.findings.filter((f) => f.severity === s).length] as const);
-  out.push(counts.map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`)).join(c.dim(' · ')));
+  const counts = (['error', 'warn', 'info'] as const).map(
+    (s) => [s, result.findings.filter((f) => f.severity === s).length] as const,
+  );
+  out.push(
+    counts
+      .map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`))
+      .join(c.dim(' · ')),
+  );
   return out.join('\n');
 }
 
 type Colors = ReturnType<typeof createColors>;
 
-function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) => string>, width: number, withTable: boolean): string {
+function formatFinding(
+  f: Finding,
+  c: Colors,
+  sev: Record<Severity, (s: string) => string>,
+  width: number,
+  withTable: boolean,
+): string {
   const lines: string[] = [];
   const where = `${f.target.db}${f.target.collection ? `.${f.target.collection}` : ''}${f.target.path ? ` ${c.dim('›')} ${f.target.path}` : ''}${f.target.index ? ` ${c.dim('index')} ${f.target.index}` : ''}`;
   lines.push(`${sev[f.severity](`${ICON[f.severity]} ${f.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(f.ruleId)}`);
@@ -119,10 +179,18 @@ function formatFinding(f: Finding, c: Colors, sev: Record<Severity, (s: string) 
  * Repeated info findings of one rule and message, in one entry: which collections, what the messages share, the
  * action when they share it, and one line per collection with its experiment's verdict. --verbose gives each in full.
  */
-function formatGroup(g: FindingGroup, c: Colors, sev: Record<Severity, (s: string) => string>, width: number, hint: string): string {
+function formatGroup(
+  g: FindingGroup,
+  c: Colors,
+  sev: Record<Severity, (s: string) => string>,
+  width: number,
+  hint: string,
+): string {
   const names = g.findings.map((f) => memberLabel(f, g));
   const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` ${c.dim('›')} ${g.path}`}`;
-  const lines = [`${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`];
+  const lines = [
+    `${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`,
+  ];
   lines.push(wrap(`${names.join(', ')}: ${g.gist}`, width, '  '));
   const action = actionForEach(g, "--verbose prints each finding's own");
   if (action) lines.push(wrap(`→ for each: ${c.bold(action)}`, width, '  '));
@@ -151,12 +219,34 @@ export const CONFIRMATION_STATUS: Record<Confirmation['status'], string> = {
 
 function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable: boolean): string {
   const color = k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
-  const lines = [wrap(`${color(`${CONFIRMATION_STATUS[k.status]} ${verdictWords(k)}`)}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
+  const lines = [
+    wrap(
+      `${color(`${CONFIRMATION_STATUS[k.status]} ${verdictWords(k)}`)}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`,
+      width,
+      '  ',
+    ),
+  ];
   if (withTable && k.measurements.length > 0) {
     const t = new Table({
       head: ['measurement', 'median', 'interval (coverage)', 'trials'],
       style: { head: [], border: [], compact: true, 'padding-left': 1, 'padding-right': 1 },
-      chars: { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '   ', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' ' },
+      chars: {
+        top: '',
+        'top-mid': '',
+        'top-left': '',
+        'top-right': '',
+        bottom: '',
+        'bottom-mid': '',
+        'bottom-left': '',
+        'bottom-right': '',
+        left: '   ',
+        'left-mid': '',
+        mid: '',
+        'mid-mid': '',
+        right: '',
+        'right-mid': '',
+        middle: ' ',
+      },
     });
     for (const m of k.measurements) t.push([m.label, fmtMeasure(m), fmtInterval(m), String(m.trials)]);
     lines.push(c.dim(t.toString()));

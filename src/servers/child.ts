@@ -108,7 +108,10 @@ export interface ServerSpawn {
  * Spawns a server on a free loopback port in a private temporary folder (deleted at stop and at exit), waits until
  * it is ready and returns it. Retries with another port when the one picked was taken in the meantime.
  */
-export async function spawnServer(spec: ServerSpawn, retries = 3): Promise<{ uri: string; stop: () => Promise<void>; pid: number | undefined }> {
+export async function spawnServer(
+  spec: ServerSpawn,
+  retries = 3,
+): Promise<{ uri: string; stop: () => Promise<void>; pid: number | undefined }> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= retries; attempt++) {
     try {
@@ -121,7 +124,9 @@ export async function spawnServer(spec: ServerSpawn, retries = 3): Promise<{ uri
   throw lastError;
 }
 
-async function spawnOnce(spec: ServerSpawn): Promise<{ uri: string; stop: () => Promise<void>; pid: number | undefined }> {
+async function spawnOnce(
+  spec: ServerSpawn,
+): Promise<{ uri: string; stop: () => Promise<void>; pid: number | undefined }> {
   const port = await freeLoopbackPort();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `mongo-advisor-${spec.name.toLowerCase()}-`));
   await spec.prepare?.(dir);
@@ -159,7 +164,13 @@ async function spawnOnce(spec: ServerSpawn): Promise<{ uri: string; stop: () => 
 
   let uri: string;
   try {
-    uri = await waitForReady(spec, child, port, () => stdoutBuf, () => stderrTail);
+    uri = await waitForReady(
+      spec,
+      child,
+      port,
+      () => stdoutBuf,
+      () => stderrTail,
+    );
   } catch (err) {
     await terminate(child, exited);
     await cleanup();
@@ -183,7 +194,13 @@ async function spawnOnce(spec: ServerSpawn): Promise<{ uri: string; stop: () => 
   };
 }
 
-function waitForReady(spec: ServerSpawn, child: ChildProcess, port: number, stdout: () => string, stderr: () => string): Promise<string> {
+function waitForReady(
+  spec: ServerSpawn,
+  child: ChildProcess,
+  port: number,
+  stdout: () => string,
+  stderr: () => string,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let settled = false;
     let poll: NodeJS.Timeout | undefined;
@@ -205,7 +222,9 @@ function waitForReady(spec: ServerSpawn, child: ChildProcess, port: number, stdo
     const onError = (err: Error): void => finish(new Error(`cannot run ${spec.name}: ${err.message}`));
     const onEarlyExit = (code: number | null, signal: NodeJS.Signals | null): void => {
       // Let the stderr pipe flush so the message explains the exit.
-      setImmediate(() => finish(new Error(`${spec.name} exited before it was ready (${signal ?? `exit ${code}`})${detail()}`)));
+      setImmediate(() =>
+        finish(new Error(`${spec.name} exited before it was ready (${signal ?? `exit ${code}`})${detail()}`)),
+      );
     };
     const timer = setTimeout(
       () => finish(new Error(`${spec.name} was not ready within ${spec.readyTimeoutMs / 1000} s${detail()}`)),
@@ -278,9 +297,18 @@ export interface RunResult {
 }
 
 /** Runs a command, collecting stdout+stderr; rejects only if it cannot be spawned. */
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<RunResult> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
     let output = '';
     const collect = (chunk: Buffer): void => {
       output = tail(output + chunk.toString('utf8'), 20_000);

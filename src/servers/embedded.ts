@@ -23,7 +23,11 @@ export { ensureSecantus } from './secantusdb';
 export type EmbeddedKind = Exclude<ServerKind, 'MONGODB_URI'>;
 export const EMBEDDED_KINDS: readonly EmbeddedKind[] = ['mongodb-memory-server', 'secantusdb', 'ferretdb'];
 
-const NAMES: Record<EmbeddedKind, string> = { 'mongodb-memory-server': 'mongodb-memory-server', secantusdb: 'SecantusDB', ferretdb: 'FerretDB' };
+const NAMES: Record<EmbeddedKind, string> = {
+  'mongodb-memory-server': 'mongodb-memory-server',
+  secantusdb: 'SecantusDB',
+  ferretdb: 'FerretDB',
+};
 
 export interface StartServerOptions {
   /** Progress messages for slow steps (a cold FerretDB build, a first SecantusDB install). */
@@ -38,7 +42,11 @@ export interface StartServerOptions {
  * Starts one embedded server of the given kind (no fallback). `testCommands`: enable test-only commands such as
  * `configureFailPoint` where the server can (SecantusDB); for the test suite only.
  */
-export async function startEmbedded(kind: EmbeddedKind, log: Log = noLog, opts: { testCommands?: boolean } = {}): Promise<RunningServer> {
+export async function startEmbedded(
+  kind: EmbeddedKind,
+  log: Log = noLog,
+  opts: { testCommands?: boolean } = {},
+): Promise<RunningServer> {
   switch (kind) {
     case 'mongodb-memory-server':
       return await startMemoryServer();

@@ -6,7 +6,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
-import { cacheDir, findPackageRoot, isExecutable, type Log, noLog, oneLine, run, type RunResult, type RunningServer, spawnServer, tail } from './child';
+import {
+  cacheDir,
+  findPackageRoot,
+  isExecutable,
+  type Log,
+  noLog,
+  oneLine,
+  run,
+  type RunResult,
+  type RunningServer,
+  spawnServer,
+  tail,
+} from './child';
 
 const FERRETDB_VERSION = 'v1.24.0';
 export const FERRETDB_LABEL = 'FerretDB 1.24 (SQLite)';
@@ -47,7 +59,10 @@ async function buildFerretBinary(log: Log): Promise<string> {
 
   await assertGoAvailable();
   await fsp.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.ferretdb-${FERRETDB_VERSION}-${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp${exe}`);
+  const tmp = path.join(
+    dir,
+    `.ferretdb-${FERRETDB_VERSION}-${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp${exe}`,
+  );
 
   log(`building FerretDB ${FERRETDB_VERSION} with Go into ${target} (one time; 1-3 min on a cold Go module cache)`);
   const started = Date.now();
@@ -59,7 +74,10 @@ async function buildFerretBinary(log: Log): Promise<string> {
       timeoutMs: FERRET_BUILD_TIMEOUT_MS,
     });
     if (result.code !== 0) {
-      throw new Error(`go build failed (${result.signal ?? `exit ${result.code}`}) in ${srcDir}: ${tail(result.output, 1_500).trim()}`);
+      throw new Error(
+        `go build failed (${result.signal ?? `exit ${result.code}`}) ` +
+          `in ${srcDir}: ${tail(result.output, 1_500).trim()}`,
+      );
     }
     await fsp.chmod(tmp, 0o755);
     await fsp.rename(tmp, target); // atomic; a racing process renames an identical file

@@ -52,9 +52,18 @@ async function install(log: Log): Promise<string> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       if (fs.existsSync(marker) && (await isExecutable(server))) return server;
-      const age = Date.now() - (await fsp.stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      const age =
+        Date.now() -
+        (await fsp.stat(lock).then(
+          (s) => s.mtimeMs,
+          () => Date.now(),
+        ));
       if (age > LOCK_STALE_MS) await fsp.rm(lock, { recursive: true, force: true });
-      else if (Date.now() - started > LOCK_STALE_MS) throw new Error(`another process has been installing SecantusDB for over ${LOCK_STALE_MS / 60_000} min (lock ${lock}); if no install is running, delete that folder and run again`);
+      else if (Date.now() - started > LOCK_STALE_MS)
+        throw new Error(
+          `another process has been installing SecantusDB for over ${LOCK_STALE_MS / 60_000} min ` +
+            `(lock ${lock}); if no install is running, delete that folder and run again`,
+        );
       else await new Promise((r) => setTimeout(r, 1_000));
     }
   }
@@ -65,12 +74,23 @@ async function install(log: Log): Promise<string> {
     log(`installing SecantusDB ${SECANTUS_VERSION} with pip into ${venv} (one time; about a minute)`);
     const started = Date.now();
     const mk = await run(python, ['-m', 'venv', venv], { timeoutMs: 120_000 });
-    if (mk.code !== 0) throw new Error(`\`${python} -m venv\` failed: ${tail(mk.output, 800).trim()} (on Debian/Ubuntu: apt-get install python3-venv)`);
-    const pip = await run(bin(venv, 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', `SecantusDB==${SECANTUS_VERSION}`], {
-      timeoutMs: INSTALL_TIMEOUT_MS,
-      env: { ...process.env, PIP_NO_INPUT: '1' },
-    });
-    if (pip.code !== 0) throw new Error(`pip install SecantusDB==${SECANTUS_VERSION} failed (${pip.signal ?? `exit ${pip.code}`}): ${tail(pip.output, 1_200).trim()}`);
+    if (mk.code !== 0)
+      throw new Error(
+        `\`${python} -m venv\` failed: ${tail(mk.output, 800).trim()} (on Debian/Ubuntu: apt-get install python3-venv)`,
+      );
+    const pip = await run(
+      bin(venv, 'python'),
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', `SecantusDB==${SECANTUS_VERSION}`],
+      {
+        timeoutMs: INSTALL_TIMEOUT_MS,
+        env: { ...process.env, PIP_NO_INPUT: '1' },
+      },
+    );
+    if (pip.code !== 0)
+      throw new Error(
+        `pip install SecantusDB==${SECANTUS_VERSION} failed ` +
+          `(${pip.signal ?? `exit ${pip.code}`}): ${tail(pip.output, 1_200).trim()}`,
+      );
     if (!(await isExecutable(server))) throw new Error(`pip installed SecantusDB but ${server} is missing`);
     await fsp.writeFile(marker, `SecantusDB==${SECANTUS_VERSION}\n`);
     log(`installed SecantusDB in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -102,7 +122,9 @@ async function findPython(): Promise<string> {
       seen.push(`${py}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on PATH' : oneLine(err)}`);
     }
   }
-  throw new Error(`SecantusDB needs Python ${MIN_PYTHON.join('.')}+ with venv (${seen.join('; ')}); set MONGO_ADVISOR_PYTHON to one`);
+  throw new Error(
+    `SecantusDB needs Python ${MIN_PYTHON.join('.')}+ with venv (${seen.join('; ')}); set MONGO_ADVISOR_PYTHON to one`,
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { type DeclaredCollection, type DeclaredIndex, dbOf, defaultIndexName, ty
 import type { SpecFindingInput } from './static';
 
 const keyText = (key: Record<string, number | string>): string => JSON.stringify(key);
-const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean => JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
+const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean =>
+  JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
 
 /** Canonical JSON (sorted keys) so declared and stored validators compare by content, not key order. */
 function canonical(v: unknown): string {
@@ -27,9 +28,13 @@ function indexDifferences(d: DeclaredIndex, live: IndexSnapshot): string[] {
   flag('hidden', d.hidden === true, live.hidden === true);
   // The snapshot records only that a partial filter exists, not the filter (it may hold values).
   flag('partial', d.partialFilterExpression !== undefined, live.partial === true);
-  if ((d.expireAfterSeconds ?? null) !== (live.expireAfterSeconds ?? null)) diffs.push(`expireAfterSeconds: declared ${d.expireAfterSeconds ?? 'none'}, live ${live.expireAfterSeconds ?? 'none'}`);
+  if ((d.expireAfterSeconds ?? null) !== (live.expireAfterSeconds ?? null))
+    diffs.push(
+      `expireAfterSeconds: declared ${d.expireAfterSeconds ?? 'none'}, live ${live.expireAfterSeconds ?? 'none'}`,
+    );
   if (d.collation !== undefined || live.collation !== undefined) {
-    const locale = (c: Record<string, unknown> | undefined): string => (typeof c?.locale === 'string' ? c.locale : 'simple');
+    const locale = (c: Record<string, unknown> | undefined): string =>
+      typeof c?.locale === 'string' ? c.locale : 'simple';
     const dl = locale(d.collation);
     const ll = locale(live.collation);
     if (dl !== ll) diffs.push(`collation locale: declared ${dl}, live ${ll}`);
@@ -41,20 +46,37 @@ function indexDifferences(d: DeclaredIndex, live: IndexSnapshot): string[] {
 function collectionDifferences(d: DeclaredCollection, live: CollectionSnapshot): string[] {
   const o = d.options ?? {};
   const diffs: string[] = [];
-  if ((o.clusteredIndex !== undefined) !== live.clustered) diffs.push(`clustered: declared ${o.clusteredIndex !== undefined}, live ${live.clustered}`);
+  if ((o.clusteredIndex !== undefined) !== live.clustered)
+    diffs.push(`clustered: declared ${o.clusteredIndex !== undefined}, live ${live.clustered}`);
   if ((o.capped === true) !== live.capped) diffs.push(`capped: declared ${o.capped === true}, live ${live.capped}`);
   const declaredValidator = o.validator !== undefined && Object.keys(o.validator).length > 0;
-  if (declaredValidator !== live.validator.present) diffs.push(`validator: ${declaredValidator ? 'declared, missing on the live collection' : 'live, not declared'}`);
+  if (declaredValidator !== live.validator.present)
+    diffs.push(`validator: ${declaredValidator ? 'declared, missing on the live collection' : 'live, not declared'}`);
   else if (declaredValidator && o.validator) {
     const dj = o.validator.$jsonSchema;
-    if (dj !== undefined && live.validator.jsonSchema !== undefined && canonical(dj) !== canonical(live.validator.jsonSchema)) diffs.push('validator: the live $jsonSchema differs from the declared one');
-    if ((dj !== undefined) !== (live.validator.jsonSchema !== undefined)) diffs.push(`validator: declared ${dj !== undefined ? 'a $jsonSchema' : 'query operators'}, live ${live.validator.jsonSchema !== undefined ? 'a $jsonSchema' : 'query operators'}`);
+    if (
+      dj !== undefined &&
+      live.validator.jsonSchema !== undefined &&
+      canonical(dj) !== canonical(live.validator.jsonSchema)
+    )
+      diffs.push('validator: the live $jsonSchema differs from the declared one');
+    if ((dj !== undefined) !== (live.validator.jsonSchema !== undefined))
+      diffs.push(
+        `validator: declared ${dj !== undefined ? 'a $jsonSchema' : 'query operators'}, ` +
+          `live ${live.validator.jsonSchema !== undefined ? 'a $jsonSchema' : 'query operators'}`,
+      );
   }
   if (declaredValidator || live.validator.present) {
     const level = (x: string | undefined): string => x ?? 'strict';
     const action = (x: string | undefined): string => x ?? 'error';
-    if (level(o.validationLevel) !== level(live.validator.validationLevel)) diffs.push(`validationLevel: declared ${level(o.validationLevel)}, live ${level(live.validator.validationLevel)}`);
-    if (action(o.validationAction) !== action(live.validator.validationAction)) diffs.push(`validationAction: declared ${action(o.validationAction)}, live ${action(live.validator.validationAction)}`);
+    if (level(o.validationLevel) !== level(live.validator.validationLevel))
+      diffs.push(
+        `validationLevel: declared ${level(o.validationLevel)}, live ${level(live.validator.validationLevel)}`,
+      );
+    if (action(o.validationAction) !== action(live.validator.validationAction))
+      diffs.push(
+        `validationAction: declared ${action(o.validationAction)}, live ${action(live.validator.validationAction)}`,
+      );
   }
   return diffs;
 }
@@ -71,13 +93,19 @@ export function specDrift(spec: Spec, snapshot: Snapshot): { findings: SpecFindi
     const liveDb = snapshot.databases.find((d) => d.name === db);
     if (!liveDb) {
       const message =
-        `drift not checked for database ${db}: the snapshot does not cover it (collect it with --db ${db})`;
+        `drift not checked for database ${db}: the snapshot does not cover it (collect it with ` + `--db ${db})`;
       notes.push({ level: 'skipped', target: { db }, message });
       continue;
     }
     const declared = spec.collections.filter((c) => dbOf(c, spec) === db);
     for (const d of declared) {
-      findings.push(...collectionDrift(db, d, liveDb.collections.find((c) => c.name === d.name)));
+      findings.push(
+        ...collectionDrift(
+          db,
+          d,
+          liveDb.collections.find((c) => c.name === d.name),
+        ),
+      );
     }
     if (spec.reportUndeclared !== false) findings.push(...undeclaredCollections(db, declared, liveDb.collections));
   }
@@ -99,7 +127,9 @@ function collectionDrift(db: string, d: DeclaredCollection, live: CollectionSnap
         evidence: { declaredIndexes: d.indexes?.length ?? 0 },
         recommendation: {
           action: 'create it as declared',
-          reason: 'Options such as clustering cannot be added later: create the collection before the application writes to it.',
+          reason:
+            'Options such as clustering cannot be added later: create the collection before the application ' +
+            'writes to it.',
         },
       },
     ];
@@ -119,7 +149,9 @@ function collectionDrift(db: string, d: DeclaredCollection, live: CollectionSnap
       ruleId: 'spec-drift',
       messageId: 'undeclaredIndex',
       target: { ...target, index: li.name },
-      message: `Index ${li.name} ${keyText(li.key)} exists on ${db}.${d.name} but is not declared: every write maintains it.`,
+      message:
+        `Index ${li.name} ${keyText(li.key)} exists on ${db}.${d.name} but is not declared: every write ` +
+        `maintains it.`,
       evidence: { key: keyText(li.key), sizeBytes: li.sizeBytes },
       recommendation: {
         action: 'declare it or drop it',

@@ -34,7 +34,8 @@ export interface DeclaredCollection {
   db?: string;
   options?: DeclaredOptions;
   indexes?: DeclaredIndex[];
-  /** What the application puts in _id, for the clustered-key check: objectId, uuidv4, uuidv7, string, int, long, date, other. */
+  /** What the application puts in _id, for the clustered-key check: objectId, uuidv4, uuidv7, string, int, long, date,
+   * other. */
   idType?: string;
 }
 
@@ -73,7 +74,11 @@ export const SPEC_JSON_SCHEMA = {
           options: {
             type: 'object',
             properties: {
-              clusteredIndex: { type: 'object', required: ['key'], properties: { key: { type: 'object' }, unique: {}, name: { type: 'string' } } },
+              clusteredIndex: {
+                type: 'object',
+                required: ['key'],
+                properties: { key: { type: 'object' }, unique: {}, name: { type: 'string' } },
+              },
               capped: { type: 'boolean' },
               size: { type: 'number' },
               max: { type: 'number' },
@@ -111,9 +116,14 @@ const validateSpec = ajv.compile(SPEC_JSON_SCHEMA);
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
-  if (e.keyword === 'additionalProperties') return `${at}: unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  if (e.keyword === 'additionalProperties')
+    return `${at}: unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
   if (e.keyword === 'required') return `${at}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
-  if (e.keyword === 'enum') return `${at} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (e.keyword === 'enum')
+    return (
+      `${at} must be one ` +
+      `of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+    );
   return `${at} ${e.message ?? 'is invalid'}`;
 }
 
@@ -139,7 +149,10 @@ export function loadSpec(file: string): LoadedSpec {
           'Check the path given to --spec (or "spec" in the configuration).',
       );
     }
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UserError(`Spec file ${file} does not exist. Check the path given to --spec (or "spec" in the configuration).`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UserError(
+        `Spec file ${file} does not exist. Check the path given to --spec (or "spec" in the configuration).`,
+      );
     throw new UserError(`Could not read the spec ${file}: ${(err as Error).message}`);
   }
   let data: unknown;
@@ -149,7 +162,11 @@ export function loadSpec(file: string): LoadedSpec {
       data = mod && typeof mod === 'object' && 'default' in mod ? mod.default : mod;
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE') throw new UserError(`${file} is an ES module this Node (${process.version}) cannot load synchronously; use Node 20.19+ / 22.12+, or a CommonJS or JSON spec.`);
+      if (e.code === 'ERR_REQUIRE_ESM' || e.code === 'ERR_REQUIRE_ASYNC_MODULE')
+        throw new UserError(
+          `${file} is an ES module this Node (${process.version}) cannot load synchronously; use Node ` +
+            `20.19+ / 22.12+, or a CommonJS or JSON spec.`,
+        );
       throw new UserError(`The spec ${file} failed to load: ${e.message.split('\n')[0] ?? ''}`);
     }
   } else {
@@ -167,15 +184,26 @@ export function loadSpec(file: string): LoadedSpec {
     );
   }
   if (data && typeof data === 'object' && (data as { format?: unknown }).format === 'mongo-advisor-snapshot') {
-    throw new UserError(`${file} is a snapshot, not a spec: pass it as the target (mongo-advisor lint ${file} --spec <spec file>).`);
+    throw new UserError(
+      `${file} is a snapshot, not a spec: pass it as the target (mongo-advisor lint ${file} --spec <spec file>).`,
+    );
   }
   if (!validateSpec(data)) {
     const errors = validateSpec.errors ?? [];
-    throw new UserError(`The spec ${file} is not valid: ${errors.slice(0, 5).map(describe).join('; ')}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. Expected { "db": "app", "collections": [{ "name": "posts", "options": {…}, "indexes": [{ "key": { "author": 1 } }] }] }.`);
+    throw new UserError(
+      `The spec ${file} is not ` +
+        `valid: ${errors.slice(0, 5).map(describe).join('; ')}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. ` +
+        `Expected { "db": "app", "collections": [{ "name": "posts", "options": {…}, "indexes": [{ "key": { ` +
+        `"author": 1 } }] }] }.`,
+    );
   }
   const spec = data as unknown as Spec;
   const missingDb = spec.collections.filter((c) => !c.db && !spec.db).map((c) => c.name);
-  if (missingDb.length) throw new UserError(`The spec ${file} does not say which database ${missingDb.map((n) => `"${n}"`).join(', ')} belong${missingDb.length === 1 ? 's' : ''} to: add a top-level "db" or a "db" on each collection.`);
+  if (missingDb.length)
+    throw new UserError(
+      `The spec ${file} does not say which database ${missingDb.map((n) => `"${n}"`).join(', ')} ` +
+        `belong${missingDb.length === 1 ? 's' : ''} to: add a top-level "db" or a "db" on each collection.`,
+    );
   const seen = new Set<string>();
   for (const c of spec.collections) {
     const id = `${c.db ?? spec.db}.${c.name}`;

@@ -27,7 +27,9 @@ export function staticSpecFindings(spec: Spec): SpecFindingInput[] {
         ruleId: 'spec-invalid-validator',
         messageId: 'invalid',
         target: { db: dbOf(c, spec), collection: c.name },
-        message: `The declared validator of ${c.name} would be refused by the server: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`,
+        message:
+          `The declared validator of ${c.name} would be refused by the ` +
+          `server: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`,
         evidence: { problems: problems.length },
       });
     }

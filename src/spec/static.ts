@@ -13,10 +13,35 @@ export type SpecFindingInput = Omit<FindingInput, 'data'> & {
 // MongoDB's $jsonSchema: draft 4 keywords less its omissions ($ref, $schema, default, definitions, format, id),
 // plus bsonType. Source: the MongoDB manual, $jsonSchema, "Available Keywords" and "Omissions".
 const JSON_SCHEMA_KEYWORDS = new Set([
-  'additionalItems', 'additionalProperties', 'allOf', 'anyOf', 'bsonType', 'dependencies', 'description', 'enum',
-  'exclusiveMaximum', 'exclusiveMinimum', 'items', 'maximum', 'maxItems', 'maxLength', 'maxProperties', 'minimum',
-  'minItems', 'minLength', 'minProperties', 'multipleOf', 'not', 'oneOf', 'pattern', 'patternProperties', 'properties',
-  'required', 'title', 'type', 'uniqueItems',
+  'additionalItems',
+  'additionalProperties',
+  'allOf',
+  'anyOf',
+  'bsonType',
+  'dependencies',
+  'description',
+  'enum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'items',
+  'maximum',
+  'maxItems',
+  'maxLength',
+  'maxProperties',
+  'minimum',
+  'minItems',
+  'minLength',
+  'minProperties',
+  'multipleOf',
+  'not',
+  'oneOf',
+  'pattern',
+  'patternProperties',
+  'properties',
+  'required',
+  'title',
+  'type',
+  'uniqueItems',
 ]);
 const OMITTED = new Set(['$ref', '$schema', 'default', 'definitions', 'format', 'id']);
 // JSON Schema "type" in MongoDB: draft 4 types less "integer" (the manual: use bsonType int or long).
@@ -50,7 +75,8 @@ function typeKeywordProblems(schema: Record<string, unknown>, k: string, v: unkn
   const out: string[] = [];
   if (k === 'bsonType') {
     for (const t of types) {
-      if (typeof t !== 'string' || !BSON_TYPE_ALIASES.has(t)) out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
+      if (typeof t !== 'string' || !BSON_TYPE_ALIASES.has(t))
+        out.push(`${sub}: ${JSON.stringify(t)} is not a BSON type alias`);
     }
     if (schema.type !== undefined) out.push(`${at}: "type" and "bsonType" cannot both be set`);
   } else if (k === 'type') {
@@ -103,7 +129,8 @@ function regexProblems(source: string, sub: string): string[] {
 function valueProblems(k: string, v: unknown, sub: string): string[] {
   switch (k) {
     case 'required': {
-      const names = Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') && new Set(v).size === v.length;
+      const names =
+        Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string') && new Set(v).size === v.length;
       return names ? [] : [`${sub} must be a non-empty array of distinct field names`];
     }
     case 'enum':
@@ -150,14 +177,18 @@ export function validatorProblems(c: DeclaredCollection): string[] {
       forbiddenOperators(o.validator, 'validator', out);
     }
   }
-  if (o.validationLevel !== undefined && !VALIDATION_LEVELS.includes(o.validationLevel)) out.push(`validationLevel ${JSON.stringify(o.validationLevel)} is not one of ${VALIDATION_LEVELS.join(', ')}`);
-  if (o.validationAction !== undefined && !VALIDATION_ACTIONS.includes(o.validationAction)) out.push(`validationAction ${JSON.stringify(o.validationAction)} is not one of ${VALIDATION_ACTIONS.join(', ')}`);
+  if (o.validationLevel !== undefined && !VALIDATION_LEVELS.includes(o.validationLevel))
+    out.push(`validationLevel ${JSON.stringify(o.validationLevel)} is not one of ${VALIDATION_LEVELS.join(', ')}`);
+  if (o.validationAction !== undefined && !VALIDATION_ACTIONS.includes(o.validationAction))
+    out.push(`validationAction ${JSON.stringify(o.validationAction)} is not one of ${VALIDATION_ACTIONS.join(', ')}`);
   return out;
 }
 
-const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean => JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
+const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean =>
+  JSON.stringify(Object.entries(a)) === JSON.stringify(Object.entries(b));
 
-/** A declared index in the shape the shared prefix checks read (src/lib/index-keys.ts), as listIndexes would give it. */
+/** A declared index in the shape the shared prefix checks read (src/lib/index-keys.ts), as listIndexes would give
+ * it. */
 const shapeOf = (i: DeclaredIndex): IndexShape => ({
   name: i.name ?? defaultIndexName(i.key),
   key: i.key,
@@ -169,40 +200,71 @@ const shapeOf = (i: DeclaredIndex): IndexShape => ({
   ...(i.collation !== undefined ? { collation: i.collation } : {}),
 });
 
-const optionsText = (i: DeclaredIndex): string => JSON.stringify({ u: i.unique ?? false, s: i.sparse ?? false, p: i.partialFilterExpression ?? null, c: i.collation ?? null, t: i.expireAfterSeconds ?? null });
+const optionsText = (i: DeclaredIndex): string =>
+  JSON.stringify({
+    u: i.unique ?? false,
+    s: i.sparse ?? false,
+    p: i.partialFilterExpression ?? null,
+    c: i.collation ?? null,
+    t: i.expireAfterSeconds ?? null,
+  });
 
 /** Redundant declared indexes: same key twice, or a plain index that is a prefix of a compound one. */
 export function redundantIndexes(c: DeclaredCollection, spec: Spec): SpecFindingInput[] {
   const db = dbOf(c, spec);
   const clustered = c.options?.clusteredIndex !== undefined;
-  const all: DeclaredIndex[] = [...(clustered ? [] : [{ key: { _id: 1 }, name: '_id_', unique: true }]), ...(c.indexes ?? [])];
+  const all: DeclaredIndex[] = [
+    ...(clustered ? [] : [{ key: { _id: 1 }, name: '_id_', unique: true }]),
+    ...(c.indexes ?? []),
+  ];
   const out: SpecFindingInput[] = [];
   for (const ix of c.indexes ?? []) {
     const name = ix.name ?? defaultIndexName(ix.key);
     for (const other of all) {
       if (other === ix) continue;
       const otherName = other.name ?? defaultIndexName(other.key);
-      if (sameKey(ix.key, other.key) && optionsText(ix) === optionsText(other) && all.indexOf(other) < all.indexOf(ix)) {
+      if (
+        sameKey(ix.key, other.key) &&
+        optionsText(ix) === optionsText(other) &&
+        all.indexOf(other) < all.indexOf(ix)
+      ) {
         out.push({
           ruleId: 'spec-redundant-index',
           messageId: 'duplicate',
           target: { db, collection: c.name, index: name },
-          message: `Index ${name} has the same key and options as ${otherName}: MongoDB refuses the second one ("index already exists with a different name"), and one would be pure write cost.`,
+          message:
+            `Index ${name} has the same key and options as ${otherName}: MongoDB refuses the second one ` +
+            `("index already exists with a different name"), and one would be pure write cost.`,
           evidence: { index: name, duplicateOf: otherName },
-          recommendation: { action: 'remove the duplicate', reason: `${otherName} already serves every query ${name} would.` },
+          recommendation: {
+            action: 'remove the duplicate',
+            reason: `${otherName} already serves every query ${name} would.`,
+          },
         });
         break;
       }
       // The same test as the live index-usage rule: a strict prefix, and nothing (kind, collation, uniqueness,
       // sparseness, partial filter, TTL, a hidden longer index) that stops the longer index serving its queries.
-      if (Object.keys(ix.key).length < Object.keys(other.key).length && isKeyPrefix(shapeOf(ix), shapeOf(other)) && prefixBlockers(shapeOf(ix), shapeOf(other)).length === 0) {
+      if (
+        Object.keys(ix.key).length < Object.keys(other.key).length &&
+        isKeyPrefix(shapeOf(ix), shapeOf(other)) &&
+        prefixBlockers(shapeOf(ix), shapeOf(other)).length === 0
+      ) {
         out.push({
           ruleId: 'spec-redundant-index',
           messageId: 'prefix',
           target: { db, collection: c.name, index: name },
-          message: `Index ${name} is a prefix of ${otherName}: queries on ${Object.keys(ix.key).join(', ')} can use ${otherName}, so ${name} adds write and cache cost for nothing (Atlas flags the same: redundant = prefix of another).`,
+          message:
+            `Index ${name} is a prefix of ${otherName}: queries on ${Object.keys(ix.key).join(', ')} can ` +
+            `use ${otherName}, so ${name} adds write and cache cost for nothing (Atlas flags the same: ` +
+            `redundant = prefix of another).`,
           evidence: { index: name, prefixOf: otherName },
-          recommendation: { action: 'drop the prefix index', reason: `${otherName} serves the same queries; keep ${name} only if its smaller size matters for a hot, covered query.` },
+          recommendation: {
+            action: 'drop the prefix index',
+            reason:
+              `${otherName} serves the same queries; keep ${name} only if its smaller size matters for a hot, ` +
+              `covered query.`,
+          },
         });
         break;
       }
@@ -226,16 +288,35 @@ export function clusteredProblems(c: DeclaredCollection, spec: Spec): SpecFindin
       ruleId: 'spec-clustered-key',
       messageId: 'key',
       target,
-      message: `The clustered key of ${c.name} is ${JSON.stringify(ci.key)}; MongoDB clusters only on { _id: 1 } and refuses anything else.`,
+      message:
+        `The clustered key of ${c.name} is ${JSON.stringify(ci.key)}; MongoDB clusters only on { _id: 1 } and ` +
+        `refuses anything else.`,
       evidence: { key: JSON.stringify(ci.key) },
-      recommendation: { action: 'cluster on _id', reason: 'Put the value you want rows ordered by into _id (it must be unique and never change).' },
+      recommendation: {
+        action: 'cluster on _id',
+        reason: 'Put the value you want rows ordered by into _id (it must be unique and never change).',
+      },
     });
   }
   if (ci.unique !== true) {
-    out.push({ ruleId: 'spec-clustered-key', messageId: 'unique', target, message: `The clustered index of ${c.name} must declare unique: true; MongoDB refuses it otherwise.`, evidence: { unique: String(ci.unique) } });
+    out.push({
+      ruleId: 'spec-clustered-key',
+      messageId: 'unique',
+      target,
+      message: `The clustered index of ${c.name} must declare unique: true; MongoDB refuses it otherwise.`,
+      evidence: { unique: String(ci.unique) },
+    });
   }
   if (c.options?.capped === true) {
-    out.push({ ruleId: 'spec-clustered-key', messageId: 'capped', target, message: `${c.name} is declared both clustered and capped; a clustered collection cannot be capped (use expireAfterSeconds to age documents out).`, evidence: { capped: true } });
+    out.push({
+      ruleId: 'spec-clustered-key',
+      messageId: 'capped',
+      target,
+      message:
+        `${c.name} is declared both clustered and capped; a clustered collection cannot be capped (use ` +
+        `expireAfterSeconds to age documents out).`,
+      evidence: { capped: true },
+    });
   }
   const id = c.idType ?? idTypeFromValidator(c);
   if (id && RANDOM_IDS.has(id)) {
@@ -244,9 +325,17 @@ export function clusteredProblems(c: DeclaredCollection, spec: Spec): SpecFindin
       messageId: 'randomId',
       severity: 'warn',
       target,
-      message: `${c.name} is clustered on a random _id (${id}): inserts land all over the tree. Measured on 6.0.5 with 20M documents, clustered with UUID keys was much slower than a regular collection (domain facts §1).`,
+      message:
+        `${c.name} is clustered on a random _id (${id}): inserts land all over the tree. Measured on 6.0.5 ` +
+        `with 20M documents, clustered with UUID keys was much slower than a regular collection (domain facts ` +
+        `§1).`,
       evidence: { idType: id },
-      recommendation: { action: 'use a time-ordered _id, or a regular collection', reason: 'ObjectId or UUID v7 keys keep inserts at the right edge of the tree; with random keys keep the collection regular.' },
+      recommendation: {
+        action: 'use a time-ordered _id, or a regular collection',
+        reason:
+          'ObjectId or UUID v7 keys keep inserts at the right edge of the tree; with random keys keep the ' +
+          'collection regular.',
+      },
     });
   }
   return out;

@@ -88,8 +88,16 @@ export function indexName(key: IndexKey): string {
 }
 
 const TEXT_OR_GEO = new Set([
-  '$text', '$near', '$nearSphere', '$geoWithin', '$geoIntersects', '$within',
-  '$geoNear', '$search', '$searchMeta', '$vectorSearch',
+  '$text',
+  '$near',
+  '$nearSphere',
+  '$geoWithin',
+  '$geoIntersects',
+  '$within',
+  '$geoNear',
+  '$search',
+  '$searchMeta',
+  '$vectorSearch',
 ]);
 
 type Selectivity = (field: string) => number;

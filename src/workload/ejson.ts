@@ -1,15 +1,29 @@
 /**
  * Extended JSON type wrappers (`{"$oid": …}`, `{"$date": …}`, …) in a freshly parsed JSON tree to their BSON
  * values, in place, instead of bson's `EJSON.deserialize`, which stringifies and re-parses the whole tree: here only
- * the wrappers go through bson, the plain rest is walked once and not copied. Query operators (`$gte`, `$in`, and `$regex` with `$options`, which
- * the server reads as an operator) are left as they are.
+ * the wrappers go through bson, the plain rest is walked once and not copied. Query operators (`$gte`, `$in`, and
+ * `$regex` with `$options`, which the server reads as an operator) are left as they are.
  */
 import { EJSON } from 'bson';
 
 /** The keys that make an object an Extended JSON v2 value (MongoDB's Extended JSON specification). */
 const TYPE_KEYS = new Set([
-  '$oid', '$date', '$numberInt', '$numberLong', '$numberDouble', '$numberDecimal', '$binary', '$uuid',
-  '$regularExpression', '$timestamp', '$minKey', '$maxKey', '$symbol', '$code', '$dbPointer', '$undefined',
+  '$oid',
+  '$date',
+  '$numberInt',
+  '$numberLong',
+  '$numberDouble',
+  '$numberDecimal',
+  '$binary',
+  '$uuid',
+  '$regularExpression',
+  '$timestamp',
+  '$minKey',
+  '$maxKey',
+  '$symbol',
+  '$code',
+  '$dbPointer',
+  '$undefined',
 ]);
 
 function isWrapper(o: Record<string, unknown>): boolean {

@@ -136,12 +136,16 @@ function notesOf(t: Tally, maxLineBytes: number): string[] {
   const c = t.counts;
   const notes: string[] = [];
   if (c.malformed) {
-    notes.push(`${c.malformed} slow-query line(s) could not be read as JSON log entries and were skipped ` +
-      `(first: line ${t.firstMalformed}).`);
+    notes.push(
+      `${c.malformed} slow-query line(s) could not be read as JSON log entries and were skipped ` +
+        `(first: line ${t.firstMalformed}).`,
+    );
   }
   if (c.truncated) {
-    notes.push(`${c.truncated} slow query(ies) had a command the server truncated ($truncated, over ` +
-      `maxLogSizeKB) and were skipped (first: line ${t.firstTruncated}).`);
+    notes.push(
+      `${c.truncated} slow query(ies) had a command the server truncated ($truncated, over ` +
+        `maxLogSizeKB) and were skipped (first: line ${t.firstTruncated}).`,
+    );
   }
   if (c.tooLong) {
     notes.push(`${c.tooLong} line(s) longer than ${maxLineBytes} bytes were skipped (first: line ${t.firstTooLong}).`);

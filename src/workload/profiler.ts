@@ -102,9 +102,27 @@ export interface ProfilerQuery {
 
 /** The fields a record reads: execStats, locks and the like stay on the server. */
 const PROFILE_FIELDS = [
-  'op', 'ns', 'command', 'originatingCommand', 'appName', 'millis', 'numYield', 'responseLength', 'keysExamined',
-  'docsExamined', 'nreturned', 'planSummary', 'hasSortStage', 'usedDisk', 'fromMultiPlanner', 'fromPlanCache',
-  'queryHash', 'planCacheShapeHash', 'planCacheKey', 'queryShapeHash', 'ts',
+  'op',
+  'ns',
+  'command',
+  'originatingCommand',
+  'appName',
+  'millis',
+  'numYield',
+  'responseLength',
+  'keysExamined',
+  'docsExamined',
+  'nreturned',
+  'planSummary',
+  'hasSortStage',
+  'usedDisk',
+  'fromMultiPlanner',
+  'fromPlanCache',
+  'queryHash',
+  'planCacheShapeHash',
+  'planCacheKey',
+  'queryShapeHash',
+  'ts',
 ] as const;
 
 /**

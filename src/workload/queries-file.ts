@@ -41,9 +41,12 @@ export function recordOfQueryEntry(entry: unknown): WorkloadRecord | string {
     return `names no collection (the value of "${op}" must be a string)`;
   }
   const db = wrapped && typeof entry.db === 'string' ? entry.db : command.$db;
-  const ns = wrapped && entry.ns !== undefined
-    ? parseNamespace(entry.ns)
-    : typeof db === 'string' && db !== '' ? { db, coll: typeof coll === 'string' ? coll : '$cmd.aggregate' } : null;
+  const ns =
+    wrapped && entry.ns !== undefined
+      ? parseNamespace(entry.ns)
+      : typeof db === 'string' && db !== ''
+        ? { db, coll: typeof coll === 'string' ? coll : '$cmd.aggregate' }
+        : null;
   if (ns === null) return 'has no database: give "$db" in the command, or "ns": "db.collection" around it';
   let at: WorkloadRecord['at'];
   if (wrapped && entry.file !== undefined) {

@@ -65,7 +65,6 @@ export interface WorkloadRecord {
   at?: { file: string; line: number };
 }
 
-
 export type RecordFacts = Omit<WorkloadRecord, 'command' | 'originatingCommand'>;
 
 /** A record whose command (and originating command) are present but not enumerable: see the file's header. */

@@ -126,7 +126,10 @@ function readPlaceholders(v: unknown): unknown {
     if (t) return { [PLACEHOLDER]: { types: [t], array: false } };
     const a = /^\?array<(.*)>$/.exec(v);
     if (!a) return v;
-    const types = (a[1] ?? '').split(',').map(placeholderType).filter((x): x is string => x !== null);
+    const types = (a[1] ?? '')
+      .split(',')
+      .map(placeholderType)
+      .filter((x): x is string => x !== null);
     return { [PLACEHOLDER]: { types: [...new Set(types)].sort(), array: true } };
   }
   if (Array.isArray(v)) return v.map(readPlaceholders);
@@ -336,8 +339,7 @@ function walkOperators(path: string, ops: Doc, w: Walk, acc: Acc): void {
       acc.add(path, '$not', Object.keys(operand).sort(), w.elemMatch);
     } else if (RANGE.has(op)) {
       acc.add(path, op, op === '$nin' ? elementTypes(operand) : [typeOf(operand)], w.elemMatch);
-    }
-    else acc.unindexable.push({ op, path });
+    } else acc.unindexable.push({ op, path });
   }
 }
 

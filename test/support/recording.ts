@@ -1,4 +1,11 @@
-import { type Adapter, type CommandOptions, type CursorOptions, type CursorRead, type Doc, commandShape } from '../../src/adapters/types';
+import {
+  type Adapter,
+  type CommandOptions,
+  type CursorOptions,
+  type CursorRead,
+  type Doc,
+  commandShape,
+} from '../../src/adapters/types';
 
 export interface SentCommand {
   db: string;
@@ -25,7 +32,13 @@ function labelOf(cmd: Doc): { name: string; label: string } {
 export function recordingAdapter(inner: Adapter): Adapter & { sent: SentCommand[] } {
   const sent: SentCommand[] = [];
   const record = (db: string, cmd: Doc, opts: CommandOptions | undefined, cursor: boolean): void => {
-    sent.push({ db, ...labelOf(cmd), cmd, ...(cursor ? { cursor: true as const } : {}), ...(opts?.readPreference ? { readPreference: opts.readPreference } : {}) });
+    sent.push({
+      db,
+      ...labelOf(cmd),
+      cmd,
+      ...(cursor ? { cursor: true as const } : {}),
+      ...(opts?.readPreference ? { readPreference: opts.readPreference } : {}),
+    });
   };
   const innerCursor = inner.cursor?.bind(inner);
   return {

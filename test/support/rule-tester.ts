@@ -78,7 +78,12 @@ export interface ExpectedFinding {
    * The listed recommendation fields must equal the reported ones; `commands` lists every command (a RegExp matches
    * the command it stands for), `reasonIncludes` parts the reason must contain. `null`: no recommendation.
    */
-  recommendation?: { action?: string; reason?: string; reasonIncludes?: string | string[]; commands?: (string | RegExp)[] } | null;
+  recommendation?: {
+    action?: string;
+    reason?: string;
+    reasonIncludes?: string | string[];
+    commands?: (string | RegExp)[];
+  } | null;
 }
 
 export interface InvalidCase extends RuleCase {
@@ -114,7 +119,8 @@ const BAD_WORDS: [RegExp, string][] = [
   [/\[object \w+\]/, '"[object …]"'],
 ];
 /**
- * "null" in prose is a value that went missing (`null` in backticks is the BSON value, named on purpose). In mongosh commands `null` is also a literal (`[true, null]`,
+ * "null" in prose is a value that went missing (`null` in backticks is the BSON value, named on purpose). In mongosh
+ * commands `null` is also a literal (`[true, null]`,
  * `bsonType: ["null", "string"]`, `.concat([null])`), so there only a null where a name belongs is flagged: quoted
  * as a whole string argument of a call, or after a dot (`db.null`).
  */
@@ -126,7 +132,8 @@ function textProblems(where: string, text: unknown, nullCheck: RegExp | null): s
   const problems: string[] = [];
   const placeholder = PLACEHOLDER.exec(text);
   if (placeholder) problems.push(`${where} has a leftover placeholder ${placeholder[0]}: ${JSON.stringify(text)}`);
-  for (const [re, word] of BAD_WORDS) if (re.test(text)) problems.push(`${where} has ${word} where a value should be: ${JSON.stringify(text)}`);
+  for (const [re, word] of BAD_WORDS)
+    if (re.test(text)) problems.push(`${where} has ${word} where a value should be: ${JSON.stringify(text)}`);
   if (nullCheck?.test(text)) problems.push(`${where} has "null" where a value should be: ${JSON.stringify(text)}`);
   return problems;
 }
@@ -137,18 +144,30 @@ function textProblems(where: string, text: unknown, nullCheck: RegExp | null): s
  */
 export function findingTextProblems(f: Finding, ruleId?: string): string[] {
   const problems: string[] = [];
-  if (ruleId !== undefined && f.ruleId !== ruleId) problems.push(`ruleId is ${JSON.stringify(f.ruleId)}, not ${JSON.stringify(ruleId)}`);
-  if (typeof f.docsUrl !== 'string' || !/^https:\/\//.test(f.docsUrl)) problems.push(`docsUrl is not a link: ${JSON.stringify(f.docsUrl)}`);
+  if (ruleId !== undefined && f.ruleId !== ruleId)
+    problems.push(`ruleId is ${JSON.stringify(f.ruleId)}, not ${JSON.stringify(ruleId)}`);
+  if (typeof f.docsUrl !== 'string' || !/^https:\/\//.test(f.docsUrl))
+    problems.push(`docsUrl is not a link: ${JSON.stringify(f.docsUrl)}`);
   for (const [k, v] of Object.entries(f.evidence ?? {})) {
-    const flat = v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-    if (!flat) problems.push(`evidence.${k} is ${typeof v === 'number' ? String(v) : `a${typeof v === 'object' ? 'n object' : ` ${typeof v}`}`}, not a string, finite number, boolean or null`);
+    const flat =
+      v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+    if (!flat)
+      problems.push(
+        `evidence.${k} ` +
+          `is ${typeof v === 'number' ? String(v) : `a${typeof v === 'object' ? 'n object' : ` ${typeof v}`}`}, ` +
+          `not a string, finite number, boolean or null`,
+      );
   }
   const texts: [string, string, boolean][] = [['message', f.message, false]];
   if (f.recommendation) {
-    texts.push(['recommendation.action', f.recommendation.action, false], ['recommendation.reason', f.recommendation.reason, false]);
+    texts.push(
+      ['recommendation.action', f.recommendation.action, false],
+      ['recommendation.reason', f.recommendation.reason, false],
+    );
     (f.recommendation.commands ?? []).forEach((c, i) => texts.push([`recommendation.commands[${i}]`, c, true]));
   }
-  for (const [where, text, command] of texts) problems.push(...textProblems(where, text, command ? NULL_IN_COMMAND : NULL_IN_PROSE));
+  for (const [where, text, command] of texts)
+    problems.push(...textProblems(where, text, command ? NULL_IN_COMMAND : NULL_IN_PROSE));
   return problems;
 }
 
@@ -160,7 +179,10 @@ export function noteTextProblems(n: Note): string[] {
   return textProblems('note', n.message, null);
 }
 
-const targetText = (t: Target | undefined): string => (t === undefined ? 'no target' : `${t.db}${t.collection !== undefined ? `.${t.collection}` : ''}${t.path !== undefined ? ` › ${t.path}` : ''}${t.index !== undefined ? ` [index ${t.index}]` : ''}`);
+const targetText = (t: Target | undefined): string =>
+  t === undefined
+    ? 'no target'
+    : `${t.db}${t.collection !== undefined ? `.${t.collection}` : ''}${t.path !== undefined ? ` › ${t.path}` : ''}${t.index !== undefined ? ` [index ${t.index}]` : ''}`;
 
 /** One line per reported finding, as failures print them. */
 export function describeFinding(f: Finding): string {
@@ -181,45 +203,68 @@ function describeExpected(e: ExpectedFinding): string {
   return `${e.severity} ${e.messageId} ${JSON.stringify(e.target)}:${text}${data}${inc}${ev}${rec}`;
 }
 
-const showCommands = (list: readonly (string | RegExp)[]): string => `[${list.map((c) => (typeof c === 'string' ? JSON.stringify(c) : String(c))).join(', ')}]`;
+const showCommands = (list: readonly (string | RegExp)[]): string =>
+  `[${list.map((c) => (typeof c === 'string' ? JSON.stringify(c) : String(c))).join(', ')}]`;
 
 /** Why reported finding `f` does not satisfy expectation `e`; empty when it does. */
 export function mismatches(e: ExpectedFinding, f: Finding, messages?: Record<string, string>): string[] {
   const why: string[] = [];
   if (f.messageId !== e.messageId) why.push(`messageId: expected ${e.messageId}, got ${f.messageId}`);
   if (f.severity !== e.severity) why.push(`severity: expected ${e.severity}, got ${f.severity}`);
-  if (!isDeepStrictEqual({ ...f.target }, { ...e.target })) why.push(`target: expected ${JSON.stringify(e.target)} (${targetText(e.target)}), got ${JSON.stringify(f.target)}`);
+  if (!isDeepStrictEqual({ ...f.target }, { ...e.target }))
+    why.push(`target: expected ${JSON.stringify(e.target)} (${targetText(e.target)}), got ${JSON.stringify(f.target)}`);
   if (e.data !== undefined) {
     const template = messages?.[e.messageId];
     if (template === undefined) why.push(`data: the rule has no message ${e.messageId} to fill`);
     else {
       const want = fillTemplate(template, e.data);
-      if (f.message !== want) why.push(`message (from data): expected ${JSON.stringify(want)}, got ${JSON.stringify(f.message)}`);
+      if (f.message !== want)
+        why.push(`message (from data): expected ${JSON.stringify(want)}, got ${JSON.stringify(f.message)}`);
     }
   }
-  if (e.message !== undefined && f.message !== e.message) why.push(`message: expected ${JSON.stringify(e.message)}, got ${JSON.stringify(f.message)}`);
-  for (const part of e.messageIncludes === undefined ? [] : Array.isArray(e.messageIncludes) ? e.messageIncludes : [e.messageIncludes]) {
-    if (!f.message.includes(part)) why.push(`message does not include ${JSON.stringify(part)}: ${JSON.stringify(f.message)}`);
+  if (e.message !== undefined && f.message !== e.message)
+    why.push(`message: expected ${JSON.stringify(e.message)}, got ${JSON.stringify(f.message)}`);
+  for (const part of e.messageIncludes === undefined
+    ? []
+    : Array.isArray(e.messageIncludes)
+      ? e.messageIncludes
+      : [e.messageIncludes]) {
+    if (!f.message.includes(part))
+      why.push(`message does not include ${JSON.stringify(part)}: ${JSON.stringify(f.message)}`);
   }
   for (const [k, v] of Object.entries(e.evidence ?? {})) {
     if (!(k in f.evidence)) why.push(`evidence.${k}: expected ${JSON.stringify(v)}, not reported`);
-    else if (!isDeepStrictEqual(f.evidence[k], v)) why.push(`evidence.${k}: expected ${JSON.stringify(v)}, got ${JSON.stringify(f.evidence[k])}`);
+    else if (!isDeepStrictEqual(f.evidence[k], v))
+      why.push(`evidence.${k}: expected ${JSON.stringify(v)}, got ${JSON.stringify(f.evidence[k])}`);
   }
   const er = e.recommendation;
-  if (er === null && f.recommendation !== undefined) why.push(`recommendation: expected none, got ${JSON.stringify(f.recommendation)}`);
+  if (er === null && f.recommendation !== undefined)
+    why.push(`recommendation: expected none, got ${JSON.stringify(f.recommendation)}`);
   if (er) {
     const r = f.recommendation;
     if (!r) why.push('recommendation: expected one, none reported');
     else {
-      if (er.action !== undefined && r.action !== er.action) why.push(`recommendation.action: expected ${JSON.stringify(er.action)}, got ${JSON.stringify(r.action)}`);
-      if (er.reason !== undefined && r.reason !== er.reason) why.push(`recommendation.reason: expected ${JSON.stringify(er.reason)}, got ${JSON.stringify(r.reason)}`);
-      for (const part of er.reasonIncludes === undefined ? [] : Array.isArray(er.reasonIncludes) ? er.reasonIncludes : [er.reasonIncludes]) {
-        if (!r.reason.includes(part)) why.push(`recommendation.reason does not include ${JSON.stringify(part)}: ${JSON.stringify(r.reason)}`);
+      if (er.action !== undefined && r.action !== er.action)
+        why.push(`recommendation.action: expected ${JSON.stringify(er.action)}, got ${JSON.stringify(r.action)}`);
+      if (er.reason !== undefined && r.reason !== er.reason)
+        why.push(`recommendation.reason: expected ${JSON.stringify(er.reason)}, got ${JSON.stringify(r.reason)}`);
+      for (const part of er.reasonIncludes === undefined
+        ? []
+        : Array.isArray(er.reasonIncludes)
+          ? er.reasonIncludes
+          : [er.reasonIncludes]) {
+        if (!r.reason.includes(part))
+          why.push(`recommendation.reason does not include ${JSON.stringify(part)}: ${JSON.stringify(r.reason)}`);
       }
       if (er.commands !== undefined) {
         const got = r.commands ?? [];
-        const fitsAll = got.length === er.commands.length && er.commands.every((want, i) => (typeof want === 'string' ? got[i] === want : want.test(got[i] ?? '')));
-        if (!fitsAll) why.push(`recommendation.commands: expected ${showCommands(er.commands)}, got ${JSON.stringify(r.commands ?? [])}`);
+        const fitsAll =
+          got.length === er.commands.length &&
+          er.commands.every((want, i) => (typeof want === 'string' ? got[i] === want : want.test(got[i] ?? '')));
+        if (!fitsAll)
+          why.push(
+            `recommendation.commands: expected ${showCommands(er.commands)}, got ${JSON.stringify(r.commands ?? [])}`,
+          );
       }
     }
   }
@@ -229,9 +274,14 @@ export function mismatches(e: ExpectedFinding, f: Finding, messages?: Record<str
 /** What is wrong with an expectation itself (before any finding is looked at). */
 export function expectationProblems(expected: readonly ExpectedFinding[], messages: Record<string, string>): string[] {
   const problems: string[] = [];
-  if (expected.length === 0) problems.push('an invalid case must list at least one finding (a case with none is a valid case)');
+  if (expected.length === 0)
+    problems.push('an invalid case must list at least one finding (a case with none is a valid case)');
   expected.forEach((e, i) => {
-    if (!Object.hasOwn(messages, e.messageId)) problems.push(`expected finding #${i + 1}: messageId ${JSON.stringify(e.messageId)} is not one of the rule's messages (${Object.keys(messages).join(', ')})`);
+    if (!Object.hasOwn(messages, e.messageId))
+      problems.push(
+        `expected finding #${i + 1}: messageId ${JSON.stringify(e.messageId)} is not one of the rule's ` +
+          `messages (${Object.keys(messages).join(', ')})`,
+      );
     else if (e.data !== undefined) {
       const left = PLACEHOLDER.exec(fillTemplate(messages[e.messageId] as string, e.data));
       if (left) problems.push(`expected finding #${i + 1}: data leaves ${left[0]} unfilled in ${e.messageId}`);
@@ -260,7 +310,11 @@ export function matchOneToOne(left: number, right: number, fits: (l: number, r: 
     }
     return false;
   };
-  for (let l = 0; l < left; l++) tryAssign(l, Array.from({ length: right }, () => false));
+  for (let l = 0; l < left; l++)
+    tryAssign(
+      l,
+      Array.from({ length: right }, () => false),
+    );
   return ownerOf;
 }
 
@@ -279,7 +333,11 @@ export interface Comparison {
  * every expected and every reported finding has a partner; the report lists what is missing (with the closest
  * reported finding and how it differs), what is unexpected, and both whole lists.
  */
-export function compareFindings(expected: readonly ExpectedFinding[], reported: readonly Finding[], messages?: Record<string, string>): Comparison {
+export function compareFindings(
+  expected: readonly ExpectedFinding[],
+  reported: readonly Finding[],
+  messages?: Record<string, string>,
+): Comparison {
   const fits = expected.map((e) => reported.map((f) => mismatches(e, f, messages)));
   const ownerOf = matchOneToOne(expected.length, reported.length, (ei, ri) => fits[ei]?.[ri]?.length === 0);
   const matched: [number, number][] = [];
@@ -293,7 +351,10 @@ export function compareFindings(expected: readonly ExpectedFinding[], reported: 
   const unexpected = unexpectedIdx.map((i) => reported[i] as Finding);
   const pass = missing.length === 0 && unexpected.length === 0;
   if (pass) return { pass, matched, missing, unexpected, report: '' };
-  const lines = [`expected ${expected.length} finding(s), the rule reported ${reported.length}; matched one to one in any order: ${matched.length}.`];
+  const lines = [
+    `expected ${expected.length} finding(s), the rule reported ${reported.length}; matched one to one in ` +
+      `any order: ${matched.length}.`,
+  ];
   if (missing.length) {
     lines.push(`missing (expected, not reported): ${missing.length}`);
     for (const ei of missingIdx) {
@@ -301,11 +362,22 @@ export function compareFindings(expected: readonly ExpectedFinding[], reported: 
       // the closest reported finding, preferring one left unmatched, and why it does not fit
       const best = reported
         .map((f, ri) => ({ f, ri, why: fits[ei]?.[ri] ?? [] }))
-        .sort((a, b) => a.why.length - b.why.length || Number(ownerOf[a.ri] !== null) - Number(ownerOf[b.ri] !== null))[0];
+        .sort(
+          (a, b) => a.why.length - b.why.length || Number(ownerOf[a.ri] !== null) - Number(ownerOf[b.ri] !== null),
+        )[0];
       if (!best) continue;
       const owner = ownerOf[best.ri];
-      lines.push(`      closest reported${owner !== null && owner !== undefined ? ` (matched to expected #${owner + 1})` : ''}: ${describeFinding(best.f)}`);
-      for (const w of best.why.length ? best.why : ['fits, but each finding it fits is matched to another expectation: the rule reported fewer of these than expected']) lines.push(`        ${w}`);
+      lines.push(
+        `      closest ` +
+          `reported${owner !== null && owner !== undefined ? ` (matched to expected #${owner + 1})` : ''}: ${describeFinding(best.f)}`,
+      );
+      for (const w of best.why.length
+        ? best.why
+        : [
+            'fits, but each finding it fits is matched to another expectation: the rule reported fewer of ' +
+              'these than expected',
+          ])
+        lines.push(`        ${w}`);
     }
   }
   if (unexpected.length) {
@@ -321,11 +393,15 @@ export function compareFindings(expected: readonly ExpectedFinding[], reported: 
 }
 
 const noteFits = (e: ExpectedNote, n: Note): boolean =>
-  typeof e === 'string' ? n.message === e : (Array.isArray(e.includes) ? e.includes : [e.includes]).every((part) => n.message.includes(part));
+  typeof e === 'string'
+    ? n.message === e
+    : (Array.isArray(e.includes) ? e.includes : [e.includes]).every((part) => n.message.includes(part));
 
 /** Matches expected notes to the rule's notes, one to one in any order; the failure text, or '' when they match. */
 export function compareNotes(expected: readonly ExpectedNote[], notes: readonly Note[]): string {
-  const ownerOf = matchOneToOne(expected.length, notes.length, (ei, ni) => noteFits(expected[ei] as ExpectedNote, notes[ni] as Note));
+  const ownerOf = matchOneToOne(expected.length, notes.length, (ei, ni) =>
+    noteFits(expected[ei] as ExpectedNote, notes[ni] as Note),
+  );
   const matched = new Set(ownerOf.filter((o): o is number => o !== null));
   const missing = expected.filter((_, i) => !matched.has(i));
   const unexpected = notes.filter((_, i) => ownerOf[i] === null);
@@ -333,13 +409,16 @@ export function compareNotes(expected: readonly ExpectedNote[], notes: readonly 
   return [
     `expected ${expected.length} note(s), the rule left ${notes.length}.`,
     ...(missing.length ? [`missing notes: ${missing.length}`, ...missing.map((e) => `  - ${JSON.stringify(e)}`)] : []),
-    ...(unexpected.length ? [`unexpected notes: ${unexpected.length}`, ...unexpected.map((n) => `  - ${JSON.stringify(n.message)}`)] : []),
+    ...(unexpected.length
+      ? [`unexpected notes: ${unexpected.length}`, ...unexpected.map((n) => `  - ${JSON.stringify(n.message)}`)]
+      : []),
     'notes left (all):',
     ...(notes.length ? notes.map((n, i) => `  ${i + 1}. ${JSON.stringify(n.message)}`) : ['  (none)']),
   ].join('\n');
 }
 
-/** Why a fixture is not a snapshot a file could hold: schema errors, values a JSON round trip changes. Empty when fine. */
+/** Why a fixture is not a snapshot a file could hold: schema errors, values a JSON round trip changes. Empty when
+ * fine. */
 export function snapshotProblems(snapshot: Snapshot, collectors: readonly AnyCollector[] = []): string[] {
   let clone: unknown;
   try {
@@ -353,7 +432,11 @@ export function snapshotProblems(snapshot: Snapshot, collectors: readonly AnyCol
   } catch (err) {
     problems.push((err as Error).message);
   }
-  if (!isDeepStrictEqual(clone, snapshot)) problems.push('the snapshot fixture changes in a JSON round trip (undefined, NaN, Infinity, a Date or a class instance in it): a snapshot file could not hold it');
+  if (!isDeepStrictEqual(clone, snapshot))
+    problems.push(
+      'the snapshot fixture changes in a JSON round trip (undefined, NaN, Infinity, a Date or a class ' +
+        'instance in it): a snapshot file could not hold it',
+    );
   return problems;
 }
 
@@ -470,8 +553,7 @@ export function mapKeysOf(docs: readonly Doc[], folder: PathFolder): Set<string>
         if (plain(el)) object(el, path);
         else visit(el, `${path}.$[]`);
       }
-    }
-    else if (plain(v)) object(v, path);
+    } else if (plain(v)) object(v, path);
   };
   const object = (o: Doc, path: string): void => {
     for (const [key, v] of Object.entries(o)) {
@@ -566,7 +648,12 @@ export async function collectFromDocs<D>(
   // `resolved`: the run's rules with their options, as check hands them over (the collector reads its rules' ones)
   const runner = new CollectorRunner([collector], { ...base0, runNotes: [], resolved: opts.resolved ?? [] });
   const listed = { name: collection.name, type: 'collection', options: {} };
-  await runner.collection(collection, listed, docs, docs.map((d) => d._id));
+  await runner.collection(
+    collection,
+    listed,
+    docs,
+    docs.map((d) => d._id),
+  );
   const data = collection.data?.[collector.id] as D | undefined;
   const fieldNames = new Set(Object.keys(sample.fields).flatMap((p) => p.split('.')));
   const mapKeys = mapKeysOf(docs, new PathFolder(folded.dynamicKeys));
@@ -609,8 +696,11 @@ export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding
     return [...problems, `the run threw: ${err instanceof Error ? err.message : String(err)}`];
   }
   const reported = out.findings;
-  for (const f of reported.filter((x) => x.messageId === 'internalError')) problems.push(`the rule threw: ${f.message}`);
-  for (const f of reported) for (const p of findingTextProblems(f, rule.id)) problems.push(`${f.severity} ${f.messageId} ${JSON.stringify(f.target)}: ${p}`);
+  for (const f of reported.filter((x) => x.messageId === 'internalError'))
+    problems.push(`the rule threw: ${f.message}`);
+  for (const f of reported)
+    for (const p of findingTextProblems(f, rule.id))
+      problems.push(`${f.severity} ${f.messageId} ${JSON.stringify(f.target)}: ${p}`);
   for (const n of out.notes) for (const p of noteTextProblems(n)) problems.push(p);
   problems.push(...mapKeyProblems(c.snapshot, reported, rule.needs ?? []));
   if (c.notes) {
@@ -620,10 +710,18 @@ export function checkCase(rule: Rule, c: RuleCase & { findings?: ExpectedFinding
     // A valid case passes because the rule judged and found nothing, not because it gave up: a rule that could not
     // check leaves a skipped or error note, which the case must then list under `notes`.
     const gaveUp = out.notes.filter((n) => n.level !== 'info');
-    if (gaveUp.length) problems.push(`a valid case without \`notes\` must leave no skipped or error note (the rule may have given up); it left ${gaveUp.length}:\n${gaveUp.map((n) => `  - ${n.level}: ${JSON.stringify(n.message)}`).join('\n')}`);
+    if (gaveUp.length)
+      problems.push(
+        `a valid case without \`notes\` must leave no skipped or error note (the rule may have given up); ` +
+          `it left ${gaveUp.length}:\n${gaveUp.map((n) => `  - ${n.level}: ${JSON.stringify(n.message)}`).join('\n')}`,
+      );
   }
   if (!c.findings) {
-    if (reported.length) problems.push(`a valid case must produce no finding at all; the rule reported ${reported.length}:\n${reported.map((f) => `  - ${describeFinding(f)}`).join('\n')}`);
+    if (reported.length)
+      problems.push(
+        `a valid case must produce no finding at all; the rule ` +
+          `reported ${reported.length}:\n${reported.map((f) => `  - ${describeFinding(f)}`).join('\n')}`,
+      );
     return problems;
   }
   const cmp = compareFindings(c.findings, reported, rule.meta.messages as Record<string, string>);
@@ -657,6 +755,7 @@ export function ruleTester(rule: Rule, cases: RuleCases): void {
       ]);
     });
     for (const c of cases.valid) it(`valid: ${c.name}`, () => fail(rule, `valid case "${c.name}"`, checkCase(rule, c)));
-    for (const c of cases.invalid) it(`invalid: ${c.name}`, () => fail(rule, `invalid case "${c.name}"`, checkCase(rule, c)));
+    for (const c of cases.invalid)
+      it(`invalid: ${c.name}`, () => fail(rule, `invalid case "${c.name}"`, checkCase(rule, c)));
   });
 }

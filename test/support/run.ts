@@ -12,7 +12,18 @@ export interface ProcessResult {
  * the test worker's event loop for the whole run (tens of seconds with a confirmation), and vitest's calls between
  * the worker and the main process time out meanwhile ("Timeout calling onTaskUpdate", an error that fails the run).
  */
-export async function runProcess(cmd: string, args: readonly string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string; onErr?: (chunk: string) => void; onOut?: (chunk: string, child: ChildProcess) => void } = {}): Promise<ProcessResult> {
+export async function runProcess(
+  cmd: string,
+  args: readonly string[],
+  opts: {
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    input?: string;
+    onErr?: (chunk: string) => void;
+    onOut?: (chunk: string, child: ChildProcess) => void;
+  } = {},
+): Promise<ProcessResult> {
   const child = spawn(cmd, args, {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },

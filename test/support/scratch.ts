@@ -48,7 +48,13 @@ const TENANT_DOCS = 5;
 export async function seedTenants(client: MongoClient, db: string): Promise<void> {
   for (let i = 0; i < TENANTS; i++) {
     const c = client.db(db).collection(`tenant_${i}`);
-    await c.insertMany(Array.from({ length: TENANT_DOCS }, (_, j) => ({ userId: j, createdAt: new Date(Date.UTC(2024, 0, 1 + j)), kind: j % 2 ? 'a' : 'b' })));
+    await c.insertMany(
+      Array.from({ length: TENANT_DOCS }, (_, j) => ({
+        userId: j,
+        createdAt: new Date(Date.UTC(2024, 0, 1 + j)),
+        kind: j % 2 ? 'a' : 'b',
+      })),
+    );
     await c.createIndex({ userId: 1, createdAt: -1 });
   }
 }

@@ -53,7 +53,8 @@ export async function probeTestServer(uri: string): Promise<ServerCapabilities> 
     const admin = client.db('admin');
     const build = await admin.command({ buildInfo: 1 });
     const hello = await admin.command({ hello: 1 });
-    const topology = hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : 'standalone';
+    const topology =
+      hello.msg === 'isdbgrid' ? 'sharded' : typeof hello.setName === 'string' ? 'replicaSet' : 'standalone';
     const ferret = typeof build.ferretdbVersion === 'string' ? ` (ferretdb ${build.ferretdbVersion})` : '';
     const server = `${ferret ? 'FerretDB' : 'MongoDB'} ${String(build.version)}${ferret}, ${topology}`;
     has.replicaSet = topology === 'replicaSet';
@@ -66,18 +67,33 @@ export async function probeTestServer(uri: string): Promise<ServerCapabilities> 
     await docs.createIndex({ i: 1 });
     const agg = async (pipeline: object[]): Promise<unknown[]> => await docs.aggregate(pipeline).toArray();
 
-    await check('sample', async () => ((await agg([{ $sample: { size: 2 } }])).length === 2 ? true : 'returned no documents'));
-    await check('bsonSize', async () => (typeof ((await agg([{ $limit: 1 }, { $project: { s: { $bsonSize: '$$ROOT' } } }]))[0] as { s?: unknown } | undefined)?.s === 'number' ? true : 'no number'));
-    await check('arraySize', async () => (((await agg([{ $limit: 1 }, { $project: { n: { $size: '$tags' } } }]))[0] as { n?: unknown } | undefined)?.n === 2 ? true : 'wrong length'));
+    await check('sample', async () =>
+      (await agg([{ $sample: { size: 2 } }])).length === 2 ? true : 'returned no documents',
+    );
+    await check('bsonSize', async () =>
+      typeof (
+        (await agg([{ $limit: 1 }, { $project: { s: { $bsonSize: '$$ROOT' } } }]))[0] as { s?: unknown } | undefined
+      )?.s === 'number'
+        ? true
+        : 'no number',
+    );
+    await check('arraySize', async () =>
+      ((await agg([{ $limit: 1 }, { $project: { n: { $size: '$tags' } } }]))[0] as { n?: unknown } | undefined)?.n === 2
+        ? true
+        : 'wrong length',
+    );
     await check('validators', async () => {
       await db.createCollection('validated', { validator: { $jsonSchema: { required: ['a'] } } });
       const [info] = await db.listCollections({ name: 'validated' }).toArray();
-      if ((info as { options?: { validator?: unknown } } | undefined)?.options?.validator === undefined) return 'accepted, but listCollections shows no validator';
+      if ((info as { options?: { validator?: unknown } } | undefined)?.options?.validator === undefined)
+        return 'accepted, but listCollections shows no validator';
       try {
         await db.collection('validated').insertOne({ b: 1 });
         return 'kept, but an invalid insert was accepted';
       } catch (err) {
-        return (err as { code?: unknown }).code === 121 ? true : `rejected with ${describeServerError(err)}, not code 121`;
+        return (err as { code?: unknown }).code === 121
+          ? true
+          : `rejected with ${describeServerError(err)}, not code 121`;
       }
     });
     await check('collMod', async () => {
@@ -87,11 +103,15 @@ export async function probeTestServer(uri: string): Promise<ServerCapabilities> 
     await check('clustered', async () => {
       await db.createCollection('clustered', { clusteredIndex: { key: { _id: 1 }, unique: true } });
       const [info] = await db.listCollections({ name: 'clustered' }).toArray();
-      return (info as { options?: { clusteredIndex?: unknown } } | undefined)?.options?.clusteredIndex !== undefined ? true : 'accepted, but listCollections shows no clusteredIndex';
+      return (info as { options?: { clusteredIndex?: unknown } } | undefined)?.options?.clusteredIndex !== undefined
+        ? true
+        : 'accepted, but listCollections shows no clusteredIndex';
     });
     await check('explainStages', async () => {
       const e = JSON.stringify(await docs.find({ i: 3 }).explain('queryPlanner'));
-      return /"stage":"(IXSCAN|FETCH)"/.test(e) && e.includes('"indexName":"i_1"') ? true : 'the plan names no IXSCAN on i_1';
+      return /"stage":"(IXSCAN|FETCH)"/.test(e) && e.includes('"indexName":"i_1"')
+        ? true
+        : 'the plan names no IXSCAN on i_1';
     });
     let stats: { accesses?: { ops?: unknown; since?: unknown }; name?: string }[] = [];
     await check('indexStats', async () => {
@@ -106,14 +126,26 @@ export async function probeTestServer(uri: string): Promise<ServerCapabilities> 
       return ops > 0 ? true : 'accesses.ops stays 0 after a query on the index';
     });
     await check('storageSizes', async () => {
-      const [s] = (await agg([{ $collStats: { storageStats: {} } }])) as { storageStats?: { size?: unknown; totalIndexSize?: unknown } }[];
-      return Number(s?.storageStats?.size ?? 0) > 0 && Number(s?.storageStats?.totalIndexSize ?? 0) > 0 ? true : 'size or totalIndexSize reads 0';
+      const [s] = (await agg([{ $collStats: { storageStats: {} } }])) as {
+        storageStats?: { size?: unknown; totalIndexSize?: unknown };
+      }[];
+      return Number(s?.storageStats?.size ?? 0) > 0 && Number(s?.storageStats?.totalIndexSize ?? 0) > 0
+        ? true
+        : 'size or totalIndexSize reads 0';
     });
     await check('creationString', async () => {
-      const [s] = (await agg([{ $collStats: { storageStats: {} } }])) as { storageStats?: { wiredTiger?: { creationString?: unknown } } }[];
-      return typeof s?.storageStats?.wiredTiger?.creationString === 'string' ? true : 'no storageStats.wiredTiger.creationString';
+      const [s] = (await agg([{ $collStats: { storageStats: {} } }])) as {
+        storageStats?: { wiredTiger?: { creationString?: unknown } };
+      }[];
+      return typeof s?.storageStats?.wiredTiger?.creationString === 'string'
+        ? true
+        : 'no storageStats.wiredTiger.creationString';
     });
-    await check('wiredTigerStatus', async () => ((await admin.command({ serverStatus: 1 })).wiredTiger !== undefined ? true : 'serverStatus has no wiredTiger section'));
+    await check('wiredTigerStatus', async () =>
+      (await admin.command({ serverStatus: 1 })).wiredTiger !== undefined
+        ? true
+        : 'serverStatus has no wiredTiger section',
+    );
     await check('profiler', async () => {
       const r = await db.command({ profile: -1 });
       return typeof r.was === 'number' ? true : 'profile -1 answered without a level';
@@ -134,5 +166,8 @@ export function describeCapabilities(c: ServerCapabilities): string[] {
   const keys = Object.keys(CAPABILITY_LABELS) as CapabilityKey[];
   const yes = keys.filter((k) => c.has[k]).map((k) => CAPABILITY_LABELS[k]);
   const no = keys.filter((k) => !c.has[k]).map((k) => `${CAPABILITY_LABELS[k]} (${c.why[k] ?? 'no'})`);
-  return [`  has:   ${yes.join(', ') || 'none of the probed capabilities'}`, `  lacks: ${no.join('; ') || 'nothing probed'}`];
+  return [
+    `  has:   ${yes.join(', ') || 'none of the probed capabilities'}`,
+    `  lacks: ${no.join('; ') || 'nothing probed'}`,
+  ];
 }

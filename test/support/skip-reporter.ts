@@ -12,10 +12,18 @@ export default class SkipReporter implements Reporter {
         const result = test.result();
         if (result.state !== 'skipped') continue;
         const project = test.project.name ? `[${test.project.name}] ` : '';
-        const note = result.note ?? (test.options.mode === 'skip' ? 'skipped by a static condition (see the file\'s log line)' : 'no reason given');
+        const note =
+          result.note ??
+          (test.options.mode === 'skip'
+            ? "skipped by a static condition (see the file's log line)"
+            : 'no reason given');
         lines.push(`  ${project}${mod.moduleId.replace(`${process.cwd()}/`, '')} › ${test.fullName}: ${note}`);
       }
     }
-    process.stdout.write(lines.length ? `\nSkipped tests (${lines.length}), with reasons:\n${lines.join('\n')}\n` : '\nSkipped tests: none\n');
+    process.stdout.write(
+      lines.length
+        ? `\nSkipped tests (${lines.length}), with reasons:\n${lines.join('\n')}\n`
+        : '\nSkipped tests: none\n',
+    );
   }
 }

@@ -63,7 +63,10 @@ function decode(msg: Buffer, conn: number, direction: 'request' | 'reply'): Wire
   const responseTo = msg.readInt32LE(8);
   const opCode = msg.readInt32LE(12);
   const head = { conn, requestId, responseTo, opCode };
-  if (opCode !== OP_MSG) return direction === 'request' ? { kind: 'request', ...head, undecoded: true } : { kind: 'reply', ...head, undecoded: true };
+  if (opCode !== OP_MSG)
+    return direction === 'request'
+      ? { kind: 'request', ...head, undecoded: true }
+      : { kind: 'reply', ...head, undecoded: true };
   try {
     const flags = msg.readUInt32LE(HEADER);
     const end = flags & 1 ? msg.length - 4 : msg.length; // checksumPresent: a CRC-32C closes the message
@@ -76,7 +79,10 @@ function decode(msg: Buffer, conn: number, direction: 'request' | 'reply'): Wire
       if (kind === 0) {
         const size = msg.readInt32LE(at);
         // Replies: keep cursor ids exact (Long), and do not turn 16 MiB of documents into strings twice.
-        body = BSON.deserialize(msg.subarray(at, at + size), { promoteLongs: false, promoteValues: direction === 'request' });
+        body = BSON.deserialize(msg.subarray(at, at + size), {
+          promoteLongs: false,
+          promoteValues: direction === 'request',
+        });
         at += size;
       } else if (kind === 1) {
         const size = msg.readInt32LE(at);
@@ -93,10 +99,19 @@ function decode(msg: Buffer, conn: number, direction: 'request' | 'reply'): Wire
     }
     if (!body) throw new Error('no body section');
     if (direction === 'request') {
-      return { kind: 'request', ...head, db: String(body.$db), name: Object.keys(body)[0] ?? '', body, ...(sequences.length ? { sequences } : {}) };
+      return {
+        kind: 'request',
+        ...head,
+        db: String(body.$db),
+        name: Object.keys(body)[0] ?? '',
+        body,
+        ...(sequences.length ? { sequences } : {}),
+      };
     }
     // cursor.id: a bson Long (promoteLongs false), whose toString is the decimal id
-    const cursor = body.cursor as { id?: { toString(): string }; ns?: string; firstBatch?: unknown[]; nextBatch?: unknown[] } | undefined;
+    const cursor = body.cursor as
+      | { id?: { toString(): string }; ns?: string; firstBatch?: unknown[]; nextBatch?: unknown[] }
+      | undefined;
     const batch = cursor?.firstBatch ?? cursor?.nextBatch;
     return {
       kind: 'reply',
@@ -108,7 +123,9 @@ function decode(msg: Buffer, conn: number, direction: 'request' | 'reply'): Wire
       ...(body.code !== undefined ? { code: Number(body.code) } : {}),
     };
   } catch {
-    return direction === 'request' ? { kind: 'request', ...head, undecoded: true } : { kind: 'reply', ...head, undecoded: true };
+    return direction === 'request'
+      ? { kind: 'request', ...head, undecoded: true }
+      : { kind: 'reply', ...head, undecoded: true };
   }
 }
 
@@ -143,8 +160,14 @@ export async function startWireRecorder(target: string): Promise<WireRecorder> {
     const upstream = createConnection({ host, port });
     sockets.add(client);
     sockets.add(upstream);
-    client.on('data', framer((m) => log.push(decode(m, conn, 'request'))));
-    upstream.on('data', framer((m) => log.push(decode(m, conn, 'reply'))));
+    client.on(
+      'data',
+      framer((m) => log.push(decode(m, conn, 'request'))),
+    );
+    upstream.on(
+      'data',
+      framer((m) => log.push(decode(m, conn, 'reply'))),
+    );
     client.pipe(upstream);
     upstream.pipe(client);
     const end = (s: Socket) => () => {

@@ -80,7 +80,8 @@ describe('adviseIndexes: the shop workload', () => {
     const a = adviseIndexes(all, (_db, coll) => existing[coll] ?? [], { selectivity });
     expect(keys(a)).toEqual(['customers:region_1']);
     expect(a.skipped.map((s) => [s.coll, s.reason, s.index])).toEqual([
-      ['events', 'served', 'type_ts'], ['orders', 'served', 'cust'],
+      ['events', 'served', 'type_ts'],
+      ['orders', 'served', 'cust'],
     ]);
   });
   it('still proposes the right order beside an index in the wrong one', () => {
@@ -118,12 +119,15 @@ describe('adviseIndexes: ESR choices', () => {
 
 describe('adviseIndexes: merging, skips and caps', () => {
   it('drops a prefix for the longer key that serves both, and merges a reversed sort', () => {
-    const a = adviseIndexes(shapes(
-      { find: 'o', filter: { a: 1 } },
-      { find: 'o', filter: { a: 1, b: 2 } },
-      { find: 'o', filter: { a: 1, b: 2 }, sort: { at: 1 } },
-      { find: 'o', filter: { a: 1, b: 2 }, sort: { at: -1 } },
-    ), none);
+    const a = adviseIndexes(
+      shapes(
+        { find: 'o', filter: { a: 1 } },
+        { find: 'o', filter: { a: 1, b: 2 } },
+        { find: 'o', filter: { a: 1, b: 2 }, sort: { at: 1 } },
+        { find: 'o', filter: { a: 1, b: 2 }, sort: { at: -1 } },
+      ),
+      none,
+    );
     expect(keys(a)).toEqual(['o:a_1_b_1_at_-1']);
     expect(a.candidates[0]?.serves).toHaveLength(4);
   });
@@ -138,13 +142,16 @@ describe('adviseIndexes: merging, skips and caps', () => {
     expect(keys(served)).toEqual(['o:b_1']);
   });
   it('skips _id alone, $text and geo, and shapes with nothing to bound', () => {
-    const a = adviseIndexes(shapes(
-      { find: 'o', filter: { _id: 1 } },
-      { find: 't', filter: { $text: { $search: 'x' }, lang: 'en' } },
-      { find: 'g', filter: { loc: { $near: [0, 0] } } },
-      { find: 'w', filter: { $where: 'true' } },
-      { aggregate: 'n', pipeline: [{ $geoNear: { near: [0, 0], distanceField: 'd' } }, { $match: { k: 1 } }] },
-    ), none);
+    const a = adviseIndexes(
+      shapes(
+        { find: 'o', filter: { _id: 1 } },
+        { find: 't', filter: { $text: { $search: 'x' }, lang: 'en' } },
+        { find: 'g', filter: { loc: { $near: [0, 0] } } },
+        { find: 'w', filter: { $where: 'true' } },
+        { aggregate: 'n', pipeline: [{ $geoNear: { near: [0, 0], distanceField: 'd' } }, { $match: { k: 1 } }] },
+      ),
+      none,
+    );
     expect(a.candidates).toEqual([]);
     const reasons = a.skipped.map((s) => `${s.coll}:${s.reason}`);
     expect(reasons).toEqual(['g:text-or-geo', 'n:text-or-geo', 'o:id-only', 't:text-or-geo', 'w:no-indexable-field']);
@@ -219,7 +226,13 @@ describe('no value reaches the advice', () => {
 describe('adviseIndexes: its candidates, once built, serve what they say', () => {
   const many = Array.from({ length: 300 }, (_, i) => i);
   const workload = shapes(
-    byCustomer, byStatus, countByStatus, skuSearch, withOrders, expire, events,
+    byCustomer,
+    byStatus,
+    countByStatus,
+    skuSearch,
+    withOrders,
+    expire,
+    events,
     { find: 'o', filter: { a: 1, b: { $gt: 2 }, c: { $in: [1, 2, 3] } }, sort: { d: -1, e: 1 } },
     { find: 'o', filter: { $or: [{ a: 1, f: 2 }, { g: { $lt: 3 } }] }, sort: { d: 1 } },
     { find: 'o', filter: { items: { $elemMatch: { sku: 'x', qty: { $gte: 2 } } } } },
@@ -229,7 +242,8 @@ describe('adviseIndexes: its candidates, once built, serve what they say', () =>
   );
   const first = adviseIndexes(workload, none, { selectivity, maxPerCollection: 50 });
   const built = (db: string, coll: string): IndexShape[] =>
-    first.candidates.filter((c) => c.db === db && c.coll === coll)
+    first.candidates
+      .filter((c) => c.db === db && c.coll === coll)
       .map((c) => ({ name: c.name, key: c.key, ...(c.collation ? { collation: c.collation } : {}) }));
   it('serves every shape it names, fully', () => {
     expect(first.candidates.length).toBeGreaterThan(6);
@@ -238,7 +252,10 @@ describe('adviseIndexes: its candidates, once built, serve what they say', () =>
         const shape = workload.find((s) => s.id === id) as QueryShape;
         const index: IndexShape = { name: c.name, key: c.key, ...(c.collation ? { collation: c.collation } : {}) };
         const branches = serveShape(shape, [index]).branches;
-        expect(branches.some((b) => b?.level === 'full'), `${c.name} for ${formatShape(shape)}`).toBe(true);
+        expect(
+          branches.some((b) => b?.level === 'full'),
+          `${c.name} for ${formatShape(shape)}`,
+        ).toBe(true);
       }
     }
   });

@@ -13,7 +13,14 @@ const dir = mkdtempSync(path.join(tmpdir(), 'advisor-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const expectedCounts = {
-  lines: 11, slowQueries: 7, records: 3, malformed: 1, truncated: 1, own: 1, scratch: 1, tooLong: 0,
+  lines: 11,
+  slowQueries: 7,
+  records: 3,
+  malformed: 1,
+  truncated: 1,
+  own: 1,
+  scratch: 1,
+  tooLong: 0,
 };
 
 /** A stream that hands the data over in small uneven pieces, as a pipe does. */
@@ -46,13 +53,25 @@ describe('readSlowQueryLog over the fixture', () => {
   it('normalises the log names (durationMillis, numYields, reslen) and keeps both hash generations', async () => {
     const [docs, newer] = (await readSlowQueryLog(fixture)).records;
     expect(docs).toMatchObject({
-      source: 'log', appName: 'MongoDB Shell', durationMillis: 111, keysExamined: 0, docsExamined: 232922,
-      nreturned: 0, numYields: 232, responseLength: 96, planSummary: 'COLLSCAN', fromPlanCache: true,
-      queryHash: '9C05019A', planCacheKey: 'C41063D6',
+      source: 'log',
+      appName: 'MongoDB Shell',
+      durationMillis: 111,
+      keysExamined: 0,
+      docsExamined: 232922,
+      nreturned: 0,
+      numYields: 232,
+      responseLength: 96,
+      planSummary: 'COLLSCAN',
+      fromPlanCache: true,
+      queryHash: '9C05019A',
+      planCacheKey: 'C41063D6',
     });
     expect(docs?.planCacheShapeHash).toBeUndefined();
     expect(newer).toMatchObject({
-      planCacheShapeHash: '7A1B2C3D', hasSortStage: true, usedDisk: false, fromMultiPlanner: true,
+      planCacheShapeHash: '7A1B2C3D',
+      hasSortStage: true,
+      usedDisk: false,
+      fromMultiPlanner: true,
     });
     expect(newer?.queryShapeHash).toMatch(/^[0-9A-F]{64}$/);
     expect(newer?.queryHash).toBeUndefined();

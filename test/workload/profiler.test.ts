@@ -9,8 +9,16 @@ describe('readProfileDocuments', () => {
     const { records } = readProfileDocuments([docs.findIxscan]);
     expect(records).toEqual([
       {
-        source: 'profiler', ns: { db: 'profile_find', coll: 'profile_find' }, op: 'find', appName: 'MongoDB Shell',
-        durationMillis: 0, keysExamined: 1, docsExamined: 1, nreturned: 1, numYields: 0, responseLength: 143,
+        source: 'profiler',
+        ns: { db: 'profile_find', coll: 'profile_find' },
+        op: 'find',
+        appName: 'MongoDB Shell',
+        durationMillis: 0,
+        keysExamined: 1,
+        docsExamined: 1,
+        nreturned: 1,
+        numYields: 0,
+        responseLength: 143,
         planSummary: 'IXSCAN { a: 1 }',
       },
     ]);

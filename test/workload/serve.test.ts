@@ -6,7 +6,9 @@ import { shapesOf, type QueryShape } from '../../src/workload/shape';
 const find = (filter: Record<string, unknown>, sort?: Record<string, number>): QueryShape =>
   shapesOf({ find: 'orders', filter, ...(sort ? { sort } : {}) }, 'shop')[0] as QueryShape;
 const ix = (key: Record<string, number | string>, extra: Partial<IndexShape> = {}): IndexShape => ({
-  name: Object.entries(key).map(([k, v]) => `${k}_${v}`).join('_'),
+  name: Object.entries(key)
+    .map(([k, v]) => `${k}_${v}`)
+    .join('_'),
   key,
   ...extra,
 });
@@ -28,7 +30,9 @@ describe('serveBranch: equality, then sort, then range', () => {
   });
   it('serves partly with an equality field missing, and says the sort is done in memory', () => {
     expect(serve(orders, ix({ status: 1 }))).toEqual({
-      level: 'partial', gaps: ['equality-not-leading', 'in-memory-sort'], wrongOrder: false,
+      level: 'partial',
+      gaps: ['equality-not-leading', 'in-memory-sort'],
+      wrongOrder: false,
     });
   });
   it('finds the fields in an order that cannot serve: {createdAt, status} for status sorted by createdAt', () => {
@@ -54,7 +58,9 @@ describe('serveBranch: equality, then sort, then range', () => {
     const s = find({ status: 'x', date: { $gte: new Date() } }, { createdAt: -1 });
     expect(serve(s, ix({ status: 1, createdAt: -1, date: 1 }))).toEqual(full);
     expect(serve(s, ix({ status: 1, date: 1, createdAt: -1 }))).toEqual({
-      level: 'partial', gaps: ['in-memory-sort', 'range-before-sort'], wrongOrder: true,
+      level: 'partial',
+      gaps: ['in-memory-sort', 'range-before-sort'],
+      wrongOrder: true,
     });
     expect(serve(s, ix({ status: 1, createdAt: -1 }))).toEqual(partial(['range-missing']));
   });
@@ -68,7 +74,9 @@ describe('serveBranch: equality, then sort, then range', () => {
     const big = find({ status: { $in: Array.from({ length: 201 }, (_, i) => `s${i}`) } }, { createdAt: -1 });
     expect(serve(small, ix({ status: 1, createdAt: -1 }))).toEqual(full);
     expect(serve(big, ix({ status: 1, createdAt: -1 }))).toEqual({
-      level: 'partial', gaps: ['in-too-large-to-merge-sort', 'in-memory-sort'], wrongOrder: false,
+      level: 'partial',
+      gaps: ['in-too-large-to-merge-sort', 'in-memory-sort'],
+      wrongOrder: false,
     });
     // Past 200 values, the $in reads best after the sort, as a range would.
     expect(serve(big, ix({ createdAt: -1, status: 1 }))).toEqual(full);
@@ -98,8 +106,18 @@ describe('serveBranch: equality, then sort, then range', () => {
 
 describe('serveBranch: collation', () => {
   const en2 = { locale: 'en', strength: 2 };
-  const listed = { locale: 'en', caseLevel: false, caseFirst: 'off', strength: 2, numericOrdering: false,
-    alternate: 'non-ignorable', maxVariable: 'punct', normalization: false, backwards: false, version: '57.1' };
+  const listed = {
+    locale: 'en',
+    caseLevel: false,
+    caseFirst: 'off',
+    strength: 2,
+    numericOrdering: false,
+    alternate: 'non-ignorable',
+    maxVariable: 'punct',
+    normalization: false,
+    backwards: false,
+    version: '57.1',
+  };
   const under = (s: QueryShape, index: IndexShape): Pick<ServeResult, 'level' | 'gaps'> => {
     const r = serveBranch(branchesOf(s)?.[0] ?? [], s.sort, index, s.collation);
     return { level: r.level, gaps: r.gaps };
@@ -114,7 +132,8 @@ describe('serveBranch: collation', () => {
   it('still bounds numbers under another collation, but not the sort', () => {
     expect(under(q({ n: 1 }), ix({ n: 1 }))).toEqual({ level: 'full', gaps: [] });
     expect(under(q({ n: 1 }, { name: 1 }), ix({ n: 1, name: 1 }))).toEqual({
-      level: 'partial', gaps: ['in-memory-sort', 'collation-mismatch'],
+      level: 'partial',
+      gaps: ['in-memory-sort', 'collation-mismatch'],
     });
   });
 });
@@ -134,15 +153,24 @@ describe('serveShape: the best index per branch', () => {
     expect(r).toMatchObject({ level: 'full', branches: [{ index: 'customerId_1_status_1_createdAt_1' }] });
   });
   it('serves a $lookup foreign-field shape with an index led by that field', () => {
-    const [, lookup] = shapesOf({ aggregate: 'customers', pipeline: [
-      { $lookup: { from: 'orders', localField: '_id', foreignField: 'customerId', as: 'o' } },
-    ] }, 'shop');
+    const [, lookup] = shapesOf(
+      {
+        aggregate: 'customers',
+        pipeline: [{ $lookup: { from: 'orders', localField: '_id', foreignField: 'customerId', as: 'o' } }],
+      },
+      'shop',
+    );
     expect(serveShape(lookup as QueryShape, [ix({ customerId: 1, createdAt: -1 })]).level).toBe('full');
     expect(serveShape(lookup as QueryShape, [ix({ createdAt: -1, customerId: 1 })]).level).toBe('none');
   });
   it('expands nested $or branches with the outer predicates, and gives up past 64', () => {
     const s = find({ t: 1, $or: [{ a: 1 }, { b: 1 }], $and: [{ $or: [{ c: 1 }, { d: 1 }] }] });
-    const paths = branchesOf(s)?.map((b) => b.map((p) => p.path).sort().join());
+    const paths = branchesOf(s)?.map((b) =>
+      b
+        .map((p) => p.path)
+        .sort()
+        .join(),
+    );
     expect(paths?.sort()).toEqual(['a,c,t', 'a,d,t', 'b,c,t', 'b,d,t']);
     const ors = Array.from({ length: 7 }, (_, i) => ({ $or: [{ [`x${i}`]: 1 }, { [`y${i}`]: 1 }] }));
     expect(branchesOf(find({ $and: ors }))).toBeNull();

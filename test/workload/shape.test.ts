@@ -1,7 +1,13 @@
 import { BSONRegExp, Decimal128, Double, Int32, Long, ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import {
-  collationOf, formatShape, inBucket, shapesOf, typeOf, type Predicate, type QueryShape,
+  collationOf,
+  formatShape,
+  inBucket,
+  shapesOf,
+  typeOf,
+  type Predicate,
+  type QueryShape,
 } from '../../src/workload/shape';
 
 const one = (cmd: Record<string, unknown>, db = 'shop'): QueryShape => {
@@ -20,7 +26,11 @@ describe('typeOf: values become their placeholder type', () => {
   });
   it('names other BSON types', () => {
     expect([typeOf('x'), typeOf(true), typeOf(null), typeOf(new Date()), typeOf(new ObjectId())]).toEqual([
-      'string', 'bool', 'null', 'date', 'objectId',
+      'string',
+      'bool',
+      'null',
+      'date',
+      'objectId',
     ]);
     const types = [typeOf([1]), typeOf({ a: 1 }), typeOf(/x/), typeOf(new BSONRegExp('x'))];
     expect(types).toEqual(['array', 'object', 'regex', 'regex']);
@@ -55,7 +65,10 @@ describe('shapesOf: values and predicate order do not matter', () => {
   });
   it('keeps sort keys in their order', () => {
     const s = one({ find: 'e', filter: {}, sort: { b: 1, a: -1 } });
-    expect(s.sort).toEqual([{ path: 'b', direction: 1 }, { path: 'a', direction: -1 }]);
+    expect(s.sort).toEqual([
+      { path: 'b', direction: 1 },
+      { path: 'a', direction: -1 },
+    ]);
   });
 });
 
@@ -63,7 +76,9 @@ describe('shapesOf: what each operator counts as', () => {
   it('implicit and $eq equalities, one-element $in as an equality', () => {
     const s = one({ find: 'o', filter: { a: 1, b: { $eq: 'x' }, c: { $in: ['y'] } } });
     expect(s.predicates.map((p) => [p.path, p.role, Object.keys(p.ops)])).toEqual([
-      ['a', 'equality', ['$eq']], ['b', 'equality', ['$eq']], ['c', 'equality', ['$eq']],
+      ['a', 'equality', ['$eq']],
+      ['b', 'equality', ['$eq']],
+      ['c', 'equality', ['$eq']],
     ]);
     expect(one({ find: 'o', filter: { c: { $in: ['y'] } } }).id).toBe(one({ find: 'o', filter: { c: 'z' } }).id);
   });
@@ -104,7 +119,10 @@ describe('shapesOf: what each operator counts as', () => {
       pred(one({ find: 'o', filter: f }), 'k')?.regex?.anchored;
     expect([anchored({ k: /^ab/m }), anchored({ k: new BSONRegExp('\\Aab', 'm') })]).toEqual([false, true]);
     expect([anchored({ k: /^f?oo/ }), anchored({ k: /^.x/ }), anchored({ k: /^\d+/ }), anchored({ k: /^/ })]).toEqual([
-      false, false, false, false,
+      false,
+      false,
+      false,
+      false,
     ]);
     expect(pred(one({ find: 'o', filter: { sku: /^a/ } }), 'sku')?.role).toBe('range');
   });
@@ -115,7 +133,11 @@ describe('shapesOf: what each operator counts as', () => {
       sort: { score: { $meta: 'textScore' } },
     });
     expect(s.unindexable).toEqual([
-      { op: '$expr' }, { op: '$meta', path: 'score' }, { op: '$near', path: 'loc' }, { op: '$text' }, { op: '$where' },
+      { op: '$expr' },
+      { op: '$meta', path: 'score' },
+      { op: '$near', path: 'loc' },
+      { op: '$text' },
+      { op: '$where' },
     ]);
     expect(s.predicates).toEqual([]);
   });
@@ -141,7 +163,9 @@ describe('shapesOf: logical operators, arrays and paths', () => {
     const filter = { items, scores: { $elemMatch: { $gte: 1, $lt: 9 } } };
     const s = one({ find: 'o', filter });
     expect(s.predicates.map((p) => [p.path, p.role, p.elemMatch])).toEqual([
-      ['items.qty', 'range', 'items'], ['items.sku', 'equality', 'items'], ['scores', 'range', 'scores'],
+      ['items.qty', 'range', 'items'],
+      ['items.sku', 'equality', 'items'],
+      ['scores', 'range', 'scores'],
     ]);
   });
   it('keeps dotted paths as written', () => {
@@ -154,27 +178,42 @@ describe('shapesOf: logical operators, arrays and paths', () => {
 
 describe('shapesOf: every command that queries', () => {
   it('aggregate: leading $match, $sort and $limit, and $lookup foreign fields', () => {
-    const shapes = shapesOf({
-      aggregate: 'customers',
-      pipeline: [
-        { $match: { region: 'EU' } }, { $sort: { since: -1 } }, { $match: { tier: 1 } }, { $limit: 10 },
-        { $lookup: { from: 'orders', localField: '_id', foreignField: 'customerId', as: 'orders' } },
-        { $match: { late: true } },
-      ],
-      cursor: {},
-    }, 'shop');
-    expect(shapes.map((s) => [s.coll, s.command])).toEqual([['customers', 'aggregate'], ['orders', 'lookup']]);
+    const shapes = shapesOf(
+      {
+        aggregate: 'customers',
+        pipeline: [
+          { $match: { region: 'EU' } },
+          { $sort: { since: -1 } },
+          { $match: { tier: 1 } },
+          { $limit: 10 },
+          { $lookup: { from: 'orders', localField: '_id', foreignField: 'customerId', as: 'orders' } },
+          { $match: { late: true } },
+        ],
+        cursor: {},
+      },
+      'shop',
+    );
+    expect(shapes.map((s) => [s.coll, s.command])).toEqual([
+      ['customers', 'aggregate'],
+      ['orders', 'lookup'],
+    ]);
     expect(shapes[0]?.predicates.map((p) => p.path)).toEqual(['region', 'tier']);
     expect(shapes[0]?.sort).toEqual([{ path: 'since', direction: -1 }]);
     expect(shapes[0]?.limit).toBe(true);
     expect(shapes[1]?.predicates).toEqual([{ path: 'customerId', role: 'equality', ops: { $eq: [] } }]);
   });
   it('update and delete: one shape per distinct statement', () => {
-    const u = shapesOf({ update: 'orders', updates: [
-      { q: { status: 'a', date: { $lt: new Date() } }, u: { $set: { x: 1 } }, multi: true },
-      { q: { status: 'b', date: { $lt: new Date() } }, u: { $set: { x: 2 } }, multi: true },
-      { q: { _id: 1 }, u: { x: 3 } },
-    ] }, 'shop');
+    const u = shapesOf(
+      {
+        update: 'orders',
+        updates: [
+          { q: { status: 'a', date: { $lt: new Date() } }, u: { $set: { x: 1 } }, multi: true },
+          { q: { status: 'b', date: { $lt: new Date() } }, u: { $set: { x: 2 } }, multi: true },
+          { q: { _id: 1 }, u: { x: 3 } },
+        ],
+      },
+      'shop',
+    );
     const roles = u.map((s) => s.predicates.map((p) => `${p.path}:${p.role}`));
     expect(roles).toEqual([['date:range', 'status:equality'], ['_id:equality']]);
     const d = shapesOf({ delete: 'events', deletes: [{ q: { type: 'x' }, limit: 0 }] }, 'shop');
@@ -260,10 +299,13 @@ describe('shapesOf with placeholders: a shape the server made ($queryStats)', ()
 describe('collation: a setting, kept when not simple', () => {
   it('keeps known settings with well-formed values and drops the rest', () => {
     expect(collationOf({ locale: 'en', strength: 2, caseLevel: true, backwards: 'yes', extra: 'x' })).toEqual({
-      locale: 'en', strength: 2, caseLevel: true,
+      locale: 'en',
+      strength: 2,
+      caseLevel: true,
     });
     expect(collationOf({ locale: 'de@collation=phonebook', caseFirst: 'upper' })).toEqual({
-      locale: 'de@collation=phonebook', caseFirst: 'upper',
+      locale: 'de@collation=phonebook',
+      caseFirst: 'upper',
     });
     const dropped = [collationOf({ locale: 'simple' }), collationOf({ locale: 'Not A Locale' }), collationOf(null)];
     expect(dropped).toEqual([undefined, undefined, undefined]);
@@ -272,11 +314,14 @@ describe('collation: a setting, kept when not simple', () => {
     const base = { find: 'o', filter: { name: 'x' } };
     expect(one({ ...base, collation: { locale: 'en', strength: 2 } }).id).not.toBe(one(base).id);
     expect(one({ ...base, collation: { locale: 'simple' } }).id).toBe(one(base).id);
-    const shapes = shapesOf({
-      aggregate: 'c',
-      pipeline: [{ $lookup: { from: 'o', localField: 'a', foreignField: 'b', as: 'x' } }],
-      collation: { locale: 'fr' },
-    }, 'db');
+    const shapes = shapesOf(
+      {
+        aggregate: 'c',
+        pipeline: [{ $lookup: { from: 'o', localField: 'a', foreignField: 'b', as: 'x' } }],
+        collation: { locale: 'fr' },
+      },
+      'db',
+    );
     expect(shapes.map((s) => s.collation)).toEqual([{ locale: 'fr' }, { locale: 'fr' }]);
     const u = shapesOf({ update: 'o', updates: [{ q: { a: 'x' }, u: {}, collation: { locale: 'en' } }] }, 'db');
     expect(u[0]?.collation).toEqual({ locale: 'en' });

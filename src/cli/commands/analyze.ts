@@ -28,20 +28,37 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
     .argument('<snapshot>', 'snapshot file (mongo-advisor collect … --output snap.json)')
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
-    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--config <file>',
+      'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+    )
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
-    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .option(
+      '-v, --verbose',
+      'every finding in full: repeated info findings of one rule are not collapsed into one entry',
+    )
     .action(async (file: string, flags: AnalyzeFlags) => {
       if (meantAsUri(file)) {
         const shown = redactUri(file);
-        throw new UserError(`analyze reads a snapshot file, not a server, and ${JSON.stringify(shown)} reads like a connection string: run mongo-advisor check ${shown} (or lint), or collect a snapshot first with mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`);
+        throw new UserError(
+          `analyze reads a snapshot file, not a server, and ${JSON.stringify(shown)} reads like a ` +
+            `connection string: run mongo-advisor check ${shown} (or lint), or collect a snapshot first with ` +
+            `mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`,
+        );
       }
       const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const snapshot = loadSnapshot(file, collectPlan(rules));
       const result: LintResult = await analyzeOffline(snapshot, resolved);
-      await emit(io, render(result, flags.format, { color: flags.color ?? (io.isTTY && !flags.output), verbose: flags.verbose === true }), flags.output);
+      await emit(
+        io,
+        render(result, flags.format, {
+          color: flags.color ?? (io.isTTY && !flags.output),
+          verbose: flags.verbose === true,
+        }),
+        flags.output,
+      );
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
     });
 }

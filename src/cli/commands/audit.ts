@@ -6,7 +6,17 @@ import { ticketSummary } from '../../report/html-data';
 import type { Io } from '../io';
 import { runLive } from '../live';
 import { createProgress, progressLines } from '../progress';
-import { collectSettingsOf, connect, emit, outputOf, outputOption, REPORT_FORMATS, render, sayLeftovers, readPreferenceOption } from '../shared';
+import {
+  collectSettingsOf,
+  connect,
+  emit,
+  outputOf,
+  outputOption,
+  REPORT_FORMATS,
+  render,
+  sayLeftovers,
+  readPreferenceOption,
+} from '../shared';
 import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
@@ -42,29 +52,54 @@ interface AuditFlags {
   failOn?: Severity;
 }
 
-/** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket summary. */
+/** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket
+ * summary. */
 export function registerAudit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('audit')
-    .description('audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket')
+    .description(
+      'audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket',
+    )
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to audit (default: every user database)')
-    .option('-o, --output <file>', 'write the report to a file (default: mongo-advisor-audit.<html|txt|json|sarif|xml|md> by --format; - for stdout)')
+    .option(
+      '-o, --output <file>',
+      'write the report to a file (default: mongo-advisor-audit.<html|txt|json|sarif|xml|md> by --format; - ' +
+        'for stdout)',
+    )
     .addOption(outputOption())
     .addOption(new Option('-f, --format <format>', 'report format').choices([...AUDIT_FORMATS]).default('html'))
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
-    .option('--confirm', 'run the scratch experiments: copies of up to 5,000 documents per finding on the inspected server (or --scratch-uri), dropped afterwards (off by default: an audit only reads)', false)
-    .option('--no-confirm', 'no scratch experiments (the default for audit; kept for scripts written when audit confirmed by default)')
+    .option(
+      '--confirm',
+      'run the scratch experiments: copies of up to 5,000 documents per finding on the inspected server (or ' +
+        '--scratch-uri), dropped afterwards (off by default: an audit only reads)',
+      false,
+    )
+    .option(
+      '--no-confirm',
+      'no scratch experiments (the default for audit; kept for scripts written when audit confirmed by default)',
+    )
     .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
-    .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
+    .option(
+      '--max-load <limits>',
+      'with --confirm: pause the experiments above these server load limits, stop if it lasts (default ' +
+        'active=25,queued=10,dirty=0.05,lag=1)',
+    )
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--concurrency <n>', 'collections read at once (databases: at most 2)', positiveInt, 4)
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .addOption(readPreferenceOption())
-    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--config <file>',
+      'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+    )
     .option('-q, --quiet', 'no progress bar on stderr')
-    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .option(
+      '-v, --verbose',
+      'every finding in full: repeated info findings of one rule are not collapsed into one entry',
+    )
     .action(async (uri: string, flags: AuditFlags) => {
       checkConnectionString(uri);
       const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
@@ -72,7 +107,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
       if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
       const adapter = await connect(uri);
       if (!flags.confirm) await sayLeftovers(adapter, io);
-      const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
+      const scratchAdapter =
+        flags.confirm && flags.scratchUri
+          ? await connect(flags.scratchUri, '--scratch-uri connection string')
+          : undefined;
       try {
         const { result, snapshot } = await runLive(
           adapter,
@@ -94,7 +132,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
         );
         const report = { result, snapshot };
         const verbose = flags.verbose === true;
-        const text = flags.format === 'html' ? formatHtml(report, undefined, { verbose }) : render(result, flags.format, { color: false, verbose });
+        const text =
+          flags.format === 'html'
+            ? formatHtml(report, undefined, { verbose })
+            : render(result, flags.format, { color: false, verbose });
         await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
         // The ticket summary goes to stdout when the report went to a file: paste-ready.
         if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));

@@ -8,7 +8,17 @@ import { loadConfig } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
-import { collectSettingsOf, connect, emit, freshFile, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
+import {
+  collectSettingsOf,
+  connect,
+  emit,
+  freshFile,
+  REPORT_FORMATS,
+  type ReportFormat,
+  render,
+  sayLeftovers,
+  readPreferenceOption,
+} from '../shared';
 import { SCRATCH_PREFIX } from '../../adapters/read-only';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
@@ -35,8 +45,12 @@ export function dbFromUri(uri: string): string | undefined {
  * "failOn" from the configuration file when the flag is not given.
  */
 export const FAIL_ON_HELP = {
-  read: 'lowest severity that makes the exit code 1 (default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error)',
-  gate: 'lowest severity of a new finding that fails the run (default: "failOn" of the configuration, else error: a CI gate fails on errors; check, analyze, audit and demo, read by a person, default to warn)',
+  read:
+    'lowest severity that makes the exit code 1 (default: "failOn" of the configuration, else warn: this ' +
+    'report is read by a person; lint, the CI gate, defaults to error)',
+  gate:
+    'lowest severity of a new finding that fails the run (default: "failOn" of the configuration, else error: ' +
+    'a CI gate fails on errors; check, analyze, audit and demo, read by a person, default to warn)',
 } as const;
 
 export function exitCodeFor(result: CheckResult, failOn: Severity): number {
@@ -72,15 +86,20 @@ async function databasesOf(uri: string, flags: CheckFlags, adapter: DriverAdapte
   const scratch = dbs.find((db) => db.startsWith(SCRATCH_PREFIX));
   if (scratch) {
     throw new UserError(
-      `${scratch} is a scratch database mongo-advisor writes its experiments to (copies of documents), not one of yours to check. Remove it with: mongo-advisor cleanup <uri>`,
+      `${scratch} is a scratch database mongo-advisor writes its experiments to (copies of documents), not ` +
+        `one of yours to check. Remove it with: mongo-advisor cleanup <uri>`,
     );
   }
   if (dbs.length > 1 && flags.collection?.length) {
-    throw new UserError('--collection needs exactly one database: pass one --db <name> (or put it in the connection string).');
+    throw new UserError(
+      '--collection needs exactly one database: pass one --db <name> (or put it in the connection string).',
+    );
   }
   if (dbs.length > 1 && flags.saveSnapshot) {
     const collect = `mongo-advisor collect <uri> --db ${dbs.join(' ')} -o ${freshFile('snap.json')}`;
-    throw new UserError(`--save-snapshot writes one database's snapshot: pass one --db, or run ${collect} for several.`);
+    throw new UserError(
+      `--save-snapshot writes one database's snapshot: pass one --db, or run ${collect} for several.`,
+    );
   }
   if (dbs.length > 0) return dbs;
   const names = await listDatabaseNames(readOnly(adapter), flags.maxTimeMs).then(
@@ -89,7 +108,8 @@ async function databasesOf(uri: string, flags: CheckFlags, adapter: DriverAdapte
   );
   const listed = names?.length ? `${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}` : '';
   const there = names === null ? '' : listed ? ` Databases there: ${listed}.` : ' The server holds no user databases.';
-  const ask = 'Which database? Pass --db <name> (one or several, or put it in the connection string, mongodb://host/<db>).';
+  const ask =
+    'Which database? Pass --db <name> (one or several, or put it in the connection string, mongodb://host/<db>).';
   throw new UserError(`${ask}${there}`);
 }
 
@@ -194,28 +214,44 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .description('inspect a database (or some collections), confirm each finding on a scratch copy, print the report')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to check, one or several (default: the one in the connection string)')
-    .option('-c, --collection <name...>', 'collections to check (one database only; default: all non-system collections)')
+    .option(
+      '-c, --collection <name...>',
+      'collections to check (one database only; default: all non-system collections)',
+    )
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option('--confirm', 'run the scratch experiments (the default for check)', true)
     .option('--no-confirm', 'skip the scratch experiments (read-only run)')
-    .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
+    .option(
+      '--sample-size <n>',
+      'documents to sample per collection (default min(max(20, 4% of count), 10000))',
+      positiveInt,
+    )
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .addOption(readPreferenceOption())
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
     .option('--confirm-docs <n>', 'most documents copied into scratch per experiment', positiveInt, 5000)
     .option('--scratch-uri <uri>', 'run the experiments on another server instead of the inspected one')
-    .option('--max-load <limits>', 'pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1; see docs/architecture.md)')
-    .option('--time-field <field>', 'field holding each document\'s creation date (default: detected)')
+    .option(
+      '--max-load <limits>',
+      'pause the experiments above these server load limits, stop if it lasts (default ' +
+        'active=25,queued=10,dirty=0.05,lag=1; see docs/architecture.md)',
+    )
+    .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-q, --quiet', 'no progress lines on stderr')
-    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .option(
+      '-v, --verbose',
+      'every finding in full: repeated info findings of one rule are not collapsed into one entry',
+    )
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
-    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--config <file>',
+      'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+    )
     .action(async (uri: string, flags: CheckFlags) => {
       setExit(await runCheck(uri, flags, io));
     });
-
 }

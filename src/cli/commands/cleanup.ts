@@ -70,7 +70,10 @@ async function dropChosen(
     }
   }
   let failed = 0;
-  for (const o of await dropScratchDatabases(adapter, chosen.map((d) => d.name))) {
+  for (const o of await dropScratchDatabases(
+    adapter,
+    chosen.map((d) => d.name),
+  )) {
     if (o.problem) failed++;
     const gone = `dropped ${o.name} (listDatabases no longer lists it)`;
     io.out(terminalLine(o.problem ? `NOT dropped ${o.name}: ${o.problem}` : gone));

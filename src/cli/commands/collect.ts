@@ -8,7 +8,15 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import type { Io } from '../io';
 import { createProgress } from '../progress';
-import { collectSettingsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
+import {
+  collectSettingsOf,
+  connect,
+  emit,
+  outputOf,
+  outputOption,
+  sayLeftovers,
+  readPreferenceOption,
+} from '../shared';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
@@ -31,26 +39,46 @@ interface CollectFlags {
 export function registerCollect(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('collect')
-    .description('read a deployment (read-only) into a redacted snapshot file: paths, types, sizes, counts, never document values')
+    .description(
+      'read a deployment (read-only) into a redacted snapshot file: paths, types, sizes, counts, never document values',
+    )
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
     .option('--db <name...>', 'databases to read (default: the one in the connection string, else every user database)')
-    .option('-c, --collection <name...>', 'collections to read (one database only; default: all non-system collections)')
+    .option(
+      '-c, --collection <name...>',
+      'collections to read (one database only; default: all non-system collections)',
+    )
     .option('-o, --output <file>', 'write the snapshot to a file instead of stdout')
-    .addOption(new Option('-f, --format <format>', 'snapshot format: a snapshot is JSON, read by analyze and lint').choices(['json']).default('json'))
+    .addOption(
+      new Option('-f, --format <format>', 'snapshot format: a snapshot is JSON, read by analyze and lint')
+        .choices(['json'])
+        .default('json'),
+    )
     .addOption(outputOption())
-    .option('--sample-size <n>', 'documents to sample per collection (default min(max(20, 4% of count), 10000))', positiveInt)
+    .option(
+      '--sample-size <n>',
+      'documents to sample per collection (default min(max(20, 4% of count), 10000))',
+      positiveInt,
+    )
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .addOption(readPreferenceOption())
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
     .option('-q, --quiet', 'no progress bar on stderr')
-    .option('--config <file>', 'configuration file for sampleSize and maps (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--config <file>',
+      'configuration file for sampleSize and maps (default: nearest .mongo-advisor.json or package.json ' +
+        '"mongoAdvisor")',
+    )
     .action(async (uri: string, flags: CollectFlags) => {
       checkConnectionString(uri);
       const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const output = outputOf(flags, io);
       const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
-      if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
+      if (flags.collection?.length && dbs.length !== 1)
+        throw new UserError(
+          '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
+        );
       const adapter = await connect(uri);
       await sayLeftovers(adapter, io);
       try {
@@ -74,7 +102,12 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
         await emit(io, text, output, 'snapshot');
         const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
         if (output && output !== '-') {
-          io.err(`${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`);
+          io.err(
+            `${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} ` +
+              `database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} ` +
+              `round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor ` +
+              `analyze ${output}`,
+          );
         }
         setExit(0);
       } finally {

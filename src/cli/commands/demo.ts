@@ -48,7 +48,10 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     )
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
-    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .option(
+      '-v, --verbose',
+      'every finding in full: repeated info findings of one rule are not collapsed into one entry',
+    )
     .action(async (flags: DemoFlags) => {
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const { runDemo } = await loadDemo();

@@ -3,7 +3,14 @@ import { collectPlan, type ResolvedRule } from '../../core/runner';
 import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
-import { buildBaseline, compareBaseline, judge, loadBaseline, type LintResult, saveBaseline } from '../../core/baseline';
+import {
+  buildBaseline,
+  compareBaseline,
+  judge,
+  loadBaseline,
+  type LintResult,
+  saveBaseline,
+} from '../../core/baseline';
 import { type AdvisorConfig, loadConfig } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
@@ -13,7 +20,19 @@ import { lintSpec } from '../../spec';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress, progressLines } from '../progress';
-import { analyzeOffline, collectSettingsOf, connect, emit, meantAsUri, nonNegativeInt, REPORT_FORMATS, type ReportFormat, render, sayLeftovers, readPreferenceOption } from '../shared';
+import {
+  analyzeOffline,
+  collectSettingsOf,
+  connect,
+  emit,
+  meantAsUri,
+  nonNegativeInt,
+  REPORT_FORMATS,
+  type ReportFormat,
+  render,
+  sayLeftovers,
+  readPreferenceOption,
+} from '../shared';
 import { dbFromUri, FAIL_ON_HELP, positiveInt } from './check';
 import { checkConnectionString } from '../uri';
 import { VERSION } from '../../version';
@@ -67,8 +86,15 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
   const config: AdvisorConfig = loaded.config;
   const specFile = flags.spec ?? relativeTo(loaded.dir, config.spec);
   const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
-  if (!target && !specFile) throw new UserError('lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or --spec <file>.');
-  if (flags.updateBaseline && !baselineFile) throw new UserError('--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.');
+  if (!target && !specFile)
+    throw new UserError(
+      'lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or ' +
+        '--spec <file>.',
+    );
+  if (flags.updateBaseline && !baselineFile)
+    throw new UserError(
+      '--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.',
+    );
   const t0 = performance.now();
   const read = await checkTarget(target, specFile, flags, loaded, io);
   const { result: checked, locate } = specFile
@@ -89,8 +115,15 @@ async function checkTarget(
 ): Promise<{ result: CheckResult; snapshot: Snapshot | null }> {
   if (target && meantAsUri(target)) return await checkLive(target, flags, config, resolved, io);
   if (!target) return { result: emptyResult(`spec ${specFile ?? ''}`, '(spec)'), snapshot: null };
-  if (flags.confirm) throw new UserError(`--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch copy of the data. Lint the connection string instead, or drop --confirm.`);
-  if (flags.db || flags.collection) throw new UserError('--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.');
+  if (flags.confirm)
+    throw new UserError(
+      `--confirm needs a live server: ${target} is a snapshot file, and confirmation measures on a scratch ` +
+        `copy of the data. Lint the connection string instead, or drop --confirm.`,
+    );
+  if (flags.db || flags.collection)
+    throw new UserError(
+      '--db and --collection choose what to collect from a server; a snapshot file already holds what was collected.',
+    );
   const snapshot = loadSnapshot(target, collectPlan(rules));
   return { result: await analyzeOffline(snapshot, resolved), snapshot };
 }
@@ -104,10 +137,14 @@ async function checkLive(
 ): Promise<{ result: CheckResult; snapshot: Snapshot }> {
   checkConnectionString(target);
   const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
-  if (flags.collection?.length && dbs.length !== 1) throw new UserError('--collection needs exactly one database: pass --db <name> (or put it in the connection string).');
+  if (flags.collection?.length && dbs.length !== 1)
+    throw new UserError(
+      '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
+    );
   const adapter = await connect(target);
   if (!flags.confirm) await sayLeftovers(adapter, io);
-  const scratchAdapter = flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
+  const scratchAdapter =
+    flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
   try {
     const live = await runLive(
       adapter,
@@ -144,7 +181,9 @@ function withSpec(
   const spec = lintSpec(specFile, snapshot, config);
   const merged = {
     ...result,
-    findings: [...result.findings, ...spec.findings].sort((a, b) => severityRank(b.severity) - severityRank(a.severity)),
+    findings: [...result.findings, ...spec.findings].sort(
+      (a, b) => severityRank(b.severity) - severityRank(a.severity),
+    ),
     notes: [...result.notes, ...spec.notes],
     ...(snapshot ? {} : { scope: spec.scope }),
   };
@@ -154,7 +193,10 @@ function withSpec(
 function updateBaseline(result: CheckResult, baselineFile: string, io: Io): void {
   const baseline = buildBaseline(result.findings);
   saveBaseline(baselineFile, baseline);
-  io.err(`Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`);
+  io.err(
+    `Wrote ${baseline.findings.length} accepted finding${baseline.findings.length === 1 ? '' : 's'} to the ` +
+      `baseline ${baselineFile}. Commit it; lint --baseline ${baselineFile} now fails only on new findings.`,
+  );
 }
 
 /** Judges the result (fail-on, max-warnings, the baseline), writes the report and returns the exit code. */
@@ -176,7 +218,8 @@ async function verdict(
   await emit(io, render(out, flags.format, options), flags.output);
   // The text report ends with the verdict; other formats (and a report sent to a file) get it on stderr. Exit 2 always
   // says why on stderr, whatever the format: a CI log shows it.
-  if (flags.format !== 'text' || flags.output || lint.exitCode === 2) io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);
+  if (flags.format !== 'text' || flags.output || lint.exitCode === 2)
+    io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);
   return lint.exitCode;
 }
 
@@ -186,8 +229,14 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .command('lint')
     .description('CI gate: check a server, a snapshot file or a declared spec; exit 0 (pass), 1 (findings), 2 (error)')
     .argument('[target]', 'connection string (mongodb://…) or snapshot file (from collect)')
-    .option('--spec <file>', 'declared collections, validators and indexes (JSON or JS); with a target, also reports drift')
-    .option('--db <name...>', 'databases to check on a server (default: the one in the connection string, else every user database)')
+    .option(
+      '--spec <file>',
+      'declared collections, validators and indexes (JSON or JS); with a target, also reports drift',
+    )
+    .option(
+      '--db <name...>',
+      'databases to check on a server (default: the one in the connection string, else every user database)',
+    )
     .option('-c, --collection <name...>', 'collections to check (one database only)')
     .addOption(new Option('-f, --format <format>', 'output format').choices([...REPORT_FORMATS]).default('text'))
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
@@ -195,12 +244,22 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--max-warnings <n>', 'fail when more than n new warnings (default: no limit)', nonNegativeInt)
     .option('--baseline <file>', 'accepted findings: only findings not in it (or worse than in it) count')
     .option('--update-baseline', 'write every current finding to the baseline file, then judge against it')
-    .option('--allow-partial', 'judge what could be read when some collections could not be (default: exit 2, the gate fails closed)')
-    .option('--config <file>', 'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")')
+    .option(
+      '--allow-partial',
+      'judge what could be read when some collections could not be (default: exit 2, the gate fails closed)',
+    )
+    .option(
+      '--config <file>',
+      'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+    )
     .option('--confirm', 'run the scratch experiments (off in lint: CI usually may not write)', false)
     .option('--no-confirm', 'no scratch experiments (the default for lint)')
     .option('--scratch-uri <uri>', 'with --confirm: run the experiments on another server instead of the inspected one')
-    .option('--max-load <limits>', 'with --confirm: pause the experiments above these server load limits, stop if it lasts (default active=25,queued=10,dirty=0.05,lag=1)')
+    .option(
+      '--max-load <limits>',
+      'with --confirm: pause the experiments above these server load limits, stop if it lasts (default ' +
+        'active=25,queued=10,dirty=0.05,lag=1)',
+    )
     .option('--sample-size <n>', 'documents to sample per collection', positiveInt)
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .addOption(readPreferenceOption())
@@ -208,7 +267,10 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
     .option('-q, --quiet', 'no progress bar on stderr')
-    .option('-v, --verbose', 'every finding in full: repeated info findings of one rule are not collapsed into one entry')
+    .option(
+      '-v, --verbose',
+      'every finding in full: repeated info findings of one rule are not collapsed into one entry',
+    )
     .action(async (target: string | undefined, flags: LintFlags) => {
       setExit(await runLint(target, flags, io));
     });

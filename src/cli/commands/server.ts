@@ -13,9 +13,14 @@ const KINDS = ['mongodb-memory-server', 'secantusdb', 'ferretdb'] as const satis
 export function registerServer(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('server')
-    .description('start an embedded server, seed the demo blog, print its URI and the mongosh load() line; Ctrl-C stops it')
+    .description(
+      'start an embedded server, seed the demo blog, print its URI and the mongosh load() line; Ctrl-C stops it',
+    )
     .addOption(
-      new Option('--kind <kind>', 'which embedded server (default: the first that starts, most faithful first)').choices([...KINDS]),
+      new Option(
+        '--kind <kind>',
+        'which embedded server (default: the first that starts, most faithful first)',
+      ).choices([...KINDS]),
     )
     .option('--no-seed', 'start it empty (default: seed the demo blog, mongo_advisor_demo_blog)')
     .action(async (flags: { kind?: EmbeddedKind; seed: boolean }) => {

@@ -4,7 +4,13 @@
   var data = JSON.parse(document.getElementById('audit-data').textContent);
   var charts = data.charts;
   var PALETTE = ['#1565c0', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#ad1457', '#5d4037'];
-  var STATUS = { supported: '#2e7d32', refuted: '#c62828', inconclusive: '#9e9e9e', 'not-run': '#bdbdbd', error: '#6d4c41' };
+  var STATUS = {
+    supported: '#2e7d32',
+    refuted: '#c62828',
+    inconclusive: '#9e9e9e',
+    'not-run': '#bdbdbd',
+    error: '#6d4c41',
+  };
   var drawn = 0;
 
   Chart.defaults.animation = false;
@@ -21,12 +27,23 @@
   // IEC units with formatNumber's precision, as src/core/format.ts formatBytes prints them.
   function fmtBytes(n) {
     var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-    var v = Math.abs(n), i = 0;
-    function rounded(x) { var f = x >= 100 ? 1 : x >= 10 ? 10 : 100; return Math.round(x * f) / f; }
-    while (i < units.length - 1 && (i === 0 ? Math.round(v) : rounded(v)) >= 1024) { v /= 1024; i++; }
+    var v = Math.abs(n),
+      i = 0;
+    function rounded(x) {
+      var f = x >= 100 ? 1 : x >= 10 ? 10 : 100;
+      return Math.round(x * f) / f;
+    }
+    while (i < units.length - 1 && (i === 0 ? Math.round(v) : rounded(v)) >= 1024) {
+      v /= 1024;
+      i++;
+    }
     return (n < 0 ? '-' : '') + fmtNum(i === 0 ? Math.round(v) : rounded(v)) + ' ' + units[i];
   }
-  function finite(xs) { return xs.filter(function (x) { return typeof x === 'number' && isFinite(x) && x > 0; }); }
+  function finite(xs) {
+    return xs.filter(function (x) {
+      return typeof x === 'number' && isFinite(x) && x > 0;
+    });
+  }
   /** Bounds of a log axis that hold every value with a margin: [lowest / pad, highest * pad]. */
   function logBounds(values, pad) {
     var v = finite(values);
@@ -48,7 +65,11 @@
   var barValues = {
     id: 'barValues',
     afterDatasetsDraw: function (chart) {
-      var ctx = chart.ctx, horizontal = chart.options.indexAxis === 'y', bars = 0, labelled = 0, boxes = [];
+      var ctx = chart.ctx,
+        horizontal = chart.options.indexAxis === 'y',
+        bars = 0,
+        labelled = 0,
+        boxes = [];
       ctx.save();
       ctx.font = '11px ' + Chart.defaults.font.family;
       ctx.fillStyle = '#263238';
@@ -62,16 +83,19 @@
           bars++;
           var text = ds.valueLabel ? ds.valueLabel(value, i) : fmtNum(value);
           if (!text) return;
-          var w = ctx.measureText(text).width, h = 11;
+          var w = ctx.measureText(text).width,
+            h = 11;
           if (horizontal) {
             var x0 = Math.max(el.x, el.base) + 4;
-            ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+            ctx.textAlign = 'left';
+            ctx.textBaseline = 'middle';
             ctx.fillText(text, x0, el.y);
             boxes.push([x0, el.y - h / 2, x0 + w, el.y + h / 2]);
           } else {
             var top = Math.min(el.y, el.base) - 2;
             if (w + 2 <= el.width) {
-              ctx.textAlign = 'center'; ctx.textBaseline = 'bottom';
+              ctx.textAlign = 'center';
+              ctx.textBaseline = 'bottom';
               ctx.fillText(text, el.x, top);
               boxes.push([el.x - w / 2, top - h, el.x + w / 2, top]);
             } else {
@@ -79,7 +103,8 @@
               ctx.save();
               ctx.translate(el.x, top);
               ctx.rotate(-Math.PI / 2);
-              ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+              ctx.textAlign = 'left';
+              ctx.textBaseline = 'middle';
               ctx.fillText(text, 0, 0);
               ctx.restore();
               boxes.push([el.x - h / 2, top - w, el.x + h / 2, top]);
@@ -89,7 +114,8 @@
         });
       });
       ctx.restore();
-      var overlaps = 0, outside = 0;
+      var overlaps = 0,
+        outside = 0;
       for (var a = 0; a < boxes.length; a++) {
         var A = boxes[a];
         if (A[0] < 0 || A[1] < 0 || A[2] > chart.width || A[3] > chart.height) outside++;
@@ -118,13 +144,19 @@
     var card = el && el.closest('.card');
     if (card && series > 4) card.classList.add('wide');
   }
-  function fmtDate(ms) { return new Date(ms).toISOString().slice(0, 10); }
-  function color(i) { return PALETTE[i % PALETTE.length]; }
+  function fmtDate(ms) {
+    return new Date(ms).toISOString().slice(0, 10);
+  }
+  function color(i) {
+    return PALETTE[i % PALETTE.length];
+  }
   function alpha(hex, a) {
     var n = parseInt(hex.slice(1), 16);
     return 'rgba(' + ((n >> 16) & 255) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')';
   }
-  function canvas(id) { return document.getElementById(id); }
+  function canvas(id) {
+    return document.getElementById(id);
+  }
   function empty(id, text) {
     var el = canvas(id);
     if (!el) return;
@@ -143,88 +175,211 @@
 
   // 1. How long arrays are, per path: sampled documents per length bucket.
   if (charts.arrays.length === 0) empty('chart-array-lengths', 'No arrays in the sampled documents.');
-  else { fitLegend('chart-array-lengths', charts.arrays.length); fitGroups('chart-array-lengths', charts.arrays.length); }
-  if (charts.arrays.length > 0) draw('chart-array-lengths', {
-    type: 'bar',
-    data: {
-      labels: charts.lengthBuckets,
-      datasets: charts.arrays.map(function (s, i) {
-        return { label: s.collection + ' › ' + s.path + ' (max ' + fmtNum(s.maxLength) + ')', data: s.buckets, backgroundColor: alpha(color(i), 0.75), borderColor: color(i), borderWidth: 1, valueLabel: function (v) { return fmtNum(v); } };
-      }),
-    },
-    options: {
-      // room above the tallest bar for an upright label ("10,000")
-      layout: { padding: { top: 40 } },
-      scales: {
-        x: { title: { display: true, text: 'elements per document' }, ticks: { autoSkip: false } },
-        // Log scale so one document in the 10,000+ bucket stays visible beside hundreds in the first; bars start at 0.5.
-        y: { type: 'logarithmic', min: 0.5, max: Math.max.apply(null, [1].concat(charts.arrays.map(function (s) { return Math.max.apply(null, s.buckets); }))) * 2, title: { display: true, text: 'documents (log)' }, ticks: { callback: function (v) { return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
+  else {
+    fitLegend('chart-array-lengths', charts.arrays.length);
+    fitGroups('chart-array-lengths', charts.arrays.length);
+  }
+  if (charts.arrays.length > 0)
+    draw('chart-array-lengths', {
+      type: 'bar',
+      data: {
+        labels: charts.lengthBuckets,
+        datasets: charts.arrays.map(function (s, i) {
+          return {
+            label: s.collection + ' › ' + s.path + ' (max ' + fmtNum(s.maxLength) + ')',
+            data: s.buckets,
+            backgroundColor: alpha(color(i), 0.75),
+            borderColor: color(i),
+            borderWidth: 1,
+            valueLabel: function (v) {
+              return fmtNum(v);
+            },
+          };
+        }),
       },
-      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
-    },
-  });
+      options: {
+        // room above the tallest bar for an upright label ("10,000")
+        layout: { padding: { top: 40 } },
+        scales: {
+          x: { title: { display: true, text: 'elements per document' }, ticks: { autoSkip: false } },
+          // Log scale so one document in the 10,000+ bucket stays visible beside hundreds in the first; bars start at
+          // 0.5.
+          y: {
+            type: 'logarithmic',
+            min: 0.5,
+            max:
+              Math.max.apply(
+                null,
+                [1].concat(
+                  charts.arrays.map(function (s) {
+                    return Math.max.apply(null, s.buckets);
+                  }),
+                ),
+              ) * 2,
+            title: { display: true, text: 'documents (log)' },
+            ticks: {
+              callback: function (v) {
+                return v >= 1 && Number.isInteger(Math.log10(v)) ? fmtNum(v) : '';
+              },
+            },
+          },
+        },
+        plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+      },
+    });
 
   // 2. Growth: length against document age. A rising cloud is an array that keeps growing.
-  var growth = charts.arrays.filter(function (s) { return s.growth.some(function (p) { return p[1] > 0; }); });
-  var points = [];
-  growth.forEach(function (s) { s.growth.forEach(function (p) { if (p[1] > 0) points.push(p); }); });
-  var xs = points.map(function (p) { return p[0]; }), ys = points.map(function (p) { return p[1]; });
-  var xMin = Math.min.apply(null, xs), xMax = Math.max.apply(null, xs), xPad = Math.max((xMax - xMin) * 0.03, 86400000);
-  if (growth.length === 0) empty('chart-array-growth', 'No creation times: the sampled documents have neither an ObjectId _id nor a creation date field.');
-  else fitLegend('chart-array-growth', growth.length);
-  if (growth.length > 0) draw('chart-array-growth', {
-    type: 'scatter',
-    data: {
-      datasets: growth.map(function (s, i) {
-        return {
-          label: s.collection + ' › ' + s.path,
-          data: s.growth.filter(function (p) { return p[1] > 0; }).map(function (p) { return { x: p[0], y: p[1] }; }),
-          backgroundColor: alpha(color(i), 0.6), borderColor: color(i), pointRadius: 3,
-        };
-      }),
-    },
-    options: {
-      scales: {
-        // the padding keeps edge points off the frame; its bounds get no date label (a date after the newest point,
-        // often in the future, read as data)
-        x: { type: 'linear', min: xMin - xPad, max: xMax + xPad, title: { display: true, text: 'document created' }, ticks: { callback: function (v) { return fmtDate(v); }, maxTicksLimit: 8 },
-          afterBuildTicks: function (axis) { axis.ticks = axis.ticks.filter(function (t) { return t.value >= xMin && t.value <= xMax; }); } },
-        y: { type: 'logarithmic', min: Math.min.apply(null, ys) / 1.5, max: Math.max.apply(null, ys) * 1.5, title: { display: true, text: 'elements (log)' }, ticks: { callback: function (v) { return Number.isInteger(Math.log10(v)) ? fmtNum(v) : ''; } } },
-      },
-      plugins: {
-        legend: { position: 'bottom', labels: { boxWidth: 12 } },
-        tooltip: { callbacks: { label: function (c) { return c.dataset.label + ': ' + fmtNum(c.parsed.y) + ' elements, created ' + fmtDate(c.parsed.x); } } },
-      },
-    },
+  var growth = charts.arrays.filter(function (s) {
+    return s.growth.some(function (p) {
+      return p[1] > 0;
+    });
   });
+  var points = [];
+  growth.forEach(function (s) {
+    s.growth.forEach(function (p) {
+      if (p[1] > 0) points.push(p);
+    });
+  });
+  var xs = points.map(function (p) {
+      return p[0];
+    }),
+    ys = points.map(function (p) {
+      return p[1];
+    });
+  var xMin = Math.min.apply(null, xs),
+    xMax = Math.max.apply(null, xs),
+    xPad = Math.max((xMax - xMin) * 0.03, 86400000);
+  if (growth.length === 0)
+    empty(
+      'chart-array-growth',
+      'No creation times: the sampled documents have neither an ObjectId _id nor a creation date field.',
+    );
+  else fitLegend('chart-array-growth', growth.length);
+  if (growth.length > 0)
+    draw('chart-array-growth', {
+      type: 'scatter',
+      data: {
+        datasets: growth.map(function (s, i) {
+          return {
+            label: s.collection + ' › ' + s.path,
+            data: s.growth
+              .filter(function (p) {
+                return p[1] > 0;
+              })
+              .map(function (p) {
+                return { x: p[0], y: p[1] };
+              }),
+            backgroundColor: alpha(color(i), 0.6),
+            borderColor: color(i),
+            pointRadius: 3,
+          };
+        }),
+      },
+      options: {
+        scales: {
+          // the padding keeps edge points off the frame; its bounds get no date label (a date after the newest point,
+          // often in the future, read as data)
+          x: {
+            type: 'linear',
+            min: xMin - xPad,
+            max: xMax + xPad,
+            title: { display: true, text: 'document created' },
+            ticks: {
+              callback: function (v) {
+                return fmtDate(v);
+              },
+              maxTicksLimit: 8,
+            },
+            afterBuildTicks: function (axis) {
+              axis.ticks = axis.ticks.filter(function (t) {
+                return t.value >= xMin && t.value <= xMax;
+              });
+            },
+          },
+          y: {
+            type: 'logarithmic',
+            min: Math.min.apply(null, ys) / 1.5,
+            max: Math.max.apply(null, ys) * 1.5,
+            title: { display: true, text: 'elements (log)' },
+            ticks: {
+              callback: function (v) {
+                return Number.isInteger(Math.log10(v)) ? fmtNum(v) : '';
+              },
+            },
+          },
+        },
+        plugins: {
+          legend: { position: 'bottom', labels: { boxWidth: 12 } },
+          tooltip: {
+            callbacks: {
+              label: function (c) {
+                return c.dataset.label + ': ' + fmtNum(c.parsed.y) + ' elements, created ' + fmtDate(c.parsed.x);
+              },
+            },
+          },
+        },
+      },
+    });
 
-  // 3. _id order: per collection, Spearman's ρ between each _id's rank and its position in natural order, from the findings.
+  // 3. _id order: per collection, Spearman's ρ between each _id's rank and its position in natural order, from the
+  // findings.
   var ORDER = { monotonic: '#2e7d32', random: '#c62828', unclear: '#9e9e9e' };
   fitRows('chart-id-order', charts.idOrder.length);
-  if (charts.idOrder.length === 0) empty('chart-id-order', 'No _id order was judged (no finding measured it: collections too small, clustered, or read without id-pattern).');
-  else draw('chart-id-order', {
-    type: 'bar',
-    data: {
-      labels: charts.idOrder.map(function (s) { return s.collection + ' — ' + s.idType; }),
-      datasets: [{
-        label: 'ρ',
-        data: charts.idOrder.map(function (s) { return s.rho; }),
-        backgroundColor: charts.idOrder.map(function (s) { return alpha(ORDER[s.order] || '#9e9e9e', 0.75); }),
-        borderColor: charts.idOrder.map(function (s) { return ORDER[s.order] || '#9e9e9e'; }),
-        borderWidth: 1,
-        valueLabel: function (v, i) { return 'ρ = ' + v.toFixed(2) + ' (' + charts.idOrder[i].order + ')'; },
-      }],
-    },
-    options: {
-      indexAxis: 'y',
-      layout: { padding: { right: 120 } },
-      scales: { x: { min: -1, max: 1, title: { display: true, text: "Spearman's ρ: _id rank against natural (insertion) order" } }, y: { ticks: { autoSkip: false } } },
-      plugins: {
-        legend: { display: false },
-        tooltip: { callbacks: { label: function (c) { var s = charts.idOrder[c.dataIndex]; return 'ρ = ' + s.rho.toFixed(2) + ' over ' + fmtNum(s.n) + ' _ids: ' + s.order; } } },
+  if (charts.idOrder.length === 0)
+    empty(
+      'chart-id-order',
+      'No _id order was judged (no finding measured it: collections too small, clustered, or read without id-pattern).',
+    );
+  else
+    draw('chart-id-order', {
+      type: 'bar',
+      data: {
+        labels: charts.idOrder.map(function (s) {
+          return s.collection + ' — ' + s.idType;
+        }),
+        datasets: [
+          {
+            label: 'ρ',
+            data: charts.idOrder.map(function (s) {
+              return s.rho;
+            }),
+            backgroundColor: charts.idOrder.map(function (s) {
+              return alpha(ORDER[s.order] || '#9e9e9e', 0.75);
+            }),
+            borderColor: charts.idOrder.map(function (s) {
+              return ORDER[s.order] || '#9e9e9e';
+            }),
+            borderWidth: 1,
+            valueLabel: function (v, i) {
+              return 'ρ = ' + v.toFixed(2) + ' (' + charts.idOrder[i].order + ')';
+            },
+          },
+        ],
       },
-    },
-  });
+      options: {
+        indexAxis: 'y',
+        layout: { padding: { right: 120 } },
+        scales: {
+          x: {
+            min: -1,
+            max: 1,
+            title: { display: true, text: "Spearman's ρ: _id rank against natural (insertion) order" },
+          },
+          y: { ticks: { autoSkip: false } },
+        },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              label: function (c) {
+                var s = charts.idOrder[c.dataIndex];
+                return 'ρ = ' + s.rho.toFixed(2) + ' over ' + fmtNum(s.n) + ' _ids: ' + s.order;
+              },
+            },
+          },
+        },
+      },
+    });
 
   // 4. Index sizes against the WiredTiger cache.
   var idx = charts.indexes;
@@ -233,14 +388,36 @@
     var rows = [];
     if (idx.cacheBytes) rows.push({ label: 'WiredTiger cache', value: idx.cacheBytes, color: '#9e9e9e' });
     rows.push({ label: 'all ' + idx.count + ' indexes', value: idx.totalBytes, color: '#37474f' });
-    idx.top.forEach(function (b) { rows.push({ label: b.collection + ' ' + b.name, value: b.sizeBytes, color: PALETTE[0] }); });
-    var sizeBounds = logBounds(rows.map(function (r) { return r.value; }), 2);
+    idx.top.forEach(function (b) {
+      rows.push({ label: b.collection + ' ' + b.name, value: b.sizeBytes, color: PALETTE[0] });
+    });
+    var sizeBounds = logBounds(
+      rows.map(function (r) {
+        return r.value;
+      }),
+      2,
+    );
     fitRows('chart-index-sizes', rows.length);
     draw('chart-index-sizes', {
       type: 'bar',
       data: {
-        labels: rows.map(function (r) { return r.label; }),
-        datasets: [{ label: 'bytes', data: rows.map(function (r) { return r.value; }), backgroundColor: rows.map(function (r) { return r.color; }), valueLabel: function (v) { return fmtBytes(v); } }],
+        labels: rows.map(function (r) {
+          return r.label;
+        }),
+        datasets: [
+          {
+            label: 'bytes',
+            data: rows.map(function (r) {
+              return r.value;
+            }),
+            backgroundColor: rows.map(function (r) {
+              return r.color;
+            }),
+            valueLabel: function (v) {
+              return fmtBytes(v);
+            },
+          },
+        ],
       },
       options: {
         indexAxis: 'y',
@@ -258,21 +435,54 @@
               for (var v = 1024; v <= axis.max * 1.0001; v *= 32) if (v >= axis.min) ticks.push({ value: v });
               if (ticks.length) axis.ticks = ticks;
             },
-            ticks: { callback: function (v) { return fmtBytes(v); } },
+            ticks: {
+              callback: function (v) {
+                return fmtBytes(v);
+              },
+            },
           },
         },
-        plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return fmtBytes(c.parsed.x); } } } },
+        plugins: {
+          legend: { display: false },
+          tooltip: {
+            callbacks: {
+              label: function (c) {
+                return fmtBytes(c.parsed.x);
+              },
+            },
+          },
+        },
       },
     });
   }
 
   // 5. Confirmations: the measured ratio with its interval (each states its own coverage); 1 means no difference.
-  var withRatio = charts.confirmations.filter(function (c) { return c.ratio && finite([c.ratio.low, c.ratio.median, c.ratio.high]).length === 3; });
-  function intervalName(r) { return r.coverage === undefined ? 'interval' : (Math.floor(Math.min(r.coverage, 0.999) * 1000 + 1e-9) / 10) + '% interval'; }
+  var withRatio = charts.confirmations.filter(function (c) {
+    return c.ratio && finite([c.ratio.low, c.ratio.median, c.ratio.high]).length === 3;
+  });
+  function intervalName(r) {
+    return r.coverage === undefined
+      ? 'interval'
+      : Math.floor(Math.min(r.coverage, 0.999) * 1000 + 1e-9) / 10 + '% interval';
+  }
   // The axis holds every interval end, every median and the no-difference line, with a margin.
-  var ratioBounds = logBounds([1].concat.apply([1], withRatio.map(function (c) { return [c.ratio.low, c.ratio.median, c.ratio.high]; })), 1.3);
+  var ratioBounds = logBounds(
+    [1].concat.apply(
+      [1],
+      withRatio.map(function (c) {
+        return [c.ratio.low, c.ratio.median, c.ratio.high];
+      }),
+    ),
+    1.3,
+  );
   fitRows('chart-confirmations', withRatio.length * 1.6);
-  if (withRatio.length === 0) empty('chart-confirmations', charts.confirmations.length ? 'No experiment produced a ratio (see the statuses in the findings table).' : 'No experiment ran (confirmation was off, or no finding has one).');
+  if (withRatio.length === 0)
+    empty(
+      'chart-confirmations',
+      charts.confirmations.length
+        ? 'No experiment produced a ratio (see the statuses in the findings table).'
+        : 'No experiment ran (confirmation was off, or no finding has one).',
+    );
   else {
     var refLine = {
       id: 'noEffect',
@@ -293,22 +503,87 @@
       type: 'bar',
       data: {
         // Two-line labels: what was checked, then what the ratio compares.
-        labels: withRatio.map(function (c) { return [c.label, c.ratio.label]; }),
+        labels: withRatio.map(function (c) {
+          return [c.label, c.ratio.label];
+        }),
         datasets: [
-          { type: 'bar', label: 'interval (coverage in the tooltip)', data: withRatio.map(function (c) { return [c.ratio.low, c.ratio.high]; }), backgroundColor: withRatio.map(function (c) { return alpha(STATUS[c.status] || '#9e9e9e', 0.35); }), borderColor: withRatio.map(function (c) { return STATUS[c.status] || '#9e9e9e'; }), borderWidth: 1, barPercentage: 0.5, valueLabel: function (v, i) { var r = withRatio[i].ratio; return fmtNum(r.median) + '× (' + fmtNum(r.low) + '–' + fmtNum(r.high) + ')'; } },
-          { type: 'line', label: 'median', data: withRatio.map(function (c) { return c.ratio.median; }), showLine: false, pointStyle: 'rectRot', pointRadius: 7, backgroundColor: withRatio.map(function (c) { return STATUS[c.status] || '#9e9e9e'; }), borderColor: '#263238' },
+          {
+            type: 'bar',
+            label: 'interval (coverage in the tooltip)',
+            data: withRatio.map(function (c) {
+              return [c.ratio.low, c.ratio.high];
+            }),
+            backgroundColor: withRatio.map(function (c) {
+              return alpha(STATUS[c.status] || '#9e9e9e', 0.35);
+            }),
+            borderColor: withRatio.map(function (c) {
+              return STATUS[c.status] || '#9e9e9e';
+            }),
+            borderWidth: 1,
+            barPercentage: 0.5,
+            valueLabel: function (v, i) {
+              var r = withRatio[i].ratio;
+              return fmtNum(r.median) + '× (' + fmtNum(r.low) + '–' + fmtNum(r.high) + ')';
+            },
+          },
+          {
+            type: 'line',
+            label: 'median',
+            data: withRatio.map(function (c) {
+              return c.ratio.median;
+            }),
+            showLine: false,
+            pointStyle: 'rectRot',
+            pointRadius: 7,
+            backgroundColor: withRatio.map(function (c) {
+              return STATUS[c.status] || '#9e9e9e';
+            }),
+            borderColor: '#263238',
+          },
         ],
       },
       options: {
         indexAxis: 'y',
         layout: { padding: { right: 110 } },
         scales: {
-          x: { type: 'logarithmic', min: ratioBounds.min, max: ratioBounds.max, title: { display: true, text: 'ratio (log); dashed line = no difference' }, ticks: { maxRotation: 0, callback: function (v) { return [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].indexOf(Number(v.toPrecision(1))) >= 0 ? fmtNum(v) + '×' : ''; } } },
+          x: {
+            type: 'logarithmic',
+            min: ratioBounds.min,
+            max: ratioBounds.max,
+            title: { display: true, text: 'ratio (log); dashed line = no difference' },
+            ticks: {
+              maxRotation: 0,
+              callback: function (v) {
+                return [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].indexOf(
+                  Number(v.toPrecision(1)),
+                ) >= 0
+                  ? fmtNum(v) + '×'
+                  : '';
+              },
+            },
+          },
           y: { ticks: { autoSkip: false } },
         },
         plugins: {
           legend: { position: 'bottom' },
-          tooltip: { callbacks: { label: function (c) { var r = withRatio[c.dataIndex].ratio; return 'median ' + fmtNum(r.median) + '×, ' + intervalName(r) + ' ' + fmtNum(r.low) + '–' + fmtNum(r.high) + '×'; } } },
+          tooltip: {
+            callbacks: {
+              label: function (c) {
+                var r = withRatio[c.dataIndex].ratio;
+                return (
+                  'median ' +
+                  fmtNum(r.median) +
+                  '×, ' +
+                  intervalName(r) +
+                  ' ' +
+                  fmtNum(r.low) +
+                  '–' +
+                  fmtNum(r.high) +
+                  '×'
+                );
+              },
+            },
+          },
         },
       },
       plugins: [refLine],
@@ -316,19 +591,25 @@
   }
 
   var copy = document.getElementById('copy-ticket');
-  if (copy) copy.addEventListener('click', function () {
-    var text = document.getElementById('ticket').textContent;
-    var done = function () { copy.textContent = 'Copied'; setTimeout(function () { copy.textContent = 'Copy'; }, 1500); };
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () {});
-    else {
-      var range = document.createRange();
-      range.selectNodeContents(document.getElementById('ticket'));
-      var sel = window.getSelection();
-      sel.removeAllRanges();
-      sel.addRange(range);
-      copy.textContent = 'Selected: press Ctrl-C';
-    }
-  });
+  if (copy)
+    copy.addEventListener('click', function () {
+      var text = document.getElementById('ticket').textContent;
+      var done = function () {
+        copy.textContent = 'Copied';
+        setTimeout(function () {
+          copy.textContent = 'Copy';
+        }, 1500);
+      };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () {});
+      else {
+        var range = document.createRange();
+        range.selectNodeContents(document.getElementById('ticket'));
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        copy.textContent = 'Selected: press Ctrl-C';
+      }
+    });
 
   document.body.setAttribute('data-charts-drawn', String(drawn));
 })();
