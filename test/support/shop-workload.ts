@@ -1,0 +1,141 @@
+import type { Db, Document } from 'mongodb';
+import { EJSON } from 'bson';
+import { prng } from '../../src/core/stats';
+
+/**
+ * The shop of issue 20's "Done when": orders queried by status and customer sorted by date, a case-insensitive regex
+ * on a SKU, a `$lookup` from customers, updates by status and date range, events by type and time; one index no query
+ * uses (`orders.total_1`) and one that already serves its shape (`events.type_1_ts_1`). Values are generated here
+ * (seeded), and every query carries a marker string or number so a test can prove none reaches an output.
+ */
+export const SHOP_MARKER = 'ZZMARKER_SHOP_7f3a';
+export const SHOP_MARKER_NUMBER = 7_654_321;
+
+export const SHOP_INDEXES: Record<string, { key: Record<string, 1 | -1>; name: string }[]> = {
+  // Holds both fields of the orders shape, in an order that cannot serve `status` sorted by `createdAt`.
+  orders: [
+    { key: { createdAt: 1, status: 1 }, name: 'createdAt_1_status_1' },
+    { key: { total: 1 }, name: 'total_1' },
+  ],
+  events: [{ key: { type: 1, ts: 1 }, name: 'type_1_ts_1' }],
+  customers: [],
+};
+
+const STATUSES = ['new', 'paid', 'shipped', 'delivered', 'cancelled'];
+const EVENT_TYPES = ['view', 'click', 'cart', 'buy'];
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 0, 1);
+
+export interface ShopSize {
+  orders: number;
+  customers: number;
+  events: number;
+}
+
+/** Seeds orders, customers and events with the indexes above. */
+export async function seedShop(db: Db, size: ShopSize = { orders: 3000, customers: 300, events: 2000 }): Promise<void> {
+  const rnd = prng(20);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const orders: Document[] = [];
+  for (let i = 0; i < size.orders; i++) {
+    orders.push({
+      status: pick(STATUSES),
+      customerId: Math.floor(rnd() * size.customers),
+      createdAt: new Date(START + Math.floor(rnd() * 300 * DAY)),
+      sku: `SKU-${String(Math.floor(rnd() * 500)).padStart(5, '0')}`,
+      total: Math.round(rnd() * 50_000) / 100,
+    });
+  }
+  const customers = Array.from({ length: size.customers }, (_, i) => ({ _id: i, name: `customer ${i}` }));
+  const events = Array.from({ length: size.events }, () => ({
+    type: pick(EVENT_TYPES),
+    ts: new Date(START + Math.floor(rnd() * 300 * DAY)),
+    customerId: Math.floor(rnd() * size.customers),
+  }));
+  await db.collection('orders').insertMany(orders);
+  await db.collection<{ _id: number; name: string }>('customers').insertMany(customers);
+  await db.collection('events').insertMany(events);
+  for (const [coll, specs] of Object.entries(SHOP_INDEXES)) {
+    if (specs.length) await db.collection(coll).createIndexes(specs.map((s) => ({ key: s.key, name: s.name })));
+  }
+}
+
+/** The workload, each command as an application sends it; the marker rides in values only. */
+export function shopCommands(): { db: 'shop'; command: Document }[] {
+  const since = new Date(START + 200 * DAY);
+  const until = new Date(START + 210 * DAY);
+  const commands: Document[] = [];
+  for (let c = 0; c < 6; c++) {
+    commands.push({
+      find: 'orders',
+      filter: { status: STATUSES[c % 5], customerId: c * 7 },
+      sort: { createdAt: -1 },
+      limit: 20,
+    });
+  }
+  commands.push({ find: 'orders', filter: { sku: { $regex: `^${SHOP_MARKER}`, $options: 'i' } } });
+  commands.push({ find: 'orders', filter: { sku: { $regex: 'sku-0004', $options: 'i' } } });
+  commands.push({
+    aggregate: 'customers',
+    pipeline: [
+      { $match: { _id: { $lt: 50 } } },
+      { $lookup: { from: 'orders', localField: '_id', foreignField: 'customerId', as: 'orders' } },
+    ],
+    cursor: {},
+  });
+  commands.push({
+    update: 'orders',
+    updates: [
+      {
+        q: { status: 'new', createdAt: { $gte: since, $lt: until } },
+        u: { $set: { note: SHOP_MARKER } },
+        multi: true,
+      },
+    ],
+  });
+  for (const type of EVENT_TYPES) {
+    commands.push({ find: 'events', filter: { type, ts: { $gte: since } }, sort: { ts: 1 } });
+  }
+  commands.push({ find: 'orders', filter: { status: 'paid', total: { $gt: SHOP_MARKER_NUMBER } } });
+  return commands.map((command) => ({ db: 'shop', command }));
+}
+
+/**
+ * Runs the workload with the profiler at level 2 (all operations) and puts the previous level back; test-only: the
+ * advisor itself never changes the level unless asked.
+ */
+export async function replayShop(db: Db, rounds = 3): Promise<void> {
+  const before = await db.command({ profile: -1 });
+  await db.command({ profile: 2 });
+  try {
+    for (let r = 0; r < rounds; r++) {
+      for (const { command } of shopCommands()) await db.command(command);
+    }
+  } finally {
+    await db.command({ profile: before.was as number, slowms: before.slowms as number });
+  }
+}
+
+/**
+ * The profiler's entries of a database as mongod's JSON log writes them ("Slow query", id 51803), one line each, with
+ * the attribute names of `OpDebug::report` (mongodb/mongo src/mongo/db/curop.cpp): `type`, `ns`, `command`,
+ * `durationMillis`, and the counts when the profiler had them. SecantusDB writes no slow-query lines, so a test that
+ * wants the same workload in a log file builds it from the profiler this way.
+ */
+export function slowLogLines(profileDocs: readonly Record<string, unknown>[]): string[] {
+  return profileDocs.map((d) => {
+    const attr: Record<string, unknown> = {
+      type: 'command',
+      ns: d.ns,
+      command: d.command,
+      durationMillis: d.millis ?? 0,
+    };
+    for (const k of ['planSummary', 'keysExamined', 'docsExamined', 'nreturned', 'hasSortStage', 'usedDisk']) {
+      if (d[k] !== undefined) attr[k] = d[k];
+    }
+    const t = d.ts instanceof Date ? d.ts.toISOString() : new Date().toISOString();
+    const entry = { t: { $date: t }, s: 'I', c: 'COMMAND', id: 51803, ctx: 'conn1', msg: 'Slow query', attr };
+    // Relaxed Extended JSON, as mongod writes its log: dates as {"$date": "…"} (JSON.stringify would write a string).
+    return EJSON.stringify(entry, { relaxed: true });
+  });
+}
