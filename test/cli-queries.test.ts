@@ -197,6 +197,8 @@ describe('lint --queries: a bad queries file is one clear line, exit 2', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(message);
     expect(r.err).not.toMatch(/\n\s+at /);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).not.toContain('\\n');
     expect(r.err).not.toContain('"x"');
   });
 

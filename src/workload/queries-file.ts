@@ -148,9 +148,10 @@ export function parseQueriesText(text: string, name = 'the queries file'): Workl
     } else records.push(out);
   }
   if (failed > 0) {
-    const more = failed > errors.length ? `\n  … and ${failed - errors.length} more` : '';
+    // One line, whatever the count: a CI log shows it whole, and the terminal escapes no newline into it.
+    const more = failed > errors.length ? `; … and ${failed - errors.length} more` : '';
     const entries = failed === 1 ? 'entry' : 'entries';
-    throw new UserError(`${name} has ${failed} unreadable ${entries}:\n  ${errors.join('\n  ')}${more}`);
+    throw new UserError(`${name} has ${failed} unreadable ${entries}: ${errors.join('; ')}${more}.`);
   }
   if (records.length === 0) throw new UserError(`${name} holds no queries.`);
   return records;
