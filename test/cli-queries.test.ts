@@ -9,6 +9,8 @@ import { main } from '../src/cli/main';
 import type { LintResult } from '../src/core/baseline';
 import { explainCommandOf, queryEntries } from '../src/spec/queries';
 import { arrayEntryLines, parseQueriesText } from '../src/workload/queries-file';
+import { rules } from '../rules';
+import { collectionOf, snapshotOf } from './support/fixtures';
 
 const FIXTURES = join(__dirname, 'fixtures', 'workload', 'lint');
 const QUERIES = join(FIXTURES, 'shop-queries.jsonl');
@@ -230,5 +232,46 @@ describe('lint --queries online: what is explained passes the read-only gate', (
     const inner = commands.map((c) => Object.keys(c?.explain as object)[0]);
     expect(inner).toEqual(['find', 'aggregate', 'find', 'find', 'find', 'count', 'distinct', 'find']);
     expect(JSON.stringify(commands)).not.toContain('lsid');
+  });
+});
+
+describe('lint --queries against a snapshot file (offline, its recorded indexes)', () => {
+  it("judges the shapes against the snapshot's indexes, and notes a collection it does not hold", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ma-queries-snap-'));
+    const ix = (key: Record<string, 1 | -1>): { name: string; key: Record<string, 1 | -1>; sizeBytes: number } => ({
+      name: Object.entries(key)
+        .map(([k, v]) => `${k}_${v}`)
+        .join('_'),
+      key,
+      sizeBytes: 4096,
+    });
+    const id = { name: '_id_', key: { _id: 1 as const }, sizeBytes: 4096 };
+    const snapshot = snapshotOf([
+      collectionOf('orders', { db: 'shop', indexes: [id, ix({ status: 1, customerId: 1, createdAt: -1 })] }),
+      collectionOf('products', { db: 'shop', indexes: [id, ix({ sku: 1 })] }),
+    ]);
+    const snap = join(dir, 'snap.json');
+    writeFileSync(snap, JSON.stringify(snapshot));
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ rules: Object.fromEntries(rules.map((r) => [r.id, 'off'])) }));
+    const r = await cli(['lint', snap, '--queries', QUERIES, '--config', config, '--format', 'json']);
+    expect(r.err).not.toMatch(/\n\s+at /);
+    const result = JSON.parse(r.out) as LintResult;
+    expect(result.findings.map((f) => `${f.ruleId}/${f.messageId} ${f.target.collection ?? ''}`).sort()).toEqual([
+      'query-collection-scan/scan events',
+      'query-in-memory-sort/sort orders',
+      'query-unbounded-regex/caseInsensitive products',
+    ]);
+    // The ESR index serves the orders list; the sort by total is the one left to memory.
+    expect(result.findings.find((f) => f.ruleId === 'query-in-memory-sort')?.message).toMatch(
+      /\.sort\(\{ total: -1 \}\)/,
+    );
+    expect(result.findings.find((f) => f.ruleId === 'query-collection-scan')?.message).toMatch(
+      /no recorded index serves it/,
+    );
+    expect(result.notes.map((n) => `${n.target?.collection ?? ''}: ${n.message}`)).toContain(
+      'events: The queries name a collection the snapshot does not hold: it was judged with only its _id index.',
+    );
+    expect(r.code).toBe(1);
   });
 });
