@@ -73,6 +73,10 @@ describe('lint --queries <uri>: the shop queries explained by the server', () =>
       '-q',
     ]);
     expect(r.err).not.toMatch(/\n\s+at /);
+    // The explain replies echo the queries' values (parsedQuery, command): none reaches the report.
+    for (const value of ['abc-12', '64b7f0c2a1b2c3d4e5f60718', 'checkout', 'expired', '2025-06-0']) {
+      expect(r.out + r.err).not.toContain(value);
+    }
     const result = JSON.parse(r.out) as LintResult;
     const found = result.findings.map((f) => `${f.ruleId} ${f.target.collection ?? ''}`).sort();
     return { code: r.code, result, found };
