@@ -53,7 +53,7 @@ function engineRooms() {
     { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile', 'bson-size'] } },
     { room: 'lib', may: [], types: ['core'] },
     { room: 'report', may: ['core', 'lib'], why: 'Reporters only format a result: ' },
-    { room: 'spec', may: ['core', 'lib'], also: { report: ['catalog'] } },
+    { room: 'spec', may: ['core', 'lib', 'workload'], also: { report: ['catalog'] } },
     { room: 'workload', may: ['core', 'lib'] },
   ];
 }

@@ -111,10 +111,12 @@ const TABLE: Record<string, Probe[]> = {
     { dir: 'src/report', source: "import { loadSpec as x } from '../spec';", fails: row('report') },
     { dir: 'src/report', source: "import { SPEC_RULES as x } from '../core/spec-rules';", fails: null },
   ],
-  'src/spec may import core, lib and the report catalog only': [
+  'src/spec may import core, lib, workload and the report catalog only': [
     { dir: 'src/spec', source: "import { PathFolder as x } from '../collect/fold';", fails: row('spec') },
     { dir: 'src/spec', source: "import { formatText as x } from '../report/text';", fails: row('spec') },
     { dir: 'src/spec', source: "import { ruleCatalog as x } from '../report/catalog';", fails: null },
+    { dir: 'src/spec', source: "import { serveShape as x } from '../workload/serve';", fails: null },
+    { dir: 'src/spec', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('spec') },
   ],
   'src/workload may import core and lib only; rules and front doors may import it, the engine may not': [
     { dir: 'src/workload', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('workload') },

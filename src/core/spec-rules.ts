@@ -1,3 +1,4 @@
+import { QUERY_RULES } from './query-rules';
 import type { Severity } from './types';
 
 /**
@@ -9,9 +10,12 @@ export interface SpecRuleMeta {
   description: string;
   severity: Severity;
   docsUrl: string;
+  /** Message templates by message id (`{{name}}` placeholders), for checks whose findings are filled from them. */
+  messages?: Readonly<Record<string, string>>;
 }
 
 export const SPEC_RULES: readonly SpecRuleMeta[] = [
+  ...QUERY_RULES,
   {
     id: 'spec-clustered-key',
     description:

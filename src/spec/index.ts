@@ -38,7 +38,8 @@ export function staticSpecFindings(spec: Spec): SpecFindingInput[] {
   return out;
 }
 
-function toFinding(f: SpecFindingInput, config: AdvisorConfig): Finding | null {
+/** A spec or query check's finding at the severity the configuration gives it; null when the check is off. */
+export function toFinding(f: SpecFindingInput, config: AdvisorConfig): Finding | null {
   const meta = SPEC_RULES.find((r) => r.id === f.ruleId);
   const configured = specRuleSeverity(f.ruleId, config);
   if (configured === null) return null;

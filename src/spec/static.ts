@@ -189,7 +189,7 @@ const sameKey = (a: Record<string, number | string>, b: Record<string, number | 
 
 /** A declared index in the shape the shared prefix checks read (src/lib/index-keys.ts), as listIndexes would give
  * it. */
-const shapeOf = (i: DeclaredIndex): IndexShape => ({
+export const shapeOf = (i: DeclaredIndex): IndexShape => ({
   name: i.name ?? defaultIndexName(i.key),
   key: i.key,
   ...(i.unique === true ? { unique: true } : {}),

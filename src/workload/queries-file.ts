@@ -28,7 +28,7 @@ function depthOver(v: unknown, limit: number): boolean {
 }
 
 /** One entry to a record, or the reason (no values) it is not one. */
-export function recordOfQueryEntry(entry: unknown): WorkloadRecord | string {
+export function recordOfQueryEntry(entry: unknown, entryLine?: number): WorkloadRecord | string {
   if (!isObject(entry)) return 'is not a document';
   const wrapped = isObject(entry.command);
   const command = (wrapped ? entry.command : entry) as CommandDocument;
@@ -55,14 +55,53 @@ export function recordOfQueryEntry(entry: unknown): WorkloadRecord | string {
     }
     at = { file: entry.file, line: entry.line as number };
   }
-  return makeRecord({ source: 'file', ns, op, ...(at ? { at } : {}) }, command);
+  const facts = { source: 'file' as const, ns, op, ...(at ? { at } : {}), ...(entryLine ? { entryLine } : {}) };
+  return makeRecord(facts, command);
 }
 
 function parseOne(text: string): unknown {
   return EJSON.parse(text, { relaxed: true });
 }
 
-function entriesOf(text: string): { where: string; parse: () => unknown }[] {
+/**
+ * The 1-based line each element of a top-level JSON array starts on, in one pass (strings and their escapes skipped):
+ * a finding on an entry points at its line.
+ */
+export function arrayEntryLines(text: string): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let depth = 0;
+  let inString = false;
+  let expecting = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n') line++;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (depth === 1 && expecting && c !== undefined && !/[\s,\]]/.test(c)) {
+      lines.push(line);
+      expecting = false;
+    }
+    if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      depth++;
+      if (depth === 1) expecting = true;
+    } else if (c === ']' || c === '}') depth--;
+    else if (c === ',' && depth === 1) expecting = true;
+  }
+  return lines;
+}
+
+interface Entry {
+  where: string;
+  line: number | undefined;
+  parse: () => unknown;
+}
+
+function entriesOf(text: string): Entry[] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
     let all: unknown;
@@ -72,16 +111,18 @@ function entriesOf(text: string): { where: string; parse: () => unknown }[] {
       throw new UserError('The queries file starts with "[" but is not a valid JSON array.');
     }
     if (!Array.isArray(all)) throw new UserError('The queries file starts with "[" but is not a JSON array.');
+    const lines = arrayEntryLines(text);
     return all.map((e, i) => ({
-      where: `entry ${i + 1}`,
+      where: `entry ${i + 1}${lines[i] ? ` (line ${lines[i]})` : ''}`,
+      line: lines[i],
       parse: (): unknown => EJSON.deserialize(e as object) as unknown,
     }));
   }
-  const out: { where: string; parse: () => unknown }[] = [];
+  const out: Entry[] = [];
   text.split('\n').forEach((line, i) => {
     const t = line.trim();
     if (t === '' || t.startsWith('//')) return;
-    out.push({ where: `line ${i + 1}`, parse: () => parseOne(t) });
+    out.push({ where: `line ${i + 1}`, line: i + 1, parse: () => parseOne(t) });
   });
   return out;
 }
@@ -91,7 +132,7 @@ export function parseQueriesText(text: string, name = 'the queries file'): Workl
   const records: WorkloadRecord[] = [];
   const errors: string[] = [];
   let failed = 0;
-  for (const { where, parse } of entriesOf(text)) {
+  for (const { where, line, parse } of entriesOf(text)) {
     let entry: unknown;
     let problem: string | undefined;
     try {
@@ -100,16 +141,17 @@ export function parseQueriesText(text: string, name = 'the queries file'): Workl
     } catch {
       problem = 'is not valid Extended JSON';
     }
-    const out = problem ?? recordOfQueryEntry(entry);
+    const out = problem ?? recordOfQueryEntry(entry, line);
     if (typeof out === 'string') {
       failed++;
       if (errors.length < MAX_ERRORS) errors.push(`${where}: the entry ${out}`);
     } else records.push(out);
   }
   if (failed > 0) {
-    const more = failed > errors.length ? `\n  … and ${failed - errors.length} more` : '';
+    // One line, whatever the count: a CI log shows it whole, and the terminal escapes no newline into it.
+    const more = failed > errors.length ? `; … and ${failed - errors.length} more` : '';
     const entries = failed === 1 ? 'entry' : 'entries';
-    throw new UserError(`${name} has ${failed} unreadable ${entries}:\n  ${errors.join('\n  ')}${more}`);
+    throw new UserError(`${name} has ${failed} unreadable ${entries}: ${errors.join('; ')}${more}.`);
   }
   if (records.length === 0) throw new UserError(`${name} holds no queries.`);
   return records;

@@ -63,6 +63,8 @@ export interface WorkloadRecord {
   shapeOnly?: boolean;
   /** Where the operation was written, for a queries file entry that says so. */
   at?: { file: string; line: number };
+  /** The line a queries file entry starts on in that file. */
+  entryLine?: number;
 }
 
 export type RecordFacts = Omit<WorkloadRecord, 'command' | 'originatingCommand'>;

@@ -16,7 +16,10 @@ import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
 import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
 import type { Locate } from '../../report/catalog';
-import { lintSpec } from '../../spec';
+import { lintSpec, loadSpec } from '../../spec';
+import { declaredIndexes, lintQueries, queryEntries, type QueryEntry, snapshotIndexes } from '../../spec/queries';
+import { readQueriesFile } from '../../workload/queries-file';
+import { type ExplainedQueries, explainQueries } from '../queries-explain';
 import { runLive } from '../live';
 import type { Io } from '../io';
 import { createProgress, progressLines } from '../progress';
@@ -40,6 +43,7 @@ import { VERSION } from '../../version';
 interface LintFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
   spec?: string;
+  queries?: string;
   db?: string[];
   collection?: string[];
   format: ReportFormat;
@@ -88,21 +92,37 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
   const baselineFile = flags.baseline ?? relativeTo(loaded.dir, config.baseline);
   if (!target && !specFile)
     throw new UserError(
-      'lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or ' +
-        '--spec <file>.',
+      flags.queries
+        ? 'lint --queries needs indexes to judge the queries against: a connection string, a snapshot file (from ' +
+          'mongo-advisor collect), or --spec <file>.'
+        : 'lint needs something to check: a connection string, a snapshot file (from mongo-advisor collect), or ' +
+          '--spec <file>.',
     );
   if (flags.updateBaseline && !baselineFile)
     throw new UserError(
       '--update-baseline needs --baseline <file> (or "baseline" in the configuration) to know where to write.',
     );
   const t0 = performance.now();
-  const read = await checkTarget(target, specFile, flags, loaded, io);
-  const { result: checked, locate } = specFile
+  // A bad queries file stops the run before anything connects (exit 2, one message naming the entry).
+  const entries = flags.queries ? queryEntries(readQueriesFile(flags.queries)) : undefined;
+  const read = await checkTarget(target, specFile, flags, loaded, io, entries);
+  const { result: specChecked, locate: specLocate } = specFile
     ? withSpec(read.result, read.snapshot, specFile, config)
     : { result: read.result, locate: undefined };
+  const { result: checked, locate } =
+    flags.queries && entries
+      ? withQueries(specChecked, specLocate, { file: flags.queries, entries, read, specFile, config })
+      : { result: specChecked, locate: specLocate };
   const result = { ...checked, durationMs: Math.round(performance.now() - t0) };
   if (flags.updateBaseline && baselineFile) updateBaseline(result, baselineFile, io);
   return await verdict(result, flags, config, baselineFile, locate, io);
+}
+
+interface TargetRead {
+  result: CheckResult;
+  snapshot: Snapshot | null;
+  /** Online: the queries' winning plans, by shape id, and what was judged offline instead. */
+  explained?: ExplainedQueries;
 }
 
 /** The snapshot rules' result: from a live server, from a snapshot file, or empty (a spec alone). */
@@ -112,8 +132,9 @@ async function checkTarget(
   flags: LintFlags,
   { config, resolved }: { config: AdvisorConfig; resolved: readonly ResolvedRule[] },
   io: Io,
-): Promise<{ result: CheckResult; snapshot: Snapshot | null }> {
-  if (target && meantAsUri(target)) return await checkLive(target, flags, config, resolved, io);
+  entries?: readonly QueryEntry[],
+): Promise<TargetRead> {
+  if (target && meantAsUri(target)) return await checkLive(target, flags, config, resolved, io, entries);
   if (!target) return { result: emptyResult(`spec ${specFile ?? ''}`, '(spec)'), snapshot: null };
   if (flags.confirm)
     throw new UserError(
@@ -134,7 +155,8 @@ async function checkLive(
   config: AdvisorConfig,
   resolved: readonly ResolvedRule[],
   io: Io,
-): Promise<{ result: CheckResult; snapshot: Snapshot }> {
+  entries?: readonly QueryEntry[],
+): Promise<TargetRead> {
   checkConnectionString(target);
   const dbs = flags.db ?? (dbFromUri(target) ? [dbFromUri(target) as string] : []);
   if (flags.collection?.length && dbs.length !== 1)
@@ -164,7 +186,8 @@ async function checkLive(
       },
       io,
     );
-    return { result: live.result, snapshot: live.snapshot };
+    const explained = entries ? await explainQueries(adapter, entries, flags.readPreference) : undefined;
+    return { result: live.result, snapshot: live.snapshot, ...(explained ? { explained } : {}) };
   } finally {
     await adapter.close().catch(() => undefined);
     await scratchAdapter?.close().catch(() => undefined);
@@ -188,6 +211,39 @@ function withSpec(
     ...(snapshot ? {} : { scope: spec.scope }),
   };
   return { result: merged, locate: spec.locate };
+}
+
+/**
+ * The queries file's findings added to the result. Online, each shape as the server plans it; offline, against the
+ * declared spec's indexes when there is a spec (what will be deployed), else the snapshot's.
+ */
+function withQueries(
+  result: CheckResult,
+  specLocate: Locate | undefined,
+  q: { file: string; entries: readonly QueryEntry[]; read: TargetRead; specFile?: string; config: AdvisorConfig },
+): { result: CheckResult; locate: Locate } {
+  const { snapshot, explained } = q.read;
+  const online = explained !== undefined && snapshot !== null;
+  const source = online || !q.specFile ? 'snapshot' : 'declared';
+  const indexes =
+    source === 'declared' || !snapshot ? declaredIndexes(loadSpec(q.specFile ?? '').spec) : snapshotIndexes(snapshot);
+  const queries = lintQueries({
+    file: q.file,
+    entries: q.entries,
+    indexesOf: indexes.indexesOf,
+    source: online ? 'live' : source,
+    ...(explained ? { plans: explained.plans } : {}),
+    config: q.config,
+  });
+  const merged = {
+    ...result,
+    findings: [...result.findings, ...queries.findings].sort(
+      (a, b) => severityRank(b.severity) - severityRank(a.severity),
+    ),
+    notes: [...result.notes, ...(explained?.notes ?? []), ...indexes.unknown(q.entries), ...queries.notes],
+  };
+  const locate: Locate = (f) => queries.locate(f) ?? specLocate?.(f) ?? null;
+  return { result: merged, locate };
 }
 
 function updateBaseline(result: CheckResult, baselineFile: string, io: Io): void {
@@ -232,6 +288,10 @@ export function registerLint(program: Command, io: Io, setExit: (code: number) =
     .option(
       '--spec <file>',
       'declared collections, validators and indexes (JSON or JS); with a target, also reports drift',
+    )
+    .option(
+      '--queries <file>',
+      'the queries the application sends (Extended JSON): each one checked against the indexes that would serve it',
     )
     .option(
       '--db <name...>',
