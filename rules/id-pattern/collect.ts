@@ -1,7 +1,7 @@
 import { commandCursor } from '../../src/lib/cursor';
 import type { Adapter, Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
-import { type IdShape, idShape } from '../../src/collect/id-profile';
+import { type IdShape, idShape } from '../../src/lib/id-shape';
 import { defineCollector } from '../../src/core/collector';
 import type { IdType } from '../../src/core/types';
 import { type IdProfile, profileIds } from './id-profile';

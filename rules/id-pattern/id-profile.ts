@@ -1,4 +1,4 @@
-import { idShape } from '../../src/collect/id-profile';
+import { idShape } from '../../src/lib/id-shape';
 import { entropyBits, mean, percentile } from '../../src/core/stats';
 import type { IdType } from '../../src/core/types';
 
