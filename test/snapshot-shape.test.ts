@@ -13,6 +13,7 @@ const ROOT = join(__dirname, '..');
 const CHECKS = join(ROOT, 'test', 'snapshot-shape.ts');
 const PROBE = join(ROOT, 'test', '__shape_probe.ts');
 const SCHEMA = join(ROOT, 'src', 'core', 'snapshot-schema.ts');
+const ID_PROFILE = join(ROOT, 'rules', 'id-pattern', 'id-profile.ts');
 
 const options: ts.CompilerOptions = {
   noEmit: true,
@@ -51,12 +52,16 @@ function errors(root: { probe: string } | 'checks', file?: string, edit?: (text:
 }
 
 const probe = (body: string): { probe: string } => ({
-  probe: "import type { Note, Snapshot } from '../src/core/types';\n" + body,
+  probe:
+    "import type { Note, Snapshot } from '../src/core/types';\n" +
+    "import type { IdProfile } from '../rules/id-pattern/id-profile';\n" +
+    body,
 });
 
 const NOTE_PLANTED = probe("export const n: Note = { level: 'info', message: 'm', planted: 'p' };\n");
 const NOTE_BARE = probe("export const n: Note = { level: 'info', message: 'm' };\n");
 const SNAPSHOT_PLANTED = probe('export const p = (s: Snapshot): string => s.databases[0]!.collections[0]!.planted;\n');
+const ID_PLANTED = probe('export const p = (d: IdProfile): number | undefined => d.planted;\n');
 
 const plantInNote = (s: string): string =>
   s.replace(
@@ -90,5 +95,15 @@ describe('the snapshot types are derived from its JSON Schema', () => {
     // optional in the schema, so `string | undefined` where a string is wanted: the field is there, typed
     expect(got.join('\n')).not.toMatch(/does not exist/);
     expect(got.join('\n')).toMatch(/'string \| undefined' is not assignable to type 'string'/);
+  });
+
+  it("a collector's data type follows its schema (id-pattern's `_id` profile)", () => {
+    expect(errors(ID_PLANTED).join('\n')).toMatch(/Property 'planted' does not exist/);
+    const plant = (s: string): string =>
+      s.replace(
+        "    uuidStrings: { type: 'integer', minimum: 0 },\n",
+        "    uuidStrings: { type: 'integer', minimum: 0 },\n    planted: { type: 'integer' },\n",
+      );
+    expect(errors(ID_PLANTED, ID_PROFILE, plant)).toEqual([]);
   });
 });
