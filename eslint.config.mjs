@@ -50,7 +50,7 @@ function engineRooms() {
     { room: 'adapters', may: ['core', 'lib'] },
     { room: 'collect', may: ['adapters', 'core', 'lib'] },
     { room: 'core', may: ['lib'] },
-    { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile', 'bson-size'] } },
+    { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile'] } },
     { room: 'lib', may: [], types: ['core'] },
     { room: 'report', may: ['core', 'lib'], why: 'Reporters only format a result: ' },
     { room: 'spec', may: ['core', 'lib', 'workload'], also: { report: ['catalog'] } },
@@ -83,7 +83,7 @@ function rulePatterns() {
     { regex: into(frontDoorRooms()), message: frontDoor },
     { regex: '^mongodb(/|$)', message: server },
     { regex: into(['adapters']), message: server },
-    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile', 'id-profile']), message: server },
+    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile']), message: server },
   ];
 }
 

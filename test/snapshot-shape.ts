@@ -1,42 +1,25 @@
 /*
- * Compile-time proof that the snapshot's TypeScript types (src/core/types.ts) and its JSON Schema
- * (src/core/snapshot-file.ts) describe the same shape: each line below fails `tsc` when a field is added, removed,
- * made optional or retyped on one side only. test/snapshot-shape.test.ts plants such drifts and expects failures.
+ * Compile-time checks of the types derived from JSON Schemas (src/core/from-schema.ts): the snapshot's
+ * (src/core/snapshot-schema.ts) and the collectors' data. There is no hand-written twin left to compare with, so these
+ * pin what the code relies on and what FromSchema makes of each construct; test/snapshot-shape.test.ts edits the
+ * schemas in memory and shows the derived types follow.
  */
 import type { Equals, FromSchema } from '../src/core/from-schema';
-import type { SNAPSHOT_JSON_SCHEMA } from '../src/core/snapshot-file';
 import type * as T from '../src/core/types';
-import type { OUTLIER_SEARCH_SCHEMA, OutlierSearch } from '../src/collect/outliers';
-import type { ID_PROFILE_SCHEMA } from '../rules/id-pattern/collect';
+import type { OutlierSearch } from '../src/collect/outliers';
 import type { IdProfile } from '../rules/id-pattern/id-profile';
 
-type Root = typeof SNAPSHOT_JSON_SCHEMA;
-type Props = Root['properties'];
-type Collection = Props['databases']['items']['properties']['collections']['items'];
-type Sample = Collection['properties']['sample'];
-type Doc = Sample['properties']['docs']['items'];
-type Of<S> = NonNullable<FromSchema<S>>;
-type Capabilities = Props['server']['properties']['capabilities'];
-
-export const shapeChecks = {
-  snapshot: true satisfies Equals<FromSchema<Root>, T.Snapshot>,
-  server: true satisfies Equals<Of<Props['server']>, T.ServerInfo>,
-  capability: true satisfies Equals<Of<Capabilities['additionalProperties']>, T.Capability>,
-  collectorRun: true satisfies Equals<Of<Props['collectors']['items']>, T.CollectorRun>,
-  privileges: true satisfies Equals<Of<Props['privileges']>, T.PrivilegeSummary>,
-  note: true satisfies Equals<Of<Props['notes']['items']>, T.Note>,
-  target: true satisfies Equals<Of<Props['notes']['items']['properties']['target']>, T.Target>,
-  database: true satisfies Equals<Of<Props['databases']['items']>, T.DatabaseSnapshot>,
-  collection: true satisfies Equals<Of<Collection>, T.CollectionSnapshot>,
-  stats: true satisfies Equals<Of<Collection['properties']['stats']>, T.CollectionStats>,
-  index: true satisfies Equals<Of<Collection['properties']['indexes']['items']>, T.IndexSnapshot>,
-  sample: true satisfies Equals<Of<Sample>, T.SampleSnapshot>,
-  doc: true satisfies Equals<Of<Doc>, T.DocProfile>,
-  array: true satisfies Equals<Of<Doc['properties']['arrays']['items']>, T.ArrayProfile>,
-  idProfile: true satisfies Equals<Of<typeof ID_PROFILE_SCHEMA>, IdProfile>,
-  field: true satisfies Equals<Of<Sample['properties']['fields']['additionalProperties']>, T.FieldProfile>,
-  dynamicKey: true satisfies Equals<Of<Sample['properties']['dynamicKeys']['items']>, T.DynamicKeyProfile>,
-  outliers: true satisfies Equals<Of<typeof OUTLIER_SEARCH_SCHEMA>, OutlierSearch>,
+/** The derived snapshot types, on facts the code relies on. */
+export const derivedChecks = {
+  format: true satisfies Equals<T.Snapshot['format'], 'mongo-advisor-snapshot'>,
+  level: true satisfies Equals<T.Note['level'], 'info' | 'skipped' | 'error'>,
+  capabilities: true satisfies Equals<keyof T.ServerInfo['capabilities'], T.CapabilityName>,
+  capability: true satisfies Equals<T.Capability, { supported: boolean | null; evidence: string }>,
+  stats: true satisfies Equals<T.CollectionSnapshot['stats'], T.CollectionStats | null>,
+  keyShapes: true satisfies Equals<T.KeyShape, 'objectId' | 'uuid' | 'integer' | 'date' | 'code' | 'word'>,
+  data: true satisfies Equals<T.DatabaseSnapshot['data'], Record<string, unknown> | undefined>,
+  outlierDocs: true satisfies Equals<OutlierSearch['docs'], T.DocProfile[]>,
+  idTypes: true satisfies Equals<IdProfile['types'], Partial<Record<T.IdType, number>>>,
 };
 
 /** FromSchema itself, on the constructs it knows (a collector's schema may use any of them). */

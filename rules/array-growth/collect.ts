@@ -1,6 +1,7 @@
 import type { Doc } from '../../src/core/adapter';
 import { isDate } from '../../src/lib/bson-types';
 import { defineCollector } from '../../src/core/collector';
+import type { FromSchema } from '../../src/core/from-schema';
 import { type CollectionSnapshot, DYNAMIC_KEY } from '../../src/core/types';
 import { pathSegments } from '../../src/lib/doc-path';
 
@@ -34,37 +35,63 @@ const ADDED_NAMES = [
 const NOT_ADDED =
   /^(updated|modified|edited|changed|due|expires?|expiry|deleted|removed|ends?|until|valid|birth|dob|scheduled|start)/i;
 
+const count = { type: 'integer', minimum: 0 } as const;
+
 /** One document's dated elements at a path: counts and a span, never a date. */
-export interface DocPace {
-  /** Index of the document in `sample.docs` (the documents pulled whole come first, in the order read). */
-  doc: number;
-  /** Elements of the path carrying a date at the field, in this document. */
-  dated: number;
-  /** Days from the document's oldest dated element to the path's newest one (0.01 day steps): how long it has been
-   * filling. */
-  spanDays: number;
-  /** Dated elements within each window of PACE_WINDOWS_DAYS before the path's newest element date (same order). */
-  recent: number[];
-}
+const docPace = {
+  type: 'object',
+  required: ['doc', 'dated', 'spanDays', 'recent'],
+  additionalProperties: false,
+  properties: {
+    /** Index of the document in `sample.docs` (the documents pulled whole come first, in the order read). */
+    doc: count,
+    /** Elements of the path carrying a date at the field, in this document. */
+    dated: count,
+    /**
+     * Days from the document's oldest dated element to the path's newest one (0.01 day steps): how long it has been
+     * filling.
+     */
+    spanDays: { type: 'number', minimum: 0 },
+    /** Dated elements within each window of PACE_WINDOWS_DAYS before the path's newest element date (same order). */
+    recent: { type: 'array', items: count },
+  },
+} as const;
 
-export interface PathPace {
-  /** An array path of the profile (`comments`, `comments.replies`, `grid.$[]`, `bySku.<key>.history`). */
-  path: string;
-  /** The elements' date field, relative to an element (`at`); `$[]` when the elements are dates themselves. */
-  field: string;
-  /** Share of the path's elements (in the documents pulled whole) that carry a date there. */
-  datedShare: number;
-  /** Whole days between the path's newest dated element and the collection time (0: it grew today). */
-  quietDays: number;
-  /** Documents with at least one dated element at the path. */
-  docs: DocPace[];
-}
+const pathPace = {
+  type: 'object',
+  required: ['path', 'field', 'datedShare', 'quietDays', 'docs'],
+  additionalProperties: false,
+  properties: {
+    /** An array path of the profile (`comments`, `comments.replies`, `grid.$[]`, `bySku.<key>.history`). */
+    path: { type: 'string', minLength: 1 },
+    /**
+     * The elements' date field, relative to an element (`at`); `$[]` when the elements are dates themselves. One
+     * field name of the census (a schema path, map keys folded).
+     */
+    field: { type: 'string', minLength: 1, pattern: '^[^.]+$' },
+    /** Share of the path's elements (in the documents pulled whole) that carry a date there. */
+    datedShare: { type: 'number', minimum: 0, maximum: 1 },
+    /** Whole days between the path's newest dated element and the collection time (0: it grew today). */
+    quietDays: count,
+    /** Documents with at least one dated element at the path. */
+    docs: { type: 'array', items: docPace },
+  },
+} as const;
 
-export interface ElementPaces {
-  /** PACE_WINDOWS_DAYS as collected. */
-  windowsDays: number[];
-  paths: PathPace[];
-}
+export const ELEMENT_PACES_SCHEMA = {
+  type: 'object',
+  required: ['windowsDays', 'paths'],
+  additionalProperties: false,
+  properties: {
+    /** PACE_WINDOWS_DAYS as collected. */
+    windowsDays: { type: 'array', items: { type: 'integer', minimum: 1 } },
+    paths: { type: 'array', items: pathPace },
+  },
+} as const;
+
+export type DocPace = FromSchema<typeof docPace>;
+export type PathPace = FromSchema<typeof pathPace>;
+export type ElementPaces = FromSchema<typeof ELEMENT_PACES_SCHEMA>;
 
 /** A field of the elements is a schema path of the census: `<path>.<field>`, no deeper, no map key (those are
  * folded). */
@@ -190,8 +217,6 @@ export function elementPaces(c: Readonly<CollectionSnapshot>, docs: readonly Doc
   return { windowsDays: [...PACE_WINDOWS_DAYS], paths: out };
 }
 
-const count = { type: 'integer', minimum: 0 } as const;
-
 /**
  * Elements per day where array elements carry a date: read in process from the sampled documents (no command of its
  * own). Stores counts and day spans per document and path, never a date or any other value.
@@ -201,43 +226,7 @@ export const elementPace = defineCollector<ElementPaces, 'collection'>({
   version: 1,
   scope: 'collection',
   description: 'elements per day of arrays whose elements carry a date, from the sampled documents (no command)',
-  schema: {
-    type: 'object',
-    required: ['windowsDays', 'paths'],
-    additionalProperties: false,
-    properties: {
-      windowsDays: { type: 'array', items: { type: 'integer', minimum: 1 } },
-      paths: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['path', 'field', 'datedShare', 'quietDays', 'docs'],
-          additionalProperties: false,
-          properties: {
-            path: { type: 'string', minLength: 1 },
-            // one field name of the census (a schema path, map keys folded), or `$[]`
-            field: { type: 'string', minLength: 1, pattern: '^[^.]+$' },
-            datedShare: { type: 'number', minimum: 0, maximum: 1 },
-            quietDays: count,
-            docs: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['doc', 'dated', 'spanDays', 'recent'],
-                additionalProperties: false,
-                properties: {
-                  doc: count,
-                  dated: count,
-                  spanDays: { type: 'number', minimum: 0 },
-                  recent: { type: 'array', items: count },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  schema: ELEMENT_PACES_SCHEMA,
   collect(ctx) {
     return Promise.resolve(ctx.docs.length === 0 ? null : elementPaces(ctx.collection, ctx.docs, Date.now()));
   },

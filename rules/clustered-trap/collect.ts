@@ -1,35 +1,55 @@
 import type { Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
+import type { FromSchema } from '../../src/core/from-schema';
 
-/** What one explain (verbosity executionStats) measured: stage names and counts, never a value. */
-export interface ExplainedRun {
-  /** Stage names from the winning plan's root down, e.g. ["BATCHED_DELETE", "CLUSTERED_IXSCAN"]. */
-  stages: string[];
-  /** executionStats.nReturned: documents returned (0 for a delete, which returns nothing). */
-  nReturned: number;
-  /** executionStats.totalDocsExamined: documents read, every engine and mongos alike. */
-  docsExamined: number;
-  /** executionStats.totalKeysExamined. */
-  keysExamined: number;
-  /** A delete's nWouldDelete (summed over shards under SHARD_WRITE); null for a find or when the reply has none. */
-  nWouldDelete: number | null;
-}
+const STAGE = { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } as const;
+const COUNT = { type: 'integer', minimum: 0 } as const;
+
+/**
+ * What one explain (verbosity executionStats) measured: stage names and counts, never a value. Stage names are
+ * upper-case words (COLLSCAN[bounded] included) and the rest are counts: no _id value fits.
+ */
+const RUN = {
+  type: ['object', 'null'],
+  required: ['stages', 'nReturned', 'docsExamined', 'keysExamined', 'nWouldDelete'],
+  additionalProperties: false,
+  properties: {
+    /** Stage names from the winning plan's root down, e.g. ["BATCHED_DELETE", "CLUSTERED_IXSCAN"]. */
+    stages: { type: 'array', items: STAGE },
+    /** executionStats.nReturned: documents returned (0 for a delete, which returns nothing). */
+    nReturned: COUNT,
+    /** executionStats.totalDocsExamined: documents read, every engine and mongos alike. */
+    docsExamined: COUNT,
+    /** executionStats.totalKeysExamined. */
+    keysExamined: COUNT,
+    /** A delete's nWouldDelete (summed over shards under SHARD_WRITE); null for a find or when the reply has none. */
+    nWouldDelete: { type: ['integer', 'null'], minimum: 0 },
+  },
+} as const;
 
 /**
  * explain (verbosity executionStats) of `find({_id: {$in: [lowest, highest]}})` and of a deleteMany with that filter,
  * on a clustered collection.
  */
-export interface ClusteredExplain {
-  /** Values in the $in: 2 (the collection's lowest and highest _id). */
-  asked: number;
-  find: ExplainedRun | null;
-  deleteMany: ExplainedRun | null;
-  /** Server version the plans came from. */
-  serverVersion: string;
-  /** Why a plan is missing (an empty collection, explain refused, unknown plan shape). */
-  reason?: string;
-}
+export const CLUSTERED_EXPLAIN_SCHEMA = {
+  type: 'object',
+  required: ['asked', 'find', 'deleteMany', 'serverVersion'],
+  additionalProperties: false,
+  properties: {
+    /** Values in the $in: 2 (the collection's lowest and highest _id). */
+    asked: { type: 'integer', minimum: 1 },
+    find: RUN,
+    deleteMany: RUN,
+    /** Server version the plans came from. */
+    serverVersion: { type: 'string' },
+    /** Why a plan is missing (an empty collection, explain refused, unknown plan shape). */
+    reason: { type: 'string' },
+  },
+} as const;
+
+export type ExplainedRun = NonNullable<FromSchema<typeof RUN>>;
+export type ClusteredExplain = FromSchema<typeof CLUSTERED_EXPLAIN_SCHEMA>;
 
 /**
  * Stage names of an explain() reply's winning plan, root first. Reads the classic shape
@@ -134,22 +154,6 @@ export function planOf(explain: Doc, kind: 'find' | 'delete'): { run: ExplainedR
   return { run: { stages, nReturned, docsExamined, keysExamined, nWouldDelete } };
 }
 
-const STAGE = { type: 'string', pattern: '^[A-Z0-9_]+(\\[bounded\\])?$' } as const;
-const COUNT = { type: 'integer', minimum: 0 } as const;
-const RUN = {
-  type: ['object', 'null'],
-  required: ['stages', 'nReturned', 'docsExamined', 'keysExamined', 'nWouldDelete'],
-  additionalProperties: false,
-  // Stage names are upper-case words (COLLSCAN[bounded] included) and the rest are counts: no _id value fits.
-  properties: {
-    stages: { type: 'array', items: STAGE },
-    nReturned: COUNT,
-    docsExamined: COUNT,
-    keysExamined: COUNT,
-    nWouldDelete: { type: ['integer', 'null'], minimum: 0 },
-  },
-} as const;
-
 /** The `_id` an explained $in asks for, read from a find reply of one document (projection {_id: 1}). */
 function firstId(reply: Doc): { id: unknown } | null {
   const doc = (((reply.cursor as Doc | undefined)?.firstBatch as Doc[] | undefined) ?? [])[0];
@@ -175,18 +179,7 @@ export const clusteredExplain = defineCollector<ClusteredExplain, 'collection'>(
     "explain (executionStats) of a find and a deleteMany of the lowest and highest _id's $in on each " +
     'clustered collection (4 commands per clustered collection)',
   appliesTo: (c) => c.clustered && c.type === 'collection',
-  schema: {
-    type: 'object',
-    required: ['asked', 'find', 'deleteMany', 'serverVersion'],
-    additionalProperties: false,
-    properties: {
-      asked: { type: 'integer', minimum: 1 },
-      find: RUN,
-      deleteMany: RUN,
-      serverVersion: { type: 'string' },
-      reason: { type: 'string' },
-    },
-  },
+  schema: CLUSTERED_EXPLAIN_SCHEMA,
   async collect(ctx) {
     const out = await explainClustered(ctx);
     if (out.reason) ctx.note(`clustered-trap: ${out.reason}`);

@@ -18,7 +18,13 @@ import {
   minIndexes,
   onWiredTiger,
 } from './analyze';
-import type { DatabaseCount, DeploymentInventory, IndexDefinition, NameList } from './inventory';
+import {
+  type DatabaseCount,
+  type DeploymentInventory,
+  type IndexDefinition,
+  INVENTORY_SCHEMA,
+  type NameList,
+} from './inventory';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
 const DEFAULTS = resolveOptions<CollectionCountOptions>('collection-count', collectionCountOptionsSchema, {});
@@ -104,36 +110,6 @@ function coreListFailed(c: CollectionSnapshot): boolean {
   return c.notes.some((n) => n.message.startsWith('indexes could not be listed'));
 }
 
-const nonNegInt = { type: 'integer', minimum: 0 };
-const nameList = {
-  type: 'object',
-  required: ['names'],
-  additionalProperties: false,
-  properties: {
-    names: { type: 'array', items: { type: 'string' } },
-    sets: { type: 'array', items: { type: 'integer', minimum: -1 } },
-  },
-};
-const indexDefinition = {
-  type: 'object',
-  required: ['name', 'key'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string' },
-    // Index key values are directions (numbers) or index types (text, 2dsphere, hashed…): a word, never a document
-    // value.
-    key: {
-      type: 'object',
-      additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' }] },
-    },
-    unique: { type: 'boolean' },
-    sparse: { type: 'boolean' },
-    partial: { type: 'boolean' },
-    expireAfterSeconds: { type: 'number' },
-    textFields: { type: 'array', items: { type: 'string' } },
-  },
-};
-
 /**
  * The deployment inventory of collection-count, once per run whatever the number of databases, read-only
  * (README.md, "What it reads"):
@@ -157,57 +133,7 @@ export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
     'listDatabases (none when already read), listCollections of each database not already listed, and ' +
     'listIndexes of a sample of each name-pattern group in the checked databases, and of other collections ' +
     'only when their counts could change the verdict (once per run)',
-  schema: {
-    type: 'object',
-    required: ['databases', 'indexSets', 'skipped', 'roundTrips'],
-    additionalProperties: false,
-    properties: {
-      databases: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['name', 'collections', 'views', 'timeseries', 'indexes'],
-          additionalProperties: false,
-          properties: {
-            name: { type: 'string' },
-            collections: nonNegInt,
-            views: nonNegInt,
-            timeseries: nonNegInt,
-            indexes: {
-              anyOf: [
-                nonNegInt,
-                {
-                  type: 'object',
-                  required: ['min', 'max', 'unread'],
-                  additionalProperties: false,
-                  properties: { min: nonNegInt, max: nonNegInt, unread: nonNegInt },
-                },
-              ],
-            },
-            collectionNames: nameList,
-            timeseriesNames: nameList,
-          },
-        },
-      },
-      indexSets: { type: 'array', items: { type: 'array', items: indexDefinition } },
-      namesOmitted: {
-        type: 'object',
-        required: ['databases', 'collections'],
-        additionalProperties: false,
-        properties: { databases: nonNegInt, collections: nonNegInt },
-      },
-      skipped: {
-        type: 'array',
-        items: {
-          type: 'object',
-          required: ['db', 'reason'],
-          additionalProperties: false,
-          properties: { db: { type: 'string' }, reason: { type: 'string' } },
-        },
-      },
-      roundTrips: nonNegInt,
-    },
-  },
+  schema: INVENTORY_SCHEMA,
   collect: collectInventory,
 });
 

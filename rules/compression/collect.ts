@@ -3,21 +3,39 @@ import * as zlib from 'node:zlib';
 import { BSON, EJSON } from 'bson';
 import type { Doc } from '../../src/core/adapter';
 import { defineCollector } from '../../src/core/collector';
+import type { FromSchema } from '../../src/core/from-schema';
+
+const bytes = { type: 'integer', minimum: 0 } as const;
+const compressed = { type: ['integer', 'null'], minimum: 0 } as const;
+const why = { type: 'string', maxLength: 400 } as const;
 
 /** The sampled documents serialised and compressed in WiredTiger-sized blocks, per codec (byte counts only). */
-export interface Compressibility {
-  /** Documents measured and their serialised bytes (the uncompressed size). */
-  docs: number;
-  bytes: number;
-  /** How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects
-   * could not be. */
-  serializer: 'bson' | 'ejson' | 'json';
-  /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
-  blockBytes: number;
-  /** Compressed bytes per codec; null with the reason in `unavailable` when the codec could not load. */
-  codecs: { snappy: number | null; zlib: number | null; zstd: number | null };
-  unavailable?: Partial<Record<'snappy' | 'zlib' | 'zstd', string>>;
-}
+export const COMPRESSIBILITY_SCHEMA = {
+  type: 'object',
+  required: ['docs', 'bytes', 'serializer', 'blockBytes', 'codecs'],
+  additionalProperties: false,
+  properties: {
+    /** Documents measured and their serialised bytes (the uncompressed size). */
+    docs: bytes,
+    bytes,
+    /**
+     * How documents were serialised: BSON (as stored), else Extended JSON or JSON text when the host's BSON objects
+     * could not be.
+     */
+    serializer: { enum: ['bson', 'ejson', 'json'] },
+    /** Bytes per block compressed, after WiredTiger's default leaf page (32 KB). */
+    blockBytes: bytes,
+    /** Compressed bytes per codec; null with the reason in `unavailable` when the codec could not load. */
+    codecs: {
+      type: 'object',
+      required: ['snappy', 'zlib', 'zstd'],
+      additionalProperties: false,
+      properties: { snappy: compressed, zlib: compressed, zstd: compressed },
+    },
+    unavailable: { type: 'object', additionalProperties: false, properties: { snappy: why, zlib: why, zstd: why } },
+  },
+} as const;
+export type Compressibility = FromSchema<typeof COMPRESSIBILITY_SCHEMA>;
 
 /** WiredTiger's default leaf page for collections (leaf_page_max=32KB): the unit a block compressor sees. */
 export const BLOCK_BYTES = 32 * 1024;
@@ -191,10 +209,6 @@ export async function measureCompressibility(docs: readonly Doc[]): Promise<Comp
   return out;
 }
 
-const bytes = { type: 'integer', minimum: 0 } as const;
-const compressed = { type: ['integer', 'null'], minimum: 0 } as const;
-const why = { type: 'string', maxLength: 400 } as const;
-
 /**
  * The sample's compressibility with snappy, zlib and zstd, measured in process on the documents collect already read:
  * no command is sent. Byte counts only; a codec that cannot load is recorded as unavailable with the reason.
@@ -204,24 +218,7 @@ export const compressibility = defineCollector<Compressibility, 'collection'>({
   version: 1,
   scope: 'collection',
   description: "the sample's documents compressed in process with snappy, zlib and zstd in 32 KB blocks (no command)",
-  schema: {
-    type: 'object',
-    required: ['docs', 'bytes', 'serializer', 'blockBytes', 'codecs'],
-    additionalProperties: false,
-    properties: {
-      docs: bytes,
-      bytes,
-      serializer: { enum: ['bson', 'ejson', 'json'] },
-      blockBytes: bytes,
-      codecs: {
-        type: 'object',
-        required: ['snappy', 'zlib', 'zstd'],
-        additionalProperties: false,
-        properties: { snappy: compressed, zlib: compressed, zstd: compressed },
-      },
-      unavailable: { type: 'object', additionalProperties: false, properties: { snappy: why, zlib: why, zstd: why } },
-    },
-  },
+  schema: COMPRESSIBILITY_SCHEMA,
   async collect(ctx) {
     if (ctx.docs.length === 0) return null;
     try {

@@ -1,24 +1,35 @@
 import { commandCursor } from '../../src/lib/cursor';
 import type { Adapter, Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
-import { type IdShape, idShape } from '../../src/collect/id-profile';
+import { type IdShape, idShape } from '../../src/lib/id-shape';
 import { defineCollector } from '../../src/core/collector';
-import type { IdType } from '../../src/core/types';
-import { type IdProfile, profileIds } from './id-profile';
+import type { FromSchema } from '../../src/core/from-schema';
+import { ID_PROFILE_SCHEMA, type IdProfile, profileIds } from './id-profile';
 
 /** The most `_id`s read in natural order per collection (the most a sample holds). */
 export const MAX_NATURAL_IDS = 10_000;
 
 /** The `_id`s of a collection as read in natural order, reduced to ranks. */
-export interface NaturalOrder {
-  /**
-   * For each position read in natural order, the rank of its `_id` among those read (ties share the lower rank).
-   * Spearman's ρ of this against 0..n-1 is the monotonicity. Whole numbers only: ranks, never values.
-   */
-  ranks: number[];
-  /** `natural-scan` when the `_id`s were read; `none` when the read failed (a note says why). */
-  source: 'natural-scan' | 'none';
-}
+export const NATURAL_ORDER_SCHEMA = {
+  type: 'object',
+  required: ['ranks', 'source'],
+  additionalProperties: false,
+  properties: {
+    /**
+     * For each position read in natural order, the rank of its `_id` among those read (ties share the lower rank).
+     * Spearman's ρ of this against 0..n-1 is the monotonicity. Whole numbers only (below the count read): ranks,
+     * never values.
+     */
+    ranks: {
+      type: 'array',
+      maxItems: MAX_NATURAL_IDS,
+      items: { type: 'integer', minimum: 0, maximum: MAX_NATURAL_IDS - 1 },
+    },
+    /** `natural-scan` when the `_id`s were read; `none` when the read failed (a note says why). */
+    source: { enum: ['natural-scan', 'none'] },
+  },
+} as const;
+export type NaturalOrder = FromSchema<typeof NATURAL_ORDER_SCHEMA>;
 
 function compareShapes(a: IdShape, b: IdShape): number {
   if (a.order[0] !== b.order[0]) return a.order[0] - b.order[0];
@@ -76,20 +87,7 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
     '_ids in natural order (1 find with an _id projection and a $natural hint per sampled non-clustered ' +
     'collection; none where the core read them already), kept as ranks',
   appliesTo: (c) => c.type === 'collection' && !c.clustered && c.sample.size > 0,
-  schema: {
-    type: 'object',
-    required: ['ranks', 'source'],
-    additionalProperties: false,
-    properties: {
-      // Ranks, not values: whole numbers below the count read, which keeps _id values out.
-      ranks: {
-        type: 'array',
-        maxItems: MAX_NATURAL_IDS,
-        items: { type: 'integer', minimum: 0, maximum: MAX_NATURAL_IDS - 1 },
-      },
-      source: { enum: ['natural-scan', 'none'] },
-    },
-  },
+  schema: NATURAL_ORDER_SCHEMA,
   async collect(ctx) {
     const { adapter, collection: c, maxTimeMS } = ctx;
     const limit = Math.min(ctx.ids.length, MAX_NATURAL_IDS);
@@ -111,43 +109,6 @@ export const naturalOrder = defineCollector<NaturalOrder, 'collection'>({
     }
   },
 });
-
-const ID_TYPES = [
-  'objectId',
-  'uuid',
-  'binary',
-  'string',
-  'int',
-  'long',
-  'double',
-  'decimal',
-  'date',
-  'object',
-  'other',
-] as const satisfies readonly IdType[];
-
-/** The JSON Schema of {@link IdProfile}: counts, sizes and entropies only (test/snapshot-shape.ts ties the two). */
-export const ID_PROFILE_SCHEMA = {
-  type: 'object',
-  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
-  additionalProperties: false,
-  properties: {
-    types: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { enum: ID_TYPES } },
-    uuidVersions: {
-      type: 'object',
-      additionalProperties: { type: 'integer', minimum: 0 },
-      propertyNames: { pattern: '^[0-9]{1,2}$' },
-    },
-    uuidStrings: { type: 'integer', minimum: 0 },
-    sizeBytes: {
-      type: 'object',
-      required: ['p50', 'max', 'mean'],
-      additionalProperties: false,
-      properties: { p50: { type: 'number' }, max: { type: 'number' }, mean: { type: 'number' } },
-    },
-    leadingByteEntropy: { type: 'array', maxItems: 16, items: { type: 'number', minimum: 0, maximum: 8 } },
-  },
-} as const;
 
 /**
  * The `_id` profile of the sample (types, sizes, UUID versions, leading-byte entropy), computed in process from the

@@ -1,21 +1,55 @@
-import { idShape } from '../../src/collect/id-profile';
+import type { FromSchema } from '../../src/core/from-schema';
+import { idShape } from '../../src/lib/id-shape';
 import { entropyBits, mean, percentile } from '../../src/core/stats';
 import type { IdType } from '../../src/core/types';
 
-/** The `_id` profile of a sample (id-pattern's collector `id-pattern/ids`): shapes and counts, never values. */
-export interface IdProfile {
-  types: Partial<Record<IdType, number>>;
-  /** For UUIDs, binary or canonical strings alike: count per version (4 random, 7 time-ordered). */
-  uuidVersions: Record<string, number>;
-  /**
-   * String _ids in the canonical UUID form (36 characters, 8-4-4-4-12 hex, with a version and the RFC 9562 variant);
-   * their `leadingByteEntropy` is measured on the 16 bytes they spell.
-   */
-  uuidStrings?: number;
-  sizeBytes: { p50: number; max: number; mean: number };
-  /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
-  leadingByteEntropy: number[];
-}
+const ID_TYPES = [
+  'objectId',
+  'uuid',
+  'binary',
+  'string',
+  'int',
+  'long',
+  'double',
+  'decimal',
+  'date',
+  'object',
+  'other',
+] as const satisfies readonly IdType[];
+
+/**
+ * The `_id` profile of a sample (id-pattern's collector `id-pattern/ids`): shapes and counts, never values. Its JSON
+ * Schema, and {@link IdProfile} the type it describes: counts, sizes and entropies only.
+ */
+export const ID_PROFILE_SCHEMA = {
+  type: 'object',
+  required: ['types', 'uuidVersions', 'sizeBytes', 'leadingByteEntropy'],
+  additionalProperties: false,
+  properties: {
+    types: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { enum: ID_TYPES } },
+    /** For UUIDs, binary or canonical strings alike: count per version (4 random, 7 time-ordered). */
+    uuidVersions: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      propertyNames: { pattern: '^[0-9]{1,2}$' },
+    },
+    /**
+     * String _ids in the canonical UUID form (36 characters, 8-4-4-4-12 hex, with a version and the RFC 9562
+     * variant); their `leadingByteEntropy` is measured on the 16 bytes they spell.
+     */
+    uuidStrings: { type: 'integer', minimum: 0 },
+    sizeBytes: {
+      type: 'object',
+      required: ['p50', 'max', 'mean'],
+      additionalProperties: false,
+      properties: { p50: { type: 'number' }, max: { type: 'number' }, mean: { type: 'number' } },
+    },
+    /** Shannon entropy in bits of each of the first bytes of the _id's binary form, over the sample. */
+    leadingByteEntropy: { type: 'array', maxItems: 16, items: { type: 'number', minimum: 0, maximum: 8 } },
+  },
+} as const;
+
+export type IdProfile = FromSchema<typeof ID_PROFILE_SCHEMA>;
 
 const LEADING_BYTES = 4;
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Binary, ObjectId, UUID } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { idShape } from '../../src/collect/id-profile';
+import { idShape } from '../../src/lib/id-shape';
 import { resolveOptions } from '../../src/core/options';
 import { collectionOf, sampleOf } from '../../test/support/fixtures';
 import { idPatternStats } from './analyze';

@@ -3,42 +3,77 @@ import type { Adapter, Doc } from '../../src/core/adapter';
 import { asServerError, describeServerError } from '../../src/lib/server-error';
 import { isDate } from '../../src/lib/bson-types';
 import { type CollectionContext, defineCollector } from '../../src/core/collector';
+import type { FromSchema } from '../../src/core/from-schema';
 import type { CollectionSnapshot } from '../../src/core/types';
 import { gapOf, NO_INDEXSTATS } from '../../src/core/gaps';
 import { bsonTypeOfTag } from '../../src/lib/bson-types';
 import { isIdIndex } from '../../src/lib/index-keys';
 
+/** Host names as servers give them (host:port, [v6]:port, a bare name): anything else is not kept. */
+const HOST = '^[A-Za-z0-9._:%\\[\\]-]{0,255}$';
+/** An ISO date, or the BSON type name given instead of one. */
+const SINCE = '^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z|[A-Za-z]{1,32})$';
+const host = { type: 'string', pattern: HOST } as const;
+const reason = { type: 'string', maxLength: 1000 } as const;
+
 /** One `$indexStats` row of one member: who counted, how many operations, since when. */
-export interface IndexAccess {
-  /** The member's `host` as `$indexStats` names it (host:port on MongoDB); empty when the row names none. */
-  host: string;
-  /** `accesses.ops`: operations that used the index since `since`. */
-  ops: number;
-  /**
-   * `accesses.since` as an ISO date; when the server gave no date, the BSON type it gave instead (`null`, `undefined`,
-   * `string`…): such counters cover no known time.
-   */
-  since: string;
-}
+const indexAccess = {
+  type: 'object',
+  required: ['host', 'ops', 'since'],
+  additionalProperties: false,
+  properties: {
+    /** The member's `host` as `$indexStats` names it (host:port on MongoDB); empty when the row names none. */
+    host,
+    /** `accesses.ops`: operations that used the index since `since`. */
+    ops: { type: 'integer', minimum: 0 },
+    /**
+     * `accesses.since` as an ISO date; when the server gave no date, the BSON type it gave instead (`null`,
+     * `undefined`, `string`…): such counters cover no known time.
+     */
+    since: { type: 'string', pattern: SINCE },
+  },
+} as const;
 
 /** Which replica-set members' `$indexStats` went into the accesses, and which could not be read, with the reason. */
-export interface IndexUsageMembers {
-  /** Hosts read (the connected member first, as `hello.me` names it). */
-  read: string[];
-  notRead: { host: string; reason: string }[];
-  /** Set when hidden members could not be listed (hello omits them), with the reason. */
-  hiddenUnknown?: string;
-  /** Set when the member list could not be read at all: only the connected member was read. */
-  listError?: string;
-}
+const indexUsageMembers = {
+  type: 'object',
+  required: ['read', 'notRead'],
+  additionalProperties: false,
+  properties: {
+    /** Hosts read (the connected member first, as `hello.me` names it). */
+    read: { type: 'array', items: host },
+    notRead: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['host', 'reason'],
+        additionalProperties: false,
+        properties: { host, reason },
+      },
+    },
+    /** Set when hidden members could not be listed (hello omits them), with the reason. */
+    hiddenUnknown: reason,
+    /** Set when the member list could not be read at all: only the connected member was read. */
+    listError: reason,
+  },
+} as const;
 
 /** The index-usage collector's data for one collection. */
-export interface IndexUsageData {
-  /** `$indexStats` rows per index name (listIndexes names only), one per member read. */
-  accesses: Record<string, IndexAccess[]>;
-  /** Replica sets only: the members summed, and those not read. Absent on a standalone or through mongos. */
-  members?: IndexUsageMembers;
-}
+export const INDEX_USAGE_SCHEMA = {
+  type: 'object',
+  required: ['accesses'],
+  additionalProperties: false,
+  properties: {
+    /** `$indexStats` rows per index name (listIndexes names only), one per member read. */
+    accesses: { type: 'object', additionalProperties: { type: 'array', items: indexAccess } },
+    /** Replica sets only: the members summed, and those not read. Absent on a standalone or through mongos. */
+    members: indexUsageMembers,
+  },
+} as const;
+
+export type IndexAccess = FromSchema<typeof indexAccess>;
+export type IndexUsageMembers = FromSchema<typeof indexUsageMembers>;
+export type IndexUsageData = FromSchema<typeof INDEX_USAGE_SCHEMA>;
 
 /** The rows of one index, or none (an own property only: an index may be named like an Object method). */
 export function accessesOf(data: IndexUsageData | undefined, index: string): IndexAccess[] | null {
@@ -86,11 +121,7 @@ export function memberList(hello: Doc, config: Doc | null, configError: string |
   return { self, others, ...(hiddenUnknown ? { hiddenUnknown } : {}) };
 }
 
-/** Host names as servers give them (host:port, [v6]:port, a bare name): anything else is not kept. */
-const HOST = '^[A-Za-z0-9._:%\\[\\]-]{0,255}$';
 const hostRe = new RegExp(HOST);
-/** An ISO date, or the BSON type name given instead of one. */
-const SINCE = '^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z|[A-Za-z]{1,32})$';
 const sinceRe = new RegExp(SINCE);
 
 function hostOf(v: unknown): string {
@@ -337,9 +368,6 @@ async function readMembers(
   return usage;
 }
 
-const host = { type: 'string', pattern: HOST };
-const reason = { type: 'string', maxLength: 1000 };
-
 /**
  * Index use, for the index-usage rule: `$indexStats` on the connected node (one aggregate per collection with an index
  * besides `_id_`) and, on a replica set only, on every other member (hello and replSetGetConfig once per run, then one
@@ -355,44 +383,7 @@ export const indexUsageCollector = defineCollector<IndexUsageData, 'collection'>
     'member (replica sets only: hello and replSetGetConfig once per run, 1 command per other member and ' +
     'collection)',
   appliesTo: (c) => c.type === 'collection' && c.indexes.some((i) => !isIdIndex(c, i)),
-  schema: {
-    type: 'object',
-    required: ['accesses'],
-    additionalProperties: false,
-    properties: {
-      accesses: {
-        type: 'object',
-        additionalProperties: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['host', 'ops', 'since'],
-            additionalProperties: false,
-            properties: { host, ops: { type: 'integer', minimum: 0 }, since: { type: 'string', pattern: SINCE } },
-          },
-        },
-      },
-      members: {
-        type: 'object',
-        required: ['read', 'notRead'],
-        additionalProperties: false,
-        properties: {
-          read: { type: 'array', items: host },
-          notRead: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['host', 'reason'],
-              additionalProperties: false,
-              properties: { host, reason },
-            },
-          },
-          hiddenUnknown: reason,
-          listError: reason,
-        },
-      },
-    },
-  },
+  schema: INDEX_USAGE_SCHEMA,
   async collect(ctx) {
     const run = runOf(ctx);
     const rows = await readConnected(ctx, run);

@@ -21,7 +21,7 @@ import {
   SNAPSHOT_VERSION,
 } from '../core/types';
 import { indexFromListIndexes } from '../lib/index-keys';
-import { isDate, objectIdSeconds } from './bson-size';
+import { isDate, objectIdSeconds } from '../lib/bson-size';
 import { probeAggregation, probeServer, proveFromCollectionOptions } from './probe';
 import { Profiler } from './profile';
 import { readSample, seedOf } from './sample';

@@ -1,22 +1,9 @@
 import { describeServerError } from '../adapters/types';
 import { type CollectionContext, defineCollector } from '../core/collector';
-import { DOC_PROFILE_SCHEMA } from '../core/snapshot-file';
-import type { DocProfile } from '../core/types';
+import type { FromSchema } from '../core/from-schema';
+import { DOC_PROFILE_SCHEMA } from '../core/snapshot-schema';
 import { foldDocProfile, PathFolder } from './fold';
 import { findOutliers } from './sample';
-
-/** What the pass for the documents the sample may have missed found, or why it did not run. */
-export interface OutlierSearch {
-  /**
-   * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample is
-   * the whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server lacks
-   * `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but `done`/`not-needed`.
-   */
-  status: 'done' | 'not-needed' | 'skipped' | 'unsupported' | 'failed';
-  reason: string | null;
-  /** The largest documents and the documents with the longest arrays, reduced on the server to top-level shapes. */
-  docs: DocProfile[];
-}
 
 export const OUTLIER_DEFAULTS = {
   /**
@@ -31,16 +18,25 @@ export const OUTLIER_DEFAULTS = {
   top: 5,
 };
 
+/** What the pass for the documents the sample may have missed found, or why it did not run. */
 export const OUTLIER_SEARCH_SCHEMA = {
   type: 'object',
   required: ['status', 'reason', 'docs'],
   additionalProperties: false,
   properties: {
+    /**
+     * `done`: the pass ran (docs holds what it found beyond the sample, possibly nothing); `not-needed`: the sample
+     * is the whole collection; `skipped`: the collection is above the pass's cost bound; `unsupported`: the server
+     * lacks `$bsonSize`/`$size`; `failed`: the pass errored. `reason` says why for every status but
+     * `done`/`not-needed`.
+     */
     status: { enum: ['done', 'not-needed', 'skipped', 'unsupported', 'failed'] },
     reason: { type: ['string', 'null'] },
+    /** The largest documents and the documents with the longest arrays, reduced on the server to top-level shapes. */
     docs: { type: 'array', items: DOC_PROFILE_SCHEMA },
   },
 } as const;
+export type OutlierSearch = FromSchema<typeof OUTLIER_SEARCH_SCHEMA>;
 
 export type OutlierBounds = typeof OUTLIER_DEFAULTS;
 

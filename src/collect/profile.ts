@@ -11,7 +11,7 @@ import { BSON_TYPE_NAMES, bsonTypeOfTag } from '../lib/bson-types';
 import { joinPath } from '../lib/doc-path';
 import { BLANK_OR_NUMBER_TEXT, INTEGER_TEXT } from '../lib/number-text';
 import { FOLD_DEFAULTS, foldDocProfile, type FoldOptions, keyShape, KEY_SHAPES, mapReason, PathFolder } from './fold';
-import { binaryLength, isDate, isPlainNumberInt32, objectIdSeconds } from './bson-size';
+import { binaryLength, isDate, isPlainNumberInt32, objectIdSeconds } from '../lib/bson-size';
 
 /** Type codes for the census: an index into a counter array is cheaper than a keyed property per value. */
 const TYPE_NAMES = BSON_TYPE_NAMES;

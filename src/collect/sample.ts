@@ -5,8 +5,8 @@ import { prng } from '../core/stats';
 import type { DocProfile, SampleMethod, ServerInfo } from '../core/types';
 import { ELEMENT_KIND } from '../core/types';
 import { redactServerText } from '../lib/redact';
-import { indexKeyBytes, isDate, objectIdSeconds } from './bson-size';
-import { idShape } from './id-profile';
+import { indexKeyBytes, isDate, objectIdSeconds } from '../lib/bson-size';
+import { idShape } from '../lib/id-shape';
 import { pathKey } from '../lib/doc-path';
 
 function arrayKeyBytes(n: number): number {

@@ -1,23 +1,34 @@
 import type { Doc } from '../adapters/types';
 import { defineCollector } from '../core/collector';
+import type { FromSchema } from '../core/from-schema';
 import type { ServerInfo } from '../core/types';
 
-/** serverStatus().wiredTiger["data-handle"] figures. */
-export interface DataHandles {
-  active: number;
-  sweeps: number | null;
-  closedBySweep: number | null;
-}
-
 /** What several rules read of serverStatus: the storage engine, the WiredTiger cache and its data handles. */
-export interface ServerStatusData {
-  storageEngine: string | null;
-  /** WiredTiger `cache["maximum bytes configured"]`; null when the server does not report it. */
-  cacheBytes: number | null;
-  /** null with `dataHandlesReason` when the server has no such figures. */
-  dataHandles: DataHandles | null;
-  dataHandlesReason?: string;
-}
+export const SERVER_STATUS_SCHEMA = {
+  type: 'object',
+  required: ['storageEngine', 'cacheBytes', 'dataHandles'],
+  additionalProperties: false,
+  properties: {
+    storageEngine: { type: ['string', 'null'] },
+    /** WiredTiger `cache["maximum bytes configured"]`; null when the server does not report it. */
+    cacheBytes: { type: ['number', 'null'] },
+    /** serverStatus().wiredTiger["data-handle"] figures; null with `dataHandlesReason` when the server has none. */
+    dataHandles: {
+      type: ['object', 'null'],
+      required: ['active', 'sweeps', 'closedBySweep'],
+      additionalProperties: false,
+      properties: {
+        active: { type: 'number' },
+        sweeps: { type: ['number', 'null'] },
+        closedBySweep: { type: ['number', 'null'] },
+      },
+    },
+    dataHandlesReason: { type: 'string' },
+  },
+} as const;
+export type ServerStatusData = FromSchema<typeof SERVER_STATUS_SCHEMA>;
+/** serverStatus().wiredTiger["data-handle"] figures. */
+export type DataHandles = NonNullable<ServerStatusData['dataHandles']>;
 
 /**
  * Why a mongos has no storage figures: it stores nothing. Its serverStatus has no `storageEngine` section (MongoDB
@@ -100,26 +111,7 @@ export const serverStatus = defineCollector<ServerStatusData, 'deployment'>({
   description:
     'serverStatus (1 command per run, shared with the probe): storage engine, WiredTiger cache size and data handles',
   serverStatus: true,
-  schema: {
-    type: 'object',
-    required: ['storageEngine', 'cacheBytes', 'dataHandles'],
-    additionalProperties: false,
-    properties: {
-      storageEngine: { type: ['string', 'null'] },
-      cacheBytes: { type: ['number', 'null'] },
-      dataHandles: {
-        type: ['object', 'null'],
-        required: ['active', 'sweeps', 'closedBySweep'],
-        additionalProperties: false,
-        properties: {
-          active: { type: 'number' },
-          sweeps: { type: ['number', 'null'] },
-          closedBySweep: { type: ['number', 'null'] },
-        },
-      },
-      dataHandlesReason: { type: 'string' },
-    },
-  },
+  schema: SERVER_STATUS_SCHEMA,
   async collect(ctx) {
     if (!ctx.serverStatus) {
       ctx.note(

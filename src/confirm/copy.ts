@@ -4,7 +4,7 @@
  * large documents sit far above any average).
  */
 import type { Doc } from '../adapters/types';
-import { indexKeyBytes, isDate } from '../collect/bson-size';
+import { indexKeyBytes, isDate } from '../lib/bson-size';
 import { Profiler } from '../collect/profile';
 
 /** What one write command may carry, as the server's `hello` reports it. */

@@ -1,3 +1,8 @@
+/*
+ * What an `_id` value is, without keeping it: its BSON type, size, leading bytes and sort key. Shared by the core read
+ * (src/collect/sample.ts chunks `_id` lists by size and orders them) and id-pattern's profiler
+ * (rules/id-pattern/id-profile.ts), so it lives here rather than in either room.
+ */
 import type { IdType } from '../core/types';
 import { binaryBytes, binarySubtype, isDate, objectIdBytes, utf8Length } from './bson-size';
 

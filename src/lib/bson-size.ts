@@ -66,4 +66,4 @@ export function objectIdSeconds(v: unknown): number {
   return (((b[0] ?? 0) << 24) >>> 0) + ((b[1] ?? 0) << 16) + ((b[2] ?? 0) << 8) + (b[3] ?? 0);
 }
 
-export { isDate } from '../lib/bson-types';
+export { isDate } from './bson-types';
