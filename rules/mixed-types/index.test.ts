@@ -80,6 +80,11 @@ ruleTester(rule, {
           evidence: { blankStrings: 77 },
           recommendation: {
             action: 'store "no value" as a missing field, not a blank string',
+            // the audit's item 8: the validator rule's proposal agrees with the cleanup (rules/validator README)
+            reasonIncludes:
+              "The validator rule's proposal does not assume this cleanup: it leaves `depth` optional and accepts " +
+              'the blank strings that exist, so it rejects no document before or after the cleanup; drop `string` ' +
+              'from its type once the blanks are gone.',
             commands: [
               'db.orders.countDocuments({ "depth": { $regex: /^\\s*$/ } })  // the blank strings',
               'db.orders.updateMany({ "depth": { $regex: /^\\s*$/ } }, { $unset: { "depth": "" } })  // on ' +
@@ -110,6 +115,7 @@ ruleTester(rule, {
           evidence: { numericStrings: 65, blankStrings: 5 },
           recommendation: {
             action: 'store one type: convert the string values to number',
+            reasonIncludes: "The validator rule's proposal does not assume this cleanup: it leaves `pop` optional",
             commands: [
               'db.orders.updateMany({ "pop": { $regex: /^\\s*$/ } }, { $unset: { "pop": "" } })  // the ' +
                 'blank strings: no value, so no field',
