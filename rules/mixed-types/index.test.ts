@@ -287,7 +287,10 @@ ruleTester(rule, {
             commands: [
               'db.orders.countDocuments({ $expr: { $eq: [{ $type: { $getField: { field: { $literal: "a.b" ' +
                 '}, input: "$$CURRENT" } } }, "string"] } })  // the string values',
-              /^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: \{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: /,
+              new RegExp(
+                String.raw`^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: ` +
+                  String.raw`\{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: `,
+              ),
             ],
           },
         },
@@ -298,7 +301,10 @@ ruleTester(rule, {
           recommendation: {
             commands: [
               /^db\.orders\.countDocuments\(\{ \$expr: .*\{ \$literal: "\$in" \}/,
-              /\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: \{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: /,
+              new RegExp(
+                String.raw`\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: ` +
+                  String.raw`\{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: `,
+              ),
             ],
           },
         },

@@ -153,6 +153,16 @@ function getFieldCommands(coll: string, path: string, minors: Family[], to: stri
   ];
 }
 
+/** What `$convert` does with a value it cannot convert, and why its target is not the numbers' width; '' without. */
+function convertNote(to: string | null, common: string | null): string {
+  if (!to) return '';
+  if (to === common) return ` (\`$convert\` to ${to} keeps a value it cannot convert)`;
+  return (
+    ` (\`$convert\` to ${to} keeps a value it cannot convert; ${to}, not ${common ?? ''}: some strings hold a ` +
+    `fraction, which ${common ?? ''} cannot)`
+  );
+}
+
 /**
  * `fractionText`: some of the strings converted are a fraction's text ("12.5"), which `$convert` to int or long
  * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
@@ -178,8 +188,7 @@ function recommend(
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
-      `Fix the code that writes the other types first, then convert the ` +
-      `documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot ` + `convert${to !== common ? `; ${to}, not ${common ?? ''}: ` + `some strings hold a fraction, ` + `which ${common ?? ''} cannot` : ''})` : ''}; ` +
+      `Fix the code that writes the other types first, then convert the documents${convertNote(to, common)}; ` +
       `a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
       (blanks > 0 ? blanksAndValidator(path) : '') +
       NOT_IN_PLACE[naming],

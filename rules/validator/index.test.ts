@@ -1261,7 +1261,8 @@ describe('validator cost wording', () => {
   it('a timed interval decides the cost only when it clears costlyRatio by the noise margin (2 / 1.1, 2 × 1.1)', () => {
     const timed = (low: number, high: number) => ({ label: '', median: (low + high) / 2, low, high, coverage: 0.96 });
     expect(describeCost(timed(1.3, 1.8), 1.1, 2).verdict).toBe('supported');
-    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive'); // the readings run: under 2, not under 1.82
+    // the readings run: under 2, not under 1.82
+    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive');
     expect(describeCost(timed(2.1, 2.6), 1.1, 2).verdict).toBe('inconclusive');
     expect(describeCost(timed(2.25, 2.6), 1.1, 2).verdict).toBe('refuted');
   });

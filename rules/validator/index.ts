@@ -105,6 +105,17 @@ function byPathText(byPath: Record<string, number>, max = 8): string {
   return `${shown.join(', ')}${entries.length > max ? `, and ${entries.length - max} more` : ''}`;
 }
 
+/** The switches that tighten a validator: to "error" when it warns, to "strict" when it is moderate. */
+function switchesOf(level: string, action: string): string[] {
+  return [
+    action === 'warn' ? 'validationAction "error"' : '',
+    level === 'moderate' ? 'validationLevel "strict"' : '',
+  ].filter(Boolean);
+}
+
+/** ", and 3 more" after a list cut at its first items; '' when nothing was cut. */
+const andMore = (n: number): string => (n > 0 ? `, and ${formatNumber(n)} more` : '');
+
 /** Why failing documents must be fixed before tightening a validator that is not both "strict" and rejecting. */
 function nextStep(level: string, action: string): string {
   const warns = action === 'warn';
@@ -266,9 +277,7 @@ function reportViolations(e: Existing, c: CollectionSnapshot, report: ValidatorR
         commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
       }
     : {
-        action:
-          `fix the failing documents, then switch ` +
-          `to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
+        action: `fix the failing documents, then switch to ${switchesOf(level, action).join(' and ')}`,
         reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
         commands: [findViolators(c)],
       };
@@ -300,10 +309,19 @@ function reportReady(e: Existing, snapshot: Snapshot, c: CollectionSnapshot, rep
     target,
     evidence,
     recommendation: {
-      action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : '']
-        .filter(Boolean)
-        .join(', '),
-      reason: `${warnOnly ? '"warn" only logs bad writes; ' + '"error" rejects them, and ' + 'nothing that exists today ' + 'would fail.' : '"moderate" skips updates to ' + 'documents that are already ' + 'invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the ' + 'sample only: count the whole ' + 'collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" ' + 'rejects like "error" and also ' + 'logs each rejection, for ' + 'teams that want the ' + 'log (second command).' : ''}`,
+      action: switchesOf(level, action).join(', '),
+      reason: [
+        warnOnly
+          ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.'
+          : '"moderate" skips updates to documents that are already invalid; there are none.',
+        count.kind === 'server'
+          ? ''
+          : ' The count is from the sample only: count the whole collection before switching.',
+        warnOnly && atLeast81(snapshot)
+          ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log ' +
+            '(second command).'
+          : '',
+      ].join(''),
       commands:
         count.kind === 'server'
           ? commands
@@ -486,8 +504,8 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
     p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
     p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
     belowDepth.length
-      ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept ` +
-        `anything): ${belowDepth.slice(0, 8).join(', ')}${belowDepth.length > 8 ? `, and ${formatNumber(belowDepth.length - 8)} more` : ''}.`
+      ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept anything): ` +
+        `${belowDepth.slice(0, 8).join(', ')}${andMore(belowDepth.length - 8)}.`
       : '',
     p.overCap.length
       ? ` Left out over the cap of ${formatNumber(o.maxFields)} field paths (maxFields; they accept ` +
