@@ -7,7 +7,9 @@ import { ticketSummary } from '../src/report/html-data';
 import { formatJson } from '../src/report/json';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
-import { checkResultOf, snapshotOf } from './support/fixtures';
+import { runNotes } from '../src/collect/index';
+import { outlierSearch } from '../src/collect/outliers';
+import { checkResultOf, collectionOf, sampleOf, snapshotOf, withData } from './support/fixtures';
 
 // One server gap ($collStats reading 0 bytes, as SecantusDB does) reported by the core read and by index-usage, as
 // `check` gathers them (rules' notes first), between notes of other causes.
@@ -88,5 +90,56 @@ describe('server gaps: one line per gap in the human reports', () => {
   it('keeps notes of one gap apart when their levels differ', () => {
     const info: Note = { ...RULE, level: 'info' };
     expect(collapseGaps([CORE, info])).toEqual([CORE, info]);
+  });
+});
+
+// Audit 2026-11-26, item 12: in a run over several databases a line with no target named no collection ("the
+// largest documents … (1 collection)"). Every line that concerns a collection names it.
+describe('gap and run-wide lines name where they apply', () => {
+  it('a gap across databases names each place beside its effect', () => {
+    const zero = (db: string, collection: string): Note => ({
+      level: 'skipped',
+      ruleId: 'index-usage',
+      target: { db, collection },
+      message: `index-usage: index sizes could not be read for ${collection}`,
+      gap: gapOf(COLLSTATS_ZERO_SIZES, 'indexes against the WiredTiger cache'),
+    });
+    const [line] = collapseGaps([zero('app', 'users'), zero('shop', 'orders'), zero('shop', 'carts')]);
+    expect(line?.target).toBeUndefined();
+    expect(line?.message).toContain(
+      'Not checked because of it: index-usage: indexes against the WiredTiger cache (app.users, shop.orders, ' +
+        'shop.carts).',
+    );
+    // on one database the line targets it, and each effect names its collections
+    const [one] = collapseGaps([zero('shop', 'orders'), zero('shop', 'carts')]);
+    expect(one?.target).toEqual({ db: 'shop' });
+    expect(one?.message).toContain('index-usage: indexes against the WiredTiger cache (orders, carts).');
+  });
+
+  it('the run-wide notes of collect name db.collection when the run spans databases', () => {
+    const unsupported = { status: 'unsupported' as const, reason: 'the server lacks $bsonSize', docs: [] };
+    const byIds = { ...sampleOf([]), method: 'random-ids' as const };
+    const users = withData(collectionOf('users', { sample: byIds }), outlierSearch, unsupported);
+    const orders = { ...withData(collectionOf('orders'), outlierSearch, unsupported), db: 'shop' };
+    const snap = snapshotOf([users], {
+      databases: [
+        { name: 'app', collections: [users] },
+        { name: 'shop', collections: [orders] },
+      ],
+    });
+    const notes: Note[] = [];
+    runNotes(snap, notes);
+    const text = formatText(checkResultOf([], { notes }), { color: false }).replace(/\n {2}(?!- )/g, ' ');
+    expect(text).toContain(
+      '- the largest documents and longest arrays were not searched for beyond the samples (2 collections: ' +
+        'app.users, shop.orders): the server lacks $bsonSize; the largest sampled ones are lower bounds',
+    );
+    expect(text).toContain('fetched by _id, not with $sample (1 collection: app.users)');
+    expect(notes.every((n) => n.target === undefined)).toBe(true);
+    // one database: the note targets it, and the names go without it
+    const single: Note[] = [];
+    runNotes(snapshotOf([users]), single);
+    expect(single[1]).toMatchObject({ target: { db: 'app' } });
+    expect(single[1]?.message).toContain('(1 collection: users)');
   });
 });

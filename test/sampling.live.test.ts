@@ -202,7 +202,7 @@ describe('sampling (live)', () => {
       expect(again.sent.filter((c) => c.cmd.find === 'rows')[1]?.cmd.filter).toEqual(sent[1]?.filter);
       const messages = snap.notes.map((n) => n.message).join('\n');
       expect(messages).toMatch(
-        /^samples were drawn at random positions of the _ids in natural order and fetched by _id, not with \$sample \(1 collection\): the server lacks \$sample/m,
+        /^samples were drawn at random positions of the _ids in natural order and fetched by _id, not with \$sample \(1 collection: rows\): the server lacks \$sample/m,
       );
       expect(messages).not.toMatch(/not random/);
       expect(JSON.stringify(snap)).not.toContain(SECRET);
@@ -236,7 +236,7 @@ describe('sampling (live)', () => {
       const snap = await collectSnapshot(live.adapter, { db: DB, collections: ['rows'], sampleSize: 40, idScanMax: 0 });
       expect(only(snap).sample).toMatchObject({ method: 'natural-order', random: false, size: 40 });
       expect(snap.notes.map((n) => n.message).join('\n')).toMatch(
-        /^samples are the first documents in natural order, not random \(1 collection\): the server lacks \$sample/m,
+        /^samples are the first documents in natural order, not random \(1 collection: rows\): the server lacks \$sample/m,
       );
     },
   );
@@ -452,7 +452,7 @@ describe('sampling (live)', () => {
       .filter((m) => m.includes('not searched for'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^the largest documents and longest arrays were not searched for beyond the samples \(2 collections\): the server lacks \$bsonSize \(.+\); the largest sampled ones are lower bounds$/,
+      /^the largest documents and longest arrays were not searched for beyond the samples \(2 collections: rare, rows\): the server lacks \$bsonSize \(.+\); the largest sampled ones are lower bounds$/,
     );
   });
 });

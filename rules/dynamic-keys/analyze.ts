@@ -55,14 +55,48 @@ export function namedByDots(path: string): boolean {
   return path !== '' && dottedPath(path) !== null;
 }
 
+/**
+ * Whether the values under the map's keys are documents (most of them): the attribute pattern of MongoDB's manual
+ * pairs a key with a scalar and indexes both; an index on `v` holding documents would compare whole documents, and
+ * an equality on an embedded document matches only the exact document, field order included (the manual, "Query on
+ * Embedded/Nested Documents"). For such values the pattern's index is on `k` alone.
+ */
+export function valuesAreDocuments(m: Pick<DynamicKeyProfile, 'valueTypes'>): boolean {
+  const total = Object.values(m.valueTypes).reduce((s, n) => s + n, 0);
+  return total > 0 && (m.valueTypes.object ?? 0) * 2 > total;
+}
+
+/**
+ * The fields of the values under the map's keys, as the census names them (`tier`, never a key): those a query
+ * could filter on beside the key. Nested maps and array elements are left out; at most `max`, most common first.
+ */
+export function valueFields(c: Readonly<CollectionSnapshot>, path: string, max = 6): string[] {
+  const values = pathSegments(path === '' ? DYNAMIC_KEY : `${path}.${DYNAMIC_KEY}`);
+  const found: [string, number][] = [];
+  for (const [p, f] of Object.entries(c.sample.fields)) {
+    const segments = pathSegments(p);
+    if (segments.length !== values.length + 1 || !values.every((s, i) => segments[i] === s)) continue;
+    const name = segments[values.length] as string;
+    if (name !== DYNAMIC_KEY && name !== '$[]') found.push([name, f.present]);
+  }
+  found.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return found.slice(0, max).map(([name]) => name);
+}
+
+/** The attribute pattern's one index: `{k: 1, v: 1}`, or `{k: 1}` when the values are documents. */
+export function attributeIndexKey(path: string, documents: boolean): Record<string, 1> {
+  return documents ? { [`${path}.k`]: 1 } : { [`${path}.k`]: 1, [`${path}.v`]: 1 };
+}
+
 /** mongosh commands for the attribute pattern: the rewrite ($objectToArray gives `[{k, v}]`) and the one index. */
-export function attributeCommands(collection: string, path: string): string[] {
+export function attributeCommands(collection: string, path: string, documents = false): string[] {
   const coll = shellCollection(collection);
   const p = shellString(path);
+  const key = Object.keys(attributeIndexKey(path, documents)).map((k) => `${shellString(k)}: 1`);
   return [
     `${coll}.updateMany({ ${p}: { $type: "object" } }, [{ $set: { ${p}: { ` +
       `$objectToArray: ${shellString(`$${path}`)} } } }])  // on a copy first: {key: value} becomes [{k: key, ` +
       `v: value}]`,
-    `${coll}.createIndex({ ${shellString(`${path}.k`)}: 1, ${shellString(`${path}.v`)}: 1 })`,
+    `${coll}.createIndex({ ${key.join(', ')} })`,
   ];
 }

@@ -8,7 +8,7 @@ import { formatDuration, formatNumber } from '../../src/core/format';
 import type { Confirmation, Finding, RatioClaim, Verdict } from '../../src/core/types';
 import { isPlainObject, pathSegments, valueAt } from '../../src/lib/doc-path';
 import { planFacts } from '../../src/lib/explain';
-import { namedByDots, rewritableInPlace } from './analyze';
+import { attributeIndexKey, namedByDots, rewritableInPlace, valuesAreDocuments } from './analyze';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -65,12 +65,20 @@ export function probeKeys(docs: readonly Doc[], segments: readonly string[], n =
 /**
  * The claim: a query for one key of the map has no index to use (short of one per key), where the attribute pattern
  * serves every key with one index. The same copies in two scratch collections, the map as it is and as `[{k, v}]`
- * with the index on `{path.k: 1, path.v: 1}`; the same keys asked of each (one find per key, timed in alternation),
- * after checking both answer with the same documents per key. The keys are the user's data: they are used on scratch
- * only and never appear in the summary.
+ * with the index on `{path.k: 1, path.v: 1}` (`{path.k: 1}` when the values are documents); the same keys asked of
+ * each (one find per key, timed in alternation), after checking both answer with the same documents per key. The
+ * keys are the user's data: they are used on scratch only and never appear in the summary.
  */
 const MAP = 'keys_as_fields';
 const PAIRS = 'keys_as_pairs';
+
+/** Whether the values under the finding's map are documents: the pattern's index is then on k alone. */
+function valuesDocumentsAt(ctx: ConfirmContext, f: Finding): boolean {
+  const { db, collection, path } = f.target;
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  const m = c?.sample.dynamicKeys.find((k) => k.path === path);
+  return m !== undefined && valuesAreDocuments(m);
+}
 
 /** Why no experiment can stand for this finding; null when one can. */
 function whyNotRun(ctx: ConfirmContext, f: Finding): Result | null {
@@ -123,6 +131,7 @@ async function storeBothShapes(
   path: string,
   copies: readonly Doc[],
   segments: readonly string[],
+  documents: boolean,
 ): Promise<void> {
   await s.drop(MAP);
   await s.drop(PAIRS);
@@ -132,7 +141,7 @@ async function storeBothShapes(
     PAIRS,
     copies.map((d) => asAttributes(d, segments)),
   );
-  await s.command({ createIndexes: PAIRS, indexes: [{ key: { [`${path}.k`]: 1, [`${path}.v`]: 1 }, name: INDEX }] });
+  await s.command({ createIndexes: PAIRS, indexes: [{ key: attributeIndexKey(path, documents), name: INDEX }] });
 }
 
 async function dropBoth(s: ConfirmContext['scratch']): Promise<void> {
@@ -209,7 +218,8 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   }
   const s = ctx.scratch;
   const q = findsOf(path);
-  await storeBothShapes(s, path, copies, segments);
+  const documents = valuesDocumentsAt(ctx, f);
+  await storeBothShapes(s, path, copies, segments, documents);
   const matches = await sameAnswers(s, keys, q);
   if (typeof matches !== 'number') {
     await dropBoth(s);
@@ -237,7 +247,7 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
     DEFAULT_TRIALS,
   );
   await dropBoth(s);
-  const facts = { copied: copies.length, collection, path, keys: keys.length, matches, ...examined };
+  const facts = { copied: copies.length, collection, path, documents, keys: keys.length, matches, ...examined };
   return verdictOf(fields, pairs, facts);
 }
 
@@ -249,6 +259,7 @@ function verdictOf(
     copied: number;
     collection: string;
     path: string;
+    documents: boolean;
     keys: number;
     matches: number;
     scanned: number | null;
@@ -261,7 +272,11 @@ function verdictOf(
   const complete = fields.complete && pairs.complete;
   const status: Verdict = complete ? judge(claim, ratio) : 'inconclusive';
   const parts = [
-    say(M, 'measuredStored', { copied: formatNumber(x.copied), collection: x.collection, path: x.path }),
+    say(M, x.documents ? 'measuredStoredDocuments' : 'measuredStored', {
+      copied: formatNumber(x.copied),
+      collection: x.collection,
+      path: x.path,
+    }),
     say(M, 'measuredFinds', {
       keys: formatNumber(x.keys),
       matches: formatNumber(x.matches),
@@ -291,6 +306,10 @@ export const CONFIRM_MESSAGES = {
   measuredStored: sentence(
     '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as ',
     'an array of {k, v} with one index on k and v.',
+  ),
+  measuredStoredDocuments: sentence(
+    '{{copied}} documents copied from {{collection}}, stored twice on scratch: `{{path}}` as it is, and as ',
+    'an array of {k, v} with one index on k (its values are documents).',
   ),
   measuredFinds: sentence(
     'Finding the documents holding each of {{keys}} keys drawn from the copies ({{matches}} matches, the ',

@@ -30,12 +30,68 @@ const orders = (dynamicKeys: DynamicKeyProfile[], fields: SampleSnapshot['fields
     }),
   });
 
+// The audit's item 9 (sample_analytics customers.tier_and_details; fields only, made-up counts): UUID keys whose
+// values are documents. An index on `tier_and_details.v` would hold whole documents: the index is on k.
+const customers = collectionOf('customers', {
+  sample: sampleOf([], {
+    size: 200,
+    dynamicKeys: [
+      {
+        path: 'tier_and_details',
+        objects: 200,
+        distinctKeys: 300,
+        medianKeys: 1,
+        sharedKeyShare: 0,
+        keyShapes: { uuid: 300 },
+        valueTypes: { object: 310 },
+      },
+    ],
+    fields: {
+      tier_and_details: { present: 200, types: { object: 200 } },
+      'tier_and_details.<key>': { present: 310, types: { object: 310 } },
+      'tier_and_details.<key>.tier': { present: 310, types: { string: 310 } },
+      'tier_and_details.<key>.id': { present: 310, types: { string: 310 } },
+      'tier_and_details.<key>.active': { present: 310, types: { bool: 310 } },
+      'tier_and_details.<key>.benefits': { present: 300, types: { array: 300 } },
+      'tier_and_details.<key>.benefits.$[]': { present: 700, types: { string: 700 } },
+    },
+  }),
+});
+
 ruleTester(rule, {
   valid: [
     { name: 'no map folded', snapshot: snapshotOf([collectionOf('orders')]) },
     { name: 'nothing sampled', snapshot: snapshotOf([collectionOf('empty', { stats: null })]) },
   ],
   invalid: [
+    {
+      name: 'a map whose values are documents: the index on k, the fields of the values named, never an index on v',
+      snapshot: snapshotOf([customers]),
+      findings: [
+        {
+          messageId: 'map',
+          severity: 'warn',
+          target: { db: 'app', collection: 'customers', path: 'tier_and_details' },
+          messageIncludes: 'holding values of type object 100%',
+          recommendation: {
+            action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
+            reasonIncludes: [
+              'The values under the keys are documents, where the attribute pattern pairs a key with a scalar: ' +
+                'an array `[{k, v}, …]` with one index on `tier_and_details.k` serves a query on any key',
+              '(`tier_and_details.v.<field>`; the values hold `active`, `id`, `tier`, `benefits`)',
+              'An index on `tier_and_details.v` itself would hold whole documents and match only an equal ' +
+                'document, field order included.',
+            ],
+            commands: [
+              'db.customers.updateMany({ "tier_and_details": { $type: "object" } }, [{ $set: { ' +
+                '"tier_and_details": { $objectToArray: "$tier_and_details" } } }])  // on a copy first: {key: ' +
+                'value} becomes [{k: key, v: value}]',
+              'db.customers.createIndex({ "tier_and_details.k": 1 })',
+            ],
+          },
+        },
+      ],
+    },
     {
       name: 'a SKU-keyed map: warn, the attribute pattern with its commands',
       snapshot: snapshotOf([orders([skuMap()])]),
@@ -125,7 +181,7 @@ ruleTester(rule, {
           evidence: { indexesOnKeys: 3 },
           recommendation: {
             reasonIncludes:
-              '3 indexes exist today, each on one of its keys: the one index on k and v replaces them and ' +
+              "3 indexes exist today, each on one of its keys: the pattern's one index replaces them and " +
               'serves the keys not indexed yet.',
           },
         },

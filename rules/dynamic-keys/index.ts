@@ -3,7 +3,15 @@ import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../
 import { say } from '../../src/confirm/verdict';
 import type { CollectionSnapshot, DynamicKeyProfile, Recommendation } from '../../src/core/types';
 import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
-import { attributeCommands, describeShapes, describeValueTypes, namedByDots, rewritableInPlace } from './analyze';
+import {
+  attributeCommands,
+  describeShapes,
+  describeValueTypes,
+  namedByDots,
+  rewritableInPlace,
+  valueFields,
+  valuesAreDocuments,
+} from './analyze';
 
 export const dynamicKeysOptions = {
   type: 'object',
@@ -66,12 +74,46 @@ const REASONS = {
     "parent's _id and the key suits a map that keeps growing ({{keys}} keys per document at the median ",
     'already).',
   ),
+  // values that are documents: the index is on k, then on the field of the values that queries filter on
+  documentPatternDocuments: sentence(
+    'The values under the keys are documents, where the attribute pattern pairs a key with a scalar: an array ',
+    'field such as `attrs: [{k, v}, …]` with one index on `attrs.k` serves a query on any key, and one on ',
+    '`attrs.k` then the field of the values your queries filter on (`attrs.v.<field>`; the values hold ',
+    '{{fields}}) serves a key with that field (`$elemMatch: {k: …, "v.<field>": …}`). An index on `attrs.v` ',
+    'itself would hold whole documents and match only an equal document, field order included. A child ',
+    "collection of one document per key, holding the parent's _id, suits keys that keep coming.",
+  ),
+  documentPatternDocumentsLarge: sentence(
+    'The values under the keys are documents, where the attribute pattern pairs a key with a scalar: an array ',
+    'field such as `attrs: [{k, v}, …]` with one index on `attrs.k` serves a query on any key, and one on ',
+    '`attrs.k` then the field of the values your queries filter on (`attrs.v.<field>`; the values hold ',
+    '{{fields}}) serves a key with that field (`$elemMatch: {k: …, "v.<field>": …}`). An index on `attrs.v` ',
+    'itself would hold whole documents and match only an equal document, field order included. A child ',
+    "collection of one document per key, holding the parent's _id, suits keys that keep coming ({{keys}} keys ",
+    'per document at the median already).',
+  ),
+  mapPatternDocuments: sentence(
+    'The values under the keys are documents, where the attribute pattern pairs a key with a scalar: an array ',
+    '`[{k, v}, …]` with one index on `{{path}}.k` serves a query on any key, and one on `{{path}}.k` then the ',
+    'field of the values your queries filter on (`{{path}}.v.<field>`; the values hold {{fields}}) serves a key ',
+    'with that field (`$elemMatch: {k: …, "v.<field>": …}`). An index on `{{path}}.v` itself would hold whole ',
+    'documents and match only an equal document, field order included. A child collection keyed by the ',
+    "parent's _id and the key suits a map that keeps growing.",
+  ),
+  mapPatternDocumentsLarge: sentence(
+    'The values under the keys are documents, where the attribute pattern pairs a key with a scalar: an array ',
+    '`[{k, v}, …]` with one index on `{{path}}.k` serves a query on any key, and one on `{{path}}.k` then the ',
+    'field of the values your queries filter on (`{{path}}.v.<field>`; the values hold {{fields}}) serves a key ',
+    'with that field (`$elemMatch: {k: …, "v.<field>": …}`). An index on `{{path}}.v` itself would hold whole ',
+    'documents and match only an equal document, field order included. A child collection keyed by the ',
+    "parent's _id and the key suits a map that keeps growing ({{keys}} keys per document at the median already).",
+  ),
   // indexes on single keys of the map (left out of the snapshot, their names hold keys): the pattern's own case
   oneIndexOnKey:
-    '1 index exists today on one of its keys: the one index on k and v replaces it and serves the keys not ' +
+    "1 index exists today on one of its keys: the pattern's one index replaces it and serves the keys not " +
     'indexed yet.',
   indexesOnKeys: sentence(
-    '{{indexes}} indexes exist today, each on one of its keys: the one index on k and v replaces them and ',
+    "{{indexes}} indexes exist today, each on one of its keys: the pattern's one index replaces them and ",
     'serves the keys not indexed yet.',
   ),
   rewriteInPlace: 'The commands rewrite the documents in place: change the code that writes the map first.',
@@ -88,17 +130,34 @@ function indexesOnKeysSentence(m: DynamicKeyProfile): string[] {
   return [say(REASONS, 'indexesOnKeys', { indexes: formatNumber(m.indexesOnKeys) })];
 }
 
-function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: boolean): Recommendation {
+/** The attribute pattern's sentence: by where the map is, whether its values are documents, and its size. */
+function patternSentence(c: CollectionSnapshot, m: DynamicKeyProfile, large: boolean): string {
   const keys = formatNumber(m.medianKeys);
+  const path = m.path;
+  if (valuesAreDocuments(m)) {
+    const names = valueFields(c, path);
+    const fields = names.length ? names.map((n) => `\`${n}\``).join(', ') : 'no field in the sample';
+    if (path === '')
+      return large
+        ? say(REASONS, 'documentPatternDocumentsLarge', { fields, keys })
+        : say(REASONS, 'documentPatternDocuments', { fields });
+    return large
+      ? say(REASONS, 'mapPatternDocumentsLarge', { path, fields, keys })
+      : say(REASONS, 'mapPatternDocuments', { path, fields });
+  }
+  if (path === '') return large ? say(REASONS, 'documentPatternLarge', { keys }) : say(REASONS, 'documentPattern');
+  return large ? say(REASONS, 'mapPatternLarge', { path, keys }) : say(REASONS, 'mapPattern', { path });
+}
+
+function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: boolean): Recommendation {
+  const pattern = patternSentence(c, m, large);
   if (m.path === '') {
-    const pattern = large ? say(REASONS, 'documentPatternLarge', { keys }) : say(REASONS, 'documentPattern');
     return {
       action: 'move the keys into one array of {k, v} (the attribute pattern), or into a child collection',
       reason: [pattern, say(REASONS, 'documentRewrite'), ...indexesOnKeysSentence(m)].join(' '),
     };
   }
   const path = m.path;
-  const pattern = large ? say(REASONS, 'mapPatternLarge', { path, keys }) : say(REASONS, 'mapPattern', { path });
   const inPlace = rewritableInPlace(c, path);
   const rewrite = inPlace
     ? say(REASONS, 'rewriteInPlace')
@@ -108,7 +167,7 @@ function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: b
   return {
     action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
     reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
-    ...(inPlace ? { commands: attributeCommands(c.name, path) } : {}),
+    ...(inPlace ? { commands: attributeCommands(c.name, path, valuesAreDocuments(m)) } : {}),
   };
 }
 

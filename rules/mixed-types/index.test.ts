@@ -80,6 +80,11 @@ ruleTester(rule, {
           evidence: { blankStrings: 77 },
           recommendation: {
             action: 'store "no value" as a missing field, not a blank string',
+            // the audit's item 8: the validator rule's proposal agrees with the cleanup (rules/validator README)
+            reasonIncludes:
+              "The validator rule's proposal does not assume this cleanup: it leaves `depth` optional and accepts " +
+              'the blank strings that exist, so it rejects no document before or after the cleanup; drop `string` ' +
+              'from its type once the blanks are gone.',
             commands: [
               'db.orders.countDocuments({ "depth": { $regex: /^\\s*$/ } })  // the blank strings',
               'db.orders.updateMany({ "depth": { $regex: /^\\s*$/ } }, { $unset: { "depth": "" } })  // on ' +
@@ -110,6 +115,7 @@ ruleTester(rule, {
           evidence: { numericStrings: 65, blankStrings: 5 },
           recommendation: {
             action: 'store one type: convert the string values to number',
+            reasonIncludes: "The validator rule's proposal does not assume this cleanup: it leaves `pop` optional",
             commands: [
               'db.orders.updateMany({ "pop": { $regex: /^\\s*$/ } }, { $unset: { "pop": "" } })  // the ' +
                 'blank strings: no value, so no field',
@@ -281,7 +287,10 @@ ruleTester(rule, {
             commands: [
               'db.orders.countDocuments({ $expr: { $eq: [{ $type: { $getField: { field: { $literal: "a.b" ' +
                 '}, input: "$$CURRENT" } } }, "string"] } })  // the string values',
-              /^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: \{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: /,
+              new RegExp(
+                String.raw`^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: ` +
+                  String.raw`\{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: `,
+              ),
             ],
           },
         },
@@ -292,7 +301,10 @@ ruleTester(rule, {
           recommendation: {
             commands: [
               /^db\.orders\.countDocuments\(\{ \$expr: .*\{ \$literal: "\$in" \}/,
-              /\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: \{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: /,
+              new RegExp(
+                String.raw`\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: ` +
+                  String.raw`\{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: `,
+              ),
             ],
           },
         },

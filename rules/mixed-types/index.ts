@@ -1,11 +1,20 @@
 import { formatNumber } from '../../src/core/format';
-import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../src/core/rule';
+import { defineRule, type OptionsOf, type OptionsSchema, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../../src/core/types';
 import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
 import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
 import { versionAtLeast } from '../../src/lib/version';
 import { CONFIRM_MESSAGES, confirmMixedTypes } from './confirm';
-import { convertibleInPlace, convertTarget, describeMix, type Family, idLike, pairKind, typeMix } from './analyze';
+import {
+  convertibleInPlace,
+  convertTarget,
+  describeMix,
+  type Family,
+  idLike,
+  pairKind,
+  type TypeMix,
+  typeMix,
+} from './analyze';
 
 export const mixedTypesOptions = {
   type: 'object',
@@ -67,6 +76,15 @@ const NOT_IN_PLACE: Record<Naming, string> = {
 };
 
 const BLANKS_NOTE = 'the blank strings: no value, so no field';
+
+/**
+ * Where the cleanup removes blank strings: what the validator rule's proposal does about it (it does not assume the
+ * cleanup; src/lib/blank-strings.ts is the one test both rules apply), so the two pieces of advice agree.
+ */
+const blanksAndValidator = (path: string): string =>
+  ` The validator rule's proposal does not assume this cleanup: it leaves \`${path}\` optional and accepts the ` +
+  `blank strings that exist, so it rejects no document before or after the cleanup; drop \`string\` from its type ` +
+  `once the blanks are gone.`;
 const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
 
 /** `updateMany(filter, [{ $replaceWith }])` setting the field at a path no dotted path names (`$$REMOVE` unsets it). */
@@ -103,6 +121,7 @@ function recommendNoBlanks(collection: string, path: string, other: Family, nami
       `The blank strings stand in for a missing ${other.family}: leave the field out in the code that ` +
       `writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that ` +
       `way.` +
+      blanksAndValidator(path) +
       NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
@@ -134,6 +153,16 @@ function getFieldCommands(coll: string, path: string, minors: Family[], to: stri
   ];
 }
 
+/** What `$convert` does with a value it cannot convert, and why its target is not the numbers' width; '' without. */
+function convertNote(to: string | null, common: string | null): string {
+  if (!to) return '';
+  if (to === common) return ` (\`$convert\` to ${to} keeps a value it cannot convert)`;
+  return (
+    ` (\`$convert\` to ${to} keeps a value it cannot convert; ${to}, not ${common ?? ''}: some strings hold a ` +
+    `fraction, which ${common ?? ''} cannot)`
+  );
+}
+
 /**
  * `fractionText`: some of the strings converted are a fraction's text ("12.5"), which `$convert` to int or long
  * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
@@ -159,12 +188,149 @@ function recommend(
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
-      `Fix the code that writes the other types first, then convert the ` +
-      `documents${to ? ` (\`$convert\` to ${to} keeps a value it cannot ` + `convert${to !== common ? `; ${to}, not ${common ?? ''}: ` + `some strings hold a fraction, ` + `which ${common ?? ''} cannot` : ''})` : ''}; ` +
+      `Fix the code that writes the other types first, then convert the documents${convertNote(to, common)}; ` +
       `a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      (blanks > 0 ? blanksAndValidator(path) : '') +
       NOT_IN_PLACE[naming],
     ...(commands.length ? { commands } : {}),
   };
+}
+
+const messages = {
+  mixed: sentence(
+    '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query ',
+    'matches one type only; range queries and sorts split the values by type (BSON order: numbers, then ',
+    'strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every ',
+    'type.',
+  ),
+  blankStrings: sentence(
+    '`{{path}}` holds {{other}} values and blank strings across {{values}} sampled values: {{mix}}. A ',
+    'blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, ',
+    'sorts and range queries split it from the {{other}} values, and an index on the field holds both ',
+    'types.',
+  ),
+  mixedIds: sentence(
+    '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of ',
+    'type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently ',
+    'miss the {{minor}} ones, and an index on it holds both.',
+  ),
+  mixedArray: sentence(
+    '`{{path}}` is an array in some documents and not in others, across {{values}} sampled values: ',
+    '{{mix}}. A query on it matches both (an array matches by its elements), but sorts, $size and array ',
+    'updates ($push, $addToSet) treat them differently.',
+  ),
+  numberWidths: sentence(
+    '`{{path}}` holds numbers of several widths across {{values}} sampled values: {{mix}}. Queries ',
+    'compare them by value and match across widths, but a double holds an integer exactly only up to ',
+    '2^53 and a decimal and a double of the same written value can differ.',
+  ),
+} as const;
+
+type MixedReport = Report<typeof messages>;
+
+/** One field of the census, as the steps of `analyze` read it. */
+interface FieldAt {
+  snapshot: Snapshot;
+  c: CollectionSnapshot;
+  path: string;
+  mix: TypeMix;
+  options: MixedTypesOptions;
+  report: MixedReport;
+}
+
+/** What every finding on a field shows: the counts and each family's share. */
+function evidenceOf(mix: TypeMix): Record<string, string | number> {
+  return {
+    values: mix.values,
+    nulls: mix.nulls,
+    types: describeMix(mix, true),
+    ...Object.fromEntries(mix.families.map((f) => [`share.${f.family}`, Math.round(f.share * 1000) / 1000])),
+  };
+}
+
+const targetOf = ({ c, path }: FieldAt) => ({ db: c.db, collection: c.name, path });
+
+/** One family: numbers of several widths, reported (info) only with `numberWidths`. */
+function reportNumberWidths(at: FieldAt): void {
+  const { mix, options, path, report } = at;
+  const major = mix.families[0] as Family;
+  if (!options.numberWidths || major.family !== 'number' || Object.keys(major.types).length <= 1) return;
+  report({
+    messageId: 'numberWidths',
+    severity: 'info',
+    target: targetOf(at),
+    data: { path, values: formatNumber(mix.values + mix.nulls), mix: describeMix(mix, true) },
+    evidence: evidenceOf(mix),
+  });
+}
+
+/**
+ * Strings that are all blank, or all a number's text beside numbers: the strings are the stray type, whatever their
+ * share. False when the field is not such a pair.
+ */
+function reportStrayStrings(at: FieldAt): boolean {
+  const { snapshot, c, path, mix, options, report } = at;
+  const [major, second] = mix.families as [Family, Family];
+  const strings = mix.strings;
+  if (!strings || mix.families.length !== 2) return false;
+  const numeric = strings.shape === 'numeric' && [major.family, second.family].includes('number');
+  if (strings.shape !== 'blank' && !numeric) return false;
+  const str = major.family === 'string' ? major : second;
+  const other = major.family === 'string' ? second : major;
+  const severity = str.share < options.minorShare ? 'info' : 'warn';
+  const naming = namingOf(snapshot, c, path);
+  const values = formatNumber(mix.values + mix.nulls);
+  const evidence = evidenceOf(mix);
+  if (strings.shape === 'blank') {
+    report({
+      messageId: 'blankStrings',
+      severity,
+      target: targetOf(at),
+      data: { path, other: other.family, values, mix: describeMix(mix) },
+      evidence: { ...evidence, blankStrings: strings.blank },
+      recommendation: recommendNoBlanks(c.name, path, other, naming),
+    });
+    return true;
+  }
+  const fractionText = strings.integer !== undefined && strings.integer < strings.numeric;
+  report({
+    messageId: 'mixed',
+    severity,
+    target: targetOf(at),
+    data: { path, families: 2, values, mix: describeMix(mix) },
+    evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank },
+    recommendation: recommend(c.name, path, other, [str], naming, strings.blank, fractionText),
+  });
+  return true;
+}
+
+/** Two families or more: ids written two ways, an array beside scalars, or any other mix. */
+function reportMix(at: FieldAt): void {
+  const { snapshot, c, path, mix, options, report } = at;
+  const [major, ...minors] = mix.families as [Family, ...Family[]];
+  const second = minors[0] as Family;
+  const kind = pairKind(major.family, second.family);
+  const base: Severity = kind === 'ids' ? (idLike(path) ? 'error' : 'warn') : kind === 'array' ? 'info' : 'warn';
+  const severity = 1 - major.share < options.minorShare && base !== 'info' ? lower(base) : base;
+  const found = {
+    severity,
+    target: targetOf(at),
+    evidence: evidenceOf(mix),
+    recommendation: recommend(c.name, path, major, minors, namingOf(snapshot, c, path)),
+  };
+  const values = formatNumber(mix.values + mix.nulls);
+  if (kind === 'ids' && minors.length === 1) {
+    const data = { path, values, mix: describeMix(mix), major: major.family, minor: second.family };
+    report({ ...found, messageId: 'mixedIds', data });
+  } else if (kind === 'array' && minors.length === 1) {
+    report({ ...found, messageId: 'mixedArray', data: { path, values, mix: describeMix(mix) } });
+  } else {
+    report({
+      ...found,
+      messageId: 'mixed',
+      data: { path, families: mix.families.length, values, mix: describeMix(mix) },
+    });
+  }
 }
 
 export default defineRule({
@@ -175,35 +341,7 @@ export default defineRule({
       'Fields holding values of several types (beyond null): queries match one type, sorts and ranges split by type',
     docsUrl: COMPARISON,
     severity: 'warn',
-    messages: {
-      mixed: sentence(
-        '`{{path}}` holds {{families}} types across {{values}} sampled values: {{mix}}. An equality query ',
-        'matches one type only; range queries and sorts split the values by type (BSON order: numbers, then ',
-        'strings, objects, arrays, binary, ObjectIds, booleans, dates); an index on it holds keys of every ',
-        'type.',
-      ),
-      blankStrings: sentence(
-        '`{{path}}` holds {{other}} values and blank strings across {{values}} sampled values: {{mix}}. A ',
-        'blank string stands for "no value" here, but it is a value: `$exists` and `$ne: null` match it, ',
-        'sorts and range queries split it from the {{other}} values, and an index on the field holds both ',
-        'types.',
-      ),
-      mixedIds: sentence(
-        '`{{path}}` holds identifiers of two types across {{values}} sampled values: {{mix}}. A value of ',
-        'type {{major}} never equals its {{minor}} form: queries and $lookup joins by this field silently ',
-        'miss the {{minor}} ones, and an index on it holds both.',
-      ),
-      mixedArray: sentence(
-        '`{{path}}` is an array in some documents and not in others, across {{values}} sampled values: ',
-        '{{mix}}. A query on it matches both (an array matches by its elements), but sorts, $size and array ',
-        'updates ($push, $addToSet) treat them differently.',
-      ),
-      numberWidths: sentence(
-        '`{{path}}` holds numbers of several widths across {{values}} sampled values: {{mix}}. Queries ',
-        'compare them by value and match across widths, but a double holds an integer exactly only up to ',
-        '2^53 and a decimal and a double of the same written value can differ.',
-      ),
-    },
+    messages,
     options: mixedTypesOptions,
     requires: { capabilities: [] },
   },
@@ -213,102 +351,10 @@ export default defineRule({
       // the document's _id: the id-pattern rule reports its mixed types
       if (path === '_id') continue;
       const mix = typeMix(field);
-      const [major, ...minors] = mix.families;
-      if (!major) continue;
-      const target = { db: c.db, collection: c.name, path };
-      const evidence = {
-        values: mix.values,
-        nulls: mix.nulls,
-        types: describeMix(mix, true),
-        ...Object.fromEntries(mix.families.map((f) => [`share.${f.family}`, Math.round(f.share * 1000) / 1000])),
-      };
-      if (minors.length === 0) {
-        if (options.numberWidths && major.family === 'number' && Object.keys(major.types).length > 1) {
-          report({
-            messageId: 'numberWidths',
-            severity: 'info',
-            target,
-            data: { path, values: formatNumber(mix.values + mix.nulls), mix: describeMix(mix, true) },
-            evidence,
-          });
-        }
-        continue;
-      }
-      const second = minors[0] as Family;
-      const naming = namingOf(snapshot, c, path);
-      const values = formatNumber(mix.values + mix.nulls);
-      const strings = mix.strings;
-      // Strings that are all blank, or all a number's text: the strings are the stray type, whatever their share.
-      if (
-        strings &&
-        minors.length === 1 &&
-        (strings.shape === 'blank' || (strings.shape === 'numeric' && [major.family, second.family].includes('number')))
-      ) {
-        const str = major.family === 'string' ? major : second;
-        const other = major.family === 'string' ? second : major;
-        const severity = str.share < options.minorShare ? 'info' : 'warn';
-        if (strings.shape === 'blank') {
-          report({
-            messageId: 'blankStrings',
-            severity,
-            target,
-            data: { path, other: other.family, values, mix: describeMix(mix) },
-            evidence: { ...evidence, blankStrings: strings.blank },
-            recommendation: recommendNoBlanks(c.name, path, other, naming),
-          });
-        } else {
-          report({
-            messageId: 'mixed',
-            severity,
-            target,
-            data: { path, families: 2, values, mix: describeMix(mix) },
-            evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank },
-            recommendation: recommend(
-              c.name,
-              path,
-              other,
-              [str],
-              naming,
-              strings.blank,
-              strings.integer !== undefined && strings.integer < strings.numeric,
-            ),
-          });
-        }
-        continue;
-      }
-      const minorShare = 1 - major.share;
-      const kind = pairKind(major.family, second.family);
-      const base: Severity = kind === 'ids' ? (idLike(path) ? 'error' : 'warn') : kind === 'array' ? 'info' : 'warn';
-      const severity = minorShare < options.minorShare && base !== 'info' ? lower(base) : base;
-      const recommendation = recommend(c.name, path, major, minors, naming);
-      if (kind === 'ids' && minors.length === 1) {
-        report({
-          messageId: 'mixedIds',
-          severity,
-          target,
-          data: { path, values, mix: describeMix(mix), major: major.family, minor: second.family },
-          evidence,
-          recommendation,
-        });
-      } else if (kind === 'array' && minors.length === 1) {
-        report({
-          messageId: 'mixedArray',
-          severity,
-          target,
-          data: { path, values, mix: describeMix(mix) },
-          evidence,
-          recommendation,
-        });
-      } else {
-        report({
-          messageId: 'mixed',
-          severity,
-          target,
-          data: { path, families: mix.families.length, values, mix: describeMix(mix) },
-          evidence,
-          recommendation,
-        });
-      }
+      if (!mix.families[0]) continue;
+      const at: FieldAt = { snapshot, c, path, mix, options, report };
+      if (mix.families.length === 1) reportNumberWidths(at);
+      else if (!reportStrayStrings(at)) reportMix(at);
     }
   },
   confirm: {

@@ -317,18 +317,27 @@ export async function confirmValidator(ctx: ConfirmContext, f: Finding, o: Valid
   }
 }
 
-async function measure(
+/** The copies loaded into the plain collection, and which of them pass the validator; a Result when none can. */
+interface Passing {
+  loaded: number;
+  duplicates: number;
+  refused: WriteError[];
+  passing: Doc[];
+}
+
+/**
+ * Which copies pass: load them (with their _ids) into the plain collection, then query it with the validator itself.
+ * The plain collection is left empty. A Result when nothing was loaded or nothing passes.
+ */
+async function passingCopies(
   ctx: ConfirmContext,
   f: Finding,
   target: { validator: Doc; what: string },
   copies: readonly Doc[],
-  perBatch: number,
-  o: ValidatorOptions,
-): Promise<Result> {
+): Promise<Passing | Result> {
   const s = ctx.scratch;
-  // Which copies pass: load them (with their _ids) into the plain collection, then query it with the validator itself.
   const loaded = await insertAll(ctx, PLAIN, copies);
-  const duplicates = loaded.errors.filter((e) => e.code === DUPLICATE_KEY).length; // $sample may return a document twice
+  const duplicates = loaded.errors.filter((e) => e.code === DUPLICATE_KEY).length; // $sample may return one twice
   const refused = loaded.errors.filter((e) => e.code !== DUPLICATE_KEY);
   if (loaded.n === 0) {
     return notRun(
@@ -354,8 +363,11 @@ async function measure(
       };
     return notRun(say(CONFIRM_MESSAGES, 'notRunNonePass', data));
   }
+  return { loaded: loaded.n, duplicates, refused, passing };
+}
 
-  const batch = passing.slice(0, INSERT_BATCH);
+/** Inserts of `batch` into each collection, emptied before each round, timed in alternation. */
+async function timeInserts(ctx: ConfirmContext, batch: readonly Doc[], o: ValidatorOptions): Promise<[Timed, Timed]> {
   const empty = (coll: string) => async (): Promise<void> => {
     await write(ctx, { delete: coll, deletes: [{ q: {}, limit: 0 }] });
   };
@@ -372,7 +384,7 @@ async function measure(
   // Every ratio the verdict or its words turn on asks for the second look when the interval still holds it:
   // costlyRatio and its noise-margin edges too, or one loaded stretch of rounds leaves "costs less than 2x" unshown
   // (bench/README.md, 2026-11-25).
-  const [insWith, insWithout] = await alternate(
+  return alternate(
     ctx.budget.slice(0.5),
     {
       label: `insert ${formatNumber(batch.length)} docs, with the validator`,
@@ -386,57 +398,82 @@ async function measure(
     },
     { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
   );
+}
 
-  // Both collections now hold `batch`. Replace some of them by other passing documents: a real change the validator
-  // must check. The replacement has no _id (the target keeps its own); with two or more distinct documents each
-  // round changes every target (round t gives target i the contents of document i + t).
+/**
+ * Both collections hold `batch`. Replace some of them by other passing documents: a real change the validator must
+ * check. The replacement has no _id (the target keeps its own); with two or more distinct documents each round
+ * changes every target (round t gives target i the contents of document i + t). No timing with fewer than two.
+ */
+async function timeReplacements(
+  ctx: ConfirmContext,
+  passing: readonly Doc[],
+  targets: readonly unknown[],
+  perBatch: number,
+  o: ValidatorOptions,
+): Promise<{ updates: [Timed, Timed] | null; tally: { sent: number; unchanged: number } }> {
   const replacements = passing.map(withoutId);
-  const targets = batch.slice(0, UPDATE_BATCH).map((d) => d._id);
   const tally = { sent: 0, unchanged: 0 };
-  let updates: [Timed, Timed] | null = null;
-  if (replacements.length >= 2) {
-    const update = (coll: string, where: string) => {
-      let round = 0;
-      return async (): Promise<void> => {
-        round++;
-        const all = targets.map((id, i) => ({
-          q: { _id: id },
-          u: replacements[(i + round) % replacements.length] as Doc,
-        }));
-        for (let i = 0; i < all.length; i += perBatch) {
-          const part = all.slice(i, i + perBatch);
-          const w = await write(ctx, { update: coll, updates: part, ordered: false });
-          if (w.errors.length > 0 || w.n !== part.length)
-            throw new Refused(
-              `replacing copied documents by other passing ones in the scratch collection ${where}`,
-              w.n,
-              part.length,
-              w.errors[0],
-            );
-          tally.sent += part.length;
-          tally.unchanged += part.length - w.nModified;
-        }
-      };
+  if (replacements.length < 2) return { updates: null, tally };
+  const update = (coll: string, where: string) => {
+    let round = 0;
+    return async (): Promise<void> => {
+      round++;
+      const all = targets.map((id, i) => ({
+        q: { _id: id },
+        u: replacements[(i + round) % replacements.length] as Doc,
+      }));
+      for (let i = 0; i < all.length; i += perBatch) {
+        const part = all.slice(i, i + perBatch);
+        const w = await write(ctx, { update: coll, updates: part, ordered: false });
+        if (w.errors.length > 0 || w.n !== part.length)
+          throw new Refused(
+            `replacing copied documents by other passing ones in the scratch collection ${where}`,
+            w.n,
+            part.length,
+            w.errors[0],
+          );
+        tally.sent += part.length;
+        tally.unchanged += part.length - w.nModified;
+      }
     };
-    updates = await alternate(
-      ctx.budget.slice(1),
-      {
-        label: `replace ${formatNumber(targets.length)} docs, with the validator`,
-        run: update(CHECKED, 'with the validator'),
-      },
-      { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
-      { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
-    );
-  }
+  };
+  const updates = await alternate(
+    ctx.budget.slice(1),
+    {
+      label: `replace ${formatNumber(targets.length)} docs, with the validator`,
+      run: update(CHECKED, 'with the validator'),
+    },
+    { label: `replace ${formatNumber(targets.length)} docs, without`, run: update(PLAIN, 'without it') },
+    { ...PLAN, thresholds: [1, o.noiseRatio, ...decisionEdges(costClaim(o))] },
+  );
+  return { updates, tally };
+}
+
+async function measure(
+  ctx: ConfirmContext,
+  f: Finding,
+  target: { validator: Doc; what: string },
+  copies: readonly Doc[],
+  perBatch: number,
+  o: ValidatorOptions,
+): Promise<Result> {
+  const found = await passingCopies(ctx, f, target, copies);
+  if ('status' in found) return found;
+  const { passing } = found;
+  const batch = passing.slice(0, INSERT_BATCH);
+  const [insWith, insWithout] = await timeInserts(ctx, batch, o);
+  const targets = batch.slice(0, UPDATE_BATCH).map((d) => d._id);
+  const { updates, tally } = await timeReplacements(ctx, passing, targets, perBatch, o);
 
   const timed: Timed[] = [insWith, insWithout, ...(updates ?? [])];
   const insRatio = ratioOf('insert time, with / without the validator', insWith, insWithout);
   const updRatio = updates ? ratioOf('update time, with / without the validator', updates[0], updates[1]) : null;
   const counts = {
-    copied: loaded.n,
+    copied: found.loaded,
     passing: passing.length,
-    duplicates,
-    refused,
+    duplicates: found.duplicates,
+    refused: found.refused,
     unchanged: tally.unchanged,
     sent: tally.sent,
   };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/core/options';
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { collectionOf, ran, sampleOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
-import { ruleTester, runRule } from '../../test/support/rule-tester';
+import { type InvalidCase, ruleTester, runRule } from '../../test/support/rule-tester';
 import { type ProposalCount, type ValidatorDryRun, validatorCollector } from './collect';
 import { describeCost, verdictOf, withIds } from './confirm';
 import { ratioOf, type Timed } from '../../src/confirm/harness';
@@ -124,6 +124,86 @@ const proposal = (level: string, action: string, ...more: (string | RegExp)[]) =
   ...more,
 ];
 
+// The audit's shipwrecks shape (item 8; fields only, made-up counts): `depth` is a number or a blank string, and
+// mixed-types recommends `$unset` of the blanks. Required, `depth` would make the validator reject every document
+// that cleanup leaves without it; the proposal leaves it optional and still accepts the strings that exist.
+const W = 100;
+const wrecks = (depth: FieldProfile): CollectionSnapshot =>
+  collectionOf('shipwrecks', {
+    sample: sampleOf([], {
+      requested: W,
+      size: W,
+      timeSource: '_id',
+      fields: {
+        _id: { present: W, types: { objectId: W } },
+        feature_type: { present: W, types: { string: W } },
+        depth,
+        latdec: { present: W, types: { double: W } },
+        coordinates: { present: W, types: { array: W } },
+        'coordinates.$[]': { present: 2 * W, types: { double: 2 * W } },
+      },
+    }),
+  });
+const blankDepth: FieldProfile = { present: W, types: { double: 23, string: 77 }, strings: { blank: 77, numeric: 0 } };
+const wrecks$ = { db: 'app', collection: 'shipwrecks' };
+
+const blankStringCases: InvalidCase[] = [
+  {
+    name: 'blank strings standing for no value beside numbers (shipwrecks.depth): optional, every type accepted',
+    snapshot: snapshotOf([wrecks(blankDepth)]),
+    findings: [
+      {
+        messageId: 'missing',
+        severity: 'info',
+        target: wrecks$,
+        message:
+          'No validator: nothing stops a write from dropping a field or changing its type. Proposed from ' +
+          'a random sample of 100 documents: `_id`, `coordinates`, `feature_type`, `latdec` required, 5 field ' +
+          'paths typed.',
+        evidence: { required: 4, gaps: 0, blanksOptional: 1, mixed: 1 },
+        recommendation: {
+          reasonIncludes:
+            'Optional because their blank strings stand for no value, which the mixed-types rule proposes to ' +
+            'remove with `$unset` (the schema accepts the strings until then; type these fields without ' +
+            '`string` once they are gone): `depth`.',
+        },
+      },
+    ],
+  },
+  {
+    // numbers and their text, some blank: mixed-types converts the text and unsets the blanks, so the same
+    name: "a number's text and blank strings beside numbers: optional as well",
+    snapshot: snapshotOf([
+      wrecks({ present: W, types: { int: 60, string: 40 }, strings: { blank: 10, numeric: 30, integer: 30 } }),
+    ]),
+    findings: [
+      {
+        messageId: 'missing',
+        severity: 'info',
+        target: wrecks$,
+        messageIncludes: '`_id`, `coordinates`, `feature_type`, `latdec` required',
+        evidence: { blanksOptional: 1 },
+      },
+    ],
+  },
+  {
+    // text with a few blanks is not a stand-in for a missing value: mixed-types has nothing to remove, so required
+    name: 'blank strings among text: still required (no cleanup removes them)',
+    snapshot: snapshotOf([
+      wrecks({ present: W, types: { string: W - 5, double: 5 }, strings: { blank: 3, numeric: 5 } }),
+    ]),
+    findings: [
+      {
+        messageId: 'missing',
+        severity: 'info',
+        target: wrecks$,
+        messageIncludes: '`_id`, `coordinates`, `depth`, `feature_type`, `latdec` required',
+        evidence: { blanksOptional: 0 },
+      },
+    ],
+  },
+];
+
 ruleTester(rule, {
   valid: [
     {
@@ -153,6 +233,7 @@ ruleTester(rule, {
     },
   ],
   invalid: [
+    ...blankStringCases,
     {
       name: 'strict/error with failing documents: warn, moderate, with the paths',
       snapshot: snapshotOf([
@@ -1180,7 +1261,8 @@ describe('validator cost wording', () => {
   it('a timed interval decides the cost only when it clears costlyRatio by the noise margin (2 / 1.1, 2 × 1.1)', () => {
     const timed = (low: number, high: number) => ({ label: '', median: (low + high) / 2, low, high, coverage: 0.96 });
     expect(describeCost(timed(1.3, 1.8), 1.1, 2).verdict).toBe('supported');
-    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive'); // the readings run: under 2, not under 1.82
+    // the readings run: under 2, not under 1.82
+    expect(describeCost(timed(1.3, 1.85), 1.1, 2).verdict).toBe('inconclusive');
     expect(describeCost(timed(2.1, 2.6), 1.1, 2).verdict).toBe('inconclusive');
     expect(describeCost(timed(2.25, 2.6), 1.1, 2).verdict).toBe('refuted');
   });
@@ -1269,5 +1351,16 @@ describe('validator confirmation copies', () => {
     expect(out[3]).toEqual({ _id: made[0], a: 4 });
     expect(Object.keys(out[3] ?? {})[0]).toBe('_id');
     expect(docs[3]).toEqual({ a: 4 }); // the shared source copy is not changed
+  });
+});
+
+describe('validator proposal for blank strings standing for no value', () => {
+  it('types depth with both types it holds and does not require it: every existing document passes', () => {
+    const p = proposeSchema(wrecks(blankDepth), opts);
+    const schema = p?.schema as { required: string[]; properties: Record<string, unknown> };
+    expect(schema.required).not.toContain('depth');
+    expect(schema.properties.depth).toEqual({ bsonType: ['number', 'string'] });
+    expect(p?.blanksOptional).toEqual(['depth']);
+    expect(p?.gaps).toEqual([]);
   });
 });

@@ -105,6 +105,17 @@ function byPathText(byPath: Record<string, number>, max = 8): string {
   return `${shown.join(', ')}${entries.length > max ? `, and ${entries.length - max} more` : ''}`;
 }
 
+/** The switches that tighten a validator: to "error" when it warns, to "strict" when it is moderate. */
+function switchesOf(level: string, action: string): string[] {
+  return [
+    action === 'warn' ? 'validationAction "error"' : '',
+    level === 'moderate' ? 'validationLevel "strict"' : '',
+  ].filter(Boolean);
+}
+
+/** ", and 3 more" after a list cut at its first items; '' when nothing was cut. */
+const andMore = (n: number): string => (n > 0 ? `, and ${formatNumber(n)} more` : '');
+
 /** Why failing documents must be fixed before tightening a validator that is not both "strict" and rejecting. */
 function nextStep(level: string, action: string): string {
   const warns = action === 'warn';
@@ -266,9 +277,7 @@ function reportViolations(e: Existing, c: CollectionSnapshot, report: ValidatorR
         commands: [collMod(c, { validationLevel: 'moderate' }), findViolators(c)],
       }
     : {
-        action:
-          `fix the failing documents, then switch ` +
-          `to ${[action === 'warn' ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : ''].filter(Boolean).join(' and ')}`,
+        action: `fix the failing documents, then switch to ${switchesOf(level, action).join(' and ')}`,
         reason: `${nextStep(level, action)}${onSample}${inSample} List them by _id:`,
         commands: [findViolators(c)],
       };
@@ -300,10 +309,19 @@ function reportReady(e: Existing, snapshot: Snapshot, c: CollectionSnapshot, rep
     target,
     evidence,
     recommendation: {
-      action: [warnOnly ? 'validationAction "error"' : '', level === 'moderate' ? 'validationLevel "strict"' : '']
-        .filter(Boolean)
-        .join(', '),
-      reason: `${warnOnly ? '"warn" only logs bad writes; ' + '"error" rejects them, and ' + 'nothing that exists today ' + 'would fail.' : '"moderate" skips updates to ' + 'documents that are already ' + 'invalid; there are none.'}${count.kind === 'server' ? '' : ' The count is from the ' + 'sample only: count the whole ' + 'collection before switching.'}${warnOnly && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" ' + 'rejects like "error" and also ' + 'logs each rejection, for ' + 'teams that want the ' + 'log (second command).' : ''}`,
+      action: switchesOf(level, action).join(', '),
+      reason: [
+        warnOnly
+          ? '"warn" only logs bad writes; "error" rejects them, and nothing that exists today would fail.'
+          : '"moderate" skips updates to documents that are already invalid; there are none.',
+        count.kind === 'server'
+          ? ''
+          : ' The count is from the sample only: count the whole collection before switching.',
+        warnOnly && atLeast81(snapshot)
+          ? ' On 8.1+, "errorAndLog" rejects like "error" and also logs each rejection, for teams that want the log ' +
+            '(second command).'
+          : '',
+      ].join(''),
       commands:
         count.kind === 'server'
           ? commands
@@ -460,37 +478,14 @@ function forMongoDbOnly(schemaCommand: string, shown: string): { action: string;
   };
 }
 
-function analyzeMissing(
-  snapshot: Snapshot,
-  c: CollectionSnapshot,
-  o: ValidatorOptions,
-  report: ValidatorReport,
-  note: NoteFn,
-): void {
-  const target = { db: c.db, collection: c.name };
-  if (c.sample.size === 0) return;
-  const p = proposeSchema(c, o, dataOf(validatorCollector, c)?.stringCardinality);
-  if (!p) {
-    // Too few documents to propose from is the data's size, not a limit of the check: nothing to say.
-    if (censusDocuments(c) === 0) {
-      note(
-        `no validator, and none proposed: the ${plural(c.sample.size, 'sampled document')} were too large ` +
-          `to read whole and were measured on the server, so no field census exists`,
-        target,
-      );
-    }
-    return;
-  }
-  const v = verdictOf(c, p);
-  const level = v.strict ? 'strict' : 'moderate';
-  const action = v.strict ? 'error' : 'warn';
+/** What the census showed besides the schema: said in the recommendation, so the finding stays one finding. */
+function shownOf(p: Proposal, o: ValidatorOptions): string {
   const ofHolders =
     o.requiredShare >= 1
       ? 'every document (or object) holding them'
       : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
   const belowDepth = p.belowDepth.map((b) => `\`${b.path}\` (${plural(b.paths, 'path')})`);
-  // What this census showed besides the schema: said in the recommendation, so the finding stays one finding.
-  const shown = [
+  return [
     p.basis === 'ordered'
       ? ''
       : ` Required: fields present and not \`null\` ` +
@@ -499,13 +494,18 @@ function analyzeMissing(
       ? ` Required but missing from some ` +
         `documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.`
       : '',
+    p.blanksOptional.length
+      ? ` Optional because their blank strings stand for no value, which the mixed-types rule proposes to remove ` +
+        `with \`$unset\` (the schema accepts the strings until then; type these fields without \`string\` once ` +
+        `they are gone): ${listed(p.blanksOptional)}.`
+      : '',
     p.nullOnly.length ? ` Seen only as \`null\`, so left untyped (any type): ${listed(p.nullOnly)}.` : '',
     p.mixed.length ? ` Typed with every type seen (the mixed-types rule reports them): ${listed(p.mixed)}.` : '',
     p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
     p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
     belowDepth.length
-      ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept ` +
-        `anything): ${belowDepth.slice(0, 8).join(', ')}${belowDepth.length > 8 ? `, and ${formatNumber(belowDepth.length - 8)} more` : ''}.`
+      ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept anything): ` +
+        `${belowDepth.slice(0, 8).join(', ')}${andMore(belowDepth.length - 8)}.`
       : '',
     p.overCap.length
       ? ` Left out over the cap of ${formatNumber(o.maxFields)} field paths (maxFields; they accept ` +
@@ -514,7 +514,13 @@ function analyzeMissing(
     p.enums.length ? ` Enums read with distinct() when you run it: ${quoted(p.enums)}.` : '',
     p.enumsSkipped ? ` No enums: ${p.enumsSkipped}.` : '',
   ].join('');
+}
+
+/** The proposal's commands: the schema, the count of documents failing it, the collMod, and what the verdict adds. */
+function proposalCommands(snapshot: Snapshot, c: CollectionSnapshot, p: Proposal, v: Verdict): string[] {
   const coll = shellCollection(c.name);
+  const level = v.strict ? 'strict' : 'moderate';
+  const action = v.strict ? 'error' : 'warn';
   const commands = [
     `var schema = ${shellLiteral(p.schema)}`,
     `${coll}.countDocuments({ $nor: [{ $jsonSchema: schema }] })`,
@@ -524,37 +530,76 @@ function analyzeMissing(
   if (v.strict && atLeast81(snapshot))
     commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
   if (!v.strict) commands.push(`${coll}.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })`);
+  return commands;
+}
+
+/** The proposal's evidence: its figures, how it was read, and the verdict on the level and action. */
+function proposalEvidence(
+  c: CollectionSnapshot,
+  p: Proposal,
+  v: Verdict,
+): Record<string, string | number | boolean | null> {
+  return {
+    sampleSize: p.documents,
+    basis: p.basis,
+    required: p.required.length,
+    fields: p.fields,
+    gaps: p.gaps.length,
+    blanksOptional: p.blanksOptional.length,
+    nullOnly: p.nullOnly.length,
+    mixed: p.mixed.length,
+    maps: p.maps.length,
+    open: p.open.length,
+    leftOutBelowDepth: p.belowDepth.reduce((n, b) => n + b.paths, 0),
+    leftOutOverCap: p.overCap.length,
+    enums: p.enums.length,
+    sampleRandom: c.sample.random,
+    proposedLevel: v.strict ? 'strict' : 'moderate',
+    proposedAction: v.strict ? 'error' : 'warn',
+    violators: v.violators,
+    violatorsCountedOn: v.on,
+  };
+}
+
+/** The recommendation: the validator to add (or, on a server without validators, the schema for a MongoDB one). */
+function proposalRecommendation(snapshot: Snapshot, p: Proposal, v: Verdict, commands: string[], shown: string) {
+  if (lacksValidators(snapshot)) return forMongoDbOnly(commands[0] ?? '', shown);
+  const errorAndLog =
+    v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also logs each rejection (last command).' : '';
+  return {
+    action: v.strict ? 'add this validator (strict, error)' : 'add this validator (moderate, warn), then tighten it',
+    reason: `${v.how}${shown} ${COST}${errorAndLog}`,
+    commands,
+  };
+}
+
+/** Too few documents to propose from is the data's size, not a limit of the check: a note only when none was read. */
+function noteNoCensus(c: CollectionSnapshot, note: NoteFn): void {
+  if (censusDocuments(c) !== 0) return;
+  note(
+    `no validator, and none proposed: the ${plural(c.sample.size, 'sampled document')} were too large ` +
+      `to read whole and were measured on the server, so no field census exists`,
+    { db: c.db, collection: c.name },
+  );
+}
+
+function analyzeMissing(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  o: ValidatorOptions,
+  report: ValidatorReport,
+  note: NoteFn,
+): void {
+  if (c.sample.size === 0) return;
+  const p = proposeSchema(c, o, dataOf(validatorCollector, c)?.stringCardinality);
+  if (!p) return noteNoCensus(c, note);
+  const v = verdictOf(c, p);
+  const commands = proposalCommands(snapshot, c, p, v);
   const finding = {
     severity: 'info' as const,
-    target,
-    evidence: {
-      sampleSize: p.documents,
-      basis: p.basis,
-      required: p.required.length,
-      fields: p.fields,
-      gaps: p.gaps.length,
-      nullOnly: p.nullOnly.length,
-      mixed: p.mixed.length,
-      maps: p.maps.length,
-      open: p.open.length,
-      leftOutBelowDepth: p.belowDepth.reduce((n, b) => n + b.paths, 0),
-      leftOutOverCap: p.overCap.length,
-      enums: p.enums.length,
-      sampleRandom: c.sample.random,
-      proposedLevel: level,
-      proposedAction: action,
-      violators: v.violators,
-      violatorsCountedOn: v.on,
-    },
-    recommendation: lacksValidators(snapshot)
-      ? forMongoDbOnly(commands[0] ?? '', shown)
-      : {
-          action: v.strict
-            ? 'add this validator (strict, error)'
-            : 'add this validator (moderate, warn), then tighten it',
-          reason: `${v.how}${shown} ${COST}${v.strict && atLeast81(snapshot) ? ' On 8.1+, "errorAndLog" also ' + 'logs each rejection (last ' + 'command).' : ''}`,
-          commands,
-        },
+    target: { db: c.db, collection: c.name },
+    evidence: proposalEvidence(c, p, v),
+    recommendation: proposalRecommendation(snapshot, p, v, commands, shownOf(p, o)),
   };
   const fields = p.fields;
   if (p.basis === 'ordered')

@@ -16,6 +16,11 @@ import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_validator';
 const SECRET = 'SECRET-VALUE-do-not-print';
+/** What a server that skips Decimal128 for `maximum` counts, for the log. */
+const SKIPS_DECIMAL = ' (MongoDB documents 3: the server skips Decimal128 for maximum)';
+/** The server's count of documents failing a schema, or why there is none, for the log. */
+const serverSays = (v: { server: number | null; serverWhy: string }): string =>
+  v.server === null ? `no server count (${v.serverWhy.slice(0, 80)})` : `${v.server} on the server`;
 
 describe('validator (live)', () => {
   const uri = inject('mongoUri');
@@ -251,9 +256,9 @@ describe('validator (live)', () => {
     const run = await confirmFindings(snap, proposals, adapter, [rule], { budgetMs: 8_000, maxDocs: 200 });
     for (const f of run.findings) {
       const k = f.confirmation;
+      const why = k?.reason ? ` (${k.reason})` : '';
       console.log(
-        `[validator ` +
-          `live] ${kind} ${f.target.collection ?? ''}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}${k?.reason ? ` (${k.reason})` : ''}`,
+        `[validator live] ${kind} ${f.target.collection ?? ''}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}${why}`,
       );
       expect(['supported', 'refuted', 'inconclusive'], `${f.target.collection ?? ''}: ${k?.summary ?? ''}`).toContain(
         k?.status,
@@ -286,9 +291,13 @@ describe('validator (live)', () => {
       });
       const raw = await db.command({ insert: 'id_required', documents: [{ n: 1 }], ordered: false });
       const serverAddsIdFirst = Number(raw.n) === 1;
+      const code = JSON.stringify((raw.writeErrors as { code?: number }[] | undefined)?.[0]?.code);
+      const outcome = serverAddsIdFirst
+        ? 'accepted (the server adds _id before validating, as MongoDB documents)'
+        : `rejected (${code}: the server validates before adding _id)`;
       console.log(
         `[validator live] ${kind}: a raw insert without _id into a collection whose validator requires _id ` +
-          `is ${serverAddsIdFirst ? 'accepted (the server adds ' + '_id before validating, as ' + 'MongoDB documents)' : `rejected (${JSON.stringify((raw.writeErrors as { code?: number }[] | undefined)?.[0]?.code)}: ` + `the server validates before adding _id)`}`,
+          `is ${outcome}`,
       );
       const snap = await collect(['people'], 60);
       const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
@@ -322,7 +331,7 @@ describe('validator (live)', () => {
       console.log(
         `[validator live] ${kind}: Decimal128 150.5 against maximum 100: the server ` +
           `counts ${String(dry?.serverViolators)} of 3 ` +
-          `failing${dry?.serverViolators === 3 ? ' (as MongoDB documents)' : ' (MongoDB documents 3: the server ' + 'skips Decimal128 for maximum)'}`,
+          `failing${dry?.serverViolators === 3 ? ' (as MongoDB documents)' : SKIPS_DECIMAL}`,
       );
       if (dry?.serverViolators === 3) {
         expect(disagree).toBeUndefined();
@@ -495,7 +504,7 @@ describe('validator proposals reject nothing that exists (live)', () => {
           `[validator live] ${kind} ${coll}: proposed ${String(level)}/${String(action)} (${f.messageId}, ` +
             `violators ${String(f.evidence.violators)} counted on ${String(f.evidence.violatorsCountedOn)}); ` +
             `over every document: ${v.inProcess} fail ` +
-            `in-process, ${v.server === null ? `no server count (${v.serverWhy.slice(0, 80)})` : `${v.server} on the server`}`,
+            `in-process, ${serverSays(v)}`,
         );
         if (level === 'strict' || action === 'error') {
           strictOnes.push(coll);

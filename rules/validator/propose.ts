@@ -1,5 +1,6 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
+import { blanksStandingForNone } from '../../src/lib/blank-strings';
 import { isNumericBsonType } from '../../src/lib/bson-types';
 import { dottedPath, joinPath, pathOf, pathSegments } from '../../src/lib/doc-path';
 import { shellCollection } from '../../src/lib/shell';
@@ -43,6 +44,11 @@ export interface Proposal {
   nullOnly: string[];
   /** Paths typed with more than one BSON type (every type seen is accepted; the mixed-types rule reports them). */
   mixed: string[];
+  /**
+   * Paths left optional only because their blank strings stand for "no value" (the mixed-types rule recommends
+   * removing them): required, the field would reject the documents that cleanup leaves without it.
+   */
+  blanksOptional: string[];
   /** Paths whose contents were left out below maxDepth, with how many census paths lay below each. */
   belowDepth: { path: string; paths: number }[];
   /** Census paths left out because the proposal already typed maxFields paths (shallow and common ones first). */
@@ -121,6 +127,7 @@ class Proposer {
   readonly maps: string[] = [];
   readonly nullOnly: string[] = [];
   readonly mixed: string[] = [];
+  readonly blanksOptional: string[] = [];
   readonly belowDepth: { path: string; paths: number }[] = [];
   readonly overCap: string[] = [];
   readonly enums: string[] = [];
@@ -200,7 +207,12 @@ class Proposer {
     if (k.depth === 1 && k.name === '_id') return true;
     if (this.input.basis === 'ordered' || holders === null || holders <= 0 || !k.field) return false;
     const nonNull = k.field.present - (k.field.types.null ?? 0);
-    return nonNull / holders >= this.o.requiredShare;
+    if (nonNull / holders < this.o.requiredShare) return false;
+    // blank strings standing for "no value" count as none: the cleanup mixed-types recommends removes them
+    const blanks = blanksStandingForNone(k.field);
+    if (blanks === 0 || (nonNull - blanks) / holders >= this.o.requiredShare) return true;
+    this.blanksOptional.push(k.path);
+    return false;
   }
 
   field(node: Node, counted = true): Doc {
@@ -312,7 +324,8 @@ export function censusOf(c: CollectionSnapshot, stringCardinality?: Record<strin
 
 /**
  * A $jsonSchema from the sample's field census, built to reject nothing the census saw: every type seen accepted
- * (null too), fields required only when present and not null in requiredShare of a complete or random census, maps
+ * (null too), fields required only when present and not null (nor a blank string standing for no value) in
+ * requiredShare of a complete or random census, maps
  * as additionalProperties, objects with too many keys left open, and a cap on depth and field paths (what it left out
  * is listed). Null when there are too few documents to propose from.
  */
@@ -331,6 +344,7 @@ export function proposeFrom(input: CensusInput, o: ValidatorOptions): Proposal |
     maps: p.maps,
     nullOnly: p.nullOnly,
     mixed: p.mixed,
+    blanksOptional: p.blanksOptional,
     belowDepth: p.belowDepth,
     overCap: p.overCap,
     enums: p.enums,

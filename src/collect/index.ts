@@ -269,10 +269,23 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   return snapshot;
 }
 
-/** Run-wide notes: one line each for the whole run, whatever the number of databases (the cause is the server). */
-function runNotes(snapshot: Snapshot, notes: Note[]): void {
+/**
+ * "2 collections: app.users, shop.orders": how many, and which (the first five; `db.collection` when the run spans
+ * databases), so a run-wide note names where it applies even without a target (audit 2026-11-26, item 12).
+ */
+export function collectionsText(snapshot: Snapshot, list: readonly CollectionSnapshot[]): string {
+  const names = list.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
+  const more = list.length > 5 ? ', …' : '';
+  return `${list.length} collection${list.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
+}
+
+/**
+ * Run-wide notes: one line each for the whole run, whatever the number of databases (the cause is the server). Each
+ * names the collections it concerns; a run over one database also targets it.
+ */
+export function runNotes(snapshot: Snapshot, notes: Note[]): void {
   const all = snapshot.databases.flatMap((d) => d.collections);
-  const plural = (n: number) => `${n} collection${n === 1 ? '' : 's'}`;
+  const which = (list: readonly CollectionSnapshot[]): string => collectionsText(snapshot, list);
   const caps = snapshot.server.capabilities;
   const notRandom = all.filter((c) => c.sample.method === 'natural-order');
   const single = snapshot.databases.length === 1 ? { target: { db: snapshot.databases[0]?.name ?? '' } } : {};
@@ -281,7 +294,7 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
       level: 'info',
       ...single,
       message:
-        `samples are the first documents in natural order, not random (${plural(notRandom.length)}): the ` +
+        `samples are the first documents in natural order, not random (${which(notRandom)}): the ` +
         `server lacks $sample (${caps.sample.evidence})`,
     });
   }
@@ -292,35 +305,33 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
       ...single,
       message:
         `samples were drawn at random positions of the _ids in natural order and fetched by _id, not with ` +
-        `$sample (${plural(byIds.length)}): the server lacks $sample (${caps.sample.evidence})`,
+        `$sample (${which(byIds)}): the server lacks $sample (${caps.sample.evidence})`,
     });
   }
   // The outlier collector (when planned) notes its other statuses per collection; a server lacking the operators, once.
   const unsupported = all.filter((c) => dataOf(outlierSearch, c)?.status === 'unsupported');
   if (unsupported.length > 0) {
+    const reason =
+      (unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size';
     notes.push({
       level: 'skipped',
       ...single,
       message:
         `the largest documents and longest arrays were not searched for beyond the samples ` +
-        `(${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; ` +
-        `the largest sampled ones are lower bounds`,
+        `(${which(unsupported)}): ${reason}; the largest sampled ones are lower bounds`,
     });
   }
   const unsized = all.filter(
     (c) => c.stats && c.stats.count > 0 && c.stats.sizeBytes === 0 && c.stats.storageSizeBytes === 0,
   );
   if (unsized.length > 0) {
-    const names = unsized.slice(0, 5).map((c) => (snapshot.databases.length === 1 ? c.name : `${c.db}.${c.name}`));
-    const more = unsized.length > 5 ? ', …' : '';
-    const which = `${unsized.length} collection${unsized.length === 1 ? '' : 's'}: ${names.join(', ')}${more}`;
     notes.push({
       level: 'skipped',
       ...single,
       message:
-        `storage sizes were not read (${which}): $collStats counted their documents but reported 0 bytes of data ` +
-        'and storage, so their sizes are unknown, not 0 B',
-      gap: gapOf(COLLSTATS_ZERO_SIZES, `storage sizes of ${which}`),
+        `storage sizes were not read (${which(unsized)}): $collStats counted their documents but reported 0 bytes of ` +
+        'data and storage, so their sizes are unknown, not 0 B',
+      gap: gapOf(COLLSTATS_ZERO_SIZES, `storage sizes of ${which(unsized)}`),
     });
   }
 }

@@ -238,13 +238,34 @@ export function collapseGaps(notes: readonly Note[]): Note[] {
   return out;
 }
 
-/** One line for the notes of one gap: its cause (the core read's wording when it is among them), then each effect. */
+/**
+ * Where a note applies, said beside its effect when the collapsed line's own target does not say it: its collection in
+ * a line on one database, `db.collection` (or the database) in a line across databases; '' when the line says it.
+ */
+function placeBeside(n: Note, lineDb: string | undefined): string {
+  const t = n.target;
+  if (!t) return '';
+  if (lineDb !== undefined) return t.collection ?? '';
+  return t.collection ? `${t.db}.${t.collection}` : t.db;
+}
+
+/**
+ * One line for the notes of one gap: its cause (the core read's wording when it is among them), then each effect,
+ * once, with the places it concerns when the line's target does not name them (audit 2026-11-26, item 12).
+ */
 function gapLine(first: Note, notes: readonly Note[]): Note {
   const head = notes.find((n) => n.ruleId === undefined) ?? first;
-  const effectOf = (n: Note): string => `${n.ruleId ? `${n.ruleId}: ` : ''}${n.gap?.effect ?? ''}`;
-  const effects = [...new Set([head, ...notes.filter((n) => n !== head)].map(effectOf))];
   const dbs = new Set(notes.map((n) => n.target?.db));
   const db = dbs.size === 1 ? [...dbs][0] : undefined;
+  const places = new Map<string, string[]>();
+  for (const n of [head, ...notes.filter((x) => x !== head)]) {
+    const effect = `${n.ruleId ? `${n.ruleId}: ` : ''}${n.gap?.effect ?? ''}`;
+    const where = placeBeside(n, db);
+    const list = places.get(effect) ?? [];
+    if (where && !list.includes(where)) list.push(where);
+    places.set(effect, list);
+  }
+  const effects = [...places].map(([effect, where]) => (where.length ? `${effect} (${where.join(', ')})` : effect));
   const target = db === undefined ? {} : { target: { db } };
   const cause = head.gap?.cause ?? '';
   const message = `${cause}. Not checked because of it: ${effects.join('; ')}.`;
