@@ -58,13 +58,14 @@ export function onInterrupt(io: Io, opts: { nothing?: string } = {}): Interrupt 
   const handler = (signal: Handled): void => {
     count++;
     if (count > 1) {
-      say(
-        scratch && !scratch.cleanedUp
-          ? `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
-              `on ${scratch.source}; ${howToDrop(scratch)}`
-          : 'Quit.',
-      );
-      for (const a of actions.filter((x) => !done.has(x))) say(`Quit before ${a.what} was done; by hand: ${a.byHand}`);
+      const pending = actions.filter((x) => !done.has(x));
+      if (scratch && !scratch.cleanedUp)
+        say(
+          `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
+            `on ${scratch.source}; ${howToDrop(scratch)}`,
+        );
+      else if (!pending.length) say('Quit.');
+      for (const a of pending) say(`Quit before ${a.what} was done; by hand: ${a.byHand}`);
       process.exit(EXIT_FOR[signal]);
     }
     process.stdout.on('error', quiet);

@@ -15,7 +15,8 @@ import { ask } from './cleanup';
  * `mongo-advisor profile <uri> --db <name> --for <duration>`: the one way the advisor changes the profiling level, and
  * only when asked. It reads the settings first (`profile: -1`), does nothing when the profiler is already on, asks
  * (or takes --yes), sets level 1 for the stated time, then puts back exactly what was there (level, slowms,
- * sampleRate, filter) on every exit path: the end of the wait, an error, Ctrl-C, SIGTERM, SIGHUP (src/cli/interrupt.ts).
+ * sampleRate, filter) on every exit path: the end of the wait, an error, Ctrl-C, SIGTERM, SIGHUP
+ * (src/cli/interrupt.ts).
  * The changes go through `profilerOnly` (src/adapters/read-only.ts): the profile command on that database, nothing
  * else.
  */
@@ -67,7 +68,7 @@ export function formatDurationText(ms: number): string {
 /** "level 0, slowms 100" (with the sample rate when it is not 1, and the filter when one is set). */
 export function describeSettings(s: ProfilerSettings): string {
   const rate = s.sampleRate === 1 ? '' : `, sampleRate ${s.sampleRate}`;
-  const filter = s.filter ? `, filter ${EJSON.stringify(s.filter, { relaxed: true })}` : '';
+  const filter = s.filter ? `, filter ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}` : '';
   return `level ${s.was}, slowms ${s.slowms}${rate}${filter}`;
 }
 
@@ -75,8 +76,8 @@ export function describeSettings(s: ProfilerSettings): string {
 export function restoreByHand(db: string, s: ProfilerSettings): string {
   const opts = [`slowms: ${s.slowms}`];
   if (s.sampleRate !== 1) opts.push(`sampleRate: ${s.sampleRate}`);
-  if (s.filter) opts.push(`filter: ${EJSON.stringify(s.filter, { relaxed: true })}`);
-  return `db.getSiblingDB(${JSON.stringify(db)}).setProfilingLevel(${s.was}, { ${opts.join(', ')} })`;
+  if (s.filter) opts.push(`filter: ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}`);
+  return `db.getSiblingDB(${terminalLine(JSON.stringify(db))}).setProfilingLevel(${s.was}, { ${opts.join(', ')} })`;
 }
 
 /** The profile command that puts `s` back: level, slowms, sampleRate, and the filter if one was set. */
@@ -292,9 +293,8 @@ async function during(adapter: Adapter, gate: Adapter, db: string, d: During): P
   await wait(d.ms, d.interrupt, async (elapsed) => {
     const n = await entries(adapter, db);
     const count = n === null ? '' : `, ${n} entr${n === 1 ? 'y' : 'ies'} in system.profile so far`;
-    io.err(
-      `profiling ${terminalLine(db)}: ${formatDurationText(Math.round(elapsed / 1000) * 1000)} of ${formatDurationText(d.ms)}${count}`,
-    );
+    const so = formatDurationText(Math.round(elapsed / 1000) * 1000);
+    io.err(`profiling ${terminalLine(db)}: ${so} of ${formatDurationText(d.ms)}${count}`);
   });
   if (d.interrupt.aborted) return EXIT.usage; // the interrupt handler restores, says so and exits 128 + signal
   io.out(
