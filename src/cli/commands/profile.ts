@@ -222,10 +222,11 @@ async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<number> {
   }
   const slowms = o.slowms ?? old.slowms;
   const target = { ...old, was: 1, slowms };
-  const global = slowms === old.slowms ? '' : ` (slowms is server-wide: the slow-query log uses it too meanwhile)`;
+  const global =
+    slowms === old.slowms ? '' : ` (slowms is server-wide: the slow-query log uses ${slowms} ms meanwhile)`;
   const plan =
-    `set the profiling level of ${shown} on ${adapter.source} to 1 (operations slower than ${slowms} ms)${global} ` +
-    `for ${formatDurationText(o.ms)}, then restore ${describeSettings(old)}`;
+    `set the profiling level of ${shown} on ${adapter.source} to 1 (operations slower than ${slowms} ms) ` +
+    `for ${formatDurationText(o.ms)}, then restore ${describeSettings(old)}${global}`;
   if (!(await consent(plan, o.flags, o.confirm))) {
     io.out('Nothing changed.');
     return EXIT.findings;
