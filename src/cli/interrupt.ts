@@ -89,7 +89,8 @@ export function onInterrupt(io: Io, opts: { nothing?: string } = {}): Interrupt 
     const dropped = scratch ? scratch.cleanup() : Promise.resolve(null);
     const exit = async (): Promise<void> => {
       for (const a of actions) {
-        say(await a.run().catch((err: unknown) => `NOT ${a.what}: ${String(err)}; by hand: ${a.byHand}`));
+        const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+        say(await a.run().catch((err: unknown) => `Could not finish ${a.what}: ${why(err)}; by hand: ${a.byHand}`));
         done.add(a);
       }
       process.exit(EXIT_FOR[signal]);

@@ -10,6 +10,7 @@ import { onInterrupt, type RestoreAction } from '../interrupt';
 import { EXIT, type Io } from '../io';
 import { connect } from '../shared';
 import { ask } from './cleanup';
+import { dbFromUri } from './check';
 
 /**
  * `mongo-advisor profile <uri> --db <name> --for <duration>`: the one way the advisor changes the profiling level, and
@@ -150,8 +151,18 @@ async function wait(ms: number, signal: AbortSignal, tick: (elapsed: number) => 
     const left = start + ms - Date.now();
     if (left <= 0) return;
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.min(left, every));
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      const stop = (): void => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(
+        () => {
+          signal.removeEventListener('abort', stop);
+          resolve();
+        },
+        Math.min(left, every),
+      );
+      signal.addEventListener('abort', stop, { once: true });
     });
     if (!signal.aborted && Date.now() - start < ms) await tick(Date.now() - start);
   }
@@ -164,16 +175,25 @@ async function wait(ms: number, signal: AbortSignal, tick: (elapsed: number) => 
 function restorer(gate: Adapter, db: string, old: ProfilerSettings, setting: Promise<unknown>): () => Promise<string> {
   let once: Promise<string> | null = null;
   const shown = JSON.stringify(terminalLine(db));
+  const same = (now: ProfilerSettings): boolean =>
+    now.was === old.was &&
+    now.slowms === old.slowms &&
+    now.sampleRate === old.sampleRate &&
+    (now.filter === undefined) === (old.filter === undefined);
   const run = async (): Promise<string> => {
-    await setting.catch(() => undefined);
+    if (
+      !(await setting.then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      // refused (no right to, a mongos): most likely nothing changed, and then nothing is to be put back
+      const now = await readSettings(gate, db).catch(() => null);
+      if (now && same(now)) return `The profiling level of ${shown} was not changed: ${describeSettings(now)}.`;
+    }
     await gate.command(db, restoreCommand(old));
     const now = await readSettings(gate, db);
-    const same =
-      now.was === old.was &&
-      now.slowms === old.slowms &&
-      now.sampleRate === old.sampleRate &&
-      (now.filter === undefined) === (old.filter === undefined);
-    if (!same)
+    if (!same(now))
       throw new Error(`the server reads ${describeSettings(now)} after the restore, not ${describeSettings(old)}`);
     return `Restored the profiling level of ${shown}: ${describeSettings(now)} (read back from the server).`;
   };
@@ -187,12 +207,12 @@ export async function runProfile(
   io: Io,
   confirm: (q: string) => Promise<boolean> = ask,
 ): Promise<number> {
-  if (!flags.db) throw new UserError('Which database? Pass --db <name>: the profiling level is set per database.');
+  const db = flags.db ?? dbFromUri(uri);
+  if (!db) throw new UserError('Which database? Pass --db <name>: the profiling level is set per database.');
   if (flags.for === undefined)
     throw new UserError('How long? Pass --for <duration>, e.g. --for 10m: the level is put back after it.');
   const ms = parseDuration(flags.for);
   const slowms = flags.slowms === undefined ? undefined : parseSlowms(flags.slowms);
-  const db = flags.db;
   checkTargets([db]);
   const adapter = await connect(uri);
   try {
@@ -316,7 +336,7 @@ export function registerProfile(program: Command, io: Io, setExit: (code: number
     .command('profile')
     .description('turn the profiler on (level 1) for a stated time, after asking, then restore the previous level')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
-    .option('--db <name>', 'the database to profile (the level is set per database)')
+    .option('--db <name>', "the database to profile (default: the connection string's; the level is per database)")
     .option('--for <duration>', 'how long, e.g. 30s, 10m, 1h (at most 24h); the previous level is restored after')
     .option('--slowms <ms>', "profile operations slower than this (default: the server's slowms, MongoDB's 100)")
     .option('-y, --yes', 'turn it on without asking (scripts)')
