@@ -222,7 +222,7 @@ export async function runProfile(
   }
 }
 
-interface OptIn {
+export interface OptIn {
   ms: number;
   slowms: number | undefined;
   flags: ProfileFlags;
@@ -230,7 +230,7 @@ interface OptIn {
   confirm: (q: string) => Promise<boolean>;
 }
 
-async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<number> {
+export async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<number> {
   const { io } = o;
   const gate = profilerOnly(adapter, db);
   const shown = JSON.stringify(terminalLine(db));
