@@ -128,6 +128,7 @@ const COMMANDS: {
     formats: ['text', 'json', 'sarif', 'junit', 'markdown'],
     args: (u, f) => ['analyze', u, '--format', f],
   },
+  { name: 'profile', formats: ['text'], args: (u) => ['profile', u, '--db', 'shop', '--for', '2s', '--yes'] },
 ];
 
 const noStack = (s: string): void => expect(s).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);

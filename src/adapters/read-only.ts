@@ -565,3 +565,82 @@ class ScratchOnlyAdapter implements Adapter {
     return this.#inner.close();
   }
 }
+
+/**
+ * The fields a `profile` command may carry through the profiler gate, and the levels it may set. -1 reads the
+ * settings; 1 is what `mongo-advisor profile` turns on; 0 is what it puts back (it refuses to start when the level is
+ * already on, so the level it restores is always 0). Level 2 (every operation) is never sent. The fields are the
+ * manual's (https://www.mongodb.com/docs/manual/reference/command/profile/): `slowms`, `sampleRate` and `filter`
+ * (a query document, or "unset" to remove one).
+ */
+const PROFILE_FIELDS = new Set(['profile', 'slowms', 'sampleRate', 'filter']);
+const PROFILE_LEVELS = new Set([-1, 0, 1]);
+
+/** Why `cmd` is not a `profile` command the profiler gate sends (a sentence for the refusal), or null. */
+export function whyNotProfileCommand(cmd: unknown): string | null {
+  const shape = shapeProblem(cmd);
+  if (shape !== null || !isPlainDoc(cmd)) return shape;
+  const name = commandName(cmd);
+  if (name !== 'profile') return `${name} is not the profile command, the only one this gate sends`;
+  const extra = Object.keys(cmd).filter((k) => !PROFILE_FIELDS.has(k));
+  if (extra.length) return `profile with ${extra.join(', ')}: only ${[...PROFILE_FIELDS].join(', ')} are allowed`;
+  if (typeof cmd.profile !== 'number' || !PROFILE_LEVELS.has(cmd.profile))
+    return `profile level ${JSON.stringify(cmd.profile)}: only -1 (read), 0 (off) and 1 (slow operations) are sent`;
+  if (cmd.profile === -1 && Object.keys(cmd).length > 1)
+    return 'profile -1 reads the settings and takes no other field';
+  if (cmd.slowms !== undefined && (!Number.isInteger(cmd.slowms) || (cmd.slowms as number) < 0))
+    return 'slowms must be a whole number of milliseconds, 0 or more';
+  const rate = cmd.sampleRate;
+  if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)))
+    return 'sampleRate must be a number from 0 to 1';
+  if (cmd.filter !== undefined && cmd.filter !== 'unset' && !isPlainDoc(cmd.filter))
+    return 'filter must be a query document or "unset"';
+  return null;
+}
+
+/**
+ * The adapter `mongo-advisor profile` changes the profiling level through: the `profile` command on the one database
+ * it was made for, with the fields and levels `whyNotProfileCommand` allows, and nothing else. Anything else throws a
+ * RefusedCommand before it reaches the server. The rest of that command's reads go through `readOnly`.
+ */
+export function profilerOnly(adapter: Adapter, db: string): Adapter {
+  return new ProfilerOnlyAdapter(adapter, db);
+}
+
+class ProfilerOnlyAdapter implements Adapter {
+  readonly kind: Adapter['kind'];
+  readonly source: string;
+  readonly bson: Adapter['bson'];
+  readonly #inner: Adapter;
+  readonly #db: string;
+
+  constructor(inner: Adapter, db: string) {
+    this.#inner = inner;
+    this.#db = db;
+    this.kind = inner.kind;
+    this.source = inner.source;
+    this.bson = inner.bson;
+  }
+
+  get roundTrips(): number {
+    return this.#inner.roundTrips;
+  }
+
+  async command(db: string, cmd: Doc): Promise<Doc> {
+    const why = db === this.#db ? whyNotProfileCommand(cmd) : `the database is not ${this.#db}, the one asked for`;
+    if (why !== null) {
+      const name = commandName(cmd);
+      throw new RefusedCommand(
+        `mongo-advisor refused to send ${name} to database ${db}: only the profiling level of ${this.#db} may ` +
+          `be changed (${why})`,
+        name,
+        db,
+      );
+    }
+    return await this.#inner.command(db, cmd);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}

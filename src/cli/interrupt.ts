@@ -7,7 +7,19 @@ export interface Interrupt {
   signal: AbortSignal;
   /** The scratch database to drop if interrupted (confirm hands it over as soon as it exists, before any write). */
   track: (s: Scratch) => void;
+  /** Something to put back on exit (the profiling level): run on the first signal, named on the second. */
+  restore: (action: RestoreAction) => void;
   dispose: () => void;
+}
+
+/** A setting to put back on every exit path; the command runs it itself on a normal end or an error. */
+export interface RestoreAction {
+  /** What it puts back, as a clause: `restoring the profiling level of "shop" to 0 (slowms 100)`. */
+  what: string;
+  /** Puts it back (safe to call twice: the same promise); resolves to the line saying so, rejects with why not. */
+  run: () => Promise<string>;
+  /** The exact command that puts it back by hand, said after a second Ctrl-C or a failure. */
+  byHand: string;
 }
 
 /** The exit status of a process a signal ended: 128 + the signal's number, as shells report it. */
@@ -21,11 +33,16 @@ type Handled = keyof typeof EXIT_FOR;
  * commands, waits (bounded) for those in flight, drops, and checks with listDatabases; the handler then says
  * "dropped" or prints the exact command to run, and exits 128 + the signal's number. A second Ctrl-C exits at once,
  * saying the database may remain and how to drop it. After SIGHUP nothing may be readable any more: writes to a
- * closed terminal are ignored, and the cleanup runs the same.
+ * closed terminal are ignored, and the cleanup runs the same. Settings a command changed (`profile`: the profiling
+ * level) are handed over as restore actions: the first signal runs each (after the drop) and says the outcome; the
+ * second prints each one not yet done with the command to run by hand. `nothing` says what the first signal found
+ * to undo when there was nothing (check: "no scratch database was written").
  */
-export function onInterrupt(io: Io): Interrupt {
+export function onInterrupt(io: Io, opts: { nothing?: string } = {}): Interrupt {
   const controller = new AbortController();
   let scratch: Scratch | null = null;
+  const actions: RestoreAction[] = [];
+  const done = new Set<RestoreAction>();
   let count = 0;
   // A closed terminal (SIGHUP) makes writes fail with EIO or EPIPE: they must not kill the process before its cleanup.
   const say = (line: string): void => {
@@ -41,12 +58,14 @@ export function onInterrupt(io: Io): Interrupt {
   const handler = (signal: Handled): void => {
     count++;
     if (count > 1) {
-      say(
-        scratch && !scratch.cleanedUp
-          ? `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
-              `on ${scratch.source}; ${howToDrop(scratch)}`
-          : 'Quit.',
-      );
+      const pending = actions.filter((x) => !done.has(x));
+      if (scratch && !scratch.cleanedUp)
+        say(
+          `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
+            `on ${scratch.source}; ${howToDrop(scratch)}`,
+        );
+      else if (!pending.length) say('Quit.');
+      for (const a of pending) say(`Quit before ${a.what} was done; by hand: ${a.byHand}`);
       process.exit(EXIT_FOR[signal]);
     }
     process.stdout.on('error', quiet);
@@ -57,14 +76,26 @@ export function onInterrupt(io: Io): Interrupt {
         : signal === 'SIGHUP'
           ? 'The terminal closed (SIGHUP)'
           : 'Terminated (SIGTERM)';
+    const steps = [
+      ...(scratch ? [`stopping, then dropping the scratch database ${scratch.db}`] : []),
+      ...actions.map((a) => a.what),
+    ];
     say(
-      scratch
-        ? `${what}: stopping, then dropping the scratch database ${scratch.db} (Ctrl-C again to quit at once)…`
-        : `${what} (no scratch database was written).`,
+      steps.length
+        ? `${what}: ${steps.join('; ')} (Ctrl-C again to quit at once)…`
+        : `${what} (${opts.nothing ?? 'no scratch database was written'}).`,
     );
     controller.abort();
-    const done = scratch ? scratch.cleanup() : Promise.resolve(null);
-    void done.then(
+    const dropped = scratch ? scratch.cleanup() : Promise.resolve(null);
+    const exit = async (): Promise<void> => {
+      for (const a of actions) {
+        const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+        say(await a.run().catch((err: unknown) => `Could not finish ${a.what}: ${why(err)}; by hand: ${a.byHand}`));
+        done.add(a);
+      }
+      process.exit(EXIT_FOR[signal]);
+    };
+    void dropped.then(
       (problem) => {
         if (scratch)
           say(
@@ -72,11 +103,11 @@ export function onInterrupt(io: Io): Interrupt {
               ? `NOT dropped: ${problem}; or run: mongo-advisor cleanup <uri> --yes`
               : `Dropped the scratch database ${scratch.db} (listDatabases no longer lists it).`,
           );
-        process.exit(EXIT_FOR[signal]);
+        return exit();
       },
       (err: unknown) => {
         if (scratch) say(`NOT dropped: ${String(err)}; ${howToDrop(scratch)}`);
-        process.exit(EXIT_FOR[signal]);
+        return exit();
       },
     );
   };
@@ -96,6 +127,9 @@ export function onInterrupt(io: Io): Interrupt {
             `--scratch-uri writes elsewhere).`,
         );
       }
+    },
+    restore: (a) => {
+      actions.push(a);
     },
     dispose: () => {
       for (const [sig, h] of handlers) process.off(sig, h);

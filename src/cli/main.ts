@@ -12,6 +12,7 @@ import { registerLint } from './commands/lint';
 import { registerAudit } from './commands/audit';
 import { registerCleanup } from './commands/cleanup';
 import { registerServer } from './commands/server';
+import { registerProfile } from './commands/profile';
 import { defaultIo, EXIT, type Io } from './io';
 
 export { EXIT } from './io';
@@ -26,6 +27,7 @@ const COMMANDS = [
   registerAudit,
   registerCleanup,
   registerServer,
+  registerProfile,
 ];
 
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {

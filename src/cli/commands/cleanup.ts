@@ -21,7 +21,7 @@ interface CleanupFlags {
 }
 
 /** Asks on the terminal; anything but y/yes is no. */
-async function ask(question: string): Promise<boolean> {
+export async function ask(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(question)).trim());

@@ -1,0 +1,262 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { type CommandStartedEvent, Long, MongoClient, ObjectId, UUID } from 'mongodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { profilerOnly, RefusedCommand } from '../src/adapters/read-only';
+import type { Adapter, Doc } from '../src/adapters/types';
+import { type ProcessResult, runProcess } from './support/run';
+
+const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+const DB = 'mongo_advisor_test_profile';
+/** What the test puts in place before each run: off, a slowms of its own, so the restore is seen to be exact. */
+const BEFORE = { was: 0, slowms: 37, sampleRate: 1 };
+const REFUSAL = new RegExp(
+  `^mongo-advisor refused to send \\S+ to database \\S+: only the profiling level of ${DB} may be changed \\(.+\\)$`,
+);
+const BY_HAND = `db.getSiblingDB("${DB}").setProfilingLevel(0, { slowms: 37 })`;
+
+/** The real CLI's `profile` on DB; `onStarted` runs once the level is on (the "Profiler on" line), with the child. */
+async function profile(
+  uri: string,
+  args: string[],
+  onStarted?: (child: ChildProcess) => void,
+  onErr?: (all: string) => void,
+): Promise<ProcessResult> {
+  let started = false;
+  let err = '';
+  return await runProcess(process.execPath, [CLI, 'profile', uri, '--db', DB, ...args], {
+    timeoutMs: 60_000,
+    onOut: (chunk, child) => {
+      if (!started && chunk.includes('Profiler on for')) {
+        started = true;
+        onStarted?.(child);
+      }
+    },
+    onErr: (chunk) => {
+      err += chunk;
+      onErr?.(err);
+    },
+  });
+}
+
+describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on every exit path', () => {
+  const uri = inject('mongoUri');
+  const has = inject('capabilities').has;
+  let client: MongoClient;
+  const settings = async (): Promise<{ was: unknown; slowms: unknown; sampleRate: unknown }> => {
+    const r = await client.db(DB).command({ profile: -1 });
+    return { was: r.was, slowms: r.slowms, sampleRate: r.sampleRate };
+  };
+
+  beforeAll(async () => {
+    client = await MongoClient.connect(uri);
+    await client
+      .db(DB)
+      .collection('orders')
+      .insertMany(Array.from({ length: 20 }, (_, i) => ({ n: i })));
+  });
+  beforeEach(async () => {
+    if (has.profiler) await client.db(DB).command({ profile: 0, slowms: BEFORE.slowms, sampleRate: 1 });
+  });
+  afterAll(async () => {
+    // MongoDB's defaults back (slowms is server-wide), then the database goes
+    if (has.profiler) await client?.db(DB).command({ profile: 0, slowms: 100, sampleRate: 1 });
+    await client?.db(DB).dropDatabase();
+    await client?.close();
+  });
+
+  it('a bad duration is one line, exit 2, before anything connects', async () => {
+    for (const bad of ['10x', '0s', '25h', 'soon']) {
+      const r = await runProcess(process.execPath, [CLI, 'profile', uri, '--db', DB, '--for', bad, '--yes']);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
+      expect(r.err).toMatch(/^mongo-advisor: --for ".*" is not a duration from 1s to 24h: write it like 30s/);
+      expect(r.out).toBe('');
+    }
+  });
+
+  it('FerretDB and other servers without a profiler: one line saying so, exit 2', async (ctx) => {
+    if (has.profiler) ctx.skip('this server has a profiler (profile -1 answers a level)');
+    const r = await profile(uri, ['--for', '2s', '--yes']);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(
+      /^mongo-advisor: The server at mongodb:\/\/\S+ has no profiler \(it does not know the profile/,
+    );
+  });
+
+  it('--yes --for 3s: level 1 during (read over the test own connection), the previous settings after', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    let during: unknown = null;
+    const r = await profile(uri, ['--for', '3s', '--slowms', '0', '--yes'], () => {
+      void (async () => {
+        during = await settings();
+        for (let i = 0; i < 10; i++) await client.db(DB).collection('orders').find({ n: i }).toArray();
+      })();
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(during).toEqual({ was: 1, slowms: 0, sampleRate: 1 });
+    expect(await settings()).toEqual(BEFORE);
+    const entries = await client.db(DB).collection('system.profile').countDocuments();
+    expect(entries).toBeGreaterThan(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).toMatch(
+      /^Profiler on for "mongo_advisor_test_profile": level 1, slowms 0, until \d\d:\d\d:\d\d UTC/,
+    );
+    expect(lines[0]).toContain(`restore by hand in mongosh: ${BY_HAND}`);
+    expect(lines[1]).toBe(
+      'Restored the profiling level of "mongo_advisor_test_profile": level 0, slowms 37 (read back from the server).',
+    );
+    expect(lines[2]).toBe(
+      `system.profile of "mongo_advisor_test_profile" now holds ${entries} entries. Next: mongo-advisor check ` +
+        `<uri> --db ${DB} (reads the profiler's entries)`,
+    );
+    console.log(`[profile e2e] ${inject('serverKind')}:\n${r.out}${r.err}`);
+  });
+
+  for (const [signal, exit] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const) {
+    it(`${signal} mid-wait: the level is put back and read back, exit ${exit}`, async (ctx) => {
+      if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+      let during: unknown = null;
+      const r = await profile(uri, ['--for', '60s', '--slowms', '5', '--yes'], (child) => {
+        void settings().then((s) => {
+          during = s;
+          child.kill(signal);
+        });
+      });
+      expect(during).toEqual({ was: 1, slowms: 5, sampleRate: 1 });
+      expect(r.code, r.err).toBe(exit);
+      expect(await settings()).toEqual(BEFORE);
+      expect(r.err).toMatch(/(Interrupted|Terminated \(SIGTERM\)|The terminal closed \(SIGHUP\)): restoring the/);
+      expect(r.err).toContain('Restored the profiling level of "mongo_advisor_test_profile": level 0, slowms 37');
+    });
+  }
+
+  it('a closed terminal (stdout and stderr gone, then SIGHUP) still restores the level', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    const r = await profile(uri, ['--for', '60s', '--slowms', '5', '--yes'], (child) => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.kill('SIGHUP');
+    });
+    expect(r.code).toBe(129);
+    expect(await settings()).toEqual(BEFORE);
+  });
+
+  it('a second Ctrl-C quits at once and prints the mongosh line that restores by hand', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    let cli: ChildProcess | null = null;
+    let again = false;
+    const r = await profile(
+      uri,
+      ['--for', '60s', '--yes'],
+      (child) => {
+        cli = child;
+        child.kill('SIGINT');
+      },
+      (all) => {
+        if (!again && cli && all.includes('Interrupted:')) {
+          again = true;
+          cli.kill('SIGINT');
+        }
+      },
+    );
+    expect(r.code, r.err).toBe(130);
+    console.log(`[profile e2e] second Ctrl-C:\n${r.err}`);
+    if (r.err.includes('Quit before')) {
+      expect(r.err).toContain(`Quit before restoring the profiling level of "${DB}" to level 0, slowms 37 was done; `);
+      expect(r.err).toContain(`by hand: ${BY_HAND}`);
+      await client.db(DB).command({ profile: 0, slowms: BEFORE.slowms });
+    } else {
+      // the restore won the race against the second Ctrl-C
+      expect(r.err).toContain('Restored the profiling level');
+    }
+    expect(await settings()).toEqual(BEFORE);
+  });
+
+  it('without --yes and without a terminal: refused, exit 2, one line saying why; nothing changed', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    const r = await profile(uri, ['--for', '2s']);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(
+      /^mongo-advisor: Refused: the advisor changes the profiling level only with consent, and there is no terminal/,
+    );
+    expect(r.err).toContain('Pass --yes to set the profiling level of "mongo_advisor_test_profile"');
+    expect(r.out).toBe('');
+    expect(await settings()).toEqual(BEFORE);
+  });
+
+  it('a profiler already on: nothing to do, the level left as it is', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    await client.db(DB).command({ profile: 1, slowms: 20 });
+    const r = await profile(uri, ['--for', '2s', '--yes']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(
+      /^The profiler of "mongo_advisor_test_profile" is already on \(level 1, slowms 20\): nothing/,
+    );
+    expect(await settings()).toEqual({ was: 1, slowms: 20, sampleRate: 1 });
+  });
+});
+
+describe('the profiler gate (live): only the profile command on its database reaches the server', () => {
+  const uri = inject('mongoUri');
+  let watched: MongoClient;
+  const started: CommandStartedEvent[] = [];
+  let gate: Adapter;
+
+  beforeAll(async () => {
+    watched = await MongoClient.connect(uri, { monitorCommands: true });
+    watched.on('commandStarted', (e) => started.push(e));
+    const adapter: Adapter = {
+      kind: 'driver',
+      source: 'profiler gate test',
+      bson: { objectId: () => new ObjectId(), uuid: (hex) => new UUID(hex), long: (v) => Long.fromString(String(v)) },
+      roundTrips: 0,
+      command: async (db, cmd) => await watched.db(db).command(cmd),
+      close: async () => undefined,
+    };
+    gate = profilerOnly(adapter, DB);
+  });
+  afterAll(async () => {
+    await watched?.close();
+  });
+
+  it('refuses anything else before it is sent', async () => {
+    const refused: [string, Doc][] = [
+      [DB, { profile: 2 }],
+      [DB, { profile: 1, slowms: 0, comment: 'x' }],
+      [DB, { profile: 1, slowms: -5 }],
+      [DB, { profile: 1, sampleRate: 2 }],
+      [DB, { profile: 1, filter: 'all' }],
+      [DB, { profile: -1, slowms: 0 }],
+      [DB, { profile: '1' }],
+      [DB, { insert: 'orders', documents: [{ n: -1 }] }],
+      [DB, { dropDatabase: 1 }],
+      [DB, { find: 'system.profile', filter: {} }],
+      [DB, { profile: 1, $db: 'other' }],
+      ['other', { profile: 1, slowms: 0 }],
+      ['admin', { setParameter: 1, logLevel: 1 }],
+    ];
+    const before = started.length;
+    for (const [db, cmd] of refused) {
+      const err = await gate.command(db, cmd).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err, `${db} ${JSON.stringify(cmd)} was not refused`).toBeInstanceOf(RefusedCommand);
+      expect((err as Error).message).toMatch(REFUSAL);
+    }
+    expect(started.slice(before).map((e) => e.commandName)).toEqual([]);
+  });
+
+  it('sends profile -1 (the server answers a level, or says it has no profile command)', async () => {
+    const before = started.length;
+    await gate.command(DB, { profile: -1 }).catch(() => undefined);
+    expect(started.slice(before).map((e) => e.commandName)).toEqual(['profile']);
+  });
+});
