@@ -298,13 +298,14 @@ function runNotes(snapshot: Snapshot, notes: Note[]): void {
   // The outlier collector (when planned) notes its other statuses per collection; a server lacking the operators, once.
   const unsupported = all.filter((c) => dataOf(outlierSearch, c)?.status === 'unsupported');
   if (unsupported.length > 0) {
+    const why =
+      (unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size';
     notes.push({
       level: 'skipped',
       ...single,
       message:
         `the largest documents and longest arrays were not searched for beyond the samples ` +
-        `(${plural(unsupported.length)}): ${(unsupported[0] && dataOf(outlierSearch, unsupported[0])?.reason) ?? 'the server lacks $bsonSize or $size'}; ` +
-        `the largest sampled ones are lower bounds`,
+        `(${plural(unsupported.length)}): ${why}; the largest sampled ones are lower bounds`,
     });
   }
   const unsized = all.filter(
@@ -399,9 +400,10 @@ async function listDatabase(
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
       const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
-      const what =
-        `Database "${db}" does not exist ` +
-        `on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
+      const there = others.length
+        ? `Databases there: ${others.slice(0, 20).join(', ')}.`
+        : 'The server holds no user databases.';
+      const what = `Database "${db}" does not exist on ${adapter.source}. ${there}`;
       throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, names);
     }
   }
@@ -694,7 +696,8 @@ function sampleNotes(raw: RawSample, plan: SamplePlan, scope: CollectionScope): 
 function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
   const large = raw.large.length;
   if (large === 0) return;
-  const what = `${large === 1 ? '1' : large} ${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const noun = `${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const what = `${large === 1 ? '1' : large} ${noun}`;
   const message =
     `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server ` +
     `(top-level fields only)`;

@@ -136,6 +136,10 @@ async function cleanupText(adapter: ShellAdapter, drop: boolean): Promise<string
   ].join('\n');
 }
 
+const OPTIONS_LINE =
+  'Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, maxLoad, maps, rules; ' +
+  'checked before anything runs.';
+
 const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on a scratch copy
 
   advisor.check("posts")                         check one collection of the current database
@@ -149,7 +153,7 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.cleanup({ drop: true })                drop the stale ones listed
   advisor.help()                                 this text
 
-Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, maxLoad, maps, rules; checked before anything runs.
+${OPTIONS_LINE}
 
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
@@ -308,10 +312,8 @@ function ruleSettingProblems(settings: Record<string, unknown>, out: Checked): s
       problems.push(`Unknown key "${k}" in ${where}.${didYouMean(k, SETTING_KEYS)} Keys: ${SETTING_KEYS.join(', ')}.`);
     }
     if (setting.severity !== undefined && !SEVERITIES.includes(setting.severity as Severity)) {
-      problems.push(
-        `${where}.severity is ${show(setting.severity)}, but it must ` +
-          `be ${quoteOr(SEVERITIES)}.${typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : ''}`,
-      );
+      const hint = typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : '';
+      problems.push(`${where}.severity is ${show(setting.severity)}, but it must be ${quoteOr(SEVERITIES)}.${hint}`);
     }
     if (setting.enabled !== undefined && typeof setting.enabled !== 'boolean')
       problems.push(`${where}.enabled is ${show(setting.enabled)}, but it must be true or false.`);
