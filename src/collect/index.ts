@@ -192,22 +192,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
-  let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
-  const listedByDb: Record<string, ListedCollection[]> = {};
-  const chosenByDb: Record<string, ListedCollection[]> = {};
-  for (const db of opts.dbs) {
-    const listing = await listDatabase(
-      adapter,
-      db,
-      opts.collections,
-      maxTimeMS,
-      async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
-    );
-    listedByDb[db] = listing.all;
-    chosenByDb[db] = listing.chosen;
-    if (listing.note) notes.push(listing.note);
-    for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
-  }
+  const { databaseNames, listedByDb, chosenByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
 
   opts.onListed?.(
     Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0),
@@ -244,10 +229,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     return database;
   });
   // Decided once all lanes are done (lanes used to overwrite each other's answer).
-  if (collStats.ok)
-    server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
-  else if (collStats.failed)
-    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
+  settleCollStats(server, collStats);
 
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
@@ -267,6 +249,45 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   snapshot.collectors = runner.record();
   snapshot.roundTrips = adapter.roundTrips - start;
   return snapshot;
+}
+
+/** Every database's collection list, those chosen from it, and the deployment's database names when read. */
+async function listAll(
+  adapter: Adapter,
+  server: ServerInfo,
+  opts: CollectDatabasesOptions,
+  maxTimeMS: number,
+  notes: Note[],
+): Promise<{
+  databaseNames: string[] | null;
+  listedByDb: Record<string, ListedCollection[]>;
+  chosenByDb: Record<string, ListedCollection[]>;
+}> {
+  let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
+  const listedByDb: Record<string, ListedCollection[]> = {};
+  const chosenByDb: Record<string, ListedCollection[]> = {};
+  for (const db of opts.dbs) {
+    const listing = await listDatabase(
+      adapter,
+      db,
+      opts.collections,
+      maxTimeMS,
+      async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
+    );
+    listedByDb[db] = listing.all;
+    chosenByDb[db] = listing.chosen;
+    if (listing.note) notes.push(listing.note);
+    for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
+  }
+  return { databaseNames, listedByDb, chosenByDb };
+}
+
+/** Whether $collStats works: answered on the first collection that answered, else failed with the first error. */
+function settleCollStats(server: ServerInfo, collStats: { ok: string | null; failed: string | null }): void {
+  if (collStats.ok)
+    server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
+  else if (collStats.failed)
+    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
 }
 
 /** Run-wide notes: one line each for the whole run, whatever the number of databases (the cause is the server). */
