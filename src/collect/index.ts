@@ -388,8 +388,8 @@ function listingNote(db: string, listing: Listing, named: readonly string[] | un
   if (listing.mode === 'names') {
     const message =
       'collection list: your roles lack listCollections there, so only the names of the collections ' +
-      'your roles name were listed (authorizedCollections): their options (validator, clustered index, capped, ' +
-      'views) were not read';
+      'your roles name were listed (authorizedCollections): ' +
+      'their options (validator, clustered index, capped, views) were not read';
     return { level: 'skipped', target, message };
   }
   if (listing.mode !== 'refused') return null;

@@ -144,8 +144,8 @@ export function loadBaseline(file: string): BaselineFile {
     if (err instanceof UserError) throw err;
     throw new UserError(
       `${file} is not JSON (${(err as Error).message}), so not a baseline. Restore it from version control, ` +
-        `or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current ` +
-        `finding).`,
+        'or write a new one with --baseline <new baseline file> --update-baseline ' +
+        '(it accepts every current finding).',
     );
   }
 }
@@ -239,9 +239,10 @@ export function judge(
       .join(', ');
     const others = unread.length > 1 ? `; and ${more}${unread.length > 4 ? ', …' : ''}` : '';
     verdict =
-      `could not check: ${count} not read (${first.where}: ${first.why}${others}), so the gate does not pass on ` +
-      'them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to ' +
-      'judge what was read';
+      `could not check: ${count} not read (${first.where}: ${first.why}${others}), ` +
+      'so the gate does not pass on them. ' +
+      'Fix the cause (raise --max-time-ms, grant the user the roles it needs) ' +
+      'or pass --allow-partial to judge what was read';
   } else if (failing > 0) {
     exitCode = 1;
     const findings = `${failing} new finding${failing === 1 ? '' : 's'}`;
