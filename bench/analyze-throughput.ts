@@ -38,12 +38,8 @@ function naturalOrderOf(ids: readonly unknown[]): NaturalOrder {
   return { ranks: naturalOrderRanks(ids.slice(0, MAX_NATURAL_IDS)), source: 'natural-scan' };
 }
 
-function snapshotOf(
-  docs: DocProfile[],
-  id: IdProfile,
-  natural: NaturalOrder,
-  fields: Map<string, FieldProfile>,
-): Snapshot {
+/** Every capability a rule may require, so every rule runs. */
+function allCapabilities(): Record<CapabilityName, Capability> {
   const yes: Capability = { supported: true, evidence: 'bench: every capability assumed, so every rule runs' };
   const names: CapabilityName[] = [
     'sample',
@@ -55,6 +51,15 @@ function snapshotOf(
     'clusteredCollections',
     'collMod',
   ];
+  return Object.fromEntries(names.map((n) => [n, yes])) as Record<CapabilityName, Capability>;
+}
+
+function snapshotOf(
+  docs: DocProfile[],
+  id: IdProfile,
+  natural: NaturalOrder,
+  fields: Map<string, FieldProfile>,
+): Snapshot {
   let bytes = 0;
   for (const d of docs) bytes += d.bytes;
   return {
@@ -68,7 +73,7 @@ function snapshotOf(
       flavor: 'mongodb',
       storageEngine: 'wiredTiger',
       topology: 'standalone',
-      capabilities: Object.fromEntries(names.map((n) => [n, yes])) as Record<CapabilityName, Capability>,
+      capabilities: allCapabilities(),
       cacheBytes: 1024 ** 3,
     },
     databases: [
@@ -271,10 +276,11 @@ async function timeContenders(
         (cpu[c] as number[]).push((used.user + used.system) / 1000);
       }
     }
-    if (round >= warmup)
-      process.stderr.write(
-        `run ${round - warmup + 1}/${runs}: ${contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt((wall[i] as number[]).at(-1) as number)} ms`).join(', ')}\n`,
-      );
+    if (round >= warmup) {
+      const last = (i: number): number => (wall[i] as number[]).at(-1) as number;
+      const times = contenders.map((c, i) => `${c.name.split(' (')[0] as string} ${fmt(last(i))} ms`);
+      process.stderr.write(`run ${round - warmup + 1}/${runs}: ${times.join(', ')}\n`);
+    }
   }
   return { wall, cpu };
 }

@@ -68,8 +68,13 @@ function scenarioOf(name: string | undefined): Scenario {
 }
 
 let shownDb = DEMO_DB;
-const keyOf = (f: Finding): string =>
-  `${f.ruleId}/${f.messageId} ${f.target.db === shownDb ? '' : `${f.target.db}.`}${f.target.collection ?? ''}${f.target.path ? ` ${f.target.path}` : ''}${f.target.index ? ` ${f.target.index}` : ''}`;
+function keyOf(f: Finding): string {
+  const t = f.target;
+  const db = t.db === shownDb ? '' : `${t.db}.`;
+  const path = t.path ? ` ${t.path}` : '';
+  const index = t.index ? ` ${t.index}` : '';
+  return `${f.ruleId}/${f.messageId} ${db}${t.collection ?? ''}${path}${index}`;
+}
 
 function ratioText(f: Finding): string {
   const r = f.confirmation?.ratio;

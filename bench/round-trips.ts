@@ -33,6 +33,62 @@ function run(args: string[], cwd: string): Promise<Record<string, unknown>> {
   });
 }
 
+/** rt_a…rt_e, each with one indexed collection of 50 documents; the server's databases as listDatabases gives them. */
+async function seedDatabases(uri: string): Promise<{ name: string }[]> {
+  const client = await MongoClient.connect(uri);
+  for (const db of DBS) {
+    await client.db(db).dropDatabase();
+    await client
+      .db(db)
+      .collection('posts')
+      .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, tags: ['a', 'b'] })));
+    await client.db(db).collection('posts').createIndex({ i: 1 });
+  }
+  const listed = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })) as {
+    databases: { name: string }[];
+  };
+  await client.close();
+  return listed.databases;
+}
+
+/** only.json: the configuration that turns the listed rules off, for the run the table calls "only array-growth". */
+function writeOnlyArrayGrowth(dir: string): void {
+  writeFileSync(
+    path.join(dir, 'only.json'),
+    JSON.stringify({
+      rules: Object.fromEntries(
+        [
+          'clustered-trap',
+          'collection-count',
+          'compression',
+          'document-size',
+          'id-pattern',
+          'index-usage',
+          'validator',
+        ].map((id) => [id, 'off']),
+      ),
+    }),
+  );
+}
+
+/** The round trips a run reports (check prints a result, audit a report holding one). */
+function rt(r: Record<string, unknown>): number {
+  return Number((r.roundTrips as number | undefined) ?? (r.result as { roundTrips?: number } | undefined)?.roundTrips);
+}
+
+// A deployment-wide note (no database named) must appear once, however many databases the run reads; notes about
+// one database or collection name it, and may read alike for each.
+function deploymentNotes(r: Record<string, unknown>): number {
+  type N = { message: string; target?: { db?: string } };
+  const notes = ((r.notes as N[] | undefined) ?? (r.result as { notes?: N[] } | undefined)?.notes ?? [])
+    .filter((n) => !n.target?.db)
+    .map((n) => n.message);
+  const counts = new Map<string, number>();
+  for (const m of notes) counts.set(m, (counts.get(m) ?? 0) + 1);
+  for (const [m, k] of counts) if (k > 1) console.error(`repeated ${k}x: ${m}`);
+  return Math.max(0, ...counts.values());
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const server = await startServer({
@@ -41,35 +97,8 @@ async function main(): Promise<void> {
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'mongo-advisor-rt-'));
   try {
-    const client = await MongoClient.connect(server.uri);
-    for (const db of DBS) {
-      await client.db(db).dropDatabase();
-      await client
-        .db(db)
-        .collection('posts')
-        .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, tags: ['a', 'b'] })));
-      await client.db(db).collection('posts').createIndex({ i: 1 });
-    }
-    const listed = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })) as {
-      databases: { name: string }[];
-    };
-    await client.close();
-    writeFileSync(
-      path.join(dir, 'only.json'),
-      JSON.stringify({
-        rules: Object.fromEntries(
-          [
-            'clustered-trap',
-            'collection-count',
-            'compression',
-            'document-size',
-            'id-pattern',
-            'index-usage',
-            'validator',
-          ].map((id) => [id, 'off']),
-        ),
-      }),
-    );
+    const listed = await seedDatabases(server.uri);
+    writeOnlyArrayGrowth(dir);
     const only = await run(
       [
         'check',
@@ -113,23 +142,9 @@ async function main(): Promise<void> {
       ],
       dir,
     ).catch(() => JSON.parse(readFileSync(path.join(dir, 'a4.json'), 'utf8')) as Record<string, unknown>);
-    const rt = (r: Record<string, unknown>): number =>
-      Number((r.roundTrips as number | undefined) ?? (r.result as { roundTrips?: number } | undefined)?.roundTrips);
-    // A deployment-wide note (no database named) must appear once, however many databases the run reads; notes about
-    // one database or collection name it, and may read alike for each.
-    const deploymentNotes = (r: Record<string, unknown>): number => {
-      type N = { message: string; target?: { db?: string } };
-      const notes = ((r.notes as N[] | undefined) ?? (r.result as { notes?: N[] } | undefined)?.notes ?? [])
-        .filter((n) => !n.target?.db)
-        .map((n) => n.message);
-      const counts = new Map<string, number>();
-      for (const m of notes) counts.set(m, (counts.get(m) ?? 0) + 1);
-      for (const [m, k] of counts) if (k > 1) console.error(`repeated ${k}x: ${m}`);
-      return Math.max(0, ...counts.values());
-    };
     console.log(
-      `# round trips (${server.kind}; ${listed.databases.length} databases on the ` +
-        `server: ${listed.databases.map((d) => d.name).join(', ')})`,
+      `# round trips (${server.kind}; ${listed.length} databases on the ` +
+        `server: ${listed.map((d) => d.name).join(', ')})`,
     );
     console.log(machine());
     console.log(

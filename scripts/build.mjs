@@ -58,11 +58,15 @@ const schemaBundle = await build({
   ...common,
   stdin: {
     // The snapshot's schema is composed with the built-in rules' collectors (each collector's data under data.<id>).
-    contents:
-      'module.exports = { snapshot: ' +
-      "require('./src/core/snapshot-file').snapshotJsonSchema(require('./src/core/collector').collectorsOf(require('./rules').rules)), " +
-      "config: require('./src/core/config').CONFIG_JSON_SCHEMA, spec: " +
-      "require('./src/spec/format').SPEC_JSON_SCHEMA };",
+    contents: [
+      "const { snapshotJsonSchema } = require('./src/core/snapshot-file');",
+      "const { collectorsOf } = require('./src/core/collector');",
+      'module.exports = {',
+      "  snapshot: snapshotJsonSchema(collectorsOf(require('./rules').rules)),",
+      "  config: require('./src/core/config').CONFIG_JSON_SCHEMA,",
+      "  spec: require('./src/spec/format').SPEC_JSON_SCHEMA,",
+      '};',
+    ].join('\n'),
     resolveDir: '.',
     loader: 'js',
   },

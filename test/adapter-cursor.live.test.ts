@@ -82,7 +82,8 @@ describe('driver adapter cursors (live): getMore and killCursors keep the cursor
         if (open && id !== '0' && id !== '?') opener.set(id, open);
       }
       const follows = sent.filter((e) => e.commandName === 'getMore' || e.commandName === 'killCursors');
-      expect(follows.filter((e) => e.commandName === 'getMore').length).toBeGreaterThanOrEqual(3); // a getMore carries no batchSize: the rest comes in one more reply
+      // a getMore carries no batchSize: the rest comes in one more reply
+      expect(follows.filter((e) => e.commandName === 'getMore').length).toBeGreaterThanOrEqual(3);
       expect(follows.filter((e) => e.commandName === 'killCursors')).toHaveLength(1); // the limited read, stopped early
       for (const e of sent)
         expect(lsidOf(e.command), `${e.commandName} carries a session id`).toMatch(/^[0-9a-f]{32}$/);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useLiveDb } from './support/live-db';
 import { type ProcessResult, runProcess } from './support/run';
+import { joinRegex } from './support/regex';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_cli_flags';
@@ -91,10 +92,16 @@ describe('flags and diagnoses (real CLI, live)', () => {
     async () => {
       for (const cmd of ['check', 'analyze', 'audit', 'demo'])
         expect((await run([cmd, '--help'])).out.replace(/\s+/g, ' ')).toMatch(
-          /--fail-on <severity>.*default: "failOn" of the configuration, else warn: this report is read by a person; lint, the CI gate, defaults to error/,
+          joinRegex(
+            /--fail-on <severity>.*default: "failOn" of the configuration, else warn: this report is read by a /,
+            /person; lint, the CI gate, defaults to error/,
+          ),
         );
       expect((await run(['lint', '--help'])).out.replace(/\s+/g, ' ')).toMatch(
-        /--fail-on <severity>.*else error: a CI gate fails on errors; check, analyze, audit and demo, read by a person, default to warn/,
+        joinRegex(
+          /--fail-on <severity>.*else error: a CI gate fails on errors; check, analyze, audit and demo, read by a /,
+          /person, default to warn/,
+        ),
       );
       // The 300-element arrays give findings; failOn: info in the configuration makes any of them fail the run.
       const snap = join(dir, 'a.json');
@@ -113,7 +120,10 @@ describe('flags and diagnoses (real CLI, live)', () => {
     const check = await run(['check', live.uri, '--db', DB, '-q', '--no-confirm', '--time-field', 'createdAtt']);
     expect(check.code).toBe(2);
     expect(check.err).toMatch(
-      /--time-field "createdAtt" names no field of the documents sampled in mongo_advisor_test_cli_flags\.events\. Did you mean "createdAt"\? Fields holding dates there: createdAt\./,
+      joinRegex(
+        /--time-field "createdAtt" names no field of the documents sampled in /,
+        /mongo_advisor_test_cli_flags\.events\. Did you mean "createdAt"\? Fields holding dates there: createdAt\./,
+      ),
     );
     const collect = await run([
       'collect',
@@ -166,7 +176,10 @@ describe('flags and diagnoses (real CLI, live)', () => {
     if (r.code !== 2 || !/Authentication|auth/i.test(r.err))
       ctx.skip(`this server does not check credentials (exit ${String(r.code)}): ${r.err.slice(0, 200)}`);
     expect(r.err).toMatch(
-      /Authentication failed at mongodb:\/\/advisor_nobody:\*\*\*\*@.* for user "advisor_nobody" \(authSource admin, mechanism [^)]+\)/,
+      joinRegex(
+        /Authentication failed at mongodb:\/\/advisor_nobody:\*\*\*\*@.* for user "advisor_nobody" \(authSource /,
+        /admin, mechanism [^)]+\)/,
+      ),
     );
     expect(r.err).toMatch(/the connection string itself is fine/);
     expect(r.err).not.toMatch(/not a MongoDB connection string|TLS/);

@@ -9,6 +9,7 @@ import { clusteredExplain } from '../rules/clustered-trap/collect';
 import type { CheckResult, Snapshot } from '../src/core/types';
 import { collectionOf, snapshotOf, withData } from './support/fixtures';
 import { dropDb, seedBlog } from './support/seed';
+import { joinRegex } from './support/regex';
 
 const DB = 'mongo_advisor_test_cli_snapshot';
 
@@ -108,7 +109,10 @@ describe('snapshot file format (pure)', () => {
   it('says what an old, a newer and a foreign file is, and what to do', () => {
     const s = snapshotOf([]);
     expect(() => loadSnapshot(write('old.json', { ...s, version: 0 }))).toThrow(
-      /format version 0, written by an older mongo-advisor.*Collect a new one with: mongo-advisor collect <uri> --output <new snapshot file> \(keep the old one/,
+      joinRegex(
+        /format version 0, written by an older mongo-advisor.*Collect a new one with: mongo-advisor collect <uri> /,
+        /--output <new snapshot file> \(keep the old one/,
+      ),
     );
     expect(() => loadSnapshot(write('new.json', { ...s, version: 99 }))).toThrow(
       /format version 99, written by a newer mongo-advisor.*Upgrade mongo-advisor/,
@@ -136,7 +140,10 @@ describe('snapshot file format (pure)', () => {
     const r = await cli(['analyze', 'mongodb://localhost:27017/app']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(
-      /analyze reads a snapshot file, not a server, and "mongodb:\/\/localhost:27017\/app" reads like a connection string: run mongo-advisor check mongodb:\/\/localhost:27017\/app/,
+      joinRegex(
+        /analyze reads a snapshot file, not a server, and "mongodb:\/\/localhost:27017\/app" reads like a /,
+        /connection string: run mongo-advisor check mongodb:\/\/localhost:27017\/app/,
+      ),
     );
   });
 

@@ -58,12 +58,16 @@ const CASES: Case[] = [
   // SRV, secret options.
   { uri: 'mongodb+srv://u:SrvSecret1@host', secrets: ['SrvSecret1'], cause: /does not resolve .*querySrv.*SRV record/ },
   {
-    uri: `mongodb://127.0.0.1:9/db?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:FwoGZXIvYXdzTokenSecret&${FAST}`,
+    uri:
+      'mongodb://127.0.0.1:9/db?authMechanism=MONGODB-AWS' +
+      `&authMechanismProperties=AWS_SESSION_TOKEN:FwoGZXIvYXdzTokenSecret&${FAST}`,
     secrets: ['FwoGZXIvYXdzTokenSecret'],
     cause: /AWS_SESSION_TOKEN/,
   },
   {
-    uri: `mongodb://u:KeyUser1@127.0.0.1:9/db?tls=true&tlsCertificateKeyFile=/nonexistent/client.pem&tlsCertificateKeyFilePassword=PemSecret9&${FAST}`,
+    uri:
+      'mongodb://u:KeyUser1@127.0.0.1:9/db?tls=true&tlsCertificateKeyFile=/nonexistent/client.pem' +
+      `&tlsCertificateKeyFilePassword=PemSecret9&${FAST}`,
     secrets: ['KeyUser1', 'PemSecret9'],
     cause: /file the connection string's options name could not be read .*client\.pem/,
   },
@@ -73,7 +77,9 @@ const CASES: Case[] = [
     cause: /option password is not supported/,
   },
   {
-    uri: `mongodb://u:ProxyPw1@127.0.0.1:9/db?proxyHost=127.0.0.1&proxyPort=9&proxyUsername=pu&proxyPassword=ProxySecret1&${FAST}`,
+    uri:
+      'mongodb://u:ProxyPw1@127.0.0.1:9/db?proxyHost=127.0.0.1&proxyPort=9' +
+      `&proxyUsername=pu&proxyPassword=ProxySecret1&${FAST}`,
     secrets: ['ProxyPw1', 'ProxySecret1'],
     cause: /refused/,
   },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
+import { joinRegex } from './support/regex';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -103,7 +104,10 @@ describe('CLI (real binary, real server)', () => {
       expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
       expect(r.out).toMatch(/→ reference/);
       expect(r.out).toMatch(
-        /a \$push into an array of [\d,]+ took .*:\s+([\d,.]+x\s+\(95%\s+interval\s+[\d,.]+x–|about\s+[\d,.]+x–[\d,.]+x\s+\(95%\s+interval\))/s,
+        joinRegex(
+          /a \$push into an array of [\d,]+ took /s,
+          /.*:\s+([\d,.]+x\s+\(95%\s+interval\s+[\d,.]+x–|about\s+[\d,.]+x–[\d,.]+x\s+\(95%\s+interval\))/s,
+        ),
       );
       expect(r.out).toMatch(/carts › _id[\s\S]*UUID v4 values as 36-character\s+strings/);
       expect(r.err).toContain('Server:');

@@ -228,7 +228,8 @@ describe('confirmation messages: the printed figure lies where the verdict says'
           size: c.claim.size,
           margin: noisePercent(),
         };
-        const text = `${fill(messages[c.figureId], { ...c.figureData, figure: fig, gain: fig, insert: fig, scan: fig })} ${fill(messages[c.verdictIds[v]], values)}`;
+        const figures = { ...c.figureData, figure: fig, gain: fig, insert: fig, scan: fig };
+        const text = `${fill(messages[c.figureId], figures)} ${fill(messages[c.verdictIds[v]], values)}`;
         expect(text).not.toMatch(/\{\{/);
         const [lo, hi] = printedEnds(fig);
         // a timed interval decides only beyond the noise margin; an exact figure on either side of the size

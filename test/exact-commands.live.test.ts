@@ -161,7 +161,8 @@ function describeCommand(r: WireRequest): string {
     ? ` [${(body.pipeline as Document[]).map((s) => Object.keys(s)[0]).join(',')}]`
     : '';
   const db = r.db === DB ? 'DB' : r.db === SMALL ? 'SMALL' : r.db;
-  return `${db} ${name}${target}${stages}${body.maxTimeMS !== undefined ? ' maxTimeMS' : ''}${modeOf(r) ? ` ${modeOf(r)}` : ''}`;
+  const maxTime = body.maxTimeMS !== undefined ? ' maxTimeMS' : '';
+  return `${db} ${name}${target}${stages}${maxTime}${modeOf(r) ? ` ${modeOf(r)}` : ''}`;
 }
 
 /** Reads of one node's own figures: the product sends them to the primary (src/adapters/read-only.ts,
@@ -312,7 +313,8 @@ describe('exact commands on the wire: the real CLI and real mongosh through a re
 
   /** What every read-only run must show on the wire, whichever front door sent it. */
   function expectReadOnlyRun(label: string, log: WireEntry[]): CursorAudit {
-    const undecoded = requests(log).filter((r) => r.undecoded && r.opCode !== 2004); // 2004: the handshake's legacy OP_QUERY hello
+    // 2004: the handshake's legacy OP_QUERY hello
+    const undecoded = requests(log).filter((r) => r.undecoded && r.opCode !== 2004);
     expect(
       undecoded.map((r) => r.opCode),
       `${label}: messages the recorder could not read (compressed?)`,

@@ -7,6 +7,7 @@ import { INTERRUPT_PHASES } from '../src/confirm/scratch';
 import { DriverAdapter } from '../src/adapters/driver';
 import { checksums, scratchDbs, seedTenants, TENANTS } from './support/scratch';
 import { dropDb, seedBlog } from './support/seed';
+import { joinRegex } from './support/regex';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_interrupt';
@@ -94,7 +95,10 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
         const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
         // sizes in IEC units (formatBytes): the default 32 MiB, never "32 MB"
         expect(run.err).toMatch(
-          /^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m,
+          joinRegex(
+            /^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the /m,
+            /scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m,
+          ),
         );
         expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);
         await expectClean(run, 130);

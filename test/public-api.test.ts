@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { joinRegex } from './support/regex';
 
 const ROOT = join(__dirname, '..');
 
@@ -49,7 +50,10 @@ describe('public API for Node callers', () => {
       checker.typeToString(checker.getTypeOfSymbol(real(exported.get(name) as ts.Symbol)));
     expect(typeOf('check')).toMatch(/^\(adapter: Adapter, opts: CheckOptions\) => Promise<CheckResult>$/);
     expect(typeOf('defineRule')).toMatch(
-      /^<const M extends Record<string, string>, const S extends OptionsSchema>\(rule: Rule<OptionsOf<S>, M, S>\) => Rule<OptionsOf<S>, M, S>$/,
+      joinRegex(
+        /^<const M extends Record<string, string>, const S extends OptionsSchema>\(rule: Rule<OptionsOf<S>, M, S>\) /,
+        /=> Rule<OptionsOf<S>, M, S>$/,
+      ),
     );
     expect(typeOf('defineCollector')).toMatch(
       /^<D, S extends CollectorScope>\(collector: Collector<D, S>\) => Collector<D, S>$/,

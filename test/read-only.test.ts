@@ -1,6 +1,7 @@
 import { Long } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { readPreferenceFor, writeStages, whyNotReading } from '../src/adapters/read-only';
+import { joinRegex } from './support/regex';
 
 // The classifier alone (no server, no adapter): which command documents count as reading. The live test
 // (test/read-only.live.test.ts) proves on real servers that refused ones never reach the server.
@@ -75,7 +76,10 @@ describe('whyNotReading: the allow-list of reading commands', () => {
       [{ aggregate: 'posts' }, /without a pipeline array/],
       [
         { explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] }, verbosity: 'allPlansExecution' },
-        /^explain of delete with verbosity "allPlansExecution" is not allowed; only verbosity "queryPlanner" or "executionStats"/,
+        joinRegex(
+          /^explain of delete with verbosity "allPlansExecution" is not allowed; only verbosity "queryPlanner" or /,
+          /"executionStats"/,
+        ),
       ],
       [
         { explain: { delete: 'posts', deletes: [{ q: {}, limit: 0 }] } },

@@ -106,35 +106,7 @@ export async function confirmArrayGrowth(
   for (let i = 0; i < lengths.length; i++) {
     const L = lengths[i] as number;
     const budget = ctx.budget.slice(1 / (lengths.length - i));
-    ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} elements`);
-    await s.command({
-      insert: 'array_growth_embedded',
-      documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }],
-    });
-    // One push per trial: at 10,000+ elements a single push can take a second on a slow server, and the budget must
-    // reach those lengths.
-    const pushes = [{ q: { _id: L }, u: { $push: { items: item } } }];
-    const children = (): Doc[] => [{ parentId: L, item }];
-    // Timed in alternation, round by round, so the drift of the run falls on both arms (harness.ts: blocks of rounds).
-    const [embedded, referenced] = await alternate(
-      budget,
-      {
-        label: `$push into an array of ${formatNumber(L)}`,
-        run: async () => {
-          const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
-          if (Number(r.nModified) !== 1)
-            throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
-        },
-      },
-      {
-        label: `insert into a child collection (parent of ${formatNumber(L)})`,
-        run: async () => {
-          const r = await s.command({ insert: 'array_growth_children', documents: children(), ordered: true });
-          if (Number(r.n) !== 1) throw new Error(`the server inserted ${String(r.n)} documents, not 1`);
-        },
-      },
-      DEFAULT_TRIALS,
-    );
+    const { embedded, referenced } = await timeAtLength(ctx, L, item, budget);
     measurements.push(toMeasurement(embedded), toMeasurement(referenced));
     pairs.push({ length: L, embedded, referenced });
     await s.command({ delete: 'array_growth_embedded', deletes: [{ q: { _id: L }, limit: 1 }] });
@@ -142,7 +114,64 @@ export async function confirmArrayGrowth(
   }
   await s.drop('array_growth_embedded');
   await s.drop('array_growth_children');
+  return verdictOf(ctx, f, { lengths, pairs, measurements, real, elementBytes });
+}
 
+/** A parent of `L` elements: one $push into it timed against one insert into a child collection, in alternation. */
+async function timeAtLength(
+  ctx: ConfirmContext,
+  L: number,
+  item: unknown,
+  budget: ConfirmContext['budget'],
+): Promise<{ embedded: Timed; referenced: Timed }> {
+  const s = ctx.scratch;
+  ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} elements`);
+  await s.command({
+    insert: 'array_growth_embedded',
+    documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }],
+  });
+  // One push per trial: at 10,000+ elements a single push can take a second on a slow server, and the budget must
+  // reach those lengths.
+  const pushes = [{ q: { _id: L }, u: { $push: { items: item } } }];
+  const children = (): Doc[] => [{ parentId: L, item }];
+  // Timed in alternation, round by round, so the drift of the run falls on both arms (harness.ts: blocks of rounds).
+  const [embedded, referenced] = await alternate(
+    budget,
+    {
+      label: `$push into an array of ${formatNumber(L)}`,
+      run: async () => {
+        const r = await s.command({ update: 'array_growth_embedded', updates: pushes, ordered: true });
+        if (Number(r.nModified) !== 1)
+          throw new Error(`the server modified ${String(r.nModified)} documents on $push, not 1`);
+      },
+    },
+    {
+      label: `insert into a child collection (parent of ${formatNumber(L)})`,
+      run: async () => {
+        const r = await s.command({ insert: 'array_growth_children', documents: children(), ordered: true });
+        if (Number(r.n) !== 1) throw new Error(`the server inserted ${String(r.n)} documents, not 1`);
+      },
+    },
+    DEFAULT_TRIALS,
+  );
+  return { embedded, referenced };
+}
+
+/** What the lengths measured: the timings, and whether the element was a real one or a filler of the same size. */
+interface Run {
+  lengths: number[];
+  pairs: { length: number; embedded: Timed; referenced: Timed }[];
+  measurements: Measurement[];
+  real: boolean;
+  elementBytes: number;
+}
+
+/** The slowdown at the largest length fully timed against the claim, and the sentences that say so. */
+function verdictOf(
+  ctx: ConfirmContext,
+  f: Finding,
+  { lengths, pairs, measurements, real, elementBytes }: Run,
+): Omit<Confirmation, 'durationMs' | 'where'> {
   const complete = pairs.filter((p) => p.embedded.complete && p.referenced.complete && p.embedded.samples.length > 0);
   const largest = complete[complete.length - 1];
   const started = new Set(pairs.filter((p) => p.embedded.samples.length > 0).map((p) => p.length));

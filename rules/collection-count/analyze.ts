@@ -364,13 +364,10 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
         );
         continue;
       }
-      commands.push(
-        `${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d, fields.includes('$**') ? { wildcardProjection: { [field]: 0 } } : {})})`,
-      );
-      notes.push(
-        `wildcard index ${d.name}: a compound wildcard index ` +
-          `(7.0+)${fields.includes('$**') ? `, with ${field} left out of its projection as the server requires` : ''}`,
-      );
+      const projection = fields.includes('$**') ? { wildcardProjection: { [field]: 0 } } : {};
+      commands.push(`${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d, projection)})`);
+      const leftOut = fields.includes('$**') ? `, with ${field} left out of its projection as the server requires` : '';
+      notes.push(`wildcard index ${d.name}: a compound wildcard index (7.0+)${leftOut}`);
       leads = true;
       continue;
     }

@@ -50,36 +50,9 @@ export async function confirmCollectionCount(
   f: Finding,
   o: CollectionCountOptions,
 ): Promise<Result> {
-  if (f.messageId !== 'tenantCollections') {
-    return {
-      status: 'not-run',
-      summary:
-        'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.',
-      measurements: [],
-    };
-  }
-  const inv = dataOf(inventory, ctx.snapshot);
-  const group = inv
-    ? tenantGroupsOf(inv).find(
-        (g) => g.db === f.target.db && g.pattern === f.evidence.pattern && g.kind === f.evidence.kind,
-      )
-    : undefined;
-  if (!group)
-    return {
-      status: 'not-run',
-      summary: 'The tenant group is not in the snapshot, so there was nothing to copy.',
-      measurements: [],
-    };
-  if (group.kind === 'timeseries') {
-    return {
-      status: 'not-run',
-      summary:
-        'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.',
-      reason: 'time-series group',
-      measurements: [],
-    };
-  }
-  const s = ctx.scratch;
+  const found = groupOf(ctx, f);
+  if ('skip' in found) return found.skip;
+  const { group } = found;
   const field = o.tenantField;
   const n = Math.min(Math.max(group.members, MIN_TENANTS), MAX_TENANTS);
   const example = group.examples[0];
@@ -92,7 +65,75 @@ export async function confirmCollectionCount(
   const real = docs.length > 0;
   if (!real) docs = Array.from({ length: DOCS_PER_TENANT }, (_, i) => ({ n: i, pad: 'x'.repeat(200) }));
   const separateIx = plainIndexes(group.indexes, null);
-  const foldedIx = [{ key: { [field]: 1 }, name: 'tenant_1' }, ...plainIndexes(group.indexes, field)];
+  const [separate, folded] = await timeFirstAccess(ctx, { n, docs, field, separateIx, indexes: group.indexes });
+  const what = real
+    ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant`
+    : `${docs.length} filler documents per tenant`;
+  const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
+  return verdictOf(separate, folded, field, { what, indexes, n, members: group.members });
+}
+
+type TenantGroup = ReturnType<typeof tenantGroupsOf>[number];
+
+/** The finding's tenant group in the snapshot, or the not-run result that says why there is none to copy. */
+function groupOf(ctx: ConfirmContext, f: Finding): { group: TenantGroup } | { skip: Result } {
+  if (f.messageId !== 'tenantCollections') {
+    return {
+      skip: {
+        status: 'not-run',
+        summary:
+          'Nothing to measure: this finding counts tables; the experiment applies to per-tenant collection groups.',
+        measurements: [],
+      },
+    };
+  }
+  const inv = dataOf(inventory, ctx.snapshot);
+  const group = inv
+    ? tenantGroupsOf(inv).find(
+        (g) => g.db === f.target.db && g.pattern === f.evidence.pattern && g.kind === f.evidence.kind,
+      )
+    : undefined;
+  if (!group)
+    return {
+      skip: {
+        status: 'not-run',
+        summary: 'The tenant group is not in the snapshot, so there was nothing to copy.',
+        measurements: [],
+      },
+    };
+  if (group.kind === 'timeseries') {
+    return {
+      skip: {
+        status: 'not-run',
+        summary:
+          'Not measured: the experiment builds regular collections; time-series tenants fold into a metaField instead.',
+        reason: 'time-series group',
+        measurements: [],
+      },
+    };
+  }
+  return { group };
+}
+
+/** What the access experiment copies: n tenants of `docs` each, with the group's plain indexes. */
+interface Access {
+  n: number;
+  docs: Doc[];
+  field: string;
+  separateIx: Doc[];
+  indexes: readonly IndexDefinition[];
+}
+
+/**
+ * The first find on each of n new collections timed against the first find for each of n new tenants in one
+ * collection, in alternation; the scratch collections dropped afterwards.
+ */
+async function timeFirstAccess(
+  ctx: ConfirmContext,
+  { n, docs, field, separateIx, indexes }: Access,
+): Promise<[Timed, Timed]> {
+  const s = ctx.scratch;
+  const foldedIx = [{ key: { [field]: 1 }, name: 'tenant_1' }, ...plainIndexes(indexes, field)];
 
   await s.drop('folded');
   await s.create('folded');
@@ -150,12 +191,7 @@ export async function confirmCollectionCount(
   );
   for (const name of made) await s.drop(name);
   await s.drop('folded');
-
-  const what = real
-    ? `${docs.length} documents copied from ${group.db}.${example ?? ''} per tenant`
-    : `${docs.length} filler documents per tenant`;
-  const indexes = `${separateIx.length} plain secondary index${separateIx.length === 1 ? '' : 'es'}`;
-  return verdictOf(separate, folded, field, { what, indexes, n, members: group.members });
+  return [separate, folded];
 }
 
 /** The verdict from the numbers (the access claim), and the sentences it picks. */

@@ -187,9 +187,10 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
     note(`${what} ${inOthers(elsewhere)} not reported here: ${checkThem(elsewhere)}`);
   }
   if (unjudged.length > 0) {
+    const what = groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more alike-named collections`);
     note(
-      `${groupCount(unjudged.length, `${n(options.tenantMinCollections)} or more ` + `alike-named collections`)} ${inOthers(unjudged)} ` +
-        `not reported here: their index lists were not read, so whether they are per-tenant collections was ` +
+      `${what} ${inOthers(unjudged)} not reported here: their index lists were not read, so whether they are ` +
+        `per-tenant collections was ` +
         `not judged: ${checkThem(unjudged)}`,
     );
   }
@@ -211,6 +212,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
   const field = options.tenantField;
   const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
   const ts = g.kind === 'timeseries';
+  const tables = wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)';
   const examples = g.examples.map((e) => `\`${e}\``).join(', ');
   report({
     messageId: 'tenantCollections',
@@ -257,7 +259,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
           action: `fold into one collection \`${target}\` with ${field} leading each index`,
           reason:
             `${n(g.members)} collections with ${g.indexes.length + 1} indexes each ` +
-            `are ${n(g.members * (g.indexes.length + 2))} ${wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)'}; ` +
+            `are ${n(g.members * (g.indexes.length + 2))} ${tables}; ` +
             `one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran ` +
             `out of memory and startup took hours; in a test at 500,000 collections, one shared table for all ` +
             `collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall ` +

@@ -77,7 +77,7 @@ const databaseCount = {
      * past the name budget.
      */
     collectionNames: nameList,
-    /** Time-series collections, their index sets read on their system.buckets collections; absent when there are none. */
+    /** Time-series collections, their index sets read on their system.buckets collections; absent when none. */
     timeseriesNames: nameList,
   },
 } as const;

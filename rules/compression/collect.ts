@@ -195,7 +195,8 @@ export async function measureCompressibility(docs: readonly Doc[]): Promise<Comp
     const f = fns[name];
     if (!f) return null;
     let total = 0;
-    for (const b of blocks) total += Math.min(b.length, f(b)); // WiredTiger keeps a block uncompressed when compression does not pay
+    // WiredTiger keeps a block uncompressed when compression does not pay
+    for (const b of blocks) total += Math.min(b.length, f(b));
     return total;
   };
   const out: Compressibility = {

@@ -32,6 +32,45 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   const names = codecs.map((c) => `compression_${c}`);
   for (const n of names) await s.drop(n);
   // 1. one scratch collection per compressor, proven by reading the creationString back
+  const notRun = await createPerCodec(ctx, codecs, names);
+  if (notRun) return notRun;
+  // 2. the same documents in each
+  const source = collection ? (await ctx.sourceDocs(db, collection)).map(strip) : [];
+  if (source.length === 0) {
+    for (const n of names) await s.drop(n);
+    return {
+      status: 'inconclusive',
+      summary: say(M, 'inconclusiveNoDocs', { collection: collection ?? 'the collection' }),
+      measurements: [],
+    };
+  }
+  for (const n of names) await s.insertMany(n, source);
+  // 3. a checkpoint, so storageSize counts compressed blocks on disk
+  const { sizes, flushError } = await flushedSizes(s, names);
+  // 4. read time: a full scan of each, the two timed in alternation
+  const reads = await timeScans(ctx, names, current, source.length);
+  for (const n of names) await s.drop(n);
+  const run: Run = { current, codecs, sizes, reads, flushError, docs: source.length, collection: collection ?? '' };
+  return verdictOf(f, o, run);
+}
+
+/** What the experiment measured, for the verdict. */
+interface Run {
+  current: string;
+  codecs: string[];
+  sizes: number[];
+  reads: Timed[];
+  flushError: string | null;
+  docs: number;
+  collection: string;
+}
+
+/**
+ * One scratch collection per compressor, each proven by reading its creationString back. A not-run result (the
+ * collections dropped again) when the server refused one or gave it another compressor; null when all are right.
+ */
+async function createPerCodec(ctx: ConfirmContext, codecs: string[], names: string[]): Promise<Result | null> {
+  const s = ctx.scratch;
   for (let i = 0; i < codecs.length; i++) {
     const name = names[i] as string;
     let refused: string | null = null;
@@ -64,18 +103,14 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
       };
     }
   }
-  // 2. the same documents in each
-  const source = collection ? (await ctx.sourceDocs(db, collection)).map(strip) : [];
-  if (source.length === 0) {
-    for (const n of names) await s.drop(n);
-    return {
-      status: 'inconclusive',
-      summary: say(M, 'inconclusiveNoDocs', { collection: collection ?? 'the collection' }),
-      measurements: [],
-    };
-  }
-  for (const n of names) await s.insertMany(n, source);
-  // 3. a checkpoint, so storageSize counts compressed blocks on disk
+  return null;
+}
+
+/** storageSize of each collection after an fsync (the fsync's error, when the server refused it). */
+async function flushedSizes(
+  s: ConfirmContext['scratch'],
+  names: string[],
+): Promise<{ sizes: number[]; flushError: string | null }> {
   let flushError: string | null = null;
   try {
     await s.fsync();
@@ -84,23 +119,30 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   }
   const sizes: number[] = [];
   for (const n of names) sizes.push(Number((await s.collStats(n))?.storageSize ?? 0));
-  // 4. read time: a full scan of each, the two timed in alternation
+  return { sizes, flushError };
+}
+
+/** A full scan of the current compressor's copy and of the zstd copy, timed in alternation (none for one copy). */
+async function timeScans(ctx: ConfirmContext, names: string[], current: string, docs: number): Promise<Timed[]> {
+  const s = ctx.scratch;
   const [n0, n1] = [names[0] as string, names[names.length - 1] as string];
   const scan = (n: string) => async (): Promise<void> =>
     void (await s.command({ find: n, filter: {}, batchSize: 100_000, singleBatch: true }));
-  const reads: Timed[] =
-    names.length === 2
-      ? await alternate(
-          ctx.budget,
-          { label: `full scan of ${formatNumber(source.length)} docs, ${current}`, run: scan(n0) },
-          { label: `full scan of ${formatNumber(source.length)} docs, zstd`, run: scan(n1) },
-          DEFAULT_TRIALS,
-        )
-      : [];
-  for (const n of names) await s.drop(n);
+  return names.length === 2
+    ? await alternate(
+        ctx.budget,
+        { label: `full scan of ${formatNumber(docs)} docs, ${current}`, run: scan(n0) },
+        { label: `full scan of ${formatNumber(docs)} docs, zstd`, run: scan(n1) },
+        DEFAULT_TRIALS,
+      )
+    : [];
+}
 
+/** The measurements, the size gain against the claim, and the sentences that say so. */
+function verdictOf(f: Finding, o: CompressionOptions, run: Run): Result {
+  const { current, sizes, reads, flushError } = run;
   const measurements: Measurement[] = [];
-  codecs.forEach((c, i) => {
+  run.codecs.forEach((c, i) => {
     const b = sizes[i] as number;
     measurements.push({ label: `storageSize, ${c}`, unit: 'bytes', median: b, low: b, high: b, trials: 1 });
   });
@@ -114,8 +156,8 @@ export async function confirmCompression(ctx: ConfirmContext, f: Finding, o: Com
   const claim = gainClaim(f.messageId === 'zstdSmaller' || f.messageId === 'zstdSmallerOutgrowsCache' ? o.minGain : 1);
   const parts = [
     say(M, 'measuredSizes', {
-      docs: formatNumber(source.length),
-      collection: collection ?? '',
+      docs: formatNumber(run.docs),
+      collection: run.collection,
       current: formatBytes(cur),
       codec: current,
       zstd: formatBytes(zstd),

@@ -90,9 +90,11 @@ describe('compression (live)', () => {
     } else {
       expect(notes).toHaveLength(1);
       const note = notes[0];
+      const engine = snap.server.storageEngine ?? 'not reported';
+      const collStats = proven.error ? `; $collStats: ${proven.error}` : '';
       console.log(
-        `[compression live] no creationString on ${live.kind} (storage ` +
-          `engine ${snap.server.storageEngine ?? 'not reported'}${proven.error ? `; $collStats: ${proven.error}` : ''}): ${note?.message ?? ''}`,
+        `[compression live] no creationString on ${live.kind} (storage engine ${engine}${collStats}): ` +
+          (note?.message ?? ''),
       );
       expect(stats?.blockCompressor ?? null).toBeNull();
       expect(runRule(rule, snap)).toEqual([]);
@@ -134,9 +136,9 @@ describe('compression (live)', () => {
     };
     const run = await confirmFindings(snap, [finding], live.adapter, [rule], { budgetMs: 20_000 });
     const c = run.findings[0]?.confirmation;
+    const readBack = created.compressor ?? `nothing (${created.error ?? 'no creationString'})`;
     console.log(
-      `[compression live] ${live.kind}, zstd read back ` +
-        `as ${created.compressor ?? `nothing (${created.error ?? 'no creationString'})`}: ${c?.status ?? 'none'}: ${c?.summary ?? ''}`,
+      `[compression live] ${live.kind}, zstd read back as ${readBack}: ${c?.status ?? 'none'}: ${c?.summary ?? ''}`,
     );
     expect(run.cleanedUp).toBe(true);
     if (created.compressor === 'zstd') {

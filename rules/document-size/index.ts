@@ -1,7 +1,7 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { shellCollection, shellString } from '../../src/lib/shell';
 import { defineRule, sentence } from '../../src/core/rule';
-import type { Recommendation } from '../../src/core/types';
+import type { CollectionSnapshot, Finding, Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
 import { outlierSearch } from '../../src/collect/outliers';
 import { dataOf } from '../../src/core/collector';
@@ -66,6 +66,31 @@ const ALL = 'Documents reach';
 const ALL_READ_COUNT = '{{over}} of all {{sample}} (every one was read)';
 const BEYOND = 'A document found by a server-side pass over the whole collection reaches';
 
+/** The figures behind a finding: the largest document, how it was found, what crossed each line. */
+function evidenceOf(c: CollectionSnapshot, s: DocumentSizeStats, searchStatus: string | null): Finding['evidence'] {
+  const top = s.largest.largestFields[0];
+  return {
+    largestDocBytes: s.largest.bytes,
+    largestFrom: s.largestFrom,
+    measuredOnServer: s.largest.measuredOnServer,
+    sampleSize: s.sampleSize,
+    sampleRandom: c.sample.random,
+    sampleComplete: c.sample.complete,
+    outlierSearch: searchStatus,
+    docsOverInfoBytes: s.overInfo,
+    docsOverWarnBytes: s.overWarn,
+    docsOverErrorShare: s.overError,
+    beyondSampleOverInfoBytes: s.beyond.overInfo,
+    beyondSampleOverWarnBytes: s.beyond.overWarn,
+    beyondSampleOverErrorShare: s.beyond.overError,
+    largestField: top?.path ?? null,
+    largestFieldBytes: top?.bytes ?? null,
+    largestFieldType: s.largestFieldType,
+    dominantArray: s.dominantArray?.path ?? null,
+    avgObjSize: c.stats ? Math.round(c.stats.avgObjSize) : null,
+  };
+}
+
 export default defineRule({
   id: 'document-size',
   needs: [outlierSearch],
@@ -123,26 +148,7 @@ export default defineRule({
     const top = s.largest.largestFields[0];
     const base = {
       target: { db: c.db, collection: c.name, ...(top ? { path: top.path } : {}) },
-      evidence: {
-        largestDocBytes: s.largest.bytes,
-        largestFrom: s.largestFrom,
-        measuredOnServer: s.largest.measuredOnServer,
-        sampleSize: s.sampleSize,
-        sampleRandom: c.sample.random,
-        sampleComplete: c.sample.complete,
-        outlierSearch: search?.status ?? null,
-        docsOverInfoBytes: s.overInfo,
-        docsOverWarnBytes: s.overWarn,
-        docsOverErrorShare: s.overError,
-        beyondSampleOverInfoBytes: s.beyond.overInfo,
-        beyondSampleOverWarnBytes: s.beyond.overWarn,
-        beyondSampleOverErrorShare: s.beyond.overError,
-        largestField: top?.path ?? null,
-        largestFieldBytes: top?.bytes ?? null,
-        largestFieldType: s.largestFieldType,
-        dominantArray: s.dominantArray?.path ?? null,
-        avgObjSize: c.stats ? Math.round(c.stats.avgObjSize) : null,
-      },
+      evidence: evidenceOf(c, s, search?.status ?? null),
       recommendation: recommend(c.name, s),
     };
     const common = {

@@ -196,6 +196,7 @@ async function compareIndexSizes(
     ...(c.sizes[n] === 0 ? [`${n} (clustered)`] : []),
     ...(r.sizes[n] === 0 ? [`${n} (regular)`] : []),
   ]);
+  const counts = `${formatNumber(docs.clustered)} and ${formatNumber(docs.regular)} documents`;
   if (zero.length) {
     const all = zero.length === names.length * 2;
     return {
@@ -203,7 +204,7 @@ async function compareIndexSizes(
       text:
         ` Secondary index sizes could not be read: $collStats reported 0 bytes ` +
         `for ${all ? `every secondary index (${list}) of both copies` : zero.join(', ')}, which ` +
-        `hold ${docs.clustered === docs.regular ? `${formatNumber(docs.regular)} documents each` : `${formatNumber(docs.clustered)} ` + `and ${formatNumber(docs.regular)} ` + `documents`}: ` +
+        `hold ${docs.clustered === docs.regular ? `${formatNumber(docs.regular)} documents each` : counts}: ` +
         `this server did not measure the index storage, so no size is shown.`,
     };
   }
@@ -214,9 +215,12 @@ async function compareIndexSizes(
     { label: 'secondary index bytes, regular', unit: 'bytes', median: secR, low: secR, high: secR, trials: 1 },
   ];
   const same = docs.clustered === docs.regular;
+  const comparison = same
+    ? ` (${secC >= secR ? '+' : ''}${Math.round((secC / secR - 1) * 100)}%)`
+    : `, not compared: the copies hold ${counts} (the time budget ran out)`;
   const text =
-    ` Secondary indexes (${list}): ${formatBytes(secC)} clustered vs ${formatBytes(secR)} ` +
-    `regular${same ? ` (${secC >= secR ? '+' : ''}${Math.round((secC / secR - 1) * 100)}%)` : `, not compared: the copies ` + `hold ${formatNumber(docs.clustered)} ` + `and ${formatNumber(docs.regular)} ` + `documents (the time budget ran out)`}.${flushNote}`;
+    ` Secondary indexes (${list}): ${formatBytes(secC)} clustered vs ${formatBytes(secR)} regular${comparison}.` +
+    flushNote;
   return { text, measurements, compared: same && !flushNote ? { clustered: secC, regular: secR } : null };
 }
 

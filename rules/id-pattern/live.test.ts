@@ -12,6 +12,7 @@ import type { CheckResult, Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
 import { recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
+import { joinRegex } from '../../test/support/regex';
 
 const DB = 'mongo_advisor_test_id_pattern';
 const BIG = 6;
@@ -88,7 +89,10 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
       }
       expect(c?.status).toMatch(/^(supported|refuted|inconclusive)$/);
       expect(c?.summary).toMatch(
-        /^With new ObjectIds \(monotonic\) and batches of 500 documents \([\d.]+ KiB\) drawn in turn from the 500 copied from events: inserts took/,
+        joinRegex(
+          /^With new ObjectIds \(monotonic\) and batches of 500 documents \([\d.]+ KiB\) drawn in turn from the 500 /,
+          /copied from events: inserts took/,
+        ),
       );
       // both copies hold _ids from the same stretch (made interleaved), so the range returns as many documents from
       // each, ±1
@@ -113,7 +117,11 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
         // SecantusDB: $collStats lists every index with 0 bytes. Said, not shown.
         expect(sizes).toEqual([]);
         expect(c?.summary).toMatch(
-          / Secondary index sizes could not be read: \$collStats reported 0 bytes for every secondary index \(`at_1_type_1`\) of both copies, which hold [\d,]+ (documents each|and [\d,]+ documents): this server did not measure the index storage, so no size is shown\.( |$)/,
+          joinRegex(
+            / Secondary index sizes could not be read: \$collStats reported 0 bytes for every secondary index /,
+            /\(`at_1_type_1`\) of both copies, which hold [\d,]+ (documents each|and [\d,]+ documents): this server /,
+            /did not measure the index storage, so no size is shown\.( |$)/,
+          ),
         );
       }
     },
@@ -165,10 +173,10 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
       expect(c?.status).toMatch(/^(supported|refuted|inconclusive)$/);
       // 32 MB of copies in all (the default copy limit): 1 MB per batch over 16 runs (2 warm-up rounds, 7 blocks of 2)
       // and two collections.
-      const batch =
-        /^With new ObjectIds \(monotonic\) and batches of (\d+) documents \(([\d.,]+) (KiB|MiB)\) drawn in turn from the (\d+) copied from blobs \((\d+) over the 1 MiB batch limit left out\):/.exec(
-          c?.summary ?? '',
-        );
+      const batch = joinRegex(
+        /^With new ObjectIds \(monotonic\) and batches of (\d+) documents \(([\d.,]+) (KiB|MiB)\) drawn in turn /,
+        /from the (\d+) copied from blobs \((\d+) over the 1 MiB batch limit left out\):/,
+      ).exec(c?.summary ?? '');
       expect(batch, c?.summary).not.toBeNull();
       const [, docs, size, unit, copied, left] = batch as unknown as string[];
       expect(Number(size?.replace(/,/g, '')) * (unit === 'MiB' ? 1024 : 1)).toBeLessThanOrEqual(1024);
@@ -257,7 +265,11 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
           indexBytesSaved: 300 * 20,
         });
         expect(f?.message).toMatch(
-          /^`_id` holds UUID v4 values as 36-character strings\. Stored as binary UUIDs \(subtype 4\) each value takes 21 bytes instead of 41: about .+ less across 300 documents, and 20 less per key in 300 index entries \(`_id_`\): about .+\.$/,
+          joinRegex(
+            /^`_id` holds UUID v4 values as 36-character strings\. Stored as binary UUIDs \(subtype 4\) each value /,
+            /takes 21 bytes instead of 41: about .+ less across 300 documents, and 20 less per key in 300 index /,
+            /entries \(`_id_`\): about .+\.$/,
+          ),
         );
         expect(f?.docsUrl).toBe('https://www.mongodb.com/docs/manual/reference/method/UUID/');
         // no _id value anywhere in what the rule reports

@@ -216,42 +216,7 @@ function checkUsage(
     .map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
   const target = { db: c.db, collection: c.name };
   const unused = usage.filter((x) => x.status === 'unused');
-  for (const u of unused) {
-    const rows = accessesOf(data, u.index.name) ?? [];
-    const cov = coverage(snapshot, data.members, rows.length);
-    reportUnused(
-      report,
-      {
-        severity: cov.complete ? 'warn' : 'info',
-        target: { ...target, index: u.index.name },
-        evidence: {
-          ops: u.ops,
-          windowDays: u.windowDays === null ? null : Math.floor(u.windowDays),
-          membersRead: rows.length,
-          allMembersRead: cov.complete,
-          sizeBytes: u.index.sizeBytes,
-          key: formatKey(u.index.key),
-        },
-        recommendation: {
-          action: hideThenDropAction(snapshot),
-          reason:
-            `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
-            `cache. ${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
-            `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
-          commands: hideThenDrop(snapshot, c.name, u.index.name),
-        },
-      },
-      {
-        index: u.index.name,
-        key: formatKey(u.index.key),
-        days: days(u.windowDays ?? 0),
-        size: u.index.sizeBytes === null ? 'unknown' : formatBytes(u.index.sizeBytes),
-      },
-      u.ops,
-      o.unusedMaxOps,
-      cov,
-    );
-  }
+  for (const u of unused) reportUnusedIndex(snapshot, c, data, o, report, u);
   const kept = usage.filter((x) => x.status === 'kept');
   if (kept.length) {
     report({
@@ -262,6 +227,67 @@ function checkUsage(
       evidence: { indexes: kept.length },
     });
   }
+  reportTooRecent(usage, o, target, report);
+  return {
+    unreadable: usage.filter((x) => x.status === 'unreadable'),
+    noRows: usage.filter((x) => x.status === 'unknown').map((u) => u.index.name),
+    unused: unused.length,
+  };
+}
+
+/** An index no query used over the window: hide it, then drop it (warn only when every member was read). */
+function reportUnusedIndex(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  data: IndexUsageData,
+  o: IndexUsageOptions,
+  report: IndexUsageReport,
+  u: IndexUsage,
+): void {
+  const target = { db: c.db, collection: c.name };
+  const rows = accessesOf(data, u.index.name) ?? [];
+  const cov = coverage(snapshot, data.members, rows.length);
+  reportUnused(
+    report,
+    {
+      severity: cov.complete ? 'warn' : 'info',
+      target: { ...target, index: u.index.name },
+      evidence: {
+        ops: u.ops,
+        windowDays: u.windowDays === null ? null : Math.floor(u.windowDays),
+        membersRead: rows.length,
+        allMembersRead: cov.complete,
+        sizeBytes: u.index.sizeBytes,
+        key: formatKey(u.index.key),
+      },
+      recommendation: {
+        action: hideThenDropAction(snapshot),
+        reason:
+          `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
+          `cache. ${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
+          `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
+        commands: hideThenDrop(snapshot, c.name, u.index.name),
+      },
+    },
+    {
+      index: u.index.name,
+      key: formatKey(u.index.key),
+      days: days(u.windowDays ?? 0),
+      size: u.index.sizeBytes === null ? 'unknown' : formatBytes(u.index.sizeBytes),
+    },
+    u.ops,
+    o.unusedMaxOps,
+    cov,
+  );
+}
+
+/** Indexes too young to judge, in one line that names the youngest's age (and its host, when known). */
+function reportTooRecent(
+  usage: IndexUsage[],
+  o: IndexUsageOptions,
+  target: { db: string; collection: string },
+  report: IndexUsageReport,
+): void {
   const early = usage.filter((x) => x.status === 'tooRecent');
   const youngest = early.reduce<IndexUsage | null>(
     (a, b) => (a !== null && (a.windowDays ?? 0) <= (b.windowDays ?? 0) ? a : b),
@@ -284,11 +310,6 @@ function checkUsage(
       });
     else report({ messageId: 'tooRecentUnnamed', severity: 'info', target, data, evidence });
   }
-  return {
-    unreadable: usage.filter((x) => x.status === 'unreadable'),
-    noRows: usage.filter((x) => x.status === 'unknown').map((u) => u.index.name),
-    unused: unused.length,
-  };
 }
 
 /** One line for every index whose $indexStats counters carry no start date: not judged, and why. */
@@ -347,10 +368,10 @@ function noteNotChecked(
     .join(', ')}${missing.length > 5 ? ', …' : ''}`;
   if (missing.length) {
     const said = (snapshot.collectors.find((r) => r.id === indexUsageCollector.id)?.couldNot.length ?? 0) > 0;
-    parts.push(
-      `on ${plural(missing.length, 'collection')} ` +
-        `(${list}): ${said ? '$indexStats could not be read there (its own ' + 'line under "Could not check" says why)' : 'no $indexStats was recorded there'}`,
-    );
+    const why = said
+      ? '$indexStats could not be read there (its own line under "Could not check" says why)'
+      : 'no $indexStats was recorded there';
+    parts.push(`on ${plural(missing.length, 'collection')} (${list}): ${why}`);
   }
   const n = noRows.reduce((t, x) => t + x.names.length, 0);
   if (n) {
@@ -516,9 +537,9 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
   if (cache === null || cache <= 0) {
     const none = noWiredTiger(snapshot.server);
     const gap = none ? gapOf(none, `indexes (${size}) against the WiredTiger cache`) : undefined;
+    const floor = unknown.length ? ` The total is a floor: ${unknownText}.` : '';
     note(
-      `indexes of the ${n} take ${size}; not compared with the ` +
-        `cache: ${cacheUnknownReason(snapshot, status)}.${unknown.length ? ` The total is a floor: ${unknownText}.` : ''}`,
+      `indexes of the ${n} take ${size}; not compared with the cache: ${cacheUnknownReason(snapshot, status)}.${floor}`,
       at,
       'skipped',
       gap,
@@ -535,6 +556,27 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
       );
     return;
   }
+  reportIndexesVsCache(report, o, { dbs, collections: colls.length, unknown: unknown.length, total, cache });
+}
+
+/** The run's index bytes and the cache they are judged against. */
+interface CacheFigures {
+  dbs: readonly DatabaseSnapshot[];
+  /** Collections checked, and those whose index sizes could not be read. */
+  collections: number;
+  unknown: number;
+  total: number;
+  cache: number;
+}
+
+/** The index bytes of the run's databases against the cache, when they take more than the share allowed. */
+function reportIndexesVsCache(
+  report: IndexUsageReport,
+  o: IndexUsageOptions,
+  { dbs, collections, unknown, total, cache }: CacheFigures,
+): void {
+  const several = dbs.length > 1;
+  const share = total / cache;
   const perDb = dbs
     .map((db) => ({ db: db.name, bytes: db.collections.map(indexBytes).reduce<number>((a, b) => a + (b ?? 0), 0) }))
     .sort((a, b) => b.bytes - a.bytes);
@@ -546,8 +588,8 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
       totalIndexBytes: total,
       cacheBytes: cache,
       share: Math.round(share * 1000) / 1000,
-      collections: colls.length,
-      collectionsWithUnknownIndexSizes: unknown.length,
+      collections,
+      collectionsWithUnknownIndexSizes: unknown,
       ...(several ? { databases: dbs.length, largestDatabaseIndexBytes: largest.bytes } : {}),
     },
     recommendation: {
@@ -571,11 +613,10 @@ function checkCache(snapshot: Snapshot, o: IndexUsageOptions, report: IndexUsage
       largest: largest.db,
       largestSize: formatBytes(largest.bytes),
     };
-    if (unknown.length)
-      report({ ...base, messageId: 'indexesVsCacheDatabasesAtLeast', data: { ...across, unsized: unknown.length } });
+    if (unknown)
+      report({ ...base, messageId: 'indexesVsCacheDatabasesAtLeast', data: { ...across, unsized: unknown } });
     else report({ ...base, messageId: 'indexesVsCacheDatabases', data: across });
-  } else if (unknown.length)
-    report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown.length } });
+  } else if (unknown) report({ ...base, messageId: 'indexesVsCacheAtLeast', data: { ...data, unsized: unknown } });
   else report({ ...base, messageId: 'indexesVsCache', data });
 }
 

@@ -125,10 +125,11 @@ describe('index-usage (live)', () => {
     } else if (!data) {
       expect(members).toBeUndefined(); // no $indexStats anywhere: the "not checked" line says so
     } else {
+      const hidden = members?.hiddenUnknown ? `, hidden members unknown: ${members.hiddenUnknown}` : '';
       console.log(
         `[index-usage live] ${live.kind}: replica set ${String(hello.setName)}, ` +
           `hosts ${JSON.stringify(hello.hosts)}: read ${JSON.stringify(members?.read)}, not ` +
-          `read ${JSON.stringify(members?.notRead)}${members?.hiddenUnknown ? `, hidden members unknown: ${members.hiddenUnknown}` : ''}`,
+          `read ${JSON.stringify(members?.notRead)}${hidden}`,
       );
       const hosts = [
         ...((hello.hosts as string[] | undefined) ?? []),

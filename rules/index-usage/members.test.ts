@@ -204,7 +204,8 @@ describe('replica-set members for $indexStats', () => {
     expect(Object.keys(accesses).sort()).toEqual(['__proto__', 'constructor']);
     expect(JSON.parse(JSON.stringify(accesses)) as unknown).toEqual(
       JSON.parse(
-        '{"__proto__":[{"host":"h:1","ops":1,"since":"2026-09-01T00:00:00.000Z"}],"constructor":[{"host":"h:1","ops":2,"since":"2026-09-01T00:00:00.000Z"}]}',
+        '{"__proto__":[{"host":"h:1","ops":1,"since":"2026-09-01T00:00:00.000Z"}],' +
+          '"constructor":[{"host":"h:1","ops":2,"since":"2026-09-01T00:00:00.000Z"}]}',
       ) as unknown,
     );
   });

@@ -47,19 +47,7 @@ export function connectionError(
       c.name === 'MongoAuthError' ||
       /Authentication failed|SASL|SCRAM|auth.*(fail|error)/i.test(c.message),
   );
-  if (authFailure) {
-    const who = auth?.user ? `user "${auth.user}"` : 'no user name';
-    const where = auth
-      ? `authSource ${auth.source}, mechanism ${auth.mechanism}`
-      : 'no credentials in the connection string';
-    return new UserError(
-      `Authentication failed at ${shown} for ${who} (${where}): ${safe(firstLine(authFailure.message))}. ` +
-        `The server refused the credentials; the connection string itself is fine. ` +
-        (`Check the password (not shown here), that the user exists in the authSource database (a user ` +
-          `created in admin needs ?authSource=admin when the path names another database), and that the server ` +
-          `allows this mechanism.`),
-    );
-  }
+  if (authFailure) return authError(shown, auth, safe(firstLine(authFailure.message)));
   const at = (re: RegExp): Cause | undefined => find((c) => re.test(c.message));
   const tls = at(/SSL|TLS|certificate|EPROTO|wrong version number|self.signed/i);
   if (tls) {
@@ -75,6 +63,44 @@ export function connectionError(
       `Could not connect to ${shown}: a file the connection string's options name could not be read ` +
         `(${safe(firstLine(file.message))}). Check the tlsCAFile and tlsCertificateKeyFile paths.`,
     );
+  const network = networkError(at, find, shown, uri, safe);
+  if (network) return network;
+  const name = all[0]?.name ?? '';
+  if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError') {
+    return new UserError(
+      `The ${label} ${JSON.stringify(shown)} is not usable: ${first}. Expected something like ` +
+        `mongodb://host:27017/mydb or mongodb+srv://cluster.example.net/mydb.`,
+    );
+  }
+  return new UserError(
+    `Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the ` +
+      `connection string's options.`,
+  );
+}
+
+/** The server refused the credentials: who tried, with which authSource and mechanism, and what to check. */
+function authError(shown: string, auth: AuthSettings | null, why: string): UserError {
+  const who = auth?.user ? `user "${auth.user}"` : 'no user name';
+  const where = auth
+    ? `authSource ${auth.source}, mechanism ${auth.mechanism}`
+    : 'no credentials in the connection string';
+  return new UserError(
+    `Authentication failed at ${shown} for ${who} (${where}): ${why}. ` +
+      `The server refused the credentials; the connection string itself is fine. ` +
+      `Check the password (not shown here), that the user exists in the authSource database (a user ` +
+      `created in admin needs ?authSource=admin when the path names another database), and that the server ` +
+      `allows this mechanism.`,
+  );
+}
+
+/** No server answered: the connection refused, the host name unresolved, or no answer in time. */
+function networkError(
+  at: (re: RegExp) => Cause | undefined,
+  find: (test: (c: Cause) => boolean) => Cause | undefined,
+  shown: string,
+  uri: string,
+  safe: (s: string) => string,
+): UserError | undefined {
   const refused = at(/ECONNREFUSED/);
   if (refused)
     return new UserError(
@@ -104,15 +130,5 @@ export function connectionError(
         `not answer in time: check that the server is running, the host and port are right, and a firewall ` +
         `lets this machine through.`,
     );
-  const name = all[0]?.name ?? '';
-  if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError') {
-    return new UserError(
-      `The ${label} ${JSON.stringify(shown)} is not usable: ${first}. Expected something like ` +
-        `mongodb://host:27017/mydb or mongodb+srv://cluster.example.net/mydb.`,
-    );
-  }
-  return new UserError(
-    `Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the ` +
-      `connection string's options.`,
-  );
+  return undefined;
 }

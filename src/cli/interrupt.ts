@@ -26,6 +26,44 @@ export interface RestoreAction {
 const EXIT_FOR = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 type Handled = keyof typeof EXIT_FOR;
 
+const howToDrop = (s: Scratch): string =>
+  `drop it with: mongo-advisor cleanup <uri> --yes, or in mongosh ${s.dropByHand}`;
+
+/** A second signal: say what may remain (the scratch database, restores not done) and how to undo it, then exit. */
+function quitAtOnce(
+  say: (line: string) => void,
+  scratch: Scratch | null,
+  pending: readonly RestoreAction[],
+  signal: Handled,
+): never {
+  if (scratch && !scratch.cleanedUp)
+    say(
+      `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
+        `on ${scratch.source}; ${howToDrop(scratch)}`,
+    );
+  else if (!pending.length) say('Quit.');
+  for (const a of pending) say(`Quit before ${a.what} was done; by hand: ${a.byHand}`);
+  process.exit(EXIT_FOR[signal]);
+}
+
+/** The first signal's line: what happened and what is being undone, or that there is nothing to undo. */
+function firstSignalLine(
+  signal: Handled,
+  scratch: Scratch | null,
+  actions: readonly RestoreAction[],
+  nothing: string | undefined,
+): string {
+  const what =
+    signal === 'SIGINT' ? 'Interrupted' : signal === 'SIGHUP' ? 'The terminal closed (SIGHUP)' : 'Terminated (SIGTERM)';
+  const steps = [
+    ...(scratch ? [`stopping, then dropping the scratch database ${scratch.db}`] : []),
+    ...actions.map((a) => a.what),
+  ];
+  return steps.length
+    ? `${what}: ${steps.join('; ')} (Ctrl-C again to quit at once)…`
+    : `${what} (${nothing ?? 'no scratch database was written'}).`;
+}
+
 /**
  * The one interrupt handler of the CLI's confirming commands (check, lint, audit). When confirm hands over the scratch
  * handle it says where the run will write and how much (consent, before the first write). The first Ctrl-C, SIGTERM
@@ -53,38 +91,18 @@ export function onInterrupt(io: Io, opts: { nothing?: string } = {}): Interrupt 
     }
   };
   const quiet = (): void => undefined;
-  const howToDrop = (s: Scratch): string =>
-    `drop it with: mongo-advisor cleanup <uri> --yes, or in mongosh ${s.dropByHand}`;
   const handler = (signal: Handled): void => {
     count++;
-    if (count > 1) {
-      const pending = actions.filter((x) => !done.has(x));
-      if (scratch && !scratch.cleanedUp)
-        say(
-          `Quit before the drop was confirmed: the scratch database ${scratch.db} may remain ` +
-            `on ${scratch.source}; ${howToDrop(scratch)}`,
-        );
-      else if (!pending.length) say('Quit.');
-      for (const a of pending) say(`Quit before ${a.what} was done; by hand: ${a.byHand}`);
-      process.exit(EXIT_FOR[signal]);
-    }
+    if (count > 1)
+      quitAtOnce(
+        say,
+        scratch,
+        actions.filter((x) => !done.has(x)),
+        signal,
+      );
     process.stdout.on('error', quiet);
     process.stderr.on('error', quiet);
-    const what =
-      signal === 'SIGINT'
-        ? 'Interrupted'
-        : signal === 'SIGHUP'
-          ? 'The terminal closed (SIGHUP)'
-          : 'Terminated (SIGTERM)';
-    const steps = [
-      ...(scratch ? [`stopping, then dropping the scratch database ${scratch.db}`] : []),
-      ...actions.map((a) => a.what),
-    ];
-    say(
-      steps.length
-        ? `${what}: ${steps.join('; ')} (Ctrl-C again to quit at once)…`
-        : `${what} (${opts.nothing ?? 'no scratch database was written'}).`,
-    );
+    say(firstSignalLine(signal, scratch, actions, opts.nothing));
     controller.abort();
     const dropped = scratch ? scratch.cleanup() : Promise.resolve(null);
     const exit = async (): Promise<void> => {

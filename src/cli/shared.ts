@@ -183,9 +183,8 @@ function textWithGate(result: LintResult, color: boolean, verbose: boolean): str
     );
     if (lint.baseline.absent.length)
       lines.push(
-        `${lint.baseline.absent.length} baseline ` +
-          `entr${lint.baseline.absent.length === 1 ? 'y is' : 'ies are'} no longer found; prune with ` +
-          `--update-baseline.`,
+        `${lint.baseline.absent.length} baseline entr${lint.baseline.absent.length === 1 ? 'y is' : 'ies are'} ` +
+          'no longer found; prune with --update-baseline.',
       );
   }
   lines.push(`mongo-advisor lint ${lint.verdict}`);

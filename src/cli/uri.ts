@@ -89,26 +89,7 @@ export function checkConnectionString(uri: string, label = 'connection string'):
         `mongodb+srv://). The string begins ${JSON.stringify(redactUri(given).slice(0, 80))}.`,
     );
   }
-  for (const h of hosts) {
-    if (h === '') fail(label, given, 'has an empty host in its host list (two commas, or a trailing one).');
-    const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(h);
-    const port = m?.[2];
-    if (port === undefined) continue;
-    if (!/^\d+$/.test(port))
-      fail(
-        label,
-        given,
-        `gives host ${JSON.stringify(redactUri(h))} a port that is not a number (or the @ before the host is missing).`,
-        ENCODE,
-      );
-    const n = Number(port);
-    if (n < 1 || n > 65535)
-      fail(
-        label,
-        given,
-        `gives host ${m?.[1] ?? ''} the port ${port}: a port is a number from 1 to 65535 (MongoDB's default is 27017).`,
-      );
-  }
+  for (const h of hosts) checkHost(label, given, h);
   let client: MongoClient;
   try {
     client = new MongoClient(given);
@@ -131,6 +112,28 @@ export function checkConnectionString(uri: string, label = 'connection string'):
       : null;
   const timeout = /[?&]serverSelectionTimeoutMS=/i.test(given) ? client.options.serverSelectionTimeoutMS : undefined;
   return { uri: given, shown: redactUri(given), auth, ...(timeout ? { serverSelectionTimeoutMS: timeout } : {}) };
+}
+
+/** One host of the host list: not empty, and its port (when given) a number from 1 to 65535. */
+function checkHost(label: string, given: string, h: string): void {
+  if (h === '') fail(label, given, 'has an empty host in its host list (two commas, or a trailing one).');
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(h);
+  const port = m?.[2];
+  if (port === undefined) return;
+  if (!/^\d+$/.test(port))
+    fail(
+      label,
+      given,
+      `gives host ${JSON.stringify(redactUri(h))} a port that is not a number (or the @ before the host is missing).`,
+      ENCODE,
+    );
+  const n = Number(port);
+  if (n < 1 || n > 65535)
+    fail(
+      label,
+      given,
+      `gives host ${m?.[1] ?? ''} the port ${port}: a port is a number from 1 to 65535 (MongoDB's default is 27017).`,
+    );
 }
 
 /** For `lint <target>` and `analyze <file>`: a target that is no file but reads like `user:password@host`. */

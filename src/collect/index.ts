@@ -192,22 +192,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
-  let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
-  const listedByDb: Record<string, ListedCollection[]> = {};
-  const chosenByDb: Record<string, ListedCollection[]> = {};
-  for (const db of opts.dbs) {
-    const listing = await listDatabase(
-      adapter,
-      db,
-      opts.collections,
-      maxTimeMS,
-      async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
-    );
-    listedByDb[db] = listing.all;
-    chosenByDb[db] = listing.chosen;
-    if (listing.note) notes.push(listing.note);
-    for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
-  }
+  const { databaseNames, listedByDb, chosenByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
 
   opts.onListed?.(
     Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0),
@@ -244,10 +229,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     return database;
   });
   // Decided once all lanes are done (lanes used to overwrite each other's answer).
-  if (collStats.ok)
-    server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
-  else if (collStats.failed)
-    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
+  settleCollStats(server, collStats);
 
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
@@ -267,6 +249,45 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   snapshot.collectors = runner.record();
   snapshot.roundTrips = adapter.roundTrips - start;
   return snapshot;
+}
+
+/** Every database's collection list, those chosen from it, and the deployment's database names when read. */
+async function listAll(
+  adapter: Adapter,
+  server: ServerInfo,
+  opts: CollectDatabasesOptions,
+  maxTimeMS: number,
+  notes: Note[],
+): Promise<{
+  databaseNames: string[] | null;
+  listedByDb: Record<string, ListedCollection[]>;
+  chosenByDb: Record<string, ListedCollection[]>;
+}> {
+  let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
+  const listedByDb: Record<string, ListedCollection[]> = {};
+  const chosenByDb: Record<string, ListedCollection[]> = {};
+  for (const db of opts.dbs) {
+    const listing = await listDatabase(
+      adapter,
+      db,
+      opts.collections,
+      maxTimeMS,
+      async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
+    );
+    listedByDb[db] = listing.all;
+    chosenByDb[db] = listing.chosen;
+    if (listing.note) notes.push(listing.note);
+    for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
+  }
+  return { databaseNames, listedByDb, chosenByDb };
+}
+
+/** Whether $collStats works: answered on the first collection that answered, else failed with the first error. */
+function settleCollStats(server: ServerInfo, collStats: { ok: string | null; failed: string | null }): void {
+  if (collStats.ok)
+    server.capabilities.collStats = { supported: true, evidence: `$collStats answered on ${collStats.ok}` };
+  else if (collStats.failed)
+    server.capabilities.collStats = { supported: false, evidence: `$collStats failed: ${collStats.failed}` };
 }
 
 /**
@@ -377,8 +398,8 @@ function listingNote(db: string, listing: Listing, named: readonly string[] | un
   if (listing.mode === 'names') {
     const message =
       'collection list: your roles lack listCollections there, so only the names of the collections ' +
-      'your roles name were listed (authorizedCollections): their options (validator, clustered index, capped, ' +
-      'views) were not read';
+      'your roles name were listed (authorizedCollections): ' +
+      'their options (validator, clustered index, capped, views) were not read';
     return { level: 'skipped', target, message };
   }
   if (listing.mode !== 'refused') return null;
@@ -410,9 +431,10 @@ async function listDatabase(
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
       const others = names.filter((n) => !['admin', 'local', 'config'].includes(n));
-      const what =
-        `Database "${db}" does not exist ` +
-        `on ${adapter.source}. ${others.length ? `Databases there: ${others.slice(0, 20).join(', ')}.` : 'The server holds no user databases.'}`;
+      const there = others.length
+        ? `Databases there: ${others.slice(0, 20).join(', ')}.`
+        : 'The server holds no user databases.';
+      const what = `Database "${db}" does not exist on ${adapter.source}. ${there}`;
       throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, names);
     }
   }
@@ -705,7 +727,8 @@ function sampleNotes(raw: RawSample, plan: SamplePlan, scope: CollectionScope): 
 function largeNote(raw: RawSample, plan: SamplePlan, scope: CollectionScope): void {
   const large = raw.large.length;
   if (large === 0) return;
-  const what = `${large === 1 ? '1' : large} ${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const noun = `${raw.complete ? 'document' : 'sampled document'}${large === 1 ? '' : 's'}`;
+  const what = `${large === 1 ? '1' : large} ${noun}`;
   const message =
     `${what} over ${formatBytes(plan.largeDocBytes)} ${large === 1 ? 'was' : 'were'} measured on the server ` +
     `(top-level fields only)`;

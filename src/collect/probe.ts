@@ -62,34 +62,8 @@ export async function probeServer(
       // serverStatus needs the clusterMonitor role; the rules that use it say so.
     }
   }
-  if (topology === 'unknown') {
-    const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
-    topology =
-      hello.msg === 'isdbgrid'
-        ? 'sharded'
-        : typeof hello.setName === 'string'
-          ? 'replicaSet'
-          : Object.keys(hello).length
-            ? 'standalone'
-            : 'unknown';
-  }
-  const capabilities: Record<CapabilityName, Capability> = {
-    sample: unknown('not probed: no collection to probe on'),
-    indexStats: unknown(
-      'not probed: the index-usage rule reads $indexStats itself and says when the server refuses it',
-    ),
-    bsonSize: unknown('not probed: no collection to probe on'),
-    arraySize: unknown('not probed: no collection to probe on'),
-    collStats: unknown('not probed: no collection to probe on'),
-    validators: unknown(
-      `not proven without a write; MongoDB has them since 3.2 (server reports ${String(build.version)})`,
-    ),
-    clusteredCollections:
-      versionAtLeast(versionArray, 5, 3) || flavor === 'ferretdb'
-        ? unknown(`not proven without a write; MongoDB has them since 5.3 (server reports ${String(build.version)})`)
-        : no(`server version ${String(build.version)} is older than 5.3`),
-    collMod: unknown('not proven without a write'),
-  };
+  if (topology === 'unknown') topology = await topologyFromHello(adapter);
+  const capabilities = capabilitiesOf(String(build.version), versionArray, flavor);
   // A product that answers as MongoDB says so in buildInfo: named in the report's header, never judged differently.
   const imitator =
     typeof build.secantusVersion === 'string'
@@ -108,6 +82,41 @@ export async function probeServer(
     cacheBytes,
   };
   return { server, status };
+}
+
+/** What the server can do as far as buildInfo tells, before any collection is probed. */
+function capabilitiesOf(
+  version: string,
+  versionArray: number[],
+  flavor: ServerInfo['flavor'],
+): Record<CapabilityName, Capability> {
+  return {
+    sample: unknown('not probed: no collection to probe on'),
+    indexStats: unknown(
+      'not probed: the index-usage rule reads $indexStats itself and says when the server refuses it',
+    ),
+    bsonSize: unknown('not probed: no collection to probe on'),
+    arraySize: unknown('not probed: no collection to probe on'),
+    collStats: unknown('not probed: no collection to probe on'),
+    validators: unknown(`not proven without a write; MongoDB has them since 3.2 (server reports ${version})`),
+    clusteredCollections:
+      versionAtLeast(versionArray, 5, 3) || flavor === 'ferretdb'
+        ? unknown(`not proven without a write; MongoDB has them since 5.3 (server reports ${version})`)
+        : no(`server version ${version} is older than 5.3`),
+    collMod: unknown('not proven without a write'),
+  };
+}
+
+/** The topology from hello, when serverStatus was not read or did not say. */
+async function topologyFromHello(adapter: Adapter): Promise<ServerInfo['topology']> {
+  const hello: Doc = await adapter.command('admin', { hello: 1 }).catch((): Doc => ({}));
+  return hello.msg === 'isdbgrid'
+    ? 'sharded'
+    : typeof hello.setName === 'string'
+      ? 'replicaSet'
+      : Object.keys(hello).length
+        ? 'standalone'
+        : 'unknown';
 }
 
 /**

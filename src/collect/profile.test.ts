@@ -461,12 +461,9 @@ describe('Profiler.finish: objects used as maps', () => {
 
   it('keeps a polymorphic collection: word-shaped top-level fields, each kind of document holding its own few', () => {
     const p = new Profiler(null);
+    const verbs = ['click', 'view', 'buy', 'share', 'login', 'logout', 'search', 'rate', 'cart', 'refund'];
     const kinds = seq(10, (k) =>
-      seq(
-        3,
-        (j) =>
-          `${['click', 'view', 'buy', 'share', 'login', 'logout', 'search', 'rate', 'cart', 'refund'][k] as string}${['At', 'By', 'Ref'][j] as string}`,
-      ),
+      seq(3, (j) => `${verbs[k] as string}${['At', 'By', 'Ref'][j] as string}`),
     ) as string[][];
     const docs = seq(40, (i) => ({
       _id: i,

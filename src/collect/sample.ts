@@ -246,46 +246,10 @@ export async function readSample(
   coll: string,
   plan: SamplePlan,
 ): Promise<RawSample> {
-  let fallback: string | undefined;
-  const w = plan.whole;
-  if (w && w.count !== null && w.count <= w.maxDocs) {
-    const measured = w.sizeBytes > 0;
-    const bsonSize =
-      server.capabilities.bsonSize.supported === true && server.capabilities.arraySize.supported === true;
-    // Unmeasured sizes are bounded by the read itself where $bsonSize gives each document's bytes; otherwise not at
-    // all.
-    if ((measured && w.sizeBytes <= w.maxBytes) || (!measured && bsonSize)) {
-      // Unmeasured: one reply only (at most 16 MiB pulled), and its documents' bytes as the server measured them.
-      const read = await readSelection(
-        adapter,
-        server,
-        db,
-        coll,
-        { kind: 'first', limit: w.maxDocs + 1 },
-        plan,
-        !measured,
-      );
-      const n = read.docs.length + read.large.length;
-      const tooBig = !measured && (!read.whole || (read.bytes ?? 0) > w.maxBytes);
-      // A find or aggregate with no sort and no filter scans the collection: its rows come in natural order.
-      if (n <= w.maxDocs && !tooBig)
-        return {
-          method: 'whole',
-          random: true,
-          complete: true,
-          docs: read.docs,
-          large: read.large,
-          largeIds: read.largeIds,
-          largeDates: read.largeDates,
-          naturalIds: read.order,
-        };
-      fallback =
-        n > w.maxDocs
-          ? `the collection held more than ${w.maxDocs} documents when read (its count said ${w.count})`
-          : `$collStats gave no size and its documents came to more ` +
-            `than ${formatBytes(Math.min(w.maxBytes, REPLY_BYTES))} when read`;
-    }
-  }
+  // 1. the whole collection, when it is small enough to read at once
+  const whole = await readWhole(adapter, server, db, coll, plan);
+  if (typeof whole === 'object') return whole;
+  let fallback = whole;
   if (server.capabilities.sample.supported === true) {
     const read = await onceMoreOn28799(() =>
       readSelection(adapter, server, db, coll, { kind: 'sample', size: plan.requested }, plan),
@@ -349,6 +313,58 @@ export async function readSample(
     naturalIds: read.order,
     ...(fallback ? { fallback } : {}),
   };
+}
+
+/**
+ * The whole collection in one read, when its count and size say it fits: the sample, or why it did not fit after all
+ * (the next method's fallback), or undefined when it was not tried.
+ */
+async function readWhole(
+  adapter: Adapter,
+  server: ServerInfo,
+  db: string,
+  coll: string,
+  plan: SamplePlan,
+): Promise<RawSample | string | undefined> {
+  const w = plan.whole;
+  if (w && w.count !== null && w.count <= w.maxDocs) {
+    const measured = w.sizeBytes > 0;
+    const bsonSize =
+      server.capabilities.bsonSize.supported === true && server.capabilities.arraySize.supported === true;
+    // Unmeasured sizes are bounded by the read itself where $bsonSize gives each document's bytes; otherwise not at
+    // all.
+    if ((measured && w.sizeBytes <= w.maxBytes) || (!measured && bsonSize)) {
+      // Unmeasured: one reply only (at most 16 MiB pulled), and its documents' bytes as the server measured them.
+      const read = await readSelection(
+        adapter,
+        server,
+        db,
+        coll,
+        { kind: 'first', limit: w.maxDocs + 1 },
+        plan,
+        !measured,
+      );
+      const n = read.docs.length + read.large.length;
+      const tooBig = !measured && (!read.whole || (read.bytes ?? 0) > w.maxBytes);
+      // A find or aggregate with no sort and no filter scans the collection: its rows come in natural order.
+      if (n <= w.maxDocs && !tooBig)
+        return {
+          method: 'whole',
+          random: true,
+          complete: true,
+          docs: read.docs,
+          large: read.large,
+          largeIds: read.largeIds,
+          largeDates: read.largeDates,
+          naturalIds: read.order,
+        };
+      const limit = Math.min(w.maxBytes, REPLY_BYTES);
+      return n > w.maxDocs
+        ? `the collection held more than ${w.maxDocs} documents when read (its count said ${w.count})`
+        : `$collStats gave no size and its documents came to more than ${formatBytes(limit)} when read`;
+    }
+  }
+  return undefined;
 }
 
 /** Bytes of `_id`s per `$in` command: a quarter of the 16 MiB a command may hold, leaving room for the rest. */

@@ -65,12 +65,8 @@ export function staleness(
   if (marker.host === here && marker.pid !== process.pid && !isAlive(marker.pid))
     return { state: 'stale', why: `${by}; that process no longer runs` };
   if (marker.host === here && marker.pid === process.pid) return { state: 'running', why: `${by}: this very process` };
-  return {
-    state: 'running',
-    why:
-      `${by}: still ` +
-      `running${marker.host === here ? '' : ' (another host: not checked, treated as running until it ' + 'is 6 hours ' + 'old)'}`,
-  };
+  const elsewhere = ' (another host: not checked, treated as running until it is 6 hours old)';
+  return { state: 'running', why: `${by}: still running${marker.host === here ? '' : elsewhere}` };
 }
 
 function asMarker(d: Doc | undefined): ScratchMarker | null {

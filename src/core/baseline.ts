@@ -144,8 +144,8 @@ export function loadBaseline(file: string): BaselineFile {
     if (err instanceof UserError) throw err;
     throw new UserError(
       `${file} is not JSON (${(err as Error).message}), so not a baseline. Restore it from version control, ` +
-        `or write a new one with --baseline <new baseline file> --update-baseline (it accepts every current ` +
-        `finding).`,
+        'or write a new one with --baseline <new baseline file> --update-baseline ' +
+        '(it accepts every current finding).',
     );
   }
 }
@@ -232,27 +232,29 @@ export function judge(
     exitCode = 2;
     const first = unread[0] as (typeof unread)[number];
     const what = unread.some((u) => u.deployment) ? ['part', 'parts'] : ['collection', 'collections'];
-    verdict = `could not check: ${unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`} not read (${first.where}: ${first.why}${
-      unread.length > 1
-        ? `; and ${unread
-            .slice(1, 4)
-            .map((u) => u.where)
-            .join(', ')}${unread.length > 4 ? ', …' : ''}`
-        : ''
-    }), so the gate does not pass on them. Fix the cause (raise --max-time-ms, grant the user the roles it needs) or pass --allow-partial to judge what was read`;
+    const count = unread.length === 1 ? `1 ${what[0]} was` : `${unread.length} ${what[1]} were`;
+    const more = unread
+      .slice(1, 4)
+      .map((u) => u.where)
+      .join(', ');
+    const others = unread.length > 1 ? `; and ${more}${unread.length > 4 ? ', …' : ''}` : '';
+    verdict =
+      `could not check: ${count} not read (${first.where}: ${first.why}${others}), ` +
+      'so the gate does not pass on them. ' +
+      'Fix the cause (raise --max-time-ms, grant the user the roles it needs) ' +
+      'or pass --allow-partial to judge what was read';
   } else if (failing > 0) {
     exitCode = 1;
-    verdict =
-      `failed: ${failing} new finding${failing === 1 ? '' : 's'} at or ` + `above ${opts.failOn}${accepted}${partial}`;
+    const findings = `${failing} new finding${failing === 1 ? '' : 's'}`;
+    verdict = `failed: ${findings} at or above ${opts.failOn}${accepted}${partial}`;
   } else if (opts.maxWarnings !== null && counted.warn > opts.maxWarnings) {
     exitCode = 1;
     verdict =
       `failed: ${counted.warn} new warning${counted.warn === 1 ? '' : 's'}, more than ` +
       `--max-warnings ${opts.maxWarnings}${accepted}${partial}`;
   } else {
-    verdict =
-      `passed: no new finding at or ` +
-      `above ${opts.failOn}${opts.maxWarnings !== null ? ` and ${counted.warn} of at ` + `most ${opts.maxWarnings} ` + `warnings` : ''}${accepted}${partial}`;
+    const warnings = opts.maxWarnings !== null ? ` and ${counted.warn} of at most ${opts.maxWarnings} warnings` : '';
+    verdict = `passed: no new finding at or above ${opts.failOn}${warnings}${accepted}${partial}`;
   }
   return {
     failOn: opts.failOn,

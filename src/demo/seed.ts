@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, ObjectId, UUID } from 'mongodb';
+import { type Db, MongoClient, ObjectId, UUID } from 'mongodb';
 
 const DAY = 86_400_000;
 
@@ -51,6 +51,14 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
   const db = client.db(dbName);
   await db.dropDatabase();
   const now = Date.now();
+  await seedPosts(db, now);
+  await seedSessionsAndEvents(db, now);
+  if (opts.extras === false) return;
+  await seedExtras(db, now);
+}
+
+/** posts: arrays of comments growing with each post's age, inserted in creation order. */
+async function seedPosts(db: Db, now: number): Promise<void> {
   const posts = [];
   for (const p of DEMO_POSTS) {
     const created = now - p.daysAgo * DAY;
@@ -78,7 +86,10 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
   posts.sort((a, b) => a._id.getTimestamp().getTime() - b._id.getTimestamp().getTime());
   for (const p of posts) await db.collection('posts').insertOne(p);
   await db.collection('posts').createIndex({ author: 1 });
+}
 
+/** sessions (UUID _ids) and events (ObjectId _ids), each with a secondary index. */
+async function seedSessionsAndEvents(db: Db, now: number): Promise<void> {
   const sessions = Array.from({ length: 3000 }, (_, i) => ({
     _id: new UUID(uuid4()),
     userId: i % 300,
@@ -96,8 +107,10 @@ export async function seedDemo(client: MongoClient, dbName: string, opts: { extr
   }));
   await db.collection('events').insertMany(events);
   await db.collection('events').createIndex({ type: 1, at: 1 });
-  if (opts.extras === false) return;
+}
 
+/** What `extras: false` leaves out: a redundant index, tenant collections, logs, carts and readings. */
+async function seedExtras(db: Db, now: number): Promise<void> {
   // {author} is a prefix of {author, title}: redundant.
   await db.collection('posts').createIndex({ author: 1, title: 1 });
   for (let t = 1; t <= DEMO_TENANTS; t++) {

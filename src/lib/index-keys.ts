@@ -12,10 +12,10 @@ export type IndexShape = Pick<
 
 /** `{ a: 1, "b.c": -1, loc: "2dsphere" }` as mongosh prints a key pattern. */
 export function formatKey(key: IndexShape['key']): string {
-  const parts = Object.entries(key).map(
-    ([k, v]) =>
-      `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`,
-  );
+  const parts = Object.entries(key).map(([k, v]) => {
+    const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k);
+    return `${name}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`;
+  });
   return `{ ${parts.join(', ')} }`;
 }
 

@@ -136,6 +136,10 @@ async function cleanupText(adapter: ShellAdapter, drop: boolean): Promise<string
   ].join('\n');
 }
 
+const OPTIONS_LINE =
+  'Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, maxLoad, maps, rules; ' +
+  'checked before anything runs.';
+
 const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on a scratch copy
 
   advisor.check("posts")                         check one collection of the current database
@@ -149,7 +153,7 @@ const HELP = `mongo-advisor ${VERSION} — schema advice, each finding proved on
   advisor.cleanup({ drop: true })                drop the stale ones listed
   advisor.help()                                 this text
 
-Options: confirm (true or false), sampleSize, db, confirmBudget (seconds), maxTimeMS, maxLoad, maps, rules; checked before anything runs.
+${OPTIONS_LINE}
 
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
@@ -308,10 +312,8 @@ function ruleSettingProblems(settings: Record<string, unknown>, out: Checked): s
       problems.push(`Unknown key "${k}" in ${where}.${didYouMean(k, SETTING_KEYS)} Keys: ${SETTING_KEYS.join(', ')}.`);
     }
     if (setting.severity !== undefined && !SEVERITIES.includes(setting.severity as Severity)) {
-      problems.push(
-        `${where}.severity is ${show(setting.severity)}, but it must ` +
-          `be ${quoteOr(SEVERITIES)}.${typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : ''}`,
-      );
+      const hint = typeof setting.severity === 'string' ? didYouMean(setting.severity, SEVERITIES) : '';
+      problems.push(`${where}.severity is ${show(setting.severity)}, but it must be ${quoteOr(SEVERITIES)}.${hint}`);
     }
     if (setting.enabled !== undefined && typeof setting.enabled !== 'boolean')
       problems.push(`${where}.enabled is ${show(setting.enabled)}, but it must be true or false.`);
@@ -492,6 +494,68 @@ async function databaseInstead(
     : null;
 }
 
+/**
+ * `advisor.check(name, opts)`: a collection (or, when no collection has that name, a database) checked and confirmed
+ * unless told not to, with a line per step on stderr and Ctrl-C cleaning the scratch database up.
+ */
+async function shellCheck(shell: ShellGlobals, name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
+  const { o, resolved } = validate(name, opts);
+  const adapter = new ShellAdapter(shell);
+  const db = o.db ?? shell.db.getName();
+  const confirm = o.confirm !== false;
+  const say = (line: string): void => void process.stderr.write(`${line}\n`);
+  const signals = confirm ? onShellSignals(say) : null;
+  // mongosh prints nothing while a promise runs: a line per step on stderr (one per experiment, with its
+  // budget) and a beat while one runs long. Names are escaped; stdout (the report, --json) is left alone.
+  const lines = heartbeat((line) => say(redactText(terminalSafe(line), [shellUri(shell)])));
+  const run = (target: { db: string; collection?: string }): Promise<CheckResult> =>
+    check(adapter, {
+      db: target.db,
+      rules,
+      ...(target.collection ? { collections: [target.collection] } : {}),
+      ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
+      ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
+      ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
+      confirm,
+      resolved,
+      ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
+      ...(o.maps ? { maps: o.maps } : {}),
+      via: 'mongosh',
+      log: (line: string) => lines.say(line),
+      cleanupHint: 'advisor.cleanup()',
+      ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
+    });
+  const result = await run({ db, ...(name ? { collection: name } : {}) })
+    .catch(async (err: unknown) => {
+      const other = await databaseInstead(err, adapter, name, db, o);
+      if (other) {
+        const r = await run({ db: other.db });
+        r.notes.unshift({
+          level: 'info',
+          message:
+            `${other.why}: every collection of "${other.db}" was checked (advisor.check(undefined, { ` +
+            `db: "${other.db}" }) asks for that directly).`,
+        });
+        return r;
+      }
+      if (err instanceof NoSuchDatabase)
+        throw new UserError(
+          `${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { ` +
+            `db: "<name>" }.`,
+        );
+      throw err;
+    })
+    .finally(() => {
+      lines.stop();
+      signals?.dispose();
+    });
+  // A read-only run reports leftovers too (a confirming one did, through confirm).
+  if (!confirm)
+    for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()'))
+      result.notes.push({ level: 'error', message });
+  return asPrintable(result);
+}
+
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
 export function install(g: Record<string, unknown>): void {
   const shell = g as unknown as ShellGlobals;
@@ -500,61 +564,7 @@ export function install(g: Record<string, unknown>): void {
     help: () => printableText(HELP),
     async check(name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
       try {
-        const { o, resolved } = validate(name, opts);
-        const adapter = new ShellAdapter(shell);
-        const db = o.db ?? shell.db.getName();
-        const confirm = o.confirm !== false;
-        const say = (line: string): void => void process.stderr.write(`${line}\n`);
-        const signals = confirm ? onShellSignals(say) : null;
-        // mongosh prints nothing while a promise runs: a line per step on stderr (one per experiment, with its
-        // budget) and a beat while one runs long. Names are escaped; stdout (the report, --json) is left alone.
-        const lines = heartbeat((line) => say(redactText(terminalSafe(line), [shellUri(shell)])));
-        const run = (target: { db: string; collection?: string }): Promise<CheckResult> =>
-          check(adapter, {
-            db: target.db,
-            rules,
-            ...(target.collection ? { collections: [target.collection] } : {}),
-            ...(o.sampleSize ? { sampleSize: o.sampleSize } : {}),
-            ...(o.maxTimeMS ? { maxTimeMS: o.maxTimeMS } : {}),
-            ...(o.confirmBudget ? { budgetMs: o.confirmBudget * 1000 } : {}),
-            confirm,
-            resolved,
-            ...(o.maxLoad ? { maxLoad: o.maxLoad } : {}),
-            ...(o.maps ? { maps: o.maps } : {}),
-            via: 'mongosh',
-            log: (line: string) => lines.say(line),
-            cleanupHint: 'advisor.cleanup()',
-            ...(signals ? { signal: signals.signal, onScratch: signals.track } : {}),
-          });
-        const result = await run({ db, ...(name ? { collection: name } : {}) })
-          .catch(async (err: unknown) => {
-            const other = await databaseInstead(err, adapter, name, db, o);
-            if (other) {
-              const r = await run({ db: other.db });
-              r.notes.unshift({
-                level: 'info',
-                message:
-                  `${other.why}: every collection of "${other.db}" was checked (advisor.check(undefined, { ` +
-                  `db: "${other.db}" }) asks for that directly).`,
-              });
-              return r;
-            }
-            if (err instanceof NoSuchDatabase)
-              throw new UserError(
-                `${err.what} Check the name (it is case-sensitive), switch with use("<name>"), or pass { ` +
-                  `db: "<name>" }.`,
-              );
-            throw err;
-          })
-          .finally(() => {
-            lines.stop();
-            signals?.dispose();
-          });
-        // A read-only run reports leftovers too (a confirming one did, through confirm).
-        if (!confirm)
-          for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()'))
-            result.notes.push({ level: 'error', message });
-        return asPrintable(result);
+        return await shellCheck(shell, name, opts);
       } catch (err) {
         throw forShell(err, shellUri(shell));
       }

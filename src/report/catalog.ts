@@ -34,7 +34,10 @@ export type Locate = (f: Finding) => SourceLocation | null;
 /** "db.collection › path (index name)", the one-line address of a finding. */
 export function targetLabel(f: Pick<Finding, 'target'>): string {
   const t = f.target;
-  return `${t.db}${t.collection ? `.${t.collection}` : ''}${t.path ? ` › ${t.path}` : ''}${t.index ? ` (index ${t.index})` : ''}`;
+  const collection = t.collection ? `.${t.collection}` : '';
+  const path = t.path ? ` › ${t.path}` : '';
+  const index = t.index ? ` (index ${t.index})` : '';
+  return `${t.db}${collection}${path}${index}`;
 }
 
 /**

@@ -220,18 +220,19 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
       `warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info.`,
   ];
   const idx = chartData(report).indexes;
-  if (idx.count > 0)
-    lines.push(
-      `Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in ` +
-        `all${idx.cacheBytes ? ` against a ${formatBytes(idx.cacheBytes)} ` + `WiredTiger cache ` + `(${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)` : ' (cache size not reported by the server)'}.`,
-    );
+  if (idx.count > 0) {
+    const cache = idx.cacheBytes
+      ? ` against a ${formatBytes(idx.cacheBytes)} WiredTiger cache ` +
+        `(${formatNumber((idx.totalBytes / idx.cacheBytes) * 100)}%)`
+      : ' (cache size not reported by the server)';
+    lines.push(`Indexes: ${idx.count}, ${formatBytes(idx.totalBytes)} in all${cache}.`);
+  }
   if (result.findings.length) lines.push('');
   groupFindings(result.findings, opts).forEach((e, i) => {
     if (e.kind === 'group') {
-      let line =
-        `${i + 1}. ` +
-        `[${e.severity}] ${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`} ` +
-        `(${e.ruleId}): ${e.findings.map((f) => memberLabel(f, e)).join(', ')}. ${e.gist}`;
+      const where = `${membersNoun(e)}${e.db === null ? '' : ` in ${e.db}`}${e.path === null ? '' : ` › ${e.path}`}`;
+      const members = e.findings.map((f) => memberLabel(f, e)).join(', ');
+      let line = `${i + 1}. [${e.severity}] ${where} (${e.ruleId}): ${members}. ${e.gist}`;
       const action = actionForEach(e, "each finding's own is in the report's details");
       if (action) line += ` Suggested for each: ${action}.`;
       const measured = e.findings

@@ -93,22 +93,33 @@ function measure(unit: string, v: number): string {
 function confirmationCell(c: Confirmation | undefined): string {
   if (!c) return '<span class="muted">—</span>';
   const ratio = c.ratio ? `<br><strong>${esc(ratioFigure(c.ratio))}</strong>` : '';
-  const ms = c.measurements.length
-    ? `<br>${c.measurements.map((m) => `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${m.trials > 1 ? ` (${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}, ${m.trials} ` + `trials)` : ''}`).join('<br>')}`
-    : '';
-  return `${esc(`${CONFIRMATION_STATUS[c.status]} ${verdictWords(c)}`)}: ${rich(c.summary)}${c.reason ? ` (${rich(c.reason)})` : ''}${ratio}${ms}`;
+  const ms = c.measurements.length ? `<br>${c.measurements.map(measurementLine).join('<br>')}` : '';
+  const verdict = esc(`${CONFIRMATION_STATUS[c.status]} ${verdictWords(c)}`);
+  const reason = c.reason ? ` (${rich(c.reason)})` : '';
+  return `${verdict}: ${rich(c.summary)}${reason}${ratio}${ms}`;
+}
+
+/** One measurement: its median, and the range over its trials when there were several. */
+function measurementLine(m: Confirmation['measurements'][number]): string {
+  const range = `${esc(measure(m.unit, m.low))}–${esc(measure(m.unit, m.high))}`;
+  const trials = m.trials > 1 ? ` (${range}, ${m.trials} trials)` : '';
+  return `${esc(m.label)}: ${esc(measure(m.unit, m.median))}${trials}`;
 }
 
 function recommendation(f: Finding): string {
-  return f.recommendation
-    ? `<div class="rec"><strong>${rich(f.recommendation.action)}</strong>: ${rich(f.recommendation.reason)}</div>${(f.recommendation.commands ?? []).length ? `<pre class="cmd">${esc((f.recommendation.commands ?? []).join('\n'))}</pre>` : ''}`
-    : '';
+  if (!f.recommendation) return '';
+  const { action, reason, commands = [] } = f.recommendation;
+  const pre = commands.length ? `<pre class="cmd">${esc(commands.join('\n'))}</pre>` : '';
+  return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}`;
 }
 
 function findingRow(f: Finding): string {
   return (
-    `<tr><td class="sev ${f.severity}">${f.severity}</td><td>${esc(targetLabel(f))}</td><td><a ` +
-    `href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td><td>${rich(f.message)}${recommendation(f)}</td><td>${confirmationCell(f.confirmation)}</td></tr>`
+    `<tr><td class="sev ${f.severity}">${f.severity}</td>` +
+    `<td>${esc(targetLabel(f))}</td>` +
+    `<td><a href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td>` +
+    `<td>${rich(f.message)}${recommendation(f)}</td>` +
+    `<td>${confirmationCell(f.confirmation)}</td></tr>`
   );
 }
 
@@ -118,27 +129,104 @@ function groupRow(g: FindingGroup): string {
   const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` › ${g.path}`}`;
   const rule = g.docsUrl ? `<a href="${esc(g.docsUrl)}">${esc(g.ruleId)}</a>` : esc(g.ruleId);
   const verdicts = g.findings.some((f) => f.confirmation)
-    ? `<ul class="verdicts">${g.findings.map((f, i) => `<li><strong>${esc(names[i] ?? '')}</strong>: ${f.confirmation ? esc(confirmationVerdict(f.confirmation, CONFIRMATION_STATUS)) : 'no experiment'}</li>`).join('')}</ul>`
+    ? `<ul class="verdicts">${g.findings.map((f, i) => memberVerdict(f, names[i] ?? '')).join('')}</ul>`
     : '<span class="muted">—</span>';
-  const each = g.findings
-    .map(
-      (f, i) =>
-        `<div class="member"><h4>${esc(names[i] ?? '')}${g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`}</h4><p>${rich(f.message)}</p>${recommendation(f)}${f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : ''}</div>`,
-    )
-    .join('');
+  const each = g.findings.map((f, i) => memberDetails(f, names[i] ?? '', g)).join('');
   const shared = actionForEach(g, "each finding's own is in its details below");
   const action = shared ? `<div class="rec">For each: <strong>${rich(shared)}</strong></div>` : '';
+  const details = `<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details>`;
   return (
-    `<tr class="group"><td ` +
-    `class="sev ${g.severity}">${g.severity}</td><td>${esc(where)}: ${esc(names.join(', '))}</td><td>${rule}</td><td>${rich(g.gist)}${action}<details><summary>each ` +
-    `of the ${esc(membersNoun(g))} in full</summary>${each}</details></td><td>${verdicts}</td></tr>`
+    `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td>` +
+    `<td>${esc(where)}: ${esc(names.join(', '))}</td>` +
+    `<td>${rule}</td>` +
+    `<td>${rich(g.gist)}${action}${details}</td>` +
+    `<td>${verdicts}</td></tr>`
+  );
+}
+
+/** A group member's verdict in the group's confirmation cell. */
+function memberVerdict(f: Finding, name: string): string {
+  const verdict = f.confirmation ? esc(confirmationVerdict(f.confirmation, CONFIRMATION_STATUS)) : 'no experiment';
+  return `<li><strong>${esc(name)}</strong>: ${verdict}</li>`;
+}
+
+/** A group member in full, behind the group's disclosure. */
+function memberDetails(f: Finding, name: string, g: FindingGroup): string {
+  const docs = g.docsUrl ? '' : ` · <a href="${esc(f.docsUrl)}">docs</a>`;
+  const confirmation = f.confirmation ? `<p class="conf">${confirmationCell(f.confirmation)}</p>` : '';
+  return (
+    `<div class="member"><h4>${esc(name)}${docs}</h4>` +
+    `<p>${rich(f.message)}</p>${recommendation(f)}${confirmation}</div>`
   );
 }
 
 function chartCard(id: string, title: string, sub: string, wide = false): string {
   return (
-    `<div class="card${wide ? ' wide' : ''}"><h3>${esc(title)}</h3><p class="sub">${esc(sub)}</p><div ` +
-    `class="chart"><canvas id="${id}" role="img" aria-label="${esc(title)}"></canvas></div></div>`
+    `<div class="card${wide ? ' wide' : ''}"><h3>${esc(title)}</h3><p class="sub">${esc(sub)}</p>` +
+    `<div class="chart"><canvas id="${id}" role="img" aria-label="${esc(title)}"></canvas></div></div>`
+  );
+}
+
+/** The page's Content-Security-Policy: nothing is fetched, inline script and style only, images as data: URLs. */
+const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
+
+/** The line under the title: source, server, start, duration, round trips and where confirmation ran. */
+function metaLine(result: AuditReport['result']): string {
+  const engine = result.server.storageEngine ? `, ${result.server.storageEngine}` : '';
+  const server = `${serverLine(result.server)}${engine}`;
+  const started = result.startedAt.replace('T', ' ').slice(0, 16);
+  const { confirm } = result;
+  const dropped = confirm.cleanedUp === false ? ', NOT dropped' : '';
+  const confirmation = confirm.enabled ? `on (${esc(confirm.where ?? 'nothing to confirm')}${dropped})` : 'off';
+  return (
+    `${esc(result.source)} · ${esc(server)} · ${esc(started)} UTC · ${esc(formatDuration(result.durationMs))} · ` +
+    `${formatNumber(result.roundTrips)} round trips · confirmation ${confirmation}`
+  );
+}
+
+/** The chart cards, each with the line that says how to read it. */
+function chartCards(cache: number | null | undefined): string {
+  const arrayLengths =
+    'Sampled documents per array length. The buckets follow published lines: in a MongoDB 1.8 benchmark of ' +
+    'embedded vs referenced comments, embedding cost nothing up to 100 per post and $push was 2.3× slower at ' +
+    '1,000 and 26.5× at 10,000; Compass flags arrays of 250+, Atlas Schema Suggestions 10,000+.';
+  const arrayGrowth =
+    'Elements per document against its creation time (ObjectId time or a date field). ' +
+    'A rising cloud is an array that keeps growing.';
+  const idOrder =
+    'Spearman’s ρ between the rank of each _id and the order documents sit in storage, per collection. ' +
+    'Near 1 is monotonic (good for clustering); near 0 is random.';
+  const indexSizes = cache
+    ? `The largest indexes, all indexes together and the WiredTiger cache (${formatBytes(cache)}). ` +
+      'Once hot indexes outgrow the cache, reads go to disk.'
+    : 'The largest indexes and all indexes together. ' +
+      'The server did not report a WiredTiger cache size, so the cache bar is missing.';
+  const confirmations =
+    'Each experiment’s measured ratio on a scratch copy of the data: the median of its paired trials (◆) and ' +
+    'the interval around it (the bar; its coverage is in the tooltip). 1× (the dashed line) is no difference; ' +
+    'each label says which arm is divided by which.';
+  return [
+    chartCard('chart-array-lengths', 'Array lengths', arrayLengths),
+    chartCard('chart-array-growth', 'Array growth', arrayGrowth),
+    chartCard('chart-id-order', '_id order', idOrder),
+    chartCard('chart-index-sizes', 'Index sizes against the cache', indexSizes),
+    chartCard('chart-confirmations', 'Confirmation results', confirmations, true),
+  ].join('\n');
+}
+
+/** The findings table, one row per finding or group; a line saying there are none when there are none. */
+function findingsTable(count: number, entries: ReturnType<typeof groupFindings>): string {
+  if (!count) return '<p>No findings.</p>';
+  const head =
+    '<tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th><th>confirmation</th></tr>';
+  const rows = entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n');
+  return `<table><thead>${head}</thead><tbody>${rows}</tbody></table>`;
+}
+
+function footer(version: string, chartJsVersion: string): string {
+  return (
+    `Generated by mongo-advisor ${esc(version)}. This file is self-contained (Chart.js ${esc(chartJsVersion)} ` +
+    'is inlined) and holds paths, types, sizes, counts and creation times, never document values.'
   );
 }
 
@@ -162,20 +250,18 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
-  const server = `${serverLine(result.server)}${result.server.storageEngine ? `, ${result.server.storageEngine}` : ''}`;
   const notes = collapseGaps(result.notes);
   const skipped = notes.filter((n) => n.level !== 'info');
   const info = notes.filter((n) => n.level === 'info');
   const noteItem = (n: (typeof result.notes)[number]): string =>
     `<li>${n.target ? `<strong>${esc(targetLabel({ target: n.target }))}</strong>: ` : ''}${rich(n.message)}</li>`;
-  const cache = charts.indexes.cacheBytes;
   const title = `mongo-advisor audit: ${result.source}`;
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="generator" content="mongo-advisor ${esc(result.tool.version)}">
 <title>${esc(title)}</title>
 <style>${assets.css.replace(/<\/style/gi, '<\\/style')}</style>
@@ -183,7 +269,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
 <body>
 <header>
 <h1>MongoDB schema audit</h1>
-<div class="meta">${esc(result.source)} · ${esc(server)} · ${esc(result.startedAt.replace('T', ' ').slice(0, 16))} UTC · ${esc(formatDuration(result.durationMs))} · ${formatNumber(result.roundTrips)} round trips · confirmation ${result.confirm.enabled ? `on (${esc(result.confirm.where ?? 'nothing to confirm')}${result.confirm.cleanedUp === false ? ', NOT dropped' : ''})` : 'off'}</div>
+<div class="meta">${metaLine(result)}</div>
 </header>
 <main>
 <section class="tiles" aria-label="summary">
@@ -201,20 +287,16 @@ ${indexTile(charts.indexes)}
 
 <h2>Charts</h2>
 <div class="grid">
-${chartCard('chart-array-lengths', 'Array lengths', 'Sampled documents per array ' + 'length. The buckets follow ' + 'published lines: in a MongoDB ' + '1.8 benchmark of ' + ('embedded vs referenced ' + 'comments, embedding cost ' + 'nothing up to 100 per post ' + 'and $push was 2.3× slower at ') + ('1,000 and 26.5× at 10,000; ' + 'Compass flags arrays of 250+, ' + 'Atlas Schema Suggestions ' + '10,000+.'))}
-${chartCard('chart-array-growth', 'Array growth', 'Elements per document against ' + 'its creation time (ObjectId time ' + 'or a date field). A rising cloud ' + 'is an ' + 'array that keeps growing.')}
-${chartCard('chart-id-order', '_id order', 'Spearman’s ρ between the ' + 'rank of each _id and the ' + 'order documents sit in ' + 'storage, per collection. Near ' + '1 ' + 'is monotonic (good for clustering); near 0 is random.')}
-${chartCard('chart-index-sizes', 'Index sizes against the cache', cache ? `The largest indexes, all ` + `indexes together and the ` + `WiredTiger cache ` + `(${formatBytes(cache)}). Once ` + `hot ` + `indexes outgrow the cache, reads go to disk.` : 'The largest indexes and all ' + 'indexes together. The server ' + 'did not report a WiredTiger ' + 'cache size, so the ' + 'cache bar is missing.')}
-${chartCard('chart-confirmations', 'Confirmation results', 'Each experiment’s measured ' + 'ratio on a scratch copy of ' + 'the data: the median of its ' + 'paired trials (◆) and ' + ('the interval around it (the ' + 'bar; its coverage is in the ' + 'tooltip). 1× (the dashed ' + 'line) is no difference; ') + 'each label says which arm is divided by which.', true)}
+${chartCards(charts.indexes.cacheBytes)}
 </div>
 
 <h2>Findings</h2>
-${result.findings.length ? `<table><thead><tr><th>severity</th><th>where</th><th>rule</th><th>finding and ` + `recommendation</th><th>confirmation</th></tr></thead><tbody>${entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n')}</tbody></table>` : '<p>No findings.</p>'}
+${findingsTable(result.findings.length, entries)}
 
 ${skipped.length ? `<h2>Could not check</h2><ul class="notes">${skipped.map(noteItem).join('')}</ul>` : ''}
 ${info.length ? `<h2>Notes</h2><ul class="notes">${info.map(noteItem).join('')}</ul>` : ''}
 
-<footer>Generated by mongo-advisor ${esc(result.tool.version)}. This file is self-contained (Chart.js ${esc(chartVersion(assets.chartJs))} is inlined) and holds paths, types, sizes, counts and creation times, never document values.</footer>
+<footer>${footer(result.tool.version, chartVersion(assets.chartJs))}</footer>
 </main>
 <script type="application/json" id="audit-data">${jsonForScript({ charts })}</script>
 <script>${scriptSafe(assets.chartJs)}</script>

@@ -1,5 +1,5 @@
 import { serverName, topologyName } from '../lib/server-name';
-import { counts, fingerprint, type LintResult } from '../core/baseline';
+import { type BaselineComparison, counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
 import type { Confirmation, Finding, Severity } from '../core/types';
 import { targetLabel } from './catalog';
@@ -86,6 +86,39 @@ export interface MarkdownOptions {
   verbose?: boolean;
 }
 
+/** The findings table, then each finding's details and recommendation behind a disclosure. */
+function findingsTable(findings: readonly Finding[], baseline: BaselineComparison | null, verbose: boolean): string[] {
+  // Under a baseline each finding has its own state: collapse only without one.
+  const entries = groupFindings(findings, { verbose: verbose || baseline !== null });
+  const out = ['| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|'];
+  for (const e of entries) out.push(e.kind === 'group' ? groupRow(e) : findingRow(e.finding, baseline));
+  out.push('', '<details><summary>Details and recommendations</summary>', '');
+  for (const e of entries)
+    out.push(
+      e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]),
+    );
+  out.push('</details>', '');
+  return out;
+}
+
+/** A group's row of the findings table: the members' verdicts in one cell. */
+function groupRow(e: FindingGroup): string {
+  const verdicts = e.findings
+    .filter((f) => f.confirmation)
+    .map((f) => `${name(memberLabel(f, e), true)}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`);
+  const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
+  const verdict = verdicts.length ? verdicts.join('<br>') : '—';
+  return `| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`;
+}
+
+/** A finding's row of the findings table, marked "(baseline)" when the baseline already holds it. */
+function findingRow(f: Finding, baseline: BaselineComparison | null): string {
+  const state = baseline?.states[fingerprint(f)];
+  const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
+  const verdict = f.confirmation ? `${verdictOf(f.confirmation)}${ratioText(f.confirmation)}` : '—';
+  return `| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`;
+}
+
 /** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
 export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): string {
   // Markdown is read in terminals and CI logs too: no control character or newline from a name or a server message
@@ -115,40 +148,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   }
   out.push('');
   if (result.findings.length === 0) out.push('No findings.', '');
-  else {
-    // Under a baseline each finding has its own state: collapse only without one.
-    const entries = groupFindings(result.findings, { verbose: opts.verbose === true || baseline !== null });
-    out.push('| severity | where | rule | finding | confirmation |', '|---|---|---|---|---|');
-    for (const e of entries) {
-      if (e.kind === 'group') {
-        const verdicts = e.findings
-          .filter((f) => f.confirmation)
-          .map(
-            (f) =>
-              `${name(memberLabel(f, e), true)}: ${f.confirmation ? verdictOf(f.confirmation) : STATUS['not-run']}`,
-          );
-        const rule = e.docsUrl ? `[${e.ruleId}](${e.docsUrl})` : e.ruleId;
-        const verdict = verdicts.length ? verdicts.join('<br>') : '—';
-        out.push(
-          `| ${ICON[e.severity]} ${e.severity} | ${groupWhere(e, true)} | ${rule} | ${cell(e.gist)} | ${verdict} |`,
-        );
-        continue;
-      }
-      const f = e.finding;
-      const state = baseline?.states[fingerprint(f)];
-      const sev = `${ICON[f.severity]} ${f.severity}${state === 'unchanged' ? ' (baseline)' : ''}`;
-      const verdict = f.confirmation ? `${verdictOf(f.confirmation)}${ratioText(f.confirmation)}` : '—';
-      out.push(
-        `| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`,
-      );
-    }
-    out.push('', '<details><summary>Details and recommendations</summary>', '');
-    for (const e of entries)
-      out.push(
-        e.kind === 'group' ? groupDetails(e) : findingDetails(e.finding, baseline?.states[fingerprint(e.finding)]),
-      );
-    out.push('</details>', '');
-  }
+  else out.push(...findingsTable(result.findings, baseline, opts.verbose === true));
   if (baseline?.absent.length) {
     out.push(
       `${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no ` +

@@ -1,5 +1,5 @@
-import type { Location, Log, ReportingDescriptor, Result } from 'sarif';
-import { fingerprint, type LintResult } from '../core/baseline';
+import type { Invocation, Location, Log, ReportingDescriptor, Result } from 'sarif';
+import { type BaselineComparison, fingerprint, type LintResult } from '../core/baseline';
 import type { Finding, Severity } from '../core/types';
 import { type Locate, type RuleInfo, targetLabel } from './catalog';
 import { jsonTerminalSafe, mdFence, mdText } from './escape';
@@ -60,46 +60,7 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
     indexOf.set(f.ruleId, catalog.length);
     catalog.push({ id: f.ruleId, description: f.ruleId, docsUrl: f.docsUrl, severity: f.severity });
   }
-  const descriptors: ReportingDescriptor[] = catalog.map((r) => ({
-    id: r.id,
-    name: r.id.replace(/(^|-)(\w)/g, (_m, _d: string, c: string) => c.toUpperCase()),
-    shortDescription: { text: r.description },
-    fullDescription: { text: r.description },
-    helpUri: r.docsUrl,
-    help: {
-      text: `${r.description}. See ${r.docsUrl}`,
-      markdown: `${r.description}. See [the MongoDB manual](${r.docsUrl}).`,
-    },
-    defaultConfiguration: { level: LEVEL[r.severity] },
-  }));
   const baseline = result.lint?.baseline ?? null;
-  const results: Result[] = result.findings.map((f) => {
-    const fp = fingerprint(f);
-    const r: Result = {
-      ruleId: f.ruleId,
-      ruleIndex: indexOf.get(f.ruleId) ?? -1,
-      level: LEVEL[f.severity],
-      message: { text: `${targetLabel(f)}: ${f.message}`, markdown: markdownOf(f) },
-      locations: [locationOf(f, opts.locate)],
-      partialFingerprints: { 'mongoAdvisorFinding/v1': fp },
-      properties: {
-        messageId: f.messageId,
-        target: { ...f.target },
-        evidence: f.evidence,
-        ...(f.confirmation
-          ? {
-              confirmation: {
-                status: f.confirmation.status,
-                summary: f.confirmation.summary,
-                ...(f.confirmation.ratio ? { ratio: f.confirmation.ratio } : {}),
-              },
-            }
-          : {}),
-      },
-    };
-    if (baseline) r.baselineState = baseline.states[fp] ?? 'new';
-    return r;
-  });
   const log: Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -111,25 +72,12 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
             version: result.tool.version,
             semanticVersion: result.tool.version,
             informationUri: 'https://www.npmjs.com/package/mongo-advisor',
-            rules: descriptors,
+            rules: catalog.map(descriptorOf),
           },
         },
         automationDetails: { id: `mongo-advisor/${result.scope.db}/` },
-        invocations: [
-          {
-            // A gate that could not read what it was asked to check did not execute successfully (lint exit 2).
-            executionSuccessful: result.lint?.exitCode !== 2,
-            startTimeUtc: result.startedAt,
-            toolExecutionNotifications: result.notes
-              .filter((n) => n.level !== 'info')
-              .map((n) => ({
-                level: n.level === 'error' ? 'error' : 'note',
-                message: { text: `${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}` },
-              })),
-            ...(result.lint ? { exitCode: result.lint.exitCode, exitCodeDescription: result.lint.verdict } : {}),
-          },
-        ],
-        results,
+        invocations: [invocationOf(result)],
+        results: result.findings.map((f) => resultOf(f, indexOf.get(f.ruleId) ?? -1, baseline, opts.locate)),
         properties: {
           source: result.source,
           server: result.server,
@@ -149,4 +97,65 @@ export function formatSarif(result: LintResult, opts: SarifOptions): string {
   };
   // Characters a terminal acts on that JSON.stringify leaves raw (C1 controls, bidi marks): \u escapes, same value.
   return jsonTerminalSafe(JSON.stringify(log, null, 2));
+}
+
+/** A rule's descriptor in tool.driver.rules. */
+function descriptorOf(r: RuleInfo): ReportingDescriptor {
+  return {
+    id: r.id,
+    name: r.id.replace(/(^|-)(\w)/g, (_m, _d: string, c: string) => c.toUpperCase()),
+    shortDescription: { text: r.description },
+    fullDescription: { text: r.description },
+    helpUri: r.docsUrl,
+    help: {
+      text: `${r.description}. See ${r.docsUrl}`,
+      markdown: `${r.description}. See [the MongoDB manual](${r.docsUrl}).`,
+    },
+    defaultConfiguration: { level: LEVEL[r.severity] },
+  };
+}
+
+/** One finding as a SARIF result, with its state against the baseline when there is one. */
+function resultOf(f: Finding, ruleIndex: number, baseline: BaselineComparison | null, locate?: Locate): Result {
+  const fp = fingerprint(f);
+  const r: Result = {
+    ruleId: f.ruleId,
+    ruleIndex,
+    level: LEVEL[f.severity],
+    message: { text: `${targetLabel(f)}: ${f.message}`, markdown: markdownOf(f) },
+    locations: [locationOf(f, locate)],
+    partialFingerprints: { 'mongoAdvisorFinding/v1': fp },
+    properties: {
+      messageId: f.messageId,
+      target: { ...f.target },
+      evidence: f.evidence,
+      ...(f.confirmation
+        ? {
+            confirmation: {
+              status: f.confirmation.status,
+              summary: f.confirmation.summary,
+              ...(f.confirmation.ratio ? { ratio: f.confirmation.ratio } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+  if (baseline) r.baselineState = baseline.states[fp] ?? 'new';
+  return r;
+}
+
+/** The run's invocation: whether it executed, when, what could not be checked, and the gate's exit code. */
+function invocationOf(result: LintResult): Invocation {
+  return {
+    // A gate that could not read what it was asked to check did not execute successfully (lint exit 2).
+    executionSuccessful: result.lint?.exitCode !== 2,
+    startTimeUtc: result.startedAt,
+    toolExecutionNotifications: result.notes
+      .filter((n) => n.level !== 'info')
+      .map((n) => ({
+        level: n.level === 'error' ? 'error' : 'note',
+        message: { text: `${n.target ? `${targetLabel({ target: n.target })}: ` : ''}${n.message}` },
+      })),
+    ...(result.lint ? { exitCode: result.lint.exitCode, exitCodeDescription: result.lint.verdict } : {}),
+  };
 }

@@ -69,29 +69,7 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
   const c = createColors(opts.color);
   const sev: Record<Severity, (s: string) => string> = { error: c.red, warn: c.yellow, info: c.cyan };
   const width = 96;
-  const out: string[] = [];
-  const server = serverLine(result.server);
-  out.push(
-    c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`),
-  );
-  const confirmLine = !result.confirm.enabled
-    ? 'confirmation off'
-    : result.confirm.where
-      ? `experiments ` +
-        `on ${result.confirm.where}${result.confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)')}`
-      : 'nothing to confirm';
-  out.push(
-    c.dim(
-      `${formatNumber(result.scope.collections.length)} ` +
-        `collection${result.scope.collections.length === 1 ? '' : 's'} in ${formatDuration(result.durationMs)} ` +
-        `· ${formatNumber(result.roundTrips)} round trips · ${confirmLine}`,
-    ),
-  );
-  // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
-  const roles = result.privileges;
-  if (roles?.basis === 'roles')
-    out.push(roles.skipped.length > 0 ? c.yellow(`roles: ${roles.summary}`) : c.dim(`roles: ${roles.summary}`));
-  out.push('');
+  const out: string[] = [...header(result, c), ''];
   if (result.findings.length === 0) out.push(c.green('✔ No findings.'));
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
   for (const e of entries)
@@ -103,54 +81,79 @@ export function formatText(given: CheckResult, opts: TextOptions): string {
     );
   // one line per server gap, however many places it affected
   const notes = collapseGaps(result.notes);
-  const skipped = notes.filter((n) => n.level !== 'info');
-  const info = notes.filter((n) => n.level === 'info');
-  if (skipped.length) {
-    out.push(c.bold('Could not check'));
-    for (const n of skipped)
-      out.push(
-        wrap(
-          `- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`,
-          width,
-          '  ',
-        ),
-      );
-    out.push('');
-  }
-  if (info.length) {
-    out.push(c.bold('Notes'));
-    for (const n of info)
-      out.push(
-        wrap(
-          `- ${n.target ? `${n.target.db}${n.target.collection ? `.${n.target.collection}` : ''}: ` : ''}${n.message}`,
-          width,
-          '  ',
-        ),
-      );
-    out.push('');
-  }
-  if (result.findings.length > 3) {
-    // Where a long report's findings come from, at a glance.
-    const byRule = new Map<string, number>();
-    for (const f of result.findings) byRule.set(f.ruleId, (byRule.get(f.ruleId) ?? 0) + 1);
-    out.push(
-      c.dim(
-        `by rule: ${[...byRule]
-          .sort((a, b) => a[0].localeCompare(b[0]))
-          .map(([id, n]) => `${id} ${n}`)
-          .join(' · ')}`,
-      ),
-    );
-  }
-  const counts = (['error', 'warn', 'info'] as const).map(
-    (s) => [s, result.findings.filter((f) => f.severity === s).length] as const,
+  out.push(
+    ...noteSection(
+      'Could not check',
+      notes.filter((n) => n.level !== 'info'),
+      c,
+      width,
+    ),
   );
   out.push(
-    counts
-      .map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`))
-      .join(c.dim(' · ')),
+    ...noteSection(
+      'Notes',
+      notes.filter((n) => n.level === 'info'),
+      c,
+      width,
+    ),
   );
+  // Where a long report's findings come from, at a glance.
+  if (result.findings.length > 3) out.push(c.dim(`by rule: ${countByRule(result.findings)}`));
+  out.push(severityCounts(result.findings, c, sev));
   return out.join('\n');
+}
+
+/** The lines above the findings: tool and source, scope, duration, where experiments ran, the user's roles. */
+function header(result: CheckResult, c: Colors): string[] {
+  const out: string[] = [];
+  const server = serverLine(result.server);
+  out.push(
+    c.bold(`mongo-advisor ${result.tool.version}`) + c.dim(` · ${result.scope.db} on ${result.source} (${server})`),
+  );
+  const { confirm } = result;
+  const dropped = confirm.cleanedUp ? ' (dropped afterwards)' : c.red(' (NOT dropped: see below)');
+  const confirmLine = !confirm.enabled
+    ? 'confirmation off'
+    : confirm.where
+      ? `experiments on ${confirm.where}${dropped}`
+      : 'nothing to confirm';
+  const collections = result.scope.collections.length;
+  const scope = `${formatNumber(collections)} collection${collections === 1 ? '' : 's'}`;
+  const roundTrips = `${formatNumber(result.roundTrips)} round trips`;
+  out.push(c.dim(`${scope} in ${formatDuration(result.durationMs)} · ${roundTrips} · ${confirmLine}`));
+  // What the user's roles allowed, up front (each skipped check is also under "Could not check", with its reason)
+  const roles = result.privileges;
+  if (roles?.basis === 'roles')
+    out.push(roles.skipped.length > 0 ? c.yellow(`roles: ${roles.summary}`) : c.dim(`roles: ${roles.summary}`));
+  return out;
+}
+
+/** A titled list of notes, each wrapped to the width, then a blank line; nothing when there are none. */
+function noteSection(title: string, notes: CheckResult['notes'], c: Colors, width: number): string[] {
+  if (!notes.length) return [];
+  const where = (t: CheckResult['notes'][number]['target']): string =>
+    t ? `${t.db}${t.collection ? `.${t.collection}` : ''}: ` : '';
+  return [c.bold(title), ...notes.map((n) => wrap(`- ${where(n.target)}${n.message}`, width, '  ')), ''];
+}
+
+/** "array-growth 2 · validator 3": findings per rule, rules in alphabetical order. */
+function countByRule(findings: readonly Finding[]): string {
+  const byRule = new Map<string, number>();
+  for (const f of findings) byRule.set(f.ruleId, (byRule.get(f.ruleId) ?? 0) + 1);
+  return [...byRule]
+    .sort((a, b) => a[0].localeCompare(b[0]))
+    .map(([id, n]) => `${id} ${n}`)
+    .join(' · ');
+}
+
+/** The last line: errors, warnings and info, each in its colour. */
+function severityCounts(findings: readonly Finding[], c: Colors, sev: Record<Severity, (s: string) => string>): string {
+  const counts = (['error', 'warn', 'info'] as const).map(
+    (s) => [s, findings.filter((f) => f.severity === s).length] as const,
+  );
+  return counts
+    .map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`))
+    .join(c.dim(' · '));
 }
 
 type Colors = ReturnType<typeof createColors>;
@@ -163,7 +166,11 @@ function formatFinding(
   withTable: boolean,
 ): string {
   const lines: string[] = [];
-  const where = `${f.target.db}${f.target.collection ? `.${f.target.collection}` : ''}${f.target.path ? ` ${c.dim('›')} ${f.target.path}` : ''}${f.target.index ? ` ${c.dim('index')} ${f.target.index}` : ''}`;
+  const t = f.target;
+  const collection = t.collection ? `.${t.collection}` : '';
+  const path = t.path ? ` ${c.dim('›')} ${t.path}` : '';
+  const index = t.index ? ` ${c.dim('index')} ${t.index}` : '';
+  const where = `${t.db}${collection}${path}${index}`;
   lines.push(`${sev[f.severity](`${ICON[f.severity]} ${f.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(f.ruleId)}`);
   lines.push(wrap(f.message, width, '  '));
   if (f.recommendation) {
@@ -187,7 +194,9 @@ function formatGroup(
   hint: string,
 ): string {
   const names = g.findings.map((f) => memberLabel(f, g));
-  const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` ${c.dim('›')} ${g.path}`}`;
+  const db = g.db === null ? '' : ` in ${g.db}`;
+  const path = g.path === null ? '' : ` ${c.dim('›')} ${g.path}`;
+  const where = `${membersNoun(g)}${db}${path}`;
   const lines = [
     `${sev[g.severity](`${ICON[g.severity]} ${g.severity.padEnd(5)}`)} ${c.bold(where)}  ${c.dim(g.ruleId)}`,
   ];
@@ -219,13 +228,8 @@ export const CONFIRMATION_STATUS: Record<Confirmation['status'], string> = {
 
 function formatConfirmation(k: Confirmation, c: Colors, width: number, withTable: boolean): string {
   const color = k.status === 'supported' ? c.green : k.status === 'refuted' ? c.red : c.yellow;
-  const lines = [
-    wrap(
-      `${color(`${CONFIRMATION_STATUS[k.status]} ${verdictWords(k)}`)}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`,
-      width,
-      '  ',
-    ),
-  ];
+  const verdict = color(`${CONFIRMATION_STATUS[k.status]} ${verdictWords(k)}`);
+  const lines = [wrap(`${verdict}: ${k.summary}${k.reason ? ` (${k.reason})` : ''}`, width, '  ')];
   if (withTable && k.measurements.length > 0) {
     const t = new Table({
       head: ['measurement', 'median', 'interval (coverage)', 'trials'],

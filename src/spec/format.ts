@@ -190,9 +190,9 @@ export function loadSpec(file: string): LoadedSpec {
   }
   if (!validateSpec(data)) {
     const errors = validateSpec.errors ?? [];
+    const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
     throw new UserError(
-      `The spec ${file} is not ` +
-        `valid: ${errors.slice(0, 5).map(describe).join('; ')}${errors.length > 5 ? ` (and ${errors.length - 5} more)` : ''}. ` +
+      `The spec ${file} is not valid: ${errors.slice(0, 5).map(describe).join('; ')}${more}. ` +
         `Expected { "db": "app", "collections": [{ "name": "posts", "options": {…}, "indexes": [{ "key": { ` +
         `"author": 1 } }] }] }.`,
     );

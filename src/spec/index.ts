@@ -28,8 +28,8 @@ export function staticSpecFindings(spec: Spec): SpecFindingInput[] {
         messageId: 'invalid',
         target: { db: dbOf(c, spec), collection: c.name },
         message:
-          `The declared validator of ${c.name} would be refused by the ` +
-          `server: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`,
+          `The declared validator of ${c.name} would be refused by the server: ` +
+          `${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}.`,
         evidence: { problems: problems.length },
       });
     }

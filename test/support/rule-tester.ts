@@ -179,10 +179,13 @@ export function noteTextProblems(n: Note): string[] {
   return textProblems('note', n.message, null);
 }
 
-const targetText = (t: Target | undefined): string =>
-  t === undefined
-    ? 'no target'
-    : `${t.db}${t.collection !== undefined ? `.${t.collection}` : ''}${t.path !== undefined ? ` › ${t.path}` : ''}${t.index !== undefined ? ` [index ${t.index}]` : ''}`;
+function targetText(t: Target | undefined): string {
+  if (t === undefined) return 'no target';
+  const collection = t.collection !== undefined ? `.${t.collection}` : '';
+  const path = t.path !== undefined ? ` › ${t.path}` : '';
+  const index = t.index !== undefined ? ` [index ${t.index}]` : '';
+  return `${t.db}${collection}${path}${index}`;
+}
 
 /** One line per reported finding, as failures print them. */
 export function describeFinding(f: Finding): string {
@@ -194,11 +197,12 @@ function describeExpected(e: ExpectedFinding): string {
   const data = e.data !== undefined ? ` data ${JSON.stringify(e.data)}` : '';
   const inc = e.messageIncludes !== undefined ? ` including ${JSON.stringify(e.messageIncludes)}` : '';
   const ev = e.evidence !== undefined ? ` evidence ${JSON.stringify(e.evidence)}` : '';
+  const commands = e.recommendation?.commands ? { commands: showCommands(e.recommendation.commands) } : {};
   const rec =
     e.recommendation === null
       ? ' no recommendation'
       : e.recommendation !== undefined
-        ? ` recommendation ${JSON.stringify({ ...e.recommendation, ...(e.recommendation.commands ? { commands: showCommands(e.recommendation.commands) } : {}) })}`
+        ? ` recommendation ${JSON.stringify({ ...e.recommendation, ...commands })}`
         : '';
   return `${e.severity} ${e.messageId} ${JSON.stringify(e.target)}:${text}${data}${inc}${ev}${rec}`;
 }
@@ -367,10 +371,8 @@ export function compareFindings(
         )[0];
       if (!best) continue;
       const owner = ownerOf[best.ri];
-      lines.push(
-        `      closest ` +
-          `reported${owner !== null && owner !== undefined ? ` (matched to expected #${owner + 1})` : ''}: ${describeFinding(best.f)}`,
-      );
+      const matched = owner !== null && owner !== undefined ? ` (matched to expected #${owner + 1})` : '';
+      lines.push(`      closest reported${matched}: ${describeFinding(best.f)}`);
       for (const w of best.why.length
         ? best.why
         : [

@@ -52,8 +52,10 @@ interface AuditFlags {
   failOn?: Severity;
 }
 
-/** `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket
- * summary. */
+/**
+ * `mongo-advisor audit <uri>`: the whole deployment (or some databases), a self-contained HTML report and a ticket
+ * summary.
+ */
 export function registerAudit(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('audit')
@@ -100,49 +102,50 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
       '-v, --verbose',
       'every finding in full: repeated info findings of one rule are not collapsed into one entry',
     )
-    .action(async (uri: string, flags: AuditFlags) => {
-      checkConnectionString(uri);
-      const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
-      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-      if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
-      const adapter = await connect(uri);
-      if (!flags.confirm) await sayLeftovers(adapter, io);
-      const scratchAdapter =
-        flags.confirm && flags.scratchUri
-          ? await connect(flags.scratchUri, '--scratch-uri connection string')
-          : undefined;
-      try {
-        const { result, snapshot } = await runLive(
-          adapter,
-          {
-            dbs: flags.db ?? [],
-            ...collectSettingsOf(flags, config),
-            maxTimeMS: flags.maxTimeMs,
-            ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-            concurrency: flags.concurrency,
-            confirm: flags.confirm,
-            confirmBudgetMs: flags.confirmBudget * 1000,
-            ...(scratchAdapter ? { scratchAdapter } : {}),
-            ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-            resolved,
-            progress: createProgress({ enabled: !flags.quiet }),
-            lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
-          },
-          io,
-        );
-        const report = { result, snapshot };
-        const verbose = flags.verbose === true;
-        const text =
-          flags.format === 'html'
-            ? formatHtml(report, undefined, { verbose })
-            : render(result, flags.format, { color: false, verbose });
-        await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
-        // The ticket summary goes to stdout when the report went to a file: paste-ready.
-        if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
-        setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
-      } finally {
-        await adapter.close().catch(() => undefined);
-        await scratchAdapter?.close().catch(() => undefined);
-      }
-    });
+    .action((uri: string, flags: AuditFlags) => runAudit(uri, flags, io, setExit));
+}
+
+/** One audit: connect, collect and check (confirm when asked), write the report, print the ticket summary. */
+async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: number) => void): Promise<void> {
+  checkConnectionString(uri);
+  const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
+  const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
+  const adapter = await connect(uri);
+  if (!flags.confirm) await sayLeftovers(adapter, io);
+  const scratchAdapter =
+    flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
+  try {
+    const { result, snapshot } = await runLive(
+      adapter,
+      {
+        dbs: flags.db ?? [],
+        ...collectSettingsOf(flags, config),
+        maxTimeMS: flags.maxTimeMs,
+        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+        concurrency: flags.concurrency,
+        confirm: flags.confirm,
+        confirmBudgetMs: flags.confirmBudget * 1000,
+        ...(scratchAdapter ? { scratchAdapter } : {}),
+        ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
+        resolved,
+        progress: createProgress({ enabled: !flags.quiet }),
+        lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
+      },
+      io,
+    );
+    const report = { result, snapshot };
+    const verbose = flags.verbose === true;
+    const text =
+      flags.format === 'html'
+        ? formatHtml(report, undefined, { verbose })
+        : render(result, flags.format, { color: false, verbose });
+    await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+    // The ticket summary goes to stdout when the report went to a file: paste-ready.
+    if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
+    setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
+  } finally {
+    await adapter.close().catch(() => undefined);
+    await scratchAdapter?.close().catch(() => undefined);
+  }
 }

@@ -102,11 +102,11 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
         await emit(io, text, output, 'snapshot');
         const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
         if (output && output !== '-') {
+          const dbs = snapshot.databases.length;
           io.err(
-            `${n} collection${n === 1 ? '' : 's'} in ${snapshot.databases.length} ` +
-              `database${snapshot.databases.length === 1 ? '' : 's'}, ${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} ` +
-              `round trips. It holds paths, types, sizes and counts, no document values. Next: mongo-advisor ` +
-              `analyze ${output}`,
+            `${n} collection${n === 1 ? '' : 's'} in ${dbs} database${dbs === 1 ? '' : 's'}, ` +
+              `${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. ` +
+              `It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`,
           );
         }
         setExit(0);
