@@ -79,7 +79,7 @@ describe('index proof (live)', () => {
   const ferret = (): boolean => live.kind === 'ferretdb';
 
   it('supports a candidate the planner picks, examined falling, same results; prices its writes', async () => {
-    const p = await proveIndex(fresh(20_000), {
+    const p = await proveIndex(fresh(8000), {
       ns: NS,
       existingIndexes: rows,
       candidate: { key: { status: 1, customerId: 1, createdAt: -1 }, name: 'status_1_customerId_1_createdAt_-1' },
@@ -128,14 +128,14 @@ describe('index proof (live)', () => {
       { id: 'by-customer', instances: [0, 1].map(onlyCustomer) },
       { id: 'by-day', instances: [0, 1].map(byDay) },
     ];
-    const unused = await proveDrop(fresh(12_000), {
+    const unused = await proveDrop(fresh(8000), {
       ns: NS,
       existingIndexes: rows,
       index: 'note_1',
       shapes,
       docs: DOCS,
     });
-    const needed = await proveDrop(fresh(12_000), {
+    const needed = await proveDrop(fresh(8000), {
       ns: NS,
       existingIndexes: rows,
       index: 'customerId_1',
