@@ -5,7 +5,7 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
-import { type AnyCollector, dataOf, type ListedCollection } from '../core/collector';
+import { type AnyCollector, dataOf, type GivenWorkload, type ListedCollection } from '../core/collector';
 import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
 import type { ResolvedRule } from '../core/options';
 import {
@@ -87,6 +87,8 @@ export interface CollectOptions {
   countFirstAbove?: number;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
+  /** Operations the run was given (`--log`, `--queries`): handed to the collectors, which read those of their db. */
+  workload?: GivenWorkload;
 }
 
 export const COLLECT_DEFAULTS = {
@@ -188,7 +190,15 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true),
   });
   const notes: Note[] = [...privilegeNotes(privileges)];
-  const base = { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes, resolved: opts.resolved ?? [] };
+  const base = {
+    adapter,
+    server,
+    maxTimeMS,
+    serverStatus: status,
+    runNotes: notes,
+    resolved: opts.resolved ?? [],
+    ...(opts.workload ? { workload: opts.workload } : {}),
+  };
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
