@@ -20,8 +20,9 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
 
-interface CollectFlags {
+interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   collection?: string[];
@@ -64,6 +65,8 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .addOption(readPreferenceOption())
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
+    .addOption(logOption())
+    .addOption(queriesOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '--config <file>',
@@ -79,6 +82,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
         throw new UserError(
           '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
         );
+      const workload = await readWorkload(flags, io);
       const adapter = await connect(uri);
       await sayLeftovers(adapter, io);
       try {
@@ -96,6 +100,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
           collectors: collectPlan(rules),
           // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
           resolved,
+          ...(workload ? { workload } : {}),
         });
         checkTimeField(snapshot, flags.timeField);
         const text = serializeSnapshot(snapshot, collectPlan(rules));
