@@ -370,9 +370,13 @@ async function readProfiler(ctx: DatabaseContext): Promise<WorkloadRecord[] | nu
   const read = readProfileDocuments(docs);
   for (const n of read.notes) ctx.note(`query-indexes: ${n}`, { level: 'info' });
   if (read.records.length === 0) {
-    ctx.note(`query-indexes: the profiler of ${ctx.db} holds no operation to learn from: ${HOW_TO_PROFILE}`, {
-      level: 'info',
-    });
+    ctx.note(
+      `query-indexes: the profiler (${ctx.db}.system.profile) holds no operation to learn from (it is off, or ` +
+        `this server keeps none): ${HOW_TO_PROFILE}`,
+      {
+        level: 'info',
+      },
+    );
   }
   return read.records;
 }
