@@ -8,6 +8,7 @@ import dynamicKeys from './dynamic-keys';
 import idPattern from './id-pattern';
 import indexUsage from './index-usage';
 import mixedTypes from './mixed-types';
+import queryIndexes from './query-indexes';
 import validator from './validator';
 
 /**
@@ -25,5 +26,6 @@ export const rules: readonly AnyRule[] = [
   idPattern,
   indexUsage,
   mixedTypes,
+  queryIndexes,
   validator,
 ];

@@ -11,6 +11,7 @@ import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
 import type { FoldOptions } from '../core/fold';
 import { checkTargets } from '../core/names';
+import type { GivenWorkload } from '../core/collector';
 
 export interface LiveRunOptions {
   dbs: string[];
@@ -28,6 +29,8 @@ export interface LiveRunOptions {
   maxLoad?: string;
   /** The run's rules with their options resolved once (`loadConfig(...).resolved`). */
   resolved: readonly ResolvedRule[];
+  /** Operations given with --log or --queries (the query-indexes rule's workload). */
+  workload?: GivenWorkload;
   progress: Progress;
   /** Progress lines where no bar is drawn (src/cli/progress.ts progressLines): a step each, with beats. */
   lines?: Heartbeat | null;
@@ -60,6 +63,7 @@ export async function runLive(
     // Only what the enabled rules read (the plan); the snapshot records which collectors ran.
     collectors: collectPlan(opts.resolved),
     resolved: opts.resolved,
+    ...(opts.workload ? { workload: opts.workload } : {}),
   });
   // Ctrl-C stops the experiments and drops the scratch database (src/cli/interrupt.ts), only while confirming.
   const interrupt = opts.confirm ? onInterrupt(io) : null;

@@ -5,7 +5,7 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
-import { type AnyCollector, dataOf, type ListedCollection } from '../core/collector';
+import { type AnyCollector, dataOf, type GivenWorkload, type ListedCollection } from '../core/collector';
 import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
 import type { ResolvedRule } from '../core/options';
 import {
@@ -87,6 +87,8 @@ export interface CollectOptions {
   countFirstAbove?: number;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
+  /** Operations the run was given (`--log`, `--queries`): handed to the collectors, which read those of their db. */
+  workload?: GivenWorkload;
 }
 
 export const COLLECT_DEFAULTS = {
@@ -188,7 +190,15 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
     serverStatus: serverStatusAllowed && plan.some((c) => c.serverStatus === true),
   });
   const notes: Note[] = [...privilegeNotes(privileges)];
-  const base = { adapter, server, maxTimeMS, serverStatus: status, runNotes: notes, resolved: opts.resolved ?? [] };
+  const base = {
+    adapter,
+    server,
+    maxTimeMS,
+    serverStatus: status,
+    runNotes: notes,
+    resolved: opts.resolved ?? [],
+    ...(opts.workload ? { workload: opts.workload } : {}),
+  };
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
@@ -205,6 +215,38 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   if (firstReal?.c) await probeAggregation(adapter, server, firstReal.db, firstReal.c.name, maxTimeMS);
 
   // 3. collections (core, then collection collectors), then each database's collectors
+  const databases = await collectAll(adapter, server, opts, maxTimeMS, runner, { chosenByDb, listedByDb });
+
+  const snapshot: Snapshot = {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    collectedAt: new Date().toISOString(),
+    source: adapter.source,
+    server,
+    databases,
+    notes,
+    roundTrips: 0,
+    collectors: [],
+    privileges,
+  };
+  runNotes(snapshot, notes);
+  // 4. deployment collectors, once per run
+  await runner.deployment(snapshot, databaseNames, listedByDb);
+  snapshot.collectors = runner.record();
+  snapshot.roundTrips = adapter.roundTrips - start;
+  return snapshot;
+}
+
+/** Every chosen collection (the core read, then collection collectors), then each database's collectors. */
+async function collectAll(
+  adapter: Adapter,
+  server: ServerInfo,
+  opts: CollectDatabasesOptions,
+  maxTimeMS: number,
+  runner: CollectorRunner,
+  lists: { chosenByDb: Record<string, ListedCollection[]>; listedByDb: Record<string, ListedCollection[]> },
+): Promise<DatabaseSnapshot[]> {
+  const { chosenByDb, listedByDb } = lists;
   const collStats: { ok: string | null; failed: string | null } = { ok: null, failed: null };
   const databases = await mapPool(opts.dbs, opts.dbConcurrency ?? 2, async (db): Promise<DatabaseSnapshot> => {
     const chosen = chosenByDb[db] ?? [];
@@ -230,25 +272,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   });
   // Decided once all lanes are done (lanes used to overwrite each other's answer).
   settleCollStats(server, collStats);
-
-  const snapshot: Snapshot = {
-    format: SNAPSHOT_FORMAT,
-    version: SNAPSHOT_VERSION,
-    collectedAt: new Date().toISOString(),
-    source: adapter.source,
-    server,
-    databases,
-    notes,
-    roundTrips: 0,
-    collectors: [],
-    privileges,
-  };
-  runNotes(snapshot, notes);
-  // 4. deployment collectors, once per run
-  await runner.deployment(snapshot, databaseNames, listedByDb);
-  snapshot.collectors = runner.record();
-  snapshot.roundTrips = adapter.roundTrips - start;
-  return snapshot;
+  return databases;
 }
 
 /** Every database's collection list, those chosen from it, and the deployment's database names when read. */

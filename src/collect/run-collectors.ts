@@ -1,5 +1,5 @@
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
-import type { AnyCollector, CollectorScope, ListedCollection, RuleOptions } from '../core/collector';
+import type { AnyCollector, CollectorScope, GivenWorkload, ListedCollection, RuleOptions } from '../core/collector';
 import type { ResolvedRule } from '../core/options';
 import type {
   CollectionSnapshot,
@@ -34,6 +34,7 @@ export class CollectorRunner {
       serverStatus: Doc | null;
       runNotes: Note[];
       resolved?: readonly ResolvedRule[];
+      workload?: GivenWorkload;
     },
   ) {
     for (const c of plan) {
@@ -159,8 +160,8 @@ export class CollectorRunner {
   ) {
     const run = this.state.get(c.id) ?? new Map<string, unknown>();
     const options = this.options.get(c.id) ?? new Map<string, Readonly<Record<string, unknown>>>();
-    const { adapter, server, maxTimeMS, serverStatus } = this.base;
-    return { adapter, server, maxTimeMS, serverStatus, note, run, options };
+    const { adapter, server, maxTimeMS, serverStatus, workload } = this.base;
+    return { adapter, server, maxTimeMS, serverStatus, note, run, options, ...(workload ? { workload } : {}) };
   }
 
   /**

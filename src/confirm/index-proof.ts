@@ -328,12 +328,10 @@ function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
     const why = p.pickedCandidate === 0 ? `the planner did not pick ${key}` : 'keys and documents examined';
     return { ...p, status: 'refuted', reason: `${why}: examined did not fall by half` };
   }
-  if (p.prefix && p.prefix.examinedRatio > EXAMINED_SHARE)
-    return {
-      ...p,
-      status: 'refuted',
-      reason: `${key} does not examine half of what its prefix ${formatKey((input.prefix?.key ?? {}) as IndexShape['key'])} examines`,
-    };
+  if (p.prefix && p.prefix.examinedRatio > EXAMINED_SHARE) {
+    const prefixKey = formatKey((input.prefix?.key ?? {}) as IndexShape['key']);
+    return { ...p, status: 'refuted', reason: `${key} does not examine half of what its prefix ${prefixKey} examines` };
+  }
   const slow = timeProblem(p.time as RatioInterval);
   if (slow) return { ...p, status: 'inconclusive', reason: slow };
   return { ...p, status: 'supported' };

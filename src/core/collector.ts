@@ -39,6 +39,19 @@ interface ContextBase {
    * sets it.
    */
   options?: RuleOptions;
+  /** Operations the run was given (`--log`, `--queries`), for the collectors that read a workload; absent: none. */
+  workload?: GivenWorkload;
+}
+
+/**
+ * Operations a run was given instead of reading them from the server (a slow-query log, a queries file): records of
+ * the workload room (src/workload/record.ts), opaque to the engine, which hands them on untouched. Their commands
+ * are user data: kept in memory, never stored or printed.
+ */
+export interface GivenWorkload {
+  /** What they were read from, for notes ("the log mongod.log"): never a value. */
+  from: string;
+  records: readonly unknown[];
 }
 
 /** Resolved options by rule id, as a collector gets them. */

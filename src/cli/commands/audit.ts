@@ -21,6 +21,7 @@ import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
 import { SEVERITIES, type Severity } from '../../core/types';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
 
 const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
 /** The file an audit writes without -o: its name says the format it holds. */
@@ -33,7 +34,7 @@ const DEFAULT_FILE: Record<(typeof AUDIT_FORMATS)[number], string> = {
   markdown: 'mongo-advisor-audit.md',
 };
 
-interface AuditFlags {
+interface AuditFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   out?: string;
@@ -97,6 +98,8 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
       '--config <file>',
       'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
     )
+    .addOption(logOption())
+    .addOption(queriesOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '-v, --verbose',
@@ -111,6 +114,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
   const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
+  const workload = await readWorkload(flags, io);
   const adapter = await connect(uri);
   if (!flags.confirm) await sayLeftovers(adapter, io);
   const scratchAdapter =
@@ -129,6 +133,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
         ...(scratchAdapter ? { scratchAdapter } : {}),
         ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
         resolved,
+        ...(workload ? { workload } : {}),
         progress: createProgress({ enabled: !flags.quiet }),
         lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
       },

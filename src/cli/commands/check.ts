@@ -27,6 +27,7 @@ import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
 import { progressLines } from '../progress';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -57,7 +58,7 @@ export function exitCodeFor(result: CheckResult, failOn: Severity): number {
   return result.findings.some((f) => severityRank(f.severity) >= severityRank(failOn)) ? EXIT.findings : EXIT.ok;
 }
 
-interface CheckFlags {
+interface CheckFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   collection?: string[];
@@ -147,6 +148,8 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   // The run's rules, options resolved once: every database's collect, analyze and confirm read this list.
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   const failOn = flags.failOn ?? config.failOn ?? 'warn';
+  // A bad log or queries file stops the run before anything connects.
+  const workload = await readWorkload(flags, io);
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
   const adapter = await connect(uri);
@@ -179,6 +182,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
           ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
           confirm: flags.confirm,
           resolved,
+          ...(workload ? { workload } : {}),
           onSnapshot: (s: Snapshot) => {
             // Once the field census is known: a --time-field no sampled document holds is an error, not a silent no-op.
             checkTimeField(s, flags.timeField);
@@ -246,6 +250,8 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
       '-v, --verbose',
       'every finding in full: repeated info findings of one rule are not collapsed into one entry',
     )
+    .addOption(logOption())
+    .addOption(queriesOption())
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option(
       '--config <file>',

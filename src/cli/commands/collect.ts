@@ -20,8 +20,9 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
 
-interface CollectFlags {
+interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
   db?: string[];
   collection?: string[];
@@ -64,54 +65,61 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .addOption(readPreferenceOption())
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
+    .addOption(logOption())
+    .addOption(queriesOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '--config <file>',
       'configuration file for sampleSize and maps (default: nearest .mongo-advisor.json or package.json ' +
         '"mongoAdvisor")',
     )
-    .action(async (uri: string, flags: CollectFlags) => {
-      checkConnectionString(uri);
-      const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
-      const output = outputOf(flags, io);
-      const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
-      if (flags.collection?.length && dbs.length !== 1)
-        throw new UserError(
-          '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
-        );
-      const adapter = await connect(uri);
-      await sayLeftovers(adapter, io);
-      try {
-        const snapshot = await collectDeployment(adapter, {
-          dbs,
-          ...(flags.collection?.length ? { collections: flags.collection } : {}),
-          ...collectSettingsOf(flags, config),
-          ...(flags.timeField ? { timeField: flags.timeField } : {}),
-          maxTimeMS: flags.maxTimeMs,
-          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-          concurrency: flags.concurrency,
-          dbConcurrency: Math.min(2, flags.concurrency),
-          progress: createProgress({ enabled: !flags.quiet }),
-          // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
-          collectors: collectPlan(rules),
-          // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
-          resolved,
-        });
-        checkTimeField(snapshot, flags.timeField);
-        const text = serializeSnapshot(snapshot, collectPlan(rules));
-        await emit(io, text, output, 'snapshot');
-        const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
-        if (output && output !== '-') {
-          const dbs = snapshot.databases.length;
-          io.err(
-            `${n} collection${n === 1 ? '' : 's'} in ${dbs} database${dbs === 1 ? '' : 's'}, ` +
-              `${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. ` +
-              `It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`,
-          );
-        }
-        setExit(0);
-      } finally {
-        await adapter.close().catch(() => undefined);
-      }
+    .action((uri: string, flags: CollectFlags) => runCollect(uri, flags, io, setExit));
+}
+
+/** One collect: connect, read every planned collector's data, write the snapshot, say where it went. */
+async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (code: number) => void): Promise<void> {
+  checkConnectionString(uri);
+  const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  const output = outputOf(flags, io);
+  const dbs = flags.db ?? (dbFromUri(uri) ? [dbFromUri(uri) as string] : []);
+  if (flags.collection?.length && dbs.length !== 1)
+    throw new UserError(
+      '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
+    );
+  const workload = await readWorkload(flags, io);
+  const adapter = await connect(uri);
+  await sayLeftovers(adapter, io);
+  try {
+    const snapshot = await collectDeployment(adapter, {
+      dbs,
+      ...(flags.collection?.length ? { collections: flags.collection } : {}),
+      ...collectSettingsOf(flags, config),
+      ...(flags.timeField ? { timeField: flags.timeField } : {}),
+      maxTimeMS: flags.maxTimeMs,
+      ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+      concurrency: flags.concurrency,
+      dbConcurrency: Math.min(2, flags.concurrency),
+      progress: createProgress({ enabled: !flags.quiet }),
+      // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
+      collectors: collectPlan(rules),
+      // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
+      resolved,
+      ...(workload ? { workload } : {}),
     });
+    checkTimeField(snapshot, flags.timeField);
+    const text = serializeSnapshot(snapshot, collectPlan(rules));
+    await emit(io, text, output, 'snapshot');
+    const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
+    if (output && output !== '-') {
+      const dbs = snapshot.databases.length;
+      io.err(
+        `${n} collection${n === 1 ? '' : 's'} in ${dbs} database${dbs === 1 ? '' : 's'}, ` +
+          `${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. ` +
+          `It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`,
+      );
+    }
+    setExit(0);
+  } finally {
+    await adapter.close().catch(() => undefined);
+  }
 }

@@ -1,0 +1,224 @@
+import { dataOf } from '../../src/core/collector';
+import { formatKey } from '../../src/lib/index-keys';
+import { defineRule, type Report, sentence } from '../../src/core/rule';
+import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
+import { adviseIndexes, type Advice, type Candidate } from '../../src/workload/candidates';
+import { serveShape } from '../../src/workload/serve';
+import {
+  callsText,
+  createIndexCommand,
+  gapWords,
+  impactOf,
+  namesMapKey,
+  unboundedRegexes,
+  wastedPerCall,
+  wrongOrderOf,
+} from './analyze';
+import { queryWorkload, type ShapeData } from './collect';
+import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
+
+export { queryIndexesOptionsSchema, type QueryIndexesOptions } from './options';
+
+const WOULD = ' The index {{key}} would serve it.';
+const NO_BOUND = ': no index bounds it ({{calls}}, {{time}}), so none is proposed.';
+
+const messages = {
+  unindexed: sentence(
+    'No index serves {{shape}}: {{calls}} ({{time}}) read {{examined}} documents to return {{returned}}.',
+    WOULD,
+  ),
+  unindexedScan: sentence(
+    'No index serves {{shape}}: each of its {{calls}} ({{time}}) scans the collection ({{documents}} documents); ',
+    'the source gives no examined counts.',
+    WOULD,
+  ),
+  partlyIndexed: sentence(
+    'Index `{{index}}` serves {{shape}} only in part ({{gaps}}): {{calls}} ({{time}}) read {{examined}} documents ',
+    'to return {{returned}}.',
+    WOULD,
+  ),
+  partlyIndexedScan: sentence(
+    'Index `{{index}}` serves {{shape}} only in part ({{gaps}}): each of its {{calls}} ({{time}}) reads up to the ',
+    'whole collection ({{documents}} documents); the source gives no examined counts.',
+    WOULD,
+  ),
+  inMemorySort: sentence('No index gives the sort of {{shape}} ({{calls}}, {{time}}): it is sorted in memory.', WOULD),
+  wrongOrder: sentence(
+    'Index `{{index}}` {{indexKey}} holds the fields of {{shape}} in an order that cannot serve it ({{gaps}}; ',
+    '{{calls}}, {{time}}).',
+    WOULD,
+  ),
+  lookupUnindexed: sentence(
+    'A $lookup matches {{shape}} with no index on the foreign field: {{calls}} ({{time}}), each input document ',
+    'scanning the collection.',
+    WOULD,
+  ),
+  regexCaseInsensitive: sentence('{{shape}} matches `{{paths}}` with a case-insensitive regex', NO_BOUND),
+  regexUnanchored: sentence('{{shape}} matches `{{paths}}` with an unanchored regex', NO_BOUND),
+} as const;
+
+type QueryReport = Report<typeof messages>;
+
+const ESR = 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/';
+const REGEX = 'https://www.mongodb.com/docs/manual/reference/operator/query/regex/#index-use';
+
+const PROOF =
+  'Judged from the key patterns (equality fields first, then the sort, then the ranges), not yet timed on a ' +
+  'scratch copy: time it before production, each index costs every insert and every update of its fields.';
+
+function recommendationOf(c: Candidate | undefined): Recommendation | undefined {
+  if (!c) return undefined;
+  if (namesMapKey(c))
+    return {
+      action: 'Store the map as an array of {k, v} and index those (the attribute pattern)',
+      reason: "A map's keys are data: no index can be built per key; one index on the {k, v} array serves them all.",
+    };
+  return { action: `create the index ${formatKey(c.key)}`, reason: PROOF, commands: [createIndexCommand(c)] };
+}
+
+const REGEX_REMEDY: Record<'caseInsensitive' | 'unanchored', Recommendation> = {
+  caseInsensitive: {
+    action: 'query so that an index can bound the match',
+    reason:
+      'For a case-insensitive equality, an index with a collation of strength 1 or 2 and the same collation on ' +
+      'the query; for a prefix, an anchored case-sensitive regex (^…) on a lower-cased copy of the field; for ' +
+      'words or substrings, a text index ($text) or Atlas Search.',
+  },
+  unanchored: {
+    action: 'query so that an index can bound the match',
+    reason:
+      'For a prefix, anchor the pattern (^…, case-sensitive): an index bounds it; for words or substrings, a ' +
+      'text index ($text) or Atlas Search.',
+  },
+};
+
+interface Judged {
+  c: CollectionSnapshot;
+  s: ShapeData;
+  advice: Advice;
+  options: QueryIndexesOptions;
+  report: QueryReport;
+}
+
+function base(j: Judged, extra: Record<string, number | string | null> = {}) {
+  const { s, c } = j;
+  return {
+    target: { db: c.db, collection: c.name, path: `shape ${s.id}` },
+    evidence: {
+      shapeId: s.id,
+      calls: s.calls,
+      totalMillis: s.totalMillis,
+      p95Millis: s.p95Millis,
+      docsExamined: s.docsExamined,
+      nreturned: s.nreturned,
+      impact: Math.round(impactOf(s)),
+      ...extra,
+    },
+  };
+}
+
+function regexFindings(j: Judged): void {
+  const r = unboundedRegexes(j.s.shape);
+  const words = { shape: j.s.printed, ...callsText(j.s) };
+  const at = { ...base(j), severity: 'info' as const };
+  if (r.caseInsensitive.length) {
+    const data = { ...words, paths: r.caseInsensitive.join(', ') };
+    j.report({ ...at, messageId: 'regexCaseInsensitive', data, recommendation: REGEX_REMEDY.caseInsensitive });
+  }
+  if (r.unanchored.length) {
+    const data = { ...words, paths: r.unanchored.join(', ') };
+    j.report({ ...at, messageId: 'regexUnanchored', data, recommendation: REGEX_REMEDY.unanchored });
+  }
+}
+
+/** The one index finding of a shape not served fully: the most specific that applies, if any. */
+function indexFinding(
+  j: Judged,
+  level: 'none' | 'partial',
+  partial: { index: string; gaps: string } | null,
+  sorts: boolean,
+  unbounded: boolean,
+): void {
+  const { s, c } = j;
+  const candidate = j.advice.candidates.find((x) => x.serves.includes(s.id));
+  if (!candidate) return;
+  const recommendation = recommendationOf(candidate) as Recommendation;
+  const words = { shape: s.printed, ...callsText(s), key: formatKey(candidate.key) };
+  const at = { ...base(j, { proposed: candidate.name }), recommendation };
+  if (s.shape.command === 'lookup' && level === 'none') {
+    return j.report({ ...at, messageId: 'lookupUnindexed', data: words });
+  }
+  const wrong = wrongOrderOf(s.shape, c.indexes);
+  if (wrong) {
+    const ix = c.indexes.find((i) => i.name === wrong.index);
+    const data = { ...words, index: wrong.index, indexKey: ix ? formatKey(ix.key) : '', gaps: gapWords(wrong.gaps) };
+    return j.report({ ...at, messageId: 'wrongOrder', data });
+  }
+  const wasted = wastedPerCall(s);
+  const read = { examined: s.docsExamined ?? 0, returned: s.nreturned ?? 0 };
+  if (wasted !== null && wasted > j.options.wastedDocsPerCall) {
+    if (level === 'none') return j.report({ ...at, messageId: 'unindexed', data: { ...words, ...read } });
+    if (partial) return j.report({ ...at, messageId: 'partlyIndexed', data: { ...words, ...read, ...partial } });
+  }
+  const documents = c.stats?.count ?? null;
+  const large = documents === null || documents > j.options.wastedDocsPerCall;
+  const count = { documents: documents === null ? 'an unknown number of' : documents };
+  if (wasted === null && large && level === 'none') {
+    return j.report({ ...at, messageId: 'unindexedScan', data: { ...words, ...count } });
+  }
+  // Without counts: an index whose leading fields the query does not fix is read whole.
+  if (wasted === null && large && partial && unbounded) {
+    return j.report({ ...at, messageId: 'partlyIndexedScan', data: { ...words, ...count, ...partial } });
+  }
+  if (sorts || (level === 'none' && s.shape.sort.length > 0)) {
+    return j.report({ ...at, messageId: 'inMemorySort', data: words });
+  }
+}
+
+function judge(j: Judged): void {
+  const served = serveShape(j.s.shape, j.c.indexes);
+  if (served.level === 'full') return;
+  const part = served.branches.find((b) => b !== null && b.level === 'partial') ?? null;
+  const partial = part ? { index: part.index, gaps: gapWords(part.gaps) } : null;
+  const unbounded = part !== null && part.equalityPrefix.length === 0 && part.gaps.includes('equality-not-leading');
+  indexFinding(j, served.level, partial, part?.gaps.includes('in-memory-sort') === true, unbounded);
+  regexFindings(j);
+}
+
+function checkDatabase(db: DatabaseSnapshot, options: QueryIndexesOptions, report: QueryReport): void {
+  const data = dataOf(queryWorkload, db);
+  if (!data) return;
+  const colls = new Map(db.collections.map((c) => [c.name, c]));
+  const shapes = data.collections.flatMap((wc) => wc.shapes);
+  const weights = new Map(shapes.map((s) => [s.id, impactOf(s)]));
+  const advice = adviseIndexes(
+    shapes.map((s) => s.shape),
+    (_db, coll) => colls.get(coll)?.indexes ?? [],
+    { weight: (id) => weights.get(id) ?? 1, maxPerCollection: options.maxPerCollection },
+  );
+  const judged = data.collections.flatMap((wc) => {
+    const c = colls.get(wc.name);
+    return c ? wc.shapes.map((s) => ({ c, s, advice, options, report })) : [];
+  });
+  // Highest impact first: documents read for nothing, else calls × time.
+  judged.sort((a, b) => impactOf(b.s) - impactOf(a.s));
+  for (const j of judged) judge(j);
+}
+
+export default defineRule({
+  id: 'query-indexes',
+  needs: [queryWorkload],
+  scope: 'snapshot',
+  meta: {
+    description: 'Indexes for the queries actually run (profiler, slow-query log or queries file): ESR candidates',
+    docsUrl: ESR,
+    docsUrls: { regexCaseInsensitive: REGEX, regexUnanchored: REGEX },
+    severity: 'warn',
+    messages,
+    options: queryIndexesOptionsSchema,
+    requires: { capabilities: [] },
+  },
+  analyze({ snapshot, options, report }) {
+    for (const db of snapshot.databases) checkDatabase(db, options, report);
+  },
+});

@@ -1,0 +1,98 @@
+import { MongoClient } from 'mongodb';
+import { describe, expect, inject, it } from 'vitest';
+import { check } from '../../src/check';
+import { main } from '../../src/cli/main';
+import type { Finding } from '../../src/core/types';
+import { useLiveDb } from '../../test/support/live-db';
+import { replayShop, seedShop, SHOP_MARKER, SHOP_MARKER_NUMBER } from '../../test/support/shop-workload';
+import rule from './index';
+
+const DB = 'mongo_advisor_test_query_indexes';
+
+const ours = (findings: readonly Finding[]) => findings.filter((f) => f.ruleId === 'query-indexes');
+
+describe('query-indexes on the shop workload, from the profiler (live)', () => {
+  const live = useLiveDb(DB, (db) => seedShop(db, { orders: 1000, customers: 60, events: 300 }));
+
+  it('proposes the ESR index, none for the regex, and writes no value', async (ctx) => {
+    if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
+    // The test turns the profiler on and back off; the advisor never changes the level.
+    await replayShop(live.db, 2);
+    let snapshotText = '';
+    const result = await check(live.adapter, {
+      rules: [rule],
+      db: DB,
+      confirm: false,
+      onSnapshot: (s) => void (snapshotText = JSON.stringify(s)),
+    });
+    const found = ours(result.findings);
+    const commands = found.flatMap((f) => f.recommendation?.commands ?? []);
+    expect(commands).toContain(
+      'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, ' +
+        '{ name: "status_1_customerId_1_createdAt_-1" })',
+    );
+    // The orders shape by status and customer, sorted by date, is named with that index.
+    const byStatus = found.find((f) => f.message.includes('db.orders.find({ customerId: ?number, status: ?string })'));
+    expect(byStatus?.message).toContain('{ status: 1, customerId: 1, createdAt: -1 }');
+    // The case-insensitive regexes on sku: the remedy, no index.
+    const regex = found.filter((f) => f.messageId === 'regexCaseInsensitive');
+    expect(regex.length).toBeGreaterThanOrEqual(1);
+    for (const f of regex) expect(f.recommendation?.commands ?? []).toEqual([]);
+    expect(commands.some((c) => c.includes('sku'))).toBe(false);
+    // No value of the workload anywhere: the result, the snapshot.
+    for (const text of [JSON.stringify(result), snapshotText]) {
+      expect(text).not.toContain(SHOP_MARKER);
+      expect(text).not.toContain(String(SHOP_MARKER_NUMBER));
+    }
+    expect(snapshotText).toContain('"query-indexes/workload"');
+  });
+
+  it('says why when the profiler is missing, and how to get entries', async (ctx) => {
+    if (inject('capabilities').has.profiler) ctx.skip('the server has a profiler: the note is for servers without');
+    const result = await check(live.adapter, { rules: [rule], db: DB, confirm: false });
+    expect(ours(result.findings)).toEqual([]);
+    const said = result.notes.map((n) => n.message).join('\n');
+    expect(said).toContain('system.profile');
+    expect(said).toContain('db.setProfilingLevel(1, { slowms: 100 })');
+    expect(said).toContain('--log');
+  });
+});
+
+describe('check --log with the slow-query log fixture (live)', () => {
+  // The fixture's kept slow queries: db.coll by b (a COLLSCAN of 232,922 documents returning 0), two on shop.orders.
+  const uri = inject('mongoUri');
+
+  it('counts what it read, and judges the shape of the database checked', async () => {
+    const client = await MongoClient.connect(uri);
+    try {
+      await client.db('db').dropDatabase();
+      await client
+        .db('db')
+        .collection('coll')
+        .insertMany([{ b: 1 }, { b: 2 }, { b: 3 }]);
+      let out = '';
+      let err = '';
+      const io = {
+        out: (s: string) => void (out += s),
+        err: (s: string) => void (err += `${s}\n`),
+        isTTY: false,
+      };
+      const args = ['check', uri, '--db', 'db', '--no-confirm', '-f', 'json', '-q', '--log'];
+      const code = await main([...args, 'test/fixtures/workload/mongod.log'], io);
+      expect(err).toContain(
+        'the log test/fixtures/workload/mongod.log: 11 lines read, 7 slow queries, 3 operations kept, ' +
+          "2 malformed, truncated or too long skipped, 2 of the advisor's own left out.",
+      );
+      const result = JSON.parse(out) as { findings: Finding[] };
+      const found = ours(result.findings);
+      expect(found.map((f) => f.messageId)).toEqual(['unindexed']);
+      expect(found[0]?.message).toContain('No index serves db.coll.find({ b: ?number }): 1 call');
+      expect(found[0]?.message).toContain('read 232,922 documents to return 0');
+      expect(found[0]?.recommendation?.commands).toEqual(['db.coll.createIndex({ b: 1 }, { name: "b_1" })']);
+      expect(code).toBe(1);
+    } finally {
+      await client.db('db').dropDatabase();
+      await client.close();
+    }
+  });
+});
