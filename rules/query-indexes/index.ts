@@ -16,6 +16,7 @@ import {
 } from './analyze';
 import { queryWorkload, type ShapeData } from './collect';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
+import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
 
 export { queryIndexesOptionsSchema, type QueryIndexesOptions } from './options';
 
@@ -144,7 +145,7 @@ function indexFinding(
   if (!candidate) return;
   const recommendation = recommendationOf(candidate) as Recommendation;
   const words = { shape: s.printed, ...callsText(s), key: formatKey(candidate.key) };
-  const at = { ...base(j, { proposed: candidate.name }), recommendation };
+  const at = { ...base(j, { proposed: candidate.name, proposedKey: JSON.stringify(candidate.key) }), recommendation };
   if (s.shape.command === 'lookup' && level === 'none') {
     return j.report({ ...at, messageId: 'lookupUnindexed', data: words });
   }
@@ -220,5 +221,13 @@ export default defineRule({
   },
   analyze({ snapshot, options, report }) {
     for (const db of snapshot.databases) checkDatabase(db, options, report);
+  },
+  confirm: {
+    describe:
+      "the proposed index on a scratch copy with the collection's indexes rebuilt: real calls of the shape " +
+      'explained and timed without and with it, unhinted (src/confirm/index-proof.ts)',
+    messages: CONFIRM_MESSAGES,
+    appliesTo: provesIndex,
+    run: confirmQueryIndex,
   },
 });

@@ -47,6 +47,28 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
     expect(snapshotText).toContain('"query-indexes/workload"');
   });
 
+  it('proves the ESR index on a scratch copy: examined falls, the planner picks it, results equal', async (ctx) => {
+    if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
+    await live.db
+      .collection('system.profile')
+      .drop()
+      .catch(() => undefined);
+    await replayShop(live.db, 2);
+    const result = await check(live.adapter, { rules: [rule], db: DB, confirm: true, budgetMs: 20_000 });
+    const found = ours(result.findings);
+    const esr = found.find((f) => f.evidence.proposed === 'status_1_customerId_1_createdAt_-1');
+    const k = esr?.confirmation;
+    console.log(`[query-indexes live] ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
+    expect(k?.status).toBe('supported');
+    expect(k?.summary).toMatch(/cut the keys and documents examined from [\d,]+ to [\d,]+ per call/);
+    // The regex findings propose no index, so nothing is proven for them.
+    for (const f of found.filter((x) => x.messageId.startsWith('regex'))) expect(f.confirmation).toBeUndefined();
+    const text = JSON.stringify(result);
+    expect(text).not.toContain(SHOP_MARKER);
+    expect(text).not.toContain(String(SHOP_MARKER_NUMBER));
+    expect(result.confirm?.cleanedUp).toBe(true);
+  });
+
   it('says why when the profiler is missing, and how to get entries', async (ctx) => {
     if (inject('capabilities').has.profiler) ctx.skip('the server has a profiler: the note is for servers without');
     const result = await check(live.adapter, { rules: [rule], db: DB, confirm: false });

@@ -70,7 +70,6 @@ export function shopCommands(): { db: 'shop'; command: Document }[] {
       find: 'orders',
       filter: { status: STATUSES[c % 5], customerId: c * 7 },
       sort: { createdAt: -1 },
-      limit: 20,
     });
   }
   commands.push({ find: 'orders', filter: { sku: { $regex: `^${SHOP_MARKER}`, $options: 'i' } } });
