@@ -3,6 +3,7 @@ import type { Doc } from '../../src/core/adapter';
 import { asServerError, describeServerError } from '../../src/lib/server-error';
 import { isDate } from '../../src/lib/bson-types';
 import { type CollectionContext, defineCollector, optionsOf } from '../../src/core/collector';
+import type { FromSchema } from '../../src/core/from-schema';
 import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
@@ -20,30 +21,53 @@ function proposalOptions(ctx: CollectionContext): ValidatorOptions {
   return { ...optionsOf(ctx, 'validator', DEFAULTS), proposeEnums: false };
 }
 
+/** Distinct string values are counted up to this many; one more means "more than that". */
+export const CARDINALITY_CAP = 64;
+
+const count = { type: 'integer', minimum: 0 } as const;
+const countOrNull = { type: ['integer', 'null'], minimum: 0 } as const;
+/** Field paths as the census names them, each with a count: never a value. */
+const countsByPath = { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } } as const;
+const reason = { type: 'string', maxLength: 2000 } as const;
+
 /** The stored validator run over the sampled documents in-process (ajv) and counted on the server. */
-export interface ValidatorDryRun {
-  /** Sampled documents checked in-process against the $jsonSchema (0 when it could not run). */
-  checked: number;
-  /** Checked documents failing the $jsonSchema. */
-  violations: number;
-  /** Failing documents per field path (`a.b`, array elements `a.$[]`). */
-  byPath: Record<string, number>;
-  /** Schema parts the in-process check could not evaluate, as "keyword at path"; those parts were not checked. */
-  unsupportedKeywords: string[];
-  /** Checks decided in the document's favour because the host hides the BSON type, as "path: what". */
-  undecided: string[];
-  /** Why the in-process check did not run (query-operator validator, schema that does not compile). */
-  skippedReason?: string;
-  /** Documents failing the whole validator by a server-side count of {$nor: [validator]}; null when not counted. */
-  serverViolators: number | null;
-  /**
-   * Documents in the collection the server count ran over (its storage statistics' count, or a count of its own when
-   * those are missing); null exactly when `serverViolators` is.
-   */
-  serverDocuments: number | null;
-  /** Why the server-side count is missing. */
-  serverReason?: string;
-}
+const DRY_RUN_SCHEMA = {
+  type: 'object',
+  required: [
+    'checked',
+    'violations',
+    'byPath',
+    'unsupportedKeywords',
+    'undecided',
+    'serverViolators',
+    'serverDocuments',
+  ],
+  additionalProperties: false,
+  properties: {
+    /** Sampled documents checked in-process against the $jsonSchema (0 when it could not run). */
+    checked: count,
+    /** Checked documents failing the $jsonSchema. */
+    violations: count,
+    /** Failing documents per field path (`a.b`, array elements `a.$[]`). */
+    byPath: countsByPath,
+    /** Schema parts the in-process check could not evaluate, as "keyword at path"; those parts were not checked. */
+    unsupportedKeywords: { type: 'array', items: reason },
+    /** Checks decided in the document's favour because the host hides the BSON type, as "path: what". */
+    undecided: { type: 'array', items: reason },
+    /** Why the in-process check did not run (query-operator validator, schema that does not compile). */
+    skippedReason: reason,
+    /** Documents failing the whole validator by a server-side count of {$nor: [validator]}; null when not counted. */
+    serverViolators: countOrNull,
+    /**
+     * Documents in the collection the server count ran over (its storage statistics' count, or a count of its own
+     * when those are missing); null exactly when `serverViolators` is.
+     */
+    serverDocuments: countOrNull,
+    /** Why the server-side count is missing. */
+    serverReason: reason,
+  },
+} as const;
+export type ValidatorDryRun = FromSchema<typeof DRY_RUN_SCHEMA>;
 
 /**
  * No validator: the proposal made with the run's options (enums left out), checked in-process over the sampled
@@ -51,38 +75,52 @@ export interface ValidatorDryRun {
  * census with its options and uses these counts only when its schema has the same fingerprint (a snapshot collected
  * with other options, recorded in snapshot.collectors, counted another schema).
  */
-export interface ProposalCount {
-  /** schemaFingerprint (propose.ts) of the schema counted. */
-  fingerprint: string;
-  /** Sampled documents checked in-process against it, and how many fail it. */
-  checked: number;
-  violations: number;
-  /** Documents failing it by a server-side count of {$nor: [{$jsonSchema: schema}]}; null when not counted. */
-  serverViolators: number | null;
-  /** Documents in the collection the count ran over; null exactly when `serverViolators` is. */
-  serverDocuments: number | null;
-  /** Why the server-side count is missing. */
-  serverReason?: string;
-}
+const PROPOSAL_SCHEMA = {
+  type: 'object',
+  required: ['fingerprint', 'checked', 'violations', 'serverViolators', 'serverDocuments'],
+  additionalProperties: false,
+  properties: {
+    /** schemaFingerprint (propose.ts) of the schema counted. */
+    fingerprint: { type: 'string', pattern: '^[0-9a-f]{14}$' },
+    /** Sampled documents checked in-process against it. */
+    checked: count,
+    /** Of them, those failing it. */
+    violations: count,
+    /** Documents failing it by a server-side count of {$nor: [{$jsonSchema: schema}]}; null when not counted. */
+    serverViolators: countOrNull,
+    /** Documents in the collection the count ran over; null exactly when `serverViolators` is. */
+    serverDocuments: countOrNull,
+    /** Why the server-side count is missing. */
+    serverReason: reason,
+  },
+} as const;
+export type ProposalCount = FromSchema<typeof PROPOSAL_SCHEMA>;
 
 /** What the validator rule reads of a collection, beyond the core: by whether it has a validator. */
-export interface ValidatorData {
-  /** No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only, never
-   * values. */
-  stringCardinality?: Record<string, number>;
-  /** No validator: the default proposal's violators, in the sample and on the server. */
-  proposal?: ProposalCount;
-  /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on the
-   * server. */
-  dryRun?: ValidatorDryRun;
-}
+const VALIDATOR_DATA_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    /**
+     * No validator: distinct string values per path in the sample, counted up to 65 (65 means more); counts only,
+     * never values.
+     */
+    stringCardinality: {
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 },
+    },
+    /** No validator: the default proposal's violators, in the sample and on the server. */
+    proposal: PROPOSAL_SCHEMA,
+    /** A validator: the stored validator checked against the sample (counts per path, never values) and counted on
+     * the server. */
+    dryRun: DRY_RUN_SCHEMA,
+  },
+} as const;
+export type ValidatorData = FromSchema<typeof VALIDATOR_DATA_SCHEMA>;
 
 /* ------------------------------------------------------------------------------------------------ */
 /* String cardinality (collections without a validator, for enum proposals)                         */
 /* ------------------------------------------------------------------------------------------------ */
-
-/** Distinct string values are counted up to this many; one more means "more than that". */
-export const CARDINALITY_CAP = 64;
 
 function isPlainObject(v: object): boolean {
   return (
@@ -284,11 +322,6 @@ async function dryRun(ctx: CollectionContext): Promise<ValidatorDryRun> {
   return run;
 }
 
-const count = { type: 'integer', minimum: 0 } as const;
-/** Field paths as the census names them, each with a count: never a value. */
-const countsByPath = { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } } as const;
-const reason = { type: 'string', maxLength: 2000 } as const;
-
 /**
  * A collection with a validator: the dry run (1 command, the count; 2 when its storage statistics are missing). A
  * collection without one: the number of distinct strings per path in the sample (for enums), and the proposal made
@@ -305,53 +338,7 @@ export const validatorCollector = defineCollector<ValidatorData, 'collection'>({
     'without one: distinct strings per path in the sample, and the proposed validator checked over the ' +
     'sample in process and counted on the server ({$nor: [{$jsonSchema}]}); one count per collection, ' +
     'bounded by maxTimeMS',
-  schema: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      stringCardinality: {
-        type: 'object',
-        additionalProperties: { type: 'integer', minimum: 1, maximum: CARDINALITY_CAP + 1 },
-      },
-      proposal: {
-        type: 'object',
-        required: ['fingerprint', 'checked', 'violations', 'serverViolators', 'serverDocuments'],
-        additionalProperties: false,
-        properties: {
-          fingerprint: { type: 'string', pattern: '^[0-9a-f]{14}$' },
-          checked: count,
-          violations: count,
-          serverViolators: { type: ['integer', 'null'], minimum: 0 },
-          serverDocuments: { type: ['integer', 'null'], minimum: 0 },
-          serverReason: reason,
-        },
-      },
-      dryRun: {
-        type: 'object',
-        required: [
-          'checked',
-          'violations',
-          'byPath',
-          'unsupportedKeywords',
-          'undecided',
-          'serverViolators',
-          'serverDocuments',
-        ],
-        additionalProperties: false,
-        properties: {
-          checked: count,
-          violations: count,
-          byPath: countsByPath,
-          unsupportedKeywords: { type: 'array', items: reason },
-          undecided: { type: 'array', items: reason },
-          skippedReason: reason,
-          serverViolators: { type: ['integer', 'null'], minimum: 0 },
-          serverDocuments: { type: ['integer', 'null'], minimum: 0 },
-          serverReason: reason,
-        },
-      },
-    },
-  },
+  schema: VALIDATOR_DATA_SCHEMA,
   async collect(ctx) {
     if (ctx.collection.validator.present) return { dryRun: await dryRun(ctx) };
     if (ctx.docs.length === 0) return null;

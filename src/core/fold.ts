@@ -1,5 +1,6 @@
 import { type ArrayProfile, type DocProfile, DYNAMIC_KEY, type DynamicKeyProfile, type KeyShape } from './types';
 import { joinPath, pathSegments } from '../lib/doc-path';
+import type { FromSchema } from './from-schema';
 
 /**
  * Objects used as maps (keys that are data: `{"SKU-00042": 2, …}`, customer ids as field names) and the one placeholder
@@ -15,37 +16,9 @@ import { joinPath, pathSegments } from '../lib/doc-path';
  * instead of one index per field,
  * https://www.mongodb.com/docs/manual/data-modeling/design-patterns/group-data/attribute-pattern/):
  */
-export interface FoldOptions {
-  /**
-   * Keys shaped like data (ObjectIds, UUIDs, integers, dates, codes such as `SKU-00042`): an object is a map from this
-   * many distinct keys across the sample, when at least `minShapedShare` of them are so shaped. 10: below the smallest
-   * map the issue met (18 keys), and above the handful of numbered fields (`line1`, `line2`) a real schema has.
-   */
-  minDistinctKeys: number;
-  /** Share of the distinct keys that must be data-shaped for `minDistinctKeys` to apply. 0.9: a few fixed fields
-   * (`total`) beside the keys still fold. */
-  minShapedShare: number;
-  /**
-   * Keys shaped like words (user names, e-mail addresses, product attributes): a map from this many distinct keys when
-   * each object holds few of them (`minKeySpread`). 16: a real sub-document of 16 optional word fields mostly lists
-   * several of them in each document, so the spread keeps it.
-   */
-  minWordKeys: number;
-  /**
-   * Distinct keys ÷ the median keys per object, for word-shaped keys: 8 means each object holds at most an eighth of
-   * the keys seen at the path. A sub-document lists most of its fields in most documents (a spread near 1); a map
-   * holds a few keys of many.
-   */
-  minKeySpread: number;
-  /**
-   * Memory bound while profiling: past this many distinct keys under one path, further keys are not kept (their values
-   * are counted under `<key>` at once) and the path is a map whatever the keys look like. 1,000: no schema written by
-   * hand has that many fields at one level, and each kept key costs the profiler a tree node and a census entry.
-   */
-  maxKeysPerPath: number;
-}
+export type FoldOptions = Required<FromSchema<typeof MAPS_JSON_SCHEMA>>;
 
-export const FOLD_DEFAULTS: Readonly<FoldOptions> = Object.freeze({
+export const FOLD_DEFAULTS = Object.freeze({
   minDistinctKeys: 10,
   minShapedShare: 0.9,
   minWordKeys: 16,
@@ -62,6 +35,12 @@ export const MAPS_JSON_SCHEMA = {
     'When an object counts as a map whose keys are data (ids, SKUs, dates): its keys are folded into one ' +
     '<key> path before any rule, report or snapshot sees them.',
   properties: {
+    /**
+     * Keys shaped like data (ObjectIds, UUIDs, integers, dates, codes such as `SKU-00042`): an object is a map from
+     * this many distinct keys across the sample, when at least `minShapedShare` of them are so shaped. 10: below the
+     * smallest map the issue met (18 keys), and above the handful of numbered fields (`line1`, `line2`) a real schema
+     * has.
+     */
     minDistinctKeys: {
       type: 'integer',
       minimum: 2,
@@ -69,12 +48,19 @@ export const MAPS_JSON_SCHEMA = {
         `Distinct keys under one path, nearly all data-shaped (ids, UUIDs, numbers, dates, codes), from which ` +
         `it is a map (default ${FOLD_DEFAULTS.minDistinctKeys}).`,
     },
+    /** Share of the distinct keys that must be data-shaped for `minDistinctKeys` to apply. 0.9: a few fixed fields
+     * (`total`) beside the keys still fold. */
     minShapedShare: {
       type: 'number',
       minimum: 0,
       maximum: 1,
       description: `Share of those keys that must be data-shaped (default ${FOLD_DEFAULTS.minShapedShare}).`,
     },
+    /**
+     * Keys shaped like words (user names, e-mail addresses, product attributes): a map from this many distinct keys
+     * when each object holds few of them (`minKeySpread`). 16: a real sub-document of 16 optional word fields mostly
+     * lists several of them in each document, so the spread keeps it.
+     */
     minWordKeys: {
       type: 'integer',
       minimum: 2,
@@ -82,6 +68,11 @@ export const MAPS_JSON_SCHEMA = {
         `Word-shaped keys (names, e-mail addresses): distinct keys from which it is a map when each object ` +
         `holds few of them (default ${FOLD_DEFAULTS.minWordKeys}).`,
     },
+    /**
+     * Distinct keys ÷ the median keys per object, for word-shaped keys: 8 means each object holds at most an eighth of
+     * the keys seen at the path. A sub-document lists most of its fields in most documents (a spread near 1); a map
+     * holds a few keys of many.
+     */
     minKeySpread: {
       type: 'number',
       minimum: 1,
@@ -89,6 +80,12 @@ export const MAPS_JSON_SCHEMA = {
         `For word-shaped keys: distinct keys / the median keys per object from which it is a map ` +
         `(default ${FOLD_DEFAULTS.minKeySpread}).`,
     },
+    /**
+     * Memory bound while profiling: past this many distinct keys under one path, further keys are not kept (their
+     * values are counted under `<key>` at once) and the path is a map whatever the keys look like. 1,000: no schema
+     * written by hand has that many fields at one level, and each kept key costs the profiler a tree node and a census
+     * entry.
+     */
     maxKeysPerPath: {
       type: 'integer',
       minimum: 10,
