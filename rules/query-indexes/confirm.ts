@@ -18,7 +18,8 @@ export const CONFIRM_MESSAGES = {
   supported: sentence(
     COPIED,
     'unhinted: {{key}} cut the keys and documents examined from {{before}} to {{after}} per call, the planner chose ',
-    'it in {{picked}} of them, the results were the same both ways, and time went {{time}}.',
+    'it in {{picked}} of them, the results were the same both ways, and the calls took {{time}} the time ',
+    'they took without it.',
   ),
   refuted: sentence(COPIED, 'unhinted: {{key}} did not earn its place: {{why}}.'),
   inconclusive: sentence(COPIED, 'unhinted: {{key}} examined {{before}} to {{after}} per call, but {{why}}.'),

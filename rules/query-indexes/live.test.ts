@@ -4,7 +4,10 @@ import { check } from '../../src/check';
 import { main } from '../../src/cli/main';
 import type { Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
-import { replayShop, seedShop, SHOP_MARKER, SHOP_MARKER_NUMBER } from '../../test/support/shop-workload';
+import { replayShop, seedShop, SHOP_MARKER, SHOP_MARKER_NUMBER, slowLogLines } from '../../test/support/shop-workload';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import rule from './index';
 
 const DB = 'mongo_advisor_test_query_indexes';
@@ -67,6 +70,43 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
     expect(text).not.toContain(SHOP_MARKER);
     expect(text).not.toContain(String(SHOP_MARKER_NUMBER));
     expect(result.confirm?.cleanedUp).toBe(true);
+  });
+
+  it('from a slow-query log of the same workload: the same index, proven the same way', async (ctx) => {
+    if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler to build the log from');
+    await live.db
+      .collection('system.profile')
+      .drop()
+      .catch(() => undefined);
+    await replayShop(live.db, 2);
+    // SecantusDB writes no slow-query lines: the log is the profiler's entries as mongod's JSON log writes them.
+    const docs = await live.db.collection('system.profile').find({}).toArray();
+    await live.db
+      .collection('system.profile')
+      .drop()
+      .catch(() => undefined);
+    const dir = mkdtempSync(join(tmpdir(), 'ma-shop-log-'));
+    const log = join(dir, 'mongod.log');
+    writeFileSync(log, slowLogLines(docs).join('\n') + '\n');
+    try {
+      let out = '';
+      let err = '';
+      const io = { out: (t: string) => void (out += t), err: (t: string) => void (err += `${t}\n`), isTTY: false };
+      const args = ['check', live.uri, '--db', DB, '-f', 'json', '-q', '--confirm-budget', '20', '--log', log];
+      await main(args, io);
+      const result = JSON.parse(out) as { findings: Finding[] };
+      const esr = ours(result.findings).find((f) => f.evidence.proposed === 'status_1_customerId_1_createdAt_-1');
+      console.log(
+        `[query-indexes live, --log] ${esr?.confirmation?.status ?? 'none'}: ${esr?.confirmation?.summary ?? ''}`,
+      );
+      expect(esr?.confirmation?.status).toBe('supported');
+      for (const text of [out, err]) {
+        expect(text).not.toContain(SHOP_MARKER);
+        expect(text).not.toContain(String(SHOP_MARKER_NUMBER));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says why when the profiler is missing, and how to get entries', async (ctx) => {
