@@ -178,6 +178,8 @@ const NODE_READS = new Set([
 ]);
 const isNodeRead = (r: WireRequest): boolean => {
   if (NODE_READS.has(r.name ?? '')) return true;
+  // The profiler is per member: query-indexes reads the primary's (rules/query-indexes/collect.ts).
+  if (r.name === 'find' && r.body?.find === 'system.profile') return true;
   const first = Array.isArray(r.body?.pipeline) ? Object.keys((r.body.pipeline as Document[])[0] ?? {})[0] : undefined;
   return r.name === 'aggregate' && (first === '$collStats' || first === '$indexStats');
 };
@@ -210,6 +212,7 @@ const EXACT: Record<string, string[]> = {
     'SMALL aggregate small [$collStats] maxTimeMS',
     'SMALL listIndexes small maxTimeMS',
     'SMALL find small maxTimeMS',
+    'SMALL find system.profile maxTimeMS', // query-indexes' workload: the newest profiler entries
     'admin listDatabases maxTimeMS',
   ],
   secantusdb: [
@@ -222,6 +225,7 @@ const EXACT: Record<string, string[]> = {
     'SMALL aggregate small [$collStats] maxTimeMS primaryPreferred',
     'SMALL listIndexes small maxTimeMS secondaryPreferred',
     'SMALL aggregate small [$limit,$project] maxTimeMS secondaryPreferred',
+    'SMALL find system.profile maxTimeMS primaryPreferred', // query-indexes' workload, on the primary
     'admin listDatabases maxTimeMS primaryPreferred',
   ],
 };
