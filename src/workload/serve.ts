@@ -206,7 +206,10 @@ export function serveBranch(
     gaps.push('in-memory-sort');
     if (f.range.has(key[i]?.[0] ?? '')) gaps.push('range-before-sort');
   }
-  if ([...f.range.keys()].some((k) => !after.has(k))) gaps.push('range-missing');
+  // A range is bounded by any key field past the equality prefix: after the sort, or a sort key itself (`ts` of
+  // {type: 1, ts: 1} for a type, a time range and a sort by time: one ordered scan between the bounds).
+  const rangeKeys = new Set(key.slice(i).map(([k]) => k));
+  if ([...f.range.keys()].some((k) => !rangeKeys.has(k))) gaps.push('range-missing');
   if (ix.partial) gaps.push('partial-filter');
   if (f.blocked.size) gaps.push('collation-mismatch');
   const needed = [...f.eq.keys(), ...f.sort.map((k) => k.path), ...f.range.keys()];

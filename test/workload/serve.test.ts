@@ -64,6 +64,14 @@ describe('serveBranch: equality, then sort, then range', () => {
     });
     expect(serve(s, ix({ status: 1, createdAt: -1 }))).toEqual(partial(['range-missing']));
   });
+  it('serves a range on the sort key itself: {type, ts} for a type, a time range and a sort by time', () => {
+    // The shop's events: one ordered scan of ts between its bounds within each type (found by the live shop test,
+    // where the existing index was called a wrong order and proposed again).
+    const s = find({ type: 'view', ts: { $gte: new Date() } }, { ts: 1 });
+    expect(serve(s, ix({ type: 1, ts: 1 }))).toEqual(full);
+    expect(serve(s, ix({ type: 1, ts: -1 }))).toEqual(full);
+    expect(serve(s, ix({ ts: 1, type: 1 }))).toEqual(partial(['equality-not-leading'], true));
+  });
   it('serves an equality and a range with no sort in E-R order', () => {
     const s = find({ status: 'x', date: { $lt: new Date() } });
     expect(serve(s, ix({ status: 1, date: 1 }))).toEqual(full);
