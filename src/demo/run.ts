@@ -21,7 +21,12 @@ interface DemoIo {
  * Starts a server the way the tests do, seeds the blog, runs check (with confirmation unless asked not to), cleans
  * up, and hands the result back: the CLI renders it and judges it as `check` does (formats, -o, --fail-on).
  */
-export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<CheckResult> {
+export async function runDemo(opts: {
+  confirm: boolean;
+  io: DemoIo;
+  /** The configuration file's rule settings (`demo --config`), over the demo's own. */
+  rules?: Record<string, unknown>;
+}): Promise<CheckResult> {
   const { io } = opts;
   io.err(
     'Starting a server: MONGODB_URI if set, else the first that starts of mongod (mongodb-memory-server), ' +
@@ -52,7 +57,8 @@ export async function runDemo(opts: { confirm: boolean; io: DemoIo }): Promise<C
     try {
       io.err(`Running: mongo-advisor check ${adapter.source} --db ${DEMO_DB}${opts.confirm ? '' : ' --no-confirm'}`);
       const log = (l: string): void => lines.say(l);
-      return await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings: DEMO_SETTINGS, log });
+      const settings = { ...DEMO_SETTINGS, rules: { ...DEMO_SETTINGS.rules, ...(opts.rules ?? {}) } };
+      return await check(adapter, { db: DEMO_DB, rules, confirm: opts.confirm, settings, log });
     } finally {
       lines.stop();
       await adapter.close();

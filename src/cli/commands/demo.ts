@@ -44,7 +44,7 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option(
       '--config <file>',
-      'configuration file for failOn (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
+      'configuration file for failOn and rules (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
     )
     .option('--color', 'force colour')
     .option('--no-color', 'no colour')
@@ -55,7 +55,8 @@ export function registerDemo(program: Command, io: Io, setExit: (code: number) =
     .action(async (flags: DemoFlags) => {
       const { config } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
       const { runDemo } = await loadDemo();
-      const result = await runDemo({ confirm: flags.confirm, io });
+      const ruleSettings = flags.config && config.rules ? { rules: config.rules as Record<string, unknown> } : {};
+      const result = await runDemo({ confirm: flags.confirm, io, ...ruleSettings });
       const color = flags.color ?? (io.isTTY && !flags.output);
       await emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
       setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
