@@ -163,7 +163,7 @@ export function queryStatsReason(err: unknown): string {
     return `this server does not recognize the $queryStats stage (${what}); MongoDB has it from 7.1.`;
   }
   if (e.code === FAILED_TO_PARSE && /collection name or 1/i.test(e.message)) {
-    return `this server does not run an aggregate on a whole database ({aggregate: 1}) as $queryStats is (${what}).`;
+    return `this server refuses {aggregate: 1}, the database-wide aggregate $queryStats needs (${what}).`;
   }
   if (e.code === QUERY_FEATURE_NOT_ALLOWED) {
     return `$queryStats is not enabled on this server (${what}); MongoDB enables it on Atlas clusters of tier M10+.`;

@@ -171,7 +171,7 @@ describe('readQueryStats', () => {
         'FailedToParse',
         "Invalid command format: the 'aggregate' field must specify a collection name or 1",
       ),
-      /^this server does not run an aggregate on a whole database \(\{aggregate: 1\}\) as \$queryStats is/,
+      /^this server refuses \{aggregate: 1\}, the database-wide aggregate \$queryStats needs \(FailedToParse/,
     ],
     [serverError(238, 'NotImplemented', 'not implemented'), /^this server does not implement \$queryStats \(/],
     [serverError(50, 'MaxTimeMSExpired', 'operation exceeded time limit'), /^\$queryStats could not be read \(Max/],
