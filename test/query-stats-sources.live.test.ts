@@ -46,7 +46,11 @@ describe('$queryStats and $collStats queryExecStats as workload sources', () => 
       return;
     }
     // Five finds on an unindexed field: five collection scans, none tailable.
-    for (let i = 0; i < 5; i++) await live.db.collection('orders').find({ status: `s${i}` }).toArray();
+    for (let i = 0; i < 5; i++)
+      await live.db
+        .collection('orders')
+        .find({ status: `s${i}` })
+        .toArray();
     const after = await readCollectionScans(gate, DB, 'orders', { maxTimeMS: 10_000 });
     if ('reason' in after) throw new Error(after.reason);
     console.log(`[${live.kind}] collectionScans: ${before.total} → ${after.total}`);
