@@ -30,7 +30,13 @@ export interface ShapeStats {
   /** Documents read per document returned (Atlas's "query targeting"); null when none was returned or counted. */
   docsPerReturned: number | null;
   keysPerReturned: number | null;
-  /** Documents read and not returned: Atlas Performance Advisor looks at shapes where this passes 500 per call. */
+  /**
+   * Documents read and not returned, per call. The query-indexes rule reports a shape past 500 (its
+   * `wastedDocsPerCall` default), Atlas Performance Advisor's line: "Also, the Performance Advisor suggests the index
+   * only if the difference between scanned documents and returned documents is greater than 500 for impacted
+   * queries." (Review Index Ranking, "Limiting Proposed Indexes":
+   * https://www.mongodb.com/docs/atlas/performance-advisor/index-ranking/).
+   */
   wastedDocsPerCall: number | null;
 }
 
