@@ -95,6 +95,18 @@ describe('the query-indexes selectivity collector', () => {
     expect(valueHash('a')).not.toBe(valueHash('b'));
     expect(valueHash(/a/i)).not.toBe(valueHash(/a/));
   });
+
+  it('hashes a long value by its length and both ends', () => {
+    const long = (middle: string, n = 2000): string => `${'a'.repeat(300)}${middle.repeat(n)}${'z'.repeat(300)}`;
+    expect(valueHash(long('b'))).toBe(valueHash(long('c')));
+    expect(valueHash(long('b'))).not.toBe(valueHash(long('b', 2001)));
+    expect(valueHash(`x${long('b')}`)).not.toBe(valueHash(`y${long('b')}`));
+    expect(valueHash(`${long('b')}x`)).not.toBe(valueHash(`${long('b')}y`));
+    const bytes = (end: number) => new Binary(Buffer.from([...Array<number>(1000).fill(7), end]));
+    expect(valueHash(bytes(1))).not.toBe(valueHash(bytes(2)));
+    // a string of 512 units is hashed whole
+    expect(valueHash(`${'a'.repeat(256)}b${'a'.repeat(255)}`)).not.toBe(valueHash('a'.repeat(512)));
+  });
 });
 
 describe('the paths counted', () => {

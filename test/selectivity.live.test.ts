@@ -1,16 +1,20 @@
 /**
- * What the order of a candidate's equality fields changes (docs/workload.md, Candidates): not the keys a query with
+ * Selectivity on the test servers. The query-indexes selectivity collector over documents the driver read back, and
+ * what the order of a candidate's equality fields changes (docs/workload.md, Candidates): not the keys a query with
  * every one of them reads. MongoDB's ESR page says equality keys "can appear in any order relative to each other"
  * (https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/); this pins it on the test servers:
  * the same points, whichever field leads, read the same keys. What the order does change is the prefix other queries
  * can use alone.
  */
 import { describe, expect, it } from 'vitest';
+import { fieldSelectivity } from '../rules/query-indexes/selectivity';
+import { collectSnapshot } from '../src/collect';
+import { dataOf } from '../src/core/collector';
 import { useLiveDb } from './support/live-db';
 
 const STATUSES = ['new', 'paid', 'shipped', 'delivered', 'cancelled'];
 
-describe('equality fields in either order (live)', () => {
+describe('selectivity on the test servers (live)', () => {
   const live = useLiveDb('mongo_advisor_test_equality_order', async (db) => {
     const docs = Array.from({ length: 2000 }, (_, i) => ({ status: STATUSES[i % 5], customerId: i % 97, at: i }));
     await db.collection('orders').insertMany(docs);
@@ -25,6 +29,29 @@ describe('equality fields in either order (live)', () => {
     const s = (r.executionStats ?? {}) as { totalKeysExamined?: number; nReturned?: number };
     return { keys: s.totalKeysExamined, returned: s.nReturned };
   };
+
+  it('counts distinct values per path of the real documents, and writes no value', async () => {
+    const snapshot = await collectSnapshot(live.adapter, {
+      db: 'mongo_advisor_test_equality_order',
+      collections: ['orders'],
+      collectors: [fieldSelectivity],
+    });
+    const orders = snapshot.databases[0]?.collections.find((c) => c.name === 'orders');
+    const data = dataOf(fieldSelectivity, orders);
+    // 2,000 documents: read whole (under the core's whole-read line), so the counts are exact
+    expect(data).toEqual({
+      documents: 2000,
+      leftOut: 0,
+      paths: {
+        _id: { present: 2000, distinct: 2000 },
+        at: { present: 2000, distinct: 2000 },
+        customerId: { present: 2000, distinct: 97 },
+        status: { present: 2000, distinct: 5 },
+      },
+    });
+    const text = JSON.stringify(snapshot);
+    for (const value of STATUSES) expect(text).not.toContain(`"${value}"`);
+  });
 
   it('reads the same keys with the most or the least selective field first', async (ctx) => {
     const filters = [
