@@ -10,6 +10,7 @@ import type { Candidate } from '../../src/workload/candidates';
 import { branchesOf, type Gap, serveBranch, type ServeResult } from '../../src/workload/serve';
 import type { FilterShape, Predicate, QueryShape } from '../../src/workload/shape';
 import type { ShapeData } from './collect';
+import { distinctOf, type FieldSelectivity } from './selectivity';
 
 export const GAP_WORDS: Partial<Record<Gap, string>> = {
   'equality-not-leading': 'an equality field is missing or not among its leading fields',
@@ -82,4 +83,17 @@ export function namesMapKey(c: Candidate): boolean {
 export function createIndexCommand(c: Candidate): string {
   const opts = `{ name: ${shellString(c.name)}${c.collation ? `, collation: ${shellValue(c.collation)}` : ''} }`;
   return `${shellCollection(c.coll)}.createIndex(${shellValue(c.key)}, ${opts})`;
+}
+
+/**
+ * The distinct values the sample counted for a candidate's fields (what ordered its equality fields, most selective
+ * first) and the documents they were counted over, as evidence; nothing when no field was counted.
+ */
+export function distinctEvidence(c: Candidate, data: FieldSelectivity | undefined): Record<string, string | number> {
+  const counted = Object.keys(c.key).flatMap((f) => {
+    const n = distinctOf(data, f);
+    return n === undefined ? [] : [[f, n] as const];
+  });
+  if (!data || counted.length === 0) return {};
+  return { distinctOnSample: JSON.stringify(Object.fromEntries(counted)), sampledDocuments: data.documents };
 }

@@ -4,6 +4,7 @@ import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures'
 import { ruleTester } from '../../test/support/rule-tester';
 import { queryWorkload, workloadData } from './collect';
 import rule from './index';
+import { fieldSelectivity, type FieldSelectivity } from './selectivity';
 
 const ix = (name: string, key: Record<string, 1 | -1>): IndexSnapshot => ({ name, key, sizeBytes: 40_000 });
 const ID = ix('_id_', { _id: 1 });
@@ -21,8 +22,10 @@ function snapshotWith(
   facts: Partial<RecordFacts> = {},
   calls = 4,
   extra: CollectionSnapshot[] = [],
+  selectivity?: FieldSelectivity,
 ) {
-  const colls = [collectionOf('orders', { indexes: orders }), ...extra];
+  const plain = collectionOf('orders', { indexes: orders });
+  const colls = [selectivity ? withData(plain, fieldSelectivity, selectivity) : plain, ...extra];
   const records = commands.flatMap((command) =>
     Array.from({ length: calls }, () =>
       makeRecord(
@@ -111,6 +114,29 @@ ruleTester(rule, {
           },
           evidence: { calls: 4, docsExamined: 40_000, nreturned: 80, impact: 39_920 },
           recommendation: { commands: [ESR_COMMAND] },
+        },
+      ],
+    },
+    {
+      name: 'equality fields most selective first, by the distinct values counted on the sample',
+      snapshot: snapshotWith([ID], [BY_STATUS], counts, 4, [], {
+        documents: 1000,
+        leftOut: 0,
+        paths: { customerId: { present: 1000, distinct: 60 }, status: { present: 990, distinct: 400 } },
+      }),
+      findings: [
+        {
+          messageId: 'unindexed',
+          severity: 'warn',
+          target: target(BY_STATUS),
+          messageIncludes: ['The index { status: 1, customerId: 1, createdAt: -1 } would serve it.'],
+          evidence: { distinctOnSample: '{"status":400,"customerId":60}', sampledDocuments: 1000 },
+          recommendation: {
+            commands: [
+              'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, ' +
+                '{ name: "status_1_customerId_1_createdAt_-1" })',
+            ],
+          },
         },
       ],
     },

@@ -7,6 +7,7 @@ import { serveShape } from '../../src/workload/serve';
 import {
   callsText,
   createIndexCommand,
+  distinctEvidence,
   gapWords,
   impactOf,
   namesMapKey,
@@ -15,6 +16,7 @@ import {
   wrongOrderOf,
 } from './analyze';
 import { queryWorkload, type ShapeData } from './collect';
+import { distinctOf, fieldSelectivity } from './selectivity';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
 
@@ -64,8 +66,9 @@ const ESR = 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-gu
 const REGEX = 'https://www.mongodb.com/docs/manual/reference/operator/query/regex/#index-use';
 
 const PROOF =
-  'Judged from the key patterns (equality fields first, then the sort, then the ranges), not yet timed on a ' +
-  'scratch copy: time it before production, each index costs every insert and every update of its fields.';
+  'Judged from the key patterns (equality fields first, the most selective on the sample leading, then the sort, ' +
+  'then the ranges), not yet timed on a scratch copy: time it before production, each index costs every insert ' +
+  'and every update of its fields.';
 
 function recommendationOf(c: Candidate | undefined): Recommendation | undefined {
   if (!c) return undefined;
@@ -145,7 +148,9 @@ function indexFinding(
   if (!candidate) return;
   const recommendation = recommendationOf(candidate) as Recommendation;
   const words = { shape: s.printed, ...callsText(s), key: formatKey(candidate.key) };
-  const at = { ...base(j, { proposed: candidate.name, proposedKey: JSON.stringify(candidate.key) }), recommendation };
+  const proposed = { proposed: candidate.name, proposedKey: JSON.stringify(candidate.key) };
+  const distinct = distinctEvidence(candidate, dataOf(fieldSelectivity, c));
+  const at = { ...base(j, { ...proposed, ...distinct }), recommendation };
   if (s.shape.command === 'lookup' && level === 'none') {
     return j.report({ ...at, messageId: 'lookupUnindexed', data: words });
   }
@@ -195,7 +200,12 @@ function checkDatabase(db: DatabaseSnapshot, options: QueryIndexesOptions, repor
   const advice = adviseIndexes(
     shapes.map((s) => s.shape),
     (_db, coll) => colls.get(coll)?.indexes ?? [],
-    { weight: (id) => weights.get(id) ?? 1, maxPerCollection: options.maxPerCollection },
+    {
+      weight: (id) => weights.get(id) ?? 1,
+      maxPerCollection: options.maxPerCollection,
+      // Equality fields most selective first: distinct values counted on the collection's sample.
+      selectivity: (field, _db, coll) => distinctOf(dataOf(fieldSelectivity, colls.get(coll)), field),
+    },
   );
   const judged = data.collections.flatMap((wc) => {
     const c = colls.get(wc.name);
@@ -208,7 +218,7 @@ function checkDatabase(db: DatabaseSnapshot, options: QueryIndexesOptions, repor
 
 export default defineRule({
   id: 'query-indexes',
-  needs: [queryWorkload],
+  needs: [queryWorkload, fieldSelectivity],
   scope: 'snapshot',
   meta: {
     description: 'Indexes for the queries actually run (profiler, slow-query log or queries file): ESR candidates',

@@ -9,8 +9,11 @@ import { boundable, branchesOf, leastPoints, MAX_MERGED_SCANS, serveBranch, serv
 import { canonical, type Collation, type Predicate, type QueryShape, type SortKey } from './shape';
 
 export interface CandidateOptions {
-  /** A field's distinct values over documents (0..1, higher is more selective); unknown fields count as 0. */
-  selectivity?: (field: string) => number | undefined;
+  /**
+   * How selective an equality on a field of a collection is, higher first: the query-indexes rule gives the distinct
+   * values counted on the collection's sample. Unknown fields count as 0, after the known ones; ties go by name.
+   */
+  selectivity?: (field: string, db: string, coll: string) => number | undefined;
   /** A shape's weight for ranking (e.g. its total time from statsByShape); 1 by default. */
   weight?: (shapeId: string) => number;
   /** The most candidates proposed per collection (default 3: each index costs every write and cache). */
@@ -300,7 +303,7 @@ function collectionAdvice(
   const first = group[0];
   if (!first) return;
   const { db, coll } = first;
-  const sel: Selectivity = (f) => opts.selectivity(f) ?? 0;
+  const sel: Selectivity = (f) => opts.selectivity(f, db, coll) ?? 0;
   const drafts: Draft[] = [];
   for (const shape of group) {
     out.flags.push(...flagsOf(shape));

@@ -25,7 +25,8 @@ const withOrders = {
 const expiry = { q: { status: 'open', date: { $lt: new Date() } }, u: { $set: { status: 'x' } }, multi: true };
 const expire = { update: 'orders', updates: [expiry] };
 const events = { find: 'events', filter: { type: 'click', ts: { $gte: new Date(0), $lt: new Date() } } };
-const selectivity: CandidateOptions['selectivity'] = (f) => ({ customerId: 0.4, status: 0.001, type: 0.01 })[f];
+// Distinct values counted on a sample (the query-indexes rule's figures): higher is more selective.
+const selectivity: CandidateOptions['selectivity'] = (f) => ({ customerId: 60, status: 5, type: 4 })[f];
 
 describe('adviseIndexes: the shop workload', () => {
   it('orders equality fields by selectivity, then the sort with its direction', () => {
@@ -36,11 +37,24 @@ describe('adviseIndexes: the shop workload', () => {
         name: 'customerId_1_status_1_createdAt_-1',
       }),
     ]);
-    const reversed = adviseIndexes(shapes(byCustomer), none, { selectivity: (f) => (f === 'status' ? 0.9 : 0.1) });
+    const reversed = adviseIndexes(shapes(byCustomer), none, { selectivity: (f) => (f === 'status' ? 900 : 100) });
     expect(keys(reversed)).toEqual(['orders:status_1_customerId_1_createdAt_-1']);
   });
   it('breaks selectivity ties by name, and needs no selectivity', () => {
     expect(keys(adviseIndexes(shapes(byCustomer), none))).toEqual(['orders:customerId_1_status_1_createdAt_-1']);
+  });
+  it('puts fields the sample did not count after the counted ones, by name among themselves', () => {
+    const four = shapes({ find: 'o', filter: { d: 1, c: 2, b: 3, a: 4 } });
+    const counted = { c: 2, d: 2 } as Record<string, number>;
+    expect(keys(adviseIndexes(four, none, { selectivity: (f) => counted[f] }))).toEqual(['o:c_1_d_1_a_1_b_1']);
+    const tie = { a: 7, b: 7, c: 7, d: 7 } as Record<string, number>;
+    expect(keys(adviseIndexes(four, none, { selectivity: (f) => tie[f] }))).toEqual(['o:a_1_b_1_c_1_d_1']);
+  });
+  it("reads each collection's own figures", () => {
+    const both = shapes({ find: 'o', filter: { a: 1, b: 2 } }, { find: 'p', filter: { a: 1, b: 2 } });
+    const byColl: Record<string, Record<string, number>> = { o: { a: 10, b: 2 }, p: { a: 2, b: 10 } };
+    const sel: CandidateOptions['selectivity'] = (f, db, coll) => (db === 'shop' ? byColl[coll]?.[f] : undefined);
+    expect(keys(adviseIndexes(both, none, { selectivity: sel }))).toEqual(['o:a_1_b_1', 'p:b_1_a_1']);
   });
   it('serves a count by status with the same index, status first (equality order is free)', () => {
     const [c, s] = shapes(byCustomer, countByStatus);
@@ -257,6 +271,17 @@ describe('adviseIndexes: its candidates, once built, serve what they say', () =>
           `${c.name} for ${formatShape(shape)}`,
         ).toBe(true);
       }
+    }
+  });
+  it('proposes no key that is a prefix of another of its collection under the same collation', () => {
+    const prefix = (a: Record<string, number>, b: Record<string, number>): boolean => {
+      const [ka, kb] = [Object.entries(a), Object.entries(b)];
+      return ka.length < kb.length && ka.every(([k, d], i) => kb[i]?.[0] === k && kb[i]?.[1] === d);
+    };
+    const same = (a: (typeof first.candidates)[number], b: (typeof first.candidates)[number]): boolean =>
+      a.coll === b.coll && JSON.stringify(a.collation ?? null) === JSON.stringify(b.collation ?? null);
+    for (const a of first.candidates) {
+      for (const b of first.candidates) expect(same(a, b) && prefix(a.key, b.key), `${a.name} < ${b.name}`).toBe(false);
     }
   });
   it('proposes nothing more once they exist', () => {
