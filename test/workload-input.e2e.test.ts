@@ -5,7 +5,7 @@
  * (control characters and ANSI escapes in a collection's and a database's name). Each ends in a clear line (what,
  * why, what to do), never a stack trace, with every name escaped on the terminal.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -97,9 +97,26 @@ describe('the workload front doors given hostile input (real CLI)', () => {
       fails(stdin, /^mongo-advisor: The log on stdin is empty/);
     });
 
-    it('a directory, and a path that does not exist: one line each (exit 2)', async () => {
+    it('a directory, a missing path, one that cannot be opened: one line each, both doors (exit 2)', async () => {
       const sub = join(dir, 'logs');
       mkdirSync(sub, { recursive: true });
+      const loop = join(dir, 'loop-a');
+      symlinkSync(join(dir, 'loop-b'), loop);
+      symlinkSync(loop, join(dir, 'loop-b'));
+      const unopenable = [
+        [join(dir, 'x'.repeat(5000)), 'the path is longer than the system allows'],
+        [join(file('plain.log', 'x'), 'inside'), 'a part of its path is not a directory'],
+        [loop, 'its path has a loop of symbolic links'],
+      ] as const;
+      for (const [path, why] of unopenable)
+        for (const flag of ['--log', '--queries']) {
+          const r = await check(flag, path);
+          clean(r);
+          expect(r.code, r.err).toBe(2);
+          expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
+          expect(r.err.trim()).toMatch(/^mongo-advisor: Cannot read /);
+          expect(r.err.trim().endsWith(`: ${why}.`), r.err.slice(-200)).toBe(true);
+        }
       for (const [path, why] of [
         [sub, /^mongo-advisor: Cannot read the log \S+logs: it is a directory\.$/],
         [join(dir, 'nope.log'), /^mongo-advisor: Cannot read the log \S+nope\.log: no such file\.$/],

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { UserError } from '../core/errors';
 import { reviveExtendedJson } from './ejson';
 import { inputChunks, LineSplitter } from './lines';
+import { fileErrorReason } from './read-error';
 import {
   type CommandDocument,
   type OpKind,
@@ -179,14 +180,13 @@ function notesOf(t: Tally, maxLineBytes: number): string[] {
 }
 
 function describeReadError(err: unknown, input: string | Readable): Error {
-  const e = err as NodeJS.ErrnoException;
   const where = typeof input === 'string' ? input : 'the input stream';
-  if (e.code === 'ENOENT') return new UserError(`Cannot read the log ${where}: no such file.`);
-  if (e.code === 'EISDIR') return new UserError(`Cannot read the log ${where}: it is a directory.`);
-  if (e.code === 'EACCES') return new UserError(`Cannot read the log ${where}: permission denied.`);
+  const reason = fileErrorReason(err);
+  if (reason !== null) return new UserError(`Cannot read the log ${where}: ${reason}.`);
   return err instanceof Error ? err : new Error(String(err));
 }
 
+/** Tries one of the first lines as a JSON log entry (blank lines are not tried). */
 function sniffLine(sniff: LogSniff, buf: Buffer, start: number, end: number): void {
   if (sniff.probed >= SNIFF_LINES || buf.subarray(start, end).toString('latin1').trim() === '') return;
   sniff.probed++;

@@ -13,6 +13,7 @@
 import { EJSON } from 'bson';
 import { UserError } from '../core/errors';
 import { MAX_NESTING, MAX_SPEC_BYTES, TooLarge, readTextBounded } from '../core/input-limits';
+import { fileErrorReason } from './read-error';
 import { type CommandDocument, type OpKind, type WorkloadRecord, makeRecord, opKindOf, parseNamespace } from './record';
 
 const KINDS: readonly OpKind[] = ['find', 'aggregate', 'update', 'delete', 'count', 'distinct', 'findAndModify'];
@@ -175,9 +176,8 @@ export function readQueriesFile(file: string): WorkloadRecord[] {
     text = readTextBounded(file, MAX_SPEC_BYTES);
   } catch (err) {
     if (err instanceof TooLarge) throw new UserError(`${file} is larger than ${MAX_SPEC_BYTES} bytes.`);
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`Cannot read ${file}: no such file.`);
-    if (code === 'EISDIR') throw new UserError(`Cannot read ${file}: it is a directory.`);
+    const reason = fileErrorReason(err);
+    if (reason !== null) throw new UserError(`Cannot read ${file}: ${reason}.`);
     throw err;
   }
   return parseQueriesText(text, file);
