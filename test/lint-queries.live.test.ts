@@ -86,12 +86,13 @@ describe('lint --queries <uri>: the shop queries explained by the server', () =>
   it('online and offline name each problem alike: the same rule and message ids (SARIF, baselines)', async () => {
     // The same queries against the same indexes: explained by this server, and judged from the spec that declares them
     const fixtures = join(__dirname, 'fixtures', 'workload', 'lint');
+    const spec = join(fixtures, 'spec-bare.json');
     const offline = await cli([
       'lint',
       '--queries',
       join(fixtures, 'shop-queries.jsonl'),
       '--spec',
-      join(fixtures, 'spec-bare.json'),
+      spec,
       '--config',
       config,
       '-f',
@@ -132,6 +133,20 @@ describe('lint --queries <uri>: the shop queries explained by the server', () =>
     expect(new Set(basis(online.result))).toEqual(
       new Set([explained ? "the server's winning plan" : 'the live indexes']),
     );
+
+    // SARIF: the events scan is the same rule and message id in both reports
+    const sarifOf = async (args: string[]): Promise<string[]> => {
+      const r = await cli([...args, '--config', config, '-f', 'sarif', '-q']);
+      type Sarif = { runs: { results: { ruleId: string; properties: { messageId: string } }[] }[] };
+      const results = (JSON.parse(r.out) as Sarif).runs.flatMap((run) => run.results);
+      return results.map((x) => `${x.ruleId}/${x.properties.messageId}`);
+    };
+    const onlineSarif = await sarifOf(['lint', live.uri, '--db', DB, '--queries', queriesFile(dir)]);
+    const offlineSarif = await sarifOf(['lint', '--queries', join(fixtures, 'shop-queries.jsonl'), '--spec', spec]);
+    for (const ids of [onlineSarif, offlineSarif]) {
+      expect(ids).toContain('query-collection-scan/scan');
+      expect(ids.filter((id) => /Explained/.test(id))).toEqual([]);
+    }
   });
 
   it('without the indexes: a collection scan and in-memory sorts (exit 1); with them: exit 0', async () => {
