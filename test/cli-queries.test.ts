@@ -267,7 +267,7 @@ describe('lint --queries against a snapshot file (offline, its recorded indexes)
       /\.sort\(\{ total: -1 \}\)/,
     );
     expect(result.findings.find((f) => f.ruleId === 'query-collection-scan')?.message).toMatch(
-      /no recorded index serves it/,
+      /: no index serves it \(judged from the indexes the snapshot records\)\.$/,
     );
     expect(result.notes.map((n) => `${n.target?.collection ?? ''}: ${n.message}`)).toContain(
       'events: The queries name a collection the snapshot does not hold: it was judged with only its _id index.',

@@ -3,6 +3,7 @@ import { whyNotProfileCommand } from '../src/adapters/read-only';
 import {
   describeSettings,
   parseDuration,
+  refusedToSet,
   restoreByHand,
   restoreCommand,
   type ProfilerSettings,
@@ -55,5 +56,21 @@ describe('profile: durations and the restore', () => {
       'db.getSiblingDB("a\\"b").setProfilingLevel(0, { slowms: 40, sampleRate: 0.25, filter: {"op":"query"} })',
     );
     expect(describeSettings(full)).toBe('level 0, slowms 40, sampleRate 0.25, filter {"op":"query"}');
+  });
+});
+
+describe('profile: a refused change', () => {
+  it('says what grants it when the server refuses (code 13), and quotes any other error', () => {
+    // What mongod answers a user without enableProfiler: ErrorCodes::Unauthorized, "unauthorized"
+    // (mongo/src/mongo/db/commands/profile_common.cpp, ProfileCmdBase::checkAuthForOperation)
+    const unauthorized = Object.assign(new Error('unauthorized'), { code: 13, codeName: 'Unauthorized' });
+    expect(refusedToSet('shop', unauthorized)).toBe(
+      'Not allowed to set the profiling level of "shop" (unauthorized): the change needs the enableProfiler action ' +
+        'on that database (the built-in role dbAdmin grants it); reading it needs only find on system.profile.',
+    );
+    const other = Object.assign(new Error('profile not allowed on a mongos\nsecond line'), { code: 2 });
+    expect(refusedToSet('a\u001bb', other)).toBe(
+      'The server refused to set the profiling level of "a\\\\u{1b}b": profile not allowed on a mongos.',
+    );
   });
 });

@@ -191,6 +191,37 @@ describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on eve
     expect(await settings()).toEqual(BEFORE);
   });
 
+  it('a profiler filter set before the run is unset while profiling and put back after', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    // The manual's profile page: a filter overrides slowms and sampleRate; `filter: "unset"` removes it.
+    const filter = { millis: { $gt: 3 } };
+    await client.db(DB).command({ profile: 0, slowms: BEFORE.slowms, filter });
+    const kept = (await client.db(DB).command({ profile: -1 })).filter as unknown;
+    try {
+      if (kept === undefined)
+        return ctx.skip(
+          `${inject('serverKind')} accepts profile's filter but keeps none (profile -1 answers no filter after it ` +
+            'is set): there is no filter to put back',
+        );
+      expect(kept).toEqual(filter);
+      let during: unknown = 'not read';
+      const r = await profile(uri, ['--for', '2s', '--yes'], () => {
+        void client
+          .db(DB)
+          .command({ profile: -1 })
+          .then((s) => {
+            during = s.filter as unknown;
+          });
+      });
+      expect(r.code, r.err).toBe(0);
+      expect(during).toBeUndefined();
+      expect((await client.db(DB).command({ profile: -1 })).filter).toEqual(filter);
+      expect(r.out).toContain('level 0, slowms 37, filter {"millis":{"$gt":3}} (read back from the server)');
+    } finally {
+      await client.db(DB).command({ profile: 0, slowms: BEFORE.slowms, filter: 'unset' });
+    }
+  });
+
   it('a profiler already on: nothing to do, the level left as it is', async (ctx) => {
     if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
     await client.db(DB).command({ profile: 1, slowms: 20 });

@@ -8,18 +8,18 @@ import type { Adapter } from '../core/adapter';
 import type { Note } from '../core/types';
 import { planFacts } from '../lib/explain';
 import { asServerError } from '../lib/server-error';
-import { explainCommandOf, type QueryEntry } from '../spec/queries';
+import { explainCommandOf, type QueryEntry, type WinningPlan } from '../spec/queries';
 
 export interface ExplainedQueries {
-  /** The winning plan's stages by shape id; a shape without one is judged offline. */
-  plans: Map<string, readonly string[]>;
+  /** The winning plan's stages and index names by shape id; a shape without one is judged offline. */
+  plans: Map<string, WinningPlan>;
   notes: Note[];
 }
 
-function winningStages(reply: Record<string, unknown>): string[] {
+function winningPlan(reply: Record<string, unknown>): WinningPlan {
   const planner = reply.queryPlanner as Record<string, unknown> | undefined;
   // An aggregate's plan sits under its first stage ($cursor) or, sharded, under shards; planFacts walks it whole.
-  return planFacts(planner?.winningPlan ?? reply).stages;
+  return planFacts(planner?.winningPlan ?? reply);
 }
 
 function offlineNote(count: number, total: number, why: string): Note {
@@ -36,7 +36,7 @@ export async function explainQueries(
   readPreference?: 'primary' | 'secondaryPreferred',
 ): Promise<ExplainedQueries> {
   const gate = readOnly(adapter, readPreference ? { readPreference } : {});
-  const plans = new Map<string, readonly string[]>();
+  const plans = new Map<string, WinningPlan>();
   let noStage = 0;
   let lookups = 0;
   const failed = new Map<string, number>();
@@ -47,8 +47,8 @@ export async function explainQueries(
       continue;
     }
     try {
-      const stages = winningStages(await gate.command(e.shape.db, { ...cmd }));
-      if (stages.length) plans.set(e.shape.id, stages);
+      const plan = winningPlan(await gate.command(e.shape.db, { ...cmd }));
+      if (plan.stages.length) plans.set(e.shape.id, plan);
       else noStage++;
     } catch (err) {
       const s = asServerError(err);

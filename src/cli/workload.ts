@@ -6,7 +6,8 @@
 import { Option } from 'commander';
 import type { GivenWorkload } from '../core/collector';
 import { terminalSafe } from '../core/format';
-import { readSlowQueryLog } from '../workload/log-reader';
+import { UserError } from '../core/errors';
+import { readSlowQueryLog, unusableLog } from '../workload/log-reader';
 import { readQueriesFile } from '../workload/queries-file';
 import type { WorkloadRecord } from '../workload/record';
 import type { Io } from './io';
@@ -49,6 +50,8 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
         `${plural(c.slowQueries, 'slow query', 'slow queries')}, ${plural(c.records, 'operation')} kept, ` +
         `${skipped} malformed, truncated or too long skipped, ${c.own + c.scratch} of the advisor's own left out.`,
     );
+    const unusable = unusableLog(read);
+    if (unusable) throw new UserError(`The log ${flags.log === '-' ? 'on stdin' : flags.log} ${unusable}`);
     for (const n of read.notes) io.err(n);
     records.push(...read.records);
     from.push(name);

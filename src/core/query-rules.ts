@@ -4,6 +4,10 @@ import type { Severity } from './types';
  * The checks of `lint --queries` (src/spec/queries.ts): each query shape of a queries file against the indexes that
  * would serve it (declared in a spec, in a snapshot, or explained by a live server). They report like the spec checks
  * (src/core/spec-rules.ts lists them with those), and a configuration sets their severities the same way.
+ *
+ * One vocabulary whichever way a shape was judged: a collection scan is `scan` and an in-memory sort is `sort`, read
+ * from the server's winning plan (online) or from the indexes a spec or snapshot holds (offline), so a SARIF result
+ * and a baseline fingerprint name the problem, not the way it was found. `{{basis}}` says what it was judged from.
  */
 export const QUERY_RULES = [
   {
@@ -12,8 +16,7 @@ export const QUERY_RULES = [
     severity: 'error' as Severity,
     docsUrl: 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/',
     messages: {
-      scan: 'The query {{shape}} ({{where}}) reads the whole collection: no {{indexes}} index serves it.',
-      scanExplained: 'The server plans the query {{shape}} ({{where}}) as a collection scan (COLLSCAN).',
+      scan: 'The query {{shape}} ({{where}}) reads the whole collection: no index serves it (judged from {{basis}}).',
     },
   },
   {
@@ -24,8 +27,7 @@ export const QUERY_RULES = [
     messages: {
       sort:
         'The query {{shape}} ({{where}}) is sorted in memory: the index {{index}} bounds it but does not give its ' +
-        'sort.',
-      sortExplained: 'The server plans the query {{shape}} ({{where}}) with an in-memory sort (a SORT stage).',
+        'sort (judged from {{basis}}).',
     },
   },
   {

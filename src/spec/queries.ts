@@ -35,14 +35,20 @@ export interface QueryEntry {
 /** Where the indexes a shape is judged against come from (it names them in the messages). */
 export type IndexSource = 'declared' | 'snapshot' | 'live';
 
+/** What lint keeps of a shape's winning plan: its stage names and the names of the indexes it scans. */
+export interface WinningPlan {
+  stages: readonly string[];
+  indexes: readonly string[];
+}
+
 export interface QueriesLintInput {
   /** The queries file as given on the command line. */
   file: string;
   entries: readonly QueryEntry[];
   indexesOf: (db: string, coll: string) => readonly IndexShape[];
   source: IndexSource;
-  /** Online: the stages of each shape's winning plan by shape id; a shape without is judged offline. */
-  plans?: ReadonlyMap<string, readonly string[]>;
+  /** Online: each shape's winning plan by shape id; a shape without is judged offline. */
+  plans?: ReadonlyMap<string, WinningPlan>;
   config: AdvisorConfig;
 }
 
@@ -144,7 +150,13 @@ const GAP_TEXT: Partial<Record<Gap, string>> = {
   'collation-mismatch': "its collation is not the query's",
 };
 
-const IN_WORDS: Record<IndexSource, string> = { declared: 'declared', snapshot: 'recorded', live: 'live' };
+/** What a finding was judged from (its `{{basis}}`): the indexes offline, the server's plan online. */
+const BASIS: Record<IndexSource | 'plan', string> = {
+  declared: 'the indexes the spec declares',
+  snapshot: 'the indexes the snapshot records',
+  live: 'the live indexes',
+  plan: "the server's winning plan",
+};
 
 function createIndexCommand(c: Candidate): string {
   const options = c.collation ? `, { collation: ${JSON.stringify(c.collation)} }` : '';
@@ -229,7 +241,7 @@ function offlineFindings(ctx: Context, e: QueryEntry, served: ShapeServe, candid
     // A shape only a regex could bound gets the regex finding: no index declaration fixes it.
     const regexOnly = !candidate && predicatesOf(e.shape).some((p) => p.regex);
     if (!regexOnly) {
-      const data = { indexes: IN_WORDS[source] };
+      const data = { basis: BASIS[source] };
       report(
         ctx,
         e,
@@ -243,7 +255,7 @@ function offlineFindings(ctx: Context, e: QueryEntry, served: ShapeServe, candid
   const branches = served.branches.filter((b) => b !== null);
   const sorting = branches.find((b) => b.gaps.includes('in-memory-sort'));
   if (sorting) {
-    const data = { index: sorting.index };
+    const data = { index: sorting.index, basis: BASIS[source] };
     report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sort', data }, esrRecommendation(candidate, source));
   }
   const gaps = [...new Set(branches.flatMap((b) => b.gaps))].flatMap((g) => GAP_TEXT[g] ?? []);
@@ -255,14 +267,21 @@ function offlineFindings(ctx: Context, e: QueryEntry, served: ShapeServe, candid
   }
 }
 
-/** The checks on one shape from the stages of the server's winning plan. */
-function planFindings(ctx: Context, e: QueryEntry, stages: readonly string[], candidate: Candidate | undefined): void {
+/**
+ * The checks on one shape from the server's winning plan, with the same message ids as offline; false when the plan
+ * says too little to judge by (an in-memory sort over no named index), and the shape is judged offline instead.
+ */
+function planFindings(ctx: Context, e: QueryEntry, plan: WinningPlan, candidate: Candidate | undefined): boolean {
   const rec = esrRecommendation(candidate, 'live');
-  if (stages.includes('COLLSCAN')) {
-    report(ctx, e, { ruleId: 'query-collection-scan', messageId: 'scanExplained' }, rec);
-  } else if (stages.includes('SORT')) {
-    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sortExplained' }, rec);
+  const basis = BASIS.plan;
+  if (plan.stages.includes('COLLSCAN')) {
+    report(ctx, e, { ruleId: 'query-collection-scan', messageId: 'scan', data: { basis } }, rec);
+  } else if (plan.stages.includes('SORT')) {
+    if (plan.indexes.length === 0) return false;
+    const data = { index: [...new Set(plan.indexes)].join(', '), basis };
+    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sort', data }, rec);
   }
+  return true;
 }
 
 function displayName(file: string): string {
@@ -294,9 +313,9 @@ export function lintQueries(input: QueriesLintInput): QueriesLint {
     const candidate = advice.candidates.find((c) => c.serves.includes(e.shape.id));
     const skipped = advice.skipped.find((s) => s.shapeId === e.shape.id);
     if (skipped?.reason === 'text-or-geo') continue;
-    const stages = input.plans?.get(e.shape.id);
-    if (stages) planFindings(ctx, e, stages, candidate);
-    else offlineFindings(ctx, e, serveShape(e.shape, input.indexesOf(e.shape.db, e.shape.coll)), candidate);
+    const plan = input.plans?.get(e.shape.id);
+    if (!plan || !planFindings(ctx, e, plan, candidate))
+      offlineFindings(ctx, e, serveShape(e.shape, input.indexesOf(e.shape.db, e.shape.coll)), candidate);
     regexFindings(ctx, e);
   }
   const textOrGeo = advice.skipped.filter((s) => s.reason === 'text-or-geo').length;

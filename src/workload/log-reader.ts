@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { UserError } from '../core/errors';
 import { reviveExtendedJson } from './ejson';
 import { inputChunks, LineSplitter } from './lines';
+import { fileErrorReason } from './read-error';
 import {
   type CommandDocument,
   type OpKind,
@@ -53,7 +54,24 @@ export interface LogReadResult {
   records: WorkloadRecord[];
   counts: LogCounts;
   notes: string[];
+  /** How the input looked: its first lines tried as JSON log entries, and whether gzip data broke off. */
+  sniff: LogSniff;
 }
+
+/** The first few non-blank lines are parsed whatever they hold: a log with none that is a JSON entry is no log. */
+export interface LogSniff {
+  /** Lines tried (at most SNIFF_LINES). */
+  probed: number;
+  /** Of those, JSON objects with a `t` or an `id`, as every line of mongod's JSON log is. */
+  entries: number;
+  /** The line gzip data broke off after, when it did. */
+  gzipBrokeAfter?: number;
+  /** The longest line read; longer ones were skipped unread. */
+  maxLineBytes: number;
+}
+
+/** Lines tried for the sniff: a log cut mid-line (tail -c) still has whole entries among them. */
+const SNIFF_LINES = 20;
 
 type Outcome = WorkloadRecord | 'notSlow' | 'malformed' | 'truncated' | 'own' | 'scratch';
 
@@ -150,18 +168,58 @@ function notesOf(t: Tally, maxLineBytes: number): string[] {
   if (c.tooLong) {
     notes.push(`${c.tooLong} line(s) longer than ${maxLineBytes} bytes were skipped (first: line ${t.firstTooLong}).`);
   }
+  if (c.lines > c.tooLong && c.slowQueries === 0)
+    notes.push(
+      'It holds no slow query (no line with "id":51803): mongod logs only operations slower than slowms (100 ms by ' +
+        'default). Lower it for a while (db.setProfilingLevel(0, { slowms: 20 })) and give the log again, or ' +
+        'run mongo-advisor profile.',
+    );
   if (c.own) notes.push(`${c.own} slow query(ies) of the advisor itself (appName mongo-advisor) were left out.`);
   if (c.scratch) notes.push(`${c.scratch} slow query(ies) on the advisor's scratch databases were left out.`);
   return notes;
 }
 
 function describeReadError(err: unknown, input: string | Readable): Error {
-  const e = err as NodeJS.ErrnoException;
   const where = typeof input === 'string' ? input : 'the input stream';
-  if (e.code === 'ENOENT') return new UserError(`Cannot read the log ${where}: no such file.`);
-  if (e.code === 'EISDIR') return new UserError(`Cannot read the log ${where}: it is a directory.`);
-  if (e.code === 'EACCES') return new UserError(`Cannot read the log ${where}: permission denied.`);
+  const reason = fileErrorReason(err);
+  if (reason !== null) return new UserError(`Cannot read the log ${where}: ${reason}.`);
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Tries one of the first lines as a JSON log entry (blank lines are not tried). */
+function sniffLine(sniff: LogSniff, buf: Buffer, start: number, end: number): void {
+  if (sniff.probed >= SNIFF_LINES || buf.subarray(start, end).toString('latin1').trim() === '') return;
+  sniff.probed++;
+  try {
+    const v: unknown = JSON.parse(buf.toString('utf8', start, end));
+    if (isObject(v) && ('t' in v || 'id' in v)) sniff.entries++;
+  } catch {
+    // not JSON: counted as probed only
+  }
+}
+
+/**
+ * Why a log that was read cannot be the workload, or null: nothing in it, gzip that broke off before its first line,
+ * or no JSON log entry among its first lines (a binary file, a text log of MongoDB 4.2 or before). Each says what to
+ * give instead; the caller names the file.
+ */
+export function unusableLog(read: LogReadResult): string | null {
+  const { counts: c, sniff } = read;
+  const give = "give mongod's log file (systemLog.path), plain or gzip, or leave --log out to read the profiler";
+  if (c.lines === 0 && sniff.gzipBrokeAfter !== undefined)
+    return `starts as gzip but ends early or is damaged before its first line: nothing could be read; ${give}.`;
+  if (c.lines === 0) return `is empty: it holds no slow query to judge the indexes by; ${give}.`;
+  if (c.tooLong === c.lines)
+    return (
+      `holds only lines longer than ${sniff.maxLineBytes} bytes, which mongod does not write (it cuts each ` +
+      `attribute at maxLogSizeKB): nothing was read; ${give}.`
+    );
+  if (sniff.probed > 0 && sniff.entries === 0)
+    return (
+      `is not MongoDB's JSON log: none of its first ${sniff.probed} lines is a JSON log entry (MongoDB 4.4 and ` +
+      `later write one per line; the text logs of 4.2 and before are not read); ${give}.`
+    );
+  return null;
 }
 
 /** Reads the slow queries of a JSON log file or stream. See the file's header. */
@@ -170,9 +228,11 @@ export async function readSlowQueryLog(input: string | Readable, opts: LogReadOp
   const records: WorkloadRecord[] = [];
   const emit = opts.onRecord ?? ((r: WorkloadRecord) => void records.push(r));
   const t = newTally();
+  const sniff: LogSniff = { probed: 0, entries: 0, maxLineBytes };
   const splitter = new LineSplitter(MARKER, maxLineBytes, {
     line(buf, start, end, marked) {
       t.counts.lines++;
+      sniffLine(sniff, buf, start, end);
       if (marked) tallyOutcome(t, recordOfLogLine(buf.toString('utf8', start, end)), emit);
     },
     tooLong() {
@@ -187,7 +247,8 @@ export async function readSlowQueryLog(input: string | Readable, opts: LogReadOp
   } catch (err) {
     if (!String((err as NodeJS.ErrnoException).code ?? '').startsWith('Z_')) throw describeReadError(err, input);
     notes.push(`The gzip data ends early or is damaged after line ${t.counts.lines}: what follows could not be read.`);
+    sniff.gzipBrokeAfter = t.counts.lines;
   }
   splitter.end();
-  return { records, counts: t.counts, notes: [...notesOf(t, maxLineBytes), ...notes] };
+  return { records, counts: t.counts, notes: [...notesOf(t, maxLineBytes), ...notes], sniff };
 }

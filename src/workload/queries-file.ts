@@ -13,10 +13,15 @@
 import { EJSON } from 'bson';
 import { UserError } from '../core/errors';
 import { MAX_NESTING, MAX_SPEC_BYTES, TooLarge, readTextBounded } from '../core/input-limits';
+import { fileErrorReason } from './read-error';
 import { type CommandDocument, type OpKind, type WorkloadRecord, makeRecord, opKindOf, parseNamespace } from './record';
 
 const KINDS: readonly OpKind[] = ['find', 'aggregate', 'update', 'delete', 'count', 'distinct', 'findAndModify'];
 const MAX_ERRORS = 10;
+/** What a queries file holds, said when a file holds none of it. */
+const FORMAT =
+  'Write one command per line in Extended JSON, e.g. {"find": "orders", "filter": {"status": "open"}, "$db": "shop"} ' +
+  '(or one JSON array of them): find, aggregate, update, delete, count, distinct or findAndModify.';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -34,7 +39,10 @@ export function recordOfQueryEntry(entry: unknown, entryLine?: number): Workload
   const command = (wrapped ? entry.command : entry) as CommandDocument;
   const op = opKindOf(command);
   if (!KINDS.includes(op)) {
-    return `is not one of ${KINDS.join(', ')} (its first field names the command)`;
+    return (
+      `is not one of ${KINDS.join(', ')} (its first field names the command): inserts and admin commands ` +
+      `have no query shape to judge; leave them out`
+    );
   }
   const coll = command[Object.keys(command)[0] as string];
   if (typeof coll !== 'string' && !(op === 'aggregate' && coll === 1)) {
@@ -151,9 +159,13 @@ export function parseQueriesText(text: string, name = 'the queries file'): Workl
     // One line, whatever the count: a CI log shows it whole, and the terminal escapes no newline into it.
     const more = failed > errors.length ? `; … and ${failed - errors.length} more` : '';
     const entries = failed === 1 ? 'entry' : 'entries';
+    if (records.length === 0)
+      throw new UserError(
+        `${name} is not a queries file: no entry of it could be read (${errors.join('; ')}${more}). ` + FORMAT,
+      );
     throw new UserError(`${name} has ${failed} unreadable ${entries}: ${errors.join('; ')}${more}.`);
   }
-  if (records.length === 0) throw new UserError(`${name} holds no queries.`);
+  if (records.length === 0) throw new UserError(`${name} holds no queries. ${FORMAT}`);
   return records;
 }
 
@@ -164,9 +176,8 @@ export function readQueriesFile(file: string): WorkloadRecord[] {
     text = readTextBounded(file, MAX_SPEC_BYTES);
   } catch (err) {
     if (err instanceof TooLarge) throw new UserError(`${file} is larger than ${MAX_SPEC_BYTES} bytes.`);
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`Cannot read ${file}: no such file.`);
-    if (code === 'EISDIR') throw new UserError(`Cannot read ${file}: it is a directory.`);
+    const reason = fileErrorReason(err);
+    if (reason !== null) throw new UserError(`Cannot read ${file}: ${reason}.`);
     throw err;
   }
   return parseQueriesText(text, file);

@@ -5,7 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ObjectId } from 'bson';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSlowQueryLog } from '../../src/workload/log-reader';
+import { readSlowQueryLog, unusableLog } from '../../src/workload/log-reader';
 
 const fixture = path.join(__dirname, '../fixtures/workload/mongod.log');
 const text = readFileSync(fixture);
@@ -130,5 +130,40 @@ describe('readSlowQueryLog over the fixture', () => {
   it('never quotes a line in its notes', async () => {
     const { notes } = await readSlowQueryLog(fixture);
     expect(notes.join('\n')).not.toMatch(/orders|open|sku|A-1/);
+  });
+});
+
+describe('unusableLog: what cannot be the workload, and what can', () => {
+  const read = async (data: string | Buffer): Promise<string | null> =>
+    unusableLog(await readSlowQueryLog(Readable.from([Buffer.from(data)])));
+
+  it('takes the fixture, a log cut mid-line (tail -c), and a JSON log without a slow query', async () => {
+    expect(await read(text)).toBeNull();
+    expect(await read(text.subarray(37))).toBeNull();
+    const quiet = text
+      .toString()
+      .split('\n')
+      .filter((l) => !l.includes('"id":51803'))
+      .join('\n');
+    const r = await readSlowQueryLog(Readable.from([Buffer.from(quiet)]));
+    expect(unusableLog(r)).toBeNull();
+    expect(r.notes.join('\n')).toMatch(/^It holds no slow query \(no line with "id":51803\): mongod logs only/m);
+  });
+
+  it('refuses an empty input, a MongoDB 4.2 text log, gzip cut before a line, only over-long lines', async () => {
+    expect(await read('')).toMatch(/^is empty: /);
+    // The 4.2 text format (https://www.mongodb.com/docs/v4.2/reference/log-messages/): a timestamp, severity, component
+    const legacy = Array.from(
+      { length: 30 },
+      (_, i) => `2020-01-0${(i % 9) + 1}T10:00:00.000+0000 I  COMMAND  [conn${i}] command shop.orders ... 150ms`,
+    ).join('\n');
+    expect(await read(legacy)).toMatch(/^is not MongoDB's JSON log: none of its first 20 lines is a JSON log entry/);
+    expect(await read(gzipSync(text).subarray(0, 12))).toMatch(/^starts as gzip but ends early or is damaged before/);
+    const long = unusableLog(
+      await readSlowQueryLog(Readable.from([Buffer.from(`{"id":51803,"x":"${'y'.repeat(5000)}"}\n`)]), {
+        maxLineBytes: 4096,
+      }),
+    );
+    expect(long).toMatch(/^holds only lines longer than 4096 bytes/);
   });
 });

@@ -94,6 +94,21 @@ function noProfiler(err: unknown): boolean {
   return e?.code === 59 || e?.codeName === 'CommandNotFound' || /no such (command|cmd)/i.test(String(e?.message));
 }
 
+/**
+ * Why level 1 was not set, in one line. A refusal says what grants the change: MongoDB lets a user with find on
+ * system.profile read the settings (profile -1) but wants enableProfiler to change them (profile_common.cpp of
+ * mongodb/mongo, `checkAuthForOperation`), so a user may get this far and be refused here.
+ */
+export function refusedToSet(db: string, err: unknown): string {
+  const shown = JSON.stringify(terminalLine(db));
+  if (isRefusal(err))
+    return (
+      `Not allowed to set the profiling level of ${shown} (${firstLine(err)}): the change needs the enableProfiler ` +
+      `action on that database (the built-in role dbAdmin grants it); reading it needs only find on system.profile.`
+    );
+  return `The server refused to set the profiling level of ${shown}: ${firstLine(err)}.`;
+}
+
 /** Reads the settings; a server without the profile command, or a refusal, is one line saying so. */
 export async function readSettings(gate: Adapter, db: string): Promise<ProfilerSettings> {
   const shown = JSON.stringify(terminalLine(db));
@@ -298,7 +313,7 @@ async function during(adapter: Adapter, gate: Adapter, db: string, d: During): P
   const { io } = d;
   const shown = JSON.stringify(terminalLine(db));
   await d.setting.catch((err: unknown) => {
-    throw new UserError(`The server refused to set the profiling level of ${shown}: ${firstLine(err)}.`);
+    throw new UserError(refusedToSet(db, err));
   });
   const now = await readSettings(gate, db);
   if (now.was !== 1 || now.slowms !== d.target.slowms)
