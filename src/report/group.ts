@@ -194,10 +194,19 @@ export function memberLabel(f: Finding, group: Pick<FindingGroup, 'db' | 'path'>
   return `${base}${extra}`;
 }
 
-/** "3 collections" (or databases when the findings are database-wide). */
+/**
+ * "3 collections" (or databases when the findings are database-wide; "findings" when a collection holds several of
+ * them: two query shapes of one collection are not two collections).
+ */
 export function membersNoun(group: FindingGroup): string {
   const n = group.findings.length;
-  const what = group.findings.every((f) => f.target.collection === undefined) ? 'database' : 'collection';
+  const places = new Set(group.findings.map((f) => `${f.target.db}\u0000${f.target.collection ?? ''}`));
+  const what =
+    places.size < n
+      ? 'finding'
+      : group.findings.every((f) => f.target.collection === undefined)
+        ? 'database'
+        : 'collection';
   return `${formatNumber(n)} ${what}${n === 1 ? '' : 's'}`;
 }
 
