@@ -17,6 +17,7 @@ import {
 import { queryWorkload, type ShapeData } from './collect';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
+import { shapeTables } from './table';
 
 export { queryIndexesOptionsSchema, type QueryIndexesOptions } from './options';
 
@@ -105,6 +106,8 @@ function base(j: Judged, extra: Record<string, number | string | null> = {}) {
   const { s, c } = j;
   return {
     target: { db: c.db, collection: c.name, path: `shape ${s.id}` },
+    // Listed highest impact first among the database's findings of one severity.
+    rank: impactOf(s),
     evidence: {
       shapeId: s.id,
       calls: s.calls,
@@ -230,4 +233,5 @@ export default defineRule({
     appliesTo: provesIndex,
     run: confirmQueryIndex,
   },
+  tables: shapeTables,
 });
