@@ -4,11 +4,11 @@ import type { Confirmation, DatabaseSnapshot, Finding, TableCell, TableColumn } 
 import { formatKey } from '../../src/lib/index-keys';
 import { adviseIndexes } from '../../src/workload/candidates';
 import { serveShape } from '../../src/workload/serve';
-import { impactOf } from './analyze';
+import { createIndexCommand, impactOf, namesMapKey } from './analyze';
 import { queryWorkload, type ShapeData } from './collect';
 import type { QueryIndexesOptions } from './options';
 
-const COLUMNS: TableColumn[] = [
+const SHAPE_COLUMNS: TableColumn[] = [
   { title: 'collection', kind: 'name' },
   { title: 'shape', kind: 'code' },
   { title: 'calls', kind: 'count' },
@@ -22,8 +22,22 @@ const COLUMNS: TableColumn[] = [
   { title: 'proof on scratch', kind: 'text' },
 ];
 
-const TITLE = 'Query shapes, highest impact first';
-const CAPTION =
+const INDEX_COLUMNS: TableColumn[] = [
+  { title: 'collection', kind: 'name' },
+  { title: 'index', kind: 'code' },
+  { title: 'shapes served', kind: 'count' },
+  { title: 'calls', kind: 'count' },
+  { title: 'time in all', kind: 'ms' },
+  { title: 'proof on scratch', kind: 'text' },
+];
+
+const INDEXES = 'Indexes proposed, highest impact first';
+const INDEXES_CAPTION =
+  'Each index the findings propose, once, with the shapes it would serve and their calls and time. The proof is ' +
+  'that of its highest-impact shape that was timed: examined per call without → with it, and the insert cost.';
+
+const SHAPES = 'Query shapes, highest impact first';
+const SHAPES_CAPTION =
   'Every shape the workload ran (field names, BSON types and operators, never a value) against the indexes the ' +
   'collection has, highest impact first: documents read and not returned, else calls × time. Examined and returned ' +
   'are per call that reported them: — where the source gave no counts (a profiler that records only times) or ' +
@@ -51,14 +65,19 @@ function proofOf(f: Finding | undefined): string | null {
   return c.brief ? `${VERDICT[c.status]}: ${c.brief}` : VERDICT[c.status];
 }
 
-/** One database's shapes as rows, highest impact first. */
-function rowsOf(db: DatabaseSnapshot, options: QueryIndexesOptions, findings: readonly Finding[]): TableCell[][] {
+interface Shaped {
+  coll: string;
+  s: ShapeData;
+}
+
+/** A database's shapes (of the collections checked), highest impact first, and the advice analyze gave on them. */
+function adviceOf(db: DatabaseSnapshot, options: QueryIndexesOptions) {
   const data = dataOf(queryWorkload, db);
-  if (!data) return [];
   const colls = new Map(db.collections.map((c) => [c.name, c]));
-  const checked = data.collections.filter((wc) => colls.has(wc.name));
-  const shapes = checked.flatMap((wc) => wc.shapes.map((s) => ({ coll: wc.name, s })));
-  // The same advice analyze gave: candidates weighted by impact, at most maxPerCollection per collection.
+  const shapes: Shaped[] = (data?.collections ?? [])
+    .filter((wc) => colls.has(wc.name))
+    .flatMap((wc) => wc.shapes.map((s) => ({ coll: wc.name, s })));
+  // The same advice as analyze: candidates weighted by impact, at most maxPerCollection per collection.
   const weights = new Map(shapes.map(({ s }) => [s.id, impactOf(s)]));
   const advice = adviseIndexes(
     shapes.map(({ s }) => s.shape),
@@ -66,23 +85,23 @@ function rowsOf(db: DatabaseSnapshot, options: QueryIndexesOptions, findings: re
     { weight: (id) => weights.get(id) ?? 1, maxPerCollection: options.maxPerCollection },
   );
   shapes.sort((a, b) => impactOf(b.s) - impactOf(a.s));
-  return shapes.map(({ coll, s }) => row(coll, s, colls.get(coll)?.indexes ?? [], advice, findings));
+  return { shapes, candidates: advice.candidates, indexesOf: (coll: string) => colls.get(coll)?.indexes ?? [] };
 }
 
-function row(
-  coll: string,
-  s: ShapeData,
-  indexes: Parameters<typeof serveShape>[1],
-  advice: ReturnType<typeof adviseIndexes>,
-  findings: readonly Finding[],
-): TableCell[] {
-  const served = serveShape(s.shape, indexes);
-  const used = [...new Set(served.branches.flatMap((b) => (b ? [b.index] : [])))];
-  const candidate = served.level === 'full' ? undefined : advice.candidates.find((c) => c.serves.includes(s.id));
-  const finding = findings.find(
-    (f) => f.target.db === s.shape.db && f.evidence.shapeId === s.id && f.recommendation?.commands?.length,
+/** The finding that proposes an index for this shape (its evidence names the shape and the index), if any. */
+function proposalOf(findings: readonly Finding[], db: string, s: ShapeData): Finding | undefined {
+  return findings.find(
+    (f) => f.target.db === db && f.evidence.shapeId === s.id && typeof f.evidence.proposed === 'string',
   );
-  return [
+}
+
+function shapeRow(db: string, { coll, s }: Shaped, advice: ReturnType<typeof adviceOf>, findings: readonly Finding[]) {
+  const served = serveShape(s.shape, advice.indexesOf(coll));
+  const used = [...new Set(served.branches.flatMap((b) => (b ? [b.index] : [])))];
+  const finding = proposalOf(findings, db, s);
+  // Only what a finding proposes: a shape below the rule's lines gets no proposal here either.
+  const candidate = advice.candidates.find((c) => c.coll === coll && c.name === finding?.evidence.proposed);
+  const row: TableCell[] = [
     coll,
     s.printed,
     s.calls,
@@ -95,12 +114,42 @@ function row(
     candidate ? formatKey(candidate.key) : null,
     proofOf(finding),
   ];
+  return row;
 }
 
-/** query-indexes' table: per database with a workload, its shapes with their figures and indexes. */
+/** The indexes the findings propose, each once, with the shapes it serves, highest impact first. */
+function indexRows(db: string, advice: ReturnType<typeof adviceOf>, findings: readonly Finding[]): TableCell[][] {
+  const proposed = advice.candidates.flatMap((c) => {
+    const served = advice.shapes.filter(({ coll, s }) => coll === c.coll && c.serves.includes(s.id));
+    const props = served.flatMap(({ s }) => {
+      const f = proposalOf(findings, db, s);
+      return f && f.evidence.proposed === c.name ? [f] : [];
+    });
+    if (props.length === 0 || namesMapKey(c)) return [];
+    const times = served.map(({ s }) => s.totalMillis).filter((t): t is number => t !== null);
+    const row: TableCell[] = [
+      c.coll,
+      createIndexCommand(c),
+      served.length,
+      served.reduce((n, { s }) => n + s.calls, 0),
+      times.length ? times.reduce((a, b) => a + b, 0) : null,
+      proofOf(props.find((f) => f.confirmation)),
+    ];
+    return [{ impact: served.reduce((n, { s }) => n + impactOf(s), 0), row }];
+  });
+  return proposed.sort((a, b) => b.impact - a.impact).map((p) => p.row);
+}
+
+/** query-indexes' tables: per database with a workload, its proposed indexes and its shapes. */
 export function shapeTables({ snapshot, options, findings }: TablesInput<QueryIndexesOptions>): RuleTable[] {
   return snapshot.databases.flatMap((db) => {
-    const rows = rowsOf(db, options, findings);
-    return rows.length ? [{ title: TITLE, target: { db: db.name }, caption: CAPTION, columns: COLUMNS, rows }] : [];
+    const advice = adviceOf(db, options);
+    if (advice.shapes.length === 0) return [];
+    const target = { db: db.name };
+    const shapes = { title: SHAPES, target, caption: SHAPES_CAPTION, columns: SHAPE_COLUMNS };
+    const rows = advice.shapes.map((x) => shapeRow(db.name, x, advice, findings));
+    const indexes = indexRows(db.name, advice, findings);
+    const proposed = { title: INDEXES, target, caption: INDEXES_CAPTION, columns: INDEX_COLUMNS, rows: indexes };
+    return [...(indexes.length ? [proposed] : []), { ...shapes, rows }];
   });
 }
