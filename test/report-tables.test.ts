@@ -11,6 +11,7 @@ import { defineRule } from '../src/core/rule';
 import { analyze } from '../src/core/runner';
 import type { CheckResult, ReportTable } from '../src/core/types';
 import { ruleCatalog } from '../src/report/catalog';
+import { firstSentence } from '../src/report/group';
 import { formatHtml, loadHtmlAssets } from '../src/report/html';
 import { formatJson } from '../src/report/json';
 import { formatJunit } from '../src/report/junit';
@@ -160,5 +161,15 @@ describe('the runner', () => {
       expect(result.tables).toBeUndefined();
       expect(result.notes.map((n) => n.message)).toContain(`${rule.id}: its report tables failed: ${why}`);
     }
+  });
+});
+
+describe('the first sentence of a message', () => {
+  it("is not cut at a query shape's placeholder", () => {
+    const m =
+      'A $lookup matches db.orders.$lookup.foreignField({ customerId: ? }) with no index. The index would serve it.';
+    expect(firstSentence(m)).toBe('A $lookup matches db.orders.$lookup.foreignField({ customerId: ? }) with no index.');
+    expect(firstSentence('Is it slow? Yes.')).toBe('Is it slow?');
+    expect(firstSentence('It reads 1.5 documents, e.g. twice. Then more.')).toBe('It reads 1.5 documents, e.g. twice.');
   });
 });

@@ -101,9 +101,12 @@ export function actionForEach(g: Pick<FindingGroup, 'action' | 'findings'>, wher
   return g.findings.some((f) => f.recommendation?.commands?.length) ? `${g.action}; ${where}` : g.action;
 }
 
-/** The first sentence of a message (a decimal point or "e.g." is not an end). */
+/**
+ * The first sentence of a message (a decimal point or "e.g." is not an end, nor a question mark that does not open a
+ * capitalised sentence: a query shape's placeholder, `{ customerId: ? }`).
+ */
 export function firstSentence(s: string): string {
-  const m = /^(.+?[.!?])(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));
+  const m = /^(.+?(?:[.!]|\?(?=\s+[A-Z]|\s*$)))(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));
   return (m?.[1] ?? s).replace(/\u2024/g, '.');
 }
 
