@@ -69,7 +69,16 @@ describe('advisor.check in mongosh on the shop workload (real mongosh, real serv
     const json = await mongosh(live.uri, CHECK, true);
     expect(json.code, json.err).toBe(0);
     const result = JSON.parse(json.out) as CheckResult;
-    const table = result.tables?.find((t) => t.ruleId === 'query-indexes');
+    const ours = result.tables?.filter((t) => t.ruleId === 'query-indexes') ?? [];
+    expect(ours.map((t) => t.title)).toEqual([
+      'Indexes proposed, highest impact first',
+      'Query shapes, highest impact first',
+    ]);
+    const [indexes, table] = ours;
+    expect(indexes?.rows[0]?.[1]).toBe(
+      'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, ' +
+        '{ name: "status_1_customerId_1_createdAt_-1" })',
+    );
     expect(table?.target).toEqual({ db: DB });
     const shapes = (table?.rows ?? []).map((row) => row[1]);
     expect(shapes).toContain('db.orders.find({ customerId: ?number, status: ?string }).sort({ createdAt: -1 })');
