@@ -18,7 +18,7 @@ export function cellText(column: TableColumn, cell: TableCell): string {
   return formatNumber(cell);
 }
 
-/** A table's heading with what it covers: "Query shapes, highest impact first" and its database's name, apart. */
+/** What a table covers, as the one name shown beside its heading: its database, or `db.collection`. */
 export function tableWhere(t: ReportTable): string {
   const { db, collection } = t.target;
   return collection === undefined ? db : `${db}.${collection}`;
