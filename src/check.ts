@@ -4,7 +4,7 @@ import { confirmFindings, type ConfirmOptions } from './confirm';
 import { UserError } from './core/errors';
 import { checkTargets } from './core/names';
 import type { AnyRule } from './core/rule';
-import { analyze, type AnalyzeSettings, collectPlan, type ResolvedRule, resolveRules } from './core/runner';
+import { analyze, type AnalyzeSettings, collectPlan, type ResolvedRule, resolveRules, ruleTables } from './core/runner';
 import type { CheckResult, Snapshot } from './core/types';
 import { SCRATCH_PREFIX } from './confirm/scratch';
 import { VERSION } from './version';
@@ -101,6 +101,9 @@ export async function analyzeAndConfirm(
     confirm = { enabled: true, where: run.where, cleanedUp: run.cleanedUp };
     for (const n of run.notes) notes.push({ level: 'error', message: n });
   }
+  // The rules' tables read the findings as reported: confirmed when the run confirmed.
+  const { tables, notes: tableNotes } = ruleTables(snapshot, resolved, result);
+  notes.push(...tableNotes);
   const db = snapshot.databases[0];
   return {
     tool: { name: 'mongo-advisor', version: VERSION },
@@ -120,5 +123,6 @@ export async function analyzeAndConfirm(
     roundTrips: adapter ? adapter.roundTrips : snapshot.roundTrips,
     confirm,
     ...(snapshot.privileges ? { privileges: snapshot.privileges } : {}),
+    ...(tables.length ? { tables } : {}),
   };
 }

@@ -118,6 +118,8 @@ export {
   type NoteFn,
   type OptionsSchema,
   type OptionsOf,
+  type RuleTable,
+  type TablesInput,
 } from './core/rule';
 export type { ConfirmContext } from './confirm/context';
 export { DriverAdapter } from './adapters/driver';
@@ -128,8 +130,12 @@ export type {
   Confirmation,
   Finding,
   Note,
+  ReportTable,
   Severity,
   Snapshot,
+  TableCell,
+  TableColumn,
+  TableColumnKind,
   Target,
 } from './core/types';
 export { formatText } from './report/text';

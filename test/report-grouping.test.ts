@@ -347,3 +347,21 @@ describe('what a group says', () => {
     expect(apart.map((e) => e.kind)).toEqual(['finding', 'finding']);
   });
 });
+
+describe('the noun of a group', () => {
+  it('two findings of one collection are findings, not collections', () => {
+    const shape = (id: string): Finding => ({
+      ruleId: 'query-indexes',
+      messageId: 'regexCaseInsensitive',
+      severity: 'info',
+      target: { db: 'shop', collection: 'orders', path: `shape ${id}` },
+      message: 'db.orders.find({ sku: /…/i }) matches `sku` with a case-insensitive regex: no index bounds it.',
+      evidence: {},
+      docsUrl: 'https://www.mongodb.com/docs/manual/reference/operator/query/regex/',
+    });
+    const text = formatText(checkResultOf([shape('38ae2aaccd56373b'), shape('9c7c9dbd19f5619c')]), { color: false });
+    expect(text).toContain('2 findings in shop');
+    expect(text).toContain('orders › shape 38ae2aaccd56373b, orders › shape 9c7c9dbd19f5619c');
+    expect(text).not.toContain('collections in shop');
+  });
+});

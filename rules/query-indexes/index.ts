@@ -19,6 +19,7 @@ import { queryWorkload, type ShapeData } from './collect';
 import { distinctOf, fieldSelectivity } from './selectivity';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
+import { shapeTables } from './table';
 
 export { queryIndexesOptionsSchema, type QueryIndexesOptions } from './options';
 
@@ -108,6 +109,8 @@ function base(j: Judged, extra: Record<string, number | string | null> = {}) {
   const { s, c } = j;
   return {
     target: { db: c.db, collection: c.name, path: `shape ${s.id}` },
+    // Listed highest impact first among the database's findings of one severity.
+    rank: impactOf(s),
     evidence: {
       shapeId: s.id,
       calls: s.calls,
@@ -240,4 +243,5 @@ export default defineRule({
     appliesTo: provesIndex,
     run: confirmQueryIndex,
   },
+  tables: shapeTables,
 });

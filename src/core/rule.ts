@@ -6,6 +6,7 @@ import type {
   Finding,
   Gap,
   Recommendation,
+  ReportTable,
   Severity,
   Snapshot,
   Target,
@@ -78,6 +79,12 @@ interface FindingBase {
   target: Target;
   evidence: Finding['evidence'];
   recommendation?: Recommendation;
+  /**
+   * Where the finding stands, higher first (the documents a query reads for nothing, calls × time): the runner lists a
+   * database's ranked findings of one severity before its unranked ones, highest rank first. Absent, a finding is
+   * ordered by its address. Not part of the finding that is reported.
+   */
+  rank?: number;
 }
 
 /** A finding as a rule reports it: a message id of the rule and the values of that message's placeholders. */
@@ -147,6 +154,17 @@ export interface AnalyzeInput<O, M extends Record<string, string>> {
   note: NoteFn;
 }
 
+/** What a rule's `tables` receives: the snapshot, its resolved options and its own findings of the run. */
+export interface TablesInput<O> {
+  snapshot: Snapshot;
+  options: O;
+  /** This rule's findings, in the run's order, with their confirmation when the run confirmed. */
+  findings: readonly Finding[];
+}
+
+/** A table as a rule makes it; the runner adds the rule's id. */
+export type RuleTable = Omit<ReportTable, 'ruleId'>;
+
 export interface Rule<
   O = Record<string, unknown>,
   M extends Record<string, string> = Record<string, string>,
@@ -166,6 +184,11 @@ export interface Rule<
   scope: 'collection' | 'snapshot';
   analyze(input: AnalyzeInput<O, M>): void;
   confirm?: RuleConfirm<O>;
+  /**
+   * Tables for the report, made after analysis and confirmation (src/core/types.ts `ReportTable`): pure, like
+   * `analyze`; each row holds one cell per column. Not called when the rule was skipped.
+   */
+  tables?(input: TablesInput<O>): RuleTable[];
 }
 
 /**

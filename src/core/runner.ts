@@ -2,7 +2,7 @@ import { fillTemplate } from './format';
 import { type AnalyzeSettings, asResolved, type ResolvedRule, settingFor } from './options';
 import { type AnyCollector, collectorsOf } from './collector';
 import type { AnyRule, ReportedFinding } from './rule';
-import type { Finding, Gap, Note, Snapshot, Target } from './types';
+import type { Finding, Gap, Note, ReportTable, Snapshot, Target } from './types';
 import { severityRank } from './types';
 
 export type { AnalyzeSettings, ResolvedRule, RuleSetting } from './options';
@@ -12,6 +12,9 @@ export interface AnalyzeOutput {
   findings: Finding[];
   notes: Note[];
 }
+
+/** The rank each ranked finding was reported with (`rank` on the rule contract): read by the sort, never reported. */
+type Ranks = Map<Finding, number>;
 
 /** The rules the settings enable, in order. */
 export function enabledRules(rules: readonly AnyRule[], settings: AnalyzeSettings = {}): AnyRule[] {
@@ -60,14 +63,19 @@ function skipReason(rule: AnyRule, snapshot: Snapshot, ran: ReadonlyMap<string, 
 type CollectionOf = Snapshot['databases'][number]['collections'][number];
 
 /** Runs one resolved rule over the snapshot, adding to `out`. A rule that throws becomes one finding there. */
-function runOne(snapshot: Snapshot, { rule, options, severity: set }: ResolvedRule, out: AnalyzeOutput): void {
+function runOne(
+  snapshot: Snapshot,
+  { rule, options, severity: set }: ResolvedRule,
+  out: AnalyzeOutput,
+  ranks: Ranks,
+): void {
   const report = (f: ReportedFinding): void => {
     // A severity set by the user applies to the whole rule, as in ESLint.
     const severity = set ?? f.severity ?? rule.meta.severity;
     const messages = rule.meta.messages as Record<string, string>;
     const template = messages[f.messageId];
     if (template === undefined) throw new Error(`rule ${rule.id} reported unknown messageId ${f.messageId}`);
-    out.findings.push({
+    const finding: Finding = {
       ruleId: rule.id,
       messageId: f.messageId,
       severity,
@@ -76,7 +84,9 @@ function runOne(snapshot: Snapshot, { rule, options, severity: set }: ResolvedRu
       evidence: f.evidence,
       ...(f.recommendation ? { recommendation: f.recommendation } : {}),
       docsUrl: (rule.meta.docsUrls as Record<string, string> | undefined)?.[f.messageId] ?? rule.meta.docsUrl,
-    });
+    };
+    out.findings.push(finding);
+    if (f.rank !== undefined && Number.isFinite(f.rank)) ranks.set(finding, f.rank);
   };
   const note = (message: string, target?: Target, level: 'skipped' | 'info' = 'skipped', gap?: Gap): void => {
     const where = target ? { target } : {};
@@ -125,14 +135,53 @@ export function analyze(
     ? (given as readonly ResolvedRule[])
     : asResolved(rules ?? [], given as AnalyzeSettings);
   const out: AnalyzeOutput = { findings: [], notes: [] };
+  const ranks: Ranks = new Map();
   // Which collectors ran, at which version: the same for every rule.
   const ran = new Map(snapshot.collectors.map((c) => [c.id, c.version]));
   for (const r of run) {
     const skipped = skipReason(r.rule, snapshot, ran);
     if (skipped !== null) out.notes.push({ level: 'skipped', ruleId: r.rule.id, message: skipped });
-    else runOne(snapshot, r, out);
+    else runOne(snapshot, r, out, ranks);
   }
-  out.findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || keyOf(a).localeCompare(keyOf(b)));
+  // Severity, then database; within them ranked findings first, highest rank first; then by address.
+  const rank = (f: Finding): number => ranks.get(f) ?? -Infinity;
+  out.findings.sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) ||
+      a.target.db.localeCompare(b.target.db) ||
+      (rank(a) === rank(b) ? 0 : rank(b) > rank(a) ? 1 : -1) ||
+      keyOf(a).localeCompare(keyOf(b)),
+  );
+  return out;
+}
+
+/**
+ * The tables of the run's rules (`tables` on the rule contract), given the run's findings (confirmed when the run
+ * confirmed): a rule skipped over this snapshot makes none; one whose `tables` throws, or makes a row of another
+ * width than its columns, makes none and gets a note.
+ */
+export function ruleTables(
+  snapshot: Snapshot,
+  run: readonly ResolvedRule[],
+  findings: readonly Finding[],
+): { tables: ReportTable[]; notes: Note[] } {
+  const out: { tables: ReportTable[]; notes: Note[] } = { tables: [], notes: [] };
+  const ran = new Map(snapshot.collectors.map((c) => [c.id, c.version]));
+  for (const { rule, options } of run) {
+    if (!rule.tables || skipReason(rule, snapshot, ran) !== null) continue;
+    try {
+      const own = findings.filter((f) => f.ruleId === rule.id);
+      const made = rule.tables({ snapshot, options, findings: own }).map((t) => {
+        const bad = t.rows.findIndex((row) => row.length !== t.columns.length);
+        if (bad !== -1) throw new Error(`row ${bad + 1} of "${t.title}" does not have one cell per column`);
+        return { ruleId: rule.id, ...t };
+      });
+      out.tables.push(...made);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      out.notes.push({ level: 'skipped', ruleId: rule.id, message: `${rule.id}: its report tables failed: ${why}` });
+    }
+  }
   return out;
 }
 

@@ -159,6 +159,40 @@ export interface Finding {
   confirmation?: Confirmation;
 }
 
+/**
+ * How a table's column is shown: `name` a name from the database (a collection, an index) and `code` a shape, key or
+ * command, both in monospace; `text` a few words; `count` a number and `ms` a duration, right-aligned and formatted by
+ * each output (JSON keeps the number). A null cell is shown as "—": unknown or not applicable.
+ */
+export type TableColumnKind = 'name' | 'code' | 'text' | 'count' | 'ms';
+
+export interface TableColumn {
+  title: string;
+  kind: TableColumnKind;
+}
+
+export type TableCell = string | number | null;
+
+/**
+ * A table a rule adds to the report (`tables` on the rule contract, src/core/rule.ts): figures that read best side by
+ * side, such as the query shapes of a database with their calls, times and indexes. HTML and Markdown render it after
+ * the findings, JSON holds it as is; text, SARIF and JUnit leave it out. Counts, times, names and shapes only, never a
+ * document value.
+ */
+export interface ReportTable {
+  /** The rule that made it. */
+  ruleId: string;
+  /** The heading, the rule's own words ("Query shapes, highest impact first"). */
+  title: string;
+  /** What it covers (a database, a collection), shown beside the heading as names. */
+  target: Target;
+  /** How to read it, one or two sentences, shown under the heading. */
+  caption?: string;
+  columns: TableColumn[];
+  /** One cell per column, in the columns' order. */
+  rows: TableCell[][];
+}
+
 export interface CheckResult {
   tool: { name: 'mongo-advisor'; version: string };
   startedAt: string;
@@ -172,4 +206,6 @@ export interface CheckResult {
   confirm: { enabled: boolean; where: string | null; cleanedUp: boolean | null };
   /** What the user's roles allowed (absent when the snapshot did not record it). */
   privileges?: PrivilegeSummary;
+  /** The rules' tables (`tables` on the rule contract), in the run's rule order; absent when no rule made one. */
+  tables?: ReportTable[];
 }

@@ -101,9 +101,12 @@ export function actionForEach(g: Pick<FindingGroup, 'action' | 'findings'>, wher
   return g.findings.some((f) => f.recommendation?.commands?.length) ? `${g.action}; ${where}` : g.action;
 }
 
-/** The first sentence of a message (a decimal point or "e.g." is not an end). */
+/**
+ * The first sentence of a message (a decimal point or "e.g." is not an end, nor a question mark that does not open a
+ * capitalised sentence: a query shape's placeholder, `{ customerId: ? }`).
+ */
 export function firstSentence(s: string): string {
-  const m = /^(.+?[.!?])(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));
+  const m = /^(.+?(?:[.!]|\?(?=\s+[A-Z]|\s*$)))(\s|$)/.exec(s.replace(/\be\.g\./g, 'e\u2024g\u2024'));
   return (m?.[1] ?? s).replace(/\u2024/g, '.');
 }
 
@@ -194,10 +197,19 @@ export function memberLabel(f: Finding, group: Pick<FindingGroup, 'db' | 'path'>
   return `${base}${extra}`;
 }
 
-/** "3 collections" (or databases when the findings are database-wide). */
+/**
+ * "3 collections" (or databases when the findings are database-wide; "findings" when a collection holds several of
+ * them: two query shapes of one collection are not two collections).
+ */
 export function membersNoun(group: FindingGroup): string {
   const n = group.findings.length;
-  const what = group.findings.every((f) => f.target.collection === undefined) ? 'database' : 'collection';
+  const places = new Set(group.findings.map((f) => `${f.target.db}\u0000${f.target.collection ?? ''}`));
+  const what =
+    places.size < n
+      ? 'finding'
+      : group.findings.every((f) => f.target.collection === undefined)
+        ? 'database'
+        : 'collection';
   return `${formatNumber(n)} ${what}${n === 1 ? '' : 's'}`;
 }
 

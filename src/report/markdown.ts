@@ -1,7 +1,8 @@
 import { serverName, topologyName } from '../lib/server-name';
 import { type BaselineComparison, counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
-import type { Confirmation, Finding, Severity } from '../core/types';
+import type { Confirmation, Finding, ReportTable, Severity } from '../core/types';
+import { cellText, isFigure, tableWhere } from './tables';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
 import {
@@ -119,6 +120,24 @@ function findingRow(f: Finding, baseline: BaselineComparison | null): string {
   return `| ${sev} | ${name(targetLabel(f), true)} | [${f.ruleId}](${f.docsUrl}) | ${cell(f.message)} | ${verdict} |`;
 }
 
+/** A rule's table (`ReportTable`): names and shapes in code spans, prose inert, figures right-aligned. */
+function ruleTable(t: ReportTable): string[] {
+  const out = [`### ${prose(t.title)} · ${name(tableWhere(t))} (${name(t.ruleId)})`, ''];
+  if (t.caption) out.push(prose(t.caption), '');
+  out.push(`| ${t.columns.map((c) => cell(c.title)).join(' | ')} |`);
+  out.push(`|${t.columns.map((c) => (isFigure(c) ? '---:' : '---')).join('|')}|`);
+  for (const row of t.rows) {
+    const cells = t.columns.map((c, i) => {
+      const v = row[i] ?? null;
+      const text = cellText(c, v);
+      return (c.kind === 'name' || c.kind === 'code') && v !== null ? name(text, true) : cell(text);
+    });
+    out.push(`| ${cells.join(' | ')} |`);
+  }
+  out.push('');
+  return out;
+}
+
 /** Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY: verdict, counts, a findings table, details. */
 export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): string {
   // Markdown is read in terminals and CI logs too: no control character or newline from a name or a server message
@@ -149,6 +168,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   out.push('');
   if (result.findings.length === 0) out.push('No findings.', '');
   else out.push(...findingsTable(result.findings, baseline, opts.verbose === true));
+  for (const t of result.tables ?? []) out.push(...ruleTable(t));
   if (baseline?.absent.length) {
     out.push(
       `${baseline.absent.length} baseline entr${baseline.absent.length === 1 ? 'y is' : 'ies are'} no ` +

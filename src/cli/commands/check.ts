@@ -120,6 +120,7 @@ function mergeResults(results: CheckResult[]): CheckResult {
   if (results.length === 1) return first;
   const last = results[results.length - 1] as CheckResult;
   const confirmed = results.filter((r) => r.confirm.enabled);
+  const tables = results.flatMap((r) => r.tables ?? []);
   return {
     ...first,
     durationMs: results.reduce((t, r) => t + r.durationMs, 0),
@@ -137,6 +138,7 @@ function mergeResults(results: CheckResult[]): CheckResult {
           cleanedUp: confirmed.every((r) => r.confirm.cleanedUp !== false),
         }
       : first.confirm,
+    ...(tables.length ? { tables } : {}),
   };
 }
 
