@@ -18,6 +18,7 @@ export const GAP_WORDS: Partial<Record<Gap, string>> = {
   'range-before-sort': 'a range field comes before the sort fields',
   'in-too-large-to-merge-sort': 'its $in holds too many values to merge the sort',
   'range-missing': 'a range field is missing, so documents are fetched to test it',
+  'range-past-unqueried': 'a field the query does not name comes before a range field, so every value of it is read',
   'partial-filter': 'it is a partial index whose filter may not cover the query',
   'collation-mismatch': "its collation is not the query's",
   'leading-field-unused': 'its first field is not queried',

@@ -146,6 +146,7 @@ const GAP_TEXT: Partial<Record<Gap, string>> = {
   'range-before-sort': 'a range field comes before the sort fields',
   'in-too-large-to-merge-sort': 'its $in holds too many values to merge the sort from point scans',
   'range-missing': 'a range field is missing from it, so the documents are fetched to test it',
+  'range-past-unqueried': 'a field the query does not name comes before a range field, so every value of it is read',
   'partial-filter': 'it is a partial index, whose filter may not cover the query',
   'collation-mismatch': "its collation is not the query's",
 };

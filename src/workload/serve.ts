@@ -22,6 +22,8 @@ export type Gap =
   | 'in-too-large-to-merge-sort'
   /** A range field is missing from the index: documents are fetched to test it. */
   | 'range-missing'
+  /** A key field the query does not name sits before a range field: the scan reads its every value. */
+  | 'range-past-unqueried'
   /** The index's first field is neither queried nor the sort's first key. */
   | 'leading-field-unused'
   /** Hidden: the planner ignores it. */
@@ -206,15 +208,12 @@ export function serveBranch(
     gaps.push('in-memory-sort');
     if (f.range.has(key[i]?.[0] ?? '')) gaps.push('range-before-sort');
   }
-  // A range is bounded by any key field past the equality prefix: after the sort, or a sort key itself (`ts` of
-  // {type: 1, ts: 1} for a type, a time range and a sort by time: one ordered scan between the bounds).
-  const rangeKeys = new Set(key.slice(i).map(([k]) => k));
-  if ([...f.range.keys()].some((k) => !rangeKeys.has(k))) gaps.push('range-missing');
+  gaps.push(...rangeGaps(key.slice(i), f));
   if (ix.partial) gaps.push('partial-filter');
   if (f.blocked.size) gaps.push('collation-mismatch');
   const needed = [...f.eq.keys(), ...f.sort.map((k) => k.path), ...f.range.keys()];
   const holdsAll = needed.every((k) => key.some(([field]) => field === k));
-  const notOrder = new Set<Gap>(['partial-filter', 'in-too-large-to-merge-sort']);
+  const notOrder = new Set<Gap>(['partial-filter', 'in-too-large-to-merge-sort', 'range-past-unqueried']);
   const orderGaps = f.blocked.size ? [] : gaps.filter((g) => !notOrder.has(g));
   return {
     index: ix.name,
@@ -223,6 +222,28 @@ export function serveBranch(
     equalityPrefix: prefix,
     wrongOrder: holdsAll && orderGaps.length > 0 && !gaps.includes('in-too-large-to-merge-sort'),
   };
+}
+
+/**
+ * Where the ranges stand among the key fields past the equality prefix (`rest`). A range is bounded by a key field
+ * reached through sort and range fields only: after the sort, or a sort key itself (`ts` of {type: 1, ts: 1} for a
+ * type, a time range and a sort by time: one ordered scan between the bounds). A field the query does not name before
+ * it (`customerId` of {status: 1, customerId: 1, createdAt: 1} for a status and a date range) makes the scan read
+ * every value of that field between the bounds; a range field the index lacks is tested on the documents.
+ */
+function rangeGaps(rest: readonly (readonly [string, unknown])[], f: Fields): Gap[] {
+  const held = new Set(rest.map(([k]) => k));
+  const bounded = new Set<string>();
+  for (const [k] of rest) {
+    if (!f.range.has(k) && !f.sort.some((s) => s.path === k)) break;
+    bounded.add(k);
+  }
+  const gaps = new Set<Gap>();
+  for (const k of f.range.keys()) {
+    if (!held.has(k)) gaps.add('range-missing');
+    else if (!bounded.has(k)) gaps.add('range-past-unqueried');
+  }
+  return [...gaps];
 }
 
 const RANK: Record<ServeLevel, number> = { none: 0, partial: 1, full: 2 };
