@@ -15,7 +15,7 @@ import { SHOP_MARKER, SHOP_MARKER_NUMBER, seedShop, shopCommands, slowLogLines }
 
 const DB = 'mongo_advisor_test_report_shapes';
 const ESR =
-  'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, { name: "status_1_customerId_1_createdAt_-1" })';
+  'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })';
 const BY_STATUS = 'db.orders.find({ customerId: ?number, status: ?string }).sort({ createdAt: -1 })';
 
 /** The shop's commands, 3 rounds, as mongod's slow-query lines of this database (5 ms each, no counts). */

@@ -31,12 +31,12 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
     const found = ours(result.findings);
     const commands = found.flatMap((f) => f.recommendation?.commands ?? []);
     expect(commands).toContain(
-      'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, ' +
-        '{ name: "status_1_customerId_1_createdAt_-1" })',
+      'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, ' +
+        '{ name: "customerId_1_status_1_createdAt_-1" })',
     );
     // The orders shape by status and customer, sorted by date, is named with that index.
     const byStatus = found.find((f) => f.message.includes('db.orders.find({ customerId: ?number, status: ?string })'));
-    expect(byStatus?.message).toContain('{ status: 1, customerId: 1, createdAt: -1 }');
+    expect(byStatus?.message).toContain('{ customerId: 1, status: 1, createdAt: -1 }');
     // The case-insensitive regexes on sku: the remedy, no index.
     const regex = found.filter((f) => f.messageId === 'regexCaseInsensitive');
     expect(regex.length).toBeGreaterThanOrEqual(1);
@@ -61,7 +61,7 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
     await replayShop(live.db, 2);
     const result = await check(live.adapter, { rules: [rule], db: DB, confirm: true, budgetMs: 20_000 });
     const found = ours(result.findings);
-    const esr = found.find((f) => f.evidence.proposed === 'status_1_customerId_1_createdAt_-1');
+    const esr = found.find((f) => f.evidence.proposed === 'customerId_1_status_1_createdAt_-1');
     const k = esr?.confirmation;
     console.log(`[query-indexes live] ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
     expect(k?.status).toBe('supported');
@@ -97,7 +97,7 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
       const args = ['check', live.uri, '--db', DB, '-f', 'json', '-q', '--confirm-budget', '20', '--log', log];
       await main(args, io);
       const result = JSON.parse(out) as { findings: Finding[] };
-      const esr = ours(result.findings).find((f) => f.evidence.proposed === 'status_1_customerId_1_createdAt_-1');
+      const esr = ours(result.findings).find((f) => f.evidence.proposed === 'customerId_1_status_1_createdAt_-1');
       console.log(
         `[query-indexes live, --log] ${esr?.confirmation?.status ?? 'none'}: ${esr?.confirmation?.summary ?? ''}`,
       );
