@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readOf } from './index-proof';
+import { copyTooSmall, percent, planProofCopy, readOf, type Copy } from './index-proof';
 
 describe('readOf', () => {
   it('aims reads at the scratch collection and leaves session fields out', () => {
@@ -20,5 +20,67 @@ describe('readOf', () => {
   });
   it('refuses anything else', () => {
     expect(readOf({ insert: 'orders', documents: [] }, 'x')).toBeNull();
+  });
+});
+
+describe('planProofCopy: how many documents a proof copies, and why', () => {
+  const run = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024 };
+  it("copies past the run's default limit up to its own size, when the collection holds more", () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 20_000, bound: 'proofDocs' });
+  });
+  it('never more than the collection holds', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 6000, maxDocsChosen: false, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 6000, bound: 'collection' });
+    // A tie names the collection: the copy is the whole of it.
+    expect(planProofCopy({ want: 6000, sourceCount: 6000, maxDocsChosen: false, avgBytes: 200, ...run })).toEqual({
+      limit: 6000,
+      bound: 'collection',
+    });
+  });
+  it("never past the run's byte limit over the average document", () => {
+    // 32 MiB of 4 KiB documents is 8,192 documents.
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 4096, ...run });
+    expect(p).toEqual({ limit: 8192, bound: 'maxBytes' });
+  });
+  it('keeps a --confirm-docs the user chose', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: true, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 5000, bound: 'maxDocs' });
+  });
+  it('keeps the default limit when the average size is unknown (the byte bound needs it)', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 0, ...run });
+    expect(p).toEqual({ limit: 5000, bound: 'unsized' });
+  });
+  it('an unknown count bounds nothing', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 0, maxDocsChosen: false, avgBytes: 100, ...run });
+    expect(p).toEqual({ limit: 20_000, bound: 'proofDocs' });
+  });
+});
+
+describe("copyTooSmall: a copy the planner's trial would read whole", () => {
+  const copy = (copied: number, sourceCount: number): Copy => ({
+    sourceCount,
+    copied,
+    planned: copied,
+    bound: 'maxDocs',
+    rebuilt: [],
+    notRebuilt: [],
+  });
+  it('says so when the copy is below the trial and below the collection', () => {
+    expect(copyTooSmall(copy(5000, 50_000))).toBe(
+      "the copy held 5,000 documents, fewer than the planner's trial reads (10,000) and than the collection holds " +
+        '(50,000), so every plan may tie',
+    );
+    expect(copyTooSmall(copy(5000, 50_000), 4000)).toBeNull();
+  });
+  it('accepts a whole collection, however small, and a copy past the trial', () => {
+    expect(copyTooSmall(copy(3000, 3000))).toBeNull();
+    expect(copyTooSmall(copy(10_000, 50_000))).toBeNull();
+  });
+});
+
+describe('percent', () => {
+  it('prints a share as the sentences say it', () => {
+    expect([0.5, 0.25, 1 / 3].map(percent)).toEqual(['50%', '25%', '33.3%']);
   });
 });

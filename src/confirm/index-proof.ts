@@ -9,21 +9,30 @@ import { planFacts } from '../lib/explain';
 import { describeServerError } from '../lib/server-error';
 import { formatKey, type IndexShape } from '../lib/index-keys';
 import { formatNumber } from '../core/format';
+import { sentence } from '../core/rule';
 import type { RatioInterval, Verdict } from '../core/types';
 import type { ConfirmContext } from './context';
 import { idKey } from './copy';
+import { averageDocBytes } from './index';
 import { judge, ratioOf } from './harness';
 import { alternate, withoutId } from './trials';
 
 /**
- * Documents copied by default: MongoDB's multi-planner runs each candidate plan for max(10,000 works, 0.3 × documents)
- * or until 101 results (query_knobs: internalQueryPlanEvaluationWorks, internalQueryPlanEvaluationMaxResults); a copy
- * of 20,000 lets a trial end before the end of the collection. The copy is also bounded by the run's maxDocs/maxBytes.
+ * The defaults of the inputs below; the query-indexes rule makes each an option whose README cites its source.
+ *
+ * MongoDB's classic multi-planner runs each candidate plan for max(internalQueryPlanEvaluationWorks = 10,000 works,
+ * internalQueryPlanEvaluationCollFraction = 0.3 × documents) or until one returns internalQueryPlanEvaluationMaxResults
+ * = 101 results (src/mongo/db/query/query_knobs.cpp). A copy of 20,000 lets a trial end before the end of the copy.
  */
 export const PROOF_DOCS = 20_000;
+/** Below this many documents (and fewer than the collection holds) a trial reads the whole copy: plans tie. */
+export const PLANNER_TRIAL_WORKS = 10_000;
 /** Documents per timed insert batch of the write cost. */
 export const INSERT_BATCH = 200;
-/** Examined must fall to at most this share (and a compound index beat its prefix by as much again). */
+/**
+ * Examined must fall to at most this share (and a compound index beat its prefix by as much again): Dexter's
+ * `--min-cost-savings-pct`, 50 by default (ankane/dexter lib/dexter/client.rb, lib/dexter/indexer.rb).
+ */
 export const EXAMINED_SHARE = 0.5;
 
 export interface IndexSpec {
@@ -41,11 +50,21 @@ export interface Replay {
   executionTimeMillis: number;
 }
 
+/**
+ * What set the copy's size: the proof's own size (`docs`), the whole collection, the run's `maxDocs` when the user
+ * chose it, the run's `maxBytes` over the average document, or the run's default `maxDocs` when that average is unknown
+ * (the byte bound cannot be kept past it).
+ */
+export type CopyBound = 'proofDocs' | 'collection' | 'maxDocs' | 'maxBytes' | 'unsized';
+
 export interface Copy {
-  /** Documents in the source collection (its `count`). */
+  /** Documents in the source collection (its `count`; 0 when the count failed). */
   sourceCount: number;
   /** Documents copied to each scratch collection. */
   copied: number;
+  /** Documents the copy was planned to hold, and what set that number (`planProofCopy`). */
+  planned: number;
+  bound: CopyBound;
   /** Existing indexes rebuilt on the copy (`_id_` is always there). */
   rebuilt: string[];
   /** Existing indexes the scratch server could not rebuild, with the reason (names and server errors only). */
@@ -95,6 +114,54 @@ export interface ProveIndexInput {
   docs?: number;
   /** Measure the write cost (default true). */
   writeCost?: boolean;
+  /** Documents per timed insert batch (default INSERT_BATCH). */
+  insertBatch?: number;
+  /** The share examined must fall to (default EXAMINED_SHARE). */
+  examinedShare?: number;
+  /** A copy below this and below the collection is inconclusive (default PLANNER_TRIAL_WORKS). */
+  plannerTrialWorks?: number;
+}
+
+export interface CopyPlanInput {
+  /** Documents the proof wants. */
+  want: number;
+  /** The collection's count (0: unknown). */
+  sourceCount: number;
+  maxDocs: number;
+  maxDocsChosen: boolean;
+  maxBytes: number;
+  /** The average document's BSON size (0: unknown). */
+  avgBytes: number;
+}
+
+/**
+ * How many documents a proof copies, and why: the smallest of its own size, the collection, the run's byte limit
+ * over the average document, and the run's `maxDocs` when the user chose it or when the average is unknown (a copy
+ * past the default limit is bounded by bytes, so it needs the size). Ties name the collection first, then the proof.
+ */
+export function planProofCopy(p: CopyPlanInput): { limit: number; bound: CopyBound } {
+  const bounds: [number, CopyBound][] = [[Math.max(1, p.want), 'proofDocs']];
+  if (p.sourceCount > 0) bounds.unshift([p.sourceCount, 'collection']);
+  if (p.maxDocsChosen) bounds.push([p.maxDocs, 'maxDocs']);
+  else if (!(p.avgBytes > 0)) bounds.push([p.maxDocs, 'unsized']);
+  if (p.avgBytes > 0) bounds.push([Math.max(1, Math.floor(p.maxBytes / p.avgBytes)), 'maxBytes']);
+  let best = bounds[0] as [number, CopyBound];
+  for (const b of bounds) if (b[0] < best[0]) best = b;
+  return { limit: best[0], bound: best[1] };
+}
+
+/**
+ * Why a copy is too small to show the planner's choice: fewer documents than the multi-planner's trial reads and fewer
+ * than the collection holds (a collection smaller than the trial is copied whole, and the copy is then faithful).
+ * Null when it is large enough. Counts only: safe to print.
+ */
+export function copyTooSmall(copy: Copy, trialWorks: number = PLANNER_TRIAL_WORKS): string | null {
+  if (copy.copied >= trialWorks || copy.sourceCount <= copy.copied) return null;
+  const [n, works, count] = [copy.copied, trialWorks, copy.sourceCount].map(formatNumber);
+  return sentence(
+    `the copy held ${n} documents, fewer than the planner's trial reads (${works}) and than the collection `,
+    `holds (${count}), so every plan may tie`,
+  );
 }
 
 let serial = 0;
@@ -153,9 +220,18 @@ async function prepare(
 ): Promise<{ copy: Copy; docs: Doc[] } | string> {
   const [db, coll] = splitNs(ns);
   const counted = await ctx.source.command(db, { count: coll, maxTimeMS: 10_000 }).catch(() => null);
-  const docs = await ctx.sourceDocs(db, coll, { limit: want });
+  const sourceCount = num(counted?.n);
+  const { limit, bound } = planProofCopy({
+    want,
+    sourceCount,
+    maxDocs: ctx.settings.maxDocs,
+    maxDocsChosen: ctx.settings.maxDocsChosen === true,
+    maxBytes: ctx.settings.maxBytes,
+    avgBytes: averageDocBytes(ctx.snapshot, db, coll),
+  });
+  const docs = await ctx.sourceDocs(db, coll, { limit, pastMaxDocs: true });
   if (docs.length === 0) return 'the source collection returned no documents to copy';
-  const copy: Copy = { sourceCount: num(counted?.n), copied: docs.length, rebuilt: [], notRebuilt: [] };
+  const copy: Copy = { sourceCount, copied: docs.length, planned: limit, bound, rebuilt: [], notRebuilt: [] };
   for (const name of colls) {
     await ctx.scratch.drop(name);
     await ctx.scratch.create(name);
@@ -291,7 +367,10 @@ export async function proveIndex(ctx: ConfirmContext, input: ProveIndexInput): P
       { label: 'with', run: runAll(ctx, rb) },
     );
     proof.time = ratioOf('with / without', tb, ta);
-    if (input.writeCost !== false) proof.writeCost = await writeCost(ctx, a, b, input.candidate.name, docs, copy);
+    if (input.writeCost !== false) {
+      const batch = input.insertBatch ?? INSERT_BATCH;
+      proof.writeCost = await writeCost(ctx, [a, b], input.candidate.name, docs, { copy, batch });
+    }
     return decide(proof, input);
   } finally {
     await ctx.scratch.drop(a);
@@ -316,6 +395,9 @@ async function provePrefix(
   return { replays, examinedRatio: ratio(candidateExamined, examined(replays)) };
 }
 
+/** A share as a percentage, for sentences: 0.5 → "50%". */
+export const percent = (share: number): string => `${formatNumber(Math.round(share * 1000) / 10)}%`;
+
 /** The verdict from the figures: the rule of the module's header. */
 function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
   const same = p.sameResults as { checked: number; same: number };
@@ -323,14 +405,18 @@ function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
     const n = formatNumber(same.checked - same.same);
     return { ...p, status: 'inconclusive', reason: `${n} replayed queries returned different results with the index` };
   }
+  const small = p.copy ? copyTooSmall(p.copy, input.plannerTrialWorks) : null;
+  if (small) return { ...p, status: 'inconclusive', reason: small };
   const key = formatKey(input.candidate.key as IndexShape['key']);
-  if ((p.examinedRatio ?? Infinity) > EXAMINED_SHARE) {
+  const share = input.examinedShare ?? EXAMINED_SHARE;
+  if ((p.examinedRatio ?? Infinity) > share) {
     const why = p.pickedCandidate === 0 ? `the planner did not pick ${key}` : 'keys and documents examined';
-    return { ...p, status: 'refuted', reason: `${why}: examined did not fall by half` };
+    return { ...p, status: 'refuted', reason: `${why}: examined did not fall to ${percent(share)} or less` };
   }
-  if (p.prefix && p.prefix.examinedRatio > EXAMINED_SHARE) {
+  if (p.prefix && p.prefix.examinedRatio > share) {
     const prefixKey = formatKey((input.prefix?.key ?? {}) as IndexShape['key']);
-    return { ...p, status: 'refuted', reason: `${key} does not examine half of what its prefix ${prefixKey} examines` };
+    const reason = `${key} does not cut what its prefix ${prefixKey} examines to ${percent(share)} or less`;
+    return { ...p, status: 'refuted', reason };
   }
   const slow = timeProblem(p.time as RatioInterval);
   if (slow) return { ...p, status: 'inconclusive', reason: slow };
@@ -340,13 +426,12 @@ function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
 /** The candidate's size (scaled to the source's count) and insert time with over without it. */
 async function writeCost(
   ctx: ConfirmContext,
-  a: string,
-  b: string,
+  [a, b]: [string, string],
   name: string,
   docs: readonly Doc[],
-  copy: Copy,
+  { copy, batch: perBatch }: { copy: Copy; batch: number },
 ): Promise<WriteCost> {
-  const out: WriteCost = { bytes: null, batch: Math.min(INSERT_BATCH, docs.length) };
+  const out: WriteCost = { bytes: null, batch: Math.min(perBatch, docs.length) };
   await ctx.scratch.fsync().catch(() => null);
   const stats = await ctx.scratch.collStats(b);
   const size = num((stats?.indexSizes as Doc | undefined)?.[name]);
@@ -374,7 +459,12 @@ export interface ProveDropInput {
   index: string;
   /** Every shape of the collection, each with real instances (never returned). */
   shapes: readonly { id: string; instances: readonly Doc[] }[];
+  /** Documents to copy (default PROOF_DOCS). */
   docs?: number;
+  /** A shape needs the index when examined grows past 1 / this share without it (default EXAMINED_SHARE). */
+  examinedShare?: number;
+  /** A copy below this and below the collection is inconclusive (default PLANNER_TRIAL_WORKS). */
+  plannerTrialWorks?: number;
 }
 
 export interface ShapeDrop {
@@ -447,11 +537,13 @@ export async function proveDrop(ctx: ConfirmContext, input: ProveDropInput): Pro
         id: s.id,
         examinedRatio,
         time,
-        regresses: examinedRatio >= 1 / EXAMINED_SHARE || worse,
+        regresses: examinedRatio >= 1 / (input.examinedShare ?? EXAMINED_SHARE) || worse,
         usedIt: all.some((r) => r.indexes.includes(input.index)),
       });
     }
     const needs = shapes.filter((s) => s.regresses).map((s) => s.id);
+    const small = copyTooSmall(copy, input.plannerTrialWorks);
+    if (small) return { status: 'inconclusive', reason: small, copy, shapes, needs };
     if (needs.length) return { status: 'refuted', reason: 'a shape regresses without the index', copy, shapes, needs };
     const short = shapes.find((s) => s.time && timeProblem(s.time));
     if (short?.time) return { status: 'inconclusive', reason: timeProblem(short.time) ?? '', copy, shapes, needs };
