@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyTooSmall, percent, planProofCopy, readOf, type Copy } from './index-proof';
+import { copyTooSmall, percent, planProofCopy, readOf, timeProblem, type Copy } from './index-proof';
 
 describe('readOf', () => {
   it('aims reads at the scratch collection and leaves session fields out', () => {
@@ -82,5 +82,25 @@ describe("copyTooSmall: a copy the planner's trial would read whole", () => {
 describe('percent', () => {
   it('prints a share as the sentences say it', () => {
     expect([0.5, 0.25, 1 / 3].map(percent)).toEqual(['50%', '25%', '33.3%']);
+  });
+});
+
+describe('timeProblem: time must not worsen', () => {
+  const t = (low: number, high: number, coverage: number) => ({ median: (low + high) / 2, low, high, coverage });
+  it('says slower when the interval lies above 1 by the noise margin', () => {
+    expect(timeProblem(t(1.3, 1.6, 0.96))).toBe('the replayed queries were slower with it');
+  });
+  it('accepts a 95% interval that does not lie above', () => {
+    expect(timeProblem(t(0.9, 1.05, 0.96))).toBeNull();
+    expect(timeProblem(t(0.003, 0.013, 0.96))).toBeNull();
+  });
+  it('accepts fewer blocks when the one-sided bound holds: 5 blocks all faster (range coverage 93.75%)', () => {
+    expect(timeProblem(t(0.003, 0.013, 1 - 2 * 0.5 ** 5))).toBeNull();
+  });
+  it('is undecided when the upper end is not below 1, or too few blocks back it', () => {
+    const why = 'the time budget ended before enough rounds were timed for a 95% interval';
+    expect(timeProblem(t(0.5, 1.02, 1 - 2 * 0.5 ** 5))).toBe(why);
+    // 4 blocks: the upper end alone holds with 93.75% only.
+    expect(timeProblem(t(0.003, 0.013, 1 - 2 * 0.5 ** 4))).toBe(why);
   });
 });
