@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import rule from '../rules/query-indexes';
 import { check } from '../src/check';
+import type { Scratch, ScratchPlan } from '../src/confirm/scratch';
 import type { Finding } from '../src/core/types';
 import { readSlowQueryLog } from '../src/workload/log-reader';
 import { useLiveDb } from './support/live-db';
@@ -41,7 +42,18 @@ describe('the index proof copies what the planner needs (live)', () => {
 
   it("copies past the run's default 5,000 documents, up to the whole collection", async () => {
     const workload = await ordersWorkload();
-    const result = await check(live.adapter, { rules: [rule], db: DB, confirm: true, budgetMs: 8000, workload });
+    let plan: ScratchPlan | null = null;
+    const onScratch = (s: Scratch): void => void (plan = s.plan);
+    const result = await check(live.adapter, {
+      rules: [rule],
+      db: DB,
+      confirm: true,
+      budgetMs: 8000,
+      workload,
+      onScratch,
+    });
+    // The consent line, told before any write, counts the proof's copy: its proofDocs, past the default 5,000.
+    expect(plan).toMatchObject({ experiments: 1, maxDocs: 20_000 });
     const k = proofOf(result.findings);
     console.log(`[index-proof-size live] ${live.kind} default: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
     expect(k).toBeDefined();
@@ -60,6 +72,7 @@ describe('the index proof copies what the planner needs (live)', () => {
 
   it('keeps a maxDocs the user chose, and says the copy was smaller than the trial', async () => {
     const workload = await ordersWorkload();
+    let plan: ScratchPlan | null = null;
     const result = await check(live.adapter, {
       rules: [rule],
       db: DB,
@@ -67,7 +80,9 @@ describe('the index proof copies what the planner needs (live)', () => {
       budgetMs: 6000,
       maxDocs: 2000,
       workload,
+      onScratch: (s: Scratch) => void (plan = s.plan),
     });
+    expect(plan).toMatchObject({ maxDocs: 2000 });
     const k = proofOf(result.findings);
     console.log(`[index-proof-size live] ${live.kind} chosen: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
     expect(result.confirm?.cleanedUp).toBe(true);

@@ -60,6 +60,7 @@ export const COPY_WHY: Record<CopyBound, string> = {
   proofDocs: "the proof's size, proofDocs",
   maxDocs: "the run's --confirm-docs",
   maxBytes: "as many as the run's byte limit holds",
+  defaultLimit: "the run's default limit",
   unsized: "the run's default limit, the documents' size being unknown",
 };
 
@@ -85,6 +86,8 @@ export async function confirmQueryIndex(
     examinedShare: options.examinedShare,
     insertBatch: options.insertBatch,
     plannerTrialWorks: options.plannerTrialWorks,
+    // Declared to the consent line by the rule's `copyDocs`.
+    pastMaxDocs: true,
   });
   return resultOf(proof, formatKey(key), instances.length, options.examinedShare);
 }

@@ -24,7 +24,7 @@ describe('readOf', () => {
 });
 
 describe('planProofCopy: how many documents a proof copies, and why', () => {
-  const run = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024 };
+  const run = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024, pastMaxDocs: true };
   it("copies past the run's default limit up to its own size, when the collection holds more", () => {
     const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 200, ...run });
     expect(p).toEqual({ limit: 20_000, bound: 'proofDocs' });
@@ -50,6 +50,10 @@ describe('planProofCopy: how many documents a proof copies, and why', () => {
   it('keeps the default limit when the average size is unknown (the byte bound needs it)', () => {
     const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 0, ...run });
     expect(p).toEqual({ limit: 5000, bound: 'unsized' });
+  });
+  it("keeps the run's default limit for a caller that did not ask past it (the consent line counts no more)", () => {
+    const q = { want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 200, ...run, pastMaxDocs: false };
+    expect(planProofCopy(q)).toEqual({ limit: 5000, bound: 'defaultLimit' });
   });
   it('an unknown count bounds nothing', () => {
     const p = planProofCopy({ want: 20_000, sourceCount: 0, maxDocsChosen: false, avgBytes: 100, ...run });

@@ -52,10 +52,10 @@ export interface Replay {
 
 /**
  * What set the copy's size: the proof's own size (`docs`), the whole collection, the run's `maxDocs` when the user
- * chose it, the run's `maxBytes` over the average document, or the run's default `maxDocs` when that average is unknown
- * (the byte bound cannot be kept past it).
+ * chose it, the run's `maxBytes` over the average document, the run's default `maxDocs` for a caller that did not ask
+ * past it (`defaultLimit`) or when that average is unknown (`unsized`: the byte bound cannot be kept past it).
  */
-export type CopyBound = 'proofDocs' | 'collection' | 'maxDocs' | 'maxBytes' | 'unsized';
+export type CopyBound = 'proofDocs' | 'collection' | 'maxDocs' | 'maxBytes' | 'defaultLimit' | 'unsized';
 
 export interface Copy {
   /** Documents in the source collection (its `count`; 0 when the count failed). */
@@ -120,6 +120,11 @@ export interface ProveIndexInput {
   examinedShare?: number;
   /** A copy below this and below the collection is inconclusive (default PLANNER_TRIAL_WORKS). */
   plannerTrialWorks?: number;
+  /**
+   * Copy past the run's default `maxDocs` (default false). A caller that sets it declares `confirm.copyDocs` on its
+   * rule, so the consent line before any write counts the larger copy.
+   */
+  pastMaxDocs?: boolean;
 }
 
 export interface CopyPlanInput {
@@ -129,6 +134,8 @@ export interface CopyPlanInput {
   sourceCount: number;
   maxDocs: number;
   maxDocsChosen: boolean;
+  /** Whether the caller asked to copy past the run's default `maxDocs`. */
+  pastMaxDocs: boolean;
   maxBytes: number;
   /** The average document's BSON size (0: unknown). */
   avgBytes: number;
@@ -143,6 +150,7 @@ export function planProofCopy(p: CopyPlanInput): { limit: number; bound: CopyBou
   const bounds: [number, CopyBound][] = [[Math.max(1, p.want), 'proofDocs']];
   if (p.sourceCount > 0) bounds.unshift([p.sourceCount, 'collection']);
   if (p.maxDocsChosen) bounds.push([p.maxDocs, 'maxDocs']);
+  else if (!p.pastMaxDocs) bounds.push([p.maxDocs, 'defaultLimit']);
   else if (!(p.avgBytes > 0)) bounds.push([p.maxDocs, 'unsized']);
   if (p.avgBytes > 0) bounds.push([Math.max(1, Math.floor(p.maxBytes / p.avgBytes)), 'maxBytes']);
   let best = bounds[0] as [number, CopyBound];
@@ -215,21 +223,23 @@ async function prepare(
   ns: string,
   existing: readonly Doc[],
   colls: readonly string[],
-  want: number,
+  want: { docs?: number; pastMaxDocs?: boolean },
   skip: ReadonlySet<string> = new Set(),
 ): Promise<{ copy: Copy; docs: Doc[] } | string> {
   const [db, coll] = splitNs(ns);
   const counted = await ctx.source.command(db, { count: coll, maxTimeMS: 10_000 }).catch(() => null);
   const sourceCount = num(counted?.n);
+  const pastMaxDocs = want.pastMaxDocs === true;
   const { limit, bound } = planProofCopy({
-    want,
+    want: want.docs ?? PROOF_DOCS,
     sourceCount,
     maxDocs: ctx.settings.maxDocs,
     maxDocsChosen: ctx.settings.maxDocsChosen === true,
+    pastMaxDocs,
     maxBytes: ctx.settings.maxBytes,
     avgBytes: averageDocBytes(ctx.snapshot, db, coll),
   });
-  const docs = await ctx.sourceDocs(db, coll, { limit, pastMaxDocs: true });
+  const docs = await ctx.sourceDocs(db, coll, { limit, pastMaxDocs });
   if (docs.length === 0) return 'the source collection returned no documents to copy';
   const copy: Copy = { sourceCount, copied: docs.length, planned: limit, bound, rebuilt: [], notRebuilt: [] };
   for (const name of colls) {
@@ -343,7 +353,7 @@ export async function proveIndex(ctx: ConfirmContext, input: ProveIndexInput): P
   const rb = input.instances.map((c) => readOf(c, b) as Doc);
   try {
     const lap = stopwatch(ctx);
-    const prepared = await prepare(ctx, input.ns, input.existingIndexes, [a, b], input.docs ?? PROOF_DOCS);
+    const prepared = await prepare(ctx, input.ns, input.existingIndexes, [a, b], input);
     if (typeof prepared === 'string') return { status: 'not-run', reason: prepared };
     const { copy, docs } = prepared;
     lap(`${formatNumber(copy.copied)} documents copied twice, ${copy.rebuilt.length} indexes rebuilt`);
@@ -498,6 +508,8 @@ export interface ProveDropInput {
   examinedShare?: number;
   /** A copy below this and below the collection is inconclusive (default PLANNER_TRIAL_WORKS). */
   plannerTrialWorks?: number;
+  /** Copy past the run's default `maxDocs` (default false; see ProveIndexInput). */
+  pastMaxDocs?: boolean;
 }
 
 export interface ShapeDrop {
@@ -538,14 +550,7 @@ export async function proveDrop(ctx: ConfirmContext, input: ProveDropInput): Pro
   if (reads.some((s) => s.all.length === 0 || s.all.some((r) => r === null)))
     return { status: 'not-run', reason: 'a shape has no instance, or one that is not a read, update or delete' };
   try {
-    const prepared = await prepare(
-      ctx,
-      input.ns,
-      input.existingIndexes,
-      [a, b],
-      input.docs ?? PROOF_DOCS,
-      new Set([input.index]),
-    );
+    const prepared = await prepare(ctx, input.ns, input.existingIndexes, [a, b], input, new Set([input.index]));
     if (typeof prepared === 'string') return { status: 'not-run', reason: prepared };
     const { copy } = prepared;
     if (!copy.rebuilt.includes(input.index))
