@@ -39,7 +39,7 @@ import { DEMO_DB } from '../src/demo/run';
 import { DEMO_SETTINGS, seedDemo } from '../src/demo/seed';
 import { SCENARIOS, type Scenario } from './scenarios';
 import { startServer } from '../src/servers/embedded';
-import { fmt, intArg, machine, markdownTable, median, serverOrder, stringArg } from './lib/report';
+import { fmt, intArg, machine, markdownTable, median, pairwiseOverlap, serverOrder, stringArg } from './lib/report';
 
 interface Seen {
   status: string;
@@ -84,24 +84,6 @@ function ratioText(f: Finding): string {
   return r
     ? `${formatRatioFigure(r, intervalLabel(r.coverage), apart)}${r.blocks !== undefined ? `, ${r.blocks} blocks` : ''}`
     : '—';
-}
-
-/** Pairs of runs whose intervals overlap, of all pairs in which both runs measured the finding. */
-export function pairwiseOverlap(intervals: readonly ({ low: number; high: number } | null)[]): {
-  overlapping: number;
-  pairs: number;
-} {
-  let overlapping = 0;
-  let pairs = 0;
-  for (let i = 0; i < intervals.length; i++) {
-    for (let j = i + 1; j < intervals.length; j++) {
-      const [a, b] = [intervals[i], intervals[j]];
-      if (!a || !b) continue;
-      pairs++;
-      if (a.low <= b.high && b.low <= a.high) overlapping++;
-    }
-  }
-  return { overlapping, pairs };
 }
 
 /** The factor from the lowest to the highest of the runs' medians ("—" with fewer than two). */

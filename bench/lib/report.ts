@@ -90,3 +90,21 @@ export function serverOrder(argv: readonly string[]): EmbeddedKind[] | undefined
   }
   return kinds as EmbeddedKind[];
 }
+
+/** Pairs of runs whose intervals overlap, of all pairs in which both runs measured the finding. */
+export function pairwiseOverlap(intervals: readonly ({ low: number; high: number } | null)[]): {
+  overlapping: number;
+  pairs: number;
+} {
+  let overlapping = 0;
+  let pairs = 0;
+  for (let i = 0; i < intervals.length; i++) {
+    for (let j = i + 1; j < intervals.length; j++) {
+      const [a, b] = [intervals[i], intervals[j]];
+      if (!a || !b) continue;
+      pairs++;
+      if (a.low <= b.high && b.low <= a.high) overlapping++;
+    }
+  }
+  return { overlapping, pairs };
+}

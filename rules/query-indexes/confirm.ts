@@ -6,13 +6,17 @@ import type { Confirmation, Finding } from '../../src/core/types';
 import { formatNumber } from '../../src/core/format';
 import { checkClaim, say } from '../../src/confirm/verdict';
 import { fmtRatio } from '../../src/confirm/trials';
-import { proveIndex, type IndexProof } from '../../src/confirm/index-proof';
+import { percent, proveIndex, type CopyBound, type IndexProof } from '../../src/confirm/index-proof';
 import { formatKey } from '../../src/lib/index-keys';
 import { commandsOf, queryWorkload } from './collect';
+import type { QueryIndexesOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
-const COPIED = "On {{copied}} copied documents with the collection's indexes rebuilt, {{calls}} real calls replayed ";
+const COPIED = sentence(
+  "On {{copied}} copied documents ({{copyWhy}}) with the collection's indexes rebuilt, {{calls}} real calls ",
+  'replayed ',
+);
 
 export const CONFIRM_MESSAGES = {
   supported: sentence(
@@ -50,8 +54,22 @@ function examined(replays: IndexProof['without']): number {
   return (replays ?? []).reduce((n, r) => n + r.keysExamined + r.docsExamined, 0);
 }
 
+/** Why the copy holds as many documents as it does (`planProofCopy`): a noun phrase for `{{copyWhy}}`. */
+export const COPY_WHY: Record<CopyBound, string> = {
+  collection: 'the whole collection',
+  proofDocs: "the proof's size, proofDocs",
+  maxDocs: "the run's --confirm-docs",
+  maxBytes: "as many as the run's byte limit holds",
+  defaultLimit: "the run's default limit",
+  unsized: "the run's default limit, the documents' size being unknown",
+};
+
 /** Proves the proposed index on a scratch copy (src/confirm/index-proof.ts) and says what it showed. */
-export async function confirmQueryIndex(ctx: ConfirmContext, f: Finding): Promise<Result> {
+export async function confirmQueryIndex(
+  ctx: ConfirmContext,
+  f: Finding,
+  options: QueryIndexesOptions,
+): Promise<Result> {
   const instances = instancesOf(ctx, f);
   if (!instances.length)
     return { status: 'not-run', summary: say(CONFIRM_MESSAGES, 'notRunNoCommands'), measurements: [] };
@@ -64,18 +82,27 @@ export async function confirmQueryIndex(ctx: ConfirmContext, f: Finding): Promis
     existingIndexes: (coll?.indexes ?? []).map((i) => ({ key: i.key, name: i.name })),
     candidate: { key, name: String(f.evidence.proposed) },
     instances,
+    docs: options.proofDocs,
+    examinedShare: options.examinedShare,
+    insertBatch: options.insertBatch,
+    plannerTrialWorks: options.plannerTrialWorks,
+    // Declared to the consent line by the rule's `copyDocs`.
+    pastMaxDocs: true,
   });
-  return resultOf(proof, formatKey(key), instances.length);
+  return resultOf(proof, formatKey(key), instances.length, options.examinedShare);
 }
 
-function resultOf(p: IndexProof, key: string, calls: number): Result {
-  const claim = checkClaim(`${key} at least halves the keys and documents examined without slowing the query`);
+function resultOf(p: IndexProof, key: string, calls: number, share: number): Result {
+  const claim = checkClaim(
+    `${key} cuts the keys and documents examined to ${percent(share)} or less without slowing the query`,
+  );
   if (p.status === 'not-run') {
     const why = p.reason ?? 'the proof did not run';
     return { status: 'not-run', summary: say(CONFIRM_MESSAGES, 'notRun', { why }), reason: why, measurements: [] };
   }
   const figures = {
     copied: formatNumber(p.copy?.copied ?? 0),
+    copyWhy: COPY_WHY[p.copy?.bound ?? 'proofDocs'],
     calls: formatNumber(p.without?.length ?? calls),
     key,
     before: perCall(examined(p.without), p.without?.length ?? 1),

@@ -241,6 +241,7 @@ export default defineRule({
       'explained and timed without and with it, unhinted (src/confirm/index-proof.ts)',
     messages: CONFIRM_MESSAGES,
     appliesTo: provesIndex,
+    copyDocs: (options) => options.proofDocs,
     run: confirmQueryIndex,
   },
   tables: shapeTables,

@@ -6,6 +6,11 @@ import type { Scratch } from './scratch';
 export interface ConfirmSettings {
   /** Most documents copied from a collection into scratch (default 5,000). */
   maxDocs: number;
+  /**
+   * Whether `maxDocs` is the user's choice (`--confirm-docs`, or `maxDocs` given to the API) rather than the default.
+   * Only then does it bound an experiment that asks to copy past it (`pastMaxDocs`: the index proof).
+   */
+  maxDocsChosen?: boolean;
   /** Most bytes copied from a collection into scratch (default 32 MiB). */
   maxBytes: number;
   /**
@@ -33,8 +38,16 @@ declare module '../core/rule' {
     snapshot: Snapshot;
     settings: ConfirmSettings;
     budget: Budget;
-    /** Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes. */
-    sourceDocs(db: string, collection: string, opts?: { limit?: number; filter?: Doc }): Promise<Doc[]>;
+    /**
+     * Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes and by
+     * maxDocs; with `pastMaxDocs`, by maxDocs only when the user chose it (`maxDocsChosen`) or when the collection's
+     * average document size is unknown (the byte bound could not be kept otherwise).
+     */
+    sourceDocs(
+      db: string,
+      collection: string,
+      opts?: { limit?: number; filter?: Doc; pastMaxDocs?: boolean },
+    ): Promise<Doc[]>;
     /** Progress line (shown on a TTY). */
     log(line: string): void;
   }

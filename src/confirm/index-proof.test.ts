@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readOf } from './index-proof';
+import { copyTooSmall, percent, planProofCopy, readOf, timeProblem, type Copy } from './index-proof';
 
 describe('readOf', () => {
   it('aims reads at the scratch collection and leaves session fields out', () => {
@@ -20,5 +20,91 @@ describe('readOf', () => {
   });
   it('refuses anything else', () => {
     expect(readOf({ insert: 'orders', documents: [] }, 'x')).toBeNull();
+  });
+});
+
+describe('planProofCopy: how many documents a proof copies, and why', () => {
+  const run = { maxDocs: 5000, maxBytes: 32 * 1024 * 1024, pastMaxDocs: true };
+  it("copies past the run's default limit up to its own size, when the collection holds more", () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 20_000, bound: 'proofDocs' });
+  });
+  it('never more than the collection holds', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 6000, maxDocsChosen: false, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 6000, bound: 'collection' });
+    // A tie names the collection: the copy is the whole of it.
+    expect(planProofCopy({ want: 6000, sourceCount: 6000, maxDocsChosen: false, avgBytes: 200, ...run })).toEqual({
+      limit: 6000,
+      bound: 'collection',
+    });
+  });
+  it("never past the run's byte limit over the average document", () => {
+    // 32 MiB of 4 KiB documents is 8,192 documents.
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 4096, ...run });
+    expect(p).toEqual({ limit: 8192, bound: 'maxBytes' });
+  });
+  it('keeps a --confirm-docs the user chose', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: true, avgBytes: 200, ...run });
+    expect(p).toEqual({ limit: 5000, bound: 'maxDocs' });
+  });
+  it('keeps the default limit when the average size is unknown (the byte bound needs it)', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 0, ...run });
+    expect(p).toEqual({ limit: 5000, bound: 'unsized' });
+  });
+  it("keeps the run's default limit for a caller that did not ask past it (the consent line counts no more)", () => {
+    const q = { want: 20_000, sourceCount: 50_000, maxDocsChosen: false, avgBytes: 200, ...run, pastMaxDocs: false };
+    expect(planProofCopy(q)).toEqual({ limit: 5000, bound: 'defaultLimit' });
+  });
+  it('an unknown count bounds nothing', () => {
+    const p = planProofCopy({ want: 20_000, sourceCount: 0, maxDocsChosen: false, avgBytes: 100, ...run });
+    expect(p).toEqual({ limit: 20_000, bound: 'proofDocs' });
+  });
+});
+
+describe("copyTooSmall: a copy the planner's trial would read whole", () => {
+  const copy = (copied: number, sourceCount: number): Copy => ({
+    sourceCount,
+    copied,
+    planned: copied,
+    bound: 'maxDocs',
+    rebuilt: [],
+    notRebuilt: [],
+  });
+  it('says so when the copy is below the trial and below the collection', () => {
+    expect(copyTooSmall(copy(5000, 50_000))).toBe(
+      "the copy held 5,000 documents, fewer than the planner's trial reads (10,000) and than the collection holds " +
+        '(50,000), so every plan may tie',
+    );
+    expect(copyTooSmall(copy(5000, 50_000), 4000)).toBeNull();
+  });
+  it('accepts a whole collection, however small, and a copy past the trial', () => {
+    expect(copyTooSmall(copy(3000, 3000))).toBeNull();
+    expect(copyTooSmall(copy(10_000, 50_000))).toBeNull();
+  });
+});
+
+describe('percent', () => {
+  it('prints a share as the sentences say it', () => {
+    expect([0.5, 0.25, 1 / 3].map(percent)).toEqual(['50%', '25%', '33.3%']);
+  });
+});
+
+describe('timeProblem: time must not worsen', () => {
+  const t = (low: number, high: number, coverage: number) => ({ median: (low + high) / 2, low, high, coverage });
+  it('says slower when the interval lies above 1 by the noise margin', () => {
+    expect(timeProblem(t(1.3, 1.6, 0.96))).toBe('the replayed queries were slower with it');
+  });
+  it('accepts a 95% interval that does not lie above', () => {
+    expect(timeProblem(t(0.9, 1.05, 0.96))).toBeNull();
+    expect(timeProblem(t(0.003, 0.013, 0.96))).toBeNull();
+  });
+  it('accepts fewer blocks when the one-sided bound holds: 5 blocks all faster (range coverage 93.75%)', () => {
+    expect(timeProblem(t(0.003, 0.013, 1 - 2 * 0.5 ** 5))).toBeNull();
+  });
+  it('is undecided when the upper end is not below 1, or too few blocks back it', () => {
+    const why = 'the time budget ended before enough rounds were timed for a 95% interval';
+    expect(timeProblem(t(0.5, 1.02, 1 - 2 * 0.5 ** 5))).toBe(why);
+    // 4 blocks: the upper end alone holds with 93.75% only.
+    expect(timeProblem(t(0.003, 0.013, 1 - 2 * 0.5 ** 4))).toBe(why);
   });
 });

@@ -81,14 +81,14 @@ function experimentsFor(findings: readonly Finding[], byId: ReadonlyMap<string, 
 /** The scratch handle, with the load guard checked before each write, and the signal that stops the experiments. */
 function openSession(
   target: Adapter,
-  experiments: number,
+  [experiments, copyMost]: [number, number],
   settings: ConfirmSettings,
   sourceDocs: Session['sourceDocs'],
   opts: ConfirmOptions,
 ): Session {
   // The scratch handle gets the connection itself (it must write), behind its own gate: only the scratch database.
   const scratch = new Scratch(target, undefined, opts.via ?? 'api');
-  scratch.plan = { experiments, maxDocs: settings.maxDocs, maxBytes: settings.maxBytes };
+  scratch.plan = { experiments, maxDocs: copyMost, maxBytes: settings.maxBytes };
   const log = opts.log ?? (() => undefined);
   const stop = new AbortController();
   const guard = new LoadGuard(readOnly(target), {
@@ -112,11 +112,24 @@ function openSession(
   return session;
 }
 
+/**
+ * The most documents one experiment of the run may copy, for the consent line: the run's maxDocs, or more when an
+ * experiment asks past it (`confirm.copyDocs`, the index proof) and the user did not choose maxDocs.
+ */
+function copyMostOf(todo: ReadonlySet<Finding>, byId: ReadonlyMap<string, ResolvedRule>, s: ConfirmSettings): number {
+  if (s.maxDocsChosen) return s.maxDocs;
+  const asked = [...todo].map((f) => {
+    const r = byId.get(f.ruleId);
+    return r?.rule.confirm?.copyDocs?.(r.options) ?? 0;
+  });
+  return Math.max(s.maxDocs, ...asked);
+}
+
 /** Reads each (collection, filter, limit) of the source once per run: several experiments copy the same collection. */
 function sharedSourceDocs(source: Adapter, snapshot: Snapshot, settings: ConfirmSettings): Session['sourceDocs'] {
   const copies = new Map<string, Promise<Doc[]>>();
   return (db, coll, o) => {
-    const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null]);
+    const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null, o?.pastMaxDocs === true]);
     let read = copies.get(key);
     if (!read) {
       read = readSourceDocs(source, snapshot, db, coll, settings, o);
@@ -239,6 +252,7 @@ export async function confirmFindings(
     maxDocs: opts.maxDocs ?? CONFIRM_DEFAULTS.maxDocs,
     maxBytes: opts.maxBytes ?? CONFIRM_DEFAULTS.maxBytes,
     budgetMs: opts.budgetMs ?? CONFIRM_DEFAULTS.budgetMs,
+    maxDocsChosen: opts.maxDocs !== undefined,
   };
   const byId = new Map(asResolved(rules, opts.settings).map((r) => [r.rule.id, r]));
   const todo = experimentsFor(findings, byId);
@@ -248,7 +262,13 @@ export async function confirmFindings(
   const notes: string[] = await leftoverNotes(target, hint);
   if (todo.size === 0) return { findings, where: null, cleanedUp: null, notes };
 
-  const s = openSession(target, todo.size, settings, sharedSourceDocs(source, snapshot, settings), opts);
+  const s = openSession(
+    target,
+    [todo.size, copyMostOf(todo, byId, settings)],
+    settings,
+    sharedSourceDocs(source, snapshot, settings),
+    opts,
+  );
   const onAbort = (): void => s.stop.abort();
   opts.signal?.addEventListener('abort', onAbort);
   if (opts.signal?.aborted) s.stop.abort();
@@ -279,27 +299,36 @@ export function withdrawn(r: Recommendation): Recommendation {
   };
 }
 
+/**
+ * A collection's average document size: $collStats' first; a server that reports 0 (SecantusDB) falls back to the
+ * sampled documents' sizes, so a copy stays bounded by bytes whatever the server says. 0 when neither is known.
+ */
+export function averageDocBytes(snapshot: Snapshot, db: string, coll: string): number {
+  const c = snapshot.databases?.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
+  const sampled = c?.sample.docs ?? [];
+  const sampledAvg = sampled.length ? sampled.reduce((s, d) => s + d.bytes, 0) / sampled.length : 0;
+  return (c?.stats?.avgObjSize ?? 0) > 0 ? (c?.stats?.avgObjSize ?? 0) : sampledAvg;
+}
+
 async function readSourceDocs(
   source: Adapter,
   snapshot: Snapshot,
   db: string,
   coll: string,
   settings: ConfirmSettings,
-  o: { limit?: number; filter?: Doc } = {},
+  o: { limit?: number; filter?: Doc; pastMaxDocs?: boolean } = {},
 ): Promise<Doc[]> {
   // The server's own data (local, config, system.*) is never copied into a scratch database, whatever a rule asks.
   if (SYSTEM_DATABASES.has(db) || isSystemCollection(coll)) {
     const ns = `${db}.${coll}`;
     throw new Error(`not copied: ${ns} holds the server's own data, which is never copied into a scratch database`);
   }
-  const c = snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === coll);
-  // $collStats' average first; a server that reports 0 (SecantusDB) falls back to the sampled documents' sizes, so the
-  // copy stays bounded by bytes whatever the server says.
-  const sampled = c?.sample.docs ?? [];
-  const sampledAvg = sampled.length ? sampled.reduce((s, d) => s + d.bytes, 0) / sampled.length : 0;
-  const avg = (c?.stats?.avgObjSize ?? 0) > 0 ? (c?.stats?.avgObjSize ?? 0) : sampledAvg;
+  const avg = averageDocBytes(snapshot, db, coll);
   const byBytes = avg > 0 ? Math.max(1, Math.floor(settings.maxBytes / avg)) : settings.maxDocs;
-  const limit = Math.min(o.limit ?? settings.maxDocs, settings.maxDocs, byBytes);
+  // Past maxDocs only when asked, when the user did not choose it, and when the byte bound can be kept (avg known).
+  const past = o.pastMaxDocs === true && settings.maxDocsChosen !== true && avg > 0;
+  const most = past ? Infinity : settings.maxDocs;
+  const limit = Math.min(o.limit ?? settings.maxDocs, most, byBytes);
   const maxTimeMS = 30_000;
   const head: Doc[] = o.filter ? [{ $match: o.filter }] : [];
   const sample = [...head, { $sample: { size: limit } }];

@@ -143,6 +143,11 @@ export interface RuleConfirm<O> {
   /** Which findings the experiment can test; all of the rule's findings when absent. Others get no confirmation line.
    * */
   appliesTo?: (finding: Finding) => boolean;
+  /**
+   * Most documents the experiment copies past the run's default `maxDocs` (the index proof's `proofDocs`), so the
+   * consent line before any write says it; absent: the run's `maxDocs` bounds it.
+   */
+  copyDocs?: (options: O) => number;
   run(ctx: ConfirmContext, finding: Finding, options: O): Promise<Omit<Confirmation, 'durationMs' | 'where'>>;
 }
 

@@ -69,7 +69,7 @@ interface CheckFlags extends WorkloadFlags {
   maxTimeMs: number;
   failOn?: Severity;
   confirmBudget: number;
-  confirmDocs: number;
+  confirmDocs?: number;
   scratchUri?: string;
   maxLoad?: string;
   timeField?: string;
@@ -191,7 +191,8 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
             if (flags.saveSnapshot) saveSnapshot(flags.saveSnapshot, s, collectPlan(rules));
           },
           budgetMs: flags.confirmBudget * 1000,
-          maxDocs: flags.confirmDocs,
+          // Given only when chosen: the index proof may copy past the default (rules/query-indexes, proofDocs).
+          ...(flags.confirmDocs !== undefined ? { maxDocs: flags.confirmDocs } : {}),
           ...(interrupt ? { signal: interrupt.signal, onScratch: interrupt.track } : {}),
           ...(scratchAdapter ? { scratchAdapter } : {}),
           ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
@@ -237,7 +238,12 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .addOption(readPreferenceOption())
     .addOption(new Option('--fail-on <severity>', FAIL_ON_HELP.read).choices([...SEVERITIES]))
     .option('--confirm-budget <seconds>', 'time each confirmation may take', positiveInt, 30)
-    .option('--confirm-docs <n>', 'most documents copied into scratch per experiment', positiveInt, 5000)
+    .option(
+      '--confirm-docs <n>',
+      'most documents copied into scratch per experiment (default 5000; an index proof copies up to its proofDocs ' +
+        'unless this is given)',
+      positiveInt,
+    )
     .option('--scratch-uri <uri>', 'run the experiments on another server instead of the inspected one')
     .option(
       '--max-load <limits>',
