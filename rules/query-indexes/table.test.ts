@@ -8,6 +8,8 @@ import { makeRecord, opKindOf, type RecordFacts } from '../../src/workload/recor
 import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { queryWorkload, workloadData } from './collect';
 import rule from './index';
+import { resolveOptions } from '../../src/core/options';
+import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 
 const MARKER = 'ZZTABLE_MARKER_91';
 const MARKER_NUMBER = 9_191_919;
@@ -127,7 +129,7 @@ describe("query-indexes' table of shapes", () => {
     );
     const tables = rule.tables?.({
       snapshot,
-      options: { wastedDocsPerCall: 500, maxPerCollection: 3 },
+      options: resolveOptions<QueryIndexesOptions>(rule.id, queryIndexesOptionsSchema),
       findings: confirmed,
     });
     const proof = `supported: ${brief}`;
