@@ -226,6 +226,9 @@ export const CONFIRM_MESSAGES = {
     'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
     '`{{index}}`, but {{why}}.',
   ),
+  skippedLookup: sentence(
+    'Not replayed: the $lookup shape, whose calls run on another collection (it was judged from its shape).',
+  ),
   skippedLookups: sentence(
     'Not replayed: {{skipped}} $lookup shapes, whose calls run on another collection (they were judged from ',
     'their shape).',
@@ -462,7 +465,12 @@ function dropResult(p: DropProof, index: string, shapes: readonly ShapeData[], s
     calls: formatNumber(shapes.reduce((t, s) => t + commandsOf(s).length, 0)),
     index,
   };
-  const tail = skipped ? [say(M, 'skippedLookups', { skipped: formatNumber(skipped) })] : [];
+  const tail =
+    skipped === 0
+      ? []
+      : skipped === 1
+        ? [say(M, 'skippedLookup')]
+        : [say(M, 'skippedLookups', { skipped: formatNumber(skipped) })];
   const base = { claim, measurements: [] };
   if (p.status === 'supported')
     return {
