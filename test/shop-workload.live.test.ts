@@ -150,6 +150,9 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
         budgetMs: 60_000,
         onSnapshot: (s) => void (snapshot = s),
       });
+      const db = snapshot?.databases.find((d) => d.name === UNUSED_DB);
+      const shapes = (db ? dataOf(queryWorkload, db) : undefined)?.collections.find((c) => c.name === 'orders');
+      console.log(`[unused-drop live, profiler] orders shapes: ${shapes?.shapes.map((s) => s.printed).join(' | ')}`);
       expectDropProven(result.findings, snapshot, 'profiler');
       const text = JSON.stringify(result) + JSON.stringify(snapshot);
       expect(text).not.toContain(SHOP_MARKER);
