@@ -452,8 +452,8 @@ async function confirmDrop(ctx: ConfirmContext, f: Finding, shapes: readonly Sha
   return dropResult(proof, index, replayable, skipped);
 }
 
-/** The drop proof's verdict in words. */
-function dropResult(p: DropProof, index: string, shapes: readonly ShapeData[], skipped: number): Result {
+/** The drop proof's verdict in words: refuted names the shapes that need the index by their printed shapes. */
+export function dropResult(p: DropProof, index: string, shapes: readonly ShapeData[], skipped: number): Result {
   const claim = checkClaim(`no query shape of the workload examines twice as much or slows down without \`${index}\``);
   if (p.status === 'not-run') {
     const why = p.reason ?? 'the proof did not run';

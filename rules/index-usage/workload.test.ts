@@ -7,6 +7,7 @@ import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures'
 import { ruleTester } from '../../test/support/rule-tester';
 import { shapeCanUse, workloadShapes, workloadVerdict } from './analyze';
 import { indexUsageCollector } from './collect';
+import { dropResult } from './confirm';
 import rule from './index';
 
 // collectedAt of the fixtures is 2026-11-01; counters that started 60 days earlier are past the warm-up.
@@ -248,5 +249,34 @@ describe('which shape can use an index', () => {
     expect(workloadVerdict(createdStatus, [or])).toBe('unused');
     expect(workloadVerdict(spec('t', { body: 'text' }), [or])).toBe('special');
     expect(workloadVerdict(spec('p', { sku: 1 }, { partial: true }), [or])).toBe('kept');
+  });
+});
+
+describe("the drop proof's verdict in words", () => {
+  const c = orders([total], 'none');
+  const shapes = workloadShapes(
+    workloadData(SHOP.map(record), 'app', [c], () => undefined, FULL),
+    'orders',
+  );
+  const copy = { sourceCount: 600, copied: 600, rebuilt: ['total_1'], notRebuilt: [] };
+
+  it('refuted: names the shape that needs the index by its printed shape, never a value', () => {
+    const needs = shapes[0];
+    if (!needs) throw new Error('no shape');
+    const r = dropResult({ status: 'refuted', copy, needs: [needs.id], shapes: [] }, 'total_1', shapes, 0);
+    expect(r.status).toBe('refuted');
+    expect(r.summary).toContain(`without it, ${needs.printed} examined at least twice as much or got slower`);
+    expect(r.summary).toContain('the 2 query shapes the workload ran on this collection were replayed (3 real calls');
+    expect(JSON.stringify(r)).not.toContain(MARKER);
+    expect(JSON.stringify(r)).not.toContain(String(MARKER_NUMBER));
+  });
+
+  it('supported, with the $lookup shapes said; not run, with the reason', () => {
+    const ok = dropResult({ status: 'supported', copy, needs: [], shapes: [] }, 'total_1', shapes, 2);
+    expect(ok.status).toBe('supported');
+    expect(ok.summary).toContain('none examined twice as much or got slower without it');
+    expect(ok.summary).toContain('Not replayed: 2 $lookup shapes');
+    const no = dropResult({ status: 'not-run', reason: 'the source collection returned no documents' }, 'x', [], 0);
+    expect(no).toMatchObject({ status: 'not-run', reason: 'the source collection returned no documents' });
   });
 });
