@@ -857,8 +857,9 @@ export default defineRule({
   },
   confirm: {
     describe:
-      'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, ' +
-      'explain() with it dropped picks the longer one',
+      'for an unused index, every shape of the workload on the collection replayed on a scratch copy without it ' +
+      '(proveDrop) when the run holds their calls, else insert time with all indexes vs without the flagged ones; ' +
+      'for a redundant index, explain() with it dropped picks the longer one',
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => claimOf(f.messageId) !== null,
     run: confirmIndexUsage,
