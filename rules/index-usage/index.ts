@@ -349,6 +349,29 @@ function notJudgedByStats(
 }
 
 /**
+ * The profiler is per member: the primary's system.profile (the one read) holds no read sent to a secondary, so on a
+ * replica set of several members (or through mongos) it cannot show an index unused, whatever its level. A one-member
+ * set (the member list the index-usage collector read) has nobody else to send reads to.
+ */
+function completenessOf(
+  snapshot: Snapshot,
+  wl: WorkloadData,
+  data: IndexUsageData | undefined,
+): { complete: boolean; completeness: string } {
+  const topology = snapshot.server.topology;
+  if (!wl.complete || !wl.sources.includes('profiler') || (topology !== 'replicaSet' && topology !== 'sharded'))
+    return wl;
+  const m = data?.members;
+  if (topology === 'replicaSet' && m && m.listError === undefined && m.read.length + m.notRead.length === 1) return wl;
+  return {
+    complete: false,
+    completeness:
+      "the profiler is per member: the primary's system.profile holds no read sent to a secondary (give a log or " +
+      'queries file of every member with --workload-complete)',
+  };
+}
+
+/**
  * The workload's verdict on the indexes $indexStats could not judge: from a complete workload, an index no shape of
  * the collection can use is reported (and those kept for a reason are listed); from an incomplete one, nothing: their
  * names are returned for the one line that says why.
@@ -360,12 +383,13 @@ function checkWorkload(
   wl: WorkloadData | undefined,
   o: IndexUsageOptions,
   report: IndexUsageReport,
-): string[] {
+): { names: string[]; why: string } {
   const shapes = workloadShapes(wl, c.name);
-  if (!wl || shapes.length === 0) return [];
+  if (!wl || shapes.length === 0) return { names: [], why: '' };
   const verdicts = notJudgedByStats(snapshot, c, data, o).map((ix) => ({ ix, v: workloadVerdict(ix, shapes) }));
   const unused = verdicts.filter((x) => x.v === 'unused').map((x) => x.ix);
-  if (!wl.complete) return unused.map((ix) => ix.name);
+  const view = completenessOf(snapshot, wl, data);
+  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness };
   for (const ix of unused) reportUnusedByWorkload(snapshot, c, ix, shapes, wl, report);
   const kept = verdicts.filter((x) => x.v === 'kept');
   if (kept.length)
@@ -376,7 +400,7 @@ function checkWorkload(
       data: { list: kept.map((x) => `\`${x.ix.name}\` (${keptReason(x.ix) ?? ''})`).join('; ') },
       evidence: { indexes: kept.length },
     });
-  return [];
+  return { names: [], why: '' };
 }
 
 /** An index no shape of a complete workload can use: hide it, then drop it. */
@@ -423,19 +447,20 @@ function reportUnusedByWorkload(
 /** One line per database: the workload is incomplete, so the indexes only it could judge were not called unused. */
 function noteIncompleteWorkload(
   wl: WorkloadData | undefined,
-  gaps: readonly { coll: string; names: string[] }[],
+  gaps: readonly { coll: string; names: string[]; why: string }[],
   note: NoteFn,
   db: string,
 ): void {
-  if (!wl || gaps.length === 0) return;
+  const first = gaps[0];
+  if (!wl || !first) return;
   const list =
     gaps
       .slice(0, 5)
       .map((g) => `${g.coll}: ${g.names.map((n) => `\`${n}\``).join(', ')}`)
       .join('; ') + (gaps.length > 5 ? '; …' : '');
   note(
-    `the workload (${sourceText(wl)}) cannot call an index unused: ${wl.completeness}, and a fast query that ` +
-      `uses an index is then never seen. No query shape of it can use ${list}, but they are not called unused. ` +
+    `the workload (${sourceText(wl)}) cannot call an index unused: ${first.why}. No query shape of it can ` +
+      `use ${list}, but they are not called unused. ` +
       `A workload of every operation can: the profiler at level 2 for a while (db.setProfilingLevel(2), where ` +
       `its overhead is acceptable), or a log written with slowms -1 or a queries file of every query, given ` +
       `with --workload-complete.`,
@@ -834,11 +859,11 @@ export default defineRule({
       const missing: CollectionSnapshot[] = [];
       const noRows: { c: CollectionSnapshot; names: string[] }[] = [];
       const wl = dataOf(queryWorkload, db);
-      const gaps: { coll: string; names: string[] }[] = [];
+      const gaps: { coll: string; names: string[]; why: string }[] = [];
       for (const c of db.collections.filter((x) => x.type === 'collection')) {
         const data = dataOf(indexUsageCollector, c);
-        const names = checkWorkload(snapshot, c, data, wl, options, report);
-        if (names.length) gaps.push({ coll: c.name, names });
+        const gap = checkWorkload(snapshot, c, data, wl, options, report);
+        if (gap.names.length) gaps.push({ coll: c.name, ...gap });
         if (data) {
           const out = checkUsage(snapshot, c, data, options, report, workloadShapes(wl, c.name));
           if (out.unused > 0) withUnused.push(c);

@@ -3,7 +3,7 @@ import { serverStatus } from '../../src/collect/server-status';
 import { type Completeness, queryWorkload, workloadData } from '../../src/collect/workload';
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { makeRecord, opKindOf, type WorkloadRecord } from '../../src/workload/record';
-import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';
+import { collectionOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
 import { shapeCanUse, workloadShapes, workloadVerdict } from './analyze';
 import { indexUsageCollector } from './collect';
@@ -25,7 +25,7 @@ function spec(name: string, key: IndexSnapshot['key'], over: Partial<IndexSnapsh
 
 /** SecantusDB's $indexStats: a row per index with 0 ops and accesses.since null (no start date: not judged). */
 type Stats = 'no-date' | 'unused' | 'used' | 'none';
-function orders(indexes: IndexSnapshot[], stats: Stats): CollectionSnapshot {
+function orders(indexes: IndexSnapshot[], stats: Stats, members?: string[]): CollectionSnapshot {
   const all = [spec('_id_', { _id: 1 }), ...indexes];
   const c = collectionOf('orders', { indexes: all });
   if (stats === 'none') return c;
@@ -33,7 +33,11 @@ function orders(indexes: IndexSnapshot[], stats: Stats): CollectionSnapshot {
     stats === 'no-date'
       ? { host: 'secantus', ops: 0, since: 'null' }
       : { host: 'h:27017', ops: stats === 'used' ? 500 : 0, since: OLD };
-  return withData(c, indexUsageCollector, { accesses: Object.fromEntries(all.map((i) => [i.name, [row]])) });
+  const accesses = Object.fromEntries(all.map((i) => [i.name, [row]]));
+  return withData(c, indexUsageCollector, {
+    accesses,
+    ...(members ? { members: { read: members, notRead: [] } } : {}),
+  });
 }
 
 const record = (command: Record<string, unknown>) =>
@@ -107,6 +111,13 @@ ruleTester(rule, {
       snapshot: withWorkload(orders([createdStatus, total], 'used'), SHOP, FULL),
     },
     {
+      name: "a replica set of three: the primary's profiler misses secondary reads, so nothing is called unused",
+      snapshot: withServer(withWorkload(orders([total], 'no-date', ['a:1', 'b:1', 'c:1']), SHOP, FULL), {
+        topology: 'replicaSet',
+      }),
+      notes: [notJudged, { includes: ["the profiler is per member: the primary's system.profile holds no read"] }],
+    },
+    {
       name: 'a complete workload with no shape on the collection: nothing concluded',
       snapshot: withWorkload(orders([total], 'no-date'), [{ find: 'other', filter: { a: 1 } }], FULL),
       notes: [notJudged],
@@ -151,6 +162,21 @@ ruleTester(rule, {
           severity: 'warn',
           target: { ...target, index: 'total_1' },
           data: { index: 'total_1', key: '{ total: 1 }', calls: '1 call', source: 'the profiler', size: '1 MiB' },
+          recommendation: hideThenDrop,
+        },
+      ],
+    },
+    {
+      name: 'a one-member replica set (SecantusDB): nobody else takes reads, so the profiler is complete',
+      snapshot: withServer(withWorkload(orders([total], 'no-date', ['h:27017']), SHOP.slice(0, 1), FULL), {
+        topology: 'replicaSet',
+      }),
+      notes: [notJudged],
+      findings: [
+        {
+          messageId: 'unusedByWorkloadOne',
+          severity: 'warn',
+          target: { ...target, index: 'total_1' },
           recommendation: hideThenDrop,
         },
       ],
