@@ -284,7 +284,14 @@ describe("the drop proof's verdict in words", () => {
     workloadData(SHOP.map(record), 'app', [c], () => undefined, FULL),
     'orders',
   );
-  const copy = { sourceCount: 600, copied: 600, rebuilt: ['total_1'], notRebuilt: [] };
+  const copy = {
+    sourceCount: 600,
+    copied: 600,
+    planned: 600,
+    bound: 'collection' as const,
+    rebuilt: ['total_1'],
+    notRebuilt: [],
+  };
 
   it('refuted: names the shape that needs the index by its printed shape, never a value', () => {
     const needs = shapes[0];
