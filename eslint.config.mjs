@@ -60,7 +60,12 @@ function rooms() {
 function engineRooms() {
   return [
     { room: 'adapters', may: ['core', 'lib'] },
-    { room: 'collect', may: ['adapters', 'core', 'lib'] },
+    // The shared workload collector (src/collect/workload.ts) reads records and shapes through the workload room.
+    {
+      room: 'collect',
+      may: ['adapters', 'core', 'lib'],
+      also: { workload: ['profiler', 'record', 'shape', 'shape-stats'] },
+    },
     { room: 'core', may: ['lib'] },
     { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile'] } },
     { room: 'lib', may: [], types: ['core'] },
@@ -95,7 +100,7 @@ function rulePatterns() {
     { regex: into(frontDoorRooms()), message: frontDoor },
     { regex: '^mongodb(/|$)', message: server },
     { regex: into(['adapters']), message: server },
-    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile']), message: server },
+    { regex: intoExcept('collect', ['server-status', 'outliers', 'profile', 'workload']), message: server },
   ];
 }
 

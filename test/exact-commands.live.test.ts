@@ -178,7 +178,7 @@ const NODE_READS = new Set([
 ]);
 const isNodeRead = (r: WireRequest): boolean => {
   if (NODE_READS.has(r.name ?? '')) return true;
-  // The profiler is per member: query-indexes reads the primary's (rules/query-indexes/collect.ts).
+  // The profiler is per member: query-indexes reads the primary's (src/collect/workload.ts).
   if (r.name === 'find' && r.body?.find === 'system.profile') return true;
   const first = Array.isArray(r.body?.pipeline) ? Object.keys((r.body.pipeline as Document[])[0] ?? {})[0] : undefined;
   return r.name === 'aggregate' && (first === '$collStats' || first === '$indexStats');

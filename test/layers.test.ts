@@ -82,9 +82,11 @@ const TABLE: Record<string, Probe[]> = {
     { dir: 'src/adapters', source: "import { sample as x } from '../collect/sample';", fails: row('adapters') },
     { dir: 'src/adapters', source: "import { formatBytes as x } from '../core/format';", fails: null },
   ],
-  'src/collect may import adapters, core and lib only': [
+  "src/collect may import adapters, core, lib and the workload's readers and shapes only": [
     { dir: 'src/collect', source: "import { Scratch as x } from '../confirm/scratch';", fails: row('collect') },
     { dir: 'src/collect', source: "import { readOnly as x } from '../adapters/read-only';", fails: null },
+    { dir: 'src/collect', source: "import { shapesOf as x } from '../workload/shape';", fails: null },
+    { dir: 'src/collect', source: "import { serveShape as x } from '../workload/serve';", fails: row('collect') },
   ],
   'src/core may import lib only': [
     { dir: 'src/core', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('core') },
@@ -119,7 +121,7 @@ const TABLE: Record<string, Probe[]> = {
     { dir: 'src/spec', source: "import { serveShape as x } from '../workload/serve';", fails: null },
     { dir: 'src/spec', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('spec') },
   ],
-  'src/workload may import core and lib only; rules and front doors may import it, the engine may not': [
+  'src/workload may import core and lib only; rules and front doors may import it, the engine only its readers': [
     { dir: 'src/workload', source: "import { readOnly as x } from '../adapters/read-only';", fails: row('workload') },
     { dir: 'src/workload', source: "import { formatBytes as x } from '../core/format';", fails: null },
     { dir: 'src/collect', source: "import { x } from '../workload/shapes';", fails: row('collect') },
@@ -178,6 +180,11 @@ const TABLE: Record<string, Probe[]> = {
     {
       dir: 'rules/array-growth',
       source: "import { outlierSearch as x } from '../../src/collect/outliers';",
+      fails: null,
+    },
+    {
+      dir: 'rules/array-growth',
+      source: "import { queryWorkload as x } from '../../src/collect/workload';",
       fails: null,
     },
     { dir: 'rules/array-growth', source: "import { commandCursor as x } from '../../src/lib/cursor';", fails: null },

@@ -32,6 +32,7 @@ describe('whyNotReading: the allow-list of reading commands', () => {
       },
       { getMore: Long.fromString('123456789012'), collection: 'posts' },
       { killCursors: 'posts', cursors: [Long.fromString('123456789012')] },
+      { profile: -1 },
     ];
     for (const cmd of reads) expect(whyNotReading(cmd), JSON.stringify(cmd)).toBeNull();
   });
@@ -40,7 +41,10 @@ describe('whyNotReading: the allow-list of reading commands', () => {
     const refused: [unknown, RegExp][] = [
       [{ insert: 'posts', documents: [{}] }, /^insert is not on the allow-list of reading commands/],
       [{ drop: 'posts' }, /^drop is not on the allow-list/],
-      [{ profile: 1 }, /^profile is not on the allow-list/],
+      [{ profile: 1 }, /^profile is a reading command only as \{ profile: -1 \}/],
+      [{ profile: 0 }, /^profile is a reading command only as \{ profile: -1 \}/],
+      [{ profile: -1, slowms: 5 }, /^profile is a reading command only as \{ profile: -1 \}/],
+      [{ profile: -1, maxTimeMS: 5 }, /^profile is a reading command only as \{ profile: -1 \}/],
       [{ collMod: 'posts', validator: {} }, /^collMod is not on/],
       [{ Find: 'posts' }, /^Find is not on/],
       [{ find: 'posts', $db: 'other' }, /\$db/],

@@ -13,6 +13,9 @@ import { planFacts } from '../../src/lib/explain';
 import type { IndexUsageOptions } from './options';
 import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
+import { dataOf } from '../../src/core/collector';
+import { commandsOf, queryWorkload, type ShapeData } from '../../src/collect/workload';
+import { type DropProof, proveDrop } from '../../src/confirm/index-proof';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -208,6 +211,34 @@ export const CONFIRM_MESSAGES = {
     "The server's explain() of {{shape}} names no index or stage ({{why}}), so the plan could not be checked.",
   inconclusivePlanFailed: 'explain() failed on the scratch copy ({{error}}), so the plan could not be checked.',
   measuredRedundantCost: 'The insert time is shown for scale; the verdict is the plan check, not this cost.',
+  supportedDrop: sentence(
+    "On {{copied}} copied documents with the collection's indexes rebuilt, the {{shapes}} query shapes the workload ",
+    'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
+    '`{{index}}`: none examined twice as much or got slower without it.',
+  ),
+  refutedDrop: sentence(
+    "On {{copied}} copied documents with the collection's indexes rebuilt, the {{shapes}} query shapes the workload ",
+    'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
+    '`{{index}}`: without it, {{needs}} examined at least twice as much or got slower, so they need it.',
+  ),
+  inconclusiveDrop: sentence(
+    "On {{copied}} copied documents with the collection's indexes rebuilt, the {{shapes}} query shapes the workload ",
+    'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
+    '`{{index}}`, but {{why}}.',
+  ),
+  skippedLookup: sentence(
+    'Not replayed: the $lookup shape, whose calls run on another collection (it was judged from its shape).',
+  ),
+  skippedLookups: sentence(
+    'Not replayed: {{skipped}} $lookup shapes, whose calls run on another collection (they were judged from ',
+    'their shape).',
+  ),
+  notRunDrop: 'Not proven on a copy: {{why}}.',
+  notRunDropNoCommands: sentence(
+    'Not proven on a copy: the real calls of the workload are kept in memory only while the run that read them ',
+    'lasts (never in a snapshot file): run check against the server with the workload (the profiler, --log or ',
+    '--queries).',
+  ),
 } as const;
 const M = CONFIRM_MESSAGES;
 
@@ -387,11 +418,95 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   };
 }
 
+/** The workload's shapes on the finding's collection, from the run's own snapshot (real calls only in memory). */
+function shapesOf(ctx: ConfirmContext, f: Finding): ShapeData[] {
+  const db = ctx.snapshot.databases.find((d) => d.name === f.target.db);
+  const data = db ? dataOf(queryWorkload, db) : undefined;
+  if (!data || data.sources.includes('queryStats')) return [];
+  return data.collections.find((c) => c.name === f.target.collection)?.shapes ?? [];
+}
+
+/**
+ * Every shape of the collection replayed on a copy with every index and on one without the finding's index
+ * (src/confirm/index-proof.ts, proveDrop): supported when none regresses; refuted names the shapes that need it
+ * (their printed shapes, never a value). `$lookup` shapes are not replayed: their calls run on another collection.
+ */
+async function confirmDrop(ctx: ConfirmContext, f: Finding, shapes: readonly ShapeData[]): Promise<Result> {
+  const { db, collection, index } = f.target;
+  if (!collection || !index) return notRun('Nothing to replay: the finding names no index.');
+  const replayable = shapes.filter((s) => s.shape.command !== 'lookup' && commandsOf(s).length > 0);
+  if (replayable.length === 0) return notRun(say(M, 'notRunDropNoCommands'));
+  const c = ctx.snapshot.databases.find((d) => d.name === db)?.collections.find((x) => x.name === collection);
+  const existing = (c?.indexes ?? []).map((i) => ({
+    key: i.key,
+    name: i.name,
+    ...(i.collation ? { collation: i.collation } : {}),
+  }));
+  const proof = await proveDrop(ctx, {
+    ns: `${db}.${collection}`,
+    existingIndexes: existing,
+    index,
+    shapes: replayable.map((s) => ({ id: s.id, instances: commandsOf(s) })),
+  });
+  const skipped = shapes.filter((s) => s.shape.command === 'lookup').length;
+  return dropResult(proof, index, replayable, skipped);
+}
+
+/** The drop proof's verdict in words: refuted names the shapes that need the index by their printed shapes. */
+export function dropResult(p: DropProof, index: string, shapes: readonly ShapeData[], skipped: number): Result {
+  const claim = checkClaim(`no query shape of the workload examines twice as much or slows down without \`${index}\``);
+  if (p.status === 'not-run') {
+    const why = p.reason ?? 'the proof did not run';
+    return { ...notRun(say(M, 'notRunDrop', { why }), why) };
+  }
+  const figures = {
+    copied: formatNumber(p.copy?.copied ?? 0),
+    shapes: formatNumber(shapes.length),
+    calls: formatNumber(shapes.reduce((t, s) => t + commandsOf(s).length, 0)),
+    index,
+  };
+  const tail =
+    skipped === 0
+      ? []
+      : skipped === 1
+        ? [say(M, 'skippedLookup')]
+        : [say(M, 'skippedLookups', { skipped: formatNumber(skipped) })];
+  const base = { claim, measurements: [] };
+  if (p.status === 'supported')
+    return {
+      ...base,
+      status: 'supported',
+      summary: [say(M, 'supportedDrop', figures), ...tail].join(' '),
+      brief: `no shape regresses without it (${figures.shapes} replayed)`,
+    };
+  if (p.status === 'refuted') {
+    const printed = new Map(shapes.map((s) => [s.id, s.printed]));
+    const needs = (p.needs ?? []).map((id) => printed.get(id) ?? id).join('; ');
+    return {
+      ...base,
+      status: 'refuted',
+      summary: [say(M, 'refutedDrop', { ...figures, needs }), ...tail].join(' '),
+      brief: `${formatNumber(p.needs?.length ?? 0)} shape(s) need it`,
+    };
+  }
+  const why = p.reason ?? 'no reason was given';
+  return {
+    ...base,
+    status: 'inconclusive',
+    summary: [say(M, 'inconclusiveDrop', { ...figures, why }), ...tail].join(' '),
+  };
+}
+
 /** index-usage's experiments on a scratch copy of the collection (real documents, the source's index specs). */
 export async function confirmIndexUsage(ctx: ConfirmContext, f: Finding, _o: IndexUsageOptions): Promise<Result> {
   switch (claimOf(f.messageId)) {
-    case 'unused':
+    case 'unused': {
+      // With the workload's real calls in memory, the drop is proven on them; without, the insert cost is measured.
+      const shapes = shapesOf(ctx, f);
+      if (shapes.some((s) => commandsOf(s).length > 0)) return await confirmDrop(ctx, f, shapes);
+      if (f.messageId.startsWith('unusedByWorkload')) return notRun(say(M, 'notRunDropNoCommands'));
       return await confirmWriteCost(ctx, f, new Set([f.target.index ?? '']), `without ${f.target.index ?? 'it'}`);
+    }
     case 'redundant':
       return await confirmRedundant(ctx, f);
     case 'tooMany': {

@@ -11,6 +11,7 @@ import type {
   Target,
 } from '../../src/core/types';
 import { ROUTER_HAS_NO_STORAGE, type ServerStatusData, isRouter, serverStatus } from '../../src/collect/server-status';
+import { queryWorkload, type ShapeData, type WorkloadData } from '../../src/collect/workload';
 import {
   type Coverage,
   type IndexUsage,
@@ -19,8 +20,13 @@ import {
   formatKey,
   indexBytes,
   indexUsage,
+  keptReason,
   prefixPairs,
+  shapeCanUse,
   shellCollection,
+  sourceText,
+  workloadShapes,
+  workloadVerdict,
 } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
@@ -49,6 +55,10 @@ const NOT_READ = ' Not read: {{notRead}}; an index used only there would look un
 const CONNECTED_ONLY = ' The other members were not read ({{why}}); an index used only there would look unused here.';
 const SHARD_SECONDARIES =
   ' Shard secondaries are not read through mongos; an index used only by secondary reads would look unused here.';
+const BY_WORKLOAD_TAIL = sentence(
+  ' ({{calls}} from {{source}}, which holds every operation); it takes space (index size: {{size}}) and a write on ',
+  'every insert.',
+);
 const CACHE_TAIL = 'past {{limit}}, documents compete with indexes for the cache and reads start going to disk.';
 
 const messages = {
@@ -64,7 +74,16 @@ const messages = {
   rarelyUsedMembersNotRead: `${FEW_USES}${OVER_MEMBERS}${TAKES}${NOT_READ}`,
   rarelyUsedConnectedOnly: `${FEW_USES}${ON_CONNECTED}${TAKES}${CONNECTED_ONLY}`,
   rarelyUsedSharded: `${FEW_USES}${OVER_SHARDS}${TAKES}${SHARD_SECONDARIES}`,
+  unusedByWorkload: sentence(
+    'Index `{{index}}` {{key}} can serve none of the {{shapes}} query shapes the workload ran on this collection',
+    BY_WORKLOAD_TAIL,
+  ),
+  unusedByWorkloadOne: sentence(
+    'Index `{{index}}` {{key}} cannot serve the one query shape the workload ran on this collection',
+    BY_WORKLOAD_TAIL,
+  ),
   kept: 'No recorded use, but not called unused: {{list}}.',
+  keptByWorkload: 'No query shape of the workload can use these, but they are not called unused: {{list}}.',
   tooRecent: sentence(
     'Too early to call {{list}} unused: no use recorded, but the counters on {{host}} started {{age}} ago, ',
     'within the {{warmup}}-day warm-up ($indexStats restarts with the server and when an index is built).',
@@ -209,6 +228,7 @@ function checkUsage(
   data: IndexUsageData,
   o: IndexUsageOptions,
   report: IndexUsageReport,
+  shapes: readonly ShapeData[],
 ): NotJudged {
   const collectedAt = Date.parse(snapshot.collectedAt);
   const usage: IndexUsage[] = c.indexes
@@ -216,7 +236,7 @@ function checkUsage(
     .map((i) => indexUsage(i, accessesOf(data, i.name), collectedAt, o));
   const target = { db: c.db, collection: c.name };
   const unused = usage.filter((x) => x.status === 'unused');
-  for (const u of unused) reportUnusedIndex(snapshot, c, data, o, report, u);
+  for (const u of unused) reportUnusedIndex(snapshot, c, data, o, report, u, shapes);
   const kept = usage.filter((x) => x.status === 'kept');
   if (kept.length) {
     report({
@@ -243,10 +263,12 @@ function reportUnusedIndex(
   o: IndexUsageOptions,
   report: IndexUsageReport,
   u: IndexUsage,
+  shapes: readonly ShapeData[],
 ): void {
   const target = { db: c.db, collection: c.name };
   const rows = accessesOf(data, u.index.name) ?? [];
   const cov = coverage(snapshot, data.members, rows.length);
+  const wl = workloadSaid(shapes, u.index);
   reportUnused(
     report,
     {
@@ -259,12 +281,13 @@ function reportUnusedIndex(
         allMembersRead: cov.complete,
         sizeBytes: u.index.sizeBytes,
         key: formatKey(u.index.key),
+        ...wl.evidence,
       },
       recommendation: {
         action: hideThenDropAction(snapshot),
         reason:
           `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
-          `cache. ${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
+          `cache. ${wl.sentence}${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
           `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
         commands: hideThenDrop(snapshot, c.name, u.index.name),
       },
@@ -278,6 +301,171 @@ function reportUnusedIndex(
     u.ops,
     o.unusedMaxOps,
     cov,
+  );
+}
+
+/**
+ * What the workload says of an index $indexStats calls unused: how many of its shapes on the collection can use it
+ * (evidence), and a sentence for the recommendation; nothing without shapes there.
+ */
+function workloadSaid(
+  shapes: readonly ShapeData[],
+  ix: CollectionSnapshot['indexes'][number],
+): { evidence: Record<string, number>; sentence: string } {
+  if (shapes.length === 0) return { evidence: {}, sentence: '' };
+  const using = shapes.filter((s) => shapeCanUse(s, ix));
+  const evidence = { workloadShapes: shapes.length, workloadShapesUsing: using.length };
+  if (using.length === 0)
+    return {
+      evidence,
+      sentence: `None of the ${plural(shapes.length, 'query shape')} the workload ran on this collection can use it. `,
+    };
+  const list = using
+    .slice(0, 3)
+    .map((s) => s.printed)
+    .join('; ');
+  return {
+    evidence,
+    sentence:
+      `Yet ${formatNumber(using.length)} of the ${plural(shapes.length, 'query shape')} the workload ran on this ` +
+      `collection can use it (${list}${using.length > 3 ? '; …' : ''}): the confirmation replays them without it. `,
+  };
+}
+
+/** Secondary indexes $indexStats gave no verdict on (no start date, no row, or not read): the workload's to judge. */
+function notJudgedByStats(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  data: IndexUsageData | undefined,
+  o: IndexUsageOptions,
+): CollectionSnapshot['indexes'] {
+  const secondary = c.indexes.filter((i) => !isIdIndex(c, i));
+  if (!data) return secondary;
+  const collectedAt = Date.parse(snapshot.collectedAt);
+  return secondary.filter((i) => {
+    const status = indexUsage(i, accessesOf(data, i.name), collectedAt, o).status;
+    return status === 'unreadable' || status === 'unknown';
+  });
+}
+
+/**
+ * The profiler is per member: the primary's system.profile (the one read) holds no read sent to a secondary, so on a
+ * replica set of several members (or through mongos) it cannot show an index unused, whatever its level. A one-member
+ * set (the member list the index-usage collector read) has nobody else to send reads to.
+ */
+function completenessOf(
+  snapshot: Snapshot,
+  wl: WorkloadData,
+  data: IndexUsageData | undefined,
+): { complete: boolean; completeness: string } {
+  const topology = snapshot.server.topology;
+  if (!wl.complete || !wl.sources.includes('profiler') || (topology !== 'replicaSet' && topology !== 'sharded'))
+    return wl;
+  const m = data?.members;
+  if (topology === 'replicaSet' && m && m.listError === undefined && m.read.length + m.notRead.length === 1) return wl;
+  return {
+    complete: false,
+    completeness:
+      "the profiler is per member: the primary's system.profile holds no read sent to a secondary (give a log or " +
+      'queries file of every member with --workload-complete)',
+  };
+}
+
+/**
+ * The workload's verdict on the indexes $indexStats could not judge: from a complete workload, an index no shape of
+ * the collection can use is reported (and those kept for a reason are listed); from an incomplete one, nothing: their
+ * names are returned for the one line that says why.
+ */
+function checkWorkload(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  data: IndexUsageData | undefined,
+  wl: WorkloadData | undefined,
+  o: IndexUsageOptions,
+  report: IndexUsageReport,
+): { names: string[]; why: string } {
+  const shapes = workloadShapes(wl, c.name);
+  if (!wl || shapes.length === 0) return { names: [], why: '' };
+  const verdicts = notJudgedByStats(snapshot, c, data, o).map((ix) => ({ ix, v: workloadVerdict(ix, shapes) }));
+  const unused = verdicts.filter((x) => x.v === 'unused').map((x) => x.ix);
+  const view = completenessOf(snapshot, wl, data);
+  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness };
+  for (const ix of unused) reportUnusedByWorkload(snapshot, c, ix, shapes, wl, report);
+  const kept = verdicts.filter((x) => x.v === 'kept');
+  if (kept.length)
+    report({
+      messageId: 'keptByWorkload',
+      severity: 'info',
+      target: { db: c.db, collection: c.name },
+      data: { list: kept.map((x) => `\`${x.ix.name}\` (${keptReason(x.ix) ?? ''})`).join('; ') },
+      evidence: { indexes: kept.length },
+    });
+  return { names: [], why: '' };
+}
+
+/** An index no shape of a complete workload can use: hide it, then drop it. */
+function reportUnusedByWorkload(
+  snapshot: Snapshot,
+  c: CollectionSnapshot,
+  ix: CollectionSnapshot['indexes'][number],
+  shapes: readonly ShapeData[],
+  wl: WorkloadData,
+  report: IndexUsageReport,
+): void {
+  const calls = shapes.reduce((t, s) => t + s.calls, 0);
+  const base = {
+    severity: 'warn' as const,
+    target: { db: c.db, collection: c.name, index: ix.name },
+    evidence: {
+      key: formatKey(ix.key),
+      sizeBytes: ix.sizeBytes,
+      workloadShapes: shapes.length,
+      workloadShapesUsing: 0,
+      workloadCalls: calls,
+      workloadSources: sourceText(wl),
+    },
+    recommendation: {
+      action: hideThenDropAction(snapshot),
+      reason:
+        `No query the workload ran on this collection can use it, and the workload holds every operation ` +
+        `(${wl.completeness}). ${hideFirst(snapshot, ix.name)} The workload covers only the time it was ` +
+        `recorded: drop it after a full business cycle in which nothing slowed down.`,
+      commands: hideThenDrop(snapshot, c.name, ix.name),
+    },
+  };
+  const d = {
+    index: ix.name,
+    key: formatKey(ix.key),
+    calls: plural(calls, 'call'),
+    source: sourceText(wl),
+    size: ix.sizeBytes === null ? 'unknown' : formatBytes(ix.sizeBytes),
+  };
+  if (shapes.length === 1) report({ ...base, messageId: 'unusedByWorkloadOne', data: d });
+  else report({ ...base, messageId: 'unusedByWorkload', data: { ...d, shapes: formatNumber(shapes.length) } });
+}
+
+/** One line per database: the workload is incomplete, so the indexes only it could judge were not called unused. */
+function noteIncompleteWorkload(
+  wl: WorkloadData | undefined,
+  gaps: readonly { coll: string; names: string[]; why: string }[],
+  note: NoteFn,
+  db: string,
+): void {
+  const first = gaps[0];
+  if (!wl || !first) return;
+  const list =
+    gaps
+      .slice(0, 5)
+      .map((g) => `${g.coll}: ${g.names.map((n) => `\`${n}\``).join(', ')}`)
+      .join('; ') + (gaps.length > 5 ? '; …' : '');
+  note(
+    `the workload (${sourceText(wl)}) cannot call an index unused: ${first.why}. No query shape of it can ` +
+      `use ${list}, but they are not called unused. ` +
+      `A workload of every operation can: the profiler at level 2 for a while (db.setProfilingLevel(2), where ` +
+      `its overhead is acceptable), or a log written with slowms -1 or a queries file of every query, given ` +
+      `with --workload-complete.`,
+    { db },
+    'info',
   );
 }
 
@@ -638,7 +826,7 @@ function noteHiddenUnknown(snapshot: Snapshot, reported: readonly CollectionSnap
 
 export default defineRule({
   id: 'index-usage',
-  needs: [serverStatus, indexUsageCollector],
+  needs: [serverStatus, indexUsageCollector, queryWorkload],
   scope: 'snapshot',
   meta: {
     description:
@@ -670,10 +858,14 @@ export default defineRule({
       const unreadable: { c: CollectionSnapshot; u: IndexUsage }[] = [];
       const missing: CollectionSnapshot[] = [];
       const noRows: { c: CollectionSnapshot; names: string[] }[] = [];
+      const wl = dataOf(queryWorkload, db);
+      const gaps: { coll: string; names: string[]; why: string }[] = [];
       for (const c of db.collections.filter((x) => x.type === 'collection')) {
         const data = dataOf(indexUsageCollector, c);
+        const gap = checkWorkload(snapshot, c, data, wl, options, report);
+        if (gap.names.length) gaps.push({ coll: c.name, ...gap });
         if (data) {
-          const out = checkUsage(snapshot, c, data, options, report);
+          const out = checkUsage(snapshot, c, data, options, report, workloadShapes(wl, c.name));
           if (out.unused > 0) withUnused.push(c);
           unreadable.push(...out.unreadable.map((u) => ({ c, u })));
           if (out.noRows.length) noRows.push({ c, names: out.noRows });
@@ -683,14 +875,16 @@ export default defineRule({
       }
       noteUnreadable(unreadable, note, db.name);
       noteNotChecked(snapshot, db.name, missing, noRows, note);
+      noteIncompleteWorkload(wl, gaps, note, db.name);
     }
     noteHiddenUnknown(snapshot, withUnused, note);
     checkCache(snapshot, options, report, note);
   },
   confirm: {
     describe:
-      'insert time on a scratch copy with all indexes vs without the flagged ones; for a redundant index, ' +
-      'explain() with it dropped picks the longer one',
+      'for an unused index, every shape of the workload on the collection replayed on a scratch copy without it ' +
+      '(proveDrop) when the run holds their calls, else insert time with all indexes vs without the flagged ones; ' +
+      'for a redundant index, explain() with it dropped picks the longer one',
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => claimOf(f.messageId) !== null,
     run: confirmIndexUsage,

@@ -9,7 +9,7 @@ import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
 import type { Candidate } from '../../src/workload/candidates';
 import { branchesOf, type Gap, serveBranch, type ServeResult } from '../../src/workload/serve';
 import type { FilterShape, Predicate, QueryShape } from '../../src/workload/shape';
-import type { ShapeData } from './collect';
+import type { ShapeData } from '../../src/collect/workload';
 import { distinctOf, type FieldSelectivity } from './selectivity';
 
 export const GAP_WORDS: Partial<Record<Gap, string>> = {

@@ -8,7 +8,7 @@ import { checkClaim, say } from '../../src/confirm/verdict';
 import { fmtRatio } from '../../src/confirm/trials';
 import { percent, proveIndex, type CopyBound, type IndexProof } from '../../src/confirm/index-proof';
 import { formatKey } from '../../src/lib/index-keys';
-import { commandsOf, queryWorkload } from './collect';
+import { commandsOf, queryWorkload } from '../../src/collect/workload';
 import type { QueryIndexesOptions } from './options';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;

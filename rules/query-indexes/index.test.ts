@@ -2,7 +2,7 @@ import type { CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
 import { makeRecord, opKindOf, type RecordFacts } from '../../src/workload/record';
 import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
-import { queryWorkload, workloadData } from './collect';
+import { queryWorkload, workloadData } from '../../src/collect/workload';
 import rule from './index';
 import { fieldSelectivity, type FieldSelectivity } from './selectivity';
 

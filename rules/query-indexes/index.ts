@@ -15,7 +15,7 @@ import {
   wastedPerCall,
   wrongOrderOf,
 } from './analyze';
-import { queryWorkload, type ShapeData } from './collect';
+import { queryWorkload, type ShapeData } from '../../src/collect/workload';
 import { distinctOf, fieldSelectivity } from './selectivity';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';

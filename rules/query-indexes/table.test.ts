@@ -6,7 +6,7 @@ import { formatJson } from '../../src/report/json';
 import { formatMarkdown } from '../../src/report/markdown';
 import { makeRecord, opKindOf, type RecordFacts } from '../../src/workload/record';
 import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';
-import { queryWorkload, workloadData } from './collect';
+import { queryWorkload, workloadData } from '../../src/collect/workload';
 import rule from './index';
 import { resolveOptions } from '../../src/core/options';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';

@@ -5,7 +5,7 @@ import { formatKey } from '../../src/lib/index-keys';
 import { adviseIndexes } from '../../src/workload/candidates';
 import { serveShape } from '../../src/workload/serve';
 import { createIndexCommand, impactOf, namesMapKey } from './analyze';
-import { queryWorkload, type ShapeData } from './collect';
+import { queryWorkload, type ShapeData } from '../../src/collect/workload';
 import type { QueryIndexesOptions } from './options';
 
 const SHAPE_COLUMNS: TableColumn[] = [

@@ -50,6 +50,10 @@ const READING: Record<string, string> = {
   explain:
     'query plans; the explained command must itself read, or be an update explained at queryPlanner, or a ' +
     'delete explained at queryPlanner or executionStats',
+  profile:
+    "the profiler's settings, `{ profile: -1 }` exactly (no other field, no other level: -1 only reads them): the " +
+    'workload collector asks whether system.profile holds every operation (level 2, sampleRate 1, no filter) ' +
+    'before an index is called unused by it (src/collect/workload.ts)',
   getMore: 'the next batch of a cursor this adapter opened',
   killCursors: 'closes a cursor this adapter opened (a read stopped early)',
 };
@@ -189,6 +193,8 @@ export function whyNotReading(cmd: unknown): string | null {
     const w = writeStages(cmd.pipeline)[0];
     if (w) return stageProblem(w);
   }
+  if (name === 'profile' && (cmd.profile !== -1 || Object.keys(cmd).length !== 1))
+    return 'profile is a reading command only as { profile: -1 } (it reads the settings; any other form changes them)';
   if (name === 'explain') {
     const inner = cmd.explain;
     const innerShape = shapeProblem(inner, 'the explained command');
@@ -245,6 +251,7 @@ function whyNotCursor(cmd: unknown): string | null {
  */
 const PRIMARY_READS = new Set([
   'serverStatus',
+  'profile',
   'hello',
   'isMaster',
   'ismaster',

@@ -15,6 +15,7 @@ import type { Io } from './io';
 export interface WorkloadFlags {
   log?: string;
   queries?: string;
+  workloadComplete?: boolean;
 }
 
 /** `--log <file|->`: the slow queries of the server's JSON log as the workload. */
@@ -34,10 +35,31 @@ export function queriesOption(): Option {
   );
 }
 
+/**
+ * `--workload-complete`: the given log or queries file holds every operation, so an index no shape of it uses can be
+ * called unused (index-usage). A slow-query log cannot say so itself: mongod logs an operation that runs longer than
+ * slowms (db.setProfilingLevel in MongoDB's manual: "Operations that run for longer than this threshold are
+ * considered slow"), so slowms -1 logs every one, and at profiling level 2 "full logging is enabled on the profiler
+ * and the diagnostic log" (the profile command's page); sampleRate below 1 logs a sample either way.
+ */
+export function workloadCompleteOption(): Option {
+  return new Option(
+    '--workload-complete',
+    'the given log/queries file holds every operation: mongod wrote the log with slowms -1 (or at profiling ' +
+      'level 2) and sampleRate 1, or the queries file lists every query the application sends; only then does ' +
+      'index-usage call an index that no query of it uses unused',
+  );
+}
+
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The workload the flags name, read and counted on stderr; undefined without either flag. */
 export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenWorkload | undefined> {
+  if (flags.workloadComplete && flags.log === undefined && flags.queries === undefined)
+    throw new UserError(
+      '--workload-complete vouches for a --log or --queries file, and none was given (the profiler says its own ' +
+        'level: at level 2 it records every operation).',
+    );
   const records: WorkloadRecord[] = [];
   const from: string[] = [];
   if (flags.log !== undefined) {
@@ -63,5 +85,6 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
     records.push(...read);
     from.push(name);
   }
-  return from.length ? { from: from.join(' and '), records } : undefined;
+  if (!from.length) return undefined;
+  return { from: from.join(' and '), records, ...(flags.workloadComplete ? { complete: true } : {}) };
 }

@@ -52,6 +52,8 @@ export interface GivenWorkload {
   /** What they were read from, for notes ("the log mongod.log"): never a value. */
   from: string;
   records: readonly unknown[];
+  /** The user vouched that the records are every operation, not only slow ones (`--workload-complete`). */
+  complete?: boolean;
 }
 
 /** Resolved options by rule id, as a collector gets them. */

@@ -27,7 +27,7 @@ import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
 import { progressLines } from '../progress';
-import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -260,6 +260,7 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     )
     .addOption(logOption())
     .addOption(queriesOption())
+    .addOption(workloadCompleteOption())
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option(
       '--config <file>',

@@ -20,7 +20,7 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
-import { logOption, queriesOption, readWorkload, type WorkloadFlags } from '../workload';
+import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
 
 interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -67,6 +67,7 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
     .addOption(logOption())
     .addOption(queriesOption())
+    .addOption(workloadCompleteOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '--config <file>',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Adapter } from '../../src/core/adapter';
-import type { DatabaseContext } from '../../src/core/collector';
-import { makeRecord, opKindOf } from '../../src/workload/record';
+import type { Adapter } from '../core/adapter';
+import type { DatabaseContext } from '../core/collector';
+import { makeRecord, opKindOf } from '../workload/record';
 import { collectionOf, sampleOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { snapshotProblems } from '../../test/support/rule-tester';
-import { commandsOf, MAX_COMMANDS, queryWorkload, workloadData } from './collect';
+import { commandsOf, MAX_COMMANDS, profilerCompleteness, queryWorkload, workloadData } from './workload';
 
 const MARKER = 'ZZMARKER_QI_5c1e';
 const MARKER_NUMBER = 8_675_309;
@@ -114,7 +114,54 @@ describe('the query-indexes workload collector', () => {
     const empty = { cursor: () => Promise.resolve({ docs: [], exhausted: true }) } as unknown as Adapter;
     const { ctx, notes } = context({ adapter: empty });
     const data = await queryWorkload.collect(ctx);
-    expect(data).toEqual({ sources: [], records: 0, collections: [] });
+    expect(data).toMatchObject({ sources: [], records: 0, complete: false, collections: [] });
     expect(notes.join('\n')).toContain('holds no operation to learn from');
+  });
+
+  it('a given log is slow operations only, unless the user vouches for it with --workload-complete', async () => {
+    const given = [record({ find: 'orders', filter: { status: 'x' } })];
+    const slow = await queryWorkload.collect(context({ workload: { from: 'the log a', records: given } }).ctx);
+    expect(slow?.complete).toBe(false);
+    expect(slow?.completeness).toContain('--workload-complete');
+    const all = context({ workload: { from: 'the log a', records: given, complete: true } });
+    const vouched = await queryWorkload.collect(all.ctx);
+    expect(vouched?.complete).toBe(true);
+    expect(vouched?.completeness).toContain('--workload-complete');
+  });
+
+  it('reads the profiler level with { profile: -1 } only when the profiler held entries', async () => {
+    const sent: unknown[] = [];
+    const entry = { op: 'query', ns: 'app.orders', command: { find: 'orders', filter: { status: 'x' } }, millis: 1 };
+    const profiler = (was: number) =>
+      ({
+        cursor: () => Promise.resolve({ docs: [entry], exhausted: true }),
+        command: (_db: string, cmd: unknown) => {
+          sent.push(cmd);
+          return Promise.resolve({ was, slowms: 100, sampleRate: 1, ok: 1 });
+        },
+      }) as unknown as Adapter;
+    const full = await queryWorkload.collect(context({ adapter: profiler(2) }).ctx);
+    expect(sent).toEqual([{ profile: -1 }]);
+    sent.length = 0;
+    expect(full).toMatchObject({ complete: true, records: 1 });
+    const slow = await queryWorkload.collect(context({ adapter: profiler(1) }).ctx);
+    expect(slow).toMatchObject({ complete: false, completeness: 'level 1 records only operations slower than 100 ms' });
+  });
+});
+
+describe("the profiler's settings: does system.profile hold every operation?", () => {
+  it.each([
+    [{ was: 2, slowms: 100, sampleRate: 1 }, true, 'level 2'],
+    [{ was: 2, slowms: 100 }, true, 'level 2'],
+    [{ was: 1, slowms: -1, sampleRate: 1 }, true, 'slowms -1'],
+    [{ was: 1, slowms: 100, sampleRate: 1 }, false, 'slower than 100 ms'],
+    [{ was: 2, slowms: 100, sampleRate: 0.5 }, false, 'sampleRate 0.5'],
+    [{ was: 2, slowms: 100, sampleRate: 1, filter: { millis: { $gt: 5 } } }, false, 'a filter'],
+    [{ was: 0, slowms: 100, sampleRate: 1 }, false, 'off now (level 0)'],
+    [{ ok: 1 }, false, 'did not say its level'],
+  ])('%j: complete %s (%s)', (reply, complete, says) => {
+    const c = profilerCompleteness(reply);
+    expect(c.complete).toBe(complete);
+    expect(c.completeness).toContain(says);
   });
 });

@@ -1,27 +1,28 @@
 /**
  * The queries a database actually ran, as value-free shapes with their figures: from the workload the run was given
- * (`--log`, `--queries`), else from the database's `system.profile` (one bounded find through the read-only gate).
+ * (`--log`, `--queries`), else from the database's `system.profile` (one bounded find through the read-only gate,
+ * then, when it held entries, `{ profile: -1 }` to read the level they were written at).
+ *
+ * Shared by query-indexes (indexes the shapes need) and index-usage (indexes no shape uses): it runs once per
+ * database when either rule is on, so a run with index-usage on and query-indexes off reads the profiler too.
+ *
+ * Whether the workload is complete (every operation, not only slow ones) is recorded with the reason: only a
+ * complete workload can show that no query uses an index (a fast query that uses it is never logged nor profiled at
+ * level 1).
  *
  * USER DATA: the records' commands hold the application's values. The data keeps shapes (field paths folded through
  * the sample's maps, BSON type names, operators), counts and times; up to MAX_COMMANDS real commands per shape ride
  * along as a non-enumerable property for a later replay on scratch, so JSON.stringify never writes them.
  */
-import { type DatabaseContext, defineCollector } from '../../src/core/collector';
-import { PathFolder } from '../../src/core/fold';
-import type { CollectionSnapshot } from '../../src/core/types';
-import { commandCursor } from '../../src/lib/cursor';
-import { describeServerError } from '../../src/lib/server-error';
-import { profilerQuery, readProfileDocuments } from '../../src/workload/profiler';
-import type { CommandDocument, WorkloadRecord } from '../../src/workload/record';
-import { statsByShape } from '../../src/workload/shape-stats';
-import {
-  canonical,
-  type FilterShape,
-  formatShape,
-  type QueryShape,
-  shapeHash,
-  shapesOf,
-} from '../../src/workload/shape';
+import { type DatabaseContext, defineCollector } from '../core/collector';
+import { PathFolder } from '../core/fold';
+import type { CollectionSnapshot } from '../core/types';
+import { commandCursor } from '../lib/cursor';
+import { describeServerError } from '../lib/server-error';
+import { profilerQuery, readProfileDocuments } from '../workload/profiler';
+import type { CommandDocument, WorkloadRecord } from '../workload/record';
+import { statsByShape } from '../workload/shape-stats';
+import { canonical, type FilterShape, formatShape, type QueryShape, shapeHash, shapesOf } from '../workload/shape';
 
 /** Real commands kept per shape for a replay on scratch (never serialized). */
 export const MAX_COMMANDS = 5;
@@ -60,8 +61,24 @@ export interface WorkloadData {
   sources: WorkloadSourceName[];
   /** Records of this database that were read. */
   records: number;
+  /** Whether the source holds every operation (not only slow ones) over the span it covers. */
+  complete: boolean;
+  /** Why it is complete or not, a sentence with no value ("level 1 records only operations slower than 100 ms"). */
+  completeness: string;
   collections: CollectionWorkload[];
 }
+
+/** Whether a workload holds every operation, and why (see WorkloadData). */
+export interface Completeness {
+  complete: boolean;
+  completeness: string;
+}
+
+/** What a slow-operation source is by default: it cannot show an index unused. */
+export const SLOW_ONLY: Completeness = {
+  complete: false,
+  completeness: 'the source does not say it holds every operation: fast operations may be missing',
+};
 
 const COMMANDS = Symbol('commands');
 
@@ -155,11 +172,13 @@ const SHAPE = {
 
 const SCHEMA = {
   type: 'object',
-  required: ['sources', 'records', 'collections'],
+  required: ['sources', 'records', 'complete', 'completeness', 'collections'],
   additionalProperties: false,
   properties: {
     sources: { type: 'array', items: { enum: ['profiler', 'log', 'queryStats', 'file'] }, uniqueItems: true },
     records: { type: 'integer', minimum: 0 },
+    complete: { type: 'boolean' },
+    completeness: { type: 'string', maxLength: 400 },
     collections: {
       type: 'array',
       items: {
@@ -326,6 +345,7 @@ export function workloadData(
   db: string,
   collections: readonly CollectionSnapshot[],
   note: (message: string) => void,
+  completeness: Completeness = SLOW_ONLY,
 ): WorkloadData {
   const mine = records.filter((r) => r.ns.db === db);
   const { runs, unchecked, deep } = runsOf(mine, db, collections);
@@ -341,6 +361,7 @@ export function workloadData(
   return {
     sources,
     records: mine.length,
+    ...completeness,
     collections: [...byColl].map(([name, shapes]) => ({ name, shapes: [...shapes.values()].map(shapeData) })),
   };
 }
@@ -382,18 +403,74 @@ async function readProfiler(ctx: DatabaseContext): Promise<WorkloadRecord[] | nu
   return read.records;
 }
 
+const finite = (v: unknown): number | null => {
+  const n = typeof v === 'number' ? v : typeof v === 'bigint' || typeof v === 'object' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+};
+
+/**
+ * Whether the profiler's settings (the reply to `{ profile: -1 }`) make system.profile hold every operation: level 2
+ * ("The profiler collects data for all operations", db.setProfilingLevel in MongoDB's manual), every one sampled
+ * (sampleRate 1 or absent: at level 2 too an operation is profiled with that probability, SERVER-4786) and no filter
+ * (with one, "the profiler only captures operations that match the filter"). Level 1 collects operations that run
+ * longer than slowms: complete only with a negative slowms, sampleRate 1 and no filter.
+ */
+export function profilerCompleteness(reply: Readonly<Record<string, unknown>>): Completeness {
+  const level = finite(reply.was);
+  const slowms = finite(reply.slowms);
+  const rate = reply.sampleRate === undefined ? 1 : finite(reply.sampleRate);
+  const no = (completeness: string): Completeness => ({ complete: false, completeness });
+  if (reply.filter !== undefined && reply.filter !== null)
+    return no('a filter chooses which operations the profiler records, so fast operations may be missing');
+  if (level === 0) return no('the profiler is off now (level 0): the level its entries were written at is unknown');
+  if (level !== 1 && level !== 2) return no('the profiler did not say its level');
+  if (rate === null || rate < 1)
+    return no(`the profiler records a sample of the operations (sampleRate ${rate ?? 'unknown'})`);
+  if (level === 2) return { complete: true, completeness: 'the profiler is at level 2: it records every operation' };
+  if (slowms !== null && slowms < 0)
+    return { complete: true, completeness: `the profiler is at level 1 with slowms ${slowms}: it records every one` };
+  return no(`level 1 records only operations slower than ${slowms ?? 'slowms'} ms`);
+}
+
+/** The profiler's settings, read with `{ profile: -1 }` (nothing else: the read-only gate allows only that form). */
+async function profilerSettings(ctx: DatabaseContext): Promise<Completeness> {
+  try {
+    return profilerCompleteness(await ctx.adapter.command(ctx.db, { profile: -1 }));
+  } catch (err) {
+    return {
+      complete: false,
+      completeness: `the profiler's settings could not be read (${describeServerError(err).slice(0, 300)})`,
+    };
+  }
+}
+
+/** What `--workload-complete` vouches for, or the default: a log or queries file holds slow operations only. */
+function givenCompleteness(complete: boolean | undefined): Completeness {
+  return complete
+    ? { complete: true, completeness: 'the user said the given workload holds every operation (--workload-complete)' }
+    : {
+        complete: false,
+        completeness:
+          'a log or queries file is taken to hold slow operations only; pass --workload-complete when it holds ' +
+          'every one (mongod at profiling level 2 or slowms -1, sampleRate 1; or every query the application sends)',
+      };
+}
+
 /** The workload of one database: the run's given records, else its profiler. */
 export const queryWorkload = defineCollector<WorkloadData, 'database'>({
   id: 'query-indexes/workload',
-  version: 1,
+  version: 2,
   scope: 'database',
   description:
-    'query shapes of the workload given (--log, --queries), else of system.profile (1 find, newest 10,000 entries)',
+    'query shapes of the workload given (--log, --queries), else of system.profile (1 find, newest 10,000 entries, ' +
+    'and { profile: -1 } when it held any)',
   schema: SCHEMA,
   async collect(ctx) {
     let records: WorkloadRecord[];
+    let completeness: Completeness;
     if (ctx.workload) {
       records = ctx.workload.records.filter(isRecord);
+      completeness = givenCompleteness(ctx.workload.complete);
       const here = records.filter((r) => r.ns.db === ctx.db).length;
       if (here === 0)
         ctx.note(`query-indexes: ${ctx.workload.from} holds no operation on ${ctx.db}`, { level: 'info' });
@@ -401,7 +478,10 @@ export const queryWorkload = defineCollector<WorkloadData, 'database'>({
       const read = await readProfiler(ctx);
       if (read === null) return null;
       records = read;
+      // The level matters only when there are entries to judge by (an empty profiler costs no second command).
+      completeness = read.length ? await profilerSettings(ctx) : SLOW_ONLY;
     }
-    return workloadData(records, ctx.db, ctx.collections, (m) => ctx.note(`query-indexes: ${m}`, { level: 'info' }));
+    const note = (m: string): void => ctx.note(`query-indexes: ${m}`, { level: 'info' });
+    return workloadData(records, ctx.db, ctx.collections, note, completeness);
   },
 });
