@@ -181,7 +181,7 @@ const isNodeRead = (r: WireRequest): boolean => {
   // The profiler is per member: query-indexes reads the primary's (src/collect/workload.ts).
   if (r.name === 'find' && r.body?.find === 'system.profile') return true;
   const first = Array.isArray(r.body?.pipeline) ? Object.keys((r.body.pipeline as Document[])[0] ?? {})[0] : undefined;
-  return r.name === 'aggregate' && (first === '$collStats' || first === '$indexStats');
+  return r.name === 'aggregate' && (first === '$collStats' || first === '$indexStats' || first === '$queryStats');
 };
 
 /**
@@ -226,6 +226,8 @@ const EXACT: Record<string, string[]> = {
     'SMALL listIndexes small maxTimeMS secondaryPreferred',
     'SMALL aggregate small [$limit,$project] maxTimeMS secondaryPreferred',
     'SMALL find system.profile maxTimeMS primaryPreferred', // query-indexes' workload, on the primary
+    // the profiler held nothing: the workload's $queryStats, per node too (SecantusDB says 8.2, refuses the stage)
+    'admin aggregate [$queryStats,$match,$sort,$limit] maxTimeMS primaryPreferred',
     'admin listDatabases maxTimeMS primaryPreferred',
   ],
 };

@@ -4,6 +4,7 @@ import type { DatabaseContext } from '../core/collector';
 import { makeRecord, opKindOf } from '../workload/record';
 import { collectionOf, sampleOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { snapshotProblems } from '../../test/support/rule-tester';
+import { grouped } from '../../test/fixtures/workload/query-stats';
 import { commandsOf, MAX_COMMANDS, profilerCompleteness, queryWorkload, workloadData } from './workload';
 
 const MARKER = 'ZZMARKER_QI_5c1e';
@@ -108,6 +109,32 @@ describe('the query-indexes workload collector', () => {
     expect(notes).toHaveLength(1);
     expect(notes[0]).toContain('db.setProfilingLevel(1, { slowms: 100 })');
     expect(notes[0]).toContain('--log <file>');
+  });
+
+  it('reads $queryStats (8.0) when the profiler holds nothing: shapes only, said to be incomplete', async () => {
+    const sent: string[] = [];
+    const adapter = {
+      cursor: (db: string, cmd: Record<string, unknown>) => {
+        sent.push(`${db} ${Object.keys(cmd)[0]}`);
+        return Promise.resolve({ docs: db === 'admin' ? [grouped] : [], exhausted: true });
+      },
+    } as unknown as Adapter;
+    const server = { ...snapshotOf([]).server, version: '8.0.4', versionArray: [8, 0, 4, 0] };
+    const shop = collectionOf('orders', { db: 'shop' });
+    const { ctx, notes } = context({ adapter, server, db: 'shop', collections: [shop] });
+    const data = await queryWorkload.collect(ctx);
+    expect(sent).toEqual(['shop find', 'admin aggregate']);
+    expect(data?.sources).toEqual(['queryStats']);
+    expect(data?.complete).toBe(false);
+    expect(data?.completeness).toContain('rate limit');
+    const shape = data?.collections.find((c) => c.name === 'orders')?.shapes[0];
+    expect(shape?.printed).toContain('status');
+    expect(shape ? commandsOf(shape) : ['missing']).toEqual([]);
+    expect(notes.join('\n')).toContain('no command');
+    // A 7.0 server is not asked: the stage exists from 7.1.
+    sent.length = 0;
+    await queryWorkload.collect(context({ adapter, db: 'shop', collections: [shop] }).ctx);
+    expect(sent).toEqual(['shop find']);
   });
 
   it('says so when the profiler holds nothing', async () => {

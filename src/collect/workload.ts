@@ -19,7 +19,9 @@ import { PathFolder } from '../core/fold';
 import type { CollectionSnapshot } from '../core/types';
 import { commandCursor } from '../lib/cursor';
 import { describeServerError } from '../lib/server-error';
+import { versionAtLeast } from '../lib/version';
 import { profilerQuery, readProfileDocuments } from '../workload/profiler';
+import { readQueryStats } from '../workload/query-stats';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
 import { statsByShape } from '../workload/shape-stats';
 import { canonical, type FilterShape, formatShape, type QueryShape, shapeHash, shapesOf } from '../workload/shape';
@@ -314,6 +316,7 @@ function shapeData(group: readonly Run[]): ShapeData {
       ...(r.keysExamined !== undefined ? { keysExamined: r.keysExamined } : {}),
       ...(r.docsExamined !== undefined ? { docsExamined: r.docsExamined } : {}),
       ...(r.nreturned !== undefined ? { nreturned: r.nreturned } : {}),
+      ...(r.execCount !== undefined ? { executions: r.execCount } : {}),
     })),
   );
   const s = stats as NonNullable<typeof stats>;
@@ -334,7 +337,11 @@ function shapeData(group: readonly Run[]): ShapeData {
     inMemorySorts: sorts.length ? sorts.filter((g) => g.record.hasSortStage === true).length : null,
     collectionScans: plans.length ? plans.filter((g) => g.record.planSummary === 'COLLSCAN').length : null,
   };
-  const commands = group.slice(0, MAX_COMMANDS).map((g) => g.command);
+  // A shape the server made ($queryStats: "?string" in place of values) is no command to replay.
+  const commands = group
+    .filter((g) => g.record.shapeOnly !== true)
+    .slice(0, MAX_COMMANDS)
+    .map((g) => g.command);
   Object.defineProperty(data, COMMANDS, { value: commands, enumerable: false });
   return data;
 }
@@ -456,14 +463,40 @@ function givenCompleteness(complete: boolean | undefined): Completeness {
       };
 }
 
-/** The workload of one database: the run's given records, else its profiler. */
+/** $queryStats keeps the shapes of queries it sampled under a rate limit, in a store of bounded size. */
+const QUERY_STATS_SAMPLED: Completeness = {
+  complete: false,
+  completeness:
+    '$queryStats records queries under a rate limit and keeps a bounded store of shapes, so some may be missing',
+};
+
+/**
+ * Where the profiler gave nothing: the database's `$queryStats` shapes (MongoDB 7.1+ where enabled and permitted;
+ * src/workload/query-stats.ts), shapes only, no command to replay. A server that refuses it is asked once per run,
+ * and its answer noted once.
+ */
+async function queryStatsOf(ctx: DatabaseContext): Promise<WorkloadRecord[] | null> {
+  // The stage exists from MongoDB 7.1 (src/workload/query-stats.ts); older servers and other flavors lack it.
+  if (ctx.server.flavor !== 'mongodb' || !versionAtLeast(ctx.server.versionArray, 7, 1)) return null;
+  if (ctx.run.has('queryStatsRefused')) return null;
+  const stats = await readQueryStats(ctx.adapter, { db: ctx.db, maxTimeMS: ctx.maxTimeMS });
+  if ('reason' in stats) {
+    ctx.run.set('queryStatsRefused', true);
+    ctx.note(`query-indexes: $queryStats was not read: ${stats.reason}`, { level: 'info' });
+    return null;
+  }
+  for (const n of stats.notes) ctx.note(`query-indexes: ${n}`, { level: 'info' });
+  return stats.records;
+}
+
+/** The workload of one database: the run's given records, else its profiler, else its $queryStats. */
 export const queryWorkload = defineCollector<WorkloadData, 'database'>({
   id: 'query-indexes/workload',
   version: 2,
   scope: 'database',
   description:
     'query shapes of the workload given (--log, --queries), else of system.profile (1 find, newest 10,000 entries, ' +
-    'and { profile: -1 } when it held any)',
+    'and { profile: -1 } when it held any), else of $queryStats (1 aggregate on admin, once per run if refused)',
   schema: SCHEMA,
   async collect(ctx) {
     let records: WorkloadRecord[];
@@ -476,10 +509,16 @@ export const queryWorkload = defineCollector<WorkloadData, 'database'>({
         ctx.note(`query-indexes: ${ctx.workload.from} holds no operation on ${ctx.db}`, { level: 'info' });
     } else {
       const read = await readProfiler(ctx);
-      if (read === null) return null;
-      records = read;
-      // The level matters only when there are entries to judge by (an empty profiler costs no second command).
-      completeness = read.length ? await profilerSettings(ctx) : SLOW_ONLY;
+      const stats = read?.length ? null : await queryStatsOf(ctx);
+      if (stats?.length) {
+        records = stats;
+        completeness = QUERY_STATS_SAMPLED;
+      } else {
+        if (read === null) return null;
+        records = read;
+        // The level matters only when there are entries to judge by (an empty profiler costs no second command).
+        completeness = read.length ? await profilerSettings(ctx) : SLOW_ONLY;
+      }
     }
     const note = (m: string): void => ctx.note(`query-indexes: ${m}`, { level: 'info' });
     return workloadData(records, ctx.db, ctx.collections, note, completeness);

@@ -11,6 +11,11 @@ export interface ShapeRun {
   keysExamined?: number;
   docsExamined?: number;
   nreturned?: number;
+  /**
+   * How many executions the row stands for (a `$queryStats` entry: its `execCount`, its figures the means per
+   * execution); 1 when absent. The p95 is then over the rows' means, not over every execution.
+   */
+  executions?: number;
 }
 
 export interface ShapeStats {
@@ -43,6 +48,8 @@ export interface ShapeStats {
 interface Sums {
   calls: number;
   durations: number[];
+  timed: number;
+  totalMillis: number;
   counted: number;
   keys: number;
   docs: number;
@@ -56,8 +63,8 @@ function finish(shapeId: string, s: Sums): ShapeStats {
   return {
     shapeId,
     calls: s.calls,
-    timed: s.durations.length,
-    totalMillis: s.durations.reduce((a, b) => a + b, 0),
+    timed: s.timed,
+    totalMillis: s.totalMillis,
     p95Millis: s.durations.length ? percentile(s.durations, 95) : null,
     counted: s.counted,
     keysExamined: s.keys,
@@ -74,14 +81,23 @@ export function statsByShape(runs: Iterable<ShapeRun>): ShapeStats[] {
   const by = new Map<string, Sums>();
   for (const r of runs) {
     let s = by.get(r.shapeId);
-    if (!s) by.set(r.shapeId, (s = { calls: 0, durations: [], counted: 0, keys: 0, docs: 0, returned: 0 }));
-    s.calls++;
-    if (finite(r.durationMillis)) s.durations.push(r.durationMillis);
+    if (!s)
+      by.set(
+        r.shapeId,
+        (s = { calls: 0, durations: [], timed: 0, totalMillis: 0, counted: 0, keys: 0, docs: 0, returned: 0 }),
+      );
+    const w = finite(r.executions) ? r.executions : 1;
+    s.calls += w;
+    if (finite(r.durationMillis)) {
+      s.durations.push(r.durationMillis);
+      s.timed += w;
+      s.totalMillis += r.durationMillis * w;
+    }
     if (finite(r.keysExamined) && finite(r.docsExamined) && finite(r.nreturned)) {
-      s.counted++;
-      s.keys += r.keysExamined;
-      s.docs += r.docsExamined;
-      s.returned += r.nreturned;
+      s.counted += w;
+      s.keys += r.keysExamined * w;
+      s.docs += r.docsExamined * w;
+      s.returned += r.nreturned * w;
     }
   }
   return [...by].map(([id, s]) => finish(id, s));

@@ -12,6 +12,15 @@ describe('statsByShape', () => {
     expect(a?.p95Millis).toBeCloseTo(190.5, 6);
     expect(b).toMatchObject({ shapeId: 'b', calls: 1, timed: 1, totalMillis: 7, p95Millis: 7 });
   });
+  it('weighs a row by the executions it stands for ($queryStats means)', () => {
+    const [s] = statsByShape([
+      { shapeId: 'a', executions: 40, durationMillis: 2, keysExamined: 0, docsExamined: 900, nreturned: 10 },
+      { shapeId: 'a', durationMillis: 10, keysExamined: 0, docsExamined: 100, nreturned: 100 },
+    ]);
+    expect(s).toMatchObject({ calls: 41, timed: 41, totalMillis: 90, counted: 41, docsExamined: 36_100 });
+    expect(s?.nreturned).toBe(500);
+    expect(s?.wastedDocsPerCall).toBeCloseTo((36_100 - 500) / 41, 6);
+  });
   it('reads examined against returned over the runs that report all three', () => {
     const [s] = statsByShape([
       { shapeId: 'x', keysExamined: 1000, docsExamined: 1000, nreturned: 10 },
