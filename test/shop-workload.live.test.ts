@@ -96,7 +96,8 @@ function expectDropProven(findings: readonly Finding[], snapshot: Snapshot | und
     const { replayable, lookups } = replayableOrders(snapshot);
     expect(replayable).toBeGreaterThanOrEqual(4);
     expect(k?.summary).toContain(`the ${replayable} query shapes the workload ran on this collection were replayed`);
-    expect(k?.summary).toContain('none examined twice as much or got slower without it');
+    // No shape names `total`: no plan chose total_1, the plans are the same without it, and nothing was timed.
+    expect(k?.summary).toContain('no plan chose it with it in place');
     // The $lookup from customers adds one shape on orders.customerId: judged from its shape, not replayed.
     expect(lookups).toBe(1);
     expect(k?.summary).toContain('Not replayed: the $lookup shape');

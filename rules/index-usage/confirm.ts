@@ -216,6 +216,12 @@ export const CONFIRM_MESSAGES = {
     'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
     '`{{index}}`: none examined twice as much or got slower without it.',
   ),
+  supportedDropUnplanned: sentence(
+    "On {{copied}} copied documents with the collection's indexes rebuilt, the {{shapes}} query shapes the workload ",
+    'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
+    '`{{index}}`: no plan chose it with it in place, and each shape examined as much without it as with it (the ',
+    'same plans), so none can slow down without it; nothing needed timing.',
+  ),
   refutedDrop: sentence(
     "On {{copied}} copied documents with the collection's indexes rebuilt, the {{shapes}} query shapes the workload ",
     'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
@@ -226,10 +232,10 @@ export const CONFIRM_MESSAGES = {
     'ran on this collection were replayed ({{calls}} real calls, unhinted) with every index and without ',
     '`{{index}}`, but {{why}}.',
   ),
-  skippedLookup: sentence(
+  notRunLookupShape: sentence(
     'Not replayed: the $lookup shape, whose calls run on another collection (it was judged from its shape).',
   ),
-  skippedLookups: sentence(
+  notRunLookupShapes: sentence(
     'Not replayed: {{skipped}} $lookup shapes, whose calls run on another collection (they were judged from ',
     'their shape).',
   ),
@@ -469,14 +475,17 @@ export function dropResult(p: DropProof, index: string, shapes: readonly ShapeDa
     skipped === 0
       ? []
       : skipped === 1
-        ? [say(M, 'skippedLookup')]
-        : [say(M, 'skippedLookups', { skipped: formatNumber(skipped) })];
+        ? [say(M, 'notRunLookupShape')]
+        : [say(M, 'notRunLookupShapes', { skipped: formatNumber(skipped) })];
   const base = { claim, measurements: [] };
   if (p.status === 'supported')
     return {
       ...base,
       status: 'supported',
-      summary: [say(M, 'supportedDrop', figures), ...tail].join(' '),
+      summary: [
+        say(M, p.shapes?.some((s) => s.time) ? 'supportedDrop' : 'supportedDropUnplanned', figures),
+        ...tail,
+      ].join(' '),
       brief: `no shape regresses without it (${figures.shapes} replayed)`,
     };
   if (p.status === 'refuted') {

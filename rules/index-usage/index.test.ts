@@ -145,8 +145,8 @@ const noStartDate = snap([
 const notJudgedNoStartDate =
   'index-usage: index use was not judged for 3 indexes with no recorded use (orders: `status_1`, `total_1`, ' +
   '`email_1`): $indexStats on secantus gave accesses.since null, where MongoDB gives the date its counters ' +
-  'started. Without it accesses.ops is not a count over any known time, so none is called unused. Redundant ' +
-  'indexes and index counts were still checked.';
+  'started. Without it accesses.ops is not a count over any known time, so the counters call none of them ' +
+  'unused. Redundant indexes and index counts were still checked.';
 const ferretRefusal =
   'index use could not be read ($indexStats): CommandNotFound (59): $indexStats is not implemented; this ' +
   'server does not have $indexStats, so index use is not checked on it. The same answer on other collections ' +

@@ -532,8 +532,8 @@ function noteUnreadable(
     `index use was not judged for ${plural(unreadable.length, 'index', 'indexes')} ` +
       `with ${maxOps === 0 ? 'no recorded use' : `at most ${plural(maxOps, 'recorded use')}`} (${list}): ` +
       `$indexStats on ${hosts}, where MongoDB gives the date its counters started. Without it accesses.ops is ` +
-      `not a count over any known time, so none is called unused. Redundant indexes and index counts were ` +
-      `still checked.`,
+      `not a count over any known time, so the counters call none of them unused. Redundant indexes and index ` +
+      `counts were still checked.`,
     { db },
   );
 }

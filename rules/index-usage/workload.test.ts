@@ -305,10 +305,18 @@ describe("the drop proof's verdict in words", () => {
   });
 
   it('supported, with the $lookup shapes said; not run, with the reason', () => {
-    const ok = dropResult({ status: 'supported', copy, needs: [], shapes: [] }, 'total_1', shapes, 2);
+    const time = { median: 1.01, low: 0.95, high: 1.06, coverage: 0.96 };
+    const timed = [{ id: 'a', examinedRatio: 1, regresses: false, usedIt: true, time }];
+    const ok = dropResult({ status: 'supported', copy, needs: [], shapes: timed }, 'total_1', shapes, 2);
     expect(ok.status).toBe('supported');
     expect(ok.summary).toContain('none examined twice as much or got slower without it');
     expect(ok.summary).toContain('Not replayed: 2 $lookup shapes');
+    // No plan used the index: the plans are the same without it, nothing was timed, and the words say so.
+    const untimed = [{ id: 'a', examinedRatio: 1, regresses: false, usedIt: false }];
+    const same = dropResult({ status: 'supported', copy, needs: [], shapes: untimed }, 'total_1', shapes, 0);
+    expect(same.summary).toContain('no plan chose it with it in place');
+    expect(same.summary).toContain('nothing needed timing');
+    expect(same.summary).not.toContain('got slower');
     const no = dropResult({ status: 'not-run', reason: 'the source collection returned no documents' }, 'x', [], 0);
     expect(no).toMatchObject({ status: 'not-run', reason: 'the source collection returned no documents' });
   });

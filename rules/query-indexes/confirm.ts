@@ -32,6 +32,11 @@ export const CONFIRM_MESSAGES = {
     'Not proven on a copy: the real calls of this shape are kept in memory only while the run that read them lasts ',
     '(never in a snapshot file): run check against the server with the workload (the profiler, --log or --queries).',
   ),
+  notRunLookup: sentence(
+    'Not proven on a copy: a $lookup runs on another collection, and the proof replays only the queries sent to ',
+    'this one (copying both sides is not built yet); an index on the foreign field turns each scan of it into a ',
+    'seek, so judge it by the calls and the collection size above.',
+  ),
 } as const;
 
 /** Findings that propose an index (the regex findings propose none). */
@@ -70,6 +75,8 @@ export async function confirmQueryIndex(
   f: Finding,
   options: QueryIndexesOptions,
 ): Promise<Result> {
+  if (f.messageId === 'lookupUnindexed')
+    return { status: 'not-run', summary: say(CONFIRM_MESSAGES, 'notRunLookup'), measurements: [] };
   const instances = instancesOf(ctx, f);
   if (!instances.length)
     return { status: 'not-run', summary: say(CONFIRM_MESSAGES, 'notRunNoCommands'), measurements: [] };
