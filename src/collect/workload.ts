@@ -478,10 +478,16 @@ const QUERY_STATS_SAMPLED: Completeness = {
 async function queryStatsOf(ctx: DatabaseContext): Promise<WorkloadRecord[] | null> {
   // The stage exists from MongoDB 7.1 (src/workload/query-stats.ts); older servers and other flavors lack it.
   if (ctx.server.flavor !== 'mongodb' || !versionAtLeast(ctx.server.versionArray, 7, 1)) return null;
-  if (ctx.run.has('queryStatsRefused')) return null;
-  const stats = await readQueryStats(ctx.adapter, { db: ctx.db, maxTimeMS: ctx.maxTimeMS });
+  // Databases may be collected side by side: the first asks, the others wait to learn whether it was refused.
+  const first = ctx.run.get('queryStatsAnswered') as Promise<boolean> | undefined;
+  if (first && !(await first)) return null;
+  let answered: (read: boolean) => void = () => undefined;
+  if (!first) ctx.run.set('queryStatsAnswered', new Promise<boolean>((resolve) => (answered = resolve)));
+  const stats = await readQueryStats(ctx.adapter, { db: ctx.db, maxTimeMS: ctx.maxTimeMS }).catch((err: unknown) => ({
+    reason: describeServerError(err),
+  }));
+  answered(!('reason' in stats));
   if ('reason' in stats) {
-    ctx.run.set('queryStatsRefused', true);
     ctx.note(`query-indexes: $queryStats was not read: ${stats.reason}`, { level: 'info' });
     return null;
   }
