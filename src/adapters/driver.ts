@@ -1,3 +1,4 @@
+import { tagged } from './tag';
 import {
   Long,
   MongoClient,
@@ -71,7 +72,9 @@ export class DriverAdapter implements Adapter {
 
   async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
     this.counted();
-    return await this.client.db(db).command(cmd, opts.readPreference ? { readPreference: opts.readPreference } : {});
+    return await this.client
+      .db(db)
+      .command(tagged(cmd), opts.readPreference ? { readPreference: opts.readPreference } : {});
   }
 
   async cursor(db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
@@ -80,7 +83,7 @@ export class DriverAdapter implements Adapter {
     const cursor = this.client
       .db(db)
       .runCursorCommand(
-        cmd,
+        tagged(cmd),
         opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {},
       );
     return await readHostCursor(driverCursor(cursor), opts, () => this.counted());

@@ -1,4 +1,5 @@
 import { redactUri } from '../core/format';
+import { tagged } from './tag';
 import { type HostCursor, readHostCursor } from './cursor';
 import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
 
@@ -75,8 +76,8 @@ export class ShellAdapter implements Adapter {
     const sibling = this.g.db.getSiblingDB(db);
     // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
     return await (opts.readPreference
-      ? sibling.runCommand(cmd, { readPreference: opts.readPreference })
-      : sibling.runCommand(cmd));
+      ? sibling.runCommand(tagged(cmd), { readPreference: opts.readPreference })
+      : sibling.runCommand(tagged(cmd)));
   }
 
   /** Absent when this mongosh has no cursor-command runner: `commandCursor` then sends getMore itself. */
@@ -107,7 +108,7 @@ export class ShellAdapter implements Adapter {
           const run = sibling._runCursorCommand?.bind(sibling);
           if (!run) throw new Error('this mongosh has no cursor-command runner');
           cursor = await run(
-            cmd,
+            tagged(cmd),
             opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {},
           );
         }

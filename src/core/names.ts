@@ -19,6 +19,13 @@ export const SCRATCH_PREFIX = 'mongo_advisor_scratch_';
 /** The appName every connection of the advisor sets, so its own operations are told apart in logs and the profiler. */
 export const APP_NAME = 'mongo-advisor';
 
+/**
+ * The `comment` the advisor puts on its own finds and aggregates (src/adapters/tag.ts), so that the profiler and the
+ * slow-query log, which record a command with its comment, tell its operations apart where no appName is recorded:
+ * SecantusDB's profiler keeps none, and in mongosh the connection carries mongosh's appName.
+ */
+export const OWN_COMMENT = 'mongo-advisor';
+
 const NAMING_DOCS = 'https://www.mongodb.com/docs/manual/reference/limits/#naming-restrictions';
 
 /** Characters MongoDB refuses in a database name (the null character aside). */

@@ -103,7 +103,7 @@ export function recordOfLogLine(text: string): Outcome {
   if (wasTruncated(entry, attr.command)) return 'truncated';
   const ns = parseNamespace(attr.ns);
   if (ns === null) return 'malformed';
-  const excluded = exclusionOf(attr.appName, ns);
+  const excluded = exclusionOf(attr.appName, ns, attr.command, attr.originatingCommand);
   if (excluded !== null) return excluded;
   let command: CommandDocument;
   let originating: CommandDocument | undefined;

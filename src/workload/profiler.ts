@@ -54,7 +54,7 @@ export function recordOfProfileDocument(doc: unknown): Outcome {
   if (!isObject(doc) || !isObject(doc.command)) return 'malformed';
   const ns = parseNamespace(doc.ns);
   if (ns === null) return 'malformed';
-  const excluded = exclusionOf(doc.appName, ns);
+  const excluded = exclusionOf(doc.appName, ns, doc.command, doc.originatingCommand);
   if (excluded !== null) return excluded;
   if ('$truncated' in doc.command) return 'truncated';
   const command = doc.command as CommandDocument;

@@ -9,7 +9,7 @@
  * in a snapshot or in an error message. `makeRecord` defines them as non-enumerable properties, so JSON.stringify,
  * console.log, util.inspect and test snapshots of a record leave them out; read them by name.
  */
-import { APP_NAME, SCRATCH_PREFIX } from '../core/names';
+import { APP_NAME, OWN_COMMENT, SCRATCH_PREFIX } from '../core/names';
 
 export type WorkloadSource = 'profiler' | 'log' | 'queryStats' | 'file';
 
@@ -113,8 +113,10 @@ export function parseNamespace(ns: unknown): Namespace | null {
 export type Exclusion = 'own' | 'scratch';
 
 /** Why a record is not the application's: the advisor's own connection, or one of its scratch databases. */
-export function exclusionOf(appName: unknown, ns: Namespace): Exclusion | null {
+export function exclusionOf(appName: unknown, ns: Namespace, ...commands: unknown[]): Exclusion | null {
   if (appName === APP_NAME) return 'own';
+  if (commands.some((c) => c !== null && typeof c === 'object' && (c as { comment?: unknown }).comment === OWN_COMMENT))
+    return 'own';
   if (ns.db.startsWith(SCRATCH_PREFIX)) return 'scratch';
   return null;
 }
