@@ -9,6 +9,7 @@ import { main } from '../src/cli/main';
 import { queryWorkload } from '../src/collect/workload';
 import { dataOf } from '../src/core/collector';
 import type { Finding, Note, Snapshot } from '../src/core/types';
+import { onlyRules } from './support/only-rules';
 import { useLiveDb } from './support/live-db';
 import {
   replayShop,
@@ -113,8 +114,7 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'ma-unused-drop-'));
     config = join(dir, 'only-index-usage.json');
-    const off = Object.fromEntries(rules.filter((r) => r.id !== 'index-usage').map((r) => [r.id, 'off']));
-    writeFileSync(config, JSON.stringify({ rules: off }));
+    writeFileSync(config, JSON.stringify(onlyRules('index-usage')));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
