@@ -374,8 +374,8 @@ export function workloadData(
 }
 
 const HOW_TO_PROFILE =
-  'turn the profiler on for a while (db.setProfilingLevel(1, { slowms: 100 })), or give the slow-query log ' +
-  '(--log <file>) or the queries the application runs (--queries <file>)';
+  'turn the profiler on for a while (db.setProfilingLevel(1, { slowms: 100 })), or give the mongo-advisor CLI the ' +
+  'slow-query log (--log <file>) or the queries the application runs (--queries <file>)';
 
 /** The newest profiler entries of the database (one bounded find on the primary), or null with a note. */
 async function readProfiler(ctx: DatabaseContext): Promise<WorkloadRecord[] | null> {
