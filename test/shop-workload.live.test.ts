@@ -12,7 +12,9 @@ import type { Finding, Note, Snapshot } from '../src/core/types';
 import { onlyRules } from './support/only-rules';
 import { useLiveDb } from './support/live-db';
 import {
+  dropProfile,
   replayShop,
+  replayShopEntries,
   seedShop,
   SHOP_MARKER,
   SHOP_MARKER_NUMBER,
@@ -39,12 +41,7 @@ describe('the shop workload of issue 20, from the profiler and from a log built 
 
   it('both readers give the same shapes with the same call counts, and the shapes hold no value', async (ctx) => {
     if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
-    await live.db
-      .collection('system.profile')
-      .drop()
-      .catch(() => undefined);
-    await replayShop(live.db, 2);
-    const docs = await live.db.collection('system.profile').find({}).toArray();
+    const docs = await replayShopEntries(live.db);
     const fromProfiler = readProfileDocuments(docs);
     const fromLog = await readSlowQueryLog(Readable.from([slowLogLines(docs).join('\n') + '\n']));
     const a = shapeCounts(fromProfiler.records);
@@ -118,12 +115,6 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const dropProfile = () =>
-    live.db
-      .collection('system.profile')
-      .drop()
-      .catch(() => undefined);
-
   /** check through the real CLI with the shop's log (written as mongod writes slow queries), index-usage only. */
   async function checkLog(extra: string[]): Promise<{ findings: Finding[]; notes: Note[]; out: string; err: string }> {
     const log = join(dir, 'mongod.log');
@@ -139,7 +130,7 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
 
   it('from the profiler at level 2: hide then drop total_1, every shape of orders replayed without it', async (ctx) => {
     if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
-    await dropProfile();
+    await dropProfile(live.db);
     const restore = await replayShop(live.db, 2, true);
     let snapshot: Snapshot | undefined;
     try {
@@ -169,7 +160,7 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
 
   it('from a profiler at level 1: no unused finding, and a line says why', async (ctx) => {
     if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
-    await dropProfile();
+    await dropProfile(live.db);
     const restore = await replayShop(live.db, 1, true);
     try {
       await live.db.command({ profile: 1, slowms: 100 });
@@ -184,7 +175,7 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
   });
 
   it('from a log file given with --workload-complete: the same verdict', async () => {
-    await dropProfile();
+    await dropProfile(live.db);
     const { findings, out, err } = await checkLog(['--workload-complete', '--save-snapshot', join(dir, 'snap.json')]);
     // The snapshot file holds no real call: the shapes' counts are what the proof is compared with.
     const snapshot = JSON.parse(readFileSync(join(dir, 'snap.json'), 'utf8')) as Snapshot;
@@ -196,7 +187,7 @@ describe('an index no shape of the shop uses: hide, then drop, proven by replayi
   });
 
   it('from a log file without --workload-complete: no unused finding, and a line says why', async () => {
-    await dropProfile();
+    await dropProfile(live.db);
     const { findings, notes } = await checkLog([]);
     expect(findings.filter((f) => unusedIds.test(f.messageId))).toEqual([]);
     const said = notes.map((n) => n.message).join('\n');

@@ -4,7 +4,15 @@ import { check } from '../../src/check';
 import { main } from '../../src/cli/main';
 import type { Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
-import { replayShop, seedShop, SHOP_MARKER, SHOP_MARKER_NUMBER, slowLogLines } from '../../test/support/shop-workload';
+import {
+  dropProfile,
+  replayShop,
+  replayShopEntries,
+  seedShop,
+  SHOP_MARKER,
+  SHOP_MARKER_NUMBER,
+  slowLogLines,
+} from '../../test/support/shop-workload';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,10 +63,7 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
 
   it('proves the ESR index on a scratch copy: examined falls, the planner picks it, results equal', async (ctx) => {
     if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler (system.profile)');
-    await live.db
-      .collection('system.profile')
-      .drop()
-      .catch(() => undefined);
+    await dropProfile(live.db);
     await replayShop(live.db, 2);
     const result = await check(live.adapter, { rules: [rule], db: DB, confirm: true, budgetMs: 20_000 });
     const found = ours(result.findings);
@@ -77,17 +82,9 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
 
   it('from a slow-query log of the same workload: the same index, proven the same way', async (ctx) => {
     if (!inject('capabilities').has.profiler) ctx.skip('the server has no profiler to build the log from');
-    await live.db
-      .collection('system.profile')
-      .drop()
-      .catch(() => undefined);
-    await replayShop(live.db, 2);
     // SecantusDB writes no slow-query lines: the log is the profiler's entries as mongod's JSON log writes them.
-    const docs = await live.db.collection('system.profile').find({}).toArray();
-    await live.db
-      .collection('system.profile')
-      .drop()
-      .catch(() => undefined);
+    const docs = await replayShopEntries(live.db);
+    await dropProfile(live.db);
     const dir = mkdtempSync(join(tmpdir(), 'ma-shop-log-'));
     const log = join(dir, 'mongod.log');
     writeFileSync(log, slowLogLines(docs).join('\n') + '\n');

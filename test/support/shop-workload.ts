@@ -129,6 +129,21 @@ export async function replayShop(db: Db, rounds = 3, keep = false): Promise<() =
   return async () => undefined;
 }
 
+/** Drops the database's profiler entries (a missing system.profile is fine). */
+export async function dropProfile(db: Db): Promise<void> {
+  await db
+    .collection('system.profile')
+    .drop()
+    .catch(() => undefined);
+}
+
+/** Replays the shop on an emptied profiler (level 2 while it runs) and returns the entries it wrote. */
+export async function replayShopEntries(db: Db, rounds = 2): Promise<Document[]> {
+  await dropProfile(db);
+  await replayShop(db, rounds);
+  return db.collection('system.profile').find({}).toArray();
+}
+
 /**
  * The shop's commands as profiler entries of database `db` (ns, command, millis, ts), `rounds` times over: what
  * slowLogLines writes as a log on a server that has no profiler to read them from (FerretDB).
