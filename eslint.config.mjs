@@ -64,7 +64,7 @@ function engineRooms() {
     {
       room: 'collect',
       may: ['adapters', 'core', 'lib'],
-      also: { workload: ['profiler', 'query-stats', 'record', 'shape', 'shape-stats'] },
+      also: { workload: ['profiler', 'query-stats', 'record', 'shape', 'shape-stats', 'tally'] },
     },
     { room: 'core', may: ['lib'] },
     { room: 'confirm', may: ['adapters', 'core', 'lib'], also: { collect: ['profile'] } },

@@ -1,21 +1,37 @@
 /**
  * `--log <file|->` and `--queries <file>` of check, collect and audit: the workload a run is given instead of the
  * profiler. The readers' counts are said on stderr (lines, slow queries, what was skipped), never a value: the
- * records' commands are user data and stay in memory (src/workload/record.ts).
+ * records' commands are user data and stay in memory (src/workload/record.ts). Records fold into per-shape sums as
+ * they are read (src/workload/tally.ts): no record is held, so a log of any length costs the memory of its shapes.
  */
-import { Option } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import type { GivenWorkload } from '../core/collector';
-import { terminalSafe } from '../core/format';
+import { formatBytes, terminalLine, terminalSafe } from '../core/format';
 import { UserError } from '../core/errors';
-import { readSlowQueryLog, unusableLog } from '../workload/log-reader';
-import { readQueriesFile } from '../workload/queries-file';
-import type { WorkloadRecord } from '../workload/record';
+import { MAX_SPEC_BYTES } from '../core/input-limits';
+import {
+  DEFAULT_MAX_LOG_BYTES,
+  DEFAULT_MAX_LOG_LINES,
+  LogCapReached,
+  type LogProgress,
+  type LogReadResult,
+  readSlowQueryLog,
+  unusableLog,
+} from '../workload/log-reader';
+import { DEFAULT_MAX_QUERY_LINES, foldQueriesText, readQueriesFileText } from '../workload/queries-file';
+import { WorkloadTally } from '../workload/tally';
 import type { Io } from './io';
 
 export interface WorkloadFlags {
   log?: string;
   queries?: string;
   workloadComplete?: boolean;
+  maxLogBytes?: number;
+  maxLogLines?: number;
+  maxQueriesBytes?: number;
+  maxQueriesLines?: number;
+  /** No progress line while reading. */
+  quiet?: boolean;
 }
 
 /** `--log <file|->`: the slow queries of the server's JSON log as the workload. */
@@ -51,20 +67,138 @@ export function workloadCompleteOption(): Option {
   );
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+/** "32g", "500m", "64k" or a number of bytes; binary units (1k = 1,024 bytes). */
+export function byteSize(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(v.trim());
+  const unit = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 }[(m?.[2] ?? '').toLowerCase() as 'k'];
+  const n = m ? Math.floor(Number(m[1]) * unit) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a size such as 500m, 32g or 1048576');
+  return n;
+}
 
-/** The workload the flags name, read and counted on stderr; undefined without either flag. */
+function count(v: string): number {
+  const n = Number(v.replace(/[_,]/g, ''));
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number, 1 or more');
+  return n;
+}
+
+/* The caps on what --log and --queries read, each with its default and why (the constants' comments say more): a
+ * log or a gzip that expands without end stops at the cap with a line saying which and how to raise it. */
+
+/** `--max-log-bytes <size>`. */
+export function maxLogBytesOption(): Option {
+  return new Option(
+    '--max-log-bytes <size>',
+    `most bytes of --log read, after gzip (default ${formatBytes(DEFAULT_MAX_LOG_BYTES)}: minutes of reading at ` +
+      'about 100-170 MB/s; a gzip that expands past it is more likely a bomb than a log)',
+  ).argParser(byteSize);
+}
+
+/** `--max-log-lines <n>`. */
+export function maxLogLinesOption(): Option {
+  return new Option(
+    '--max-log-lines <n>',
+    `most lines of --log read (default ${DEFAULT_MAX_LOG_LINES.toLocaleString('en-US')}: mongod's lines are ` +
+      '200 B to a few KB, so a real log reaches --max-log-bytes first)',
+  ).argParser(count);
+}
+
+/** `--max-queries-bytes <size>`. */
+export function maxQueriesBytesOption(): Option {
+  return new Option(
+    '--max-queries-bytes <size>',
+    `largest --queries file read (default ${formatBytes(MAX_SPEC_BYTES)}, as a spec)`,
+  ).argParser(byteSize);
+}
+
+/** `--max-queries-lines <n>`. */
+export function maxQueriesLinesOption(): Option {
+  return new Option(
+    '--max-queries-lines <n>',
+    `most lines of a --queries file (default ${DEFAULT_MAX_QUERY_LINES.toLocaleString('en-US')}: an ` +
+      "application's queries number in the thousands)",
+  ).argParser(count);
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+const num = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * A progress line while a log is read (counts, never a value): rewritten in place on a terminal, one line every
+ * 5 s elsewhere (a CI log sees the read move); nothing with --quiet.
+ */
+function logProgress(
+  name: string,
+  io: Io,
+  quiet: boolean,
+): { onProgress?: (p: LogProgress) => void; done: () => void } {
+  if (quiet) return { done: () => undefined };
+  const stderr = process.stderr;
+  const tty = stderr.isTTY === true;
+  const started = Date.now();
+  let last = started;
+  let drawn = false;
+  const text = (p: LogProgress): string =>
+    `reading ${name}: ${formatBytes(p.bytes)}, ${num(p.lines)} lines, ${num(p.slowQueries)} slow queries, ` +
+    `${Math.round((Date.now() - started) / 1000)} s`;
+  return {
+    onProgress(p) {
+      if (tty) {
+        stderr.write(`\r\x1b[2K\x1b[2m${terminalLine(text(p))}\x1b[0m`);
+        drawn = true;
+      } else if (Date.now() - last >= 5_000) {
+        last = Date.now();
+        io.err(text(p));
+      }
+    },
+    done() {
+      if (drawn) stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
+/** The cap a read stopped at, as the user reads it: what, why, how to raise it. */
+function capMessage(what: string, err: LogCapReached): UserError {
+  const p = err.progress;
+  const read = `${formatBytes(p.bytes)} in ${num(p.lines)} lines (${num(p.slowQueries)} slow queries)`;
+  const how =
+    err.cap === 'bytes' ? `--max-log-bytes (now ${formatBytes(err.limit)})` : `--max-log-lines (now ${num(err.limit)})`;
+  const why =
+    err.cap === 'bytes'
+      ? 'a log this large takes many minutes to read, and a gzip that expands this far may be a decompression bomb'
+      : 'lines this many take minutes to read, and a log of short or empty lines (a gzip of newlines) is no log';
+  return new UserError(
+    `${what} was read up to its cap and not further: ${read} read, and it goes on. Stopped because ${why}. ` +
+      `Give a shorter log (a day's, or the lines of the hours to judge), or raise the cap with ${how}.`,
+  );
+}
+
+/** The workload the flags name, read, folded as it is read and counted on stderr; undefined without either flag. */
 export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenWorkload | undefined> {
   if (flags.workloadComplete && flags.log === undefined && flags.queries === undefined)
     throw new UserError(
       '--workload-complete vouches for a --log or --queries file, and none was given (the profiler says its own ' +
         'level: at level 2 it records every operation).',
     );
-  const records: WorkloadRecord[] = [];
+  const tally = new WorkloadTally();
   const from: string[] = [];
   if (flags.log !== undefined) {
     const name = flags.log === '-' ? 'the log on stdin' : `the log ${terminalSafe(flags.log)}`;
-    const read = await readSlowQueryLog(flags.log === '-' ? process.stdin : flags.log);
+    const progress = logProgress(name, io, flags.quiet === true);
+    let read: LogReadResult;
+    try {
+      read = await readSlowQueryLog(flags.log === '-' ? process.stdin : flags.log, {
+        onRecord: (r) => tally.add(r),
+        ...(flags.maxLogBytes !== undefined ? { maxBytes: flags.maxLogBytes } : {}),
+        ...(flags.maxLogLines !== undefined ? { maxLines: flags.maxLogLines } : {}),
+        ...(progress.onProgress ? { onProgress: progress.onProgress } : {}),
+      });
+    } catch (err) {
+      if (err instanceof LogCapReached) throw capMessage(name.replace(/^the/, 'The'), err);
+      throw err;
+    } finally {
+      progress.done();
+    }
     const c = read.counts;
     const skipped = c.malformed + c.truncated + c.tooLong;
     io.err(
@@ -75,16 +209,15 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
     const unusable = unusableLog(read);
     if (unusable) throw new UserError(`The log ${flags.log === '-' ? 'on stdin' : flags.log} ${unusable}`);
     for (const n of read.notes) io.err(n);
-    records.push(...read.records);
     from.push(name);
   }
   if (flags.queries !== undefined) {
-    const read = readQueriesFile(flags.queries);
+    const text = readQueriesFileText(flags.queries, flags.maxQueriesBytes);
+    const n = foldQueriesText(text, (r) => tally.add(r), flags.queries, flags.maxQueriesLines);
     const name = `the queries file ${terminalSafe(flags.queries)}`;
-    io.err(`${name}: ${plural(read.length, 'query', 'queries')} read.`);
-    records.push(...read);
+    io.err(`${name}: ${plural(n, 'query', 'queries')} read.`);
     from.push(name);
   }
   if (!from.length) return undefined;
-  return { from: from.join(' and '), records, ...(flags.workloadComplete ? { complete: true } : {}) };
+  return { from: from.join(' and '), folded: tally, ...(flags.workloadComplete ? { complete: true } : {}) };
 }

@@ -14,7 +14,7 @@
  * the sample's maps, BSON type names, operators), counts and times; up to MAX_COMMANDS real commands per shape ride
  * along as a non-enumerable property for a later replay on scratch, so JSON.stringify never writes them.
  */
-import { type DatabaseContext, defineCollector } from '../core/collector';
+import { type DatabaseContext, defineCollector, type GivenWorkload } from '../core/collector';
 import { PathFolder } from '../core/fold';
 import type { CollectionSnapshot } from '../core/types';
 import { commandCursor } from '../lib/cursor';
@@ -23,11 +23,12 @@ import { versionAtLeast } from '../lib/version';
 import { profilerQuery, readProfileDocuments } from '../workload/profiler';
 import { readQueryStats } from '../workload/query-stats';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
-import { statsByShape } from '../workload/shape-stats';
-import { canonical, type FilterShape, formatShape, type QueryShape, shapeHash, shapesOf } from '../workload/shape';
+import { ShapeSums } from '../workload/shape-stats';
+import { canonical, type FilterShape, formatShape, type QueryShape, shapeHash } from '../workload/shape';
+import { instancesOf, MAX_INSTANCES, MAX_SHAPES, noShapeNote, WorkloadTally } from '../workload/tally';
 
 /** Real commands kept per shape for a replay on scratch (never serialized). */
-export const MAX_COMMANDS = 5;
+export const MAX_COMMANDS = MAX_INSTANCES;
 /** `$or`s nested deeper than this are not stored (the schema spells each level out). */
 const MAX_OR_DEPTH = 3;
 
@@ -238,6 +239,20 @@ function isRecord(v: unknown): v is WorkloadRecord {
   return typeof v.source === 'string' && isObject((v as { command?: unknown }).command);
 }
 
+/**
+ * The given workload's tally: folded as it was read (the CLI's --log and --queries), else folded here from the records
+ * a caller gave (the Node API, tests). The tally is built once per run and shared by the databases.
+ */
+function givenTally(given: GivenWorkload): WorkloadTally {
+  if (given.folded instanceof WorkloadTally) return given.folded;
+  const cached = tallies.get(given);
+  if (cached) return cached;
+  const tally = WorkloadTally.of((given.records ?? []).filter(isRecord));
+  tallies.set(given, tally);
+  return tally;
+}
+const tallies = new WeakMap<GivenWorkload, WorkloadTally>();
+
 /** The filter with every path folded through the collection's maps. */
 function foldFilter(f: FilterShape, fold: (p: string) => string): FilterShape {
   return {
@@ -268,82 +283,88 @@ function orDepth(f: FilterShape): number {
   return f.or.reduce((d, g) => Math.max(d, 1 + Math.max(0, ...g.map(orDepth))), 0);
 }
 
-/** One statement per command for updates and deletes of several: each is its own operation. */
-function statementsOf(command: CommandDocument): CommandDocument[] {
-  for (const field of ['updates', 'deletes']) {
-    const list = command[field];
-    if (Array.isArray(list) && list.length > 1) return list.map((s: unknown) => ({ ...command, [field]: [s] }));
-  }
-  return [command];
-}
-
-interface Run {
+interface Folded {
   shape: QueryShape;
-  record: WorkloadRecord;
-  command: CommandDocument;
+  sums: ShapeSums;
+  commands: CommandDocument[];
 }
 
-/** The shapes of the records, folded, for the collections the run checked; what was left out, counted. */
-function runsOf(records: readonly WorkloadRecord[], db: string, collections: readonly CollectionSnapshot[]) {
-  const folders = new Map(collections.map((c) => [c.name, new PathFolder(c.sample.dynamicKeys)]));
-  const runs: Run[] = [];
-  let unchecked = 0;
-  let deep = 0;
-  for (const record of records) {
-    const source = record.op === 'getMore' ? record.originatingCommand : record.command;
-    if (!source) continue;
-    const placeholders = record.shapeOnly === true ? { placeholders: true } : {};
-    for (const command of statementsOf(source)) {
-      for (const raw of shapesOf(command, db, placeholders)) {
-        const folder = folders.get(raw.coll);
-        if (!folder) unchecked++;
-        else if (orDepth(raw) > MAX_OR_DEPTH) deep++;
-        else runs.push({ shape: foldShape(raw, folder), record, command });
-      }
-    }
-  }
-  return { runs, unchecked, deep };
-}
-
-const known = (n: number): number | null => n;
-
-function shapeData(group: readonly Run[]): ShapeData {
-  const first = group[0] as Run;
-  const [stats] = statsByShape(
-    group.map(({ shape, record: r }) => ({
-      shapeId: shape.id,
-      ...(r.durationMillis !== undefined ? { durationMillis: r.durationMillis } : {}),
-      ...(r.keysExamined !== undefined ? { keysExamined: r.keysExamined } : {}),
-      ...(r.docsExamined !== undefined ? { docsExamined: r.docsExamined } : {}),
-      ...(r.nreturned !== undefined ? { nreturned: r.nreturned } : {}),
-      ...(r.execCount !== undefined ? { executions: r.execCount } : {}),
-    })),
-  );
-  const s = stats as NonNullable<typeof stats>;
-  const sorts = group.filter((g) => g.record.hasSortStage !== undefined);
-  const plans = group.filter((g) => g.record.planSummary !== undefined);
+function shapeData(f: Folded): ShapeData {
+  const s = f.sums.stats(f.shape.id);
   const counted = s.counted > 0;
   const data: ShapeData = {
-    id: first.shape.id,
-    printed: formatShape(first.shape),
-    shape: first.shape,
+    id: f.shape.id,
+    printed: formatShape(f.shape),
+    shape: f.shape,
     calls: s.calls,
     totalMillis: s.timed > 0 ? s.totalMillis : null,
     p95Millis: s.p95Millis,
     counted: s.counted,
-    keysExamined: counted ? known(s.keysExamined) : null,
-    docsExamined: counted ? known(s.docsExamined) : null,
-    nreturned: counted ? known(s.nreturned) : null,
-    inMemorySorts: sorts.length ? sorts.filter((g) => g.record.hasSortStage === true).length : null,
-    collectionScans: plans.length ? plans.filter((g) => g.record.planSummary === 'COLLSCAN').length : null,
+    keysExamined: counted ? s.keysExamined : null,
+    docsExamined: counted ? s.docsExamined : null,
+    nreturned: counted ? s.nreturned : null,
+    inMemorySorts: f.sums.sortsKnown ? f.sums.sorts : null,
+    collectionScans: f.sums.plansKnown ? f.sums.scans : null,
   };
-  // A shape the server made ($queryStats: "?string" in place of values) is no command to replay.
-  const commands = group
-    .filter((g) => g.record.shapeOnly !== true)
-    .slice(0, MAX_COMMANDS)
-    .map((g) => g.command);
-  Object.defineProperty(data, COMMANDS, { value: commands, enumerable: false });
+  Object.defineProperty(data, COMMANDS, { value: f.commands, enumerable: false });
   return data;
+}
+
+/**
+ * One database's part of a tally to the collector's data: its raw shapes folded through the sample's maps (two raw
+ * shapes that fold into one merge their sums and instances), by collection, in the order they first appeared.
+ */
+export function workloadDataOf(
+  tally: WorkloadTally,
+  db: string,
+  collections: readonly CollectionSnapshot[],
+  note: (message: string) => void,
+  completeness: Completeness = SLOW_ONLY,
+): WorkloadData {
+  const d = tally.dbs.get(db);
+  const folders = new Map(collections.map((c) => [c.name, new PathFolder(c.sample.dynamicKeys)]));
+  const byColl = new Map<string, Map<string, Folded>>();
+  let unchecked = 0;
+  let deep = 0;
+  for (const t of d?.shapes.values() ?? []) {
+    const folder = folders.get(t.shape.coll);
+    if (!folder) {
+      unchecked++;
+      continue;
+    }
+    if (orDepth(t.shape) > MAX_OR_DEPTH) {
+      deep++;
+      continue;
+    }
+    const shape = foldShape(t.shape, folder);
+    let shapes = byColl.get(shape.coll);
+    if (!shapes) byColl.set(shape.coll, (shapes = new Map<string, Folded>()));
+    const into = shapes.get(shape.id);
+    const instances = instancesOf(t);
+    if (!into) {
+      const sums = new ShapeSums();
+      sums.merge(t.sums);
+      shapes.set(shape.id, { shape, sums, commands: instances.slice(0, MAX_COMMANDS) });
+    } else {
+      into.sums.merge(t.sums);
+      for (const c of instances) if (into.commands.length < MAX_COMMANDS) into.commands.push(c);
+    }
+  }
+  if (unchecked) note(`${unchecked} query shape(s) of ${db} name collections this run did not check: not judged.`);
+  if (deep) note(`${deep} query shape(s) of ${db} nest $or deeper than ${MAX_OR_DEPTH} levels: not judged.`);
+  const none = d ? noShapeNote(d, db) : null;
+  if (none) note(none);
+  if (d?.overCap)
+    note(
+      `${d.overCap} operation(s) of ${db} had query shapes past the first ${MAX_SHAPES.toLocaleString('en-US')} ` +
+        'distinct ones read: counted, not judged (so many distinct shapes usually means field names that carry data).',
+    );
+  return {
+    sources: d ? [...d.sources].sort() : [],
+    records: d?.records ?? 0,
+    ...completeness,
+    collections: [...byColl].map(([name, shapes]) => ({ name, shapes: [...shapes.values()].map(shapeData) })),
+  };
 }
 
 /** Records to the collector's data: shapes per collection, in the order collections and shapes first appear. */
@@ -354,23 +375,7 @@ export function workloadData(
   note: (message: string) => void,
   completeness: Completeness = SLOW_ONLY,
 ): WorkloadData {
-  const mine = records.filter((r) => r.ns.db === db);
-  const { runs, unchecked, deep } = runsOf(mine, db, collections);
-  const byColl = new Map<string, Map<string, Run[]>>();
-  for (const run of runs) {
-    const shapes = byColl.get(run.shape.coll) ?? new Map<string, Run[]>();
-    byColl.set(run.shape.coll, shapes);
-    shapes.set(run.shape.id, [...(shapes.get(run.shape.id) ?? []), run]);
-  }
-  if (unchecked) note(`${unchecked} query shape(s) of ${db} name collections this run did not check: not judged.`);
-  if (deep) note(`${deep} query shape(s) of ${db} nest $or deeper than ${MAX_OR_DEPTH} levels: not judged.`);
-  const sources = [...new Set(mine.map((r) => r.source))].sort();
-  return {
-    sources,
-    records: mine.length,
-    ...completeness,
-    collections: [...byColl].map(([name, shapes]) => ({ name, shapes: [...shapes.values()].map(shapeData) })),
-  };
+  return workloadDataOf(WorkloadTally.of(records.filter((r) => r.ns.db === db)), db, collections, note, completeness);
 }
 
 const HOW_TO_PROFILE =
@@ -505,28 +510,27 @@ export const queryWorkload = defineCollector<WorkloadData, 'database'>({
     'and { profile: -1 } when it held any), else of $queryStats (1 aggregate on admin, once per run if refused)',
   schema: SCHEMA,
   async collect(ctx) {
-    let records: WorkloadRecord[];
+    let tally: WorkloadTally;
     let completeness: Completeness;
     if (ctx.workload) {
-      records = ctx.workload.records.filter(isRecord);
+      tally = givenTally(ctx.workload);
       completeness = givenCompleteness(ctx.workload.complete);
-      const here = records.filter((r) => r.ns.db === ctx.db).length;
-      if (here === 0)
+      if (!tally.dbs.get(ctx.db)?.records)
         ctx.note(`query-indexes: ${ctx.workload.from} holds no operation on ${ctx.db}`, { level: 'info' });
     } else {
       const read = await readProfiler(ctx);
       const stats = read?.length ? null : await queryStatsOf(ctx);
       if (stats?.length) {
-        records = stats;
+        tally = WorkloadTally.of(stats.filter((r) => r.ns.db === ctx.db));
         completeness = QUERY_STATS_SAMPLED;
       } else {
         if (read === null) return null;
-        records = read;
+        tally = WorkloadTally.of(read.filter((r) => r.ns.db === ctx.db));
         // The level matters only when there are entries to judge by (an empty profiler costs no second command).
         completeness = read.length ? await profilerSettings(ctx) : SLOW_ONLY;
       }
     }
     const note = (m: string): void => ctx.note(`query-indexes: ${m}`, { level: 'info' });
-    return workloadData(records, ctx.db, ctx.collections, note, completeness);
+    return workloadDataOf(tally, ctx.db, ctx.collections, note, completeness);
   },
 });

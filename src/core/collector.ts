@@ -51,7 +51,13 @@ interface ContextBase {
 export interface GivenWorkload {
   /** What they were read from, for notes ("the log mongod.log"): never a value. */
   from: string;
-  records: readonly unknown[];
+  /** Records given whole (the Node API, tests): folded by the collector that reads them. */
+  records?: readonly unknown[];
+  /**
+   * The records folded as they were read (the CLI: src/workload/tally.ts), per-shape sums and a few real instances
+   * each, so a log of any length costs the memory of its shapes. Opaque here too.
+   */
+  folded?: unknown;
   /** The user vouched that the records are every operation, not only slow ones (`--workload-complete`). */
   complete?: boolean;
 }

@@ -16,6 +16,7 @@ import {
   type CommandDocument,
   type OpKind,
   type WorkloadRecord,
+  commandOfStatement,
   executionFacts,
   exclusionOf,
   makeRecord,
@@ -34,6 +35,8 @@ export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface LogCounts {
   lines: number;
+  /** Bytes read (after gzip). */
+  bytes: number;
   slowQueries: number;
   records: number;
   malformed: number;
@@ -41,10 +44,49 @@ export interface LogCounts {
   own: number;
   scratch: number;
   tooLong: number;
+  /** Update and delete commands whose statements were logged (and counted) on their own. */
+  statementsLogged: number;
+}
+
+/**
+ * Most bytes read from a log, after gzip: 32 GiB. The reader runs at about 100-170 MB/s on a shared machine
+ * (bench/README.md, workload-log), so this is 3 to 6 minutes of reading; a day's log of a busy mongod is a few GB. A
+ * gzip that expands past it is more likely a decompression bomb than a log. `--max-log-bytes` raises it.
+ */
+export const DEFAULT_MAX_LOG_BYTES = 32 * 2 ** 30;
+/**
+ * Most lines read from a log: 100 million. mongod's JSON lines run from about 200 bytes to a few KB, so a real log
+ * reaches 32 GiB (above) before this; lines much shorter than that (a gzip of newlines: 2 MB held 2^31 of them and
+ * kept a run busy for minutes) reach this first. `--max-log-lines` raises it.
+ */
+export const DEFAULT_MAX_LOG_LINES = 100_000_000;
+
+/** How far a read has come, for a progress line (no value: counts only). */
+export interface LogProgress {
+  bytes: number;
+  lines: number;
+  slowQueries: number;
+}
+
+/** A read stopped at a cap: what was read, and which cap. */
+export class LogCapReached extends UserError {
+  constructor(
+    readonly cap: 'bytes' | 'lines',
+    readonly limit: number,
+    readonly progress: LogProgress,
+  ) {
+    super(`the ${cap} cap (${limit}) was reached`);
+  }
 }
 
 export interface LogReadOptions {
   maxLineBytes?: number;
+  /** Decompressed bytes to read at most (DEFAULT_MAX_LOG_BYTES). */
+  maxBytes?: number;
+  /** Lines to read at most (DEFAULT_MAX_LOG_LINES). */
+  maxLines?: number;
+  /** Called about once a second while reading, and once at the end. */
+  onProgress?: (p: LogProgress) => void;
   /** Called for each record instead of collecting them (for logs with more records than fit in memory). */
   onRecord?: (record: WorkloadRecord) => void;
 }
@@ -73,7 +115,7 @@ export interface LogSniff {
 /** Lines tried for the sniff: a log cut mid-line (tail -c) still has whole entries among them. */
 const SNIFF_LINES = 20;
 
-type Outcome = WorkloadRecord | 'notSlow' | 'malformed' | 'truncated' | 'own' | 'scratch';
+type Outcome = WorkloadRecord | 'notSlow' | 'malformed' | 'truncated' | 'own' | 'scratch' | 'statementsLogged';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -89,8 +131,33 @@ function wasTruncated(entry: Record<string, unknown>, command: Record<string, un
   return '$truncated' in command || (isObject(entry.truncated) && 'command' in entry.truncated);
 }
 
+/**
+ * Write commands whose statements were logged on their own, by connection: mongod logs each slow statement of an
+ * update or delete (`"c":"WRITE"`, the statement as `command`), then the command that carried them (`"c":"COMMAND"`,
+ * `update`/`delete` with its `updates`/`deletes`) when it too ran past slowms, which it does whenever one of its
+ * statements did. Counting both would count the statements twice: the command is left out when the same connection
+ * just logged a statement on the same namespace. Bounded: a connection's entry goes with its command.
+ */
+class StatementsSeen {
+  private readonly byCtx = new Map<string, string>();
+
+  /** Whether this record only repeats statements already counted. */
+  repeats(ctx: unknown, record: WorkloadRecord, statementForm: boolean): boolean {
+    if (typeof ctx !== 'string' || (record.op !== 'update' && record.op !== 'delete')) return false;
+    const ns = `${record.ns.db}.${record.ns.coll}`;
+    if (statementForm) {
+      if (this.byCtx.size > 100_000) this.byCtx.clear();
+      this.byCtx.set(ctx, ns);
+      return false;
+    }
+    if (this.byCtx.get(ctx) !== ns) return false;
+    this.byCtx.delete(ctx);
+    return true;
+  }
+}
+
 /** One slow-query line, parsed, to a record or the reason it is not one. */
-export function recordOfLogLine(text: string): Outcome {
+export function recordOfLogLine(text: string, seen?: StatementsSeen): Outcome {
   let entry: unknown;
   try {
     entry = JSON.parse(text);
@@ -117,7 +184,10 @@ export function recordOfLogLine(text: string): Outcome {
   }
   let op = opKindOf(command);
   if (op === 'other' && typeof attr.type === 'string') op = LEGACY_TYPES[attr.type] ?? 'other';
-  return makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, command, originating);
+  const statement = commandOfStatement(op, ns, command);
+  const record = makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, statement, originating);
+  if (seen?.repeats(entry.ctx, record, statement !== command)) return 'statementsLogged';
+  return record;
 }
 
 interface Tally {
@@ -128,7 +198,18 @@ interface Tally {
 }
 
 function newTally(): Tally {
-  const counts = { lines: 0, slowQueries: 0, records: 0, malformed: 0, truncated: 0, own: 0, scratch: 0, tooLong: 0 };
+  const counts: LogCounts = {
+    lines: 0,
+    bytes: 0,
+    slowQueries: 0,
+    records: 0,
+    malformed: 0,
+    truncated: 0,
+    own: 0,
+    scratch: 0,
+    tooLong: 0,
+    statementsLogged: 0,
+  };
   return { counts, firstMalformed: 0, firstTooLong: 0, firstTruncated: 0 };
 }
 
@@ -142,7 +223,7 @@ function tallyOutcome(t: Tally, outcome: Outcome, emit: (r: WorkloadRecord) => v
   } else if (outcome === 'truncated') {
     c.truncated++;
     t.firstTruncated ||= c.lines;
-  } else if (outcome === 'own' || outcome === 'scratch') {
+  } else if (outcome === 'own' || outcome === 'scratch' || outcome === 'statementsLogged') {
     c[outcome]++;
   } else {
     c.records++;
@@ -176,6 +257,11 @@ function notesOf(t: Tally, maxLineBytes: number): string[] {
     );
   if (c.own) notes.push(`${c.own} slow query(ies) of the advisor itself (appName mongo-advisor) were left out.`);
   if (c.scratch) notes.push(`${c.scratch} slow query(ies) on the advisor's scratch databases were left out.`);
+  if (c.statementsLogged)
+    notes.push(
+      `${c.statementsLogged} update or delete command(s) whose statements mongod also logged one by one were ` +
+        'counted once, by statement.',
+    );
   return notes;
 }
 
@@ -188,7 +274,7 @@ function describeReadError(err: unknown, input: string | Readable): Error {
 
 /** Tries one of the first lines as a JSON log entry (blank lines are not tried). */
 function sniffLine(sniff: LogSniff, buf: Buffer, start: number, end: number): void {
-  if (sniff.probed >= SNIFF_LINES || buf.subarray(start, end).toString('latin1').trim() === '') return;
+  if (sniff.probed >= SNIFF_LINES || end === start || buf.subarray(start, end).toString('latin1').trim() === '') return;
   sniff.probed++;
   try {
     const v: unknown = JSON.parse(buf.toString('utf8', start, end));
@@ -225,15 +311,18 @@ export function unusableLog(read: LogReadResult): string | null {
 /** Reads the slow queries of a JSON log file or stream. See the file's header. */
 export async function readSlowQueryLog(input: string | Readable, opts: LogReadOptions = {}): Promise<LogReadResult> {
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_LOG_BYTES;
+  const maxLines = opts.maxLines ?? DEFAULT_MAX_LOG_LINES;
   const records: WorkloadRecord[] = [];
   const emit = opts.onRecord ?? ((r: WorkloadRecord) => void records.push(r));
   const t = newTally();
+  const seen = new StatementsSeen();
   const sniff: LogSniff = { probed: 0, entries: 0, maxLineBytes };
   const splitter = new LineSplitter(MARKER, maxLineBytes, {
     line(buf, start, end, marked) {
       t.counts.lines++;
-      sniffLine(sniff, buf, start, end);
-      if (marked) tallyOutcome(t, recordOfLogLine(buf.toString('utf8', start, end)), emit);
+      if (sniff.probed < SNIFF_LINES) sniffLine(sniff, buf, start, end);
+      if (marked) tallyOutcome(t, recordOfLogLine(buf.toString('utf8', start, end), seen), emit);
     },
     tooLong() {
       t.counts.lines++;
@@ -242,13 +331,30 @@ export async function readSlowQueryLog(input: string | Readable, opts: LogReadOp
     },
   });
   const notes: string[] = [];
+  const c = t.counts;
+  const progress = (): LogProgress => ({ bytes: c.bytes, lines: c.lines, slowQueries: c.slowQueries });
+  let nextBeat = Date.now() + 1000;
   try {
-    for await (const chunk of inputChunks(input)) splitter.push(chunk);
+    for await (const chunk of inputChunks(input)) {
+      // A chunk past the byte cap is cut to it: the read ends at the cap, not a chunk later.
+      const room = maxBytes - c.bytes;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      c.bytes += part.length;
+      splitter.push(part);
+      if (c.lines > maxLines) throw new LogCapReached('lines', maxLines, progress());
+      if (chunk.length > room) throw new LogCapReached('bytes', maxBytes, progress());
+      if (opts.onProgress && Date.now() >= nextBeat) {
+        nextBeat = Date.now() + 1000;
+        opts.onProgress(progress());
+      }
+    }
   } catch (err) {
+    if (err instanceof LogCapReached) throw err;
     if (!String((err as NodeJS.ErrnoException).code ?? '').startsWith('Z_')) throw describeReadError(err, input);
     notes.push(`The gzip data ends early or is damaged after line ${t.counts.lines}: what follows could not be read.`);
     sniff.gzipBrokeAfter = t.counts.lines;
   }
   splitter.end();
+  opts.onProgress?.(progress());
   return { records, counts: t.counts, notes: [...notesOf(t, maxLineBytes), ...notes], sniff };
 }

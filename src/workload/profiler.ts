@@ -13,6 +13,7 @@ import {
   type CommandDocument,
   type OpKind,
   type WorkloadRecord,
+  commandOfStatement,
   executionFacts,
   exclusionOf,
   makeRecord,
@@ -61,7 +62,8 @@ export function recordOfProfileDocument(doc: unknown): Outcome {
   let op = opKindOf(command);
   if (op === 'other' && typeof doc.op === 'string') op = STATEMENT_OPS[doc.op] ?? 'other';
   const originating = isObject(doc.originatingCommand) ? (doc.originatingCommand as CommandDocument) : undefined;
-  return makeRecord({ source: 'profiler', ns, op, ...executionFacts(doc) }, command, originating);
+  const facts = { source: 'profiler' as const, ns, op, ...executionFacts(doc) };
+  return makeRecord(facts, commandOfStatement(op, ns, command), originating);
 }
 
 /** Profiler documents (as the driver returns them) to records, with what was left out counted. */

@@ -135,11 +135,39 @@ function entriesOf(text: string): Entry[] {
   return out;
 }
 
-/** Reads the entries of a queries file's text; `name` is what error messages call the file. */
-export function parseQueriesText(text: string, name = 'the queries file'): WorkloadRecord[] {
-  const records: WorkloadRecord[] = [];
+/**
+ * Most lines a queries file may hold: 1,000,000. One query per line, an application's queries written out (or
+ * generated from its code) number in the hundreds to thousands; a million is a machine's dump, not a list to review,
+ * and the 64 MiB byte cap (MAX_SPEC_BYTES) allows about that many short lines. `--max-queries-lines` raises it.
+ */
+export const DEFAULT_MAX_QUERY_LINES = 1_000_000;
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/**
+ * Reads the entries of a queries file's text and hands each record to `onRecord` as it is read (nothing is held);
+ * returns how many. Throws one UserError for unreadable entries (up to 10 named, never a value) after the pass.
+ */
+export function foldQueriesText(
+  text: string,
+  onRecord: (r: WorkloadRecord) => void,
+  name = 'the queries file',
+  maxLines = DEFAULT_MAX_QUERY_LINES,
+): number {
+  const lines = lineCount(text);
+  if (lines > maxLines)
+    throw new UserError(
+      `${name} has ${lines} lines, more than the ${maxLines} a queries file is read up to (an application's ` +
+        'queries number in the thousands; more is likely a dump of a log): give the log itself with --log, or ' +
+        'raise the cap with --max-queries-lines.',
+    );
   const errors: string[] = [];
   let failed = 0;
+  let read = 0;
   for (const { where, line, parse } of entriesOf(text)) {
     let entry: unknown;
     let problem: string | undefined;
@@ -153,32 +181,49 @@ export function parseQueriesText(text: string, name = 'the queries file'): Workl
     if (typeof out === 'string') {
       failed++;
       if (errors.length < MAX_ERRORS) errors.push(`${where}: the entry ${out}`);
-    } else records.push(out);
+    } else {
+      read++;
+      onRecord(out);
+    }
   }
   if (failed > 0) {
     // One line, whatever the count: a CI log shows it whole, and the terminal escapes no newline into it.
     const more = failed > errors.length ? `; … and ${failed - errors.length} more` : '';
     const entries = failed === 1 ? 'entry' : 'entries';
-    if (records.length === 0)
+    if (read === 0)
       throw new UserError(
         `${name} is not a queries file: no entry of it could be read (${errors.join('; ')}${more}). ` + FORMAT,
       );
     throw new UserError(`${name} has ${failed} unreadable ${entries}: ${errors.join('; ')}${more}.`);
   }
-  if (records.length === 0) throw new UserError(`${name} holds no queries. ${FORMAT}`);
+  if (read === 0) throw new UserError(`${name} holds no queries. ${FORMAT}`);
+  return read;
+}
+
+/** Reads the entries of a queries file's text; `name` is what error messages call the file. */
+export function parseQueriesText(text: string, name = 'the queries file', maxLines?: number): WorkloadRecord[] {
+  const records: WorkloadRecord[] = [];
+  foldQueriesText(text, (r) => records.push(r), name, maxLines);
   return records;
 }
 
-/** Reads a queries file (at most 64 MiB, as a spec). */
-export function readQueriesFile(file: string): WorkloadRecord[] {
-  let text: string;
+/** The text of a queries file (at most `maxBytes`, 64 MiB by default, as a spec), or a UserError saying why not. */
+export function readQueriesFileText(file: string, maxBytes = MAX_SPEC_BYTES): string {
   try {
-    text = readTextBounded(file, MAX_SPEC_BYTES);
+    return readTextBounded(file, maxBytes);
   } catch (err) {
-    if (err instanceof TooLarge) throw new UserError(`${file} is larger than ${MAX_SPEC_BYTES} bytes.`);
+    if (err instanceof TooLarge)
+      throw new UserError(
+        `${file} is larger than ${maxBytes} bytes, more than a queries file is read up to (an application's ` +
+          'queries fit in a few MB): give the log itself with --log, or raise the cap with --max-queries-bytes.',
+      );
     const reason = fileErrorReason(err);
     if (reason !== null) throw new UserError(`Cannot read ${file}: ${reason}.`);
     throw err;
   }
-  return parseQueriesText(text, file);
+}
+
+/** Reads a queries file (at most 64 MiB, as a spec). */
+export function readQueriesFile(file: string): WorkloadRecord[] {
+  return parseQueriesText(readQueriesFileText(file), file);
 }

@@ -102,6 +102,21 @@ export function opKindOf(command: CommandDocument): OpKind {
   return KINDS[first] ?? 'other';
 }
 
+/**
+ * A write statement as the server records it on its own, in the command form that carries it, so that one shape
+ * function reads both. MongoDB logs and profiles each statement of an update or delete separately, with the statement
+ * itself as the command: `{q, u, multi, upsert}` for an update, `{q, limit}` for a delete (the profiler's `op`
+ * "update"/"remove", the 4.4+ log's `"c":"WRITE"` with `attr.type` "update"/"remove"; curop.cpp's `OpDebug::report`
+ * and profiler writer in mongodb/mongo; jstests/core/administrative/profile/profile_update.js asserts
+ * `command: {q, u, multi: false, upsert: true}`, profile_delete.js `op: "remove"`). Anything else comes back as it is.
+ */
+export function commandOfStatement(op: OpKind, ns: Namespace, command: CommandDocument): CommandDocument {
+  if ((op !== 'update' && op !== 'delete') || command[op] !== undefined || !('q' in command)) return command;
+  return op === 'update'
+    ? { update: ns.coll, updates: [command], $db: ns.db }
+    : { delete: ns.coll, deletes: [command], $db: ns.db };
+}
+
 /** "db.coll.with.dots" → {db, coll}; null when there is no dot or the database name is empty. */
 export function parseNamespace(ns: unknown): Namespace | null {
   if (typeof ns !== 'string') return null;

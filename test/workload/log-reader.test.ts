@@ -21,6 +21,8 @@ const expectedCounts = {
   own: 1,
   scratch: 1,
   tooLong: 0,
+  statementsLogged: 0,
+  bytes: text.length,
 };
 
 /** A stream that hands the data over in small uneven pieces, as a pipe does. */
@@ -112,7 +114,7 @@ describe('readSlowQueryLog over the fixture', () => {
     const long = `{"id":51803,"attr":{"pad":"${'x'.repeat(5000)}"}}\n`;
     const data = Buffer.concat([Buffer.from(long), text, Buffer.from(long.trimEnd())]);
     const r = await readSlowQueryLog(trickle(data, 1000), { maxLineBytes: 4096 });
-    expect(r.counts).toEqual({ ...expectedCounts, lines: 13, tooLong: 2 });
+    expect(r.counts).toEqual({ ...expectedCounts, lines: 13, tooLong: 2, bytes: data.length });
     expect(r.notes.join('\n')).toMatch(/2 line\(s\) longer than 4096 bytes were skipped \(first: line 1\)/);
   });
 

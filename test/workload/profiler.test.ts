@@ -41,7 +41,10 @@ describe('readProfileDocuments', () => {
   it('takes a write statement kind from op when the command is the statement', () => {
     const [rec] = readProfileDocuments([docs.updateStatement]).records;
     expect(rec?.op).toBe('update');
-    expect(rec?.command.q).toEqual({ status: 'open' });
+    // The statement is carried in the command form, so one shape function reads both.
+    const updates = rec?.command.updates as { q?: unknown }[] | undefined;
+    expect(rec?.command.update).toBe(docs.updateStatement.ns.split('.')[1]);
+    expect(updates?.[0]?.q).toEqual({ status: 'open' });
   });
 
   it('leaves out scratch namespaces', () => {

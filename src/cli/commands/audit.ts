@@ -21,7 +21,17 @@ import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
 import { SEVERITIES, type Severity } from '../../core/types';
-import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
+import {
+  logOption,
+  maxLogBytesOption,
+  maxLogLinesOption,
+  maxQueriesBytesOption,
+  maxQueriesLinesOption,
+  queriesOption,
+  readWorkload,
+  type WorkloadFlags,
+  workloadCompleteOption,
+} from '../workload';
 
 const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
 /** The file an audit writes without -o: its name says the format it holds. */
@@ -101,6 +111,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .addOption(logOption())
     .addOption(queriesOption())
     .addOption(workloadCompleteOption())
+    .addOption(maxLogBytesOption())
+    .addOption(maxLogLinesOption())
+    .addOption(maxQueriesBytesOption())
+    .addOption(maxQueriesLinesOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '-v, --verbose',

@@ -27,7 +27,17 @@ import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, type Io } from '../io';
 import { progressLines } from '../progress';
-import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
+import {
+  logOption,
+  maxLogBytesOption,
+  maxLogLinesOption,
+  maxQueriesBytesOption,
+  maxQueriesLinesOption,
+  queriesOption,
+  readWorkload,
+  type WorkloadFlags,
+  workloadCompleteOption,
+} from '../workload';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -261,6 +271,10 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .addOption(logOption())
     .addOption(queriesOption())
     .addOption(workloadCompleteOption())
+    .addOption(maxLogBytesOption())
+    .addOption(maxLogLinesOption())
+    .addOption(maxQueriesBytesOption())
+    .addOption(maxQueriesLinesOption())
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option(
       '--config <file>',

@@ -20,7 +20,17 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
-import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
+import {
+  logOption,
+  maxLogBytesOption,
+  maxLogLinesOption,
+  maxQueriesBytesOption,
+  maxQueriesLinesOption,
+  queriesOption,
+  readWorkload,
+  type WorkloadFlags,
+  workloadCompleteOption,
+} from '../workload';
 
 interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -68,6 +78,10 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .addOption(logOption())
     .addOption(queriesOption())
     .addOption(workloadCompleteOption())
+    .addOption(maxLogBytesOption())
+    .addOption(maxLogLinesOption())
+    .addOption(maxQueriesBytesOption())
+    .addOption(maxQueriesLinesOption())
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '--config <file>',
