@@ -1,4 +1,4 @@
-import { tagged } from './tag';
+import { tagged, versionOfReply } from './tag';
 import {
   Long,
   MongoClient,
@@ -72,9 +72,25 @@ export class DriverAdapter implements Adapter {
 
   async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
     this.counted();
-    return await this.client
+    const reply = await this.client
       .db(db)
-      .command(tagged(cmd), opts.readPreference ? { readPreference: opts.readPreference } : {});
+      .command(
+        tagged(cmd, this.version ?? this.parent?.version),
+        opts.readPreference ? { readPreference: opts.readPreference } : {},
+      );
+    this.learnVersion(cmd, reply);
+    return reply;
+  }
+
+  /** The server's version, once a buildInfo reply said it (the probe sends it first): count and distinct get tagged. */
+  private version: number[] | undefined;
+
+  private learnVersion(cmd: Doc, reply: Doc): void {
+    const v = versionOfReply(cmd, reply);
+    if (v) {
+      this.version = v;
+      if (this.parent) this.parent.version ??= v;
+    }
   }
 
   async cursor(db: string, cmd: Doc, opts: CursorOptions = {}): Promise<CursorRead> {
@@ -83,7 +99,7 @@ export class DriverAdapter implements Adapter {
     const cursor = this.client
       .db(db)
       .runCursorCommand(
-        tagged(cmd),
+        tagged(cmd, this.version ?? this.parent?.version),
         opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {},
       );
     return await readHostCursor(driverCursor(cursor), opts, () => this.counted());

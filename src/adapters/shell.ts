@@ -1,5 +1,5 @@
 import { redactUri } from '../core/format';
-import { tagged } from './tag';
+import { tagged, versionOfReply } from './tag';
 import { type HostCursor, readHostCursor } from './cursor';
 import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
 
@@ -75,10 +75,15 @@ export class ShellAdapter implements Adapter {
     this.count++;
     const sibling = this.g.db.getSiblingDB(db);
     // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
-    return await (opts.readPreference
-      ? sibling.runCommand(tagged(cmd), { readPreference: opts.readPreference })
-      : sibling.runCommand(tagged(cmd)));
+    const reply = await (opts.readPreference
+      ? sibling.runCommand(tagged(cmd, this.version), { readPreference: opts.readPreference })
+      : sibling.runCommand(tagged(cmd, this.version)));
+    this.version = versionOfReply(cmd, reply) ?? this.version;
+    return reply;
   }
+
+  /** The server's version, once a buildInfo reply said it: count and distinct get tagged (src/adapters/tag.ts). */
+  private version: number[] | undefined;
 
   /** Absent when this mongosh has no cursor-command runner: `commandCursor` then sends getMore itself. */
   get cursor(): Adapter['cursor'] {
@@ -108,7 +113,7 @@ export class ShellAdapter implements Adapter {
           const run = sibling._runCursorCommand?.bind(sibling);
           if (!run) throw new Error('this mongosh has no cursor-command runner');
           cursor = await run(
-            tagged(cmd),
+            tagged(cmd, this.version),
             opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {},
           );
         }
