@@ -1,25 +1,31 @@
 /**
- * The JSON log reader (src/workload/log-reader.ts) against a bare loop over the same generated log, in one run.
+ * The whole `collect --log` path against a bare loop over the same generated log, in one run.
  *
- *   node bench/run.mjs workload-log [--size 2g] [--dir /tmp] [--runs 1] [--slow-share 0.2] [--keep]
+ *   node bench/run.mjs workload-log [--lines 1000000] [--size 2g] [--dir /tmp] [--runs 1] [--slow-share 0.2]
+ *                                   [--no-cli] [--keep]
  *
- * The log is generated first (default 2 GiB, in os.tmpdir(), deleted after unless --keep): noise lines as mongod
- * writes them (connections, client metadata, network, WiredTiger checkpoints, index builds) and slow-query lines
- * ("id":51803) of ten shapes with varying values, one in a hundred from the advisor's own appName. The generator
- * counts what it wrote per shape.
+ * The log is generated first (default 1,000,000 lines, or --size bytes; in os.tmpdir(), deleted after unless --keep):
+ * noise lines as mongod writes them (connections, client metadata, network, WiredTiger checkpoints, index builds) and
+ * slow-query lines ("id":51803) of eleven shapes with varying values (among them an update logged by the WRITE
+ * component with the statement as its command), one in a hundred from the advisor's own appName. The generator counts
+ * what it wrote per shape.
  *
- * (a) bare: readline over the file, `line.includes('"id":51803')`, JSON.parse of those lines, grouping.
- * (b) reader: readSlowQueryLog(path, {onRecord}) with the same grouping on its records.
- * Each prints MiB/s of wall and of CPU time (steadier on a shared machine), their ratios to bare, and the peak
- * RSS sampled every 50 ms while it ran. The per-shape counts of
- * both are checked against the generator's (grouping = ns + command kind + sorted keys of the filter; the real
- * shape function comes later).
+ * (a) bare: a child `node` running readline over the file, `line.includes('"id":51803')`, JSON.parse of those lines.
+ * (b) reader: readSlowQueryLog(path, {onRecord}) in this process, grouped by namespace, kind and filter keys.
+ * (c) cli: a child `node dist/cli.cjs collect <uri> --db … --log <file> -q -o <snapshot>` against an embedded
+ *     SecantusDB seeded with a few documents per collection of the log: the path a user runs, end to end (read, fold,
+ *     connect, sample, write the snapshot). Its per-shape calls, read back from the snapshot, are checked against the
+ *     generator's counts.
+ * Each prints MiB/s and lines/s of wall time, the ratio to bare, and the peak RSS (children: VmHWM from /proc, read
+ * every 50 ms; the reader: this process' RSS sampled every 50 ms).
  */
-import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { createWriteStream, readFileSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
+import { spawn } from 'node:child_process';
+import { MongoClient } from 'mongodb';
+import { startEmbedded } from '../src/servers/embedded';
 import { readSlowQueryLog } from '../src/workload/log-reader';
 import { fmt, machine, markdownTable, stringArg, intArg } from './lib/report';
 
@@ -92,6 +98,8 @@ const NOISE: (() => string)[] = [
 interface Shape {
   ns: string;
   key: string;
+  /** Logged by the WRITE component with the statement as the command (4.4+), of this type. */
+  write?: 'update' | 'remove';
   command: () => string;
 }
 
@@ -144,6 +152,14 @@ const SHAPES: Shape[] = [
       `"u":{"$set":{"status":"${pick(statuses)}"}}}],"ordered":true,"$db":"shop"}`,
   },
   {
+    ns: 'shop.orders',
+    key: 'update customerId,status',
+    write: 'update',
+    command: () =>
+      `{"q":{"status":"${pick(statuses)}","customerId":${oid()}},"u":{"$set":{"flagged":true}},` +
+      `"multi":true,"upsert":false}`,
+  },
+  {
     ns: 'app.sessions',
     key: 'delete expiresAt',
     command: () => `{"delete":"sessions","deletes":[{"q":{"expiresAt":{"$lt":${when()}}},"limit":0}],"$db":"app"}`,
@@ -163,10 +179,10 @@ const SHAPES: Shape[] = [
 ];
 
 const hash = (n: number): string => hex(n).toUpperCase();
-function slowLine(shape: Shape, appName: string): string {
+function slowAttrs(ctx: string, component: string, type: string, ns: string, appName: string, command: string) {
   return (
-    `${head('COMMAND', 51803, conn())}"msg":"Slow query","attr":{"type":"command","ns":"${shape.ns}",` +
-    `"appName":"${appName}","command":${shape.command()},"planSummary":"COLLSCAN",` +
+    `${head(component, 51803, ctx)}"msg":"Slow query","attr":{"type":"${type}","ns":"${ns}",` +
+    `"appName":"${appName}","command":${command},"planSummary":"COLLSCAN",` +
     `"planningTimeMicros":${rnd(900)},"keysExamined":0,"docsExamined":${rnd(200000)},"cursorExhausted":true,` +
     `"numYields":${rnd(300)},"nreturned":${rnd(100)},"planCacheShapeHash":"${hash(8)}",` +
     `"queryShapeHash":"${hash(64)}","planCacheKey":"${hash(8)}","queryFramework":"classic",` +
@@ -175,23 +191,49 @@ function slowLine(shape: Shape, appName: string): string {
   );
 }
 
+/**
+ * A slow query's line; a WRITE statement is followed, as mongod does, by the COMMAND line of the update that carried
+ * it, on the same connection (the reader counts the statement once).
+ */
+function slowLines(shape: Shape, appName: string): string[] {
+  const ctx = conn();
+  const command = shape.command();
+  if (!shape.write) return [slowAttrs(ctx, 'COMMAND', 'command', shape.ns, appName, command)];
+  const [db, coll] = shape.ns.split('.') as [string, string];
+  const carrier = `{"update":"${coll}","updates":[${command}],"ordered":true,"$db":"${db}"}`;
+  return [
+    slowAttrs(ctx, 'WRITE', shape.write, shape.ns, appName, command),
+    slowAttrs(ctx, 'COMMAND', 'command', shape.ns, appName, carrier),
+  ];
+}
+
 /** Writes the log; returns what it wrote per shape (the advisor's own lines apart). */
-async function generate(file: string, bytes: number, slowShare: number): Promise<{ groups: Groups; own: number }> {
+async function generate(
+  file: string,
+  limit: { bytes?: number; lines?: number },
+  slowShare: number,
+): Promise<{ groups: Groups; own: number; lines: number }> {
   const out = createWriteStream(file, { highWaterMark: 8 << 20 });
   const groups: Groups = new Map();
   let own = 0;
   let written = 0;
-  while (written < bytes) {
+  let lines = 0;
+  while (limit.bytes !== undefined ? written < limit.bytes : lines < (limit.lines ?? 0)) {
     const parts: string[] = [];
-    for (let i = 0; i < 4000; i++) {
+    const batch = limit.lines !== undefined ? Math.min(4000, limit.lines - lines) : 4000;
+    for (let i = 0; i < batch; i++) {
       let line: string;
       if (rnd(1000) < slowShare * 1000) {
         const shape = pick(SHAPES);
         const mine = rnd(100) === 0;
-        line = slowLine(shape, mine ? 'mongo-advisor' : 'orders-api');
+        const got = slowLines(shape, mine ? 'mongo-advisor' : 'orders-api');
+        line = got.join('\n');
+        i += got.length - 1;
+        lines += got.length - 1;
         if (mine) own++;
         else groups.set(`${shape.ns} ${shape.key}`, (groups.get(`${shape.ns} ${shape.key}`) ?? 0) + 1);
       } else line = pick(NOISE)();
+      lines++;
       parts.push(line);
     }
     const chunk = parts.join('\n') + '\n';
@@ -199,7 +241,7 @@ async function generate(file: string, bytes: number, slowShare: number): Promise
     if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-  return { groups, own };
+  return { groups, own, lines };
 }
 
 const FILTER_OF: Record<string, (c: Readonly<Record<string, unknown>>) => unknown> = {
@@ -209,6 +251,7 @@ const FILTER_OF: Record<string, (c: Readonly<Record<string, unknown>>) => unknow
   findAndModify: (c) => c.query,
   aggregate: (c) => (c.pipeline as { $match?: unknown }[] | undefined)?.[0]?.$match,
   update: (c) => (c.updates as { q?: unknown }[] | undefined)?.[0]?.q,
+  q: (c) => c.q,
   delete: (c) => (c.deletes as { q?: unknown }[] | undefined)?.[0]?.q,
 };
 
@@ -224,17 +267,22 @@ function bump(groups: Groups, key: string): void {
   groups.set(key, (groups.get(key) ?? 0) + 1);
 }
 
-async function bare(file: string): Promise<Groups> {
-  const groups: Groups = new Map();
-  const rl = createInterface({ input: createReadStream(file, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+/** The bare loop, run in a child node: readline + JSON.parse of the slow-query lines, nothing else. */
+const BARE = `
+const rl = require('node:readline').createInterface({
+  input: require('node:fs').createReadStream(process.argv[1], { highWaterMark: 1 << 20 }),
+  crlfDelay: Infinity,
+});
+let n = 0;
+(async () => {
   for await (const line of rl) {
     if (!line.includes('"id":51803')) continue;
-    const e = JSON.parse(line) as { attr: { ns: string; appName?: string; command: Record<string, unknown> } };
-    if (e.attr.appName === 'mongo-advisor') continue;
-    bump(groups, groupKey(e.attr.ns, e.attr.command));
+    JSON.parse(line);
+    n++;
   }
-  return groups;
-}
+  console.log(n);
+})();
+`;
 
 async function reader(file: string): Promise<Groups> {
   const groups: Groups = new Map();
@@ -246,98 +294,176 @@ async function reader(file: string): Promise<Groups> {
 
 interface Timing {
   seconds: number;
-  cpuSeconds: number;
   peakRssMB: number;
-  groups: Groups;
+  check: string;
 }
 
-async function timed(run: () => Promise<Groups>): Promise<Timing> {
+/** Peak RSS of a child, from /proc (VmHWM: the high-water mark), read until it exits. */
+function watchPeak(pid: number): { stop: () => number } {
+  let peak = 0;
+  const read = (): void => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {
+      // gone
+    }
+  };
+  const timer = setInterval(read, 50);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+async function child(args: string[]): Promise<{ seconds: number; peakRssMB: number; stdout: string; code: number }> {
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const peak = watchPeak(proc.pid as number);
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number>((resolve) => proc.on('close', (c) => resolve(c ?? 1)));
+  const seconds = (performance.now() - t0) / 1000;
+  const peakRssMB = peak.stop();
+  if (code !== 0) console.log(`  exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  return { seconds, peakRssMB, stdout, code };
+}
+
+async function timedReader(file: string, expected: Groups): Promise<Timing> {
   (globalThis as { gc?: () => void }).gc?.();
   let peak = process.memoryUsage.rss();
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
   const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  const groups = await run();
+  const groups = await reader(file);
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(c0);
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMB: peak / 2 ** 20, groups };
+  return { seconds, peakRssMB: peak / 2 ** 20, check: sameCounts(groups, expected) ? 'match' : 'DIFFER' };
 }
 
 function sameCounts(a: Groups, b: Groups): boolean {
   return a.size === b.size && [...a].every(([k, n]) => b.get(k) === n);
 }
 
-async function main(): Promise<void> {
-  const bytes = sizeArg();
-  const runs = intArg(argv, 'runs', 1);
-  const slowShare = Number(stringArg(argv, 'slow-share') ?? '0.2');
-  const file = path.join(stringArg(argv, 'dir') ?? os.tmpdir(), `mongo-advisor-bench-${process.pid}.log`);
-  console.log(`# workload-log: ${machine()}`);
-  const g0 = performance.now();
+/** The namespaces of the generated shapes, seeded with a few documents each so that collect samples them. */
+async function seedServer(uri: string): Promise<string[]> {
+  const client = await MongoClient.connect(uri);
   try {
-    const expected = await generate(file, bytes, slowShare);
-    const size = statSync(file).size;
-    const mb = size / 2 ** 20;
-    console.log(`generated ${fmt(mb)} MiB in ${fmt((performance.now() - g0) / 1000)} s: ${file}`);
-    const expectedByKind = expected.groups;
-    const rows: string[][] = [];
-    for (let i = 0; i < runs; i++) {
-      const order: ['bare' | 'reader', () => Promise<Groups>][] = [
-        ['bare', () => bare(file)],
-        ['reader', () => reader(file)],
-      ];
-      if (i % 2 === 1) order.reverse();
-      const got: Record<string, Timing> = {};
-      for (const [name, run] of order) got[name] = await timed(run);
-      const b = got.bare as Timing;
-      const r = got.reader as Timing;
-      const ok = (t: Timing): string => (sameCounts(t.groups, expectedByKind) ? 'match' : 'DIFFER');
-      const ratio = `${(b.seconds / r.seconds).toFixed(2)}x`;
-      const cpuRatio = `${(b.cpuSeconds / r.cpuSeconds).toFixed(2)}x`;
-      rows.push([
-        String(i + 1),
-        'bare',
-        fmt(mb / b.seconds),
-        '1.00x',
-        fmt(mb / b.cpuSeconds),
-        '1.00x',
-        fmt(b.peakRssMB),
-        ok(b),
-      ]);
-      rows.push([
-        String(i + 1),
-        'reader',
-        fmt(mb / r.seconds),
-        ratio,
-        fmt(mb / r.cpuSeconds),
-        cpuRatio,
-        fmt(r.peakRssMB),
-        ok(r),
-      ]);
-      if (ok(r) !== 'match') {
-        for (const [k, n] of expectedByKind) console.log(`  ${k}: generated ${n}, reader ${r.groups.get(k) ?? 0}`);
+    const dbs = new Set<string>();
+    for (const ns of new Set(SHAPES.map((x) => x.ns))) {
+      const [db, coll] = ns.split('.') as [string, string];
+      dbs.add(db);
+      await client
+        .db(db)
+        .collection(coll)
+        .drop()
+        .catch(() => undefined);
+      await client
+        .db(db)
+        .collection(coll)
+        .insertMany(Array.from({ length: 50 }, (_, i) => ({ i, status: statuses[i % statuses.length] })));
+    }
+    return [...dbs];
+  } finally {
+    await client.close();
+  }
+}
+
+interface SnapshotShape {
+  calls: number;
+  shape: { command: string; coll: string; predicates: { path: string }[] };
+}
+
+/** Calls per generator group, read back from the snapshot collect wrote. */
+function snapshotGroups(file: string): Groups {
+  const snap = JSON.parse(readFileSync(file, 'utf8')) as {
+    databases: { name: string; data?: Record<string, { collections: { shapes: SnapshotShape[] }[] } | null> }[];
+  };
+  const groups: Groups = new Map();
+  for (const d of snap.databases) {
+    for (const c of d.data?.['query-indexes/workload']?.collections ?? []) {
+      for (const s of c.shapes) {
+        const keys = s.shape.predicates.map((p) => p.path).sort();
+        const key = `${d.name}.${s.shape.coll} ${s.shape.command} ${keys.join(',')}`;
+        groups.set(key, (groups.get(key) ?? 0) + s.calls);
       }
     }
-    const slow = [...expectedByKind.values()].reduce((a, b) => a + b, 0);
+  }
+  return groups;
+}
+
+async function main(): Promise<void> {
+  const runs = intArg(argv, 'runs', 1);
+  const slowShare = Number(stringArg(argv, 'slow-share') ?? '0.2');
+  const limit = stringArg(argv, 'size') !== undefined ? { bytes: sizeArg() } : { lines: intArg(argv, 'lines', 1e6) };
+  const withCli = !argv.includes('--no-cli');
+  const dir = stringArg(argv, 'dir') ?? os.tmpdir();
+  const file = path.join(dir, `mongo-advisor-bench-${process.pid}.log`);
+  const snapshot = path.join(dir, `mongo-advisor-bench-${process.pid}.json`);
+  const cli = path.join(__dirname, '..', '..', 'dist', 'cli.cjs');
+  console.log(`# workload-log: ${machine()}`);
+  const g0 = performance.now();
+  const server = withCli ? await startEmbedded('secantusdb') : null;
+  try {
+    const expected = await generate(file, limit, slowShare);
+    const size = statSync(file).size;
+    const mb = size / 2 ** 20;
+    console.log(`generated ${fmt(mb)} MiB, ${expected.lines} lines in ${fmt((performance.now() - g0) / 1000)} s`);
+    const dbs = server ? await seedServer(server.uri) : [];
+    const rows: string[][] = [];
+    const row = (i: number, loop: string, t: Timing, bare: number): void =>
+      void rows.push([
+        String(i + 1),
+        loop,
+        fmt(mb),
+        String(expected.lines),
+        fmt(t.seconds, 2),
+        fmt(mb / t.seconds),
+        fmt(expected.lines / t.seconds / 1000),
+        `${(bare / t.seconds).toFixed(2)}x`,
+        fmt(t.peakRssMB),
+        t.check,
+      ]);
+    for (let i = 0; i < runs; i++) {
+      const b = await child(['-e', BARE, file]);
+      const slowSeen = Number(b.stdout.trim());
+      const bare: Timing = { seconds: b.seconds, peakRssMB: b.peakRssMB, check: `${slowSeen} slow lines` };
+      row(i, 'bare (readline + JSON.parse)', bare, bare.seconds);
+      row(i, 'reader (readSlowQueryLog)', await timedReader(file, expected.groups), bare.seconds);
+      if (server) {
+        const dbArgs = dbs.flatMap((d) => ['--db', d]);
+        const args = [cli, 'collect', server.uri, ...dbArgs, '--log', file, '-q', '-o', snapshot];
+        const c = await child(args);
+        const got = c.code === 0 ? snapshotGroups(snapshot) : new Map<string, number>();
+        const check = sameCounts(got, expected.groups) ? 'match' : 'DIFFER';
+        if (check !== 'match')
+          for (const [k, n] of expected.groups) console.log(`  ${k}: generated ${n}, collect ${got.get(k) ?? 0}`);
+        row(i, 'collect --log (CLI, end to end)', { seconds: c.seconds, peakRssMB: c.peakRssMB, check }, bare.seconds);
+      }
+    }
+    const slow = [...expected.groups.values()].reduce((a, b) => a + b, 0);
     const load = os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ');
     console.log(
-      `\n${fmt(mb)} MiB, ${slow} slow queries in ${expectedByKind.size} groups, ${expected.own} of the ` +
-        `advisor's own left out; load ${load}\n`,
+      `\n${fmt(mb)} MiB, ${expected.lines} lines, ${slow} slow queries in ${expected.groups.size} shapes, ` +
+        `${expected.own} of the advisor's own left out; load ${load}; server ${server?.description ?? 'none'}\n`,
     );
-    const header = ['run', 'loop', 'MiB/s', 'vs bare', 'MiB/CPU-s', 'vs bare (CPU)', 'peak RSS MiB'];
-    header.push('per-group counts');
+    const header = ['run', 'loop', 'MiB', 'lines', 'wall s', 'MiB/s', 'k lines/s', 'vs bare', 'peak RSS MiB'];
+    header.push('per-shape counts');
     console.log(markdownTable(header, rows));
-    for (const [k, n] of [...expectedByKind].sort()) console.log(`  ${k}: ${n}`);
+    for (const [k, n] of [...expected.groups].sort()) console.log(`  ${k}: ${n}`);
   } finally {
     if (!argv.includes('--keep')) rmSync(file, { force: true });
+    rmSync(snapshot, { force: true });
+    await server?.stop();
   }
 }
-
 main().catch((err: unknown) => {
   console.error(err);
   process.exitCode = 1;
