@@ -2,10 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import { ObjectId } from 'bson';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readSlowQueryLog, unusableLog } from '../../src/workload/log-reader';
+import { LogCapReached, readSlowQueryLog, unusableLog } from '../../src/workload/log-reader';
+import { recordOfProfileDocument } from '../../src/workload/profiler';
+import { formatShape, shapesOf } from '../../src/workload/shape';
+import { noShapeNote, WorkloadTally } from '../../src/workload/tally';
 
 const fixture = path.join(__dirname, '../fixtures/workload/mongod.log');
 const text = readFileSync(fixture);
@@ -168,4 +171,86 @@ describe('unusableLog: what cannot be the workload, and what can', () => {
     );
     expect(long).toMatch(/^holds only lines longer than 4096 bytes/);
   });
+});
+
+describe('writes in the log (issue 27): WRITE statements, command forms, findAndModify', () => {
+  const writes = path.join(__dirname, '../fixtures/workload/writes.log');
+
+  it('reads the statement form into the command form and counts a statement once', async () => {
+    const r = await readSlowQueryLog(writes);
+    expect(r.counts).toMatchObject({ lines: 7, slowQueries: 7, records: 6, statementsLogged: 1, malformed: 0 });
+    expect(r.records.map((x) => x.op)).toEqual(['update', 'delete', 'delete', 'findAndModify', 'getMore', 'insert']);
+    const [update, remove] = r.records;
+    expect(update?.command.update).toBe('orders');
+    expect((update?.command.updates as { multi?: boolean }[])[0]?.multi).toBe(true);
+    expect(remove?.command.delete).toBe('sessions');
+    expect(r.notes.join('\n')).toContain('1 update or delete command(s) whose statements mongod also logged');
+  });
+
+  it('gives each kind its shape, and says why the others gave none', async () => {
+    const tally = new WorkloadTally();
+    await readSlowQueryLog(writes, { onRecord: (rec) => tally.add(rec) });
+    const printed = (db: string): string[] =>
+      [...(tally.dbs.get(db)?.shapes.values() ?? [])].map((t) => formatShape(t.shape));
+    expect(printed('shop')).toEqual([
+      'db.orders.update({ createdAt: { $lt: ?date }, status: ?string })',
+      'db.sessions.delete({ expiresAt: { $lt: ?date } })',
+      'db.sessions.delete({ userId: ?number }).limit(?)',
+    ]);
+    expect(printed('jobs')).toEqual(['db.queue.findAndModify({ state: ?string }).sort({ priority: -1 }).limit(?)']);
+    const shop = tally.dbs.get('shop');
+    expect(shop ? noShapeNote(shop, 'shop') : null).toBe(
+      '2 operation(s) of shop that were read gave no query shape: 1 getMore without its originating command, ' +
+        '1 insert (no query to serve).',
+    );
+    // Values stay out of the shapes.
+    expect(JSON.stringify([...(shop?.shapes.values() ?? [])])).not.toMatch(/stale|open|2024-0/);
+  });
+
+  it('reads a profiler entry of a delete statement (op "remove", command {q, limit}) the same way', () => {
+    const doc = {
+      op: 'remove',
+      ns: 'shop.sessions',
+      command: { q: { expiresAt: { $lt: new Date(0) } }, limit: 0 },
+      millis: 150,
+    };
+    const rec = recordOfProfileDocument(doc);
+    if (typeof rec === 'string') throw new Error(rec);
+    expect(rec.op).toBe('delete');
+    expect(shapesOf(rec.command, 'shop').map(formatShape)).toEqual([
+      'db.sessions.delete({ expiresAt: { $lt: ?date } })',
+    ]);
+  });
+});
+
+describe('caps on a log: a gzip of newlines ends at the cap, with what to do', () => {
+  it('stops a gzip bomb (2^28 newlines in ~260 KB) at the line cap, fast', async () => {
+    // Generated here, streaming: 256 chunks of 1 MiB of newlines through deflate, never held whole.
+    const gz = createGzip({ level: 9 });
+    const parts: Buffer[] = [];
+    gz.on('data', (c: Buffer) => parts.push(c));
+    const ended = new Promise((resolve) => gz.on('end', resolve));
+    const mib = Buffer.alloc(1 << 20, 10);
+    for (let i = 0; i < 256; i++) if (!gz.write(mib)) await new Promise((resolve) => gz.once('drain', resolve));
+    gz.end();
+    await ended;
+    const bomb = Buffer.concat(parts);
+    expect(bomb.length).toBeLessThan(2 ** 20);
+    const t0 = Date.now();
+    const err: unknown = await readSlowQueryLog(Readable.from([bomb]), { maxLines: 5_000_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(LogCapReached);
+    const cap = err as LogCapReached;
+    expect(cap.cap).toBe('lines');
+    expect(cap.progress.lines).toBeGreaterThan(5_000_000);
+    expect(cap.progress.lines).toBeLessThan(5_000_000 + 2 ** 20);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    // The byte cap too, cut exactly at the cap.
+    const bytes = (await readSlowQueryLog(Readable.from([bomb]), { maxBytes: 3_000_000 }).catch(
+      (e: unknown) => e,
+    )) as LogCapReached;
+    expect(bytes.cap).toBe('bytes');
+    expect(bytes.progress.bytes).toBe(3_000_000);
+  }, 60_000);
 });
