@@ -174,13 +174,17 @@ function indexFinding(j: Judged, judged: Judgement): void {
   if (s.shape.command === 'lookup' && level === 'none') {
     return j.report({ ...at, messageId: 'lookupUnindexed', data: words });
   }
+  const wasted = wastedPerCall(s);
+  // Atlas Performance Advisor's line (wastedDocsPerCall): where the source counts the documents examined and
+  // returned, a shape that reads no more than that for nothing per call gets no index for its reads. An in-memory
+  // sort is another cost (every match sorted, up to the 100 MB sort limit): it is still reported below.
+  if (wasted !== null && wasted <= j.options.wastedDocsPerCall && !sorts) return;
   const wrong = v.kind === 'partial' ? v.wrongOrder : null;
   if (wrong) {
     const ix = c.indexes.find((i) => i.name === wrong.index);
     const data = { ...words, index: wrong.index, indexKey: ix ? formatKey(ix.key) : '', gaps: gapWords(wrong.gaps) };
     return j.report({ ...at, messageId: 'wrongOrder', data });
   }
-  const wasted = wastedPerCall(s);
   const read = { examined: s.docsExamined ?? 0, returned: s.nreturned ?? 0 };
   if (wasted !== null && wasted > j.options.wastedDocsPerCall) {
     if (level === 'none') return j.report({ ...at, messageId: 'unindexed', data: { ...words, ...read } });
