@@ -13,10 +13,18 @@ import { fillTemplate } from '../core/format';
 import { QUERY_RULES } from '../core/query-rules';
 import type { Finding, Note, Recommendation, Snapshot } from '../core/types';
 import { formatKey, type IndexShape } from '../lib/index-keys';
+import { hideFirst, type HideServer, hideThenDrop } from '../lib/hide-drop';
 import { shellCollection } from '../lib/shell';
 import type { Locate, SourceLocation } from '../report/catalog';
 import { adviseIndexes, type Advice, type Candidate } from '../workload/candidates';
-import { gapWords, type Judgement, judgeShape, type UnboundedRegexes, type WinningPlan } from '../workload/judge';
+import {
+  gapWords,
+  type Judgement,
+  judgeShape,
+  redundantPrefixesOf,
+  type UnboundedRegexes,
+  type WinningPlan,
+} from '../workload/judge';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
 import { formatShape, type QueryShape, shapesOf } from '../workload/shape';
 import { dbOf, type Spec } from './format';
@@ -47,6 +55,8 @@ export interface QueriesLintInput {
   plans?: ReadonlyMap<string, WinningPlan>;
   /** Distinct values of a field on the collection's sample (a snapshot's): equality fields ordered as the rule does. */
   selectivity?: (field: string, db: string, coll: string) => number | undefined;
+  /** The server the indexes are on (a snapshot's, read live or from a file): whether it can hide an index. */
+  server?: HideServer;
   /** The query-indexes rule's maxPerCollection, when the run resolved it. */
   maxPerCollection?: number;
   config: AdvisorConfig;
@@ -138,15 +148,36 @@ function createIndexCommand(c: Candidate): string {
   return `${shellCollection(c.coll)}.createIndex(${formatKey(c.key)}${options})`;
 }
 
-function esrRecommendation(c: Candidate | undefined, source: IndexSource): Recommendation | undefined {
+function esrRecommendation(
+  c: Candidate | undefined,
+  source: IndexSource,
+  indexes: readonly IndexShape[],
+  server: HideServer | undefined,
+): Recommendation | undefined {
   if (!c) return undefined;
   const where = source === 'declared' ? 'Declare it in the spec' : 'Create it';
-  return {
+  const create = {
     action: `${where}: the index ${formatKey(c.key)} on ${c.db}.${c.coll}`,
     reason:
       'Equality fields first, then the sort, then the ranges (ESR): one index bounds the filter and gives the sort. ' +
       'Time it on a copy before production: every index costs each insert and each update of its fields.',
     commands: [createIndexCommand(c)],
+  };
+  // The index it makes a redundant prefix is half the advice: said in the same finding, as the rule says it.
+  const redundant = redundantPrefixesOf(c, indexes);
+  if (redundant.length === 0) return create;
+  const names = redundant.map((ix) => `\`${ix.name}\` ${formatKey(ix.key)}`).join(' and ');
+  const which = redundant.length === 1 ? 'is a prefix of it and redundant' : 'are prefixes of it and redundant';
+  if (source === 'declared' || !server)
+    return {
+      ...create,
+      action: `${create.action}; then remove ${names}, which ${which} once it is built`,
+      reason: `${create.reason} Hide the shorter index before dropping it, and drop it once nothing has slowed.`,
+    };
+  return {
+    action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
+    reason: `${create.reason} Build the new index first; ${hideFirst(server, redundant[0]?.name ?? '')}`,
+    commands: [...create.commands, ...redundant.flatMap((ix) => hideThenDrop(server, c.coll, ix.name))],
   };
 }
 
@@ -218,10 +249,10 @@ const PLANNER: Recommendation = {
 };
 
 /** The findings on one shape from its judgement: one for the index, and the regexes (alone when only they bound it). */
-function shapeFindings(ctx: Context, e: QueryEntry, j: Judgement): void {
+function shapeFindings(ctx: Context, e: QueryEntry, j: Judgement, indexes: readonly IndexShape[]): void {
   const { source } = ctx.input;
   const basis = j.basis === 'plan' ? BASIS.plan : BASIS[source];
-  const rec = esrRecommendation(j.candidate, source) ?? (j.plan ? PLANNER : undefined);
+  const rec = esrRecommendation(j.candidate, source, indexes, ctx.input.server) ?? (j.plan ? PLANNER : undefined);
   const v = j.verdict;
   if (j.plan?.did === 'scan') {
     const data = { index: j.plan.couldServe, basis };
@@ -275,7 +306,7 @@ export function lintQueries(input: QueriesLintInput): QueriesLint {
   for (const e of input.entries) {
     const indexes = input.indexesOf(e.shape.db, e.shape.coll);
     const j = judgeShape(e.shape, indexes, advice, input.plans?.get(e.shape.id));
-    if (j.verdict.kind !== 'not-judged') shapeFindings(ctx, e, j);
+    if (j.verdict.kind !== 'not-judged') shapeFindings(ctx, e, j, indexes);
   }
   const textOrGeo = advice.skipped.filter((s) => s.reason === 'text-or-geo').length;
   if (textOrGeo) {

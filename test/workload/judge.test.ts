@@ -80,7 +80,7 @@ describe('judgeShape: what the indexes allow', () => {
 });
 
 describe('judgeShape online: the plan is evidence about the plan, not about the indexes', () => {
-  it('a plan that sorts over author_1 while author_1_createdAt_-1 exists: what it did, and the index that serves', () => {
+  it('a plan that sorts over author_1 beside author_1_createdAt_-1: what it did, and the index that serves', () => {
     const indexes = [ID, ix('author_1', { author: 1 }), ix('author_1_createdAt_-1', { author: 1, createdAt: -1 })];
     const j = judged(byAuthor, indexes, { stages: ['SORT', 'FETCH', 'IXSCAN'], indexes: ['author_1'] });
     expect(j.plan).toEqual({ did: 'sort', chose: ['author_1'], couldServe: 'author_1_createdAt_-1' });

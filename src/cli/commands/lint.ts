@@ -254,7 +254,7 @@ function withQueries(
     indexesOf: indexes.indexesOf,
     source: online ? 'live' : source,
     ...(explained ? { plans: explained.plans } : {}),
-    ...(snapshot && source === 'snapshot' ? { selectivity: sampleSelectivity(snapshot) } : {}),
+    ...(snapshot && source === 'snapshot' ? { selectivity: sampleSelectivity(snapshot), server: snapshot.server } : {}),
     ...queryIndexesCap(q.resolved),
     config: q.config,
   });
