@@ -6,9 +6,11 @@
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
-import type { Candidate } from '../../src/workload/candidates';
 import type { ShapeData } from '../../src/collect/workload';
-import { distinctOf, type FieldSelectivity } from './selectivity';
+import { distinctOf, type FieldSelectivity, fieldSelectivity } from './selectivity';
+import { dataOf } from '../../src/core/collector';
+import type { DatabaseSnapshot } from '../../src/core/types';
+import { adviseIndexes, type Advice, type Candidate } from '../../src/workload/candidates';
 
 /** Documents read and not returned per counted call; null when the source gave no counts. */
 export function wastedPerCall(s: ShapeData): number | null {
@@ -57,4 +59,23 @@ export function distinctEvidence(c: Candidate, data: FieldSelectivity | undefine
   });
   if (!data || counted.length === 0) return {};
   return { distinctOnSample: JSON.stringify(Object.fromEntries(counted)), sampledDocuments: data.documents };
+}
+
+/**
+ * The advice on a database's workload, computed alike for the findings and the tables: candidates weighted by impact
+ * (the work they would save), equality fields most selective first on the collection's sample, at most
+ * maxPerCollection per collection. One function, so the "Indexes proposed" table lists exactly the findings' indexes.
+ */
+export function databaseAdvice(db: DatabaseSnapshot, shapes: readonly ShapeData[], maxPerCollection: number): Advice {
+  const colls = new Map(db.collections.map((c) => [c.name, c]));
+  const weights = new Map(shapes.map((s) => [s.id, impactOf(s)]));
+  return adviseIndexes(
+    shapes.map((s) => s.shape),
+    (_db, coll) => colls.get(coll)?.indexes ?? [],
+    {
+      weight: (id) => weights.get(id) ?? 1,
+      maxPerCollection,
+      selectivity: (field, _db, coll) => distinctOf(dataOf(fieldSelectivity, colls.get(coll)), field),
+    },
+  );
 }

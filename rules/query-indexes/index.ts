@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { formatKey } from '../../src/lib/index-keys';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
-import { adviseIndexes, type Advice, type Candidate } from '../../src/workload/candidates';
+import type { Advice, Candidate } from '../../src/workload/candidates';
 import { hideFirst, hideThenDrop } from '../../src/lib/hide-drop';
 import type { IndexShape } from '../../src/lib/index-keys';
 import {
@@ -12,9 +12,17 @@ import {
   redundantPrefixesOf,
   type UnboundedRegexes,
 } from '../../src/workload/judge';
-import { callsText, createIndexCommand, distinctEvidence, impactOf, namesMapKey, wastedPerCall } from './analyze';
+import {
+  callsText,
+  createIndexCommand,
+  databaseAdvice,
+  distinctEvidence,
+  impactOf,
+  namesMapKey,
+  wastedPerCall,
+} from './analyze';
 import { queryWorkload, type ShapeData } from '../../src/collect/workload';
-import { distinctOf, fieldSelectivity } from './selectivity';
+import { fieldSelectivity } from './selectivity';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
 import { shapeTables } from './table';
@@ -219,17 +227,7 @@ function checkDatabase(server: Server, db: DatabaseSnapshot, options: QueryIndex
   if (!data) return;
   const colls = new Map(db.collections.map((c) => [c.name, c]));
   const shapes = data.collections.flatMap((wc) => wc.shapes);
-  const weights = new Map(shapes.map((s) => [s.id, impactOf(s)]));
-  const advice = adviseIndexes(
-    shapes.map((s) => s.shape),
-    (_db, coll) => colls.get(coll)?.indexes ?? [],
-    {
-      weight: (id) => weights.get(id) ?? 1,
-      maxPerCollection: options.maxPerCollection,
-      // Equality fields most selective first: distinct values counted on the collection's sample.
-      selectivity: (field, _db, coll) => distinctOf(dataOf(fieldSelectivity, colls.get(coll)), field),
-    },
-  );
+  const advice = databaseAdvice(db, shapes, options.maxPerCollection);
   const judged = data.collections.flatMap((wc) => {
     const c = colls.get(wc.name);
     return c ? wc.shapes.map((s) => ({ server, c, s, advice, options, report })) : [];
