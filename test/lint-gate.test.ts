@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judge, unreadTargets } from '../src/core/baseline';
-import type { CheckResult, Note } from '../src/core/types';
+import { exitCodeFor } from '../src/cli/commands/check';
+import { render } from '../src/cli/shared';
+import type { CheckResult, Finding, Note } from '../src/core/types';
 import { checkResultOf } from './support/fixtures';
 
 const result = (notes: Note[]): CheckResult =>
@@ -50,5 +52,39 @@ describe('lint gate: what could not be read (pure)', () => {
     expect(gate([{ level: 'skipped', collector: 'index-usage', message: 'index-usage: not allowed' }]).exitCode).toBe(
       0,
     );
+  });
+});
+
+describe('withdrawn advice counts toward nothing (pure)', () => {
+  const finding = (status?: 'refuted' | 'supported'): Finding => ({
+    ruleId: 'query-indexes',
+    messageId: 'unindexed',
+    severity: 'warn',
+    target: { db: 'app', collection: 'orders', path: 'shape 1' },
+    message: 'No index serves the shape.',
+    evidence: {},
+    docsUrl: 'https://www.mongodb.com/docs/manual/indexes/',
+    recommendation: {
+      action: status === 'refuted' ? 'Withdrawn: create the index' : 'create the index',
+      reason: 'ESR',
+    },
+    ...(status
+      ? { confirmation: { status, summary: 'timed on scratch', measurements: [], where: 'scratch', durationMs: 1 } }
+      : {}),
+  });
+  const of = (findings: Finding[]): CheckResult =>
+    checkResultOf(findings, { confirm: { enabled: true, where: 'scratch', cleanedUp: true } });
+
+  it('a refuted finding neither fails check nor lint, nor counts as a warning in the text summary', () => {
+    const withdrawn = of([finding('refuted')]);
+    expect(exitCodeFor(withdrawn, 'warn')).toBe(0);
+    expect(judge(withdrawn, { failOn: 'warn', maxWarnings: 0, baseline: null }).exitCode).toBe(0);
+    const text = render(withdrawn, 'text', { color: false });
+    expect(text).toContain('0 warnings');
+    expect(text).toContain('1 withdrawn (refuted on scratch)');
+    // The same finding unrefuted, or supported, still counts.
+    expect(exitCodeFor(of([finding()]), 'warn')).toBe(1);
+    expect(exitCodeFor(of([finding('supported')]), 'warn')).toBe(1);
+    expect(judge(of([finding()]), { failOn: 'error', maxWarnings: 0, baseline: null }).exitCode).toBe(1);
   });
 });

@@ -31,7 +31,11 @@ import {
 import { isIdIndex } from '../../src/lib/index-keys';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
-import { versionAtLeast } from '../../src/lib/version';
+import {
+  hideFirst as hideFirstOn,
+  hideThenDrop as hideThenDropOn,
+  hideThenDropAction as hideThenDropActionOn,
+} from '../../src/lib/hide-drop';
 import { type IndexUsageOptions, indexUsageOptionsSchema } from './options';
 
 export { indexUsageOptionsSchema, type IndexUsageOptions } from './options';
@@ -137,31 +141,10 @@ const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') 
 const names = (list: readonly { index: { name: string } }[]): string =>
   list.map((u) => `\`${u.index.name}\``).join(', ');
 
-/** db.collection.hideIndex() exists on MongoDB 4.4 and later (not on FerretDB). */
-function canHide(snapshot: Snapshot): boolean {
-  return snapshot.server.flavor === 'mongodb' && versionAtLeast(snapshot.server.versionArray, 4, 4);
-}
-
-function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {
-  const c = shellCollection(coll);
-  return canHide(snapshot)
-    ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`]
-    : [`${c}.dropIndex(${JSON.stringify(index)})`];
-}
-
-/** The action that goes with hideThenDrop's commands: "hide it, then drop it" only where hideIndex exists. */
-function hideThenDropAction(snapshot: Snapshot): string {
-  return canHide(snapshot) ? 'hide it, then drop it' : 'drop it';
-}
-
-/** Why hide first, or why this server cannot. */
-function hideFirst(snapshot: Snapshot, index: string): string {
-  return canHide(snapshot)
-    ? `Hide it first: \`db.collection.hideIndex("${index}")\` keeps it maintained but invisible to the ` +
-        `planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
-    : `This server has no \`hideIndex\` (MongoDB 4.4+ has it, to take an index out of the planner's choices ` +
-        `before dropping it), so rebuilding it is the way back if a query slows down.`;
-}
+const hideThenDrop = (snapshot: Snapshot, coll: string, index: string): string[] =>
+  hideThenDropOn(snapshot.server, coll, index);
+const hideThenDropAction = (snapshot: Snapshot): string => hideThenDropActionOn(snapshot.server);
+const hideFirst = (snapshot: Snapshot, index: string): string => hideFirstOn(snapshot.server, index);
 
 interface UnusedBase {
   severity: Finding['severity'];

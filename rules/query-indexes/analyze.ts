@@ -1,59 +1,16 @@
 /**
- * Pure helpers of the query-indexes rule: which index holds a shape's fields in the wrong order, which regexes no
- * index bounds, what a shape costs, and the createIndex command for a candidate. No I/O, no values.
+ * Pure helpers of the query-indexes rule: what a shape costs and the createIndex command for a candidate. What the
+ * indexes allow for a shape is the one judge's (src/workload/judge.ts), shared with `lint --queries`. No I/O or
+ * values.
  */
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatDuration, formatNumber } from '../../src/core/format';
-import type { IndexShape } from '../../src/lib/index-keys';
 import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
-import type { Candidate } from '../../src/workload/candidates';
-import { branchesOf, type Gap, serveBranch, type ServeResult } from '../../src/workload/serve';
-import type { FilterShape, Predicate, QueryShape } from '../../src/workload/shape';
 import type { ShapeData } from '../../src/collect/workload';
-import { distinctOf, type FieldSelectivity } from './selectivity';
-
-export const GAP_WORDS: Partial<Record<Gap, string>> = {
-  'equality-not-leading': 'an equality field is missing or not among its leading fields',
-  'in-memory-sort': 'the sort is done in memory',
-  'range-before-sort': 'a range field comes before the sort fields',
-  'in-too-large-to-merge-sort': 'its $in holds too many values to merge the sort',
-  'range-missing': 'a range field is missing, so documents are fetched to test it',
-  'range-past-unqueried': 'a field the query does not name comes before a range field, so every value of it is read',
-  'partial-filter': 'it is a partial index whose filter may not cover the query',
-  'collation-mismatch': "its collation is not the query's",
-  'leading-field-unused': 'its first field is not queried',
-};
-
-export function gapWords(gaps: readonly Gap[]): string {
-  return [...new Set(gaps)].map((g) => GAP_WORDS[g] ?? g).join('; ');
-}
-
-/** The first existing index (in listIndexes order) holding every field of a branch in an order that cannot serve it. */
-export function wrongOrderOf(shape: QueryShape, indexes: readonly IndexShape[]): ServeResult | null {
-  for (const branch of branchesOf(shape) ?? []) {
-    for (const ix of indexes) {
-      const r = serveBranch(branch, shape.sort, ix, shape.collation);
-      if (r.wrongOrder && r.level !== 'full') return r;
-    }
-  }
-  return null;
-}
-
-function predicatesOf(f: FilterShape): Predicate[] {
-  return [...f.predicates, ...f.or.flat().flatMap(predicatesOf)];
-}
-
-/** The paths a regex no index bounds matches, case-insensitive and unanchored apart (sorted). */
-export function unboundedRegexes(shape: QueryShape): { caseInsensitive: string[]; unanchored: string[] } {
-  const ci = new Set<string>();
-  const un = new Set<string>();
-  for (const p of predicatesOf(shape)) {
-    if (!p.regex) continue;
-    if (p.regex.caseInsensitive) ci.add(p.path);
-    else if (!p.regex.anchored) un.add(p.path);
-  }
-  return { caseInsensitive: [...ci].sort(), unanchored: [...un].sort() };
-}
+import { distinctOf, type FieldSelectivity, fieldSelectivity } from './selectivity';
+import { dataOf } from '../../src/core/collector';
+import type { DatabaseSnapshot } from '../../src/core/types';
+import { adviseIndexes, type Advice, type Candidate } from '../../src/workload/candidates';
 
 /** Documents read and not returned per counted call; null when the source gave no counts. */
 export function wastedPerCall(s: ShapeData): number | null {
@@ -61,11 +18,16 @@ export function wastedPerCall(s: ShapeData): number | null {
   return Math.max(0, s.docsExamined - s.nreturned) / s.counted;
 }
 
-/** Impact for ranking: documents read and not returned in all, else calls × time (calls alone without times). */
+/**
+ * Impact for ranking, the work an index would save: documents read and not returned over the calls that counted them,
+ * scaled to every call (calls × examined-not-returned per call, as Atlas Performance Advisor ranks by wasted reads);
+ * without counts, the time in all (already calls × time per call: never multiplied by the calls again); without
+ * times, the calls.
+ */
 export function impactOf(s: ShapeData): number {
   const wasted = wastedPerCall(s);
-  if (wasted !== null) return wasted * s.counted;
-  return s.calls * Math.max(1, s.totalMillis ?? 1);
+  if (wasted !== null) return wasted * s.calls;
+  return s.totalMillis ?? s.calls;
 }
 
 /** "3 calls" and their time, for messages. */
@@ -97,4 +59,23 @@ export function distinctEvidence(c: Candidate, data: FieldSelectivity | undefine
   });
   if (!data || counted.length === 0) return {};
   return { distinctOnSample: JSON.stringify(Object.fromEntries(counted)), sampledDocuments: data.documents };
+}
+
+/**
+ * The advice on a database's workload, computed alike for the findings and the tables: candidates weighted by impact
+ * (the work they would save), equality fields most selective first on the collection's sample, at most
+ * maxPerCollection per collection. One function, so the "Indexes proposed" table lists exactly the findings' indexes.
+ */
+export function databaseAdvice(db: DatabaseSnapshot, shapes: readonly ShapeData[], maxPerCollection: number): Advice {
+  const colls = new Map(db.collections.map((c) => [c.name, c]));
+  const weights = new Map(shapes.map((s) => [s.id, impactOf(s)]));
+  return adviseIndexes(
+    shapes.map((s) => s.shape),
+    (_db, coll) => colls.get(coll)?.indexes ?? [],
+    {
+      weight: (id) => weights.get(id) ?? 1,
+      maxPerCollection,
+      selectivity: (field, _db, coll) => distinctOf(dataOf(fieldSelectivity, colls.get(coll)), field),
+    },
+  );
 }

@@ -190,6 +190,26 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'a proposal that makes an existing index a redundant prefix says so, with hide-then-drop for it',
+      snapshot: snapshotWith([ID, ix('customerId_1', { customerId: 1 })], [BY_STATUS], counts),
+      findings: [
+        {
+          messageId: 'partlyIndexed',
+          severity: 'warn',
+          target: target(BY_STATUS),
+          messageIncludes: ['Index `customerId_1` serves', 'The index { customerId: 1, status: 1, createdAt: -1 }'],
+          evidence: { proposed: 'customerId_1_status_1_createdAt_-1', redundantPrefixes: 'customerId_1' },
+          recommendation: {
+            action:
+              'create the index { customerId: 1, status: 1, createdAt: -1 }; then hide and drop `customerId_1` ' +
+              '{ customerId: 1 }, which is a prefix of it and redundant once it is built',
+            reasonIncludes: 'build the new index first',
+            commands: [ESR_COMMAND, 'db.orders.hideIndex("customerId_1")', 'db.orders.dropIndex("customerId_1")'],
+          },
+        },
+      ],
+    },
+    {
       name: 'a $lookup whose foreign field has no index',
       snapshot: snapshotWith([ID], [LOOKUP], counts, 4, [collectionOf('customers')]),
       findings: [

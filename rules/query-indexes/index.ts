@@ -2,21 +2,27 @@ import { dataOf } from '../../src/core/collector';
 import { formatKey } from '../../src/lib/index-keys';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
-import { adviseIndexes, type Advice, type Candidate } from '../../src/workload/candidates';
-import { serveShape } from '../../src/workload/serve';
+import type { Advice, Candidate } from '../../src/workload/candidates';
+import { hideFirst, hideThenDrop } from '../../src/lib/hide-drop';
+import type { IndexShape } from '../../src/lib/index-keys';
+import {
+  gapWords,
+  type Judgement,
+  judgeShape,
+  redundantPrefixesOf,
+  type UnboundedRegexes,
+} from '../../src/workload/judge';
 import {
   callsText,
   createIndexCommand,
+  databaseAdvice,
   distinctEvidence,
-  gapWords,
   impactOf,
   namesMapKey,
-  unboundedRegexes,
   wastedPerCall,
-  wrongOrderOf,
 } from './analyze';
 import { queryWorkload, type ShapeData } from '../../src/collect/workload';
-import { distinctOf, fieldSelectivity } from './selectivity';
+import { fieldSelectivity } from './selectivity';
 import { type QueryIndexesOptions, queryIndexesOptionsSchema } from './options';
 import { CONFIRM_MESSAGES, provesIndex, confirmQueryIndex } from './confirm';
 import { shapeTables } from './table';
@@ -71,14 +77,29 @@ const PROOF =
   'then the ranges). Each index costs every insert and every update of its fields: only the proof on a scratch ' +
   'copy (the confirmation, with the real calls replayed) shows that it pays.';
 
-function recommendationOf(c: Candidate | undefined): Recommendation | undefined {
-  if (!c) return undefined;
+type Server = Parameters<typeof hideThenDrop>[0];
+
+function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server: Server): Recommendation {
   if (namesMapKey(c))
     return {
       action: 'Store the map as an array of {k, v} and index those (the attribute pattern)',
       reason: "A map's keys are data: no index can be built per key; one index on the {k, v} array serves them all.",
     };
-  return { action: `create the index ${formatKey(c.key)}`, reason: PROOF, commands: [createIndexCommand(c)] };
+  const create = { action: `create the index ${formatKey(c.key)}`, reason: PROOF, commands: [createIndexCommand(c)] };
+  if (redundant.length === 0) return create;
+  // Half the advice otherwise: the shorter index it makes a redundant prefix keeps costing every write.
+  const names = redundant.map((ix) => `\`${ix.name}\` ${formatKey(ix.key)}`).join(' and ');
+  const one = redundant.length === 1;
+  return {
+    action:
+      `${create.action}; then hide and drop ${names}, which ${one ? 'is a prefix' : 'are prefixes'} of it and ` +
+      `redundant once it is built`,
+    reason:
+      `${PROOF} ${one ? 'That index serves' : 'Those indexes serve'} nothing the new one does not (the same leading ` +
+      `fields, directions and options) and ${one ? 'costs' : 'cost'} every write: build the new index first, ` +
+      `${hideFirst(server, redundant[0]?.name ?? '')}`,
+    commands: [...create.commands, ...redundant.flatMap((ix) => hideThenDrop(server, c.coll, ix.name))],
+  };
 }
 
 const REGEX_REMEDY: Record<'caseInsensitive' | 'unanchored', Recommendation> = {
@@ -98,6 +119,7 @@ const REGEX_REMEDY: Record<'caseInsensitive' | 'unanchored', Recommendation> = {
 };
 
 interface Judged {
+  server: Server;
   c: CollectionSnapshot;
   s: ShapeData;
   advice: Advice;
@@ -124,8 +146,7 @@ function base(j: Judged, extra: Record<string, number | string | null> = {}) {
   };
 }
 
-function regexFindings(j: Judged): void {
-  const r = unboundedRegexes(j.s.shape);
+function regexFindings(j: Judged, r: UnboundedRegexes): void {
   const words = { shape: j.s.printed, ...callsText(j.s) };
   const at = { ...base(j), severity: 'info' as const };
   if (r.caseInsensitive.length) {
@@ -139,31 +160,39 @@ function regexFindings(j: Judged): void {
 }
 
 /** The one index finding of a shape not served fully: the most specific that applies, if any. */
-function indexFinding(
-  j: Judged,
-  level: 'none' | 'partial',
-  partial: { index: string; gaps: string } | null,
-  sorts: boolean,
-  unbounded: boolean,
-): void {
+function indexFinding(j: Judged, judged: Judgement): void {
   const { s, c } = j;
-  const candidate = j.advice.candidates.find((x) => x.serves.includes(s.id));
+  const candidate = judged.candidate;
   if (!candidate) return;
-  const recommendation = recommendationOf(candidate) as Recommendation;
+  const v = judged.verdict;
+  const level = v.kind === 'scan' || v.kind === 'regex' ? 'none' : 'partial';
+  const partial = v.kind === 'sort' || v.kind === 'partial' ? { index: v.index, gaps: gapWords(v.gaps) } : null;
+  const sorts = v.kind === 'sort';
+  const unbounded = v.kind === 'partial' && v.unbounded;
+  const redundant = redundantPrefixesOf(candidate, c.indexes);
+  const recommendation = recommendationOf(candidate, redundant, j.server);
   const words = { shape: s.printed, ...callsText(s), key: formatKey(candidate.key) };
-  const proposed = { proposed: candidate.name, proposedKey: JSON.stringify(candidate.key) };
+  const proposed = {
+    proposed: candidate.name,
+    proposedKey: JSON.stringify(candidate.key),
+    ...(redundant.length ? { redundantPrefixes: redundant.map((ix) => ix.name).join(', ') } : {}),
+  };
   const distinct = distinctEvidence(candidate, dataOf(fieldSelectivity, c));
   const at = { ...base(j, { ...proposed, ...distinct }), recommendation };
   if (s.shape.command === 'lookup' && level === 'none') {
     return j.report({ ...at, messageId: 'lookupUnindexed', data: words });
   }
-  const wrong = wrongOrderOf(s.shape, c.indexes);
+  const wasted = wastedPerCall(s);
+  // Atlas Performance Advisor's line (wastedDocsPerCall): where the source counts the documents examined and
+  // returned, a shape that reads no more than that for nothing per call gets no index for its reads. An in-memory
+  // sort is another cost (every match sorted, up to the 100 MB sort limit): it is still reported below.
+  if (wasted !== null && wasted <= j.options.wastedDocsPerCall && !sorts) return;
+  const wrong = v.kind === 'partial' ? v.wrongOrder : null;
   if (wrong) {
     const ix = c.indexes.find((i) => i.name === wrong.index);
     const data = { ...words, index: wrong.index, indexKey: ix ? formatKey(ix.key) : '', gaps: gapWords(wrong.gaps) };
     return j.report({ ...at, messageId: 'wrongOrder', data });
   }
-  const wasted = wastedPerCall(s);
   const read = { examined: s.docsExamined ?? 0, returned: s.nreturned ?? 0 };
   if (wasted !== null && wasted > j.options.wastedDocsPerCall) {
     if (level === 'none') return j.report({ ...at, messageId: 'unindexed', data: { ...words, ...read } });
@@ -184,35 +213,24 @@ function indexFinding(
   }
 }
 
+/** The shape as the one judge sees it (src/workload/judge.ts): one index finding, and the regexes. */
 function judge(j: Judged): void {
-  const served = serveShape(j.s.shape, j.c.indexes);
-  if (served.level === 'full') return;
-  const part = served.branches.find((b) => b !== null && b.level === 'partial') ?? null;
-  const partial = part ? { index: part.index, gaps: gapWords(part.gaps) } : null;
-  const unbounded = part !== null && part.equalityPrefix.length === 0 && part.gaps.includes('equality-not-leading');
-  indexFinding(j, served.level, partial, part?.gaps.includes('in-memory-sort') === true, unbounded);
-  regexFindings(j);
+  const judged = judgeShape(j.s.shape, j.c.indexes, j.advice);
+  const kind = judged.verdict.kind;
+  if (kind === 'served' || kind === 'not-judged') return;
+  indexFinding(j, judged);
+  regexFindings(j, judged.regex);
 }
 
-function checkDatabase(db: DatabaseSnapshot, options: QueryIndexesOptions, report: QueryReport): void {
+function checkDatabase(server: Server, db: DatabaseSnapshot, options: QueryIndexesOptions, report: QueryReport): void {
   const data = dataOf(queryWorkload, db);
   if (!data) return;
   const colls = new Map(db.collections.map((c) => [c.name, c]));
   const shapes = data.collections.flatMap((wc) => wc.shapes);
-  const weights = new Map(shapes.map((s) => [s.id, impactOf(s)]));
-  const advice = adviseIndexes(
-    shapes.map((s) => s.shape),
-    (_db, coll) => colls.get(coll)?.indexes ?? [],
-    {
-      weight: (id) => weights.get(id) ?? 1,
-      maxPerCollection: options.maxPerCollection,
-      // Equality fields most selective first: distinct values counted on the collection's sample.
-      selectivity: (field, _db, coll) => distinctOf(dataOf(fieldSelectivity, colls.get(coll)), field),
-    },
-  );
+  const advice = databaseAdvice(db, shapes, options.maxPerCollection);
   const judged = data.collections.flatMap((wc) => {
     const c = colls.get(wc.name);
-    return c ? wc.shapes.map((s) => ({ c, s, advice, options, report })) : [];
+    return c ? wc.shapes.map((s) => ({ server, c, s, advice, options, report })) : [];
   });
   // Highest impact first: documents read for nothing, else calls × time.
   judged.sort((a, b) => impactOf(b.s) - impactOf(a.s));
@@ -233,7 +251,7 @@ export default defineRule({
     requires: { capabilities: [] },
   },
   analyze({ snapshot, options, report }) {
-    for (const db of snapshot.databases) checkDatabase(db, options, report);
+    for (const db of snapshot.databases) checkDatabase(snapshot.server, db, options, report);
   },
   confirm: {
     describe:

@@ -2,9 +2,8 @@ import { dataOf } from '../../src/core/collector';
 import type { RuleTable, TablesInput } from '../../src/core/rule';
 import type { Confirmation, DatabaseSnapshot, Finding, TableCell, TableColumn } from '../../src/core/types';
 import { formatKey } from '../../src/lib/index-keys';
-import { adviseIndexes } from '../../src/workload/candidates';
 import { serveShape } from '../../src/workload/serve';
-import { createIndexCommand, impactOf, namesMapKey } from './analyze';
+import { createIndexCommand, databaseAdvice, impactOf, namesMapKey } from './analyze';
 import { queryWorkload, type ShapeData } from '../../src/collect/workload';
 import type { QueryIndexesOptions } from './options';
 
@@ -77,12 +76,11 @@ function adviceOf(db: DatabaseSnapshot, options: QueryIndexesOptions) {
   const shapes: Shaped[] = (data?.collections ?? [])
     .filter((wc) => colls.has(wc.name))
     .flatMap((wc) => wc.shapes.map((s) => ({ coll: wc.name, s })));
-  // The same advice as analyze: candidates weighted by impact, at most maxPerCollection per collection.
-  const weights = new Map(shapes.map(({ s }) => [s.id, impactOf(s)]));
-  const advice = adviseIndexes(
-    shapes.map(({ s }) => s.shape),
-    (_db, coll) => colls.get(coll)?.indexes ?? [],
-    { weight: (id) => weights.get(id) ?? 1, maxPerCollection: options.maxPerCollection },
+  // The same advice as analyze (one function): the table lists the indexes the findings propose, under their names.
+  const advice = databaseAdvice(
+    db,
+    shapes.map(({ s }) => s),
+    options.maxPerCollection,
   );
   shapes.sort((a, b) => impactOf(b.s) - impactOf(a.s));
   return { shapes, candidates: advice.candidates, indexesOf: (coll: string) => colls.get(coll)?.indexes ?? [] };

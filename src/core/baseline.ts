@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { UserError } from './errors';
 import { formatBytes } from './format';
 import { MAX_BASELINE_BYTES, readTextBounded, TooLarge } from './input-limits';
-import { type CheckResult, type Finding, SEVERITIES, type Severity, severityRank } from './types';
+import { type CheckResult, type Finding, isWithdrawn, SEVERITIES, type Severity, severityRank } from './types';
 
 /*
  * A baseline accepts known findings so CI fails only on new ones. A finding is known by what it is about
@@ -185,6 +185,7 @@ export function compareBaseline(
 
 /** True when the finding counts for the gate: no baseline, or new or worse than accepted. */
 export function counts(f: Finding, baseline: BaselineComparison | null): boolean {
+  if (isWithdrawn(f)) return false;
   return !baseline || baseline.states[fingerprint(f)] !== 'unchanged';
 }
 

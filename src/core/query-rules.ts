@@ -17,6 +17,9 @@ export const QUERY_RULES = [
     docsUrl: 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/',
     messages: {
       scan: 'The query {{shape}} ({{where}}) reads the whole collection: no index serves it (judged from {{basis}}).',
+      scanPlanned:
+        "The query {{shape}} ({{where}}) reads the whole collection: the server's plan chose a collection scan, " +
+        'although the index {{index}} could serve it (judged from {{basis}}).',
     },
   },
   {
@@ -28,6 +31,9 @@ export const QUERY_RULES = [
       sort:
         'The query {{shape}} ({{where}}) is sorted in memory: the index {{index}} bounds it but does not give its ' +
         'sort (judged from {{basis}}).',
+      sortPlanned:
+        "The query {{shape}} ({{where}}) is sorted in memory: the server's plan chose the index {{index}} and " +
+        'sorts, although the index {{could}} gives the sort (judged from {{basis}}).',
     },
   },
   {

@@ -34,6 +34,14 @@ export type Severity = 'info' | 'warn' | 'error';
 export const SEVERITIES: readonly Severity[] = ['info', 'warn', 'error'];
 export const severityRank = (s: Severity): number => SEVERITIES.indexOf(s);
 
+/**
+ * Whether a finding's advice was withdrawn: its experiment refuted the claim, and the recommendation reads
+ * "Withdrawn" (src/confirm). It stays in the report as evidence but never counts toward warnings, a summary's counts
+ * or the exit code.
+ */
+export const isWithdrawn = (f: { confirmation?: { status: string } | undefined }): boolean =>
+  f.confirmation?.status === 'refuted';
+
 export const ELEMENT_KIND = {
   object: 1,
   array: 2,

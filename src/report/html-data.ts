@@ -1,6 +1,13 @@
 import { serverLine } from '../lib/server-name';
 import { formatBytes, formatNumber } from '../core/format';
-import type { CheckResult, Confirmation, Finding, Severity, Snapshot } from '../core/types';
+import {
+  isWithdrawn,
+  type CheckResult,
+  type Confirmation,
+  type Finding,
+  type Severity,
+  type Snapshot,
+} from '../core/types';
 import { targetLabel } from './catalog';
 import { safeForTerminal } from './escape';
 import {
@@ -210,7 +217,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   const { result, snapshot } = report;
   const server = serverLine(result.server);
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
-  const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
+  const count = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
   const lines = [
     `MongoDB schema audit of ${result.source} (${server}) on ${result.startedAt.slice(0, 10)}`,
     `Scope: ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'} ` +

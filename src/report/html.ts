@@ -2,7 +2,7 @@ import { serverLine } from '../lib/server-name';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
-import type { Confirmation, Finding, Severity } from '../core/types';
+import { isWithdrawn, type Confirmation, type Finding, type Severity } from '../core/types';
 import { targetLabel } from './catalog';
 import {
   type FindingGroup,
@@ -269,7 +269,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const charts = chartData(report);
   const ticket = ticketSummary(report, opts);
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
-  const count = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
+  const count = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
   const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
   const notes = collapseGaps(result.notes);

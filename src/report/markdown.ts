@@ -1,7 +1,7 @@
 import { serverName, topologyName } from '../lib/server-name';
 import { type BaselineComparison, counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
-import type { Confirmation, Finding, ReportTable, Severity } from '../core/types';
+import { isWithdrawn, type Confirmation, type Finding, type ReportTable, type Severity } from '../core/types';
 import { cellText, isFigure, tableWhere } from './tables';
 import { targetLabel } from './catalog';
 import { mdCode, mdFence, mdText, safeForTerminal } from './escape';
@@ -157,7 +157,7 @@ export function formatMarkdown(given: LintResult, opts: MarkdownOptions = {}): s
   // What the user's roles allowed, up front (each skipped check is listed with the notes)
   const roles = result.privileges;
   if (roles?.basis === 'roles') out.push(`${roles.skipped.length > 0 ? '⚠️ ' : ''}Roles: ${prose(roles.summary)}`, '');
-  const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s).length;
+  const bySev = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
   out.push('| | errors | warnings | info |', '|---|---:|---:|---:|');
   out.push(`| findings | ${bySev('error')} | ${bySev('warn')} | ${bySev('info')} |`);
   if (baseline) {

@@ -3,7 +3,14 @@ import Table from 'cli-table3';
 import { createColors } from 'picocolors';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
 import { CONFIDENCE } from '../core/stats';
-import type { CheckResult, Confirmation, Finding, Measurement, Severity } from '../core/types';
+import {
+  isWithdrawn,
+  type CheckResult,
+  type Confirmation,
+  type Finding,
+  type Measurement,
+  type Severity,
+} from '../core/types';
 import { safeForTerminal } from './escape';
 import {
   type FindingGroup,
@@ -149,11 +156,13 @@ function countByRule(findings: readonly Finding[]): string {
 /** The last line: errors, warnings and info, each in its colour. */
 function severityCounts(findings: readonly Finding[], c: Colors, sev: Record<Severity, (s: string) => string>): string {
   const counts = (['error', 'warn', 'info'] as const).map(
-    (s) => [s, findings.filter((f) => f.severity === s).length] as const,
+    (s) => [s, findings.filter((f) => f.severity === s && !isWithdrawn(f)).length] as const,
   );
-  return counts
-    .map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`))
-    .join(c.dim(' · '));
+  const withdrawn = findings.filter(isWithdrawn).length;
+  return [
+    ...counts.map(([s, n]) => sev[s](`${n} ${s === 'warn' ? 'warning' : s}${n === 1 || s === 'info' ? '' : 's'}`)),
+    ...(withdrawn ? [c.dim(`${withdrawn} withdrawn (refuted on scratch)`)] : []),
+  ].join(c.dim(' · '));
 }
 
 type Colors = ReturnType<typeof createColors>;

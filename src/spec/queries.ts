@@ -13,12 +13,20 @@ import { fillTemplate } from '../core/format';
 import { QUERY_RULES } from '../core/query-rules';
 import type { Finding, Note, Recommendation, Snapshot } from '../core/types';
 import { formatKey, type IndexShape } from '../lib/index-keys';
+import { hideFirst, type HideServer, hideThenDrop } from '../lib/hide-drop';
 import { shellCollection } from '../lib/shell';
 import type { Locate, SourceLocation } from '../report/catalog';
 import { adviseIndexes, type Advice, type Candidate } from '../workload/candidates';
+import {
+  gapWords,
+  type Judgement,
+  judgeShape,
+  redundantPrefixesOf,
+  type UnboundedRegexes,
+  type WinningPlan,
+} from '../workload/judge';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
-import { type Gap, serveShape, type ShapeServe } from '../workload/serve';
-import { formatShape, type FilterShape, type Predicate, type QueryShape, shapesOf } from '../workload/shape';
+import { formatShape, type QueryShape, shapesOf } from '../workload/shape';
 import { dbOf, type Spec } from './format';
 import { toFinding } from './index';
 import { shapeOf } from './static';
@@ -35,11 +43,7 @@ export interface QueryEntry {
 /** Where the indexes a shape is judged against come from (it names them in the messages). */
 export type IndexSource = 'declared' | 'snapshot' | 'live';
 
-/** What lint keeps of a shape's winning plan: its stage names and the names of the indexes it scans. */
-export interface WinningPlan {
-  stages: readonly string[];
-  indexes: readonly string[];
-}
+export type { WinningPlan };
 
 export interface QueriesLintInput {
   /** The queries file as given on the command line. */
@@ -49,6 +53,12 @@ export interface QueriesLintInput {
   source: IndexSource;
   /** Online: each shape's winning plan by shape id; a shape without is judged offline. */
   plans?: ReadonlyMap<string, WinningPlan>;
+  /** Distinct values of a field on the collection's sample (a snapshot's): equality fields ordered as the rule does. */
+  selectivity?: (field: string, db: string, coll: string) => number | undefined;
+  /** The server the indexes are on (a snapshot's, read live or from a file): whether it can hide an index. */
+  server?: HideServer;
+  /** The query-indexes rule's maxPerCollection, when the run resolved it. */
+  maxPerCollection?: number;
   config: AdvisorConfig;
 }
 
@@ -125,32 +135,6 @@ export function explainCommandOf(e: QueryEntry): CommandDocument | null {
   return { explain: cmd, verbosity: 'queryPlanner' };
 }
 
-function predicatesOf(f: FilterShape): Predicate[] {
-  return [...f.predicates, ...f.or.flat().flatMap(predicatesOf)];
-}
-
-/** The paths matched by a regex no index bounds, case-insensitive and unanchored apart. */
-function unboundedRegexes(shape: QueryShape): { caseInsensitive: string[]; unanchored: string[] } {
-  const ci = new Set<string>();
-  const un = new Set<string>();
-  for (const p of predicatesOf(shape)) {
-    if (!p.regex) continue;
-    if (p.regex.caseInsensitive) ci.add(p.path);
-    else if (!p.regex.anchored) un.add(p.path);
-  }
-  return { caseInsensitive: [...ci].sort(), unanchored: [...un].sort() };
-}
-
-const GAP_TEXT: Partial<Record<Gap, string>> = {
-  'equality-not-leading': 'an equality field is missing from it or not among its leading fields',
-  'range-before-sort': 'a range field comes before the sort fields',
-  'in-too-large-to-merge-sort': 'its $in holds too many values to merge the sort from point scans',
-  'range-missing': 'a range field is missing from it, so the documents are fetched to test it',
-  'range-past-unqueried': 'a field the query does not name comes before a range field, so every value of it is read',
-  'partial-filter': 'it is a partial index, whose filter may not cover the query',
-  'collation-mismatch': "its collation is not the query's",
-};
-
 /** What a finding was judged from (its `{{basis}}`): the indexes offline, the server's plan online. */
 const BASIS: Record<IndexSource | 'plan', string> = {
   declared: 'the indexes the spec declares',
@@ -164,15 +148,36 @@ function createIndexCommand(c: Candidate): string {
   return `${shellCollection(c.coll)}.createIndex(${formatKey(c.key)}${options})`;
 }
 
-function esrRecommendation(c: Candidate | undefined, source: IndexSource): Recommendation | undefined {
+function esrRecommendation(
+  c: Candidate | undefined,
+  source: IndexSource,
+  indexes: readonly IndexShape[],
+  server: HideServer | undefined,
+): Recommendation | undefined {
   if (!c) return undefined;
   const where = source === 'declared' ? 'Declare it in the spec' : 'Create it';
-  return {
+  const create = {
     action: `${where}: the index ${formatKey(c.key)} on ${c.db}.${c.coll}`,
     reason:
       'Equality fields first, then the sort, then the ranges (ESR): one index bounds the filter and gives the sort. ' +
       'Time it on a copy before production: every index costs each insert and each update of its fields.',
     commands: [createIndexCommand(c)],
+  };
+  // The index it makes a redundant prefix is half the advice: said in the same finding, as the rule says it.
+  const redundant = redundantPrefixesOf(c, indexes);
+  if (redundant.length === 0) return create;
+  const names = redundant.map((ix) => `\`${ix.name}\` ${formatKey(ix.key)}`).join(' and ');
+  const which = redundant.length === 1 ? 'is a prefix of it and redundant' : 'are prefixes of it and redundant';
+  if (source === 'declared' || !server)
+    return {
+      ...create,
+      action: `${create.action}; then remove ${names}, which ${which} once it is built`,
+      reason: `${create.reason} Hide the shorter index before dropping it, and drop it once nothing has slowed.`,
+    };
+  return {
+    action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
+    reason: `${create.reason} Build the new index first; ${hideFirst(server, redundant[0]?.name ?? '')}`,
+    commands: [...create.commands, ...redundant.flatMap((ix) => hideThenDrop(server, c.coll, ix.name))],
   };
 }
 
@@ -226,8 +231,7 @@ function report(
   if (finding) ctx.out.push(finding);
 }
 
-function regexFindings(ctx: Context, e: QueryEntry): void {
-  const r = unboundedRegexes(e.shape);
+function regexFindings(ctx: Context, e: QueryEntry, r: UnboundedRegexes): void {
   for (const kind of ['caseInsensitive', 'unanchored'] as const) {
     if (r[kind].length === 0) continue;
     const data = { path: r[kind].join(', ') };
@@ -235,54 +239,37 @@ function regexFindings(ctx: Context, e: QueryEntry): void {
   }
 }
 
-/** The checks on one shape from its serving index (offline), the regexes apart. */
-function offlineFindings(ctx: Context, e: QueryEntry, served: ShapeServe, candidate: Candidate | undefined): void {
-  const { source } = ctx.input;
-  if (served.level === 'none') {
-    // A shape only a regex could bound gets the regex finding: no index declaration fixes it.
-    const regexOnly = !candidate && predicatesOf(e.shape).some((p) => p.regex);
-    if (!regexOnly) {
-      const data = { basis: BASIS[source] };
-      report(
-        ctx,
-        e,
-        { ruleId: 'query-collection-scan', messageId: 'scan', data },
-        esrRecommendation(candidate, source),
-      );
-    }
-    return;
-  }
-  if (served.level === 'full') return;
-  const branches = served.branches.filter((b) => b !== null);
-  const sorting = branches.find((b) => b.gaps.includes('in-memory-sort'));
-  if (sorting) {
-    const data = { index: sorting.index, basis: BASIS[source] };
-    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sort', data }, esrRecommendation(candidate, source));
-  }
-  const gaps = [...new Set(branches.flatMap((b) => b.gaps))].flatMap((g) => GAP_TEXT[g] ?? []);
-  const partly = branches.find((b) => b.level === 'partial' && b.gaps.some((g) => GAP_TEXT[g]));
-  // The in-memory sort is the finding that matters; the index it names is the one that half serves the shape.
-  if (partly && gaps.length && !sorting) {
-    const data = { index: partly.index, gaps: gaps.join('; ') };
-    report(ctx, e, { ruleId: 'query-partial-index', messageId: 'partial', data }, esrRecommendation(candidate, source));
-  }
-}
+/** Where an index exists that the plan passed over: why the planner may, and how to see it. */
+const PLANNER: Recommendation = {
+  action: 'Find out why the planner passes over the index that serves the query',
+  reason:
+    "The planner's trial can tie on a small or skewed collection and keep another plan; explain the query with " +
+    "verbosity 'allPlansExecution' on production data to see the candidates, and clear the plan cache after a new " +
+    'index. A hint forces the index, at the price of the planner never choosing better.',
+};
 
-/**
- * The checks on one shape from the server's winning plan, with the same message ids as offline; false when the plan
- * says too little to judge by (an in-memory sort over no named index), and the shape is judged offline instead.
- */
-function planFindings(ctx: Context, e: QueryEntry, plan: WinningPlan, candidate: Candidate | undefined): boolean {
-  const rec = esrRecommendation(candidate, 'live');
-  const basis = BASIS.plan;
-  if (plan.stages.includes('COLLSCAN')) {
+/** The findings on one shape from its judgement: one for the index, and the regexes (alone when only they bound it). */
+function shapeFindings(ctx: Context, e: QueryEntry, j: Judgement, indexes: readonly IndexShape[]): void {
+  const { source } = ctx.input;
+  const basis = j.basis === 'plan' ? BASIS.plan : BASIS[source];
+  const rec = esrRecommendation(j.candidate, source, indexes, ctx.input.server) ?? (j.plan ? PLANNER : undefined);
+  const v = j.verdict;
+  if (j.plan?.did === 'scan') {
+    const data = { index: j.plan.couldServe, basis };
+    report(ctx, e, { ruleId: 'query-collection-scan', messageId: 'scanPlanned', data }, rec);
+  } else if (j.plan?.did === 'sort') {
+    const data = { index: j.plan.chose.join(', '), could: j.plan.couldServe, basis };
+    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sortPlanned', data }, rec);
+  } else if (v.kind === 'scan') {
     report(ctx, e, { ruleId: 'query-collection-scan', messageId: 'scan', data: { basis } }, rec);
-  } else if (plan.stages.includes('SORT')) {
-    if (plan.indexes.length === 0) return false;
-    const data = { index: [...new Set(plan.indexes)].join(', '), basis };
-    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sort', data }, rec);
+  } else if (v.kind === 'sort') {
+    report(ctx, e, { ruleId: 'query-in-memory-sort', messageId: 'sort', data: { index: v.index, basis } }, rec);
+  } else if (v.kind === 'partial') {
+    const gaps = gapWords(v.wrongOrder?.gaps ?? v.gaps);
+    const index = v.wrongOrder?.index ?? v.index;
+    if (gaps) report(ctx, e, { ruleId: 'query-partial-index', messageId: 'partial', data: { index, gaps } }, rec);
   }
-  return true;
+  regexFindings(ctx, e, j.regex);
 }
 
 function displayName(file: string): string {
@@ -307,17 +294,19 @@ function locator(entries: readonly QueryEntry[], uri: string): Locate {
 export function lintQueries(input: QueriesLintInput): QueriesLint {
   const name = displayName(input.file);
   const shapes = input.entries.map((e) => e.shape);
-  const advice = adviseIndexes(shapes, input.indexesOf);
+  // The same advice as the query-indexes rule: equality fields most selective first where the sample counted them,
+  // shapes weighted by their entries, the same cap per collection.
+  const advice = adviseIndexes(shapes, input.indexesOf, {
+    weight: (id) => input.entries.find((e) => e.shape.id === id)?.entries ?? 1,
+    ...(input.selectivity ? { selectivity: input.selectivity } : {}),
+    ...(input.maxPerCollection ? { maxPerCollection: input.maxPerCollection } : {}),
+  });
   const ctx: Context = { input, advice, name, out: [] };
   const notes: Note[] = [];
   for (const e of input.entries) {
-    const candidate = advice.candidates.find((c) => c.serves.includes(e.shape.id));
-    const skipped = advice.skipped.find((s) => s.shapeId === e.shape.id);
-    if (skipped?.reason === 'text-or-geo') continue;
-    const plan = input.plans?.get(e.shape.id);
-    if (!plan || !planFindings(ctx, e, plan, candidate))
-      offlineFindings(ctx, e, serveShape(e.shape, input.indexesOf(e.shape.db, e.shape.coll)), candidate);
-    regexFindings(ctx, e);
+    const indexes = input.indexesOf(e.shape.db, e.shape.coll);
+    const j = judgeShape(e.shape, indexes, advice, input.plans?.get(e.shape.id));
+    if (j.verdict.kind !== 'not-judged') shapeFindings(ctx, e, j, indexes);
   }
   const textOrGeo = advice.skipped.filter((s) => s.reason === 'text-or-geo').length;
   if (textOrGeo) {

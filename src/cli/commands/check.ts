@@ -7,7 +7,14 @@ import { check } from '../../check';
 import { loadConfig } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
-import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
+import {
+  type CheckResult,
+  isWithdrawn,
+  SEVERITIES,
+  type Severity,
+  type Snapshot,
+  severityRank,
+} from '../../core/types';
 import {
   collectSettingsOf,
   connect,
@@ -65,7 +72,10 @@ export const FAIL_ON_HELP = {
 } as const;
 
 export function exitCodeFor(result: CheckResult, failOn: Severity): number {
-  return result.findings.some((f) => severityRank(f.severity) >= severityRank(failOn)) ? EXIT.findings : EXIT.ok;
+  // Withdrawn advice (refuted on scratch) is evidence, not a finding to act on: it never fails the run.
+  const failing = (f: (typeof result.findings)[number]): boolean =>
+    !isWithdrawn(f) && severityRank(f.severity) >= severityRank(failOn);
+  return result.findings.some(failing) ? EXIT.findings : EXIT.ok;
 }
 
 interface CheckFlags extends WorkloadFlags {

@@ -14,7 +14,14 @@ import {
 import { type AdvisorConfig, loadConfig } from '../../core/config';
 import { UserError } from '../../core/errors';
 import { loadSnapshot } from '../../core/snapshot-file';
-import { type CheckResult, SEVERITIES, type Severity, type Snapshot, severityRank } from '../../core/types';
+import {
+  type CheckResult,
+  type Finding,
+  SEVERITIES,
+  type Severity,
+  type Snapshot,
+  severityRank,
+} from '../../core/types';
 import type { Locate } from '../../report/catalog';
 import { lintSpec, loadSpec } from '../../spec';
 import { declaredIndexes, lintQueries, queryEntries, type QueryEntry, snapshotIndexes } from '../../spec/queries';
@@ -111,7 +118,14 @@ async function runLint(target: string | undefined, flags: LintFlags, io: Io): Pr
     : { result: read.result, locate: undefined };
   const { result: checked, locate } =
     flags.queries && entries
-      ? withQueries(specChecked, specLocate, { file: flags.queries, entries, read, specFile, config })
+      ? withQueries(specChecked, specLocate, {
+          file: flags.queries,
+          entries,
+          read,
+          specFile,
+          config,
+          resolved: loaded.resolved,
+        })
       : { result: specChecked, locate: specLocate };
   const result = { ...checked, durationMs: Math.round(performance.now() - t0) };
   if (flags.updateBaseline && baselineFile) updateBaseline(result, baselineFile, io);
@@ -220,7 +234,14 @@ function withSpec(
 function withQueries(
   result: CheckResult,
   specLocate: Locate | undefined,
-  q: { file: string; entries: readonly QueryEntry[]; read: TargetRead; specFile?: string; config: AdvisorConfig },
+  q: {
+    file: string;
+    entries: readonly QueryEntry[];
+    read: TargetRead;
+    specFile?: string;
+    config: AdvisorConfig;
+    resolved: readonly ResolvedRule[];
+  },
 ): { result: CheckResult; locate: Locate } {
   const { snapshot, explained } = q.read;
   const online = explained !== undefined && snapshot !== null;
@@ -233,17 +254,44 @@ function withQueries(
     indexesOf: indexes.indexesOf,
     source: online ? 'live' : source,
     ...(explained ? { plans: explained.plans } : {}),
+    ...(snapshot && source === 'snapshot' ? { selectivity: sampleSelectivity(snapshot), server: snapshot.server } : {}),
+    ...queryIndexesCap(q.resolved),
     config: q.config,
   });
+  // One answer per query: a shape of the queries file is reported by the query checks (located at its file and
+  // line), not again by the query-indexes rule from the profiler's record of the same shape.
+  const judged = new Set(q.entries.map((e) => `${e.shape.db}\0${e.shape.id}`));
+  const again = (f: Finding): boolean =>
+    f.ruleId === 'query-indexes' && judged.has(`${f.target.db}\0${String(f.evidence.shapeId)}`);
   const merged = {
     ...result,
-    findings: [...result.findings, ...queries.findings].sort(
+    findings: [...result.findings.filter((f) => !again(f)), ...queries.findings].sort(
       (a, b) => severityRank(b.severity) - severityRank(a.severity),
     ),
     notes: [...result.notes, ...(explained?.notes ?? []), ...indexes.unknown(q.entries), ...queries.notes],
   };
   const locate: Locate = (f) => queries.locate(f) ?? specLocate?.(f) ?? null;
   return { result: merged, locate };
+}
+
+/**
+ * Distinct values counted on each collection's sample by the query-indexes rule's collector (its data, read by id as
+ * the snapshot file stores it): the equality fields of a proposal are ordered by it, as the rule orders them.
+ */
+function sampleSelectivity(snapshot: Snapshot): (field: string, db: string, coll: string) => number | undefined {
+  const colls = new Map<string, unknown>();
+  for (const d of snapshot.databases)
+    for (const c of d.collections) colls.set(`${d.name}\0${c.name}`, c.data?.['query-indexes/selectivity']);
+  return (field, db, coll) => {
+    const data = colls.get(`${db}\0${coll}`) as { paths?: Record<string, { distinct?: number }> } | undefined;
+    return data?.paths && Object.hasOwn(data.paths, field) ? data.paths[field]?.distinct : undefined;
+  };
+}
+
+/** The query-indexes rule's cap on proposals per collection, as the run resolved it (the same cap for every door). */
+function queryIndexesCap(resolved: readonly ResolvedRule[]): { maxPerCollection?: number } {
+  const options = resolved.find((r) => r.rule.id === 'query-indexes')?.options as { maxPerCollection?: unknown };
+  return typeof options?.maxPerCollection === 'number' ? { maxPerCollection: options.maxPerCollection } : {};
 }
 
 function updateBaseline(result: CheckResult, baselineFile: string, io: Io): void {
