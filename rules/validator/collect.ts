@@ -8,6 +8,7 @@ import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
 import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
+import { byName, ownValue } from '../../src/lib/names-as-data';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
 const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
@@ -160,7 +161,7 @@ export function stringCardinality(
     for (const key in o) visit(o[key], folder.child(path, key));
   };
   for (const d of docs) object(d, '');
-  const out: Record<string, number> = {};
+  const out = byName<number>(); // paths are field names: `__proto__` is one
   for (const [path, set] of sets) out[path] = Math.min(set.size, CARDINALITY_CAP + 1);
   return out;
 }
@@ -186,7 +187,7 @@ export function dryRunSample(
   const out: ValidatorDryRun = {
     checked: 0,
     violations: 0,
-    byPath: {},
+    byPath: byName<number>(),
     unsupportedKeywords: [],
     undecided: [],
     serverViolators: null,
@@ -216,7 +217,7 @@ export function dryRunSample(
       out.checked++;
       if (paths.length === 0) continue;
       out.violations++;
-      for (const p of paths) out.byPath[p] = (out.byPath[p] ?? 0) + 1;
+      for (const p of paths) out.byPath[p] = (ownValue(out.byPath, p) ?? 0) + 1;
     }
     out.undecided = compiled.undecided();
   } finally {
