@@ -8,7 +8,7 @@ import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
 import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
-import { byName, ownValue } from '../../src/lib/names-as-data';
+import { ownValue, setOwn } from '../../src/lib/names-as-data';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
 const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
@@ -161,8 +161,9 @@ export function stringCardinality(
     for (const key in o) visit(o[key], folder.child(path, key));
   };
   for (const d of docs) object(d, '');
-  const out = byName<number>(); // paths are field names: `__proto__` is one
-  for (const [path, set] of sets) out[path] = Math.min(set.size, CARDINALITY_CAP + 1);
+  const out: Record<string, number> = {};
+  // paths are field names: `__proto__` is one (setOwn, where `out[path] =` would set the prototype)
+  for (const [path, set] of sets) setOwn(out, path, Math.min(set.size, CARDINALITY_CAP + 1));
   return out;
 }
 
@@ -187,7 +188,7 @@ export function dryRunSample(
   const out: ValidatorDryRun = {
     checked: 0,
     violations: 0,
-    byPath: byName<number>(),
+    byPath: {},
     unsupportedKeywords: [],
     undecided: [],
     serverViolators: null,
@@ -217,7 +218,7 @@ export function dryRunSample(
       out.checked++;
       if (paths.length === 0) continue;
       out.violations++;
-      for (const p of paths) out.byPath[p] = (ownValue(out.byPath, p) ?? 0) + 1;
+      for (const p of paths) setOwn(out.byPath, p, (ownValue(out.byPath, p) ?? 0) + 1);
     }
     out.undecided = compiled.undecided();
   } finally {

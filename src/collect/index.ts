@@ -591,6 +591,7 @@ async function collectCollection(
     sample: emptySample(0),
     notes,
   };
+  if (snap.type === 'view' && typeof c.options.viewOn === 'string') snap.viewOn = c.options.viewOn;
   const read: CollectionRead = { snap, rawDocs: [], ids: [], naturalIds: null, collStatsError: null };
   const skipped = skippedType(snap, c);
   if (skipped !== null) {

@@ -35,3 +35,11 @@ export function keyOfEntries<V>(entries: Iterable<readonly [string, V]>): Record
   }
   return Object.fromEntries(kept);
 }
+
+/**
+ * Sets `o[name] = value` as an own property of a plain object (for data a snapshot holds: a JSON round trip keeps a
+ * plain object, not one without a prototype): `__proto__` included, where an assignment would set the prototype.
+ */
+export function setOwn<V>(o: Record<string, V>, name: string, value: V): void {
+  Object.defineProperty(o, name, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -50,6 +50,8 @@ export interface QueriesLintInput {
   /** Online: each shape's winning plan by shape id; a shape without is judged offline. */
   plans?: ReadonlyMap<string, WinningPlan>;
   config: AdvisorConfig;
+  /** The source collection when `db.coll` is a view (undefined for a collection): a view gets no index advice. */
+  viewOn?: (db: string, coll: string) => string | undefined;
 }
 
 export interface QueriesLint {
@@ -306,11 +308,18 @@ function locator(entries: readonly QueryEntry[], uri: string): Locate {
 /** Checks every shape of a queries file; online when `plans` holds the server's winning plans. */
 export function lintQueries(input: QueriesLintInput): QueriesLint {
   const name = displayName(input.file);
-  const shapes = input.entries.map((e) => e.shape);
+  const onView = (e: QueryEntry): string | undefined => input.viewOn?.(e.shape.db, e.shape.coll);
+  const shapes = input.entries.filter((e) => onView(e) === undefined).map((e) => e.shape);
   const advice = adviseIndexes(shapes, input.indexesOf);
   const ctx: Context = { input, advice, name, out: [] };
   const notes: Note[] = [];
+  const views = new Set<string>();
   for (const e of input.entries) {
+    const source = onView(e);
+    if (source !== undefined) {
+      views.add(JSON.stringify([e.shape.db, e.shape.coll, source]));
+      continue;
+    }
     const candidate = advice.candidates.find((c) => c.serves.includes(e.shape.id));
     const skipped = advice.skipped.find((s) => s.shapeId === e.shape.id);
     if (skipped?.reason === 'text-or-geo') continue;
@@ -318,6 +327,17 @@ export function lintQueries(input: QueriesLintInput): QueriesLint {
     if (!plan || !planFindings(ctx, e, plan, candidate))
       offlineFindings(ctx, e, serveShape(e.shape, input.indexesOf(e.shape.db, e.shape.coll)), candidate);
     regexFindings(ctx, e);
+  }
+  for (const v of [...views].sort()) {
+    const [db = '', collection = '', source = ''] = JSON.parse(v) as string[];
+    notes.push({
+      level: 'info',
+      target: { db, collection },
+      message:
+        `Queries of ${name} on this view were not judged: MongoDB supports no index operations on a view ` +
+        `(https://www.mongodb.com/docs/manual/core/views/#index-use-and-sort-operations), so no index is ` +
+        `proposed for it; the view's pipeline runs on ${JSON.stringify(source)}, whose indexes serve them.`,
+    });
   }
   const textOrGeo = advice.skipped.filter((s) => s.reason === 'text-or-geo').length;
   if (textOrGeo) {
@@ -336,6 +356,8 @@ const ID_INDEX: IndexShape = { name: '_id_', key: { _id: 1 }, unique: true };
 
 export interface IndexesOf {
   indexesOf: (db: string, coll: string) => readonly IndexShape[];
+  /** A view's source collection (a snapshot knows its views; a spec declares none). */
+  viewOn?: (db: string, coll: string) => string | undefined;
   /** Collections the queries name that the spec or snapshot does not hold: judged with only the `_id` index. */
   unknown: (entries: readonly QueryEntry[]) => Note[];
 }
@@ -371,6 +393,11 @@ export function declaredIndexes(spec: Spec): IndexesOf {
 /** The indexes of a snapshot (from a file, or read live). */
 export function snapshotIndexes(snapshot: Snapshot): IndexesOf {
   const known = new Map<string, readonly IndexShape[]>();
-  for (const d of snapshot.databases) for (const c of d.collections) known.set(`${d.name}\0${c.name}`, c.indexes);
-  return indexSource(known, 'the snapshot');
+  const views = new Map<string, string>();
+  for (const d of snapshot.databases)
+    for (const c of d.collections) {
+      known.set(`${d.name}\0${c.name}`, c.indexes);
+      if (c.type === 'view') views.set(`${d.name}\0${c.name}`, c.viewOn ?? 'its source collection');
+    }
+  return { ...indexSource(known, 'the snapshot'), viewOn: (db, coll) => views.get(`${db}\0${coll}`) };
 }

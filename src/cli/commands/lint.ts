@@ -231,6 +231,7 @@ function withQueries(
     file: q.file,
     entries: q.entries,
     indexesOf: indexes.indexesOf,
+    ...(indexes.viewOn ? { viewOn: indexes.viewOn } : {}),
     source: online ? 'live' : source,
     ...(explained ? { plans: explained.plans } : {}),
     config: q.config,
