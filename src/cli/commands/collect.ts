@@ -21,6 +21,7 @@ import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
 import { logOption, queriesOption, readWorkload, type WorkloadFlags, workloadCompleteOption } from '../workload';
+import { killedProfileLines } from '../profile-marker';
 
 interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -90,6 +91,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
   const workload = await readWorkload(flags, io);
   const adapter = await connect(uri);
   await sayLeftovers(adapter, io);
+  for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
   try {
     const snapshot = await collectDeployment(adapter, {
       dbs,
