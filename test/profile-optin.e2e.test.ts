@@ -1,4 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CommandStartedEvent, Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -48,7 +50,18 @@ describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on eve
     return { was: r.was, slowms: r.slowms, sampleRate: r.sampleRate };
   };
 
+  // the marker a run leaves while it holds the level (src/cli/profile-marker.ts): a directory of this file's own
+  const stateDir = mkdtempSync(join(tmpdir(), 'mongo-advisor-state-'));
+  const markers = (): string[] => {
+    try {
+      return readdirSync(join(stateDir, 'profiler'));
+    } catch {
+      return [];
+    }
+  };
+
   beforeAll(async () => {
+    process.env.MONGO_ADVISOR_STATE_DIR = stateDir; // the CLI children inherit it (test/support/run.ts)
     client = await MongoClient.connect(uri);
     await client
       .db(DB)
@@ -57,12 +70,16 @@ describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on eve
   });
   beforeEach(async () => {
     if (has.profiler) await client.db(DB).command({ profile: 0, slowms: BEFORE.slowms, sampleRate: 1 });
+    // the level was just put back by hand: a marker an earlier test left (a second Ctrl-C, a SIGKILL) is stale
+    rmSync(join(stateDir, 'profiler'), { recursive: true, force: true });
   });
   afterAll(async () => {
     // MongoDB's defaults back (slowms is server-wide), then the database goes
     if (has.profiler) await client?.db(DB).command({ profile: 0, slowms: 100, sampleRate: 1 });
     await client?.db(DB).dropDatabase();
     await client?.close();
+    delete process.env.MONGO_ADVISOR_STATE_DIR;
+    rmSync(stateDir, { recursive: true, force: true });
   });
 
   it('a bad duration is one line, exit 2, before anything connects', async () => {
@@ -135,6 +152,71 @@ describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on eve
       expect(r.err).toContain('Restored the profiling level of "mongo_advisor_test_profile": level 0, slowms 37');
     });
   }
+
+  it('SIGKILL mid-wait: the next profile, collect and check notice it and print the exact restore', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    // SIGKILL cannot be caught: nothing restores, and only the marker written before the level was set remains
+    const killed = await profile(uri, ['--for', '60s', '--slowms', '5', '--yes'], (child) => {
+      expect(markers()).toHaveLength(1);
+      child.kill('SIGKILL');
+    });
+    expect(killed.signal ?? killed.code, killed.err).toBe('SIGKILL');
+    expect(await settings()).toEqual({ was: 1, slowms: 5, sampleRate: 1 });
+    expect(markers()).toHaveLength(1);
+    const notice = new RegExp(
+      `^An earlier mongo-advisor profile run \\(pid \\d+ on .+, started .+, meant to restore at .+\\) was stopped ` +
+        `before it restored the profiling level of "${DB}": it still reads level 1, slowms 5, as that run set it; ` +
+        `before it: level 0, slowms 37\\. Restore it in mongosh: ${BY_HAND.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+    );
+
+    // without --yes and without a terminal: the notice and the line to paste; nothing changed, exit 1
+    const asked = await profile(uri, ['--for', '2s']);
+    expect(asked.code, asked.err).toBe(1);
+    const lines = asked.out.trim().split('\n');
+    expect(lines[0]).toMatch(notice);
+    expect(lines[1]).toBe(
+      `Nothing changed: pass --yes to restore level 0, slowms 37 on "${DB}" now, or paste the line above.`,
+    );
+    expect(await settings()).toEqual({ was: 1, slowms: 5, sampleRate: 1 });
+
+    // collect and check say it too, one line each on stderr, without sending anything for it
+    for (const cmd of [
+      ['collect', '-o', join(stateDir, 'snap.json')],
+      ['check', '--no-confirm'],
+    ]) {
+      const r = await runProcess(process.execPath, [CLI, cmd[0] as string, uri, '--db', DB, ...cmd.slice(1)]);
+      expect(r.code === 0 || r.code === 1, r.err).toBe(true);
+      expect(r.err).toContain(
+        `mongo-advisor: the profiler of "${DB}" may still be at level 1 (slowms 5), set by a mongo-advisor ` +
+          `profile run that was stopped before it restored`,
+      );
+      expect(r.err).toContain(`Restore in mongosh: ${BY_HAND}`);
+    }
+
+    // with --yes: restored and read back, the marker gone, then the run asked for goes on and restores in turn
+    const fixed = await profile(uri, ['--for', '2s', '--yes']);
+    expect(fixed.code, fixed.err).toBe(0);
+    const out = fixed.out.trim().split('\n');
+    expect(out[0]).toMatch(notice);
+    expect(out[1]).toBe(`Restored the profiling level of "${DB}": level 0, slowms 37 (read back from the server).`);
+    expect(out[2]).toMatch(/^Profiler on for "mongo_advisor_test_profile": level 1, slowms 37/);
+    expect(await settings()).toEqual(BEFORE);
+    expect(markers()).toEqual([]);
+    console.log(`[profile e2e] ${inject('serverKind')} after SIGKILL:\n${asked.out}${fixed.out}`);
+  });
+
+  it('settings changed by hand after a killed run: said, left as they are, the marker dropped', async (ctx) => {
+    if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');
+    await profile(uri, ['--for', '60s', '--slowms', '5', '--yes'], (child) => child.kill('SIGKILL'));
+    await client.db(DB).command({ profile: 0, slowms: 21, sampleRate: 1 });
+    const r = await profile(uri, ['--for', '2s']);
+    expect(r.out).toContain(
+      `ended without restoring, but the settings have changed since (now level 0, slowms 21): left as they are. ` +
+        `Before that run they were level 0, slowms 37 (in mongosh: ${BY_HAND}).`,
+    );
+    expect(markers()).toEqual([]);
+    expect(await settings()).toEqual({ was: 0, slowms: 21, sampleRate: 1 });
+  });
 
   it('a closed terminal (stdout and stderr gone, then SIGHUP) still restores the level', async (ctx) => {
     if (!has.profiler) ctx.skip('no profiler on this server (profile -1 fails)');

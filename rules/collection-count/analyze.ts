@@ -3,6 +3,7 @@ import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
 import type { ServerInfo } from '../../src/core/types';
 import type { DeploymentInventory, IndexBounds, IndexDefinition } from './inventory';
 import { versionAtLeast } from '../../src/lib/version';
+import { keyOfEntries } from '../../src/lib/names-as-data';
 
 /*
  * The pure analysis of the deployment inventory (./collect.ts): name patterns and tenant groups, the modal index set,
@@ -339,8 +340,11 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
       continue;
     }
     if (d.key._fts === 'text') {
-      const textKey: Record<string, number | string> = { [field]: 1 };
-      for (const f of d.textFields ?? ['<text fields>']) textKey[f] = 'text';
+      // fields are names: `textKey.__proto__ = 'text'` would set no key
+      const textKey = keyOfEntries<number | string>([
+        [field, 1],
+        ...(d.textFields ?? ['<text fields>']).map((f): [string, string] => [f, 'text']),
+      ]);
       commands.push(`${coll}.createIndex(${keyText(textKey)}${optionsText(d)})`);
       notes.push(`text index ${d.name}: with ${field} in front, every $text query must give ${field} by equality`);
       leads = true;

@@ -3,6 +3,7 @@ import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatNumber } from '../../src/core/format';
 import { dottedPath, pathOf, pathSegments } from '../../src/lib/doc-path';
 import { shellCollection, shellString } from '../../src/lib/shell';
+import { ownValue } from '../../src/lib/names-as-data';
 
 const SHAPE_LABEL: Record<KeyShape, [string, string]> = {
   objectId: ['ObjectId', 'ObjectIds'],
@@ -41,7 +42,7 @@ export function rewritableInPlace(c: Readonly<CollectionSnapshot>, path: string)
   const segments = pathSegments(path);
   if (!namedByDots(path) || segments.some((s) => s === DYNAMIC_KEY)) return false;
   for (let i = 1; i <= segments.length; i++) {
-    if ((c.sample.fields[pathOf(segments.slice(0, i))]?.types.array ?? 0) > 0) return false;
+    if ((ownValue(c.sample.fields, pathOf(segments.slice(0, i)))?.types.array ?? 0) > 0) return false;
   }
   return true;
 }

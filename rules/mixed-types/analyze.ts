@@ -1,6 +1,7 @@
 import type { CollectionSnapshot, FieldProfile } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { pathOf, pathSegments } from '../../src/lib/doc-path';
+import { ownValue } from '../../src/lib/names-as-data';
 
 /**
  * Type families: the numeric widths compare by value (MongoDB's manual, "Comparison/Sort Order": numbers are compared
@@ -141,7 +142,7 @@ export function convertibleInPlace(c: Readonly<CollectionSnapshot>, path: string
   const segments = pathSegments(path);
   if (segments.some((s) => s === DYNAMIC_KEY || s === '$[]')) return false;
   for (let i = 1; i < segments.length; i++) {
-    if ((c.sample.fields[pathOf(segments.slice(0, i))]?.types.array ?? 0) > 0) return false;
+    if ((ownValue(c.sample.fields, pathOf(segments.slice(0, i)))?.types.array ?? 0) > 0) return false;
   }
   return true;
 }

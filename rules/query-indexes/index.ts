@@ -65,12 +65,19 @@ const messages = {
   ),
   regexCaseInsensitive: sentence('{{shape}} matches `{{paths}}` with a case-insensitive regex', NO_BOUND),
   regexUnanchored: sentence('{{shape}} matches `{{paths}}` with an unanchored regex', NO_BOUND),
+  onView: sentence(
+    '{{shape}} runs on a view of `{{source}}` ({{calls}}, {{time}}): MongoDB supports no index operations on a ',
+    "view, so none is proposed for it. The server runs the view's pipeline on `{{source}}`, then the query: ",
+    "its indexes are `{{source}}`'s.",
+  ),
 } as const;
 
 type QueryReport = Report<typeof messages>;
 
 const ESR = 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/';
 const REGEX = 'https://www.mongodb.com/docs/manual/reference/operator/query/regex/#index-use';
+/** "you cannot create, drop or re-build indexes on the view directly nor get a list of indexes on the view" */
+const VIEWS = 'https://www.mongodb.com/docs/manual/core/views/#index-use-and-sort-operations';
 
 const PROOF =
   'Judged from the key patterns (equality fields first, the most selective on the sample leading, then the sort, ' +
@@ -213,8 +220,32 @@ function indexFinding(j: Judged, judged: Judgement): void {
   }
 }
 
+/**
+ * A view has no indexes of its own (SecantusDB accepts createIndex on one; MongoDB refuses it): no index advice,
+ * and the finding points at the source collection whose indexes serve the view's pipeline and the query after it.
+ */
+function viewFinding(j: Judged): void {
+  const { s, c } = j;
+  const source = c.viewOn ?? 'its source collection';
+  const recommendation: Recommendation = {
+    action: `look for the index on ${c.viewOn ? `\`${c.viewOn}\`` : "the view's source collection"}`,
+    reason:
+      "The view's pipeline runs first on its source collection: an index there serves the query only where the " +
+      "pipeline's leading $match (or $sort) and the query's filter reach the source's fields unchanged. Run the " +
+      'query on the source collection to find and prove that index.',
+  };
+  j.report({
+    ...base(j, c.viewOn ? { viewOn: c.viewOn } : {}),
+    severity: 'info',
+    messageId: 'onView',
+    data: { shape: s.printed, ...callsText(s), source },
+    recommendation,
+  });
+}
+
 /** The shape as the one judge sees it (src/workload/judge.ts): one index finding, and the regexes. */
 function judge(j: Judged): void {
+  if (j.c.type === 'view') return viewFinding(j);
   const judged = judgeShape(j.s.shape, j.c.indexes, j.advice);
   const kind = judged.verdict.kind;
   if (kind === 'served' || kind === 'not-judged') return;
@@ -226,7 +257,8 @@ function checkDatabase(server: Server, db: DatabaseSnapshot, options: QueryIndex
   const data = dataOf(queryWorkload, db);
   if (!data) return;
   const colls = new Map(db.collections.map((c) => [c.name, c]));
-  const shapes = data.collections.flatMap((wc) => wc.shapes);
+  // a view's shapes get no candidate: it has no index of its own (viewFinding)
+  const shapes = data.collections.filter((wc) => colls.get(wc.name)?.type !== 'view').flatMap((wc) => wc.shapes);
   const advice = databaseAdvice(db, shapes, options.maxPerCollection);
   const judged = data.collections.flatMap((wc) => {
     const c = colls.get(wc.name);
@@ -244,7 +276,7 @@ export default defineRule({
   meta: {
     description: 'Indexes for the queries actually run (profiler, slow-query log or queries file): ESR candidates',
     docsUrl: ESR,
-    docsUrls: { regexCaseInsensitive: REGEX, regexUnanchored: REGEX },
+    docsUrls: { regexCaseInsensitive: REGEX, regexUnanchored: REGEX, onView: VIEWS },
     severity: 'warn',
     messages,
     options: queryIndexesOptionsSchema,

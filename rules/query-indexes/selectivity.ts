@@ -10,6 +10,7 @@ import { PathFolder } from '../../src/core/fold';
 import type { FromSchema } from '../../src/core/from-schema';
 import type { FieldProfile } from '../../src/core/types';
 import { isDate } from '../../src/lib/bson-types';
+import { setOwn } from '../../src/lib/names-as-data';
 
 /**
  * The most paths counted per collection: the census' paths present in the most documents (ties by name). Each holds a
@@ -237,7 +238,8 @@ export function measureSelectivity(
   const out: FieldSelectivity['paths'] = {};
   for (const p of [...paths].sort()) {
     const t = counter.tallies.get(p);
-    if (t && t.present > 0) out[p] = { present: t.present, distinct: t.hashes.size };
+    // by path: `__proto__` is a field here (setOwn, where `out[p] =` would set the prototype)
+    if (t && t.present > 0) setOwn(out, p, { present: t.present, distinct: t.hashes.size });
   }
   return { documents: docs.length, paths: out, leftOut };
 }

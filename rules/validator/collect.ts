@@ -8,6 +8,7 @@ import { resolveOptions } from '../../src/core/options';
 import { compileJsonSchema } from './json-schema';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
 import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
+import { ownValue, setOwn } from '../../src/lib/names-as-data';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
 const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
@@ -161,7 +162,8 @@ export function stringCardinality(
   };
   for (const d of docs) object(d, '');
   const out: Record<string, number> = {};
-  for (const [path, set] of sets) out[path] = Math.min(set.size, CARDINALITY_CAP + 1);
+  // paths are field names: `__proto__` is one (setOwn, where `out[path] =` would set the prototype)
+  for (const [path, set] of sets) setOwn(out, path, Math.min(set.size, CARDINALITY_CAP + 1));
   return out;
 }
 
@@ -216,7 +218,7 @@ export function dryRunSample(
       out.checked++;
       if (paths.length === 0) continue;
       out.violations++;
-      for (const p of paths) out.byPath[p] = (out.byPath[p] ?? 0) + 1;
+      for (const p of paths) setOwn(out.byPath, p, (ownValue(out.byPath, p) ?? 0) + 1);
     }
     out.undecided = compiled.undecided();
   } finally {

@@ -30,6 +30,7 @@ import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
 import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './fold';
+import { byName, keyOfEntries, ownValue } from '../lib/names-as-data';
 
 export type { ListedCollection } from '../core/collector';
 
@@ -590,6 +591,7 @@ async function collectCollection(
     sample: emptySample(0),
     notes,
   };
+  if (snap.type === 'view' && typeof c.options.viewOn === 'string') snap.viewOn = c.options.viewOn;
   const read: CollectionRead = { snap, rawDocs: [], ids: [], naturalIds: null, collStatsError: null };
   const skipped = skippedType(snap, c);
   if (skipped !== null) {
@@ -658,13 +660,14 @@ async function readStats(scope: CollectionScope): Promise<StatsRead> {
     };
     const rows = await commandCursor(adapter, target.db, cmd, { maxTimeMS });
     const stats = collStatsOf(rows);
-    let indexSizes: Record<string, number> = {};
+    // keyed by index names: `toString` or `__proto__` is an index's name here, never Object.prototype's member
+    let indexSizes = byName<number>();
     for (const r of rows) {
       const sizes = ((r.storageStats as Doc | undefined)?.indexSizes as Record<string, unknown> | undefined) ?? {};
-      for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (indexSizes[k] ?? 0) + num(v);
+      for (const [k, v] of Object.entries(sizes)) indexSizes[k] = (ownValue(indexSizes, k) ?? 0) + num(v);
     }
     // An index of a collection with documents never takes 0 bytes: such a figure was not measured, so it stays unknown.
-    if (stats.count > 0) indexSizes = Object.fromEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
+    if (stats.count > 0) indexSizes = keyOfEntries(Object.entries(indexSizes).filter(([, v]) => v > 0));
     return { stats, indexSizes, error: null };
   } catch (err) {
     scope.notes.push({
@@ -854,7 +857,7 @@ function withoutMapIndexes(
 
 function indexOf(i: Doc, sizes: Record<string, number>): IndexSnapshot {
   const { name, key, unique, sparse, hidden, partial, expireAfterSeconds, collation } = indexFromListIndexes(i);
-  const ix: IndexSnapshot = { name, key, sizeBytes: sizes[name] ?? null };
+  const ix: IndexSnapshot = { name, key, sizeBytes: ownValue(sizes, name) ?? null };
   if (unique) ix.unique = true;
   if (sparse) ix.sparse = true;
   if (hidden) ix.hidden = true;

@@ -8,6 +8,7 @@ import { redactServerText } from '../lib/redact';
 import { indexKeyBytes, isDate, objectIdSeconds } from '../lib/bson-size';
 import { idShape } from '../lib/id-shape';
 import { pathKey } from '../lib/doc-path';
+import { byName } from '../lib/names-as-data';
 
 function arrayKeyBytes(n: number): number {
   let total = 0;
@@ -521,7 +522,7 @@ const KIND_OF_TYPE: Record<string, number> = {
 
 /** The top-level date fields of a reduced document, by name, in ms since the epoch. */
 function topDates(r: Doc): Record<string, number> {
-  const out: Record<string, number> = {};
+  const out = byName<number>(); // by field name: `__proto__` is one
   for (const f of (r[TOP_FIELD] as { k: string; d?: unknown }[] | undefined) ?? []) {
     const at = f.d !== null && typeof f.d === 'object' && isDate(f.d) ? f.d.getTime() : NaN;
     if (Number.isFinite(at)) out[f.k] = at;

@@ -269,6 +269,8 @@ const collection = {
     db: str,
     name: str,
     type: { enum: ['collection', 'view', 'timeseries', 'system', 'unknown'] },
+    /** A view's source (listCollections `options.viewOn`): the collection whose indexes serve the view's queries. */
+    viewOn: str,
     capped: { type: 'boolean' },
     clustered: { type: 'boolean' },
     validator: {

@@ -123,9 +123,13 @@ export type ListedIndex = IndexShape & {
  * inventory (collection-count) and the rules read index options through it, so `unique: 1` is unique everywhere.
  */
 export function indexFromListIndexes(spec: Readonly<Record<string, unknown>>): ListedIndex {
-  const key: Record<string, number | string> = {};
-  for (const [k, v] of Object.entries((spec.key as Record<string, unknown> | undefined) ?? {}))
-    key[k] = typeof v === 'string' ? v : toNumber(v);
+  // fromEntries keeps a field named `__proto__` as a key (`key[k] = v` would set the prototype instead)
+  const key = Object.fromEntries(
+    Object.entries((spec.key as Record<string, unknown> | undefined) ?? {}).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? v : toNumber(v),
+    ]),
+  ) as Record<string, number | string>;
   const ix: ListedIndex = { name: String(spec.name), key };
   if (indexFlag(spec.unique)) ix.unique = true;
   if (indexFlag(spec.sparse)) ix.sparse = true;

@@ -60,6 +60,8 @@ export interface QueriesLintInput {
   /** The query-indexes rule's maxPerCollection, when the run resolved it. */
   maxPerCollection?: number;
   config: AdvisorConfig;
+  /** The source collection when `db.coll` is a view (undefined for a collection): a view gets no index advice. */
+  viewOn?: (db: string, coll: string) => string | undefined;
 }
 
 export interface QueriesLint {
@@ -293,7 +295,8 @@ function locator(entries: readonly QueryEntry[], uri: string): Locate {
 /** Checks every shape of a queries file; online when `plans` holds the server's winning plans. */
 export function lintQueries(input: QueriesLintInput): QueriesLint {
   const name = displayName(input.file);
-  const shapes = input.entries.map((e) => e.shape);
+  const onView = (e: QueryEntry): string | undefined => input.viewOn?.(e.shape.db, e.shape.coll);
+  const shapes = input.entries.filter((e) => onView(e) === undefined).map((e) => e.shape);
   // The same advice as the query-indexes rule: equality fields most selective first where the sample counted them,
   // shapes weighted by their entries, the same cap per collection.
   const advice = adviseIndexes(shapes, input.indexesOf, {
@@ -303,10 +306,27 @@ export function lintQueries(input: QueriesLintInput): QueriesLint {
   });
   const ctx: Context = { input, advice, name, out: [] };
   const notes: Note[] = [];
+  const views = new Set<string>();
   for (const e of input.entries) {
+    const source = onView(e);
+    if (source !== undefined) {
+      views.add(JSON.stringify([e.shape.db, e.shape.coll, source]));
+      continue;
+    }
     const indexes = input.indexesOf(e.shape.db, e.shape.coll);
     const j = judgeShape(e.shape, indexes, advice, input.plans?.get(e.shape.id));
     if (j.verdict.kind !== 'not-judged') shapeFindings(ctx, e, j, indexes);
+  }
+  for (const v of [...views].sort()) {
+    const [db = '', collection = '', source = ''] = JSON.parse(v) as string[];
+    notes.push({
+      level: 'info',
+      target: { db, collection },
+      message:
+        `Queries of ${name} on this view were not judged: MongoDB supports no index operations on a view ` +
+        `(https://www.mongodb.com/docs/manual/core/views/#index-use-and-sort-operations), so no index is ` +
+        `proposed for it; the view's pipeline runs on ${JSON.stringify(source)}, whose indexes serve them.`,
+    });
   }
   const textOrGeo = advice.skipped.filter((s) => s.reason === 'text-or-geo').length;
   if (textOrGeo) {
@@ -325,6 +345,8 @@ const ID_INDEX: IndexShape = { name: '_id_', key: { _id: 1 }, unique: true };
 
 export interface IndexesOf {
   indexesOf: (db: string, coll: string) => readonly IndexShape[];
+  /** A view's source collection (a snapshot knows its views; a spec declares none). */
+  viewOn?: (db: string, coll: string) => string | undefined;
   /** Collections the queries name that the spec or snapshot does not hold: judged with only the `_id` index. */
   unknown: (entries: readonly QueryEntry[]) => Note[];
 }
@@ -360,6 +382,11 @@ export function declaredIndexes(spec: Spec): IndexesOf {
 /** The indexes of a snapshot (from a file, or read live). */
 export function snapshotIndexes(snapshot: Snapshot): IndexesOf {
   const known = new Map<string, readonly IndexShape[]>();
-  for (const d of snapshot.databases) for (const c of d.collections) known.set(`${d.name}\0${c.name}`, c.indexes);
-  return indexSource(known, 'the snapshot');
+  const views = new Map<string, string>();
+  for (const d of snapshot.databases)
+    for (const c of d.collections) {
+      known.set(`${d.name}\0${c.name}`, c.indexes);
+      if (c.type === 'view') views.set(`${d.name}\0${c.name}`, c.viewOn ?? 'its source collection');
+    }
+  return { ...indexSource(known, 'the snapshot'), viewOn: (db, coll) => views.get(`${db}\0${coll}`) };
 }

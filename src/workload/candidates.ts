@@ -5,6 +5,7 @@
  * proposal to time on a scratch copy, not a verdict: docs/workload.md says what is chosen and why.
  */
 import type { IndexShape } from '../lib/index-keys';
+import { keyOfEntries } from '../lib/names-as-data';
 import { boundable, branchesOf, leastPoints, MAX_MERGED_SCANS, serveBranch, serveShape, type Branch } from './serve';
 import { canonical, type Collation, type Predicate, type QueryShape, type SortKey } from './shape';
 
@@ -137,9 +138,8 @@ function groupsOf(branch: Branch, sort: readonly SortKey[], sel: Selectivity): G
 }
 
 function keyOf(parts: [string, 1 | -1][]): IndexKey {
-  const key: IndexKey = {};
-  for (const [k, d] of parts.slice(0, MAX_INDEX_FIELDS)) if (!(k in key)) key[k] = d;
-  return key;
+  // names as data: `k in {}` is true for `constructor`, and `key.__proto__ = d` sets no key
+  return keyOfEntries(parts.slice(0, MAX_INDEX_FIELDS));
 }
 
 /** The ESR key of a conjunction, and its ER-S variant when a range meets a sort. */

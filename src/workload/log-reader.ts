@@ -9,6 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { UserError } from '../core/errors';
+import { ownValue } from '../lib/names-as-data';
 import { reviveExtendedJson } from './ejson';
 import { inputChunks, LineSplitter } from './lines';
 import { fileErrorReason } from './read-error';
@@ -183,7 +184,7 @@ export function recordOfLogLine(text: string, seen?: StatementsSeen): Outcome {
     return 'malformed';
   }
   let op = opKindOf(command);
-  if (op === 'other' && typeof attr.type === 'string') op = LEGACY_TYPES[attr.type] ?? 'other';
+  if (op === 'other' && typeof attr.type === 'string') op = ownValue(LEGACY_TYPES, attr.type) ?? 'other';
   const statement = commandOfStatement(op, ns, command);
   const record = makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, statement, originating);
   if (seen?.repeats(entry.ctx, record, statement !== command)) return 'statementsLogged';

@@ -21,6 +21,7 @@ import {
   parseNamespace,
 } from './record';
 import { APP_NAME, SCRATCH_PREFIX } from '../core/names';
+import { ownValue } from '../lib/names-as-data';
 
 export interface ProfileCounts {
   documents: number;
@@ -60,7 +61,7 @@ export function recordOfProfileDocument(doc: unknown): Outcome {
   if ('$truncated' in doc.command) return 'truncated';
   const command = doc.command as CommandDocument;
   let op = opKindOf(command);
-  if (op === 'other' && typeof doc.op === 'string') op = STATEMENT_OPS[doc.op] ?? 'other';
+  if (op === 'other' && typeof doc.op === 'string') op = ownValue(STATEMENT_OPS, doc.op) ?? 'other';
   const originating = isObject(doc.originatingCommand) ? (doc.originatingCommand as CommandDocument) : undefined;
   const facts = { source: 'profiler' as const, ns, op, ...executionFacts(doc) };
   return makeRecord(facts, commandOfStatement(op, ns, command), originating);

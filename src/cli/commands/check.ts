@@ -45,6 +45,7 @@ import {
   type WorkloadFlags,
   workloadCompleteOption,
 } from '../workload';
+import { killedProfileLines } from '../profile-marker';
 
 export function positiveInt(v: string): number {
   const n = Number(v);
@@ -181,6 +182,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
     await adapter.close().catch(() => undefined);
     throw err;
   });
+  for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
   const interrupt = flags.confirm ? onInterrupt(io) : null;

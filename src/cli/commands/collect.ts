@@ -31,6 +31,7 @@ import {
   type WorkloadFlags,
   workloadCompleteOption,
 } from '../workload';
+import { killedProfileLines } from '../profile-marker';
 
 interface CollectFlags extends WorkloadFlags {
   readPreference?: 'primary' | 'secondaryPreferred';
@@ -104,6 +105,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
   const workload = await readWorkload(flags, io);
   const adapter = await connect(uri);
   await sayLeftovers(adapter, io);
+  for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
   try {
     const snapshot = await collectDeployment(adapter, {
       dbs,

@@ -252,6 +252,7 @@ function withQueries(
     file: q.file,
     entries: q.entries,
     indexesOf: indexes.indexesOf,
+    ...(indexes.viewOn ? { viewOn: indexes.viewOn } : {}),
     source: online ? 'live' : source,
     ...(explained ? { plans: explained.plans } : {}),
     ...(snapshot && source === 'snapshot' ? { selectivity: sampleSelectivity(snapshot), server: snapshot.server } : {}),

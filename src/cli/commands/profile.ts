@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EJSON } from 'bson';
+import { hostname } from 'node:os';
 import { profilerOnly, readOnly } from '../../adapters/read-only';
 import type { Adapter, Doc } from '../../adapters/types';
 import { isRefusal, UserError } from '../../core/errors';
@@ -9,6 +9,18 @@ import { redactServerText } from '../../lib/redact';
 import { onInterrupt, type RestoreAction } from '../interrupt';
 import { EXIT, type Io } from '../io';
 import { connect } from '../shared';
+import {
+  describeSettings,
+  markerRunAlive,
+  type ProfileMarker,
+  readMarker,
+  removeMarker,
+  restoreByHand,
+  runWords,
+  writeMarker,
+} from '../profile-marker';
+
+export { describeSettings, restoreByHand } from '../profile-marker';
 import { ask } from './cleanup';
 import { dbFromUri } from './check';
 
@@ -64,21 +76,6 @@ export function formatDurationText(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-/** "level 0, slowms 100" (with the sample rate when it is not 1, and the filter when one is set). */
-export function describeSettings(s: ProfilerSettings): string {
-  const rate = s.sampleRate === 1 ? '' : `, sampleRate ${s.sampleRate}`;
-  const filter = s.filter ? `, filter ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}` : '';
-  return `level ${s.was}, slowms ${s.slowms}${rate}${filter}`;
-}
-
-/** The mongosh line that puts `s` back by hand. */
-export function restoreByHand(db: string, s: ProfilerSettings): string {
-  const opts = [`slowms: ${s.slowms}`];
-  if (s.sampleRate !== 1) opts.push(`sampleRate: ${s.sampleRate}`);
-  if (s.filter) opts.push(`filter: ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}`);
-  return `db.getSiblingDB(${terminalLine(JSON.stringify(db))}).setProfilingLevel(${s.was}, { ${opts.join(', ')} })`;
 }
 
 /** The profile command that puts `s` back: level, slowms, sampleRate, and the filter if one was set. */
@@ -204,12 +201,17 @@ function restorer(gate: Adapter, db: string, old: ProfilerSettings, setting: Pro
     ) {
       // refused (no right to, a mongos): most likely nothing changed, and then nothing is to be put back
       const now = await readSettings(gate, db).catch(() => null);
-      if (now && same(now)) return `The profiling level of ${shown} was not changed: ${describeSettings(now)}.`;
+      if (now && same(now)) {
+        removeMarker(gate.source, db);
+        return `The profiling level of ${shown} was not changed: ${describeSettings(now)}.`;
+      }
     }
     await gate.command(db, restoreCommand(old));
     const now = await readSettings(gate, db);
     if (!same(now))
       throw new Error(`the server reads ${describeSettings(now)} after the restore, not ${describeSettings(old)}`);
+    // proved restored: the marker goes (kept on any failure, so the next run can tell)
+    removeMarker(gate.source, db);
     return `Restored the profiling level of ${shown}: ${describeSettings(now)} (read back from the server).`;
   };
   return () => (once ??= run());
@@ -249,8 +251,14 @@ export async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<num
   const { io } = o;
   const gate = profilerOnly(adapter, db);
   const shown = JSON.stringify(terminalLine(db));
-  const old = await readSettings(gate, db);
+  let old = await readSettings(gate, db);
   const next = `mongo-advisor check <uri> --db ${terminalLine(db)}`;
+  const marker = readMarker(gate.source, db);
+  if (marker) {
+    const after = await killedRun(gate, db, marker, old, o);
+    if (typeof after === 'number') return after;
+    old = after;
+  }
   if (old.was !== 0) {
     io.out(`The profiler of ${shown} is already on (${describeSettings(old)}): nothing to do. Next: ${next}`);
     return EXIT.ok;
@@ -265,6 +273,23 @@ export async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<num
   if (!(await consent(plan, o.flags, o.confirm))) {
     io.out('Nothing changed.');
     return EXIT.findings;
+  }
+  try {
+    writeMarker({
+      source: gate.source,
+      db,
+      before: old,
+      set: { was: 1, slowms },
+      pid: process.pid,
+      host: hostname(),
+      startedAt: new Date().toISOString(),
+      until: new Date(Date.now() + o.ms).toISOString(),
+    });
+  } catch (err) {
+    throw new UserError(
+      `Could not write the marker that lets a later run restore the level if this one is killed ` +
+        `(${firstLine(err)}): nothing was changed. Set MONGO_ADVISOR_STATE_DIR to a writable directory.`,
+    );
   }
   const interrupt = onInterrupt(io, { nothing: 'the profiling level was not changed' });
   // A filter overrides slowms and sampleRate (the manual's profile page): it is unset for the run, put back after.
@@ -291,6 +316,64 @@ export async function optIn(adapter: Adapter, db: string, o: OptIn): Promise<num
     if (interrupt.signal.aborted) await restore().catch(() => undefined);
     interrupt.dispose();
   }
+}
+
+/**
+ * A marker left by an earlier run (src/cli/profile-marker.ts). Still running: nothing to do. Killed while the level
+ * it set is still there: says so with the exact restore, and restores with consent (then the run goes on from the
+ * restored settings). Killed, but the settings have changed since: someone else owns them now; the marker goes.
+ * The exit code, or the settings to go on from.
+ */
+async function killedRun(
+  gate: Adapter,
+  db: string,
+  m: ProfileMarker,
+  now: ProfilerSettings,
+  o: OptIn,
+): Promise<number | ProfilerSettings> {
+  const { io } = o;
+  const shown = JSON.stringify(terminalLine(db));
+  if (markerRunAlive(m)) {
+    io.out(
+      `Another mongo-advisor profile run is profiling ${shown} (${runWords(m)}); it restores ` +
+        `${describeSettings(m.before)} when it ends. Nothing to do.`,
+    );
+    return EXIT.ok;
+  }
+  const byHand = restoreByHand(db, m.before);
+  if (now.was !== m.set.was || now.slowms !== m.set.slowms) {
+    io.out(
+      `An earlier mongo-advisor profile run on ${shown} (${runWords(m)}) ended without restoring, but the settings ` +
+        `have changed since (now ${describeSettings(now)}): left as they are. Before that run they were ` +
+        `${describeSettings(m.before)} (in mongosh: ${byHand}).`,
+    );
+    removeMarker(gate.source, db);
+    return now;
+  }
+  io.out(
+    `An earlier mongo-advisor profile run (${runWords(m)}) was stopped before it restored the profiling level of ` +
+      `${shown}: it still reads ${describeSettings(now)}, as that run set it; before it: ` +
+      `${describeSettings(m.before)}. Restore it in mongosh: ${byHand}`,
+  );
+  const plan = `restore ${describeSettings(m.before)} on ${shown} now`;
+  if (!o.flags.yes && !process.stdin.isTTY) {
+    io.out(`Nothing changed: pass --yes to ${plan}, or paste the line above.`);
+    return EXIT.findings;
+  }
+  if (!(await consent(plan, o.flags, o.confirm))) {
+    io.out('Nothing changed.');
+    return EXIT.findings;
+  }
+  await gate.command(db, restoreCommand(m.before));
+  const back = await readSettings(gate, db);
+  if (back.was !== m.before.was || back.slowms !== m.before.slowms || back.sampleRate !== m.before.sampleRate)
+    throw new UserError(
+      `NOT restored: the server reads ${describeSettings(back)} after the restore; restore by hand in mongosh: ` +
+        byHand,
+    );
+  removeMarker(gate.source, db);
+  io.out(`Restored the profiling level of ${shown}: ${describeSettings(back)} (read back from the server).`);
+  return back;
 }
 
 interface During extends OptIn {
