@@ -21,6 +21,7 @@ import { mapPool } from '../src/core/pool';
 import type { Snapshot } from '../src/core/types';
 import { startServer } from '../src/servers/embedded';
 import { inventory } from '../rules/collection-count/collect';
+import { seedOnly } from './lib/many-collections';
 import { fmt, machine, markdownTable, serverOrder, stringArg } from './lib/report';
 
 const DB = 'mongo_advisor_bench_collection_count';
@@ -158,6 +159,7 @@ interface Row {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const sizes = (stringArg(argv, 'sizes') ?? '1000,10000').split(',').map(Number);
+  if (argv.includes('--seed-only')) return seedOnly(sizes);
   const lanes = (stringArg(argv, 'concurrency') ?? '4').split(',').map(Number);
   const docsEvery = Number(stringArg(argv, 'with-docs-every') ?? '100');
   const runCheck = !argv.includes('--probe-only');

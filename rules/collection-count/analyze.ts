@@ -3,6 +3,9 @@ import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
 import type { ServerInfo } from '../../src/core/types';
 import type { DeploymentInventory, IndexBounds, IndexDefinition } from './inventory';
 import { versionAtLeast } from '../../src/lib/version';
+import { groupByPattern as groupNames } from '../../src/lib/name-groups';
+
+export { namePatterns } from '../../src/lib/name-groups';
 
 /*
  * The pure analysis of the deployment inventory (./collect.ts): name patterns and tenant groups, the modal index set,
@@ -89,56 +92,12 @@ export function onWiredTiger(server: Pick<ServerInfo, 'storageEngine' | 'flavor'
   return server.storageEngine === 'wiredTiger' || (server.storageEngine === null && server.flavor === 'mongodb');
 }
 
-const SEPARATOR = /([_\-.:])/;
-
-/**
- * The name patterns a collection name could belong to: each separator-delimited token in turn replaced by
- * `{id}`, and a trailing run of digits (`tenant42` -> `tenant{id}`).
- */
-export function namePatterns(name: string): string[] {
-  const out = new Set<string>();
-  const parts = name.split(SEPARATOR);
-  if (parts.length >= 3) {
-    for (let i = 0; i < parts.length; i += 2) {
-      if ((parts[i] ?? '') === '') continue;
-      const copy = [...parts];
-      copy[i] = '{id}';
-      out.add(copy.join(''));
-    }
-  }
-  const digits = /^(.*[^0-9])([0-9]+)$/.exec(name);
-  if (digits?.[1] && !SEPARATOR.test(digits[1].slice(-1))) out.add(`${digits[1]}{id}`);
-  return [...out];
-}
-
-/**
- * Groups names that share a pattern. Largest patterns claim their names first, so `{id}_orders` with 500
- * tenants wins over `acme_{id}` with 5 collection types. Groups under `minMembers` are dropped.
- */
+/** Groups names that share a pattern (src/lib/name-groups.ts); groups under `minMembers` are dropped. */
 export function groupByPattern(
   names: readonly string[],
   minMembers = MIN_GROUP_RECORDED,
 ): { pattern: string; members: string[] }[] {
-  const byPattern = new Map<string, string[]>();
-  for (const n of names) {
-    for (const p of namePatterns(n)) {
-      let list = byPattern.get(p);
-      if (!list) byPattern.set(p, (list = []));
-      list.push(n);
-    }
-  }
-  const ranked = [...byPattern]
-    .filter(([, m]) => m.length >= minMembers)
-    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-  const taken = new Set<string>();
-  const groups: { pattern: string; members: string[] }[] = [];
-  for (const [pattern, members] of ranked) {
-    const free = members.filter((m) => !taken.has(m));
-    if (free.length < minMembers) continue;
-    for (const m of free) taken.add(m);
-    groups.push({ pattern, members: free });
-  }
-  return groups;
+  return groupNames(names, minMembers);
 }
 
 /** The index set's identity, names left out (tenants' auto-generated names may differ only by accident). */

@@ -1,4 +1,4 @@
-import { commandCursor } from '../adapters/cursor';
+import { commandCursor, readCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
 import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
@@ -30,10 +30,21 @@ import { CollectorRunner } from './run-collectors';
 import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
 import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './fold';
+import {
+  type CatalogState,
+  GROUP_DEFAULTS,
+  type GroupedListing,
+  type GroupOptions,
+  groupOf,
+  listByGroups,
+  type PlannedGroup,
+} from './groups';
+
+export { GROUP_DEFAULTS } from './groups';
 
 export type { ListedCollection } from '../core/collector';
 
-export interface CollectOptions {
+export interface CollectOptions extends GroupOptions {
   db: string;
   /** Collections to inspect; all non-system collections of the database when absent. */
   collections?: string[];
@@ -202,7 +213,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
-  const { databaseNames, listedByDb, chosenByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
+  const { databaseNames, listedByDb, chosenByDb, groupsByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
 
   opts.onListed?.(
     Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0),
@@ -215,7 +226,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   if (firstReal?.c) await probeAggregation(adapter, server, firstReal.db, firstReal.c.name, maxTimeMS);
 
   // 3. collections (core, then collection collectors), then each database's collectors
-  const databases = await collectAll(adapter, server, opts, maxTimeMS, runner, { chosenByDb, listedByDb });
+  const databases = await collectAll(adapter, server, opts, maxTimeMS, runner, { chosenByDb, listedByDb, groupsByDb });
 
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
@@ -244,13 +255,20 @@ async function collectAll(
   opts: CollectDatabasesOptions,
   maxTimeMS: number,
   runner: CollectorRunner,
-  lists: { chosenByDb: Record<string, ListedCollection[]>; listedByDb: Record<string, ListedCollection[]> },
+  lists: {
+    chosenByDb: Record<string, ListedCollection[]>;
+    listedByDb: Record<string, ListedCollection[]>;
+    groupsByDb: Record<string, Grouping>;
+  },
 ): Promise<DatabaseSnapshot[]> {
-  const { chosenByDb, listedByDb } = lists;
+  const { chosenByDb, listedByDb, groupsByDb } = lists;
   const collStats: { ok: string | null; failed: string | null } = { ok: null, failed: null };
   const databases = await mapPool(opts.dbs, opts.dbConcurrency ?? 2, async (db): Promise<DatabaseSnapshot> => {
     const chosen = chosenByDb[db] ?? [];
-    const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
+    const grouping = groupsByDb[db];
+    const groupOfRep = new Map<string, string>();
+    for (const g of grouping?.groups ?? []) for (const r of g.read) groupOfRep.set(r, g.pattern);
+    const countFirst = (grouping?.total ?? chosen.length) > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
     const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
       const { snap, rawDocs, ids, naturalIds, collStatsError } = await collectCollection(
         adapter,
@@ -259,6 +277,7 @@ async function collectAll(
         c,
         maxTimeMS,
         countFirst,
+        groupOfRep.get(c.name),
       );
       if (collStatsError === null && snap.stats !== null) collStats.ok ??= `${db}.${c.name}`;
       if (collStatsError !== null) collStats.failed ??= collStatsError;
@@ -267,6 +286,11 @@ async function collectAll(
       return snap;
     });
     const database: DatabaseSnapshot = { name: db, collections };
+    if (grouping) {
+      const listed = new Map((listedByDb[db] ?? []).map((c) => [c.name, c]));
+      database.groups = grouping.groups.map((g) => groupOf(g, collections, listed));
+      database.listing = grouping.listing;
+    }
     await runner.database(database, listedByDb[db] ?? []);
     return database;
   });
@@ -286,11 +310,22 @@ async function listAll(
   databaseNames: string[] | null;
   listedByDb: Record<string, ListedCollection[]>;
   chosenByDb: Record<string, ListedCollection[]>;
+  groupsByDb: Record<string, Grouping>;
 }> {
   let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
   const listedByDb: Record<string, ListedCollection[]> = {};
   const chosenByDb: Record<string, ListedCollection[]> = {};
+  const groupsByDb: Record<string, Grouping> = {};
+  const catalog: CatalogState = { refused: null };
   for (const db of opts.dbs) {
+    const grouped = opts.collections?.length ? null : await listGrouped(adapter, db, maxTimeMS, catalog, opts);
+    if (grouped) {
+      listedByDb[db] = grouped.all;
+      chosenByDb[db] = grouped.chosen;
+      groupsByDb[db] = { groups: grouped.groups, total: grouped.total, listing: grouped.listing };
+      for (const c of grouped.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
+      continue;
+    }
     const listing = await listDatabase(
       adapter,
       db,
@@ -303,7 +338,48 @@ async function listAll(
     if (listing.note) notes.push(listing.note);
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
-  return { databaseNames, listedByDb, chosenByDb };
+  if (catalog.refused !== null && Object.keys(groupsByDb).length > 0)
+    notes.push({
+      level: 'info',
+      message:
+        `collection lists: the one-cursor catalogue ($listCatalog) was not available (${catalog.refused}), so ` +
+        `many-collection databases were listed by name and each group's options and indexes were read on its ` +
+        `representatives only`,
+    });
+  return { databaseNames, listedByDb, chosenByDb, groupsByDb };
+}
+
+/** A many-collection database's groups, as listed (the evidence is filled once the representatives are read). */
+interface Grouping {
+  groups: PlannedGroup[];
+  total: number;
+  listing: 'catalog' | 'names';
+}
+
+/**
+ * The grouped listing of a database holding more than `groupAbove` collections, or null for a smaller one (read
+ * whole, as before) or one whose listCollections is refused (the listing's own fallbacks take over). The first reply
+ * of a full listCollections, cut at groupAbove + 1 entries, tells the two apart: a small database costs the one round
+ * trip it always did.
+ */
+async function listGrouped(
+  adapter: Adapter,
+  db: string,
+  maxTimeMS: number,
+  catalog: CatalogState,
+  opts: GroupOptions,
+): Promise<GroupedListing | null> {
+  const above = opts.groupAbove ?? GROUP_DEFAULTS.groupAbove;
+  try {
+    const cmd = { listCollections: 1, cursor: { batchSize: above + 1 }, maxTimeMS, authorizedCollections: true };
+    const first = await readCursor(adapter, db, cmd, { batches: 1 });
+    const ordinary = first.docs.filter((c) => !isSystem(String(c.name))).length;
+    if (first.exhausted && ordinary <= above) return null;
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    return null;
+  }
+  return await listByGroups(adapter, db, maxTimeMS, catalog, opts);
 }
 
 /** Whether $collStats works: answered on the first collection that answered, else failed with the first error. */
@@ -574,6 +650,7 @@ async function collectCollection(
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
+  group?: string,
 ): Promise<CollectionRead> {
   const db = opts.db;
   const notes: Note[] = [];
@@ -582,6 +659,7 @@ async function collectCollection(
     db,
     name: c.name,
     type: collectionType(c),
+    ...(group !== undefined ? { group } : {}),
     capped: c.options.capped === true,
     clustered: c.options.clusteredIndex !== undefined,
     validator: validatorOf(c.options),
