@@ -38,15 +38,6 @@ export interface GroupOptions {
   groupSample?: number;
 }
 
-/** A name and kind from the names-only listing (or a catalogue entry reduced to them, with its signatures). */
-interface Named {
-  name: string;
-  type: string;
-  /** From a one-cursor catalogue: the options' and index set's identities (never their values). */
-  options?: string;
-  indexes?: string;
-}
-
 /** A group as planned before its representatives are read. */
 export interface PlannedGroup {
   pattern: string;
@@ -54,21 +45,20 @@ export interface PlannedGroup {
   members: number;
   examples: string[];
   read: string[];
-  /** From the catalogue, over every member: how many share the most common options and index set. */
-  catalog: { sameOptions: number; sameIndexes: number } | null;
+  /** Over every member (the listing gives each one's options): how many share the most common options. */
+  sameOptions: number;
+  /** From the one-cursor catalogue, over every member: how many share the most common index set; null without it. */
+  sameIndexes: number | null;
 }
 
 export interface GroupedListing {
-  /** The collections whose options were read (ungrouped ones, representatives, system collections). */
+  /** What collectors are handed as the listing: ungrouped collections, representatives, system collections. */
   all: ListedCollection[];
   /** What to read in full: ungrouped collections, then each group's representatives. */
   chosen: ListedCollection[];
   groups: PlannedGroup[];
   /** Every non-system collection, grouped or not. */
   total: number;
-  listing: 'catalog' | 'names';
-  /** Why the catalogue was not used, once per run (null: it was, or it was not tried). */
-  catalogRefused: string | null;
 }
 
 /** What the run learnt of the catalogue stages: tried once, then the answer stands for every database. */
@@ -127,115 +117,60 @@ function modal(values: readonly string[]): number {
 
 /**
  * One database's catalogue in one cursor: `$listCatalog` on admin (MongoDB 6.0+; every collection with its options
- * and index specs, `md.options` and `md.indexes[].spec`, jstests/core/catalog/list_catalog.js), filtered to the
- * database. Streamed and reduced row by row to the name, the kind and two identities. Null when the server refuses or
- * lacks the stage (the caller falls back to the names-only listing).
+ * and index specs, `md.options` and `md.indexes[].spec`: jstests/core/catalog/list_catalog.js), filtered to the
+ * database. Streamed and reduced row by row to a listing entry and its index set's identity. Null when the server
+ * refuses or lacks the stage: the run then lists with listCollections, and does not ask again.
  */
-async function readCatalog(
+export async function readCatalog(
   adapter: Adapter,
   db: string,
   maxTimeMS: number,
   state: CatalogState,
-): Promise<Named[] | null> {
+): Promise<{ rows: ListedCollection[]; indexes: Map<string, string> } | null> {
   if (state.refused !== null) return null;
-  const rows: Named[] = [];
+  const rows: ListedCollection[] = [];
+  const indexes = new Map<string, string>();
   try {
-    const cmd = {
-      aggregate: 1,
-      pipeline: [{ $listCatalog: {} }, { $match: { db } }],
-      cursor: {},
-      maxTimeMS,
-    };
+    const cmd = { aggregate: 1, pipeline: [{ $listCatalog: {} }, { $match: { db } }], cursor: {}, maxTimeMS };
     await readCursor(adapter, 'admin', cmd, {
       each: (docs) => {
-        for (const d of docs) rows.push(catalogEntry(d));
+        for (const d of docs) {
+          const e = catalogEntry(d);
+          rows.push(e.listed);
+          indexes.set(e.listed.name, e.indexes);
+        }
       },
     });
-    return rows;
+    return { rows, indexes };
   } catch (err) {
     state.refused = describeServerError(err);
     return null;
   }
 }
 
-/** A `$listCatalog` entry reduced to what grouping needs. */
-export function catalogEntry(d: Doc): Named {
+/** A `$listCatalog` entry reduced to a listing entry (name, kind, options) and its index set's identity. */
+export function catalogEntry(d: Doc): { listed: ListedCollection; indexes: string } {
   const md = (d.md as Doc | undefined) ?? {};
   const type = typeof d.type === 'string' ? d.type : 'collection';
-  const indexes = ((md.indexes as Doc[] | undefined) ?? []).map((i) => (i.spec as Doc | undefined) ?? {});
-  return {
-    name: String(d.name),
-    type,
-    options: optionsSignature((md.options as Doc | undefined) ?? {}, type),
-    indexes: indexSpecsSignature(indexes),
-  };
-}
-
-/** The names-only listing, streamed: one cursor, each reply reduced to names and kinds as it arrives. */
-async function readNames(adapter: Adapter, db: string, maxTimeMS: number): Promise<Named[]> {
-  const rows: Named[] = [];
-  const cmd = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: {}, maxTimeMS };
-  await readCursor(adapter, db, cmd, {
-    each: (docs) => {
-      for (const d of docs)
-        rows.push({ name: String(d.name), type: typeof d.type === 'string' ? d.type : 'collection' });
-    },
-  });
-  return rows;
-}
-
-/** Names per `$in` filter of the options read: well under the 16 MiB command limit. */
-const OPTIONS_CHUNK = 10_000;
-
-/** The full listCollections entries (options) of the named collections only, streamed. */
-async function readOptions(
-  adapter: Adapter,
-  db: string,
-  names: readonly string[],
-  maxTimeMS: number,
-): Promise<ListedCollection[]> {
-  const out: ListedCollection[] = [];
-  for (let i = 0; i < names.length; i += OPTIONS_CHUNK) {
-    const chunk = names.slice(i, i + OPTIONS_CHUNK);
-    const cmd = {
-      listCollections: 1,
-      filter: { name: { $in: chunk } },
-      authorizedCollections: true,
-      cursor: {},
-      maxTimeMS,
-    };
-    await readCursor(adapter, db, cmd, {
-      each: (docs) => {
-        for (const c of docs)
-          out.push({
-            name: String(c.name),
-            type: typeof c.type === 'string' ? c.type : 'collection',
-            options: (c.options as Doc | undefined) ?? {},
-          });
-      },
-    });
-  }
-  return out;
+  const specs = ((md.indexes as Doc[] | undefined) ?? []).map((i) => (i.spec as Doc | undefined) ?? {});
+  const options = (md.options as Doc | undefined) ?? {};
+  if (typeof d.viewOn === 'string' && options.viewOn === undefined) options.viewOn = d.viewOn;
+  return { listed: { name: String(d.name), type, options }, indexes: indexSpecsSignature(specs) };
 }
 
 /**
- * A many-collection database listed and grouped: the catalogue where the server has it, else the names; then the
- * options of what will be read (one filtered listCollections). Throws as listCollections does (the caller handles a
- * refusal as it always did).
+ * A many-collection database's listing folded into groups (no I/O): the listing is the streamed listCollections the
+ * core always reads (its options in hand for every member, so grouping by options costs nothing more), or the
+ * one-cursor catalogue where the server has it (`catalogIndexes`: each member's index set identity too).
  */
-export async function listByGroups(
-  adapter: Adapter,
-  db: string,
-  maxTimeMS: number,
-  state: CatalogState,
+export function planGroups(
+  rows: readonly ListedCollection[],
   opts: GroupOptions,
-): Promise<GroupedListing> {
+  catalogIndexes: ReadonlyMap<string, string> | null,
+): GroupedListing {
   const min = opts.groupMin ?? GROUP_DEFAULTS.groupMin;
   const sample = opts.groupSample ?? GROUP_DEFAULTS.groupSample;
-  const catalog = await readCatalog(adapter, db, maxTimeMS, state);
-  const rows = catalog ?? (await readNames(adapter, db, maxTimeMS));
   const byName = new Map(rows.map((r) => [r.name, r]));
-  const system = rows.filter((r) => r.name.startsWith('system.')).map((r) => r.name);
   const groups: PlannedGroup[] = [];
   const grouped = new Set<string>();
   let total = 0;
@@ -247,58 +182,31 @@ export async function listByGroups(
     total += names.length;
     for (const g of groupByPattern(names, min)) {
       for (const m of g.members) grouped.add(m);
-      const members = catalog ? g.members.map((m) => byName.get(m) as Named) : null;
+      const members = g.members.map((m) => byName.get(m) as ListedCollection);
       groups.push({
         pattern: g.pattern,
         kind,
         members: g.members.length,
         examples: g.members.slice(0, 3),
         read: spread(g.members, sample),
-        catalog: members
-          ? {
-              sameOptions: modal(members.map((m) => m.options ?? '')),
-              sameIndexes: modal(members.map((m) => m.indexes ?? '')),
-            }
-          : null,
+        sameOptions: modal(members.map((m) => optionsSignature(m.options, m.type))),
+        sameIndexes: catalogIndexes ? modal(g.members.map((m) => catalogIndexes.get(m) ?? '')) : null,
       });
     }
   }
-  const ungrouped = rows
-    .filter((r) => !r.name.startsWith('system.') && !grouped.has(r.name))
-    .map((r) => r.name)
-    .sort();
-  const reps = groups.flatMap((g) => g.read);
-  const all = await readOptions(adapter, db, [...ungrouped, ...reps, ...system], maxTimeMS);
-  const listed = new Map(all.map((c) => [c.name, c]));
-  const pick = (name: string): ListedCollection[] => {
-    const c = listed.get(name);
-    return c ? [c] : []; // dropped between the two listings
-  };
-  const chosen = [...ungrouped.flatMap(pick), ...reps.flatMap(pick)];
-  return {
-    all,
-    chosen,
-    groups,
-    total,
-    listing: catalog ? 'catalog' : 'names',
-    catalogRefused: catalog ? null : state.refused,
-  };
+  const ungrouped = rows.filter((r) => !r.name.startsWith('system.') && !grouped.has(r.name));
+  ungrouped.sort((a, b) => a.name.localeCompare(b.name));
+  const reps = groups.flatMap((g) => g.read.map((r) => byName.get(r) as ListedCollection));
+  const all = [...ungrouped, ...reps, ...rows.filter((r) => r.name.startsWith('system.'))];
+  return { all, chosen: [...ungrouped, ...reps], groups, total };
 }
 
 /** The group's evidence once its representatives are read: how many agreed on options and indexes, how many empty. */
-export function groupOf(
-  g: PlannedGroup,
-  reps: readonly CollectionSnapshot[],
-  listed: ReadonlyMap<string, ListedCollection>,
-): CollectionGroup {
+export function groupOf(g: PlannedGroup, reps: readonly CollectionSnapshot[]): CollectionGroup {
   const read = reps.filter((c) => c.group === g.pattern);
   const withIndexes = read.filter(
     (c) => c.type !== 'view' && !c.notes.some((n) => n.message.startsWith('indexes could not be listed')),
   );
-  const options = read.map((c) => {
-    const l = listed.get(c.name);
-    return l ? optionsSignature(l.options, l.type) : '';
-  });
   const indexSets = withIndexes.map((c) =>
     indexSpecsSignature(
       c.indexes.map((i) => ({
@@ -310,23 +218,14 @@ export function groupOf(
       })),
     ),
   );
-  const evidence: CollectionGroup['evidence'] = g.catalog
-    ? {
-        optionsRead: g.members,
-        sameOptions: g.catalog.sameOptions,
-        indexesRead: g.members,
-        sameIndexes: g.catalog.sameIndexes,
-        empty: 0,
-        documents: 0,
-      }
-    : {
-        optionsRead: read.length,
-        sameOptions: modal(options),
-        indexesRead: withIndexes.length,
-        sameIndexes: modal(indexSets),
-        empty: 0,
-        documents: 0,
-      };
+  const evidence: CollectionGroup['evidence'] = {
+    optionsRead: g.members,
+    sameOptions: g.sameOptions,
+    indexesRead: g.sameIndexes === null ? withIndexes.length : g.members,
+    sameIndexes: g.sameIndexes ?? modal(indexSets),
+    empty: 0,
+    documents: 0,
+  };
   for (const c of read) {
     const n = c.stats?.count ?? null;
     if (n === 0) evidence.empty++;

@@ -33,11 +33,11 @@ import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './f
 import {
   type CatalogState,
   GROUP_DEFAULTS,
-  type GroupedListing,
   type GroupOptions,
   groupOf,
-  listByGroups,
+  planGroups,
   type PlannedGroup,
+  readCatalog,
 } from './groups';
 
 export { GROUP_DEFAULTS } from './groups';
@@ -287,8 +287,7 @@ async function collectAll(
     });
     const database: DatabaseSnapshot = { name: db, collections };
     if (grouping) {
-      const listed = new Map((listedByDb[db] ?? []).map((c) => [c.name, c]));
-      database.groups = grouping.groups.map((g) => groupOf(g, collections, listed));
+      database.groups = grouping.groups.map((g) => groupOf(g, collections));
       database.listing = grouping.listing;
     }
     await runner.database(database, listedByDb[db] ?? []);
@@ -318,23 +317,17 @@ async function listAll(
   const groupsByDb: Record<string, Grouping> = {};
   const catalog: CatalogState = { refused: null };
   for (const db of opts.dbs) {
-    const grouped = opts.collections?.length ? null : await listGrouped(adapter, db, maxTimeMS, catalog, opts);
-    if (grouped) {
-      listedByDb[db] = grouped.all;
-      chosenByDb[db] = grouped.chosen;
-      groupsByDb[db] = { groups: grouped.groups, total: grouped.total, listing: grouped.listing };
-      for (const c of grouped.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
-      continue;
-    }
     const listing = await listDatabase(
       adapter,
       db,
       opts.collections,
       maxTimeMS,
       async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
+      { catalog, groups: opts },
     );
     listedByDb[db] = listing.all;
     chosenByDb[db] = listing.chosen;
+    if (listing.grouping) groupsByDb[db] = listing.grouping;
     if (listing.note) notes.push(listing.note);
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
@@ -353,33 +346,7 @@ async function listAll(
 interface Grouping {
   groups: PlannedGroup[];
   total: number;
-  listing: 'catalog' | 'names';
-}
-
-/**
- * The grouped listing of a database holding more than `groupAbove` collections, or null for a smaller one (read
- * whole, as before) or one whose listCollections is refused (the listing's own fallbacks take over). The first reply
- * of a full listCollections, cut at groupAbove + 1 entries, tells the two apart: a small database costs the one round
- * trip it always did.
- */
-async function listGrouped(
-  adapter: Adapter,
-  db: string,
-  maxTimeMS: number,
-  catalog: CatalogState,
-  opts: GroupOptions,
-): Promise<GroupedListing | null> {
-  const above = opts.groupAbove ?? GROUP_DEFAULTS.groupAbove;
-  try {
-    const cmd = { listCollections: 1, cursor: { batchSize: above + 1 }, maxTimeMS, authorizedCollections: true };
-    const first = await readCursor(adapter, db, cmd, { batches: 1 });
-    const ordinary = first.docs.filter((c) => !isSystem(String(c.name))).length;
-    if (first.exhausted && ordinary <= above) return null;
-  } catch (err) {
-    if (!isRefusal(err)) throw err;
-    return null;
-  }
-  return await listByGroups(adapter, db, maxTimeMS, catalog, opts);
+  listing: 'catalog' | 'full' | 'names';
 }
 
 /** Whether $collStats works: answered on the first collection that answered, else failed with the first error. */
@@ -469,6 +436,24 @@ export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Pr
 type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows: Doc[]; why: string };
 
 /**
+ * One listCollections cursor, streamed: each reply's entries are cut to the name, kind and options as they arrive (the
+ * `info` and `idIndex` of a full listing are dropped), so a database of a million collections is never held as the
+ * server sent it.
+ */
+async function streamListing(adapter: Adapter, db: string, cmd: Doc): Promise<Doc[]> {
+  const rows: Doc[] = [];
+  await readCursor(adapter, db, cmd, {
+    each: (docs) => {
+      for (const c of docs)
+        rows.push(
+          c.options === undefined ? { name: c.name, type: c.type } : { name: c.name, type: c.type, options: c.options },
+        );
+    },
+  });
+  return rows;
+}
+
+/**
  * A database's listCollections. A refusal (code 13 and kin, from the server or the privilege gate) is not the end:
  * MongoDB lists, by name only, the collections a user's roles name (`authorizedCollections` with `nameOnly`), which
  * needs no listCollections action; when that is refused too, the database's collections are not listed.
@@ -476,13 +461,13 @@ type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows
 async function readListing(adapter: Adapter, db: string, maxTimeMS: number): Promise<Listing> {
   try {
     const full = { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true };
-    return { mode: 'full', rows: await commandCursor(adapter, db, full, { maxTimeMS }) };
+    return { mode: 'full', rows: await streamListing(adapter, db, full) };
   } catch (err) {
     if (!isRefusal(err)) throw err;
   }
   try {
     const names = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: {}, maxTimeMS };
-    return { mode: 'names', rows: await commandCursor(adapter, db, names, { maxTimeMS }) };
+    return { mode: 'names', rows: await streamListing(adapter, db, names) };
   } catch (err) {
     if (!isRefusal(err)) throw err;
     return { mode: 'refused', rows: [], why: describeServerError(err) };
@@ -522,7 +507,8 @@ async function listDatabase(
   named: readonly string[] | undefined,
   maxTimeMS: number,
   databaseNames: () => Promise<string[]>,
-): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null }> {
+  grouping: { catalog: CatalogState; groups: GroupOptions },
+): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null; grouping?: Grouping }> {
   const listing = await readListing(adapter, db, maxTimeMS);
   const note = listingNote(db, listing, named);
   const listed = listing.rows;
@@ -544,6 +530,20 @@ async function listDatabase(
     options: (c.options as Doc | undefined) ?? {},
   }));
   if (!named || named.length === 0) {
+    const above = grouping.groups.groupAbove ?? GROUP_DEFAULTS.groupAbove;
+    if (all.filter((c) => !isSystem(c.name)).length > above && listing.mode !== 'refused') {
+      // Many collections: read by groups; the one-cursor catalogue, where the server has it, adds every member's
+      // index set (tried once per run).
+      const cat = await readCatalog(adapter, db, maxTimeMS, grouping.catalog);
+      const plan = planGroups(cat?.rows ?? all, grouping.groups, cat?.indexes ?? null);
+      const how = cat ? 'catalog' : listing.mode;
+      return {
+        all: plan.all,
+        chosen: plan.chosen,
+        note,
+        grouping: { groups: plan.groups, total: plan.total, listing: how },
+      };
+    }
     return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)), note };
   }
   // Not listed at all: the named collections are read as ordinary ones (the server says otherwise if they are not).
