@@ -37,15 +37,13 @@ describe('a database of 2,000 tenants and one real collection (live)', () => {
     });
     await db.collection('tenant_7').insertMany([{ userId: 1 }, { userId: 2 }]);
     if (!have.has('orders')) {
-      await db
-        .collection('orders')
-        .insertMany(
-          Array.from({ length: 300 }, (_, i) => ({
-            customer: `c${i % 17}`,
-            createdAt: new Date(1.7e12 + i),
-            total: i,
-          })),
-        );
+      await db.collection('orders').insertMany(
+        Array.from({ length: 300 }, (_, i) => ({
+          customer: `c${i % 17}`,
+          createdAt: new Date(1.7e12 + i),
+          total: i,
+        })),
+      );
       await db.collection('orders').createIndex({ customer: 1 });
       await db.collection('orders').createIndex({ customer: 1, createdAt: -1 });
     }
