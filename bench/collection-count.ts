@@ -21,6 +21,11 @@ import { mapPool } from '../src/core/pool';
 import type { Snapshot } from '../src/core/types';
 import { startServer } from '../src/servers/embedded';
 import { inventory } from '../rules/collection-count/collect';
+import { manyCollections, seedOnly } from './lib/many-collections';
+import { runCli } from './lib/audit-run';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { fmt, machine, markdownTable, serverOrder, stringArg } from './lib/report';
 
 const DB = 'mongo_advisor_bench_collection_count';
@@ -158,6 +163,8 @@ interface Row {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const sizes = (stringArg(argv, 'sizes') ?? '1000,10000').split(',').map(Number);
+  if (argv.includes('--seed-only')) return seedOnly(sizes);
+  if (argv.includes('--audit')) return auditSizes(sizes, !argv.includes('--no-collect'));
   const lanes = (stringArg(argv, 'concurrency') ?? '4').split(',').map(Number);
   const docsEvery = Number(stringArg(argv, 'with-docs-every') ?? '100');
   const runCheck = !argv.includes('--probe-only');
@@ -305,6 +312,86 @@ function printTable(rows: readonly Row[]): void {
       ]),
     ),
   );
+}
+
+interface AuditRow {
+  size: number;
+  wallS: number;
+  roundTrips: number;
+  peakRssMB: number | null;
+  reportKB: number;
+  snapshotKB: number | null;
+  collectS: number | null;
+  groups: string;
+}
+
+/**
+ * `audit --no-confirm` end to end (node dist/cli.cjs, built first) on the seeded stores (bench/lib/many-collections.ts:
+ * 4 databases of size/4 tenants and a real collection each): wall time, round trips (the JSON report's `roundTrips`,
+ * counted by the driver adapter), peak RSS of the CLI process, the report's size; then `collect` for the snapshot's
+ * size (skip with --no-collect).
+ */
+async function auditSizes(sizes: readonly number[], collect: boolean): Promise<void> {
+  console.log(machine());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mongo-advisor-bench-audit-'));
+  const rows: AuditRow[] = [];
+  for (const size of [...sizes].sort((a, b) => a - b)) {
+    const server = await manyCollections(size);
+    try {
+      const report = path.join(dir, `audit-${size}.json`);
+      const run = await runCli(['audit', server.uri, '--no-confirm', '-f', 'json', '-o', report]);
+      if (run.code !== 0 && run.code !== 1) throw new Error(`audit exited ${run.code}: ${run.stderr}`);
+      const result = JSON.parse(fs.readFileSync(report, 'utf8')) as {
+        roundTrips: number;
+        findings: { ruleId: string; messageId: string; message: string }[];
+      };
+      const groups = result.findings
+        .filter((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections')
+        .map(
+          (f) => /^([\d,]+) collections in `([^`]+)` are named `([^`]+)`/.exec(f.message)?.slice(1, 4).join(' ') ?? '?',
+        )
+        .join('; ');
+      let snapshotKB: number | null = null;
+      let collectS: number | null = null;
+      if (collect) {
+        const file = path.join(dir, `snapshot-${size}.json`);
+        const c = await runCli(['collect', server.uri, '-o', file]);
+        if (c.code === 0) {
+          snapshotKB = fs.statSync(file).size / 1024;
+          collectS = c.wallS;
+        } else console.log(`collect exited ${c.code}: ${c.stderr}`);
+      }
+      const row: AuditRow = {
+        size,
+        wallS: run.wallS,
+        roundTrips: result.roundTrips,
+        peakRssMB: run.peakRssMB,
+        reportKB: fs.statSync(report).size / 1024,
+        snapshotKB,
+        collectS,
+        groups,
+      };
+      rows.push(row);
+      console.log(JSON.stringify(row));
+    } finally {
+      await server.stop();
+    }
+  }
+  console.log(
+    markdownTable(
+      ['collections', 'audit wall s', 'round trips', 'peak RSS MB', 'JSON report KB', 'collect s', 'snapshot KB'],
+      rows.map((r) => [
+        r.size.toLocaleString('en-US'),
+        fmt(r.wallS),
+        r.roundTrips.toLocaleString('en-US'),
+        r.peakRssMB === null ? '—' : fmt(r.peakRssMB),
+        fmt(r.reportKB),
+        r.collectS === null ? '—' : fmt(r.collectS),
+        r.snapshotKB === null ? '—' : fmt(r.snapshotKB),
+      ]),
+    ),
+  );
+  console.log(`tenant groups named (members, db, pattern): ${rows.map((r) => `${r.size}: ${r.groups}`).join(' | ')}`);
 }
 
 main().catch((err: unknown) => {

@@ -4,6 +4,9 @@ import type { ServerInfo } from '../../src/core/types';
 import type { DeploymentInventory, IndexBounds, IndexDefinition } from './inventory';
 import { versionAtLeast } from '../../src/lib/version';
 import { keyOfEntries } from '../../src/lib/names-as-data';
+import { groupByPattern as groupNames } from '../../src/lib/name-groups';
+
+export { namePatterns } from '../../src/lib/name-groups';
 
 /*
  * The pure analysis of the deployment inventory (./collect.ts): name patterns and tenant groups, the modal index set,
@@ -90,56 +93,12 @@ export function onWiredTiger(server: Pick<ServerInfo, 'storageEngine' | 'flavor'
   return server.storageEngine === 'wiredTiger' || (server.storageEngine === null && server.flavor === 'mongodb');
 }
 
-const SEPARATOR = /([_\-.:])/;
-
-/**
- * The name patterns a collection name could belong to: each separator-delimited token in turn replaced by
- * `{id}`, and a trailing run of digits (`tenant42` -> `tenant{id}`).
- */
-export function namePatterns(name: string): string[] {
-  const out = new Set<string>();
-  const parts = name.split(SEPARATOR);
-  if (parts.length >= 3) {
-    for (let i = 0; i < parts.length; i += 2) {
-      if ((parts[i] ?? '') === '') continue;
-      const copy = [...parts];
-      copy[i] = '{id}';
-      out.add(copy.join(''));
-    }
-  }
-  const digits = /^(.*[^0-9])([0-9]+)$/.exec(name);
-  if (digits?.[1] && !SEPARATOR.test(digits[1].slice(-1))) out.add(`${digits[1]}{id}`);
-  return [...out];
-}
-
-/**
- * Groups names that share a pattern. Largest patterns claim their names first, so `{id}_orders` with 500
- * tenants wins over `acme_{id}` with 5 collection types. Groups under `minMembers` are dropped.
- */
+/** Groups names that share a pattern (src/lib/name-groups.ts); groups under `minMembers` are dropped. */
 export function groupByPattern(
   names: readonly string[],
   minMembers = MIN_GROUP_RECORDED,
 ): { pattern: string; members: string[] }[] {
-  const byPattern = new Map<string, string[]>();
-  for (const n of names) {
-    for (const p of namePatterns(n)) {
-      let list = byPattern.get(p);
-      if (!list) byPattern.set(p, (list = []));
-      list.push(n);
-    }
-  }
-  const ranked = [...byPattern]
-    .filter(([, m]) => m.length >= minMembers)
-    .sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
-  const taken = new Set<string>();
-  const groups: { pattern: string; members: string[] }[] = [];
-  for (const [pattern, members] of ranked) {
-    const free = members.filter((m) => !taken.has(m));
-    if (free.length < minMembers) continue;
-    for (const m of free) taken.add(m);
-    groups.push({ pattern, members: free });
-  }
-  return groups;
+  return groupNames(names, minMembers);
 }
 
 /** The index set's identity, names left out (tenants' auto-generated names may differ only by accident). */
@@ -189,8 +148,35 @@ export function tenantGroupsOf(inv: DeploymentInventory): TenantGroup[] {
     return s;
   };
   const out: TenantGroup[] = [];
+  const modalOf = (sets: readonly number[]): { read: number; modal: { count: number; set: number } | undefined } => {
+    const bySignature = new Map<string, { count: number; set: number }>();
+    let read = 0;
+    for (const set of sets) {
+      if (set < 0) continue;
+      read++;
+      const sig = signatureOf(set);
+      const entry = bySignature.get(sig);
+      if (entry) entry.count++;
+      else bySignature.set(sig, { count: 1, set });
+    }
+    return { read, modal: [...bySignature.values()].sort((a, b) => b.count - a.count)[0] };
+  };
   for (const d of inv.databases) {
     if (INTERNAL_DBS.has(d.name)) continue;
+    // Groups the core read through representatives: their evidence is the representatives' index sets.
+    for (const g of d.groups ?? []) {
+      const { read, modal } = modalOf(g.sets);
+      out.push({
+        db: d.name,
+        pattern: g.pattern,
+        members: g.members,
+        examples: g.examples.slice(0, 3),
+        kind: g.kind,
+        indexesRead: read,
+        sameIndexes: modal?.count ?? 0,
+        indexes: (modal ? (inv.indexSets[modal.set] ?? []) : []).filter((x) => x.name !== '_id_'),
+      });
+    }
     for (const [kind, list] of [
       ['collection', d.collectionNames],
       ['timeseries', d.timeseriesNames],
@@ -198,18 +184,7 @@ export function tenantGroupsOf(inv: DeploymentInventory): TenantGroup[] {
       if (!list) continue;
       const position = new Map(list.names.map((name, i) => [name, i]));
       for (const g of groupByPattern(list.names)) {
-        const bySignature = new Map<string, { count: number; set: number }>();
-        let read = 0;
-        for (const m of g.members) {
-          const set = list.sets?.[position.get(m) ?? -1] ?? -1;
-          if (set < 0) continue;
-          read++;
-          const sig = signatureOf(set);
-          const entry = bySignature.get(sig);
-          if (entry) entry.count++;
-          else bySignature.set(sig, { count: 1, set });
-        }
-        const modal = [...bySignature.values()].sort((a, b) => b.count - a.count)[0];
+        const { read, modal } = modalOf(g.members.map((m) => list.sets?.[position.get(m) ?? -1] ?? -1));
         out.push({
           db: d.name,
           pattern: g.pattern,
@@ -240,15 +215,22 @@ export function isTenantGroup(
 export interface Range {
   min: number;
   max: number;
+  /** Where groups were read through representatives: the count with each member counted as they are. */
+  estimate?: number;
 }
 
 export function indexRange(indexes: number | IndexBounds): Range {
-  return typeof indexes === 'number' ? { min: indexes, max: indexes } : { min: indexes.min, max: indexes.max };
+  if (typeof indexes === 'number') return { min: indexes, max: indexes };
+  const r: Range = { min: indexes.min, max: indexes.max };
+  if (indexes.estimate !== undefined) r.estimate = indexes.estimate;
+  return r;
 }
 
-/** `1,234`, or `1,000–64,000` for a count known only within bounds. */
+/** `1,234`, `about 1,234` (estimated from groups' representatives), or `1,000–64,000` for a count within bounds. */
 export function rangeText(r: Range): string {
-  return r.min === r.max ? formatNumber(r.min) : `${formatNumber(r.min)}–${formatNumber(r.max)}`;
+  if (r.min === r.max) return formatNumber(r.min);
+  if (r.estimate !== undefined) return `about ${formatNumber(r.estimate)}`;
+  return `${formatNumber(r.min)}–${formatNumber(r.max)}`;
 }
 
 export interface Totals {
@@ -273,6 +255,8 @@ export function totalsOf(inv: DeploymentInventory): Totals {
     tables: { min: 0, max: 0 },
     unread: 0,
   };
+  let estimate = 0;
+  let estimated = false;
   for (const d of inv.databases) {
     t.collections += d.collections;
     t.views += d.views;
@@ -280,9 +264,15 @@ export function totalsOf(inv: DeploymentInventory): Totals {
     const r = indexRange(d.indexes);
     t.indexes.min += r.min;
     t.indexes.max += r.max;
+    estimate += r.estimate ?? r.min;
+    if (r.estimate !== undefined) estimated = true;
     if (typeof d.indexes !== 'number') t.unread += d.indexes.unread;
   }
   t.tables = { min: t.collections + t.indexes.min, max: t.collections + t.indexes.max };
+  if (estimated) {
+    t.indexes.estimate = estimate;
+    t.tables.estimate = t.collections + estimate;
+  }
   return t;
 }
 

@@ -6,7 +6,7 @@ import { dataHandlesFrom } from '../../src/collect/server-status';
 import { type DeploymentContext, defineCollector, optionsOf } from '../../src/core/collector';
 import { resolveOptions } from '../../src/core/options';
 import { mapPool } from '../../src/core/pool';
-import type { CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
+import type { CollectionGroup, CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
 import { indexFromListIndexes } from '../../src/lib/index-keys';
 import {
   type CollectionCountOptions,
@@ -21,6 +21,7 @@ import {
 import {
   type DatabaseCount,
   type DeploymentInventory,
+  type GroupCount,
   type IndexDefinition,
   INVENTORY_SCHEMA,
   type NameList,
@@ -127,7 +128,7 @@ function coreListFailed(c: CollectionSnapshot): boolean {
  */
 export const inventory = defineCollector<DeploymentInventory, 'deployment'>({
   id: 'collection-count',
-  version: 1,
+  version: 2,
   scope: 'deployment',
   description:
     'listDatabases (none when already read), listCollections of each database not already listed, and ' +
@@ -171,6 +172,18 @@ async function databaseNames(ctx: DeploymentContext): Promise<string[]> {
 interface Counted {
   db: string;
   listed: Listed[];
+  /** The core's groups of a many-collection database: their representatives are in `listed`, the others are not. */
+  groups: CollectionGroup[];
+}
+
+/** The core's groups of a database of the run (none for a database read whole or not read). */
+function coreGroups(ctx: DeploymentContext, db: string): CollectionGroup[] {
+  return ctx.databases.find((d) => d.name === db)?.groups ?? [];
+}
+
+/** Representatives of the core's groups: counted through their group, never grouped again. */
+function representatives(groups: readonly CollectionGroup[]): Set<string> {
+  return new Set(groups.flatMap((g) => g.read));
 }
 
 /**
@@ -196,7 +209,9 @@ async function listEveryDatabase(ctx: DeploymentContext, skipped: DeploymentInve
       return null;
     }
   });
-  return dbNames.flatMap((db, i) => (listedPerDb[i] ? [{ db, listed: listedPerDb[i] }] : []));
+  return dbNames.flatMap((db, i) =>
+    listedPerDb[i] ? [{ db, listed: listedPerDb[i], groups: coreGroups(ctx, db) }] : [],
+  );
 }
 
 /** The index lists known so far, by collection: the core's (2.), then those this collector reads. */
@@ -264,10 +279,13 @@ async function readGroupSamples(
 ): Promise<Member[]> {
   const sampled: Member[] = [];
   const members: Member[] = [];
-  for (const { db, listed } of counted) {
+  for (const { db, listed, groups } of counted) {
     if (!checked.has(db) || INTERNAL_DBS.has(db)) continue;
+    const reps = representatives(groups);
     for (const kind of ['collection', 'timeseries'] as const) {
-      const names = listed.filter((c) => c.type === kind && !c.name.startsWith('system.')).map((c) => c.name);
+      const names = listed
+        .filter((c) => c.type === kind && !c.name.startsWith('system.') && !reps.has(c.name))
+        .map((c) => c.name);
       for (const g of groupByPattern(names, MIN_GROUP_RECORDED)) {
         for (const m of g.members) members.push({ db, name: listName(kind, m) });
         for (const m of spread(g.members, GROUP_SAMPLE)) {
@@ -346,6 +364,11 @@ async function readUntilDecided(
     }
   };
   add(tables, 1);
+  for (const { db, groups } of counted) {
+    const e = groupEstimate(db, groups, lists);
+    min += e.collections + e.indexes;
+    max += e.collections + e.indexes;
+  }
   const unread = tables.filter((c) => !lists.has(c.db, c.name) && !lists.failed.has(keyOf(c.db, c.name)));
   while (min < line && max >= line && unread.length > 0) {
     const batch = unread.splice(0, EXACT_BATCH);
@@ -375,8 +398,41 @@ class IndexSets {
   }
 }
 
+/**
+ * The members of the core's groups that were not read (their representatives are counted as listed ones): how many
+ * collections, views and time series, and their indexes estimated from the representatives' most common count.
+ */
+function groupEstimate(
+  db: string,
+  groups: readonly CollectionGroup[],
+  lists: IndexLists,
+): { collections: number; views: number; timeseries: number; indexes: number; minIndexes: number } {
+  const out = { collections: 0, views: 0, timeseries: 0, indexes: 0, minIndexes: 0 };
+  for (const g of groups) {
+    const unread = Math.max(0, g.members - g.read.length);
+    if (g.kind === 'view') {
+      out.views += unread;
+      continue;
+    }
+    if (g.kind === 'timeseries') out.timeseries += unread;
+    else out.collections += unread;
+    const counts = g.read.flatMap((r) => {
+      const defs = lists.known.get(keyOf(db, listName(g.kind === 'timeseries' ? 'timeseries' : 'collection', r)));
+      return defs ? [defs.length] : [];
+    });
+    const byCount = new Map<number, number>();
+    for (const k of counts) byCount.set(k, (byCount.get(k) ?? 0) + 1);
+    const typical = [...byCount].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? 1;
+    if (g.kind === 'collection') {
+      out.indexes += unread * typical;
+      out.minIndexes += unread;
+    }
+  }
+  return out;
+}
+
 /** One database's counts: collections, views, time series, and its indexes, exact or as bounds. */
-function countOf({ db, listed }: Counted, lists: IndexLists): DatabaseCount {
+function countOf({ db, listed, groups }: Counted, lists: IndexLists): DatabaseCount {
   const real = listed.filter((c) => c.type === 'collection');
   let sum = 0;
   let min = 0;
@@ -389,12 +445,20 @@ function countOf({ db, listed }: Counted, lists: IndexLists): DatabaseCount {
       min += minIndexes(db, c.name);
     }
   }
+  const e = groupEstimate(db, groups, lists);
+  const estimated = e.collections > 0;
+  const bounds = {
+    min: sum + min + e.minIndexes,
+    max: sum + unread * MAX_INDEXES_PER_COLLECTION + e.collections * MAX_INDEXES_PER_COLLECTION,
+    unread: unread + e.collections,
+    ...(estimated ? { estimate: sum + min + e.indexes } : {}),
+  };
   return {
     name: db,
-    collections: real.length,
-    views: listed.filter((c) => c.type === 'view').length,
-    timeseries: listed.filter((c) => c.type === 'timeseries').length,
-    indexes: unread === 0 ? sum : { min: sum + min, max: sum + unread * MAX_INDEXES_PER_COLLECTION, unread },
+    collections: real.length + e.collections,
+    views: listed.filter((c) => c.type === 'view').length + e.views,
+    timeseries: listed.filter((c) => c.type === 'timeseries').length + e.timeseries,
+    indexes: unread === 0 && !estimated ? sum : bounds,
   };
 }
 
@@ -407,15 +471,16 @@ function inventoryOf(counted: readonly Counted[], checked: ReadonlySet<string>, 
   let namesLeft = OTHER_NAMES_MAX;
   const omitted = { databases: 0, collections: 0 };
   const databases = counted.map((entry): DatabaseCount => {
-    const { db, listed } = entry;
+    const { db, listed, groups } = entry;
     const out = countOf(entry, lists);
     if (INTERNAL_DBS.has(db)) return out;
+    const reps = representatives(groups);
     const ordinary = listed
-      .filter((c) => c.type === 'collection' && !c.name.startsWith('system.'))
+      .filter((c) => c.type === 'collection' && !c.name.startsWith('system.') && !reps.has(c.name))
       .map((c) => c.name)
       .sort();
     const series = listed
-      .filter((c) => c.type === 'timeseries')
+      .filter((c) => c.type === 'timeseries' && !reps.has(c.name))
       .map((c) => c.name)
       .sort();
     if (!checked.has(db)) {
@@ -434,6 +499,20 @@ function inventoryOf(counted: readonly Counted[], checked: ReadonlySet<string>, 
     );
     const seriesSets = series.map((n) => sets.of(db, listName('timeseries', n)));
     if (series.length > 0) out.timeseriesNames = listOf(series, seriesSets);
+    const counts = groups.flatMap((g): GroupCount[] =>
+      g.kind === 'view'
+        ? []
+        : [
+            {
+              pattern: g.pattern,
+              kind: g.kind,
+              members: g.members,
+              examples: g.examples,
+              sets: g.read.map((r) => sets.of(db, listName(g.kind === 'timeseries' ? 'timeseries' : 'collection', r))),
+            },
+          ],
+    );
+    if (counts.length > 0) out.groups = counts;
     return out;
   });
   return { databases, indexSets: sets.sets, omitted };

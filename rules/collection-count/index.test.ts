@@ -379,7 +379,7 @@ ruleTester(rule, {
                 'figures need the clusterMonitor role',
             ],
           },
-          { id: 'collection-count', version: 1, scope: 'deployment', couldNot: [] },
+          { id: 'collection-count', version: inventory.version, scope: 'deployment', couldNot: [] },
         ],
       },
       notes: [],

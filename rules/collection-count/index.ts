@@ -48,6 +48,7 @@ function countEvidence(t: Pick<Totals, 'indexes'> & { unread: number }): Record<
     indexesMin: t.indexes.min,
     indexesMax: t.indexes.max,
     indexListsUnread: t.unread,
+    indexesEstimate: t.indexes.estimate ?? null,
   };
 }
 
@@ -160,7 +161,11 @@ function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: F
   for (const d of inv.databases) {
     if (d.collections <= options.perDatabaseInfo) continue;
     const r = indexRange(d.indexes);
-    const tables = rangeText({ min: d.collections + r.min, max: d.collections + r.max });
+    const tables = rangeText({
+      min: d.collections + r.min,
+      max: d.collections + r.max,
+      ...(r.estimate !== undefined ? { estimate: d.collections + r.estimate } : {}),
+    });
     const limit = options.perDatabaseInfo;
     const data = { db: d.name, collections: d.collections, indexes: rangeText(r), tables, limit };
     const unread = typeof d.indexes === 'number' ? 0 : d.indexes.unread;

@@ -57,6 +57,26 @@ const indexBounds = {
     max: nonNegInt,
     /** Collections whose index lists were not read. */
     unread: nonNegInt,
+    /**
+     * Read by groups (src/collect/groups.ts): the index count with each unread group member counted as its group's
+     * representatives are (their most common number of indexes).
+     */
+    estimate: nonNegInt,
+  },
+} as const;
+
+/** A group of alike-named collections the core read through representatives: counted, never listed. */
+const groupCount = {
+  type: 'object',
+  required: ['pattern', 'kind', 'members', 'examples', 'sets'],
+  additionalProperties: false,
+  properties: {
+    pattern: { type: 'string' },
+    kind: { enum: ['collection', 'timeseries'] },
+    members: nonNegInt,
+    examples: { type: 'array', items: { type: 'string' } },
+    /** The representatives' index sets (positions in `indexSets`; -1 when a list could not be read). */
+    sets: { type: 'array', items: { type: 'integer', minimum: -1 } },
   },
 } as const;
 
@@ -79,6 +99,11 @@ const databaseCount = {
     collectionNames: nameList,
     /** Time-series collections, their index sets read on their system.buckets collections; absent when none. */
     timeseriesNames: nameList,
+    /**
+     * Many-collection databases: the groups the core read through representatives (their members are in neither
+     * name list, so the snapshot stays linear in groups, not collections).
+     */
+    groups: { type: 'array', items: groupCount },
   },
 } as const;
 
@@ -117,4 +142,5 @@ export type IndexDefinition = FromSchema<typeof indexDefinition>;
 export type IndexBounds = FromSchema<typeof indexBounds>;
 export type NameList = FromSchema<typeof nameList>;
 export type DatabaseCount = FromSchema<typeof databaseCount>;
+export type GroupCount = FromSchema<typeof groupCount>;
 export type DeploymentInventory = FromSchema<typeof INVENTORY_SCHEMA>;

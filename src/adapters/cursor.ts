@@ -27,20 +27,26 @@ export async function readHostCursor(c: HostCursor, opts: CursorOptions, count: 
   const limit = opts.limit ?? Infinity;
   const batches = opts.batches ?? Infinity;
   const docs: Doc[] = [];
+  let seen = 0;
+  const keep = (got: Doc[]): void => {
+    seen += got.length;
+    if (opts.each) opts.each(got);
+    else docs.push(...got);
+  };
   let replies = 0;
   try {
     if (limit <= 0 || batches <= 0) return { docs, exhausted: false };
     for (;;) {
-      if (c.buffered() > 0 && docs.length < limit) {
-        docs.push(...(await c.take(limit - docs.length)));
+      if (c.buffered() > 0 && seen < limit) {
+        keep(await c.take(limit - seen));
         continue;
       }
       if (c.done()) return { docs, exhausted: true };
-      if (docs.length >= limit || replies >= batches) break;
+      if (seen >= limit || replies >= batches) break;
       count();
       replies++;
       const doc = await c.fetch();
-      if (doc !== null) docs.push(doc);
+      if (doc !== null) keep([doc]);
     }
     if (c.buffered() > 0) await c.take(c.buffered());
     if (c.done()) return { docs, exhausted: true };

@@ -1,4 +1,4 @@
-import { commandCursor } from '../adapters/cursor';
+import { commandCursor, readCursor } from '../adapters/cursor';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError, type ReadPreferenceMode } from '../adapters/types';
 import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
@@ -31,10 +31,21 @@ import { collStatsOf } from './coll-stats';
 import { checkOf, privilegeGate, privilegeNotes, probePrivileges, summaryOf } from './privilege-gate';
 import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './fold';
 import { byName, keyOfEntries, ownValue } from '../lib/names-as-data';
+import {
+  type CatalogState,
+  GROUP_DEFAULTS,
+  type GroupOptions,
+  groupOf,
+  planGroups,
+  type PlannedGroup,
+  readCatalog,
+} from './groups';
+
+export { GROUP_DEFAULTS } from './groups';
 
 export type { ListedCollection } from '../core/collector';
 
-export interface CollectOptions {
+export interface CollectOptions extends GroupOptions {
   db: string;
   /** Collections to inspect; all non-system collections of the database when absent. */
   collections?: string[];
@@ -203,7 +214,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   const runner = new CollectorRunner(plan, base);
 
   // 1. every database's collection list (and whether the database exists at all)
-  const { databaseNames, listedByDb, chosenByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
+  const { databaseNames, listedByDb, chosenByDb, groupsByDb } = await listAll(adapter, server, opts, maxTimeMS, notes);
 
   opts.onListed?.(
     Object.values(chosenByDb).reduce((n, chosen) => n + chosen.filter((c) => c.type === 'collection').length, 0),
@@ -216,7 +227,7 @@ export async function collectDatabases(given: Adapter, opts: CollectDatabasesOpt
   if (firstReal?.c) await probeAggregation(adapter, server, firstReal.db, firstReal.c.name, maxTimeMS);
 
   // 3. collections (core, then collection collectors), then each database's collectors
-  const databases = await collectAll(adapter, server, opts, maxTimeMS, runner, { chosenByDb, listedByDb });
+  const databases = await collectAll(adapter, server, opts, maxTimeMS, runner, { chosenByDb, listedByDb, groupsByDb });
 
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
@@ -245,13 +256,20 @@ async function collectAll(
   opts: CollectDatabasesOptions,
   maxTimeMS: number,
   runner: CollectorRunner,
-  lists: { chosenByDb: Record<string, ListedCollection[]>; listedByDb: Record<string, ListedCollection[]> },
+  lists: {
+    chosenByDb: Record<string, ListedCollection[]>;
+    listedByDb: Record<string, ListedCollection[]>;
+    groupsByDb: Record<string, Grouping>;
+  },
 ): Promise<DatabaseSnapshot[]> {
-  const { chosenByDb, listedByDb } = lists;
+  const { chosenByDb, listedByDb, groupsByDb } = lists;
   const collStats: { ok: string | null; failed: string | null } = { ok: null, failed: null };
   const databases = await mapPool(opts.dbs, opts.dbConcurrency ?? 2, async (db): Promise<DatabaseSnapshot> => {
     const chosen = chosenByDb[db] ?? [];
-    const countFirst = chosen.length > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
+    const grouping = groupsByDb[db];
+    const groupOfRep = new Map<string, string>();
+    for (const g of grouping?.groups ?? []) for (const r of g.read) groupOfRep.set(r, g.pattern);
+    const countFirst = (grouping?.total ?? chosen.length) > (opts.countFirstAbove ?? COLLECT_DEFAULTS.countFirstAbove);
     const collections = await mapPool(chosen, opts.concurrency ?? COLLECT_DEFAULTS.concurrency, async (c) => {
       const { snap, rawDocs, ids, naturalIds, collStatsError } = await collectCollection(
         adapter,
@@ -260,6 +278,7 @@ async function collectAll(
         c,
         maxTimeMS,
         countFirst,
+        groupOfRep.get(c.name),
       );
       if (collStatsError === null && snap.stats !== null) collStats.ok ??= `${db}.${c.name}`;
       if (collStatsError !== null) collStats.failed ??= collStatsError;
@@ -268,6 +287,10 @@ async function collectAll(
       return snap;
     });
     const database: DatabaseSnapshot = { name: db, collections };
+    if (grouping) {
+      database.groups = grouping.groups.map((g) => groupOf(g, collections));
+      database.listing = grouping.listing;
+    }
     await runner.database(database, listedByDb[db] ?? []);
     return database;
   });
@@ -287,10 +310,13 @@ async function listAll(
   databaseNames: string[] | null;
   listedByDb: Record<string, ListedCollection[]>;
   chosenByDb: Record<string, ListedCollection[]>;
+  groupsByDb: Record<string, Grouping>;
 }> {
   let databaseNames: string[] | null = opts.databaseNames ? [...opts.databaseNames] : null;
   const listedByDb: Record<string, ListedCollection[]> = {};
   const chosenByDb: Record<string, ListedCollection[]> = {};
+  const groupsByDb: Record<string, Grouping> = {};
+  const catalog: CatalogState = { refused: null };
   for (const db of opts.dbs) {
     const listing = await listDatabase(
       adapter,
@@ -298,13 +324,30 @@ async function listAll(
       opts.collections,
       maxTimeMS,
       async () => (databaseNames ??= await listDatabaseNames(adapter, maxTimeMS)),
+      { catalog, groups: opts },
     );
     listedByDb[db] = listing.all;
     chosenByDb[db] = listing.chosen;
+    if (listing.grouping) groupsByDb[db] = listing.grouping;
     if (listing.note) notes.push(listing.note);
     for (const c of listing.all) proveFromCollectionOptions(server, c.options, `${db}.${c.name}`);
   }
-  return { databaseNames, listedByDb, chosenByDb };
+  if (catalog.refused !== null && Object.keys(groupsByDb).length > 0)
+    notes.push({
+      level: 'info',
+      message:
+        `collection lists: the one-cursor catalogue ($listCatalog) was not available (${catalog.refused}), so ` +
+        `many-collection databases were listed by name and each group's options and indexes were read on its ` +
+        `representatives only`,
+    });
+  return { databaseNames, listedByDb, chosenByDb, groupsByDb };
+}
+
+/** A many-collection database's groups, as listed (the evidence is filled once the representatives are read). */
+interface Grouping {
+  groups: PlannedGroup[];
+  total: number;
+  listing: 'catalog' | 'full' | 'names';
 }
 
 /** Whether $collStats works: answered on the first collection that answered, else failed with the first error. */
@@ -394,6 +437,24 @@ export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Pr
 type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows: Doc[]; why: string };
 
 /**
+ * One listCollections cursor, streamed: each reply's entries are cut to the name, kind and options as they arrive (the
+ * `info` and `idIndex` of a full listing are dropped), so a database of a million collections is never held as the
+ * server sent it.
+ */
+async function streamListing(adapter: Adapter, db: string, cmd: Doc): Promise<Doc[]> {
+  const rows: Doc[] = [];
+  await readCursor(adapter, db, cmd, {
+    each: (docs) => {
+      for (const c of docs)
+        rows.push(
+          c.options === undefined ? { name: c.name, type: c.type } : { name: c.name, type: c.type, options: c.options },
+        );
+    },
+  });
+  return rows;
+}
+
+/**
  * A database's listCollections. A refusal (code 13 and kin, from the server or the privilege gate) is not the end:
  * MongoDB lists, by name only, the collections a user's roles name (`authorizedCollections` with `nameOnly`), which
  * needs no listCollections action; when that is refused too, the database's collections are not listed.
@@ -401,13 +462,13 @@ type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows
 async function readListing(adapter: Adapter, db: string, maxTimeMS: number): Promise<Listing> {
   try {
     const full = { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true };
-    return { mode: 'full', rows: await commandCursor(adapter, db, full, { maxTimeMS }) };
+    return { mode: 'full', rows: await streamListing(adapter, db, full) };
   } catch (err) {
     if (!isRefusal(err)) throw err;
   }
   try {
     const names = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: {}, maxTimeMS };
-    return { mode: 'names', rows: await commandCursor(adapter, db, names, { maxTimeMS }) };
+    return { mode: 'names', rows: await streamListing(adapter, db, names) };
   } catch (err) {
     if (!isRefusal(err)) throw err;
     return { mode: 'refused', rows: [], why: describeServerError(err) };
@@ -447,7 +508,8 @@ async function listDatabase(
   named: readonly string[] | undefined,
   maxTimeMS: number,
   databaseNames: () => Promise<string[]>,
-): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null }> {
+  grouping: { catalog: CatalogState; groups: GroupOptions },
+): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null; grouping?: Grouping }> {
   const listing = await readListing(adapter, db, maxTimeMS);
   const note = listingNote(db, listing, named);
   const listed = listing.rows;
@@ -469,6 +531,20 @@ async function listDatabase(
     options: (c.options as Doc | undefined) ?? {},
   }));
   if (!named || named.length === 0) {
+    const above = grouping.groups.groupAbove ?? GROUP_DEFAULTS.groupAbove;
+    if (all.filter((c) => !isSystem(c.name)).length > above && listing.mode !== 'refused') {
+      // Many collections: read by groups; the one-cursor catalogue, where the server has it, adds every member's
+      // index set (tried once per run).
+      const cat = await readCatalog(adapter, db, maxTimeMS, grouping.catalog);
+      const plan = planGroups(cat?.rows ?? all, grouping.groups, cat?.indexes ?? null);
+      const how = cat ? 'catalog' : listing.mode;
+      return {
+        all: plan.all,
+        chosen: plan.chosen,
+        note,
+        grouping: { groups: plan.groups, total: plan.total, listing: how },
+      };
+    }
     return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)), note };
   }
   // Not listed at all: the named collections are read as ordinary ones (the server says otherwise if they are not).
@@ -575,6 +651,7 @@ async function collectCollection(
   c: ListedCollection,
   maxTimeMS: number,
   countFirst = false,
+  group?: string,
 ): Promise<CollectionRead> {
   const db = opts.db;
   const notes: Note[] = [];
@@ -583,6 +660,7 @@ async function collectCollection(
     db,
     name: c.name,
     type: collectionType(c),
+    ...(group !== undefined ? { group } : {}),
     capped: c.options.capped === true,
     clustered: c.options.clusteredIndex !== undefined,
     validator: validatorOf(c.options),

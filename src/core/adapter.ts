@@ -34,6 +34,11 @@ export interface CursorOptions extends CommandOptions {
   limit?: number;
   /** Stop after this many replies (the opening one counts); `1` reads the first batch only. */
   batches?: number;
+  /**
+   * Streams the read: each reply's documents are handed here as they arrive and not kept (the read's `docs` is then
+   * empty), so a cursor of a million catalogue entries is never held whole.
+   */
+  each?: (docs: Doc[]) => void;
 }
 
 /** A cursor read: the documents, and whether the server had nothing more (false: it was closed early). */

@@ -13,9 +13,11 @@ export const SNAPSHOT_FORMAT = 'mongo-advisor-snapshot';
 /**
  * 2: collector data under `data[<collector id>]`, the collectors that ran in `collectors` (1 had fixed optional
  * fields). 4: the `_id` profile left `sample.id` for id-pattern's collector (`data["id-pattern/ids"]`), and the outlier
- * pass `sample.outliers` for the shared collector `data.outliers` (src/collect/outliers.ts).
+ * pass `sample.outliers` for the shared collector `data.outliers` (src/collect/outliers.ts). 5: a database of many
+ * collections holds groups (`groups`: name pattern, member count, the evidence of its representatives) and only the
+ * collections read (`group` on a representative), not a row per collection (src/collect/groups.ts).
  */
-export const SNAPSHOT_VERSION = 4;
+export const SNAPSHOT_VERSION = 5;
 
 const num = { type: 'number' } as const;
 const nonNegInt = { type: 'integer', minimum: 0 } as const;
@@ -271,6 +273,8 @@ const collection = {
     type: { enum: ['collection', 'view', 'timeseries', 'system', 'unknown'] },
     /** A view's source (listCollections `options.viewOn`): the collection whose indexes serve the view's queries. */
     viewOn: str,
+    /** The pattern of the group this collection was read for, as one of its representatives (src/collect/groups.ts). */
+    group: str,
     capped: { type: 'boolean' },
     clustered: { type: 'boolean' },
     validator: {
@@ -296,12 +300,54 @@ const collection = {
   },
 } as const;
 
+/**
+ * Collections folded into one group by name pattern and kind (src/collect/groups.ts): counted, never listed, and read
+ * through a bounded sample of representatives (`read`), which the database's `collections` hold in full.
+ */
+const collectionGroup = {
+  type: 'object',
+  required: ['pattern', 'kind', 'members', 'examples', 'read', 'evidence'],
+  additionalProperties: false,
+  properties: {
+    /** The shared name with the varying part as `{id}`, e.g. `tenant_{id}`. */
+    pattern: str,
+    kind: { enum: ['collection', 'view', 'timeseries'] },
+    members: nonNegInt,
+    /** Up to three member names (collection names are metadata, not document values). */
+    examples: { type: 'array', items: str },
+    /** The representatives read in full, spread evenly over the members' names. */
+    read: { type: 'array', items: str },
+    /** What the representatives showed: how many had their options and indexes read, and how many agreed. */
+    evidence: {
+      type: 'object',
+      required: ['optionsRead', 'sameOptions', 'indexesRead', 'sameIndexes', 'empty', 'documents'],
+      additionalProperties: false,
+      properties: {
+        optionsRead: nonNegInt,
+        /** Representatives with the most common options (capped, clustered, validator, time series). */
+        sameOptions: nonNegInt,
+        indexesRead: nonNegInt,
+        /** Representatives with the most common index set (names aside). */
+        sameIndexes: nonNegInt,
+        /** Representatives holding no document. */
+        empty: nonNegInt,
+        /** Documents in the representatives, summed. */
+        documents: nonNegInt,
+      },
+    },
+  },
+} as const;
+
 const database = {
   type: 'object',
   required: ['name', 'collections'],
   properties: {
     name: str,
     collections: { type: 'array', items: collection },
+    /** Many-collection databases: the groups their collections fold into (absent when the database was read whole). */
+    groups: { type: 'array', items: collectionGroup },
+    /** How the collections were listed: `catalog` ($listCatalog, options and indexes in one cursor) or `names`. */
+    listing: { enum: ['catalog', 'names', 'full'] },
     /** Database-wide collectors' data, by collector id. */
     data: { type: 'object' },
   },
@@ -406,6 +452,7 @@ export type ServerInfo = FromSchema<typeof server>;
 export type CapabilityName = (typeof CORE_CAPABILITIES)[number];
 export type Capability = FromSchema<typeof capability>;
 export type DatabaseSnapshot = FromSchema<typeof database>;
+export type CollectionGroup = FromSchema<typeof collectionGroup>;
 export type CollectionSnapshot = FromSchema<typeof collection>;
 export type CollectionStats = NonNullable<FromSchema<typeof stats>>;
 export type IndexSnapshot = FromSchema<typeof index>;

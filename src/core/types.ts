@@ -8,6 +8,7 @@ export {
   type ArrayProfile,
   type Capability,
   type CapabilityName,
+  type CollectionGroup,
   type CollectionSnapshot,
   type CollectionStats,
   type CollectorRun,

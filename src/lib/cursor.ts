@@ -31,15 +31,22 @@ async function handSentCursor(adapter: Adapter, db: string, cmd: Doc, opts: Curs
   const limit = opts.limit ?? Infinity;
   const batches = opts.batches ?? Infinity;
   const first = (await adapter.command(db, cmd)) as CursorReply;
-  const docs: Doc[] = [...(first.cursor?.firstBatch ?? [])];
+  const docs: Doc[] = [];
+  let seen = 0;
+  const keep = (got: Doc[]): void => {
+    seen += got.length;
+    if (opts.each) opts.each(got);
+    else docs.push(...got);
+  };
+  keep(first.cursor?.firstBatch ?? []);
   let id = first.cursor?.id;
   let replies = 1;
   const ns = first.cursor?.ns ?? '';
   const coll = ns.includes('.') ? ns.slice(ns.indexOf('.') + 1) : String(Object.values(cmd)[0]);
-  while (!isZero(id) && docs.length < limit && replies < batches) {
+  while (!isZero(id) && seen < limit && replies < batches) {
     const more = (await adapter.command(db, { getMore: asLong(adapter, id), collection: coll })) as CursorReply;
     replies++;
-    docs.push(...(more.cursor?.nextBatch ?? []));
+    keep(more.cursor?.nextBatch ?? []);
     id = more.cursor?.id;
   }
   if (!isZero(id)) {

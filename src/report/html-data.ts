@@ -1,4 +1,5 @@
 import { serverLine } from '../lib/server-name';
+import { collectionTotals } from '../core/groups';
 import { formatBytes, formatNumber } from '../core/format';
 import {
   isWithdrawn,
@@ -216,7 +217,7 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   const report: AuditReport = { result: safeForTerminal(given.result), snapshot: safeForTerminal(given.snapshot) };
   const { result, snapshot } = report;
   const server = serverLine(result.server);
-  const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
+  const ncoll = collectionTotals(snapshot).total;
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
   const lines = [
     `MongoDB schema audit of ${result.source} (${server}) on ${result.startedAt.slice(0, 10)}`,

@@ -1,4 +1,5 @@
 import { serverLine } from '../lib/server-name';
+import { collectionTotals } from '../core/groups';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { formatBytes, formatDuration, formatNumber } from '../core/format';
@@ -271,7 +272,7 @@ export function formatHtml(given: AuditReport, assets: HtmlAssets = loadHtmlAsse
   const entries = groupFindings(result.findings, { verbose: opts.verbose === true });
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
   const confirmed = result.findings.filter((f) => f.confirmation?.status === 'supported').length;
-  const ncoll = snapshot.databases.reduce((n, d) => n + d.collections.length, 0);
+  const ncoll = collectionTotals(snapshot).total;
   const notes = collapseGaps(result.notes);
   const skipped = notes.filter((n) => n.level !== 'info');
   const info = notes.filter((n) => n.level === 'info');

@@ -12,6 +12,7 @@ import type {
   ServerInfo,
   Snapshot,
 } from '../../src/core/types';
+import { SNAPSHOT_VERSION } from '../../src/core/types';
 
 /*
  * Snapshot fixtures for rule tests. Each builds what `collect` would write: the rule tester checks every case's
@@ -38,7 +39,7 @@ export function snapshotOf(collections: CollectionSnapshot[], over: Partial<Snap
   ) as Record<CapabilityName, Capability>;
   return {
     format: 'mongo-advisor-snapshot',
-    version: 4,
+    version: SNAPSHOT_VERSION,
     collectedAt: '2026-11-01T00:00:00.000Z',
     source: 'mongodb://fixture/',
     server: {
