@@ -325,7 +325,8 @@ function laptopReport(): { result: CheckResult; snapshot: Snapshot } {
         reason: prose,
         commands: [
           `db.getSiblingDB("${db}").getCollection("orders_with_a_rather_long_collection_name_2026")` +
-            '.createIndex({"status":1,"customerId":1,"createdAt":-1,"lines.sku":1},{"name":"status_1_customerId_1_createdAt_-1_lines.sku_1"})',
+            '.createIndex({"status":1,"customerId":1,"createdAt":-1,"lines.sku":1},' +
+            '{"name":"status_1_customerId_1_createdAt_-1_lines.sku_1"})',
         ],
       },
       docsUrl: 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/',
@@ -457,7 +458,7 @@ describe('HTML report layout at 1,000-1,600 px (headless Chromium)', () => {
         await page.setViewportSize({ width, height: 900 });
         await page.goto(`file://${file}`, { waitUntil: 'load' });
         await page.waitForSelector('body[data-charts-drawn]');
-        const facts = (await page.evaluate(LAYOUT_FACTS)) as LayoutFacts;
+        const facts = await page.evaluate<LayoutFacts>(LAYOUT_FACTS);
         await page.screenshot({ path: join(tmpdir(), `mongo-advisor-report-layout-${width}.png`), fullPage: true });
         await page.close();
         expect(errors).toEqual([]);

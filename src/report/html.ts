@@ -274,7 +274,7 @@ function columnWidths(t: ReportTable): (number | null)[] {
     return Math.ceil(Math.max(longest * 7.5, word * 8.4, 24) + 18);
   });
   // at least one column takes what is left, so the table never grows past the page
-  if (widths.every((w) => w !== null)) widths[widths.indexOf(Math.max(...(widths as number[])))] = null;
+  if (widths.every((w) => w !== null)) widths[widths.indexOf(Math.max(...widths.map(Number)))] = null;
   return widths;
 }
 
