@@ -288,3 +288,241 @@ describe('HTML report charts in headless Chromium', () => {
     60_000,
   );
 });
+
+/**
+ * A report shaped like a real audit read on a laptop (issue 28): long database and collection names, a query-shapes
+ * table whose shapes and proposed indexes are long code, an `_id` order chart whose labels are long names, confirmed
+ * findings with long prose.
+ */
+function laptopReport(): { result: CheckResult; snapshot: Snapshot } {
+  const report = strainedReport();
+  const db = 'lemo_blog_production_eu_west';
+  const prose =
+    'The query filters on `status` and `customerId`, sorts on `createdAt` and reads 48,211 documents per call to ' +
+    'return 20: an index that serves the equality fields first, then the sort, reads about as many keys as it ' +
+    'returns. ';
+  const idFinding = (collection: string, idType: string, rho: number, order: string): Finding => ({
+    ruleId: 'id-pattern',
+    messageId: 'adviseAgainstClustered',
+    severity: 'info',
+    target: { db, collection, path: '_id' },
+    message: `\`_id\` is ${idType}, ${order}.`,
+    evidence: { idType, monotonicity: rho, naturalOrderIds: 300, order },
+    docsUrl: 'https://www.mongodb.com/docs/manual/core/clustered-collections/',
+  });
+  report.result.findings.push(
+    idFinding('carts', 'UUID v4 string', -0.02, 'random'),
+    idFinding('carts_awaiting_checkout_by_region', 'ObjectId', 0.99, 'monotonic'),
+    {
+      ruleId: 'query-indexes',
+      messageId: 'proposeIndex',
+      severity: 'warn',
+      target: { db, collection: 'orders_with_a_rather_long_collection_name_2026' },
+      message: prose.repeat(3),
+      evidence: {},
+      recommendation: {
+        action: 'create the index',
+        reason: prose,
+        commands: [
+          `db.getSiblingDB("${db}").getCollection("orders_with_a_rather_long_collection_name_2026")` +
+            '.createIndex({"status":1,"customerId":1,"createdAt":-1,"lines.sku":1},' +
+            '{"name":"status_1_customerId_1_createdAt_-1_lines.sku_1"})',
+        ],
+      },
+      docsUrl: 'https://www.mongodb.com/docs/manual/tutorial/equality-sort-range-guideline/',
+      confirmation: confirmed('keys examined, without / with the index on `lemo_blog.orders`', 2400, 1900, 2900),
+    },
+  );
+  const shape =
+    '{ find: "orders_with_a_rather_long_collection_name_2026", filter: { status: ?, customerId: ?, ' +
+    '"lines.sku": { $in: [?] }, createdAt: { $gte: ? } }, sort: { createdAt: -1, _id: 1 }, projection: { ' +
+    'status: 1, total: 1, currency: 1, lines: 1 } }';
+  report.result.tables = [
+    {
+      ruleId: 'query-indexes',
+      title: 'Query shapes, highest impact first',
+      target: { db },
+      caption: 'Each shape once, with its calls and time from the workload.',
+      columns: [
+        { title: 'collection', kind: 'name' },
+        { title: 'shape', kind: 'code' },
+        { title: 'calls', kind: 'count' },
+        { title: 'time in all', kind: 'ms' },
+        { title: 'p95', kind: 'ms' },
+        { title: 'examined / call', kind: 'count' },
+        { title: 'returned / call', kind: 'count' },
+        { title: 'index used', kind: 'name' },
+        { title: 'served', kind: 'text' },
+        { title: 'proposed index', kind: 'code' },
+        { title: 'proof on scratch', kind: 'text' },
+      ],
+      rows: Array.from({ length: 6 }, (_, i) => [
+        'orders_with_a_rather_long_collection_name_2026',
+        shape,
+        123_456 * (i + 1),
+        98_765.4,
+        12.5,
+        48_211,
+        20,
+        i % 2 ? null : 'status_1_customerId_1_createdAt_-1_lines.sku_1',
+        'collection scan, then an in-memory sort of every matching document',
+        '{ status: 1, customerId: 1, createdAt: -1, "lines.sku": 1 }',
+        'keys examined 48,211 → 20 (2,400x fewer) on a scratch copy of 10,000 documents',
+      ]),
+    },
+  ];
+  return report;
+}
+
+/** A freshly seeded collection: every document created within two minutes, so the growth chart's time axis is short. */
+function freshReport(): { result: CheckResult; snapshot: Snapshot } {
+  const report = strainedReport();
+  const fresh = collectionOf('carts', {
+    sample: {
+      method: '$sample',
+      random: true,
+      complete: false,
+      dynamicKeys: [],
+      requested: 30,
+      size: 30,
+      docs: Array.from({ length: 30 }, (_, i) => docWithArray('lines', 2 + i * 7, 64, NOW - 120_000 + i * 4_000)),
+      fields: {},
+      timeSource: '_id',
+    },
+  });
+  return { result: report.result, snapshot: snapshotOf([fresh]) };
+}
+
+interface LayoutFacts {
+  scrollWidth: number;
+  innerWidth: number;
+  height: number;
+  overflowing: string[];
+  text: { px: number; em: number }[];
+  canvases: { id: string; clipped: string | null; outside: string | null; box: boolean }[];
+  growthTicks: number;
+}
+
+/** Read in the page (plain JavaScript: the project's TypeScript has no DOM types): the layout facts of the test. */
+const LAYOUT_FACTS = `(() => {
+  const wide = (e) => e.scrollWidth > e.clientWidth + 1;
+  const text = [...document.querySelectorAll('table.findings td.text')].map((td) => {
+    const p = td.firstElementChild;
+    return { px: p.getBoundingClientRect().width, em: parseFloat(getComputedStyle(p).fontSize) };
+  });
+  const canvases = [...document.querySelectorAll('canvas')].map((c) => ({
+    id: c.id,
+    clipped: c.getAttribute('data-ticks-clipped'),
+    outside: c.getAttribute('data-label-outside'),
+    box: c.getBoundingClientRect().right <= document.documentElement.clientWidth,
+  }));
+  const growth = Chart.getChart('chart-array-growth');
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    height: document.documentElement.scrollHeight,
+    overflowing: [...document.querySelectorAll('table, table *, .scroll, pre')]
+      .filter(wide)
+      .map((e) => e.tagName.toLowerCase() + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60)),
+    text,
+    canvases,
+    growthTicks: growth ? growth.scales.x.ticks.length : 0,
+  };
+})()`;
+
+describe('HTML report layout at 1,000-1,600 px (headless Chromium)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ma-report-layout-'));
+  let context: BrowserContext | null = null;
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'fits the width with no horizontal scroll, keeps the finding text readable, and clips no chart label',
+    async () => {
+      const file = join(dir, 'laptop.html');
+      writeFileSync(file, formatHtml(laptopReport()));
+      const heights: Record<number, number> = {};
+      for (const width of [1000, 1400, 1600]) {
+        const page = await (context as BrowserContext).newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(e.message));
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`file://${file}`, { waitUntil: 'load' });
+        await page.waitForSelector('body[data-charts-drawn]');
+        const facts = await page.evaluate<LayoutFacts>(LAYOUT_FACTS);
+        await page.screenshot({ path: join(tmpdir(), `mongo-advisor-report-layout-${width}.png`), fullPage: true });
+        await page.close();
+        expect(errors).toEqual([]);
+        // no horizontal scroll: not the page, not a table, not a cell, not a command
+        expect(facts.scrollWidth, `${width} px: page wider than the window`).toBeLessThanOrEqual(facts.innerWidth);
+        expect(facts.overflowing, `${width} px: elements that scroll sideways`).toEqual([]);
+        // the finding's text gets a readable measure: at least 40 characters' width (about 20 em), at most 95ch
+        for (const t of facts.text) {
+          expect(t.px / t.em, `${width} px: finding text ${t.px} px wide`).toBeGreaterThan(30);
+          expect(t.px / t.em, `${width} px: finding text ${t.px} px wide`).toBeLessThan(62);
+        }
+        expect(facts.canvases.map((c) => c.id).sort()).toEqual([
+          'chart-array-growth',
+          'chart-array-lengths',
+          'chart-confirmations',
+          'chart-id-order',
+          'chart-index-sizes',
+        ]);
+        for (const c of facts.canvases) {
+          expect(c.clipped, `${width} px: ${c.id} axis labels cut at the canvas edge`).toBe('0');
+          expect(c.outside, `${width} px: ${c.id} bar labels past the canvas`).toBe('0');
+          expect(c.box, `${width} px: ${c.id} past the window`).toBe(true);
+        }
+        expect(facts.growthTicks, `${width} px: ticks on the growth chart's time axis`).toBeGreaterThanOrEqual(3);
+        heights[width] = facts.height;
+      }
+      // the page is as long as its content needs: wider windows never make it longer, and 1,400 px stays within
+      // about seven screens of 900 px (6,150 px measured here; a real audit was about 11,000 px with the findings in a
+      // 300 px column)
+      expect(heights[1400]).toBeLessThanOrEqual(heights[1000] as number);
+      expect(heights[1600]).toBeLessThanOrEqual(heights[1400] as number);
+      expect(heights[1400]).toBeLessThan(7_000);
+    },
+    120_000,
+  );
+
+  it.skipIf(!HAS_CHROMIUM)(
+    'gives a time axis several ticks, labelled to the minute, when every document was created within minutes',
+    async () => {
+      const file = join(dir, 'fresh.html');
+      writeFileSync(file, formatHtml(freshReport()));
+      const page = await (context as BrowserContext).newPage();
+      await page.setViewportSize({ width: 1000, height: 900 });
+      await page.goto(`file://${file}`, { waitUntil: 'load' });
+      await page.waitForSelector('body[data-charts-drawn]');
+      const ticks = await page.evaluate(() => {
+        const Chart = (globalThis as unknown as { Chart: { getChart(id: string): unknown } }).Chart;
+        const c = Chart.getChart('chart-array-growth') as {
+          scales: { x: { ticks: { value: number; label: string }[] } };
+          data: { datasets: { data: { x: number }[] }[] };
+        };
+        const xs = c.data.datasets.flatMap((d) => d.data.map((p) => p.x));
+        return { ticks: c.scales.x.ticks, lo: Math.min(...xs), hi: Math.max(...xs) };
+      });
+      await page.close();
+      expect(ticks.ticks.length).toBeGreaterThanOrEqual(3);
+      for (const t of ticks.ticks) {
+        expect(t.value).toBeGreaterThanOrEqual(ticks.lo);
+        expect(t.value).toBeLessThanOrEqual(ticks.hi);
+        // the day alone would label every tick the same
+        expect(t.label).toMatch(/^2026-10-31 23:\d\d(:\d\d)?$/);
+      }
+      expect(new Set(ticks.ticks.map((t) => t.label)).size).toBe(ticks.ticks.length);
+    },
+    60_000,
+  );
+});

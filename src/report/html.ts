@@ -116,18 +116,19 @@ function recommendation(f: Finding): string {
   return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}`;
 }
 
-function findingRow(f: Finding): string {
+function findingRow(f: Finding, withConfirmation: boolean): string {
   return (
     `<tr><td class="sev ${f.severity}">${f.severity}</td>` +
-    `<td>${esc(targetLabel(f))}</td>` +
+    `<td class="where">${esc(targetLabel(f))}</td>` +
     `<td><a href="${esc(f.docsUrl)}">${esc(f.ruleId)}</a></td>` +
-    `<td>${rich(f.message)}${recommendation(f)}</td>` +
-    `<td>${confirmationCell(f.confirmation)}</td></tr>`
+    `<td class="text"><div>${rich(f.message)}</div>${recommendation(f)}</td>` +
+    (withConfirmation ? `<td class="conf">${confirmationCell(f.confirmation)}</td>` : '') +
+    '</tr>'
   );
 }
 
 /** Repeated info findings of one rule and message in one row; each finding in full behind a disclosure. */
-function groupRow(g: FindingGroup): string {
+function groupRow(g: FindingGroup, withConfirmation: boolean): string {
   const names = g.findings.map((f) => memberLabel(f, g));
   const where = `${membersNoun(g)}${g.db === null ? '' : ` in ${g.db}`}${g.path === null ? '' : ` › ${g.path}`}`;
   const rule = g.docsUrl ? `<a href="${esc(g.docsUrl)}">${esc(g.ruleId)}</a>` : esc(g.ruleId);
@@ -140,10 +141,11 @@ function groupRow(g: FindingGroup): string {
   const details = `<details><summary>each of the ${esc(membersNoun(g))} in full</summary>${each}</details>`;
   return (
     `<tr class="group"><td class="sev ${g.severity}">${g.severity}</td>` +
-    `<td>${esc(where)}: ${esc(names.join(', '))}</td>` +
+    `<td class="where">${esc(where)}: ${esc(names.join(', '))}</td>` +
     `<td>${rule}</td>` +
-    `<td>${rich(g.gist)}${action}${details}</td>` +
-    `<td>${verdicts}</td></tr>`
+    `<td class="text"><div>${rich(g.gist)}</div>${action}${details}</td>` +
+    (withConfirmation ? `<td class="conf">${verdicts}</td>` : '') +
+    '</tr>'
   );
 }
 
@@ -220,10 +222,20 @@ function chartCards(cache: number | null | undefined): string {
 /** The findings table, one row per finding or group; a line saying there are none when there are none. */
 function findingsTable(count: number, entries: ReturnType<typeof groupFindings>): string {
   if (!count) return '<p>No findings.</p>';
+  // No experiment ran (confirmation off): no column of dashes, the finding's text takes the width.
+  const withConfirmation = entries.some((e) =>
+    e.kind === 'group' ? e.findings.some((f) => f.confirmation) : e.finding.confirmation !== undefined,
+  );
+  const cols =
+    '<colgroup><col class="sev"><col class="where"><col class="rule"><col class="text">' +
+    `${withConfirmation ? '<col class="conf">' : ''}</colgroup>`;
   const head =
-    '<tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th><th>confirmation</th></tr>';
-  const rows = entries.map((e) => (e.kind === 'group' ? groupRow(e) : findingRow(e.finding))).join('\n');
-  return `<table><thead>${head}</thead><tbody>${rows}</tbody></table>`;
+    '<tr><th>severity</th><th>where</th><th>rule</th><th>finding and recommendation</th>' +
+    `${withConfirmation ? '<th class="conf">confirmation</th>' : ''}</tr>`;
+  const rows = entries
+    .map((e) => (e.kind === 'group' ? groupRow(e, withConfirmation) : findingRow(e.finding, withConfirmation)))
+    .join('\n');
+  return `<table class="findings">${cols}<thead>${head}</thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A rule's table (`ReportTable`): names and shapes in <code>, figures right-aligned, every cell escaped. */
@@ -238,12 +250,33 @@ function ruleTable(t: ReportTable): string {
     return `<td>${mono ? `<code>${esc(text)}</code>` : rich(text)}</td>`;
   };
   const rows = t.rows.map((r) => `<tr>${r.map((v, i) => cell(i, v)).join('')}</tr>`).join('\n');
+  const cols = `<colgroup>${columnWidths(t)
+    .map((w) => (w === null ? '<col>' : `<col style="width:${w}px">`))
+    .join('')}</colgroup>`;
   const caption = t.caption ? `<p class="sub">${rich(t.caption)}</p>` : '';
   return (
     `<h3>${esc(t.title)} · <code>${esc(tableWhere(t))}</code> <span class="muted">(${esc(t.ruleId)})</span></h3>` +
-    `${caption}<div class="scroll"><table class="rule-table"><thead><tr>${head}</tr></thead>` +
+    `${caption}<div class="scroll"><table class="rule-table">${cols}<thead><tr>${head}</tr></thead>` +
     `<tbody>${rows}</tbody></table></div>`
   );
+}
+
+/**
+ * Each column's width in a rule table's fixed layout: a column of figures, or of short names or words (14 characters
+ * at most), gets the pixels its longest cell and its header's longest word need (headers are capitals, wider per
+ * letter); the others (shapes, index keys, long names, sentences) share what is left and wrap inside it, so the table
+ * fits the page at any width and no column is squeezed to a letter per line beside a long shape. `null`: no width.
+ */
+function columnWidths(t: ReportTable): (number | null)[] {
+  const widths = t.columns.map((c, i): number | null => {
+    const longest = Math.max(0, ...t.rows.map((r) => cellText(c, r[i] ?? null).length));
+    const word = Math.max(...c.title.split(/\s+/).map((w) => w.length));
+    if (!isFigure(c) && longest > 14) return null;
+    return Math.ceil(Math.max(longest * 7.5, word * 8.4, 24) + 18);
+  });
+  // at least one column takes what is left, so the table never grows past the page
+  if (widths.every((w) => w !== null)) widths[widths.indexOf(Math.max(...widths.map(Number)))] = null;
+  return widths;
 }
 
 function footer(version: string, chartJsVersion: string): string {

@@ -244,11 +244,19 @@ function waitForReady(
         sock.once('connect', () => {
           sock.destroy();
           // Someone answers on the port, but the port was free when picked and another process may have taken it
-          // since: ours then fails to bind and exits. Ready only if it is still running a moment later (an early
-          // exit settles first, with its stderr).
-          poll = setTimeout(() => {
-            if (child.exitCode === null && child.signalCode === null) finish(undefined, `mongodb://127.0.0.1:${port}/`);
-          }, BIND_GRACE_MS);
+          // since: ours then fails to bind and exits. Where the system says who listens (Linux's /proc), ready only
+          // when the listener is our child or one of its descendants; someone else's listener means ours could not
+          // bind, whatever the time it takes to exit (a loaded machine). Elsewhere, ready if it is still running a
+          // moment later (an early exit settles first, with its stderr).
+          const owner = child.pid === undefined ? null : listenerOwnedBy(child.pid, port);
+          if (owner === false) return finish(new Error(`${takenMessage(spec.name, port)}${detail()}`));
+          poll = setTimeout(
+            () => {
+              if (child.exitCode === null && child.signalCode === null)
+                finish(undefined, `mongodb://127.0.0.1:${port}/`);
+            },
+            owner === true ? 0 : BIND_GRACE_MS,
+          );
         });
         sock.once('error', () => {
           sock.destroy();
@@ -258,6 +266,64 @@ function waitForReady(
       tryConnect();
     }
   });
+}
+
+function takenMessage(name: string, port: number): string {
+  return `${name} could not listen on port ${port}: another process took it (address already in use)`;
+}
+
+/**
+ * Whether the process listening on 127.0.0.1:`port` is `pid` or one of its descendants, read from Linux's /proc (the
+ * listening socket's inode in /proc/net/tcp*, then the processes' open descriptors); null where /proc cannot tell
+ * (another system, or the socket not yet listed).
+ */
+export function listenerOwnedBy(pid: number, port: number): boolean | null {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = fs.readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT, st 0A is LISTEN, the inode is the tenth column
+      if (cols[1]?.endsWith(`:${hexPort}`) && cols[3] === '0A' && cols[9] && cols[9] !== '0') inodes.add(cols[9]);
+    }
+  }
+  if (inodes.size === 0) return null;
+  const seen = new Set<number>();
+  const queue = [pid];
+  while (queue.length) {
+    const p = queue.shift() as number;
+    if (seen.has(p)) continue;
+    seen.add(p);
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${p}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${p}/fd/${fd}`));
+        if (m?.[1] && inodes.has(m[1])) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+    try {
+      for (const tid of fs.readdirSync(`/proc/${p}/task`))
+        for (const c of fs.readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').trim().split(/\s+/))
+          if (c) queue.push(Number(c));
+    } catch {
+      // no children list: the descendants cannot be read
+    }
+  }
+  // the listener is someone else's only if we could read our own descriptors
+  return seen.size > 0 && fs.existsSync(`/proc/${pid}/fd`) ? false : null;
 }
 
 async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {

@@ -55,6 +55,19 @@
     var el = canvas(id);
     if (el) el.parentNode.style.height = Math.max(300, 90 + rows * 26) + 'px';
   }
+  /** Rows of a horizontal bar chart whose labels have several lines: a line of label is about half a row. */
+  function labelRows(labels) {
+    // every category gets the same height: the one with the most lines sets it
+    var lines = Math.max.apply(
+      null,
+      [1].concat(
+        labels.map(function (l) {
+          return [].concat(l).length;
+        }),
+      ),
+    );
+    return labels.length * Math.max(1, 0.65 * lines);
+  }
 
   /**
    * Every bar labelled, readably: each bar's value (the dataset's valueLabel(value, index)) drawn at its end, turned
@@ -124,12 +137,97 @@
           if (A[0] < B[2] - 0.5 && B[0] < A[2] - 0.5 && A[1] < B[3] - 0.5 && B[1] < A[3] - 0.5) overlaps++;
         }
       }
+      chart.canvas.setAttribute('data-ticks-clipped', String(clippedTicks(chart)));
       chart.canvas.setAttribute('data-bars', String(bars));
       chart.canvas.setAttribute('data-labelled', String(labelled));
       chart.canvas.setAttribute('data-label-overlaps', String(overlaps));
       chart.canvas.setAttribute('data-label-outside', String(outside));
     },
   };
+  /**
+   * Category labels of a vertical axis (a horizontal bar chart's names) that run past the canvas: Chart.js gives the
+   * axis at most half the chart's width and draws a longer label off the left edge, cut. Counted for the tests.
+   */
+  function clippedTicks(chart) {
+    var n = 0,
+      ctx = chart.ctx;
+    Object.keys(chart.scales).forEach(function (key) {
+      var scale = chart.scales[key];
+      if (scale.type !== 'category' || scale.isHorizontal()) return;
+      ctx.save();
+      ctx.font = Chart.helpers.toFont(scale.options.ticks.font).string;
+      var pad = scale.options.ticks.padding || 0;
+      scale.ticks.forEach(function (t) {
+        var lines = [].concat(t.label);
+        var w = Math.max.apply(
+          null,
+          lines.map(function (l) {
+            return ctx.measureText(String(l)).width;
+          }),
+        );
+        var start = scale.position === 'right' ? scale.left + pad : scale.right - pad - w;
+        if (start < -0.5 || start + w > chart.width + 0.5) n++;
+      });
+      ctx.restore();
+    });
+    return n;
+  }
+  /**
+   * Names for a vertical axis, each broken into lines (at ' — ', ' › ', '.', ' ') no wider than the axis can take:
+   * half the canvas less the room kept on the right (Chart.js's limit for a side axis) and a margin.
+   */
+  function axisLabels(id, names, reserved) {
+    var el = canvas(id);
+    var width = el ? el.parentNode.clientWidth : 0;
+    var max = Math.max(120, (width - reserved) / 2 - 24);
+    var ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = Chart.defaults.font.size + 'px ' + Chart.defaults.font.family;
+    function fits(text) {
+      return ctx.measureText(text).width <= max;
+    }
+    return names.map(function (name) {
+      return [].concat(name).reduce(function (out, line) {
+        return out.concat(wrapLine(String(line), fits));
+      }, []);
+    });
+  }
+  /** Room on the right of a horizontal bar chart for the value labels drawn past the bars' ends (11 px text). */
+  function labelRoom(texts, least) {
+    var ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = '11px ' + Chart.defaults.font.family;
+    return Math.ceil(
+      Math.max.apply(
+        null,
+        [least].concat(
+          texts.map(function (t) {
+            return ctx.measureText(t).width + 12;
+          }),
+        ),
+      ),
+    );
+  }
+  /** One line as lines that fit, broken after a separator; a piece with none is cut where it must be. */
+  function wrapLine(text, fits) {
+    if (fits(text)) return [text];
+    var parts = text.split(/(?<= — | › |\.| )/);
+    var lines = [],
+      line = '';
+    parts.forEach(function (part) {
+      if (line && !fits(line + part)) {
+        lines.push(line.trimEnd());
+        line = '';
+      }
+      line += part;
+      while (!fits(line) && line.length > 1) {
+        var cut = line.length - 1;
+        while (cut > 1 && !fits(line.slice(0, cut))) cut--;
+        lines.push(line.slice(0, cut));
+        line = line.slice(cut);
+      }
+    });
+    if (line) lines.push(line.trimEnd());
+    return lines;
+  }
   /** A vertical chart with a legend row per series below it: tall enough that the legend never squeezes the plot. */
   function fitLegend(id, series) {
     var el = canvas(id);
@@ -146,6 +244,66 @@
   }
   function fmtDate(ms) {
     return new Date(ms).toISOString().slice(0, 10);
+  }
+  var MINUTE = 60000,
+    HOUR = 60 * MINUTE,
+    DAY = 24 * HOUR;
+  // Calendar steps for a time axis, from seconds to decades; months and years counted on the calendar.
+  var TIME_STEPS = [1000, 5000, 15000, 30000, MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR]
+    .map(function (ms) {
+      return { ms: ms };
+    })
+    .concat([{ ms: 12 * HOUR }, { ms: DAY }, { ms: 2 * DAY }, { ms: 7 * DAY }, { ms: 14 * DAY }])
+    .concat(
+      [1, 2, 3, 6, 12, 24, 60, 120].map(function (m) {
+        return { months: m };
+      }),
+    );
+  /**
+   * Ticks of a time axis: the finest calendar step that puts at most `most` ticks between the oldest and the newest
+   * point (never on the padding, where a date would read as data), each labelled as precisely as its step needs.
+   */
+  function timeTicks(lo, hi, width) {
+    var chosen = null;
+    for (var i = 0; i < TIME_STEPS.length && !chosen; i++) {
+      var step = TIME_STEPS[i];
+      // room per label: a date and time, a date, a month, a year
+      var room = step.months ? (step.months >= 12 ? 50 : 70) : step.ms >= DAY ? 90 : 130;
+      var most = Math.max(2, Math.min(8, Math.floor(width / room)));
+      var values = stepValues(step, lo, hi);
+      if (values.length <= most) chosen = { step: step, values: values };
+    }
+    if (!chosen || chosen.values.length === 0) chosen = { step: { ms: DAY }, values: [lo] };
+    var unit = chosen.step;
+    var format = unit.months
+      ? function (v) {
+          return new Date(v).toISOString().slice(0, unit.months >= 12 ? 4 : 7);
+        }
+      : unit.ms >= DAY
+        ? fmtDate
+        : function (v) {
+            var iso = new Date(v).toISOString();
+            return iso.slice(0, 10) + ' ' + iso.slice(11, unit.ms >= MINUTE ? 16 : 19);
+          };
+    return { values: chosen.values, format: format };
+  }
+  function stepValues(step, lo, hi) {
+    var out = [];
+    if (step.months) {
+      var d = new Date(lo);
+      var m = d.getUTCFullYear() * 12 + d.getUTCMonth();
+      m = Math.ceil(m / step.months) * step.months;
+      for (var v = Date.UTC(Math.floor(m / 12), m % 12, 1); v <= hi; ) {
+        if (v >= lo) out.push(v);
+        m += step.months;
+        v = Date.UTC(Math.floor(m / 12), m % 12, 1);
+        if (out.length > 50) break;
+      }
+      return out;
+    }
+    if ((hi - lo) / step.ms > 50) return new Array(51);
+    for (var t = Math.ceil(lo / step.ms) * step.ms; t <= hi; t += step.ms) out.push(t);
+    return out;
   }
   function color(i) {
     return PALETTE[i % PALETTE.length];
@@ -248,7 +406,13 @@
     });
   var xMin = Math.min.apply(null, xs),
     xMax = Math.max.apply(null, xs),
-    xPad = Math.max((xMax - xMin) * 0.03, 86400000);
+    // 3% of the span each side; a day when every point has the same time
+    xPad = xMax > xMin ? (xMax - xMin) * 0.03 : 86400000,
+    xTimes = timeTicks(
+      xMin,
+      xMax,
+      (canvas('chart-array-growth') || { parentNode: { clientWidth: 600 } }).parentNode.clientWidth - 90,
+    );
   if (growth.length === 0)
     empty(
       'chart-array-growth',
@@ -286,13 +450,13 @@
             title: { display: true, text: 'document created' },
             ticks: {
               callback: function (v) {
-                return fmtDate(v);
+                return xTimes.format(v);
               },
-              maxTicksLimit: 8,
+              autoSkip: false,
             },
             afterBuildTicks: function (axis) {
-              axis.ticks = axis.ticks.filter(function (t) {
-                return t.value >= xMin && t.value <= xMax;
+              axis.ticks = xTimes.values.map(function (v) {
+                return { value: v };
               });
             },
           },
@@ -323,8 +487,25 @@
 
   // 3. _id order: per collection, Spearman's ρ between each _id's rank and its position in natural order, from the
   // findings.
+  function idValueLabel(s) {
+    return 'ρ = ' + s.rho.toFixed(2) + ' (' + s.order + ')';
+  }
   var ORDER = { monotonic: '#2e7d32', random: '#c62828', unclear: '#9e9e9e' };
-  fitRows('chart-id-order', charts.idOrder.length);
+  // the collection on one line (or more), the _id type under it
+  var idRoom = labelRoom(
+    charts.idOrder.map(function (s) {
+      return idValueLabel(s);
+    }),
+    120,
+  );
+  var idLabels = axisLabels(
+    'chart-id-order',
+    charts.idOrder.map(function (s) {
+      return [s.collection, s.idType];
+    }),
+    idRoom,
+  );
+  fitRows('chart-id-order', labelRows(idLabels));
   if (charts.idOrder.length === 0)
     empty(
       'chart-id-order',
@@ -334,9 +515,7 @@
     draw('chart-id-order', {
       type: 'bar',
       data: {
-        labels: charts.idOrder.map(function (s) {
-          return s.collection + ' — ' + s.idType;
-        }),
+        labels: idLabels,
         datasets: [
           {
             label: 'ρ',
@@ -351,14 +530,14 @@
             }),
             borderWidth: 1,
             valueLabel: function (v, i) {
-              return 'ρ = ' + v.toFixed(2) + ' (' + charts.idOrder[i].order + ')';
+              return idValueLabel(charts.idOrder[i]);
             },
           },
         ],
       },
       options: {
         indexAxis: 'y',
-        layout: { padding: { right: 120 } },
+        layout: { padding: { right: idRoom } },
         scales: {
           x: {
             min: -1,
@@ -397,13 +576,24 @@
       }),
       2,
     );
-    fitRows('chart-index-sizes', rows.length);
+    var sizeRoom = labelRoom(
+      rows.map(function (r) {
+        return fmtBytes(r.value);
+      }),
+      70,
+    );
+    var sizeLabels = axisLabels(
+      'chart-index-sizes',
+      rows.map(function (r) {
+        return r.label;
+      }),
+      sizeRoom,
+    );
+    fitRows('chart-index-sizes', labelRows(sizeLabels));
     draw('chart-index-sizes', {
       type: 'bar',
       data: {
-        labels: rows.map(function (r) {
-          return r.label;
-        }),
+        labels: sizeLabels,
         datasets: [
           {
             label: 'bytes',
@@ -421,7 +611,7 @@
       },
       options: {
         indexAxis: 'y',
-        layout: { padding: { right: 70 } },
+        layout: { padding: { right: sizeRoom } },
         scales: {
           y: { ticks: { autoSkip: false } },
           x: {
@@ -475,7 +665,23 @@
     ),
     1.3,
   );
-  fitRows('chart-confirmations', withRatio.length * 1.6);
+  function ratioText(r) {
+    return fmtNum(r.median) + '× (' + fmtNum(r.low) + '–' + fmtNum(r.high) + ')';
+  }
+  var ratioRoom = labelRoom(
+    withRatio.map(function (c) {
+      return ratioText(c.ratio);
+    }),
+    110,
+  );
+  var ratioLabels = axisLabels(
+    'chart-confirmations',
+    withRatio.map(function (c) {
+      return [c.label, c.ratio.label];
+    }),
+    ratioRoom,
+  );
+  fitRows('chart-confirmations', Math.max(withRatio.length * 1.6, labelRows(ratioLabels)));
   if (withRatio.length === 0)
     empty(
       'chart-confirmations',
@@ -503,9 +709,7 @@
       type: 'bar',
       data: {
         // Two-line labels: what was checked, then what the ratio compares.
-        labels: withRatio.map(function (c) {
-          return [c.label, c.ratio.label];
-        }),
+        labels: ratioLabels,
         datasets: [
           {
             type: 'bar',
@@ -522,8 +726,7 @@
             borderWidth: 1,
             barPercentage: 0.5,
             valueLabel: function (v, i) {
-              var r = withRatio[i].ratio;
-              return fmtNum(r.median) + '× (' + fmtNum(r.low) + '–' + fmtNum(r.high) + ')';
+              return ratioText(withRatio[i].ratio);
             },
           },
           {
@@ -544,7 +747,7 @@
       },
       options: {
         indexAxis: 'y',
-        layout: { padding: { right: 110 } },
+        layout: { padding: { right: ratioRoom } },
         scales: {
           x: {
             type: 'logarithmic',
