@@ -268,7 +268,7 @@ function ruleTable(t: ReportTable): string {
  * fits the page at any width and no column is squeezed to a letter per line beside a long shape. `null`: no width.
  */
 function columnWidths(t: ReportTable): (number | null)[] {
-  const widths = t.columns.map((c, i): number | null => {
+  const widths: (number | null)[] = t.columns.map((c, i): number | null => {
     const longest = Math.max(0, ...t.rows.map((r) => cellText(c, r[i] ?? null).length));
     const word = Math.max(...c.title.split(/\s+/).map((w) => w.length));
     if (!isFigure(c) && longest > 14) return null;
