@@ -23,12 +23,12 @@ import {
   keptReason,
   prefixPairs,
   shapeCanUse,
-  shellCollection,
   sourceText,
   workloadShapes,
   workloadVerdict,
 } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
+import { codeSpan, shellCall, shellCommentOut } from '../../src/lib/shell';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import { versionAtLeast } from '../../src/lib/version';
@@ -135,30 +135,47 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${formatNu
 /** A duration, for "in the last …" and "… ago": hours below a day, whole days above. */
 const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') : plural(Math.floor(d), 'day'));
 const names = (list: readonly { index: { name: string } }[]): string =>
-  list.map((u) => `\`${u.index.name}\``).join(', ');
+  list.map((u) => codeSpan(u.index.name)).join(', ');
 
 /** db.collection.hideIndex() exists on MongoDB 4.4 and later (not on FerretDB). */
 function canHide(snapshot: Snapshot): boolean {
   return snapshot.server.flavor === 'mongodb' && versionAtLeast(snapshot.server.versionArray, 4, 4);
 }
 
-function hideThenDrop(snapshot: Snapshot, coll: string, index: string): string[] {
-  const c = shellCollection(coll);
-  return canHide(snapshot)
-    ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`]
-    : [`${c}.dropIndex(${JSON.stringify(index)})`];
+/**
+ * Hide now, drop later: the runnable step hides the index and says (as a comment) how to unhide it; the drop is a
+ * later step, printed commented out, so pasting the first block cannot drop anything. Where the server cannot hide,
+ * the drop is the step.
+ */
+function hideThenDrop(
+  snapshot: Snapshot,
+  db: string,
+  coll: string,
+  index: string,
+): Pick<Recommendation, 'commands' | 'later'> {
+  const drop = shellCall(db, coll, 'dropIndex', index);
+  if (!canHide(snapshot)) return { commands: [drop] };
+  return {
+    commands: [
+      shellCall(db, coll, 'hideIndex', index),
+      shellCommentOut(`to undo, if a query slows down: ${shellCall(db, coll, 'unhideIndex', index)}`),
+    ],
+    later: { when: DROP_WHEN, commands: [drop] },
+  };
 }
+
+const DROP_WHEN = 'after a full business cycle (a month-end, a quarter-end) with the index hidden and no query slower';
 
 /** The action that goes with hideThenDrop's commands: "hide it, then drop it" only where hideIndex exists. */
 function hideThenDropAction(snapshot: Snapshot): string {
   return canHide(snapshot) ? 'hide it, then drop it' : 'drop it';
 }
 
-/** Why hide first, or why this server cannot. */
-function hideFirst(snapshot: Snapshot, index: string): string {
+/** Why hide first, or why this server cannot; the command quoted is built like the one printed. */
+function hideFirst(snapshot: Snapshot, db: string, coll: string, index: string): string {
   return canHide(snapshot)
-    ? `Hide it first: \`db.collection.hideIndex("${index}")\` keeps it maintained but invisible to the ` +
-        `planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
+    ? `Hide it first: ${codeSpan(shellCall(db, coll, 'hideIndex', index))} keeps it maintained but invisible to ` +
+        `the planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
     : `This server has no \`hideIndex\` (MongoDB 4.4+ has it, to take an index out of the planner's choices ` +
         `before dropping it), so rebuilding it is the way back if a query slows down.`;
 }
@@ -287,9 +304,9 @@ function reportUnusedIndex(
         action: hideThenDropAction(snapshot),
         reason:
           `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
-          `cache. ${wl.sentence}${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
+          `cache. ${wl.sentence}${hideFirst(snapshot, c.db, c.name, u.index.name)} Drop it after a full business ` +
           `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
-        commands: hideThenDrop(snapshot, c.name, u.index.name),
+        ...hideThenDrop(snapshot, c.db, c.name, u.index.name),
       },
     },
     {
@@ -428,9 +445,10 @@ function reportUnusedByWorkload(
       action: hideThenDropAction(snapshot),
       reason:
         `No query the workload ran on this collection can use it, and the workload holds every operation ` +
-        `(${wl.completeness}). ${hideFirst(snapshot, ix.name)} The workload covers only the time it was ` +
+        `(${wl.completeness}). ${hideFirst(snapshot, c.db, c.name, ix.name)} The workload covers only the time ` +
+        `it was ` +
         `recorded: drop it after a full business cycle in which nothing slowed down.`,
-      commands: hideThenDrop(snapshot, c.name, ix.name),
+      ...hideThenDrop(snapshot, c.db, c.name, ix.name),
     },
   };
   const d = {
@@ -624,14 +642,15 @@ function checkPrefixes(
       recommendation: {
         action: hideThenDropAction(snapshot),
         reason:
-          `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its ` +
+          `${codeSpan(p.longer.name)} serves the same equality, range and sort queries on its leading fields; its ` +
           `entries are larger, so those queries read a little more. Check with explain() that the planner ` +
-          `picks it (the confirmation does this on a scratch copy). ${hideFirst(snapshot, p.shorter.name)}`,
-        commands: hideThenDrop(snapshot, c.name, p.shorter.name),
+          `picks it (the confirmation does this on a scratch copy). ` +
+          hideFirst(snapshot, c.db, c.name, p.shorter.name),
+        ...hideThenDrop(snapshot, c.db, c.name, p.shorter.name),
       },
     };
     const fields = Object.keys(p.shorter.key)
-      .map((f) => `\`${f}\``)
+      .map((f) => codeSpan(f))
       .join(', ');
     if (p.shorter.sizeBytes === null) report({ ...base, messageId: 'redundantUnsized', data: { ...pair, fields } });
     else report({ ...base, messageId: 'redundant', data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) } });
@@ -660,8 +679,10 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUs
         'into compound indexes that lead with the fields queried by equality, then sort, then range (ESR). ' +
         "Review each index's use first:",
       commands: [
-        `${shellCollection(c.name)}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": ` +
-          `1, "accesses.since": 1 } }])`,
+        shellCall(c.db, c.name, 'aggregate', [
+          { $indexStats: {} },
+          { $project: { name: 1, 'accesses.ops': 1, 'accesses.since': 1 } },
+        ]),
       ],
     },
   });

@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import { serverLine } from '../lib/server-name';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -110,9 +111,13 @@ function measurementLine(m: Confirmation['measurements'][number]): string {
 
 function recommendation(f: Finding): string {
   if (!f.recommendation) return '';
-  const { action, reason, commands = [] } = f.recommendation;
+  const { action, reason, commands = [], later } = f.recommendation;
   const pre = commands.length ? `<pre class="cmd">${esc(commands.join('\n'))}</pre>` : '';
-  return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}`;
+  const next = later
+    ? `<div class="rec">Later, ${rich(later.when)}:</div>` +
+      `<pre class="cmd later">${esc(laterLines(later).join('\n'))}</pre>`
+    : '';
+  return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}${next}`;
 }
 
 function findingRow(f: Finding): string {

@@ -13,7 +13,7 @@ import { fillTemplate } from '../core/format';
 import { QUERY_RULES } from '../core/query-rules';
 import type { Finding, Note, Recommendation, Snapshot } from '../core/types';
 import { formatKey, type IndexShape } from '../lib/index-keys';
-import { shellCollection } from '../lib/shell';
+import { shellCall } from '../lib/shell';
 import type { Locate, SourceLocation } from '../report/catalog';
 import { adviseIndexes, type Advice, type Candidate } from '../workload/candidates';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
@@ -160,8 +160,9 @@ const BASIS: Record<IndexSource | 'plan', string> = {
 };
 
 function createIndexCommand(c: Candidate): string {
-  const options = c.collation ? `, { collation: ${JSON.stringify(c.collation)} }` : '';
-  return `${shellCollection(c.coll)}.createIndex(${formatKey(c.key)}${options})`;
+  return c.collation
+    ? shellCall(c.db, c.coll, 'createIndex', c.key, { collation: c.collation })
+    : shellCall(c.db, c.coll, 'createIndex', c.key);
 }
 
 function esrRecommendation(c: Candidate | undefined, source: IndexSource): Recommendation | undefined {

@@ -6,6 +6,7 @@ import { isRefusal, UserError } from '../../core/errors';
 import { terminalLine } from '../../core/format';
 import { checkTargets } from '../../core/names';
 import { redactServerText } from '../../lib/redact';
+import { shellDbCall } from '../../lib/shell';
 import { onInterrupt, type RestoreAction } from '../interrupt';
 import { EXIT, type Io } from '../io';
 import { connect } from '../shared';
@@ -75,10 +76,10 @@ export function describeSettings(s: ProfilerSettings): string {
 
 /** The mongosh line that puts `s` back by hand. */
 export function restoreByHand(db: string, s: ProfilerSettings): string {
-  const opts = [`slowms: ${s.slowms}`];
-  if (s.sampleRate !== 1) opts.push(`sampleRate: ${s.sampleRate}`);
-  if (s.filter) opts.push(`filter: ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}`);
-  return `db.getSiblingDB(${terminalLine(JSON.stringify(db))}).setProfilingLevel(${s.was}, { ${opts.join(', ')} })`;
+  // The filter as relaxed Extended JSON read back: the same object literal, its strings escaped by the builder.
+  const filter = s.filter ? { filter: JSON.parse(EJSON.stringify(s.filter, { relaxed: true })) as unknown } : {};
+  const opts = { slowms: s.slowms, ...(s.sampleRate !== 1 ? { sampleRate: s.sampleRate } : {}), ...filter };
+  return shellDbCall(db, 'setProfilingLevel', s.was, opts);
 }
 
 /** The profile command that puts `s` back: level, slowms, sampleRate, and the filter if one was set. */
