@@ -66,10 +66,8 @@ describe('the command builder (src/lib/shell.ts)', () => {
     expect(shellKey('tenantId')).toBe('tenantId');
     expect(shellKey('a.b')).toBe('"a.b"');
     expect(shellKey('__proto__')).toBe('["__proto__"]');
-    const key = evaluate(shellValue({ __proto__: 1, constructor: -1 } as unknown)) as Record<string, unknown>;
     const parsed = evaluate(shellValue(JSON.parse('{"__proto__": 1, "constructor": -1}'))) as Record<string, unknown>;
     expect(Object.keys(parsed)).toEqual(['__proto__', 'constructor']);
-    expect(key).toBeDefined();
   });
 
   it('prints a template as a comment, and a later step as comments under a label', () => {

@@ -67,7 +67,8 @@ const reference = (leaf: string) => ({
   commands: [
     `db.getSiblingDB("app").createCollection("${leaf}")`,
     `db.getSiblingDB("app").getCollection("${leaf}").createIndex({ postId: 1, _id: 1 })`,
-    `// fill in the <…> first: db.getSiblingDB("app").getCollection("${leaf}").insertOne({ postId: <parent _id>, ...<item> })`,
+    `// fill in the <…> first: db.getSiblingDB("app").getCollection("${leaf}").insertOne({ postId: <parent` +
+      ` _id>, ...<item> })`,
   ],
 });
 const bound = (path: string, limit: number) => ({
@@ -287,7 +288,9 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").createCollection("posts_readings_buckets")',
               'db.getSiblingDB("app").getCollection("posts_readings_buckets").createIndex({ postId: 1, first: 1 })',
-              '// fill in the <…> first: db.getSiblingDB("app").getCollection("posts_readings_buckets").updateOne({ postId: <id>, count: { $lt: 200 } }, { $push: { items: ' +
+              '// fill in the <…> first:' +
+                ' db.getSiblingDB("app").getCollection("posts_readings_buckets")' +
+                '.updateOne({ postId: <id>, count: { $lt: 200 } }, { $push: { items: ' +
                 '<item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: true })',
             ],
           },

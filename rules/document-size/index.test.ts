@@ -123,7 +123,8 @@ ruleTester(rule, {
           recommendation: {
             action: 'store the binary outside the document',
             commands: [
-              'db.getSiblingDB("app").getCollection("reports").find({}, { pdf: 0 })  // reads without the large field meanwhile',
+              'db.getSiblingDB("app").getCollection("reports").find({}, { pdf: 0 })  // reads without the large' +
+                ' field meanwhile',
             ],
           },
         },

@@ -93,7 +93,8 @@ const withCardinality = (
 
 const orders$ = { db: 'app', collection: 'orders' };
 const listViolators =
-  'db.getSiblingDB("app").getCollection("orders").find({ $nor: [db.getSiblingDB("app").getCollectionInfos({ name: "orders" })[0].options.validator] }, { _id: 1 })';
+  'db.getSiblingDB("app").getCollection("orders").find({ $nor: [db.getSiblingDB("app").getCollectionInfos({' +
+  ' name: "orders" })[0].options.validator] }, { _id: 1 })';
 const collMod = (fields: string) => `db.getSiblingDB("app").runCommand({ collMod: "orders", ${fields} })`;
 const listProposalViolators =
   'db.getSiblingDB("app").getCollection("orders").find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })';
@@ -120,7 +121,8 @@ function counted(c: CollectionSnapshot, over: Partial<ProposalCount>): Collectio
 const proposal = (level: string, action: string, ...more: (string | RegExp)[]) => [
   /^var schema = \{ bsonType: "object", required: \["_id", "address", /,
   'db.getSiblingDB("app").getCollection("orders").countDocuments({ $nor: [{ $jsonSchema: schema }] })',
-  `db.getSiblingDB("app").runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, validationLevel: "${level}", ` +
+  'db.getSiblingDB("app").runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, ' +
+    `validationLevel: "${level}", ` +
     `validationAction: "${action}" })`,
   ...more,
 ];
@@ -1162,13 +1164,16 @@ describe('validator proposal', () => {
     expect(on?.enums).toEqual(['nickname', 'status', 'tags.$[]']);
     const text = shellLiteral(on?.schema);
     expect(text).toContain(
-      'status: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("status", { status: { $type: "string" } }) }',
+      'status: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("status", {' +
+        ' status: { $type: "string" } }) }',
     );
     expect(text).toContain(
-      'enum: db.getSiblingDB("app").getCollection("orders").distinct("nickname", { nickname: { $type: "string" } }).concat([null])',
+      'enum: db.getSiblingDB("app").getCollection("orders").distinct("nickname", { nickname: { $type: "string"' +
+        ' } }).concat([null])',
     );
     expect(text).toContain(
-      'items: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("tags", { tags: { $type: "string" } }) }',
+      'items: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("tags", {' +
+        ' tags: { $type: "string" } }) }',
     );
     // the server count and the scratch experiment get the schema without shell code; the fingerprint ignores enums
     expect(JSON.stringify(plainSchema(on?.schema))).not.toContain('distinct');
