@@ -72,11 +72,13 @@ describe('lint --queries against a declared spec (offline)', () => {
     expect(scan?.message).toMatch(
       /^The query db\.events\.find\(\{ at: \{ \$gte: \?date, \$lt: \?date \}, type: \?string/,
     );
-    expect(scan?.recommendation?.commands).toEqual(['db.events.createIndex({ type: 1, at: 1 })']);
+    expect(scan?.recommendation?.commands).toEqual([
+      'db.getSiblingDB("shop").getCollection("events").createIndex({ type: 1, at: 1 })',
+    ]);
     const sorts = result.findings.filter((f) => f.ruleId === 'query-in-memory-sort');
     expect(sorts.map((f) => f.recommendation?.commands?.[0]).sort()).toEqual([
-      'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 })',
-      'db.orders.createIndex({ status: 1, total: -1 })',
+      'db.getSiblingDB("shop").getCollection("orders").createIndex({ customerId: 1, status: 1, createdAt: -1 })',
+      'db.getSiblingDB("shop").getCollection("orders").createIndex({ status: 1, total: -1 })',
     ]);
     const partial = result.findings.find((f) => f.ruleId === 'query-partial-index');
     expect(partial?.message).toMatch(/served only in part by the index status_1: a range field is missing from it/);

@@ -53,7 +53,7 @@ describe('profile: durations and the restore', () => {
     const full: ProfilerSettings = { was: 0, slowms: 40, sampleRate: 0.25, filter: { op: 'query' } };
     expect(restoreCommand(full)).toEqual({ profile: 0, slowms: 40, sampleRate: 0.25, filter: { op: 'query' } });
     expect(restoreByHand('a"b', full)).toBe(
-      'db.getSiblingDB("a\\"b").setProfilingLevel(0, { slowms: 40, sampleRate: 0.25, filter: {"op":"query"} })',
+      'db.getSiblingDB("a\\"b").setProfilingLevel(0, { slowms: 40, sampleRate: 0.25, filter: { op: "query" } })',
     );
     expect(describeSettings(full)).toBe('level 0, slowms 40, sampleRate 0.25, filter {"op":"query"}');
   });

@@ -44,7 +44,8 @@ describe('lint --spec: drift between the declared spec and a snapshot', () => {
       'app.users is declared but does not exist on the server (nor its 1 declared index).',
       'app.logs exists on the server but is not declared in the spec.',
     ]);
-    const create = 'db.getSiblingDB("app").orders.createIndex({"customer":1,"at":-1}, { name: "cust" })';
+    const create =
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ customer: 1, at: -1 }, { name: "cust" })';
     expect(findings[2]?.recommendation?.commands).toEqual([create]);
     expect(findings[3]?.evidence).toEqual({ key: '{"total":-1}', sizeBytes: 3 });
     expect(findings[4]?.evidence).toEqual({ declaredIndexes: 1 });

@@ -65,14 +65,18 @@ const busyBytes = (profiled('posts', datedPosts()).sample.docs[0] as DocProfile)
 const reference = (leaf: string) => ({
   action: 'reference',
   commands: [
-    `db.createCollection("${leaf}")`,
-    `db.${leaf}.createIndex({ postId: 1, _id: 1 })`,
-    `db.${leaf}.insertOne({ postId: <post _id>, ...<item> })`,
+    `db.getSiblingDB("app").createCollection("${leaf}")`,
+    `db.getSiblingDB("app").getCollection("${leaf}").createIndex({ postId: 1, _id: 1 })`,
+    `// fill in the <…> first: db.getSiblingDB("app").getCollection("${leaf}").insertOne({ postId: <parent` +
+      ` _id>, ...<item> })`,
   ],
 });
 const bound = (path: string, limit: number) => ({
   action: 'keep embedded, and bound it',
-  commands: [`db.posts.updateOne({ _id: <id> }, { $push: { "${path}": { $each: [<item>], $slice: -${limit} } } })`],
+  commands: [
+    `// fill in the <…> first: db.getSiblingDB("app").getCollection("posts").updateOne({ _id: <id> }, ` +
+      `{ $push: { ${path.includes('.') ? `"${path}"` : path}: { $each: [<item>], $slice: -${limit} } } })`,
+  ],
 });
 
 ruleTester(rule, {
@@ -282,9 +286,11 @@ ruleTester(rule, {
           recommendation: {
             action: 'bucket pattern',
             commands: [
-              'db.createCollection("posts_readings_buckets")',
-              'db.posts_readings_buckets.createIndex({ postId: 1, first: 1 })',
-              'db.posts_readings_buckets.updateOne({ postId: <id>, count: { $lt: 200 } }, { $push: { items: ' +
+              'db.getSiblingDB("app").createCollection("posts_readings_buckets")',
+              'db.getSiblingDB("app").getCollection("posts_readings_buckets").createIndex({ postId: 1, first: 1 })',
+              '// fill in the <…> first:' +
+                ' db.getSiblingDB("app").getCollection("posts_readings_buckets")' +
+                '.updateOne({ postId: <id>, count: { $lt: 200 } }, { $push: { items: ' +
                 '<item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: true })',
             ],
           },

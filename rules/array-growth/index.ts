@@ -1,6 +1,6 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { pathSegments } from '../../src/lib/doc-path';
-import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
+import { shellCall, shellCollection, shellDbCall, shellKey, shellTemplate } from '../../src/lib/shell';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
 import { ELEMENT_KIND } from '../../src/core/types';
@@ -48,17 +48,19 @@ function severityOf(s: ArrayPathStats, o: ArrayGrowthOptions): Grade | null {
 }
 
 function recommend(
+  db: string,
   collection: string,
   s: ArrayPathStats,
   severity: Severity,
   o: ArrayGrowthOptions,
   largestDoc: string,
 ): Recommendation {
-  const r = advice(collection, s, severity, o, largestDoc);
+  const r = advice(db, collection, s, severity, o, largestDoc);
   return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
 }
 
 function advice(
+  db: string,
   collection: string,
   s: ArrayPathStats,
   severity: Severity,
@@ -81,8 +83,10 @@ function advice(
         `little on write: in ${BENCHMARK} embedding cost nothing up to 100 comments per post and $push was ` +
         `2.3x slower at 1,000. Cap it so it cannot grow unnoticed.`,
       commands: [
-        `${shellCollection(collection)}.updateOne({ _id: <id> }, { $push: { ${shellString(s.path)}: { ` +
-          `$each: [<item>], $slice: -${o.infoLength} } } })`,
+        shellTemplate(
+          `${shellCollection(db, collection)}.updateOne({ _id: <id> }, { $push: { ${shellKey(s.path)}: { ` +
+            `$each: [<item>], $slice: -${o.infoLength} } } })`,
+        ),
       ],
     };
   }
@@ -94,11 +98,13 @@ function advice(
         `documents of a few hundred per ${singular(collection)}, so each write touches a small document and ` +
         `reads fetch few buckets.`,
       commands: [
-        `db.createCollection(${shellString(buckets)})`,
-        `${shellCollection(buckets)}.createIndex({ ${shellKey(parentKey)}: 1, first: 1 })`,
-        `${shellCollection(buckets)}.updateOne({ ${shellKey(parentKey)}: <id>, count: { $lt: 200 } }, { ` +
-          `$push: { items: <item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: ` +
-          `true })`,
+        shellDbCall(db, 'createCollection', buckets),
+        shellCall(db, buckets, 'createIndex', { [parentKey]: 1, first: 1 }),
+        shellTemplate(
+          `${shellCollection(db, buckets)}.updateOne({ ${shellKey(parentKey)}: <id>, count: { $lt: 200 } }, { ` +
+            `$push: { items: <item> }, $inc: { count: 1 }, $setOnInsert: { first: <item time> } }, { upsert: ` +
+            `true })`,
+        ),
       ],
     };
   }
@@ -110,9 +116,9 @@ function advice(
       `(${formatBytes(s.elementBytes)}). In ${BENCHMARK} $push was 2.3x slower than the referenced insert at ` +
       `1,000 comments per post and 26.5x at 10,000.`,
     commands: [
-      `db.createCollection(${shellString(leaf)})`,
-      `${shellCollection(leaf)}.createIndex({ ${shellKey(parentKey)}: 1, _id: 1 })`,
-      `${shellCollection(leaf)}.insertOne({ ${shellKey(parentKey)}: <${singular(collection)} _id>, ...<item> })`,
+      shellDbCall(db, 'createCollection', leaf),
+      shellCall(db, leaf, 'createIndex', { [parentKey]: 1, _id: 1 }),
+      shellTemplate(`${shellCollection(db, leaf)}.insertOne({ ${shellKey(parentKey)}: <parent _id>, ...<item> })`),
     ],
   };
 }
@@ -317,7 +323,7 @@ export default defineRule({
         severity: grade.severity,
         target: { db: collection.db, collection: collection.name, path: stats.path },
         evidence: evidenceOf(collection, stats),
-        recommendation: recommend(collection.name, stats, grade.severity, options, largestDoc),
+        recommendation: recommend(collection.db, collection.name, stats, grade.severity, options, largestDoc),
       };
       const held: Held = {
         path: stats.path,

@@ -55,9 +55,11 @@ const onId = { db: 'app', collection: 'events', path: '_id' };
 const lookOneAtATime = {
   action: 'look far-apart _ids up one at a time, or $in only over _ids that sit close together',
   commands: [
-    'db.events.find({ _id: <id> })',
-    'db.events.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])',
-    'db.events.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("executionStats")',
+    '// fill in the <…> first: db.getSiblingDB("app").getCollection("events").find({ _id: <id> })',
+    '// fill in the <…> first: db.getSiblingDB("app").getCollection("events").bulkWrite([{ deleteOne: { filter:' +
+      ' { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])',
+    '// fill in the <…> first: db.getSiblingDB("app").getCollection("events").find({ _id: { $in: [<id 1>, <id' +
+      ' 2>] } }).explain("executionStats")',
   ],
 };
 

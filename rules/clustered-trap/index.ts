@@ -1,5 +1,5 @@
 import { dataOf } from '../../src/core/collector';
-import { shellCollection } from '../../src/lib/shell';
+import { shellCollection, shellTemplate } from '../../src/lib/shell';
 import { defineRule, sentence } from '../../src/core/rule';
 import { readsFar } from './analyze';
 import { clusteredExplain, type ExplainedRun } from './collect';
@@ -12,6 +12,15 @@ const WHY =
   'on a clustered collection a multi-value `_id` $in reads the whole collection (a COLLSCAN up to 6.0.5) or ' +
   'every document between its lowest and highest value (one bounded CLUSTERED_IXSCAN since SERVER-67105, ' +
   '6.0.6+), not one record per value.';
+
+/** One-at-a-time lookups, as templates: the _ids are placeholders to fill in. */
+function lookupTemplates(coll: string): string[] {
+  return [
+    `${coll}.find({ _id: <id> })`,
+    `${coll}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { filter: { _id: <id 2> } } }])`,
+    `${coll}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("executionStats")`,
+  ].map(shellTemplate);
+}
 
 export default defineRule({
   id: 'clustered-trap',
@@ -71,12 +80,7 @@ export default defineRule({
           'collection (up to 6.0.5) or the whole range between its lowest and highest value (6.0.6+). Send ' +
           'one find or deleteOne per _id (a bulk write keeps it one round trip), or a $gte/$lte range when ' +
           'the _ids are adjacent, and check explain("executionStats") after each server upgrade.',
-        commands: [
-          `${shellCollection(c.name)}.find({ _id: <id> })`,
-          `${shellCollection(c.name)}.bulkWrite([{ deleteOne: { filter: { _id: <id 1> } } }, { deleteOne: { ` +
-            `filter: { _id: <id 2> } } }])`,
-          `${shellCollection(c.name)}.find({ _id: { $in: [<id 1>, <id 2>] } }).explain("executionStats")`,
-        ],
+        commands: lookupTemplates(shellCollection(c.db, c.name)),
       },
     };
     const version = e.serverVersion;

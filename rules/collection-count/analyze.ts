@@ -4,6 +4,7 @@ import type { ServerInfo } from '../../src/core/types';
 import type { DeploymentInventory, IndexBounds, IndexDefinition } from './inventory';
 import { versionAtLeast } from '../../src/lib/version';
 import { keyOfEntries } from '../../src/lib/names-as-data';
+import { shellCall, shellCode, shellTemplate } from '../../src/lib/shell';
 import { groupByPattern as groupNames } from '../../src/lib/name-groups';
 
 export { namePatterns } from '../../src/lib/name-groups';
@@ -285,22 +286,28 @@ export function foldedName(pattern: string): string {
   return name || 'tenants';
 }
 
-const keyText = (key: Record<string, number | string>): string =>
-  `{ ${Object.entries(key)
-    .map(
-      ([k, v]) =>
-        `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${typeof v === 'string' ? JSON.stringify(v) : v}`,
-    )
-    .join(', ')} }`;
-
-function optionsText(d: IndexDefinition, extra: Record<string, unknown> = {}): string {
-  const o: string[] = [];
-  if (d.unique) o.push('unique: true');
-  if (d.sparse) o.push('sparse: true');
-  if (d.expireAfterSeconds !== undefined) o.push(`expireAfterSeconds: ${d.expireAfterSeconds}`);
-  for (const [k, v] of Object.entries(extra)) o.push(`${k}: ${JSON.stringify(v)}`);
-  if (d.partial) o.push('partialFilterExpression: <copy it from the tenant collections>');
-  return o.length ? `, { ${o.join(', ')} }` : '';
+/**
+ * The createIndex command for the folded collection; a partial index's filter is a placeholder to fill in, so that
+ * line is a template (a comment), not a command that fails when pasted.
+ */
+function createCommand(
+  db: string,
+  target: string,
+  key: Record<string, number | string>,
+  d: IndexDefinition,
+  extra: Record<string, unknown> = {},
+): string {
+  const o: Record<string, unknown> = {
+    ...(d.unique ? { unique: true } : {}),
+    ...(d.sparse ? { sparse: true } : {}),
+    ...(d.expireAfterSeconds !== undefined ? { expireAfterSeconds: d.expireAfterSeconds } : {}),
+    ...extra,
+    ...(d.partial ? { partialFilterExpression: shellCode('<copy it from the tenant collections>') } : {}),
+  };
+  const command = Object.keys(o).length
+    ? shellCall(db, target, 'createIndex', key, o)
+    : shellCall(db, target, 'createIndex', key);
+  return d.partial ? shellTemplate(command) : command;
 }
 
 export interface FoldedIndexPlan {
@@ -314,18 +321,17 @@ export interface FoldedIndexPlan {
 export function foldedIndexes(target: string, g: TenantGroup, field: string, version: number[]): FoldedIndexPlan {
   const commands: string[] = [];
   const notes: string[] = [];
-  const coll = `db.getCollection(${JSON.stringify(target)})`;
   let leads = false;
   for (const d of g.indexes) {
     const values = Object.values(d.key);
     const fields = Object.keys(d.key);
     if (fields[0] === field) {
-      commands.push(`${coll}.createIndex(${keyText(d.key)}${optionsText(d)})`);
+      commands.push(createCommand(g.db, target, d.key, d));
       leads = true;
       continue;
     }
     if (d.expireAfterSeconds !== undefined) {
-      commands.push(`${coll}.createIndex(${keyText(d.key)}${optionsText(d)})`);
+      commands.push(createCommand(g.db, target, d.key, d));
       notes.push(`TTL index ${d.name}: a TTL index must be single-field, so it stays without ${field}`);
       continue;
     }
@@ -335,13 +341,13 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
         [field, 1],
         ...(d.textFields ?? ['<text fields>']).map((f): [string, string] => [f, 'text']),
       ]);
-      commands.push(`${coll}.createIndex(${keyText(textKey)}${optionsText(d)})`);
+      commands.push(createCommand(g.db, target, textKey, d));
       notes.push(`text index ${d.name}: with ${field} in front, every $text query must give ${field} by equality`);
       leads = true;
       continue;
     }
     if (values.includes('2d')) {
-      commands.push(`${coll}.createIndex(${keyText({ ...d.key, [field]: 1 })}${optionsText(d)})`);
+      commands.push(createCommand(g.db, target, { ...d.key, [field]: 1 }, d));
       notes.push(
         `2d index ${d.name}: a 2d index must start with the location, so ${field} comes second (or move to ` +
           `2dsphere, which can lead with ${field})`,
@@ -350,7 +356,7 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
     }
     if (fields.some((f) => f === '$**' || f.endsWith('.$**'))) {
       if (!versionAtLeast(version, 7, 0)) {
-        commands.push(`${coll}.createIndex(${keyText(d.key)}${optionsText(d)})`);
+        commands.push(createCommand(g.db, target, d.key, d));
         notes.push(
           `wildcard index ${d.name}: compound wildcard indexes need MongoDB 7.0 (this server ` +
             `is ${version.slice(0, 3).join('.')}), so it stays as is and queries filter on ${field} through ` +
@@ -359,22 +365,22 @@ export function foldedIndexes(target: string, g: TenantGroup, field: string, ver
         continue;
       }
       const projection = fields.includes('$**') ? { wildcardProjection: { [field]: 0 } } : {};
-      commands.push(`${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d, projection)})`);
+      commands.push(createCommand(g.db, target, { [field]: 1, ...d.key }, d, projection));
       const leftOut = fields.includes('$**') ? `, with ${field} left out of its projection as the server requires` : '';
       notes.push(`wildcard index ${d.name}: a compound wildcard index (7.0+)${leftOut}`);
       leads = true;
       continue;
     }
     if (values.includes('hashed') && !versionAtLeast(version, 4, 4)) {
-      commands.push(`${coll}.createIndex(${keyText(d.key)}${optionsText(d)})`);
+      commands.push(createCommand(g.db, target, d.key, d));
       notes.push(`hashed index ${d.name}: compound hashed indexes need MongoDB 4.4, so it stays as is`);
       continue;
     }
-    commands.push(`${coll}.createIndex(${keyText({ [field]: 1, ...d.key })}${optionsText(d)})`);
+    commands.push(createCommand(g.db, target, { [field]: 1, ...d.key }, d));
     if (d.unique)
       notes.push(`unique index ${d.name}: with ${field} in front it stays unique per tenant, as it was per collection`);
     leads = true;
   }
-  if (!leads) commands.unshift(`${coll}.createIndex({ ${field}: 1 })`);
+  if (!leads) commands.unshift(shellCall(g.db, target, 'createIndex', { [field]: 1 }));
   return { commands, notes };
 }

@@ -146,10 +146,12 @@ const tenants = { db: 'app', collection: 'orders_acme' };
 const fold = (field: string) => ({
   action: `fold into one collection \`orders\` with ${field} leading each index`,
   commands: [
-    'db.createCollection("orders")',
-    `db.getCollection("orders").createIndex({ ${field}: 1, userId: 1, createdAt: -1 })`,
-    `db.getCollection("orders").createIndex({ ${field}: 1, email: 1 }, { unique: true })`,
-    `db.getCollection("orders_acme").aggregate([{ $set: { ${field}: "<tenant id>" } }, { $merge: { into: ` +
+    'db.getSiblingDB("app").createCollection("orders")',
+    `db.getSiblingDB("app").getCollection("orders").createIndex({ ${field}: 1, userId: 1, createdAt: -1 })`,
+    `db.getSiblingDB("app").getCollection("orders").createIndex({ ${field}: 1, email: 1 }, { unique: true })`,
+    '// fill in the <…> first: ' +
+      'db.getSiblingDB("app").getCollection("orders_acme")' +
+      `.aggregate([{ $set: { ${field}: <tenant id> } }, { $merge: { into: ` +
       `"orders" } }])  // once per tenant collection`,
   ],
 });
@@ -564,8 +566,8 @@ ruleTester(rule, {
           recommendation: {
             action: 'one time-series collection `metrics` with tenantId in its metaField',
             commands: [
-              /^db\.createCollection\("metrics", \{ timeseries: \{ timeField/,
-              /^db\.getCollection\("metrics_1"\)\.aggregate\(\[\{ \$set: \{ "meta\.tenantId": "<tenant id>" \} \}/,
+              /^\/\/ fill in the <…> first: db\.getSiblingDB\("app"\)\.createCollection\("metrics", /,
+              /^\/\/ fill in the <…> first: db\.getSiblingDB\("app"\)\.getCollection\("metrics_1"\)\.aggregate\(/,
             ],
           },
         },
@@ -610,13 +612,15 @@ describe('collection-count recommendation', () => {
     const g = group({ indexes: specs.map(indexDefinitionOf) });
     const on70 = foldedIndexes('orders', g, 'tenantId', [7, 0, 12, 0]);
     expect(on70.commands).toEqual([
-      'db.getCollection("orders").createIndex({ tenantId: 1, body: "text", title: "text" })',
-      'db.getCollection("orders").createIndex({ loc: "2d", tenantId: 1 })',
-      'db.getCollection("orders").createIndex({ tenantId: 1, place: "2dsphere" })',
-      'db.getCollection("orders").createIndex({ tenantId: 1, h: "hashed" })',
-      'db.getCollection("orders").createIndex({ tenantId: 1, "$**": 1 }, { wildcardProjection: {"tenantId":0} })',
-      'db.getCollection("orders").createIndex({ createdAt: 1 }, { expireAfterSeconds: 3600 })',
-      'db.getCollection("orders").createIndex({ tenantId: 1, status: 1 }, { partialFilterExpression: <copy ' +
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1, body: "text", title: "text" })',
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ loc: "2d", tenantId: 1 })',
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1, place: "2dsphere" })',
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1, h: "hashed" })',
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1, "$**": 1 }, {' +
+        ' wildcardProjection: { tenantId: 0 } })',
+      'db.getSiblingDB("app").getCollection("orders").createIndex({ createdAt: 1 }, { expireAfterSeconds: 3600 })',
+      '// fill in the <…> first: db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1,' +
+        ' status: 1 }, { partialFilterExpression: <copy ' +
         'it from the tenant collections> })',
     ]);
     expect(on70.notes.join('\n')).toMatch(/text index body_text: .*equality/);
@@ -626,14 +630,14 @@ describe('collection-count recommendation', () => {
     expect(on60.notes.join('\n')).toMatch(
       /wildcard index \$\*\*_1: compound wildcard indexes need MongoDB 7.0 \(this server is 6.0.5\)/,
     );
-    expect(on60.commands).toContain('db.getCollection("orders").createIndex({ "$**": 1 })');
+    expect(on60.commands).toContain('db.getSiblingDB("app").getCollection("orders").createIndex({ "$**": 1 })');
     const on42 = foldedIndexes('orders', g, 'tenantId', [4, 2, 0, 0]);
     expect(on42.notes.join('\n')).toMatch(/hashed index h_hashed: compound hashed indexes need MongoDB 4.4/);
   });
 
   it('adds a plain tenant index when no index can lead with the tenant field', () => {
     const plan = foldedIndexes('events', group({ indexes: [] }), 'tenantId', [7, 0]);
-    expect(plan.commands).toEqual(['db.getCollection("events").createIndex({ tenantId: 1 })']);
+    expect(plan.commands).toEqual(['db.getSiblingDB("app").getCollection("events").createIndex({ tenantId: 1 })']);
   });
 });
 

@@ -19,6 +19,7 @@ import {
   totalsOf,
 } from './analyze';
 import { type DeploymentInventory, OTHER_NAMES_MAX, inventory } from './collect';
+import { shellCall, shellCode, shellDbCall, shellTemplate } from '../../src/lib/shell';
 import { CONFIRM_MESSAGES, confirmCollectionCount } from './confirm';
 
 export { collectionCountOptionsSchema, type CollectionCountOptions };
@@ -253,11 +254,17 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
             `One time-series collection with the tenant inside the metaField groups each tenant's measurements ` +
             `into their own buckets, and the metaField is indexed.`,
           commands: [
-            `db.createCollection(${JSON.stringify(target)}, { timeseries: { timeField: "<time field>", ` +
-              `metaField: "meta" } })`,
-            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: ` +
-              `{ "meta.${field}": "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // per ` +
-              `tenant; $merge into time-series needs 7.0+, else insert from the client`,
+            shellTemplate(
+              shellDbCall(g.db, 'createCollection', target, {
+                timeseries: { timeField: shellCode('<time field>'), metaField: 'meta' },
+              }),
+            ),
+            shellTemplate(
+              `${shellCall(g.db, g.examples[0] ?? '<tenant collection>', 'aggregate', [
+                { $set: { [`meta.${field}`]: shellCode('<tenant id>') } },
+                { $merge: { into: target } },
+              ])}  // per tenant; $merge into time-series needs 7.0+, else insert from the client`,
+            ),
           ],
         }
       : {
@@ -270,11 +277,14 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
             `collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall ` +
             `from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
           commands: [
-            `db.createCollection(${JSON.stringify(target)})`,
+            shellDbCall(g.db, 'createCollection', target),
             ...plan.commands,
-            `db.getCollection(${JSON.stringify(g.examples[0] ?? '<tenant collection>')}).aggregate([{ $set: ` +
-              `{ ${field}: "<tenant id>" } }, { $merge: { into: ${JSON.stringify(target)} } }])  // once per ` +
-              `tenant collection`,
+            shellTemplate(
+              `${shellCall(g.db, g.examples[0] ?? '<tenant collection>', 'aggregate', [
+                { $set: { [field]: shellCode('<tenant id>') } },
+                { $merge: { into: target } },
+              ])}  // once per tenant collection`,
+            ),
           ],
         },
   });

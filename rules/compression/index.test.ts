@@ -104,11 +104,12 @@ const events = { db: 'app', collection: 'events' };
 const zstdCopy = {
   action: 'zstd block compression',
   commands: [
-    'db.createCollection("events_zstd", { storageEngine: { wiredTiger: { configString: "block_compressor=zstd" } } })',
-    'db.events.aggregate([{ $merge: { into: "events_zstd" } }])',
-    'db.events.getIndexes()  // create the same indexes on events_zstd',
-    'db.events_zstd.renameCollection("events", true)  // replaces events: only after checking counts',
+    'db.getSiblingDB("app").createCollection("events_zstd", { storageEngine: { wiredTiger: { configString: ' +
+      '"block_compressor=zstd" } } })',
+    'db.getSiblingDB("app").getCollection("events").aggregate([{ $merge: { into: "events_zstd" } }])',
+    'db.getSiblingDB("app").getCollection("events").getIndexes()  // create the same indexes on events_zstd',
   ],
+  later: ['db.getSiblingDB("app").getCollection("events_zstd").renameCollection("events", true)'],
 };
 const large = (c: Compressibility) => collection('events', 'snappy', 20 * GiB, 9 * GiB, 2 * GiB, c);
 

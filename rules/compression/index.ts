@@ -1,6 +1,6 @@
 import { dataOf } from '../../src/core/collector';
 // Names in comments go through shellKey: bare when plain, quoted (so no newline ends the comment) otherwise.
-import { shellCollection, shellKey, shellString } from '../../src/lib/shell';
+import { shellCall, shellDbCall, shellKey } from '../../src/lib/shell';
 import { formatBytes } from '../../src/core/format';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
@@ -22,7 +22,7 @@ const WHY_OUTGROWING =
   'blocks stayed in the OS cache.';
 const WHY_FITTING = 'zstd costs a little more CPU per block than snappy and stores less.';
 
-function recommend(collection: string, s: CompressionStats): Recommendation {
+function recommend(db: string, collection: string, s: CompressionStats): Recommendation {
   const target = `${collection}_zstd`;
   return {
     action: 'zstd block compression',
@@ -31,13 +31,17 @@ function recommend(collection: string, s: CompressionStats): Recommendation {
       `rebuild the indexes, then swap names. ${s.outgrowsCache ? WHY_OUTGROWING : WHY_FITTING} ` +
       'New collections can default to zstd with the mongod option storage.wiredTiger.collectionConfig.blockCompressor.',
     commands: [
-      `db.createCollection(${shellString(target)}, { storageEngine: { wiredTiger: { configString: ` +
-        `"block_compressor=zstd" } } })`,
-      `${shellCollection(collection)}.aggregate([{ $merge: { into: ${shellString(target)} } }])`,
-      `${shellCollection(collection)}.getIndexes()  // create the same indexes on ${shellKey(target)}`,
-      `${shellCollection(target)}.renameCollection(${shellString(collection)}, true)  // ` +
-        `replaces ${shellKey(collection)}: only after checking counts`,
+      shellDbCall(db, 'createCollection', target, {
+        storageEngine: { wiredTiger: { configString: 'block_compressor=zstd' } },
+      }),
+      shellCall(db, collection, 'aggregate', [{ $merge: { into: target } }]),
+      `${shellCall(db, collection, 'getIndexes')}  // create the same indexes on ${shellKey(target)}`,
     ],
+    later: {
+      // renameCollection with dropTarget replaces the original: never in the block pasted to make the copy.
+      when: "after checking the copy's count matches the original's and its indexes are rebuilt",
+      commands: [shellCall(db, target, 'renameCollection', collection, true)],
+    },
   };
 }
 
@@ -89,7 +93,7 @@ function analyzeCollection(
       sampleBytes: comp?.bytes ?? 0,
       serializer: comp?.serializer ?? null,
     },
-    recommendation: recommend(c.name, s),
+    recommendation: recommend(c.db, c.name, s),
   };
   // the on-disk ratio says whether reusable space was left out of it (freeStorageSize) or could not be
   const reusable =

@@ -35,7 +35,10 @@ const small = Array.from({ length: 30 }, () => doc(4_000, [{ path: 'body', bytes
 const at = (path: string) => ({ db: 'app', collection: 'reports', path });
 const subset = (field: string) => ({
   action: 'split the document (subset pattern)',
-  commands: [`db.createCollection("reports_${field}")`, `db.reports_${field}.createIndex({ parentId: 1 })`],
+  commands: [
+    `db.getSiblingDB("app").createCollection("reports_${field}")`,
+    `db.getSiblingDB("app").getCollection("reports_${field}").createIndex({ parentId: 1 })`,
+  ],
 });
 
 ruleTester(rule, {
@@ -119,7 +122,10 @@ ruleTester(rule, {
           evidence: { measuredOnServer: true, largestFieldType: 'binData', docsOverWarnBytes: 1 },
           recommendation: {
             action: 'store the binary outside the document',
-            commands: ['db.reports.find({}, { "pdf": 0 })  // reads without the large field meanwhile'],
+            commands: [
+              'db.getSiblingDB("app").getCollection("reports").find({}, { pdf: 0 })  // reads without the large' +
+                ' field meanwhile',
+            ],
           },
         },
       ],

@@ -1,5 +1,5 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { shellCollection, shellString } from '../../src/lib/shell';
+import { shellCall, shellDbCall } from '../../src/lib/shell';
 import { defineRule, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
@@ -14,7 +14,7 @@ const child = (collection: string, path: string): string => `${collection}_${pat
 
 const LIMITS_URL = 'https://www.mongodb.com/docs/manual/reference/limits/#mongodb-limit-BSON-Document-Size';
 
-function recommend(collection: string, s: DocumentSizeStats): Recommendation {
+function recommend(db: string, collection: string, s: DocumentSizeStats): Recommendation {
   const top = s.largest.largestFields[0];
   if (s.dominantArray) {
     return {
@@ -33,8 +33,7 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
         `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, ` +
         `and the document keeps a reference, so reads that do not need it stay small.`,
       commands: [
-        `${shellCollection(collection)}.find({}, { ${shellString(top.path)}: 0 })  // reads without the ` +
-          `large field meanwhile`,
+        `${shellCall(db, collection, 'find', {}, { [top.path]: 0 })}  // reads without the ` + `large field meanwhile`,
       ],
     };
   }
@@ -47,8 +46,8 @@ function recommend(collection: string, s: DocumentSizeStats): Recommendation {
     ...(top
       ? {
           commands: [
-            `db.createCollection(${shellString(child(collection, top.path))})`,
-            `${shellCollection(child(collection, top.path))}.createIndex({ parentId: 1 })`,
+            shellDbCall(db, 'createCollection', child(collection, top.path)),
+            shellCall(db, child(collection, top.path), 'createIndex', { parentId: 1 }),
           ],
         }
       : {}),
@@ -149,7 +148,7 @@ export default defineRule({
     const base = {
       target: { db: c.db, collection: c.name, ...(top ? { path: top.path } : {}) },
       evidence: evidenceOf(c, s, search?.status ?? null),
-      recommendation: recommend(c.name, s),
+      recommendation: recommend(c.db, c.name, s),
     };
     const common = {
       bytes: formatBytes(s.largest.bytes),

@@ -2,7 +2,7 @@ import type { CollectionSnapshot, DynamicKeyProfile, KeyShape } from '../../src/
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatNumber } from '../../src/core/format';
 import { dottedPath, pathOf, pathSegments } from '../../src/lib/doc-path';
-import { shellCollection, shellString } from '../../src/lib/shell';
+import { shellCall } from '../../src/lib/shell';
 import { ownValue } from '../../src/lib/names-as-data';
 
 const SHAPE_LABEL: Record<KeyShape, [string, string]> = {
@@ -90,14 +90,11 @@ export function attributeIndexKey(path: string, documents: boolean): Record<stri
 }
 
 /** mongosh commands for the attribute pattern: the rewrite ($objectToArray gives `[{k, v}]`) and the one index. */
-export function attributeCommands(collection: string, path: string, documents = false): string[] {
-  const coll = shellCollection(collection);
-  const p = shellString(path);
-  const key = Object.keys(attributeIndexKey(path, documents)).map((k) => `${shellString(k)}: 1`);
+export function attributeCommands(db: string, collection: string, path: string, documents = false): string[] {
   return [
-    `${coll}.updateMany({ ${p}: { $type: "object" } }, [{ $set: { ${p}: { ` +
-      `$objectToArray: ${shellString(`$${path}`)} } } }])  // on a copy first: {key: value} becomes [{k: key, ` +
-      `v: value}]`,
-    `${coll}.createIndex({ ${key.join(', ')} })`,
+    `${shellCall(db, collection, 'updateMany', { [path]: { $type: 'object' } }, [
+      { $set: { [path]: { $objectToArray: `$${path}` } } },
+    ])}  // on a copy first: {key: value} becomes [{k: key, v: value}]`,
+    shellCall(db, collection, 'createIndex', attributeIndexKey(path, documents)),
   ];
 }

@@ -83,10 +83,11 @@ ruleTester(rule, {
                 'document, field order included.',
             ],
             commands: [
-              'db.customers.updateMany({ "tier_and_details": { $type: "object" } }, [{ $set: { ' +
-                '"tier_and_details": { $objectToArray: "$tier_and_details" } } }])  // on a copy first: {key: ' +
+              'db.getSiblingDB("app").getCollection("customers").updateMany({ tier_and_details: { $type:' +
+                ' "object" } }, [{ $set: { ' +
+                'tier_and_details: { $objectToArray: "$tier_and_details" } } }])  // on a copy first: {key: ' +
                 'value} becomes [{k: key, v: value}]',
-              'db.customers.createIndex({ "tier_and_details.k": 1 })',
+              'db.getSiblingDB("app").getCollection("customers").createIndex({ "tier_and_details.k": 1 })',
             ],
           },
         },
@@ -119,10 +120,11 @@ ruleTester(rule, {
               'change the code that writes the map first',
             ],
             commands: [
-              'db.orders.updateMany({ "itemsBySku": { $type: "object" } }, [{ $set: { "itemsBySku": { ' +
+              'db.getSiblingDB("app").getCollection("orders").updateMany({ itemsBySku: { $type: "object" } },' +
+                ' [{ $set: { itemsBySku: { ' +
                 '$objectToArray: "$itemsBySku" } } }])  // on a copy first: {key: value} becomes [{k: key, v: ' +
                 'value}]',
-              'db.orders.createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
+              'db.getSiblingDB("app").getCollection("orders").createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
             ],
           },
         },

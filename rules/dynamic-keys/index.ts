@@ -167,7 +167,7 @@ function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: b
   return {
     action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
     reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
-    ...(inPlace ? { commands: attributeCommands(c.name, path, valuesAreDocuments(m)) } : {}),
+    ...(inPlace ? { commands: attributeCommands(c.db, c.name, path, valuesAreDocuments(m)) } : {}),
   };
 }
 

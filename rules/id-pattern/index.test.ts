@@ -109,7 +109,10 @@ function coll(
 const onId = (collection: string) => ({ db: 'app', collection, path: '_id' });
 const clusteredCopy = (name: string) => ({
   action: 'clustered collection (when you next create it)',
-  commands: [`db.createCollection("${name}_clustered", { clusteredIndex: { key: { _id: 1 }, unique: true } })`],
+  commands: [
+    `db.getSiblingDB("app").createCollection("${name}_clustered", ` +
+      '{ clusteredIndex: { key: { _id: 1 }, unique: true } })',
+  ],
 });
 const sizeOnly = (bytes: number): IndexSnapshot[] => [
   { name: '_id_', key: { _id: 1 }, sizeBytes: bytes },
@@ -392,7 +395,8 @@ ruleTester(rule, {
               'a string never matches its binary UUID',
             ],
             commands: [
-              'db.getCollection("accounts").aggregate([{ $set: { _id: { $toUUID: "$_id" } } }, { $out: ' +
+              'db.getSiblingDB("app").getCollection("accounts").aggregate([{ $set: { _id: { $toUUID: "$_id" } }' +
+                ' }, { $out: ' +
                 '"accounts_binary" }])',
             ],
           },

@@ -1,5 +1,5 @@
 import { dataOf } from '../../src/core/collector';
-import { shellString } from '../../src/lib/shell';
+import { shellCall, shellDbCall } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { Capability, CollectionSnapshot, Target } from '../../src/core/types';
@@ -173,10 +173,7 @@ function reportUuidAsString({ c, s, report, target, evidence }: IdFinding): void
       `place: copy into a new collection (from MongoDB 8.0, $toUUID converts), rebuild its indexes, swap ` +
       `names, and convert the references in other collections and in the application — a string never matches ` +
       `its binary UUID.`,
-    commands: [
-      `db.getCollection(${shellString(c.name)}).aggregate([{ $set: { _id: { $toUUID: "$_id" } } }, { ` +
-        `$out: ${shellString(out)} }])`,
-    ],
+    commands: [shellCall(c.db, c.name, 'aggregate', [{ $set: { _id: { $toUUID: '$_id' } } }, { $out: out }])],
   };
   if (sv.documents === null || sv.documentBytes === null || sv.indexEntries === null || sv.indexBytes === null) {
     report({
@@ -307,8 +304,9 @@ function recommendClustered(at: IdFinding, cap: Capability, dataBytes: number): 
       `finding.${ttlSentence(s, t)} Clustering is chosen at creation; on 6.0.x check explain() of multi-value ` +
       `\`_id\` $in finds first (6.0.5 fell back to COLLSCAN).`,
     commands: [
-      `db.createCollection(${shellString(`${c.name}_clustered`)}, { clusteredIndex: { key: { _id: 1 }, ` +
-        `unique: true } })`,
+      shellDbCall(c.db, 'createCollection', `${c.name}_clustered`, {
+        clusteredIndex: { key: { _id: 1 }, unique: true },
+      }),
     ],
   };
   const evidence = { ...withPenalty, clusteredSupport: cap.evidence, timeIndex: t.index, ttlIndex: t.ttl };

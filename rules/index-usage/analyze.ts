@@ -6,7 +6,6 @@ import type { IndexAccess, IndexUsageMembers } from './collect';
 import type { IndexUsageOptions } from './options';
 
 export { formatKey, isKeyPrefix, prefixBlockers, specialKind } from '../../src/lib/index-keys';
-export { shellCollection } from '../../src/lib/shell';
 
 const DAY_MS = 86_400_000;
 

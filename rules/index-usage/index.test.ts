@@ -4,7 +4,8 @@ import { dataOf } from '../../src/core/collector';
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester, runRule } from '../../test/support/rule-tester';
-import { claimOf, formatKey, isKeyPrefix, prefixBlockers, shellCollection, specialKind, standIns } from './analyze';
+import { claimOf, formatKey, isKeyPrefix, prefixBlockers, specialKind, standIns } from './analyze';
+import { shellCollection } from '../../src/lib/shell';
 import { type IndexAccess, type IndexUsageMembers, indexUsageCollector } from './collect';
 import { planIndexes, prefixFilter, scratchSpecs } from './confirm';
 import rule from './index';
@@ -100,14 +101,16 @@ const orders = { db: 'app', collection: 'orders' };
 /** The values every unused line of `status_1` (60 days old, 1 MB) gives its template. */
 const status1 = { index: 'status_1', key: '{ status: 1 }', days: '60 days', size: '1 MiB' };
 const onIndex = (index: string) => ({ ...orders, index });
+const ORDERS = 'db.getSiblingDB("app").getCollection("orders")';
 const hideThenDrop = (index: string) => ({
   action: 'hide it, then drop it',
-  commands: [`db.orders.hideIndex("${index}")`, `db.orders.dropIndex("${index}")`],
+  commands: [`${ORDERS}.hideIndex("${index}")`, `// to undo, if a query slows down: ${ORDERS}.unhideIndex("${index}")`],
+  later: [`${ORDERS}.dropIndex("${index}")`],
 });
 const consolidate = {
   action: 'consolidate',
   commands: [
-    'db.orders.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])',
+    `${ORDERS}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": 1, "accesses.since": 1 } }])`,
   ],
 };
 
@@ -365,7 +368,8 @@ ruleTester(rule, {
           recommendation: {
             action: 'drop it',
             reasonIncludes: 'This server has no `hideIndex` (MongoDB 4.4+ has it',
-            commands: ['db.orders.dropIndex("status_1")'],
+            commands: [`${ORDERS}.dropIndex("status_1")`],
+            later: null,
           },
         },
       ],
@@ -666,7 +670,7 @@ ruleTester(rule, {
           recommendation: {
             ...hideThenDrop('a_1'),
             reasonIncludes: [
-              'Hide it first: `db.collection.hideIndex("a_1")` keeps it maintained but invisible to the planner',
+              `Hide it first: \`${ORDERS}.hideIndex("a_1")\` keeps it maintained but invisible to the planner`,
               '`unhideIndex` brings it back',
             ],
           },
@@ -1044,8 +1048,8 @@ describe('index-usage helpers', () => {
   });
 
   it('writes odd collection names and keys as mongosh needs them', () => {
-    expect(shellCollection('order-items')).toBe('db.getCollection("order-items")');
-    expect(shellCollection('stats')).toBe('db.getCollection("stats")');
+    expect(shellCollection('app', 'order-items')).toBe('db.getSiblingDB("app").getCollection("order-items")');
+    expect(shellCollection('app', 'stats')).toBe('db.getSiblingDB("app").getCollection("stats")');
     expect(formatKey({ 'a.b': 1, loc: '2dsphere' })).toBe('{ "a.b": 1, loc: "2dsphere" }');
   });
 

@@ -23,18 +23,19 @@ import {
   keptReason,
   prefixPairs,
   shapeCanUse,
-  shellCollection,
   sourceText,
   workloadShapes,
   workloadVerdict,
 } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
+import { codeSpan, shellCall, shellCommentOut } from '../../src/lib/shell';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import {
   hideFirst as hideFirstOn,
   hideThenDrop as hideThenDropOn,
   hideThenDropAction as hideThenDropActionOn,
+  type HideDropSteps,
 } from '../../src/lib/hide-drop';
 import { type IndexUsageOptions, indexUsageOptionsSchema } from './options';
 
@@ -139,12 +140,13 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${formatNu
 /** A duration, for "in the last …" and "… ago": hours below a day, whole days above. */
 const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') : plural(Math.floor(d), 'day'));
 const names = (list: readonly { index: { name: string } }[]): string =>
-  list.map((u) => `\`${u.index.name}\``).join(', ');
+  list.map((u) => codeSpan(u.index.name)).join(', ');
 
-const hideThenDrop = (snapshot: Snapshot, coll: string, index: string): string[] =>
-  hideThenDropOn(snapshot.server, coll, index);
+const hideThenDrop = (snapshot: Snapshot, db: string, coll: string, index: string): HideDropSteps =>
+  hideThenDropOn(snapshot.server, db, coll, index);
 const hideThenDropAction = (snapshot: Snapshot): string => hideThenDropActionOn(snapshot.server);
-const hideFirst = (snapshot: Snapshot, index: string): string => hideFirstOn(snapshot.server, index);
+const hideFirst = (snapshot: Snapshot, db: string, coll: string, index: string): string =>
+  hideFirstOn(snapshot.server, db, coll, index);
 
 interface UnusedBase {
   severity: Finding['severity'];
@@ -270,9 +272,9 @@ function reportUnusedIndex(
         action: hideThenDropAction(snapshot),
         reason:
           `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
-          `cache. ${wl.sentence}${hideFirst(snapshot, u.index.name)} Drop it after a full business ` +
+          `cache. ${wl.sentence}${hideFirst(snapshot, c.db, c.name, u.index.name)} Drop it after a full business ` +
           `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
-        commands: hideThenDrop(snapshot, c.name, u.index.name),
+        ...hideThenDrop(snapshot, c.db, c.name, u.index.name),
       },
     },
     {
@@ -411,9 +413,10 @@ function reportUnusedByWorkload(
       action: hideThenDropAction(snapshot),
       reason:
         `No query the workload ran on this collection can use it, and the workload holds every operation ` +
-        `(${wl.completeness}). ${hideFirst(snapshot, ix.name)} The workload covers only the time it was ` +
+        `(${wl.completeness}). ${hideFirst(snapshot, c.db, c.name, ix.name)} The workload covers only the time ` +
+        `it was ` +
         `recorded: drop it after a full business cycle in which nothing slowed down.`,
-      commands: hideThenDrop(snapshot, c.name, ix.name),
+      ...hideThenDrop(snapshot, c.db, c.name, ix.name),
     },
   };
   const d = {
@@ -607,14 +610,15 @@ function checkPrefixes(
       recommendation: {
         action: hideThenDropAction(snapshot),
         reason:
-          `\`${p.longer.name}\` serves the same equality, range and sort queries on its leading fields; its ` +
+          `${codeSpan(p.longer.name)} serves the same equality, range and sort queries on its leading fields; its ` +
           `entries are larger, so those queries read a little more. Check with explain() that the planner ` +
-          `picks it (the confirmation does this on a scratch copy). ${hideFirst(snapshot, p.shorter.name)}`,
-        commands: hideThenDrop(snapshot, c.name, p.shorter.name),
+          `picks it (the confirmation does this on a scratch copy). ` +
+          hideFirst(snapshot, c.db, c.name, p.shorter.name),
+        ...hideThenDrop(snapshot, c.db, c.name, p.shorter.name),
       },
     };
     const fields = Object.keys(p.shorter.key)
-      .map((f) => `\`${f}\``)
+      .map((f) => codeSpan(f))
       .join(', ');
     if (p.shorter.sizeBytes === null) report({ ...base, messageId: 'redundantUnsized', data: { ...pair, fields } });
     else report({ ...base, messageId: 'redundant', data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) } });
@@ -643,8 +647,10 @@ function checkCount(c: CollectionSnapshot, o: IndexUsageOptions, report: IndexUs
         'into compound indexes that lead with the fields queried by equality, then sort, then range (ESR). ' +
         "Review each index's use first:",
       commands: [
-        `${shellCollection(c.name)}.aggregate([{ $indexStats: {} }, { $project: { name: 1, "accesses.ops": ` +
-          `1, "accesses.since": 1 } }])`,
+        shellCall(c.db, c.name, 'aggregate', [
+          { $indexStats: {} },
+          { $project: { name: 1, 'accesses.ops': 1, 'accesses.since': 1 } },
+        ]),
       ],
     },
   });

@@ -75,7 +75,11 @@ const email = spec('email_1', { email: 1 }, { unique: true });
 const target = { db: 'app', collection: 'orders' };
 const hideThenDrop = {
   action: 'hide it, then drop it',
-  commands: ['db.orders.hideIndex("total_1")', 'db.orders.dropIndex("total_1")'],
+  commands: [
+    'db.getSiblingDB("app").getCollection("orders").hideIndex("total_1")',
+    '// to undo, if a query slows down: db.getSiblingDB("app").getCollection("orders").unhideIndex("total_1")',
+  ],
+  later: ['db.getSiblingDB("app").getCollection("orders").dropIndex("total_1")'],
 };
 const notJudged = { includes: 'index use was not judged for' };
 

@@ -49,8 +49,10 @@ ruleTester(rule, {
           recommendation: {
             action: 'store one type: convert the string values to number',
             commands: [
-              'db.orders.countDocuments({ "price": { $type: "string" } })  // the string values',
-              'db.orders.updateMany({ "price": { $type: "string" } }, [{ $set: { "price": { $convert: { ' +
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "price": { $type: "string" } }) ' +
+                ' // the string values',
+              'db.getSiblingDB("app").getCollection("orders").updateMany({ "price": { $type: "string" } }, [{' +
+                ' $set: { "price": { $convert: { ' +
                 'input: "$price", to: "double", onError: "$price" } } } }])  // on a copy first; values that ' +
                 'do not convert stay as they are',
             ],
@@ -86,8 +88,10 @@ ruleTester(rule, {
               'the blank strings that exist, so it rejects no document before or after the cleanup; drop `string` ' +
               'from its type once the blanks are gone.',
             commands: [
-              'db.orders.countDocuments({ "depth": { $regex: /^\\s*$/ } })  // the blank strings',
-              'db.orders.updateMany({ "depth": { $regex: /^\\s*$/ } }, { $unset: { "depth": "" } })  // on ' +
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "depth": { $regex: /^\\s*$/ } })' +
+                '  // the blank strings',
+              'db.getSiblingDB("app").getCollection("orders").updateMany({ "depth": { $regex: /^\\s*$/ } }, {' +
+                ' $unset: { "depth": "" } })  // on ' +
                 'a copy first',
             ],
           },
@@ -117,9 +121,11 @@ ruleTester(rule, {
             action: 'store one type: convert the string values to number',
             reasonIncludes: "The validator rule's proposal does not assume this cleanup: it leaves `pop` optional",
             commands: [
-              'db.orders.updateMany({ "pop": { $regex: /^\\s*$/ } }, { $unset: { "pop": "" } })  // the ' +
+              'db.getSiblingDB("app").getCollection("orders").updateMany({ "pop": { $regex: /^\\s*$/ } }, {' +
+                ' $unset: { "pop": "" } })  // the ' +
                 'blank strings: no value, so no field',
-              'db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values',
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
+                ' // the string values',
               /\$convert: \{ input: "\$pop", to: "int"/,
             ],
           },
@@ -146,7 +152,8 @@ ruleTester(rule, {
               '`$convert` to double keeps a value it cannot convert; double, not int: some strings hold a ' +
               'fraction, which int cannot',
             commands: [
-              'db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values',
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
+                ' // the string values',
               /\$convert: \{ input: "\$pop", to: "double"/,
             ],
           },
@@ -166,7 +173,11 @@ ruleTester(rule, {
           severity: 'warn',
           target: at('pop'),
           recommendation: {
-            commands: ['db.orders.countDocuments({ "pop": { $type: "string" } })  // the string values', /to: "int"/],
+            commands: [
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
+                ' // the string values',
+              /to: "int"/,
+            ],
           },
         },
       ],
@@ -285,10 +296,12 @@ ruleTester(rule, {
           data: { path: '"a.b"', families: 2, values: '100', mix: "number (int) 90%, string (a number's text) 10%" },
           recommendation: {
             commands: [
-              'db.orders.countDocuments({ $expr: { $eq: [{ $type: { $getField: { field: { $literal: "a.b" ' +
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ $expr: { $eq: [{ $type: {' +
+                ' $getField: { field: { $literal: "a.b" ' +
                 '}, input: "$$CURRENT" } } }, "string"] } })  // the string values',
               new RegExp(
-                String.raw`^db\.orders\.updateMany\(\{ \$expr: .*\[\{ \$replaceWith: \{ \$setField: \{ field: ` +
+                String.raw`^db\.getSiblingDB\("app"\)\.getCollection\("orders"\)\.updateMany\(\{ \$expr: .*\[\{` +
+                  String.raw` \$replaceWith: \{ \$setField: \{ field: ` +
                   String.raw`\{ \$literal: "a\.b" \}, input: "\$\$ROOT", value: \{ \$convert: `,
               ),
             ],
@@ -300,7 +313,7 @@ ruleTester(rule, {
           target: at('x.$in'),
           recommendation: {
             commands: [
-              /^db\.orders\.countDocuments\(\{ \$expr: .*\{ \$literal: "\$in" \}/,
+              /^db\.getSiblingDB\("app"\)\.getCollection\("orders"\)\.countDocuments\(.*\{ \$literal: "\$in" \}/,
               new RegExp(
                 String.raw`\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: ` +
                   String.raw`\{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: `,

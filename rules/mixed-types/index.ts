@@ -99,8 +99,14 @@ function countCommand(coll: string, path: string, test: FieldTest, comment: stri
 }
 
 /** Blank strings standing for "no value" beside one other type: leave the field out (or null) instead. */
-function recommendNoBlanks(collection: string, path: string, other: Family, naming: Naming): Recommendation {
-  const coll = shellCollection(collection);
+function recommendNoBlanks(
+  db: string,
+  collection: string,
+  path: string,
+  other: Family,
+  naming: Naming,
+): Recommendation {
+  const coll = shellCollection(db, collection);
   const p = shellString(path);
   const blank = `{ ${p}: { $regex: ${BLANK} } }`;
   const commands =
@@ -168,6 +174,7 @@ function convertNote(to: string | null, common: string | null): string {
  * refuses (onError would leave them strings): the target is then double, whatever the numbers' common width.
  */
 function recommend(
+  db: string,
   collection: string,
   path: string,
   major: Family,
@@ -178,7 +185,7 @@ function recommend(
 ): Recommendation {
   const common = convertTarget(major);
   const to = fractionText && (common === 'int' || common === 'long') ? 'double' : common;
-  const coll = shellCollection(collection);
+  const coll = shellCollection(db, collection);
   const commands =
     naming === 'dotted'
       ? dottedCommands(coll, path, minors, to, blanks)
@@ -288,7 +295,7 @@ function reportStrayStrings(at: FieldAt): boolean {
       target: targetOf(at),
       data: { path, other: other.family, values, mix: describeMix(mix) },
       evidence: { ...evidence, blankStrings: strings.blank },
-      recommendation: recommendNoBlanks(c.name, path, other, naming),
+      recommendation: recommendNoBlanks(c.db, c.name, path, other, naming),
     });
     return true;
   }
@@ -299,7 +306,7 @@ function reportStrayStrings(at: FieldAt): boolean {
     target: targetOf(at),
     data: { path, families: 2, values, mix: describeMix(mix) },
     evidence: { ...evidence, numericStrings: strings.numeric, blankStrings: strings.blank },
-    recommendation: recommend(c.name, path, other, [str], naming, strings.blank, fractionText),
+    recommendation: recommend(c.db, c.name, path, other, [str], naming, strings.blank, fractionText),
   });
   return true;
 }
@@ -316,7 +323,7 @@ function reportMix(at: FieldAt): void {
     severity,
     target: targetOf(at),
     evidence: evidenceOf(mix),
-    recommendation: recommend(c.name, path, major, minors, namingOf(snapshot, c, path)),
+    recommendation: recommend(c.db, c.name, path, major, minors, namingOf(snapshot, c, path)),
   };
   const values = formatNumber(mix.values + mix.nulls);
   if (kind === 'ids' && minors.length === 1) {

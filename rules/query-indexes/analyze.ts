@@ -5,7 +5,7 @@
  */
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatDuration, formatNumber } from '../../src/core/format';
-import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
+import { shellCall } from '../../src/lib/shell';
 import type { ShapeData } from '../../src/collect/workload';
 import { distinctOf, type FieldSelectivity, fieldSelectivity } from './selectivity';
 import { dataOf } from '../../src/core/collector';
@@ -44,8 +44,10 @@ export function namesMapKey(c: Candidate): boolean {
 
 /** `db.orders.createIndex({ status: 1, createdAt: -1 }, { name: "status_1_createdAt_-1" })`. */
 export function createIndexCommand(c: Candidate): string {
-  const opts = `{ name: ${shellString(c.name)}${c.collation ? `, collation: ${shellValue(c.collation)}` : ''} }`;
-  return `${shellCollection(c.coll)}.createIndex(${shellValue(c.key)}, ${opts})`;
+  return shellCall(c.db, c.coll, 'createIndex', c.key, {
+    name: c.name,
+    ...(c.collation ? { collation: c.collation } : {}),
+  });
 }
 
 /**

@@ -13,7 +13,8 @@ const BY_STATUS = { find: 'orders', filter: { status: 'paid', customerId: 7 }, s
 const STATUS_SHAPE = 'db.orders.find({ customerId: ?number, status: ?string }).sort({ createdAt: -1 }).limit(?)';
 // Equality fields tie without selectivity figures: by name (candidates.ts); the sort, then the ranges, follow.
 const ESR_COMMAND =
-  'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })';
+  'db.getSiblingDB("app").getCollection("orders").createIndex({ customerId: 1, status: 1, createdAt: -1 }, {' +
+  ' name: "customerId_1_status_1_createdAt_-1" })';
 
 /** A snapshot of `app` whose workload collector read these commands, each run `calls` times with these facts. */
 function snapshotWith(
@@ -133,7 +134,8 @@ ruleTester(rule, {
           evidence: { distinctOnSample: '{"status":400,"customerId":60}', sampledDocuments: 1000 },
           recommendation: {
             commands: [
-              'db.orders.createIndex({ status: 1, customerId: 1, createdAt: -1 }, ' +
+              'db.getSiblingDB("app").getCollection("orders").createIndex({ status: 1, customerId: 1,' +
+                ' createdAt: -1 }, ' +
                 '{ name: "status_1_customerId_1_createdAt_-1" })',
             ],
           },
@@ -217,7 +219,11 @@ ruleTester(rule, {
           messageId: 'lookupUnindexed',
           severity: 'warn',
           target: target(LOOKUP),
-          recommendation: { commands: ['db.orders.createIndex({ customerId: 1 }, { name: "customerId_1" })'] },
+          recommendation: {
+            commands: [
+              'db.getSiblingDB("app").getCollection("orders").createIndex({ customerId: 1 }, { name: "customerId_1" })',
+            ],
+          },
         },
       ],
     },

@@ -3,7 +3,8 @@ import { formatKey } from '../../src/lib/index-keys';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
 import type { Advice, Candidate } from '../../src/workload/candidates';
-import { hideFirst, hideThenDrop } from '../../src/lib/hide-drop';
+import { hideFirst, type HideServer, hideThenDropAll, withHides } from '../../src/lib/hide-drop';
+import { codeSpan } from '../../src/lib/shell';
 import type { IndexShape } from '../../src/lib/index-keys';
 import {
   gapWords,
@@ -84,7 +85,7 @@ const PROOF =
   'then the ranges). Each index costs every insert and every update of its fields: only the proof on a scratch ' +
   'copy (the confirmation, with the real calls replayed) shows that it pays.';
 
-type Server = Parameters<typeof hideThenDrop>[0];
+type Server = HideServer;
 
 function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server: Server): Recommendation {
   if (namesMapKey(c))
@@ -95,7 +96,7 @@ function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server
   const create = { action: `create the index ${formatKey(c.key)}`, reason: PROOF, commands: [createIndexCommand(c)] };
   if (redundant.length === 0) return create;
   // Half the advice otherwise: the shorter index it makes a redundant prefix keeps costing every write.
-  const names = redundant.map((ix) => `\`${ix.name}\` ${formatKey(ix.key)}`).join(' and ');
+  const names = redundant.map((ix) => `${codeSpan(ix.name)} ${formatKey(ix.key)}`).join(' and ');
   const one = redundant.length === 1;
   return {
     action:
@@ -104,8 +105,8 @@ function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server
     reason:
       `${PROOF} ${one ? 'That index serves' : 'Those indexes serve'} nothing the new one does not (the same leading ` +
       `fields, directions and options) and ${one ? 'costs' : 'cost'} every write: build the new index first, ` +
-      `${hideFirst(server, redundant[0]?.name ?? '')}`,
-    commands: [...create.commands, ...redundant.flatMap((ix) => hideThenDrop(server, c.coll, ix.name))],
+      `${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
+    ...withHides(create.commands, hideThenDropAll(server, c.db, c.coll, redundant.map((ix) => ix.name))),
   };
 }
 

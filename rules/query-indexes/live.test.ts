@@ -40,7 +40,8 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
     const found = ours(result.findings);
     const commands = found.flatMap((f) => f.recommendation?.commands ?? []);
     expect(commands).toContain(
-      'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, ' +
+      `db.getSiblingDB("${DB}").getCollection("orders").createIndex(` +
+        '{ customerId: 1, status: 1, createdAt: -1 }, ' +
         '{ name: "customerId_1_status_1_createdAt_-1" })',
     );
     // The orders shape by status and customer, sorted by date, is named with that index.
@@ -167,7 +168,9 @@ describe('check --log with the slow-query log fixture (live)', () => {
       expect(found.map((f) => f.messageId)).toEqual(['unindexed']);
       expect(found[0]?.message).toContain('No index serves db.coll.find({ b: ?number }): 1 call');
       expect(found[0]?.message).toContain('read 232,922 documents to return 0');
-      expect(found[0]?.recommendation?.commands).toEqual(['db.coll.createIndex({ b: 1 }, { name: "b_1" })']);
+      expect(found[0]?.recommendation?.commands).toEqual([
+        'db.getSiblingDB("db").getCollection("coll").createIndex({ b: 1 }, { name: "b_1" })',
+      ]);
       expect(code).toBe(1);
     } finally {
       await client.db('db').dropDatabase();

@@ -70,8 +70,22 @@ describe("query-indexes' table of shapes", () => {
     const [ixs, t] = result.tables ?? [];
     expect(ixs?.target).toEqual({ db: 'app' });
     expect(ixs?.rows).toEqual([
-      ['orders', 'db.orders.createIndex({ customerId: 1 }, { name: "customerId_1" })', 1, 4, 480, null],
-      ['orders', 'db.orders.createIndex({ sku: 1 }, { name: "sku_1" })', 1, 3, 90, null],
+      [
+        'orders',
+        'db.getSiblingDB("app").getCollection("orders").createIndex({ customerId: 1 }, { name: "customerId_1" })',
+        1,
+        4,
+        480,
+        null,
+      ],
+      [
+        'orders',
+        'db.getSiblingDB("app").getCollection("orders").createIndex({ sku: 1 }, { name: "sku_1" })',
+        1,
+        3,
+        90,
+        null,
+      ],
     ]);
     expect(t?.target).toEqual({ db: 'app' });
     expect(t?.columns.map((c) => c.title)).toEqual([

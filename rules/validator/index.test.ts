@@ -93,9 +93,11 @@ const withCardinality = (
 
 const orders$ = { db: 'app', collection: 'orders' };
 const listViolators =
-  'db.orders.find({ $nor: [db.getCollectionInfos({ name: "orders" })[0].options.validator] }, { _id: 1 })';
-const collMod = (fields: string) => `db.runCommand({ collMod: "orders", ${fields} })`;
-const listProposalViolators = 'db.orders.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })';
+  'db.getSiblingDB("app").getCollection("orders").find({ $nor: [db.getSiblingDB("app").getCollectionInfos({' +
+  ' name: "orders" })[0].options.validator] }, { _id: 1 })';
+const collMod = (fields: string) => `db.getSiblingDB("app").runCommand({ collMod: "orders", ${fields} })`;
+const listProposalViolators =
+  'db.getSiblingDB("app").getCollection("orders").find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })';
 /** The collection read whole: every document profiled. */
 const whole = (c: CollectionSnapshot): CollectionSnapshot => ({
   ...c,
@@ -118,8 +120,9 @@ function counted(c: CollectionSnapshot, over: Partial<ProposalCount>): Collectio
 }
 const proposal = (level: string, action: string, ...more: (string | RegExp)[]) => [
   /^var schema = \{ bsonType: "object", required: \["_id", "address", /,
-  'db.orders.countDocuments({ $nor: [{ $jsonSchema: schema }] })',
-  `db.runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, validationLevel: "${level}", ` +
+  'db.getSiblingDB("app").getCollection("orders").countDocuments({ $nor: [{ $jsonSchema: schema }] })',
+  'db.getSiblingDB("app").runCommand({ collMod: "orders", validator: { $jsonSchema: schema }, ' +
+    `validationLevel: "${level}", ` +
     `validationAction: "${action}" })`,
   ...more,
 ];
@@ -1161,11 +1164,16 @@ describe('validator proposal', () => {
     expect(on?.enums).toEqual(['nickname', 'status', 'tags.$[]']);
     const text = shellLiteral(on?.schema);
     expect(text).toContain(
-      'status: { bsonType: "string", enum: db.orders.distinct("status", { "status": { $type: "string" } }) }',
+      'status: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("status", {' +
+        ' status: { $type: "string" } }) }',
     );
-    expect(text).toContain('enum: db.orders.distinct("nickname", { "nickname": { $type: "string" } }).concat([null])');
     expect(text).toContain(
-      'items: { bsonType: "string", enum: db.orders.distinct("tags", { "tags": { $type: "string" } }) }',
+      'enum: db.getSiblingDB("app").getCollection("orders").distinct("nickname", { nickname: { $type: "string"' +
+        ' } }).concat([null])',
+    );
+    expect(text).toContain(
+      'items: { bsonType: "string", enum: db.getSiblingDB("app").getCollection("orders").distinct("tags", {' +
+        ' tags: { $type: "string" } }) }',
     );
     // the server count and the scratch experiment get the schema without shell code; the fingerprint ignores enums
     expect(JSON.stringify(plainSchema(on?.schema))).not.toContain('distinct');
@@ -1179,9 +1187,13 @@ describe('validator proposal', () => {
   });
 
   it('shell literals quote odd keys and keep ShellCode verbatim', () => {
-    expect(shellLiteral({ 'a-b': 1, ok: [true, null], c: new ShellCode('db.x.distinct("c")') })).toBe(
-      '{ "a-b": 1, ok: [true, null], c: db.x.distinct("c") }',
-    );
+    expect(
+      shellLiteral({
+        'a-b': 1,
+        ok: [true, null],
+        c: new ShellCode('db.getSiblingDB("app").getCollection("x").distinct("c")'),
+      }),
+    ).toBe('{ "a-b": 1, ok: [true, null], c: db.getSiblingDB("app").getCollection("x").distinct("c") }');
   });
 
   it('the report names the caps, maps, null-only and mixed paths, and prints no document value', () => {

@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
-import { shellCollection } from '../../src/lib/shell';
+import { type ShellCode, shellCall, shellCode, shellDbCall, shellRunCommand } from '../../src/lib/shell';
 import { type ValidatorDryRun, validatorCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmValidator, MEASURED_FINDINGS } from './confirm';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
@@ -85,17 +85,23 @@ function atLeast81(s: Snapshot): boolean {
   return s.server.flavor === 'mongodb' && versionAtLeast(s.server.versionArray, 8, 1);
 }
 
-function collMod(c: CollectionSnapshot, fields: Record<string, string>): string {
-  const parts = Object.entries(fields).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  return `db.runCommand({ collMod: ${JSON.stringify(c.name)}, ${parts.join(', ')} })`;
+function collMod(c: CollectionSnapshot, fields: Record<string, unknown>): string {
+  return shellRunCommand(c.db, { collMod: c.name, ...fields });
+}
+
+/** Counts the documents failing the stored validator (read back from the collection's options). */
+function countViolators(c: CollectionSnapshot): string {
+  return shellCall(c.db, c.name, 'countDocuments', { $nor: [storedValidator(c)] });
+}
+
+/** The collection's stored validator, read back in the shell: `db.getSiblingDB(…).getCollectionInfos(…)[0]…`. */
+function storedValidator(c: CollectionSnapshot): ShellCode {
+  return shellCode(`${shellDbCall(c.db, 'getCollectionInfos', { name: c.name })}[0].options.validator`);
 }
 
 /** Lists the documents failing the stored validator by _id only (the user runs it; the report prints no values). */
 function findViolators(c: CollectionSnapshot): string {
-  return (
-    `${shellCollection(c.name)}.find({ $nor: [db.getCollectionInfos({ name: ${JSON.stringify(c.name)} ` +
-    `})[0].options.validator] }, { _id: 1 })`
-  );
+  return shellCall(c.db, c.name, 'find', { $nor: [storedValidator(c)] }, { _id: 1 });
 }
 
 function byPathText(byPath: Record<string, number>, max = 8): string {
@@ -322,14 +328,7 @@ function reportReady(e: Existing, snapshot: Snapshot, c: CollectionSnapshot, rep
             '(second command).'
           : '',
       ].join(''),
-      commands:
-        count.kind === 'server'
-          ? commands
-          : [
-              `${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ ` +
-                `name: ${JSON.stringify(c.name)} })[0].options.validator] })`,
-              ...commands,
-            ],
+      commands: count.kind === 'server' ? commands : [countViolators(c), ...commands],
     },
   };
   if (count.kind === 'server') report({ ...ready, messageId: 'readyForError', data: { level, action } });
@@ -350,10 +349,7 @@ function reportUncounted(e: Existing, c: CollectionSnapshot, report: ValidatorRe
       reason:
         'Count before switching to validationAction "error" and validationLevel "strict": if the count is 0, ' +
         'nothing existing would be rejected.',
-      commands: [
-        `${shellCollection(c.name)}.countDocuments({ $nor: [db.getCollectionInfos({ ` +
-          `name: ${JSON.stringify(c.name)} })[0].options.validator] })`,
-      ],
+      commands: [countViolators(c)],
     },
   });
 }
@@ -518,18 +514,16 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
 
 /** The proposal's commands: the schema, the count of documents failing it, the collMod, and what the verdict adds. */
 function proposalCommands(snapshot: Snapshot, c: CollectionSnapshot, p: Proposal, v: Verdict): string[] {
-  const coll = shellCollection(c.name);
   const level = v.strict ? 'strict' : 'moderate';
   const action = v.strict ? 'error' : 'warn';
+  const schema = { $jsonSchema: shellCode('schema') };
   const commands = [
     `var schema = ${shellLiteral(p.schema)}`,
-    `${coll}.countDocuments({ $nor: [{ $jsonSchema: schema }] })`,
-    `db.runCommand({ collMod: ${JSON.stringify(c.name)}, validator: { $jsonSchema: schema }, ` +
-      `validationLevel: ${JSON.stringify(level)}, validationAction: ${JSON.stringify(action)} })`,
+    shellCall(c.db, c.name, 'countDocuments', { $nor: [schema] }),
+    collMod(c, { validator: schema, validationLevel: level, validationAction: action }),
   ];
-  if (v.strict && atLeast81(snapshot))
-    commands.push(`db.runCommand({ collMod: ${JSON.stringify(c.name)}, validationAction: "errorAndLog" })`);
-  if (!v.strict) commands.push(`${coll}.find({ $nor: [{ $jsonSchema: schema }] }, { _id: 1 })`);
+  if (v.strict && atLeast81(snapshot)) commands.push(collMod(c, { validationAction: 'errorAndLog' }));
+  if (!v.strict) commands.push(shellCall(c.db, c.name, 'find', { $nor: [schema] }, { _id: 1 }));
   return commands;
 }
 

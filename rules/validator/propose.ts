@@ -3,15 +3,13 @@ import { DYNAMIC_KEY } from '../../src/core/types';
 import { blanksStandingForNone } from '../../src/lib/blank-strings';
 import { isNumericBsonType } from '../../src/lib/bson-types';
 import { dottedPath, joinPath, pathOf, pathSegments } from '../../src/lib/doc-path';
-import { shellCollection } from '../../src/lib/shell';
+import { ShellCode, shellCall, shellValue } from '../../src/lib/shell';
 import type { ValidatorOptions } from './options';
 
 type Doc = Record<string, unknown>;
 
-/** mongosh code printed verbatim inside a literal (an enum read from the server with distinct()). */
-export class ShellCode {
-  constructor(readonly code: string) {}
-}
+/** mongosh code printed verbatim inside a literal (an enum read from the server with distinct()): the builder's. */
+export { ShellCode } from '../../src/lib/shell';
 
 interface Node {
   name: string;
@@ -65,6 +63,7 @@ export interface Proposal {
 
 /** What a proposal is made from: the census and how it was read; no document values. */
 export interface CensusInput {
+  db: string;
   collection: string;
   fields: Record<string, FieldProfile>;
   documents: number;
@@ -282,9 +281,8 @@ class Proposer {
       return null;
     const path = dottedPath(pathOf(segments(node.path).filter((p) => p !== '$[]')));
     if (path === null) return null;
-    const p = JSON.stringify(path);
     this.enums.push(node.path);
-    const read = `${shellCollection(this.input.collection)}.distinct(${p}, { ${p}: { $type: "string" } })`;
+    const read = shellCall(this.input.db, this.input.collection, 'distinct', path, { [path]: { $type: 'string' } });
     return new ShellCode(names.includes('null') ? `${read}.concat([null])` : read);
   }
 }
@@ -314,6 +312,7 @@ export function basisOf(c: CollectionSnapshot): Basis {
 /** The proposal's input from a collection of the snapshot and the collector's distinct-string counts. */
 export function censusOf(c: CollectionSnapshot, stringCardinality?: Record<string, number>): CensusInput {
   return {
+    db: c.db,
     collection: c.name,
     fields: c.sample.fields,
     documents: censusDocuments(c),
@@ -368,15 +367,7 @@ export function proposeSchema(
 
 /** A value as a mongosh literal: bare keys where allowed, ShellCode verbatim. */
 export function shellLiteral(v: unknown): string {
-  if (v instanceof ShellCode) return v.code;
-  if (Array.isArray(v)) return `[${v.map(shellLiteral).join(', ')}]`;
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Doc).map(
-      ([k, x]) => `${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)}: ${shellLiteral(x)}`,
-    );
-    return entries.length ? `{ ${entries.join(', ')} }` : '{}';
-  }
-  return JSON.stringify(v) ?? 'null';
+  return shellValue(v);
 }
 
 /** The schema without shell code (enums read with distinct() are left out), for the server count and the scratch

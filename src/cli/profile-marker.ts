@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { EJSON } from 'bson';
 import type { Doc } from '../core/adapter';
 import { terminalLine } from '../core/format';
+import { shellDbCall } from '../lib/shell';
 
 /** The settings the run replaced, and those it set (as `profile: -1` reads them). */
 export interface MarkedSettings {
@@ -118,10 +119,10 @@ export function describeSettings(s: MarkedSettings): string {
 
 /** The mongosh line that puts `s` back by hand. */
 export function restoreByHand(db: string, s: MarkedSettings): string {
-  const opts = [`slowms: ${s.slowms}`];
-  if (s.sampleRate !== 1) opts.push(`sampleRate: ${s.sampleRate}`);
-  if (s.filter) opts.push(`filter: ${terminalLine(EJSON.stringify(s.filter, { relaxed: true }))}`);
-  return `db.getSiblingDB(${terminalLine(JSON.stringify(db))}).setProfilingLevel(${s.was}, { ${opts.join(', ')} })`;
+  // The filter as relaxed Extended JSON read back: the same object literal, its strings escaped by the builder.
+  const filter = s.filter ? { filter: JSON.parse(EJSON.stringify(s.filter, { relaxed: true })) as unknown } : {};
+  const opts = { slowms: s.slowms, ...(s.sampleRate !== 1 ? { sampleRate: s.sampleRate } : {}), ...filter };
+  return shellDbCall(db, 'setProfilingLevel', s.was, opts);
 }
 
 /** "pid 123 on host, started 01:02:03 UTC, meant to restore at 01:12:03 UTC" */

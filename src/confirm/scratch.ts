@@ -6,6 +6,7 @@ import { type Adapter, type BsonKit, type Doc, asServerError, describeServerErro
 import { formatBytes, formatNumber } from '../core/format';
 import { isRefusal } from '../core/errors';
 import { VERSION } from '../version';
+import { shellDbCall } from '../lib/shell';
 import { bsonSizes, type CopyLimits, limitsFromHello, planCopyBatches } from './copy';
 
 /** Every database the advisor writes to starts with this; nothing else is ever written. */
@@ -164,7 +165,7 @@ export class Scratch {
 
   /** The mongosh line that drops this database by hand. */
   get dropByHand(): string {
-    return `db.getSiblingDB("${this.db}").dropDatabase()`;
+    return shellDbCall(this.db, 'dropDatabase');
   }
 
   get where(): string {

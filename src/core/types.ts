@@ -71,8 +71,24 @@ export const DYNAMIC_KEY = '<key>';
 export interface Recommendation {
   action: string;
   reason: string;
-  /** Ready-to-run commands (mongosh syntax), no document values. */
+  /**
+   * Ready-to-run commands (mongosh syntax), no document values: the step to take now, safe to paste as a block. Each
+   * names its database; lines starting with `//` are comments (how to undo, a template to fill in). Built by
+   * src/lib/shell.ts only.
+   */
   commands?: string[];
+  /**
+   * A step to take only later, once `when` holds (a dropIndex after the index has been hidden for a business cycle).
+   * Reports print it after `commands`, each line commented out (`// `), so pasting the first block cannot run it;
+   * JSON keeps the runnable text here.
+   */
+  later?: LaterStep;
+}
+
+/** A later step of a recommendation: the condition to wait for, and the commands to run then. */
+export interface LaterStep {
+  when: string;
+  commands: string[];
 }
 
 export interface Measurement {

@@ -4,7 +4,7 @@
  * still maintained but invisible to the planner (MongoDB 4.4+), and `unhideIndex` brings it back at once.
  */
 import { versionAtLeast } from './version';
-import { shellCollection } from './shell';
+import { codeSpan, shellCall, shellCommentOut } from './shell';
 
 /** The server facts hiding depends on. */
 export interface HideServer {
@@ -12,17 +12,46 @@ export interface HideServer {
   versionArray: readonly number[];
 }
 
+/** The steps of taking an index away: the runnable block now, the drop later (Recommendation's two parts). */
+export interface HideDropSteps {
+  commands: string[];
+  later?: { when: string; commands: string[] };
+}
+
+/** When the drop may follow the hide. */
+export const DROP_WHEN =
+  'after a full business cycle (a month-end, a quarter-end) with the index hidden and no query slower';
+
 /** db.collection.hideIndex() exists on MongoDB 4.4 and later (not on FerretDB). */
 export function canHide(server: HideServer): boolean {
   return server.flavor === 'mongodb' && versionAtLeast(server.versionArray, 4, 4);
 }
 
-/** The hideIndex then dropIndex commands, or dropIndex alone where the server cannot hide. */
-export function hideThenDrop(server: HideServer, coll: string, index: string): string[] {
-  const c = shellCollection(coll);
-  return canHide(server)
-    ? [`${c}.hideIndex(${JSON.stringify(index)})`, `${c}.dropIndex(${JSON.stringify(index)})`]
-    : [`${c}.dropIndex(${JSON.stringify(index)})`];
+/**
+ * Hide now, drop later: the runnable step hides the index and says (as a comment) how to unhide it; the drop is a
+ * later step, printed commented out, so pasting the first block cannot drop anything. Where the server cannot hide,
+ * the drop is the step.
+ */
+export function hideThenDrop(server: HideServer, db: string, coll: string, index: string): HideDropSteps {
+  const drop = shellCall(db, coll, 'dropIndex', index);
+  if (!canHide(server)) return { commands: [drop] };
+  return {
+    commands: [
+      shellCall(db, coll, 'hideIndex', index),
+      shellCommentOut(`to undo, if a query slows down: ${shellCall(db, coll, 'unhideIndex', index)}`),
+    ],
+    later: { when: DROP_WHEN, commands: [drop] },
+  };
+}
+
+/** Several indexes' steps as one: the hides now, the drops later. */
+export function hideThenDropAll(server: HideServer, db: string, coll: string, indexes: readonly string[]): HideDropSteps {
+  const steps = indexes.map((ix) => hideThenDrop(server, db, coll, ix));
+  const later = steps.flatMap((s) => s.later?.commands ?? []);
+  return {
+    commands: steps.flatMap((s) => s.commands),
+    ...(later.length ? { later: { when: DROP_WHEN, commands: later } } : {}),
+  };
 }
 
 /** The action that goes with hideThenDrop's commands: "hide it, then drop it" only where hideIndex exists. */
@@ -30,11 +59,16 @@ export function hideThenDropAction(server: HideServer): string {
   return canHide(server) ? 'hide it, then drop it' : 'drop it';
 }
 
-/** Why hide first, or why this server cannot. */
-export function hideFirst(server: HideServer, index: string): string {
+/** Why hide first, or why this server cannot; the command quoted is built like the one printed. */
+export function hideFirst(server: HideServer, db: string, coll: string, index: string): string {
   return canHide(server)
-    ? `Hide it first: \`db.collection.hideIndex("${index}")\` keeps it maintained but invisible to the ` +
-        `planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
+    ? `Hide it first: ${codeSpan(shellCall(db, coll, 'hideIndex', index))} keeps it maintained but invisible to ` +
+        `the planner, and \`unhideIndex\` brings it back at once if a query slows down; drop it once nothing has.`
     : `This server has no \`hideIndex\` (MongoDB 4.4+ has it, to take an index out of the planner's choices ` +
         `before dropping it), so rebuilding it is the way back if a query slows down.`;
+}
+
+/** Commands to run first (a createIndex), then the hides, with the drops as the later step. */
+export function withHides(first: readonly string[], steps: HideDropSteps): HideDropSteps {
+  return { commands: [...first, ...steps.commands], ...(steps.later ? { later: steps.later } : {}) };
 }

@@ -3,6 +3,7 @@
  * one. One place for the index-usage rule and `lint --spec`, so the two never disagree.
  */
 import type { IndexSnapshot } from '../core/types';
+import { shellValue } from './shell';
 
 /** What the prefix checks read of an index, live (listIndexes) or declared (a spec). */
 export type IndexShape = Pick<
@@ -12,11 +13,8 @@ export type IndexShape = Pick<
 
 /** `{ a: 1, "b.c": -1, loc: "2dsphere" }` as mongosh prints a key pattern. */
 export function formatKey(key: IndexShape['key']): string {
-  const parts = Object.entries(key).map(([k, v]) => {
-    const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k);
-    return `${name}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`;
-  });
-  return `{ ${parts.join(', ')} }`;
+  // the command builder's literal: the key printed is the key a pasted command creates
+  return shellValue(key);
 }
 
 /** The special index kind (text, 2dsphere, 2d, hashed, wildcard, columnstore…) or null for a B-tree index. */

@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import { serverLine } from '../lib/server-name';
 import { collectionTotals } from '../core/groups';
 import { existsSync, readFileSync } from 'node:fs';
@@ -111,9 +112,13 @@ function measurementLine(m: Confirmation['measurements'][number]): string {
 
 function recommendation(f: Finding): string {
   if (!f.recommendation) return '';
-  const { action, reason, commands = [] } = f.recommendation;
+  const { action, reason, commands = [], later } = f.recommendation;
   const pre = commands.length ? `<pre class="cmd">${esc(commands.join('\n'))}</pre>` : '';
-  return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}`;
+  const next = later
+    ? `<div class="rec">Later, ${rich(later.when)}:</div>` +
+      `<pre class="cmd later">${esc(laterLines(later).join('\n'))}</pre>`
+    : '';
+  return `<div class="rec"><strong>${rich(action)}</strong>: ${rich(reason)}</div>${pre}${next}`;
 }
 
 function findingRow(f: Finding, withConfirmation: boolean): string {
@@ -275,7 +280,7 @@ function columnWidths(t: ReportTable): (number | null)[] {
     return Math.ceil(Math.max(longest * 7.5, word * 8.4, 24) + 18);
   });
   // at least one column takes what is left, so the table never grows past the page
-  if (widths.every((w) => w !== null)) widths[widths.indexOf(Math.max(...widths.map(Number)))] = null;
+  if (!widths.includes(null)) widths[widths.indexOf(Math.max(...widths.map(Number)))] = null;
   return widths;
 }
 

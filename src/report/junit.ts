@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import { counts, type LintResult } from '../core/baseline';
 import { type Finding, type Severity, severityRank } from '../core/types';
 import { type RuleInfo, scopeTargets, targetLabel } from './catalog';
@@ -27,6 +28,7 @@ function details(f: Finding): string {
     lines.push(
       `Recommendation (${f.recommendation.action}): ${f.recommendation.reason}`,
       ...(f.recommendation.commands ?? []).map((c) => `  ${c}`),
+      ...(f.recommendation.later ? laterLines(f.recommendation.later) : []).map((c) => `  ${c}`),
     );
   if (f.confirmation) lines.push(`Confirmation (${f.confirmation.status}): ${f.confirmation.summary}`);
   lines.push(`Rule: ${f.ruleId} (${f.messageId}) ${f.docsUrl}`);

@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import { serverName, topologyName } from '../lib/server-name';
 import { type BaselineComparison, counts, fingerprint, type LintResult } from '../core/baseline';
 import { formatDuration, formatNumber } from '../core/format';
@@ -49,6 +50,8 @@ function findingDetails(f: Finding, state: string | undefined): string {
   if (f.recommendation) {
     lines.push(`**${prose(f.recommendation.action)}**: ${prose(f.recommendation.reason)}`, '');
     if (f.recommendation.commands?.length) lines.push(...mdFence(f.recommendation.commands, 'js'), '');
+    const later = f.recommendation.later;
+    if (later) lines.push(`Later, ${prose(later.when)}:`, '', ...mdFence(laterLines(later), 'js'), '');
   }
   const k = f.confirmation;
   if (k) lines.push(`${verdictOf(k)}: ${prose(k.summary)}${ratioText(k)}`, '');

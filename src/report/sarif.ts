@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import type { Invocation, Location, Log, ReportingDescriptor, Result } from 'sarif';
 import { type BaselineComparison, fingerprint, type LintResult } from '../core/baseline';
 import type { Finding, Severity } from '../core/types';
@@ -45,6 +46,8 @@ function markdownOf(f: Finding): string {
   if (f.recommendation) {
     lines.push('', `**${mdText(f.recommendation.action)}**: ${mdText(f.recommendation.reason)}`);
     if (f.recommendation.commands?.length) lines.push('', ...mdFence(f.recommendation.commands, 'js'));
+    const later = f.recommendation.later;
+    if (later) lines.push('', `Later, ${mdText(later.when)}:`, '', ...mdFence(laterLines(later), 'js'));
   }
   if (f.confirmation) lines.push('', `Confirmation (${f.confirmation.status}): ${mdText(f.confirmation.summary)}`);
   return lines.join('\n');

@@ -1,3 +1,4 @@
+import { laterLines } from '../lib/shell';
 import { serverLine } from '../lib/server-name';
 import Table from 'cli-table3';
 import { createColors } from 'picocolors';
@@ -185,6 +186,9 @@ function formatFinding(
   if (f.recommendation) {
     lines.push(wrap(`→ ${c.bold(f.recommendation.action)}: ${f.recommendation.reason}`, width, '  '));
     for (const cmd of f.recommendation.commands ?? []) lines.push(`      ${c.green(cmd)}`);
+    // the later step stays commented out: pasting the lines above, or all of them, cannot run it
+    for (const line of f.recommendation.later ? laterLines(f.recommendation.later) : [])
+      lines.push(`      ${c.dim(line)}`);
   }
   if (f.confirmation) lines.push(formatConfirmation(f.confirmation, c, width, withTable));
   lines.push(c.dim(`  ${f.docsUrl}`));

@@ -1,6 +1,7 @@
 import type { CollectionSnapshot, IndexSnapshot, Note, Snapshot } from '../core/types';
 import { type DeclaredCollection, type DeclaredIndex, dbOf, defaultIndexName, type Spec } from './format';
 import type { SpecFindingInput } from './static';
+import { shellCall } from '../lib/shell';
 
 const keyText = (key: Record<string, number | string>): string => JSON.stringify(key);
 const sameKey = (a: Record<string, number | string>, b: Record<string, number | string>): boolean =>
@@ -172,8 +173,9 @@ function declaredIndexDrift(
   const target = { db, collection };
   const match = liveIndexes.find((li) => sameKey(li.key, di.key));
   if (!match) {
-    const named = di.name ? `, { name: "${di.name}" }` : '';
-    const create = `db.getSiblingDB("${db}").${collection}.createIndex(${keyText(di.key)}${named})`;
+    const create = di.name
+      ? shellCall(db, collection, 'createIndex', di.key, { name: di.name })
+      : shellCall(db, collection, 'createIndex', di.key);
     return [
       {
         ruleId: 'spec-drift',

@@ -13,8 +13,8 @@ import { fillTemplate } from '../core/format';
 import { QUERY_RULES } from '../core/query-rules';
 import type { Finding, Note, Recommendation, Snapshot } from '../core/types';
 import { formatKey, type IndexShape } from '../lib/index-keys';
-import { hideFirst, type HideServer, hideThenDrop } from '../lib/hide-drop';
-import { shellCollection } from '../lib/shell';
+import { hideFirst, type HideServer, hideThenDropAll, withHides } from '../lib/hide-drop';
+import { codeSpan, shellCall } from '../lib/shell';
 import type { Locate, SourceLocation } from '../report/catalog';
 import { adviseIndexes, type Advice, type Candidate } from '../workload/candidates';
 import {
@@ -146,8 +146,9 @@ const BASIS: Record<IndexSource | 'plan', string> = {
 };
 
 function createIndexCommand(c: Candidate): string {
-  const options = c.collation ? `, { collation: ${JSON.stringify(c.collation)} }` : '';
-  return `${shellCollection(c.coll)}.createIndex(${formatKey(c.key)}${options})`;
+  return c.collation
+    ? shellCall(c.db, c.coll, 'createIndex', c.key, { collation: c.collation })
+    : shellCall(c.db, c.coll, 'createIndex', c.key);
 }
 
 function esrRecommendation(
@@ -168,7 +169,7 @@ function esrRecommendation(
   // The index it makes a redundant prefix is half the advice: said in the same finding, as the rule says it.
   const redundant = redundantPrefixesOf(c, indexes);
   if (redundant.length === 0) return create;
-  const names = redundant.map((ix) => `\`${ix.name}\` ${formatKey(ix.key)}`).join(' and ');
+  const names = redundant.map((ix) => `${codeSpan(ix.name)} ${formatKey(ix.key)}`).join(' and ');
   const which = redundant.length === 1 ? 'is a prefix of it and redundant' : 'are prefixes of it and redundant';
   if (source === 'declared' || !server)
     return {
@@ -178,8 +179,8 @@ function esrRecommendation(
     };
   return {
     action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
-    reason: `${create.reason} Build the new index first; ${hideFirst(server, redundant[0]?.name ?? '')}`,
-    commands: [...create.commands, ...redundant.flatMap((ix) => hideThenDrop(server, c.coll, ix.name))],
+    reason: `${create.reason} Build the new index first; ${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
+    ...withHides(create.commands, hideThenDropAll(server, c.db, c.coll, redundant.map((ix) => ix.name))),
   };
 }
 

@@ -9,7 +9,7 @@
  * is only ever looked at for its type, its length (`$in`) or its regex anchoring and flags.
  */
 import { BSON_TYPE_ALIASES, bsonTypeOfTag, isNumericBsonType } from '../lib/bson-types';
-import { shellCollection, shellKey } from '../lib/shell';
+import { shapeCollection, shellKey } from '../lib/shell';
 
 /** How an index can use a predicate: point bounds (equality) or an interval (range). */
 export type Role = 'equality' | 'range';
@@ -623,7 +623,7 @@ function formatFilter(f: FilterShape): string {
  * field names, types, operators and regex anchoring, never a value.
  */
 export function formatShape(s: QueryShape): string {
-  const coll = shellCollection(s.coll);
+  const coll = shapeCollection(s.coll);
   const verb = s.command === 'lookup' ? '$lookup.foreignField' : s.command;
   let out = `${coll}.${verb}(${formatFilter(s)}`;
   if (s.distinctKey !== undefined) out = `${coll}.distinct(${JSON.stringify(s.distinctKey)}, ${formatFilter(s)}`;

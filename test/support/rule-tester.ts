@@ -83,6 +83,8 @@ export interface ExpectedFinding {
     reason?: string;
     reasonIncludes?: string | string[];
     commands?: (string | RegExp)[];
+    /** The later step's commands (a RegExp matches the command it stands for); `null`: no later step. */
+    later?: (string | RegExp)[] | null;
   } | null;
 }
 
@@ -165,6 +167,10 @@ export function findingTextProblems(f: Finding, ruleId?: string): string[] {
       ['recommendation.reason', f.recommendation.reason, false],
     );
     (f.recommendation.commands ?? []).forEach((c, i) => texts.push([`recommendation.commands[${i}]`, c, true]));
+    if (f.recommendation.later) texts.push(['recommendation.later.when', f.recommendation.later.when, false]);
+    (f.recommendation.later?.commands ?? []).forEach((c, i) =>
+      texts.push([`recommendation.later.commands[${i}]`, c, true]),
+    );
   }
   for (const [where, text, command] of texts)
     problems.push(...textProblems(where, text, command ? NULL_IN_COMMAND : NULL_IN_PROSE));
@@ -268,6 +274,20 @@ export function mismatches(e: ExpectedFinding, f: Finding, messages?: Record<str
         if (!fitsAll)
           why.push(
             `recommendation.commands: expected ${showCommands(er.commands)}, got ${JSON.stringify(r.commands ?? [])}`,
+          );
+      }
+      if (er.later !== undefined) {
+        const got = r.later?.commands ?? null;
+        const fits =
+          er.later === null
+            ? got === null
+            : got !== null &&
+              got.length === er.later.length &&
+              er.later.every((want, i) => (typeof want === 'string' ? got[i] === want : want.test(got[i] ?? '')));
+        if (!fits)
+          why.push(
+            `recommendation.later: expected ${er.later === null ? 'none' : showCommands(er.later)}, ` +
+              `got ${JSON.stringify(r.later ?? null)}`,
           );
       }
     }
