@@ -8,6 +8,7 @@
  * after merging (one-judge: the redundant prefix in the same finding; stream-workload: the advisor's own commands
  * carry its comment, so a second run sees the first run's shapes).
  */
+import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rules } from '../rules';
 import { check } from '../src/check';
@@ -77,6 +78,11 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
         db: DB,
         confirm,
         onSnapshot: (s) => void (snapshot = s),
+        // Each proof's phases with their seconds, to a file when SHOP_DONE_LOG names one.
+        log: (line) => {
+          const to = process.env.SHOP_DONE_LOG;
+          if (to && /index proof|confirming/.test(line)) appendFileSync(to, `${new Date().toISOString()} ${line}\n`);
+        },
       });
       runs.push({ result, snapshot, wallMs: performance.now() - t0 });
     }

@@ -87,6 +87,7 @@ export const COPY_WHY: Record<CopyBound, string> = {
   maxBytes: "as many as the run's byte limit holds",
   defaultLimit: "the run's default limit",
   unsized: "the run's default limit, the documents' size being unknown",
+  budget: 'as many as the time budget allowed',
 };
 
 /** Proves the proposed index on a scratch copy (src/confirm/index-proof.ts) and says what it showed. */

@@ -60,7 +60,7 @@ export interface Replay {
  * chose it, the run's `maxBytes` over the average document, the run's default `maxDocs` for a caller that did not ask
  * past it (`defaultLimit`) or when that average is unknown (`unsized`: the byte bound cannot be kept past it).
  */
-export type CopyBound = 'proofDocs' | 'collection' | 'maxDocs' | 'maxBytes' | 'defaultLimit' | 'unsized';
+export type CopyBound = 'proofDocs' | 'collection' | 'maxDocs' | 'maxBytes' | 'defaultLimit' | 'unsized' | 'budget';
 
 export interface Copy {
   /** Documents in the source collection (its `count`; 0 when the count failed). */
@@ -330,11 +330,9 @@ async function prepare(
   const docs = await ctx.sourceDocs(db, coll, { limit, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
   if (docs.length === 0) return 'the source collection returned no documents to copy';
   const copy: Copy = { sourceCount, copied: docs.length, planned: limit, bound, rebuilt: [], notRebuilt: [] };
-  for (const name of colls) {
-    await ctx.scratch.drop(name);
-    await ctx.scratch.create(name);
-    copy.copied = Math.min(copy.copied, (await ctx.scratch.copy(name, docs)).inserted);
-  }
+  const copied = await copyWithin(ctx, colls, docs, COPY_SHARE);
+  if (copied.capped) copy.bound = 'budget';
+  copy.copied = copied.n;
   for (const spec of specsOf(existing)) {
     const name = String(spec.name);
     try {
@@ -345,6 +343,42 @@ async function prepare(
     }
   }
   return { copy, docs };
+}
+
+/** Share of the remaining budget the copies may take before they are cut short (replays and timing need the rest). */
+export const COPY_SHARE = 0.4;
+/** Documents per insert while copying within the budget. */
+const COPY_CHUNK = 1000;
+
+/**
+ * Copies `docs` into each of `colls` (the same documents in each), chunk by chunk: when the rate of the first arm's
+ * chunks says copying all of them into every collection would take more than `share` of the remaining budget, the
+ * copy stops at what fits (never below the first chunk), and `capped` says so.
+ */
+async function copyWithin(
+  ctx: ConfirmContext,
+  colls: readonly string[],
+  docs: readonly Doc[],
+  share: number,
+): Promise<{ n: number; capped: boolean }> {
+  const allowed = ctx.budget.remainingMs * share;
+  const t0 = performance.now();
+  let want = docs.length;
+  let n = docs.length;
+  for (const [k, name] of colls.entries()) {
+    await ctx.scratch.drop(name);
+    await ctx.scratch.create(name);
+    let inserted = 0;
+    for (let i = 0; i < want; i += COPY_CHUNK) {
+      inserted += (await ctx.scratch.copy(name, docs.slice(i, Math.min(want, i + COPY_CHUNK)))).inserted;
+      if (k > 0) continue;
+      const rate = (i + COPY_CHUNK) / Math.max(1, performance.now() - t0);
+      const fits = Math.floor((rate * allowed) / colls.length);
+      if (fits < want) want = Math.max(i + COPY_CHUNK, Math.floor(fits / COPY_CHUNK) * COPY_CHUNK);
+    }
+    n = Math.min(n, inserted);
+  }
+  return { n, capped: want < docs.length };
 }
 
 /** Documents read to measure the average size when the snapshot has none (a run without the sampling rules). */
@@ -497,7 +531,8 @@ async function probe(ctx: ConfirmContext, read: Doc): Promise<string | null> {
  * every instance explained unhinted on both, results compared, the instances timed in alternation, then the
  * candidate's size and insert cost.
  */
-export async function proveIndex(ctx: ConfirmContext, input: ProveIndexInput): Promise<IndexProof> {
+export async function proveIndex(given: ConfirmContext, input: ProveIndexInput): Promise<IndexProof> {
+  const ctx = withHeadroom(given);
   const { a, b } = names();
   const joins = joinsOf(input.instances);
   if (typeof joins === 'string') return { status: 'not-run', reason: joins };
@@ -505,9 +540,9 @@ export async function proveIndex(ctx: ConfirmContext, input: ProveIndexInput): P
   const onJoin = input.candidateOn !== undefined && input.candidateOn !== local;
   if (onJoin && !joins.some((j) => j.from === input.candidateOn))
     return { status: 'not-run', reason: "no $lookup of the calls joins the candidate's collection" };
-  const froms = [...new Set(joins.map((j) => j.from))];
-  const fa = new Map(froms.map((f, k) => [f, `${a}_j${k}`]));
-  const fb = new Map(froms.map((f, k) => [f, `${b}_j${k}`]));
+  const [fa, fb] = [a, b].map(
+    (x) => new Map([...new Set(joins.map((j) => j.from))].map((f, k) => [f, `${x}_j${k}`])),
+  ) as [Map<string, string>, Map<string, string>];
   const readsA = input.instances.map((c) => readOf(c, a, fa));
   if (readsA.length === 0 || readsA.some((r) => r === null))
     return { status: 'not-run', reason: 'an instance is not a find, aggregate, count, distinct, update or delete' };
@@ -518,11 +553,10 @@ export async function proveIndex(ctx: ConfirmContext, input: ProveIndexInput): P
     const prepared = await prepare(ctx, input.ns, input.existingIndexes, [a, b], input);
     if (typeof prepared === 'string') return { status: 'not-run', reason: prepared };
     const { copy, docs } = prepared;
-    lap(`${formatNumber(copy.copied)} documents copied twice, ${copy.rebuilt.length} indexes rebuilt`);
     const joinedDocs = new Map<string, Doc[]>();
     const joined = await copyJoins(ctx, db, joins, docs, [fa, fb], input, joinedDocs);
     if (typeof joined === 'string') return { status: 'not-run', reason: joined, copy };
-    if (joined.length) lap(`joined documents copied: ${joined.map((j) => formatNumber(j.copied)).join(', ')}`);
+    lap(`${formatNumber(copy.copied)} documents copied twice${joinedText(joined)}, ${copy.rebuilt.length} rebuilt`);
     const unreadable = await probe(ctx, ra[0] as Doc);
     if (unreadable) return { status: 'not-run', reason: unreadable, copy };
     const candidateColl = onJoin ? (fb.get(input.candidateOn as string) as string) : b;
@@ -602,12 +636,10 @@ async function copyJoins(
     const limit = input.docs ?? PROOF_DOCS;
     const docs = await ctx.sourceDocs(db, from, { limit, filter, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
     keep.set(from, docs);
-    let copied = docs.length;
+    const pair = [fa.get(from), fb.get(from)] as string[];
+    const { n: copied } = await copyWithin(ctx, pair, docs, COPY_SHARE);
     const rebuilt: string[] = [];
-    for (const coll of [fa.get(from), fb.get(from)] as string[]) {
-      await ctx.scratch.drop(coll);
-      await ctx.scratch.create(coll);
-      if (docs.length) copied = Math.min(copied, (await ctx.scratch.copy(coll, docs)).inserted);
+    for (const coll of pair) {
       for (const spec of specsOf(input.joinedIndexes?.[from] ?? [])) {
         try {
           await build(ctx, coll, spec);
@@ -622,6 +654,16 @@ async function copyJoins(
   }
   return out;
 }
+
+/**
+ * The proof's own budget: HEADROOM of the finding's, so the round under way when it ends, the write cost's last
+ * batch and the drops of the copies still end within the finding's budget plus 10% (issue 27).
+ */
+export const HEADROOM = 0.85;
+const withHeadroom = (ctx: ConfirmContext): ConfirmContext => ({ ...ctx, budget: ctx.budget.slice(HEADROOM) });
+
+const joinedText = (j: readonly { copied: number }[]): string =>
+  j.map((x) => `, ${formatNumber(x.copied)} joined`).join('');
 
 /** A progress line per phase with its seconds (counts only), through the run's log. */
 function stopwatch(ctx: ConfirmContext): (what: string) => void {
@@ -806,7 +848,8 @@ export interface DropProof {
  * it, so the proof holds on servers that accept `hidden` and still plan with it): every shape replayed unhinted on
  * both, and timed in alternation. Supported when no shape regresses; else `needs` names the shapes.
  */
-export async function proveDrop(ctx: ConfirmContext, input: ProveDropInput): Promise<DropProof> {
+export async function proveDrop(given: ConfirmContext, input: ProveDropInput): Promise<DropProof> {
+  const ctx = withHeadroom(given);
   const { a, b } = names();
   if (!input.existingIndexes.some((r) => r.name === input.index))
     return { status: 'not-run', reason: 'the index is not among the existing indexes' };
@@ -826,7 +869,12 @@ export async function proveDrop(ctx: ConfirmContext, input: ProveDropInput): Pro
     const unreadable = await probe(ctx, reads[0]?.all[0] as Doc);
     if (unreadable) return { status: 'not-run', reason: unreadable, copy };
     const shapes: ShapeDrop[] = [];
+    let unreplayed = 0;
     for (const [i, s] of reads.entries()) {
+      if (i > 0 && ctx.budget.exhausted) {
+        unreplayed = reads.length - i;
+        break;
+      }
       const all: Replay[] = [];
       const less: Replay[] = [];
       for (const r of s.all) all.push(await replay(ctx, r as Doc));
@@ -858,6 +906,10 @@ export async function proveDrop(ctx: ConfirmContext, input: ProveDropInput): Pro
     const small = copyTooSmall(copy, input.plannerTrialWorks);
     if (small) return { status: 'inconclusive', reason: small, copy, shapes, needs };
     if (needs.length) return { status: 'refuted', reason: 'a shape regresses without the index', copy, shapes, needs };
+    if (unreplayed) {
+      const reason = `the time budget ended before ${formatNumber(unreplayed)} of the shapes were replayed`;
+      return { status: 'inconclusive', reason, copy, shapes, needs };
+    }
     const short = shapes.find((s) => s.time && timeProblem(s.time));
     if (short?.time) return { status: 'inconclusive', reason: timeProblem(short.time) ?? '', copy, shapes, needs };
     return { status: 'supported', copy, shapes, needs };
