@@ -310,7 +310,7 @@ async function prepare(
   ns: string,
   existing: readonly Doc[],
   colls: readonly string[],
-  want: { docs?: number; pastMaxDocs?: boolean },
+  want: { docs?: number; pastMaxDocs?: boolean; plannerTrialWorks?: number },
   skip: ReadonlySet<string> = new Set(),
 ): Promise<{ copy: Copy; docs: Doc[] } | string> {
   const [db, coll] = splitNs(ns);
@@ -330,7 +330,15 @@ async function prepare(
   const docs = await ctx.sourceDocs(db, coll, { limit, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
   if (docs.length === 0) return 'the source collection returned no documents to copy';
   const copy: Copy = { sourceCount, copied: docs.length, planned: limit, bound, rebuilt: [], notRebuilt: [] };
-  const copied = await copyWithin(ctx, colls, docs, COPY_SHARE);
+  // Never cut below what lets the proof decide (the planner's trial, or the whole collection when it is smaller):
+  // on a server too slow to copy that much within the budget, the proof decides late rather than not at all.
+  const copied = await copyWithin(
+    ctx,
+    colls,
+    docs,
+    COPY_SHARE,
+    Math.min(want.plannerTrialWorks ?? PLANNER_TRIAL_WORKS, docs.length),
+  );
   if (copied.capped) copy.bound = 'budget';
   copy.copied = copied.n;
   for (const spec of specsOf(existing)) {
@@ -360,6 +368,7 @@ async function copyWithin(
   colls: readonly string[],
   docs: readonly Doc[],
   share: number,
+  floor: number,
 ): Promise<{ n: number; capped: boolean }> {
   const allowed = ctx.budget.remainingMs * share;
   const t0 = performance.now();
@@ -374,7 +383,7 @@ async function copyWithin(
       if (k > 0) continue;
       const rate = (i + COPY_CHUNK) / Math.max(1, performance.now() - t0);
       const fits = Math.floor((rate * allowed) / colls.length);
-      if (fits < want) want = Math.max(i + COPY_CHUNK, Math.floor(fits / COPY_CHUNK) * COPY_CHUNK);
+      if (fits < want) want = Math.max(i + COPY_CHUNK, floor, Math.floor(fits / COPY_CHUNK) * COPY_CHUNK);
     }
     n = Math.min(n, inserted);
   }
@@ -637,7 +646,8 @@ async function copyJoins(
     const docs = await ctx.sourceDocs(db, from, { limit, filter, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
     keep.set(from, docs);
     const pair = [fa.get(from), fb.get(from)] as string[];
-    const { n: copied } = await copyWithin(ctx, pair, docs, COPY_SHARE);
+    // The joined side whole: a join cut short would return other results than in production.
+    const { n: copied } = await copyWithin(ctx, pair, docs, COPY_SHARE, docs.length);
     const rebuilt: string[] = [];
     for (const coll of pair) {
       for (const spec of specsOf(input.joinedIndexes?.[from] ?? [])) {
