@@ -136,7 +136,7 @@ describe('joins of a pipeline ($lookup proven with its join)', () => {
   });
 });
 
-describe('cutOnEveryCall: the examined counts decide when every call is cut and the planner chose the candidate', () => {
+describe('cutOnEveryCall: the counts decide when every call is cut and the planner chose the candidate', () => {
   const r = (examined: number, indexes: string[] = []) => ({
     keysExamined: 0,
     docsExamined: examined,
