@@ -15,7 +15,7 @@ import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 import { dataOf } from '../../src/core/collector';
 import { commandsOf, queryWorkload, type ShapeData } from '../../src/collect/workload';
-import { type DropProof, proveDrop } from '../../src/confirm/index-proof';
+import { type DropProof, PROOF_DOCS, proveDrop } from '../../src/confirm/index-proof';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -453,6 +453,10 @@ async function confirmDrop(ctx: ConfirmContext, f: Finding, shapes: readonly Sha
     existingIndexes: existing,
     index,
     shapes: replayable.map((s) => ({ id: s.id, instances: commandsOf(s) })),
+    // The index proof's size (twice the planner's trial), past the run's default limit: a smaller copy of a larger
+    // collection is inconclusive (every plan may tie). Declared to the consent line by the rule's `copyDocs`.
+    docs: PROOF_DOCS,
+    pastMaxDocs: true,
   });
   const skipped = shapes.filter((s) => s.shape.command === 'lookup').length;
   return dropResult(proof, index, replayable, skipped);

@@ -1,3 +1,4 @@
+import { PROOF_DOCS } from '../../src/confirm/index-proof';
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { COLLSTATS_ZERO_SIZES, gapOf, NO_INDEXSTATS, noWiredTiger } from '../../src/core/gaps';
@@ -876,6 +877,8 @@ export default defineRule({
       'for a redundant index, explain() with it dropped picks the longer one',
     messages: CONFIRM_MESSAGES,
     appliesTo: (f) => claimOf(f.messageId) !== null,
+    // The drop proof copies as many documents as the index proof (PROOF_DOCS): declared to the consent line.
+    copyDocs: () => PROOF_DOCS,
     run: confirmIndexUsage,
   },
 });

@@ -41,12 +41,13 @@ declare module '../core/rule' {
     /**
      * Reads up to `limit` documents of a source collection ($sample where available), bounded by maxBytes and by
      * maxDocs; with `pastMaxDocs`, by maxDocs only when the user chose it (`maxDocsChosen`) or when the collection's
-     * average document size is unknown (the byte bound could not be kept otherwise).
+     * average document size is unknown (the byte bound could not be kept otherwise). `avgBytes`: the average
+     * document size the caller measured on documents it read within maxDocs, used when the snapshot has none.
      */
     sourceDocs(
       db: string,
       collection: string,
-      opts?: { limit?: number; filter?: Doc; pastMaxDocs?: boolean },
+      opts?: { limit?: number; filter?: Doc; pastMaxDocs?: boolean; avgBytes?: number },
     ): Promise<Doc[]>;
     /** Progress line (shown on a TTY). */
     log(line: string): void;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { copyTooSmall, percent, planProofCopy, readOf, timeProblem, type Copy } from './index-proof';
+import {
+  copyTooSmall,
+  cutOnEveryCall,
+  joinsOf,
+  percent,
+  planProofCopy,
+  readOf,
+  timeProblem,
+  type Copy,
+} from './index-proof';
 
 describe('readOf', () => {
   it('aims reads at the scratch collection and leaves session fields out', () => {
@@ -106,5 +115,51 @@ describe('timeProblem: time must not worsen', () => {
     expect(timeProblem(t(0.5, 1.02, 1 - 2 * 0.5 ** 5))).toBe(why);
     // 4 blocks: the upper end alone holds with 93.75% only.
     expect(timeProblem(t(0.003, 0.013, 1 - 2 * 0.5 ** 4))).toBe(why);
+  });
+});
+
+describe('joins of a pipeline ($lookup proven with its join)', () => {
+  const lookup = { from: 'events', localField: '_id', foreignField: 'userId', as: 'ev' };
+  const agg = { aggregate: 'users', pipeline: [{ $match: { country: 'x' } }, { $lookup: lookup }] };
+  it('names each join by fields, and refuses stages whose other side it does not copy', () => {
+    expect(joinsOf([agg, agg])).toEqual([{ from: 'events', localField: '_id', foreignField: 'userId' }]);
+    expect(joinsOf([{ aggregate: 'u', pipeline: [{ $unionWith: 'x' }] }])).toMatch(/\$unionWith/);
+    expect(joinsOf([{ aggregate: 'u', pipeline: [{ $lookup: { from: 'e', pipeline: [], as: 'x' } }] }])).toMatch(
+      /without localField/,
+    );
+    expect(joinsOf([{ find: 'orders', filter: {} }])).toEqual([]);
+  });
+  it('aims the $lookup at the joined copy', () => {
+    const read = readOf(agg, 'proof_1_a', new Map([['events', 'proof_1_a_j0']]));
+    expect((read?.pipeline as Record<string, unknown>[])[1]).toEqual({ $lookup: { ...lookup, from: 'proof_1_a_j0' } });
+    expect(read?.aggregate).toBe('proof_1_a');
+  });
+});
+
+describe('cutOnEveryCall: the counts decide when every call is cut and the planner chose the candidate', () => {
+  const r = (examined: number, indexes: string[] = []) => ({
+    keysExamined: 0,
+    docsExamined: examined,
+    nReturned: 1,
+    indexes,
+    executionTimeMillis: 0,
+  });
+  const candidate = { key: { a: 1 }, name: 'a_1' };
+  it('holds only when each call falls to the share with the candidate chosen', () => {
+    expect(
+      cutOnEveryCall(
+        { status: 'inconclusive', without: [r(100), r(100)], with: [r(10, ['a_1']), r(50, ['a_1'])] },
+        { candidate },
+      ),
+    ).toBe(true);
+    expect(
+      cutOnEveryCall(
+        { status: 'inconclusive', without: [r(100), r(100)], with: [r(10, ['a_1']), r(51, ['a_1'])] },
+        { candidate },
+      ),
+    ).toBe(false);
+    expect(cutOnEveryCall({ status: 'inconclusive', without: [r(100)], with: [r(10, ['b_1'])] }, { candidate })).toBe(
+      false,
+    );
   });
 });

@@ -129,7 +129,7 @@ function copyMostOf(todo: ReadonlySet<Finding>, byId: ReadonlyMap<string, Resolv
 function sharedSourceDocs(source: Adapter, snapshot: Snapshot, settings: ConfirmSettings): Session['sourceDocs'] {
   const copies = new Map<string, Promise<Doc[]>>();
   return (db, coll, o) => {
-    const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null, o?.pastMaxDocs === true]);
+    const key = JSON.stringify([db, coll, o?.limit ?? null, o?.filter ?? null, o?.pastMaxDocs === true, o?.avgBytes]);
     let read = copies.get(key);
     if (!read) {
       read = readSourceDocs(source, snapshot, db, coll, settings, o);
@@ -316,14 +316,14 @@ async function readSourceDocs(
   db: string,
   coll: string,
   settings: ConfirmSettings,
-  o: { limit?: number; filter?: Doc; pastMaxDocs?: boolean } = {},
+  o: { limit?: number; filter?: Doc; pastMaxDocs?: boolean; avgBytes?: number } = {},
 ): Promise<Doc[]> {
   // The server's own data (local, config, system.*) is never copied into a scratch database, whatever a rule asks.
   if (SYSTEM_DATABASES.has(db) || isSystemCollection(coll)) {
     const ns = `${db}.${coll}`;
     throw new Error(`not copied: ${ns} holds the server's own data, which is never copied into a scratch database`);
   }
-  const avg = averageDocBytes(snapshot, db, coll);
+  const avg = averageDocBytes(snapshot, db, coll) || (o.avgBytes ?? 0);
   const byBytes = avg > 0 ? Math.max(1, Math.floor(settings.maxBytes / avg)) : settings.maxDocs;
   // Past maxDocs only when asked, when the user did not choose it, and when the byte bound can be kept (avg known).
   const past = o.pastMaxDocs === true && settings.maxDocsChosen !== true && avg > 0;

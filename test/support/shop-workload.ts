@@ -182,3 +182,128 @@ export function slowLogLines(profileDocs: readonly Record<string, unknown>[]): s
     return EJSON.stringify(entry, { relaxed: true });
   });
 }
+
+/**
+ * The shop of issue 27's "Done when", sized so the planner's choices mean something (MongoDB's multi-planner trial
+ * reads up to 10,000 works: a collection at or below the proof's copy of 20,000 is copied whole, so the copy behaves
+ * like the source). Orders by customer and status sorted by date over an existing `{ customerId: 1 }`; a
+ * case-insensitive regex on the SKU; events by type and a time range sorted by time over an existing `{ type: 1 }`;
+ * users by country, then a `$lookup` into events by user; a slow update of orders by status and a date range; an
+ * index no query uses (`orders.total_1`). Every value is generated here (seeded); the marker rides in values only.
+ */
+export const DONE_SHOP_INDEXES: Record<string, { key: Record<string, 1 | -1>; name: string }[]> = {
+  orders: [
+    { key: { customerId: 1 }, name: 'customerId_1' },
+    { key: { total: 1 }, name: 'total_1' },
+  ],
+  events: [{ key: { type: 1 }, name: 'type_1' }],
+  users: [],
+};
+
+export interface DoneShopSize {
+  orders: number;
+  customers: number;
+  events: number;
+  users: number;
+  countries: number;
+}
+
+export const DONE_SHOP_SIZE: DoneShopSize = {
+  orders: 8000,
+  customers: 400,
+  events: 10_000,
+  users: 2000,
+  countries: 200,
+};
+const EVENT_KINDS = ['view', 'click', 'cart', 'buy', 'search', 'login', 'logout', 'share'];
+
+/** Seeds orders, events and users of the Done-when shop with the indexes above. */
+export async function seedDoneShop(db: Db, size: DoneShopSize = DONE_SHOP_SIZE): Promise<void> {
+  const rnd = prng(27);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const orders = Array.from({ length: size.orders }, () => ({
+    status: pick(STATUSES),
+    customerId: Math.floor(rnd() * size.customers),
+    createdAt: new Date(START + Math.floor(rnd() * 300 * DAY)),
+    sku: `SKU-${String(Math.floor(rnd() * 500)).padStart(5, '0')}`,
+    total: Math.round(rnd() * 50_000) / 100,
+  }));
+  const events = Array.from({ length: size.events }, () => ({
+    type: pick(EVENT_KINDS),
+    at: new Date(START + Math.floor(rnd() * 300 * DAY)),
+    userId: Math.floor(rnd() * size.users),
+  }));
+  const users = Array.from({ length: size.users }, (_, i) => ({ _id: i, country: `C${i % size.countries}` }));
+  const all: [string, Document[]][] = [
+    ['orders', orders],
+    ['events', events],
+    ['users', users],
+  ];
+  for (const [name, docs] of all) {
+    for (let i = 0; i < docs.length; i += 2000) await db.collection(name).insertMany(docs.slice(i, i + 2000));
+  }
+  for (const [coll, specs] of Object.entries(DONE_SHOP_INDEXES)) {
+    if (specs.length) await db.collection(coll).createIndexes(specs.map((s) => ({ key: s.key, name: s.name })));
+  }
+}
+
+/** The Done-when shop's workload, one round, each command as an application sends it. */
+export function doneShopCommands(size: DoneShopSize = DONE_SHOP_SIZE): Document[] {
+  const day = (d: number): Date => new Date(START + d * DAY);
+  const commands: Document[] = [];
+  for (let c = 0; c < 4; c++) {
+    commands.push({
+      find: 'orders',
+      filter: { customerId: (c * 37) % size.customers, status: STATUSES[c % 5] },
+      sort: { createdAt: -1 },
+    });
+  }
+  commands.push({ find: 'orders', filter: { sku: { $regex: `^${SHOP_MARKER}`, $options: 'i' } } });
+  for (let t = 0; t < 3; t++) {
+    commands.push({
+      find: 'events',
+      filter: { type: EVENT_KINDS[t], at: { $gte: day(100 + t * 20), $lt: day(110 + t * 20) } },
+      sort: { at: 1 },
+    });
+  }
+  for (let c = 0; c < 2; c++) {
+    commands.push({
+      aggregate: 'users',
+      pipeline: [
+        { $match: { country: `C${(c * 7) % size.countries}` } },
+        { $lookup: { from: 'events', localField: '_id', foreignField: 'userId', as: 'events' } },
+      ],
+      cursor: {},
+    });
+  }
+  commands.push({
+    update: 'orders',
+    updates: [
+      {
+        q: { status: 'new', createdAt: { $gte: day(150), $lt: day(155) } },
+        u: { $set: { note: SHOP_MARKER } },
+        multi: true,
+      },
+    ],
+  });
+  return commands;
+}
+
+/**
+ * Runs the Done-when shop's workload `rounds` times with the profiler at level 2, and leaves it at level 2 until the
+ * returned function puts the previous level back (a second `check` must see the same shapes and calls).
+ */
+export async function replayDoneShop(db: Db, rounds = 2): Promise<() => Promise<void>> {
+  const before = await db.command({ profile: -1 });
+  const restore = async (): Promise<void> => {
+    await db.command({ profile: before.was as number, slowms: before.slowms as number });
+  };
+  await db.command({ profile: 2 });
+  try {
+    for (let r = 0; r < rounds; r++) for (const command of doneShopCommands()) await db.command(command);
+  } catch (err) {
+    await restore();
+    throw err;
+  }
+  return restore;
+}
