@@ -135,7 +135,9 @@ describe('lint (CLI, demo data)', () => {
 
   it('exit 0: nothing reaches the failing severity once the config turns the rule down', async () => {
     const r = await cli(['lint', snap, '--config', cfg('down.json', { rules: { 'array-growth': 'warn' } })]);
-    expect(r.out).toMatch(/mongo-advisor lint passed: no new finding at or above error/);
+    // the verdict on stderr: stdout holds the report alone (README)
+    expect(r.err).toMatch(/mongo-advisor lint passed: no new finding at or above error/);
+    expect(r.out).not.toMatch(/mongo-advisor lint (passed|failed)/);
     expect(r.code).toBe(0);
   });
 
@@ -244,6 +246,16 @@ describe('lint (CLI, demo data)', () => {
       expect(r.err).toMatch(/Wrote the report to .*\nmongo-advisor lint failed/);
       check(readFileSync(out, 'utf8'));
     }
+  });
+
+  it('-q leaves out "Wrote the report to …" but keeps the verdict on stderr', async () => {
+    const out = join(dir, 'quiet.sarif');
+    const r = await cli(['lint', snap, '--config', base, '--format', 'sarif', '--output', out, '-q']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).not.toMatch(/Wrote the report/);
+    expect(r.err).toMatch(/^mongo-advisor lint failed/m);
+    expect(readFileSync(out, 'utf8')).toMatch(/"version": ?"2\.1\.0"/);
   });
 
   it('exit 2: usage and input errors, each one line without a stack', async () => {
