@@ -178,7 +178,7 @@ describe('lint (CLI, demo data)', () => {
   it('exit 1: --max-warnings exceeded (and exit 0 when within it)', async () => {
     const config = cfg('warn.json', { rules: { 'array-growth': 'warn', 'id-pattern': 'warn' } });
     const over = await cli(['lint', snap, '--config', config, '--max-warnings', '1']);
-    expect(over.out).toMatch(/failed: 2 new warnings, more than --max-warnings 1/);
+    expect(over.err).toMatch(/failed: 2 new warnings, more than --max-warnings 1/);
     expect(over.code).toBe(1);
     expect((await cli(['lint', snap, '--config', config, '--max-warnings', '2'])).code).toBe(0);
   });

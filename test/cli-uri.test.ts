@@ -109,12 +109,6 @@ const CASES: Case[] = [
     cause: /host name does not resolve/,
   },
   { uri: 'localhost:27017', secrets: [], cause: /has no scheme.*Write mongodb:\/\/localhost:27017/ },
-  // the scheme's colon left out: the fix is the colon, not another scheme in front
-  {
-    uri: 'mongodb//127.0.0.1:38431/',
-    secrets: [],
-    cause: /lacks the colon after mongodb\. Write mongodb:\/\/127\.0\.0\.1:38431\/ instead\./,
-  },
 ];
 
 /** The commands that take a connection string, each with its formats; case i runs with format i mod n. */
