@@ -135,7 +135,9 @@ describe('lint (CLI, demo data)', () => {
 
   it('exit 0: nothing reaches the failing severity once the config turns the rule down', async () => {
     const r = await cli(['lint', snap, '--config', cfg('down.json', { rules: { 'array-growth': 'warn' } })]);
-    expect(r.out).toMatch(/mongo-advisor lint passed: no new finding at or above error/);
+    // the verdict on stderr: stdout holds the report alone (README)
+    expect(r.err).toMatch(/mongo-advisor lint passed: no new finding at or above error/);
+    expect(r.out).not.toMatch(/mongo-advisor lint (passed|failed)/);
     expect(r.code).toBe(0);
   });
 
@@ -176,7 +178,7 @@ describe('lint (CLI, demo data)', () => {
   it('exit 1: --max-warnings exceeded (and exit 0 when within it)', async () => {
     const config = cfg('warn.json', { rules: { 'array-growth': 'warn', 'id-pattern': 'warn' } });
     const over = await cli(['lint', snap, '--config', config, '--max-warnings', '1']);
-    expect(over.out).toMatch(/failed: 2 new warnings, more than --max-warnings 1/);
+    expect(over.err).toMatch(/failed: 2 new warnings, more than --max-warnings 1/);
     expect(over.code).toBe(1);
     expect((await cli(['lint', snap, '--config', config, '--max-warnings', '2'])).code).toBe(0);
   });
@@ -244,6 +246,16 @@ describe('lint (CLI, demo data)', () => {
       expect(r.err).toMatch(/Wrote the report to .*\nmongo-advisor lint failed/);
       check(readFileSync(out, 'utf8'));
     }
+  });
+
+  it('-q leaves out "Wrote the report to …" but keeps the verdict on stderr', async () => {
+    const out = join(dir, 'quiet.sarif');
+    const r = await cli(['lint', snap, '--config', base, '--format', 'sarif', '--output', out, '-q']);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe('');
+    expect(r.err).not.toMatch(/Wrote the report/);
+    expect(r.err).toMatch(/^mongo-advisor lint failed/m);
+    expect(readFileSync(out, 'utf8')).toMatch(/"version": ?"2\.1\.0"/);
   });
 
   it('exit 2: usage and input errors, each one line without a stack', async () => {

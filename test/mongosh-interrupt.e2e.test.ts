@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { descendsFrom, Terminal } from './support/pty';
 import { runProcess } from './support/run';
 import { checksums, scratchDbs, seedTenants } from './support/scratch';
 import { dropDb, seedBlog } from './support/seed';
@@ -115,4 +116,125 @@ describe('interrupting advisor.check (real mongosh)', () => {
     },
     240_000,
   );
+});
+
+describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', () => {
+  const uri = inject('mongoUri');
+  const shellUri = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+  const env = { MONGOSH_NO_UPDATE_CHECK: '1' };
+  let client: MongoClient;
+  let before: Record<string, string>;
+  beforeAll(async () => {
+    await seedBlog(uri, DB);
+    client = await MongoClient.connect(uri);
+    await seedTenants(client, DB);
+    before = await checksums(client, DB);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await dropDb(uri, DB);
+  });
+
+  /** A mongosh session with the plugin loaded, at its prompt. */
+  async function session(): Promise<Terminal> {
+    const t = new Terminal(MONGOSH, [shellUri, '--norc', '--quiet'], env);
+    expect(await t.waitFor(/> $/m, 60_000), t.output).not.toBeNull();
+    t.type(`load(${JSON.stringify(PLUGIN)})\r`);
+    expect(await t.waitFor(/\btrue\b/, 60_000), t.output).not.toBeNull();
+    return t;
+  }
+
+  it(
+    'ends a confirming advisor.check within 5 s: no further experiment, the scratch database dropped, the partial ' +
+      'report printed, and the shell usable (advisor.cleanup in the same session finds nothing of this run)',
+    async () => {
+      const t = await session();
+      try {
+        t.type('advisor.check(undefined, { confirmBudget: 2 })\r');
+        const started = await t.waitFor(/confirming 1 of (\d+)/, 240_000);
+        expect(started, t.output).not.toBeNull();
+        const from = t.output.length;
+        const pressed = performance.now();
+        t.type('\x03');
+        const done = await t.waitFor(
+          new RegExp(
+            'interrupted\\. Dropped the scratch database (mongo_advisor_scratch_[0-9a-f]+) \\(listDatabases no ' +
+              'longer lists it\\)\\. (\\d+) experiments? not run',
+          ),
+          5_000,
+          from,
+        );
+        const took = performance.now() - pressed;
+        expect(done, t.output.slice(from)).not.toBeNull();
+        expect(took).toBeLessThan(5_000);
+        const name = done?.[1] as string;
+        // the experiment under way and every later one are not run; none started after Ctrl-C
+        expect(Number(done?.[2])).toBe(Number(started?.[1]));
+        expect(t.output.slice(from)).not.toMatch(/confirming \d+ of/);
+        expect(t.output.slice(from)).not.toMatch(/execution was interrupted|could not be reached/);
+        expect(await t.waitFor(/Not run: the run was interrupted before this experiment began/, 5_000, from)).not.toBe(
+          null,
+        );
+        expect(await scratchDbs(client)).not.toContain(name);
+        // the shell takes commands again, and nothing of this run is left in use. mongosh ignores a line typed in the
+        // moment it still finishes its own interrupt handling (its prompt then lacks the database's name): a user
+        // types later than that, and so does this test.
+        await t.waitFor(/printed above/, 5_000, from);
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const at = t.output.length;
+        t.type('advisor.cleanup()\r');
+        const listed = await t.waitFor(
+          /(No scratch databases|nothing to drop|advisor\.cleanup\(\{ drop)[^\n]*\n/,
+          30_000,
+          at,
+        );
+        expect(listed, t.output.slice(at)).not.toBeNull();
+        expect(t.output.slice(at)).not.toContain(name);
+        expect(t.output.slice(at)).not.toMatch(/this very process, a run going on now/);
+        expect(await checksums(client, DB)).toEqual(before);
+      } finally {
+        t.type('.exit\r');
+        await t.close();
+      }
+    },
+    360_000,
+  );
+
+  it('a mongosh killed with SIGKILL mid-confirmation leaves a database the next session drops', async () => {
+    const had = new Set(await scratchDbs(client));
+    const t = await session();
+    let name = '';
+    try {
+      t.type('advisor.check(undefined, { confirmBudget: 2 })\r');
+      expect(await t.waitFor(/confirming 1 of/, 240_000), t.output).not.toBeNull();
+      // ours: a new scratch database whose marker names a mongosh that descends from this terminal (its first write
+      // follows the progress line: wait for it)
+      for (const until = Date.now() + 60_000; name === '' && Date.now() < until; ) {
+        for (const n of (await scratchDbs(client)).filter((x) => !had.has(x))) {
+          const marker = await client
+            .db(n)
+            .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
+            .findOne({ _id: 'owner' });
+          if (
+            marker?.via === 'mongosh' &&
+            typeof marker.pid === 'number' &&
+            descendsFrom(marker.pid, t.child.pid ?? 0)
+          ) {
+            name = n;
+            process.kill(marker.pid, 'SIGKILL');
+          }
+        }
+        if (name === '') await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(name, 'no scratch database of this mongosh was found').not.toBe('');
+      await t.exited;
+    } finally {
+      await t.close();
+    }
+    expect(await scratchDbs(client)).toContain(name);
+    const next = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
+    expect(next.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
+    expect(await scratchDbs(client)).not.toContain(name);
+    expect(await checksums(client, DB)).toEqual(before);
+  }, 360_000);
 });

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
  */
 export function claimOf(messageId: string): 'unused' | 'redundant' | 'tooMany' | 'indexesVsCache' | null {
   if (messageId.startsWith('unused') || messageId.startsWith('rarelyUsed')) return 'unused';
-  if (messageId === 'redundant' || messageId === 'redundantUnsized') return 'redundant';
+  if (['redundant', 'redundantUnsized', 'duplicate', 'duplicateUnsized'].includes(messageId)) return 'redundant';
   if (messageId === 'tooMany') return 'tooMany';
   if (messageId.startsWith('indexesVsCache')) return 'indexesVsCache';
   return null;

@@ -727,6 +727,19 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'an index with the very key of another reads "duplicates", not "is a prefix of"',
+      snapshot: snap([coll([ix('status_1', { status: 1 }), ix('status_dup', { status: 1 })])]),
+      findings: [
+        {
+          messageId: 'duplicate',
+          severity: 'warn',
+          target: onIndex('status_dup'),
+          messageIncludes: 'Index `status_dup` { status: 1 } duplicates `status_1` { status: 1 } with the same options',
+          recommendation: hideThenDrop('status_dup'),
+        },
+      ],
+    },
+    {
       name: 'a redundant index of unknown size does not claim 0 B',
       snapshot: snap([coll([ix('a_1', { a: 1 }, undefined, { sizeBytes: null }), ix('a_1_b_1', { a: 1, b: 1 })])]),
       findings: [
@@ -1076,7 +1089,10 @@ describe('index-usage helpers', () => {
       tooRecentUnnamed: null,
       redundant: 'redundant',
       redundantUnsized: 'redundant',
+      duplicate: 'redundant',
+      duplicateUnsized: 'redundant',
       notRedundant: null,
+      notRedundantSameKey: null,
       tooMany: 'tooMany',
       indexesVsCache: 'indexesVsCache',
       indexesVsCacheAtLeast: 'indexesVsCache',

@@ -107,6 +107,17 @@ const messages = {
     '{{fields}} can use `{{longer}}`. Dropping it saves its space and one index write per insert.',
   ),
   notRedundant: 'Index `{{index}}` {{key}} is a prefix of `{{longer}}` {{longerKey}} but not redundant: {{why}}.',
+  // the same key twice: "duplicates", not "is a prefix of"
+  duplicate: sentence(
+    'Index `{{index}}` {{key}} duplicates `{{longer}}` {{longerKey}} with the same options: queries on ',
+    '{{fields}} can use `{{longer}}`. Dropping it saves {{size}} and one index write per insert.',
+  ),
+  duplicateUnsized: sentence(
+    'Index `{{index}}` {{key}} duplicates `{{longer}}` {{longerKey}} with the same options: queries on ',
+    '{{fields}} can use `{{longer}}`. Dropping it saves its space and one index write per insert.',
+  ),
+  notRedundantSameKey:
+    'Index `{{index}}` {{key}} has the key of `{{longer}}` {{longerKey}} but is not redundant: {{why}}.',
   tooMany: sentence(
     '{{count}} indexes on this collection, more than {{limit}} (the {{source}} line): every insert writes ',
     'an entry in each, and each is its own WiredTiger table (a file and a data handle).',
@@ -585,9 +596,10 @@ function checkPrefixes(
       longer: p.longer.name,
       longerKey: formatKey(p.longer.key),
     };
+    const sameKey = Object.keys(p.shorter.key).length === Object.keys(p.longer.key).length;
     if (p.blockers.length) {
       report({
-        messageId: 'notRedundant',
+        messageId: sameKey ? 'notRedundantSameKey' : 'notRedundant',
         severity: 'info',
         target,
         data: { ...pair, why: p.blockers.join('; ') },
@@ -621,8 +633,14 @@ function checkPrefixes(
     const fields = Object.keys(p.shorter.key)
       .map((f) => codeSpan(f))
       .join(', ');
-    if (p.shorter.sizeBytes === null) report({ ...base, messageId: 'redundantUnsized', data: { ...pair, fields } });
-    else report({ ...base, messageId: 'redundant', data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) } });
+    if (p.shorter.sizeBytes === null)
+      report({ ...base, messageId: sameKey ? 'duplicateUnsized' : 'redundantUnsized', data: { ...pair, fields } });
+    else
+      report({
+        ...base,
+        messageId: sameKey ? 'duplicate' : 'redundant',
+        data: { ...pair, fields, size: formatBytes(p.shorter.sizeBytes) },
+      });
   }
 }
 

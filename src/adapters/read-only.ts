@@ -568,6 +568,15 @@ class ScratchOnlyAdapter implements Adapter {
     return await this.#inner.command(db, cmd);
   }
 
+  /** The host's own wait after an interrupt (mongosh): cleanup drops only once the host takes commands again. */
+  ready(): Promise<string | null> {
+    return this.#inner.ready?.() ?? Promise.resolve(null);
+  }
+
+  isInterrupt(err: unknown): boolean {
+    return this.#inner.isInterrupt?.(err) ?? false;
+  }
+
   close(): Promise<void> {
     return this.#inner.close();
   }

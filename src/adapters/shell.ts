@@ -3,6 +3,41 @@ import { tagged, versionOfReply } from './tag';
 import { type HostCursor, readHostCursor } from './cursor';
 import type { Adapter, BsonKit, CommandOptions, CursorOptions, CursorRead, Doc } from './types';
 
+/** How long `ready()` waits for mongosh to take commands again after an interrupt, and how often it asks. */
+const READY_MS = 10_000;
+const READY_POLL_MS = 100;
+
+/**
+ * mongosh's refusal of every shell call between Ctrl-C and the end of its interrupt handling: @mongosh/shell-api
+ * lib/interruptor.js, `InterruptFlag.checkpoint()` throws `MongoshInterruptedError` ("execution was interrupted")
+ * while the flag is set, and `set()` rejects the calls in flight with it. The flag is reset by
+ * `ShellInstanceState.onResumeExecution()` once the shell has reconnected the clients it closed
+ * (`onInterruptExecution()` suspends them).
+ */
+export function isShellInterrupt(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e.name === 'MongoshInterruptedError' || e.message === 'execution was interrupted')
+  );
+}
+
+/** The driver's errors while mongosh has closed its client for an interrupt and not yet reconnected it. */
+function isSuspended(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  const name = typeof e?.name === 'string' ? e.name : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return (
+    name === 'MongoNotConnectedError' ||
+    name === 'MongoTopologyClosedError' ||
+    name === 'MongoClientClosedError' ||
+    /must be connected|topology is closed|client was closed|client is closed/i.test(message)
+  );
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * mongosh's RunCommandCursor (@mongosh/shell-api lib/abstract-cursor.js, AbstractFiniteCursor), the methods used:
  * `objsLeftInBatch()` is the driver cursor's `bufferedCount()`, `isClosed()` its `closed`, `tryNext()` one fetch.
@@ -49,6 +84,10 @@ export class ShellAdapter implements Adapter {
   readonly bson: BsonKit;
   readonly source: string;
   private count = 0;
+  /** Set when a command met mongosh's interrupt (Ctrl-C); cleared once the shell took a command again. */
+  private interrupted = false;
+  /** Called the first time a command meets mongosh's interrupt: the plugin stops the run there. */
+  onInterrupt: (() => void) | null = null;
 
   constructor(private readonly g: ShellGlobals) {
     this.bson = {
@@ -73,13 +112,65 @@ export class ShellAdapter implements Adapter {
 
   async command(db: string, cmd: Doc, opts: CommandOptions = {}): Promise<Doc> {
     this.count++;
-    const sibling = this.g.db.getSiblingDB(db);
-    // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
-    const reply = await (opts.readPreference
-      ? sibling.runCommand(tagged(cmd, this.version), { readPreference: opts.readPreference })
-      : sibling.runCommand(tagged(cmd, this.version)));
-    this.version = versionOfReply(cmd, reply) ?? this.version;
-    return reply;
+    try {
+      const sibling = this.g.db.getSiblingDB(db);
+      // mongosh's runCommand(cmd, options) applies options.readPreference (shell-api lib/database.js)
+      const reply = await (opts.readPreference
+        ? sibling.runCommand(tagged(cmd, this.version), { readPreference: opts.readPreference })
+        : sibling.runCommand(tagged(cmd, this.version)));
+      this.version = versionOfReply(cmd, reply) ?? this.version;
+      return reply;
+    } catch (err) {
+      this.noticeInterrupt(err);
+      throw err;
+    }
+  }
+
+  isInterrupt(err: unknown): boolean {
+    return isShellInterrupt(err);
+  }
+
+  /** An interrupt seen in a command's failure: remembered (for `ready`) and told once to `onInterrupt`. */
+  noticeInterrupt(err: unknown): void {
+    if (!isShellInterrupt(err)) return;
+    const first = !this.interrupted;
+    this.interrupted = true;
+    if (first) this.onInterrupt?.();
+  }
+
+  /** Marks the shell as interrupted (the plugin's own SIGINT listener), so `ready` waits before the next command. */
+  interruptedByUser(): void {
+    this.interrupted = true;
+  }
+
+  /**
+   * Once mongosh was interrupted: asks `ping` every 100 ms until the shell sends it (its interrupt handling has
+   * reconnected and reset the flag), at most 10 s. Null when it takes commands; else the real reason it does not.
+   */
+  async ready(): Promise<string | null> {
+    if (!this.interrupted) return null;
+    const until = Date.now() + READY_MS;
+    let last: unknown = null;
+    while (Date.now() < until) {
+      try {
+        await this.g.db.getSiblingDB('admin').runCommand({ ping: 1 });
+        this.interrupted = false;
+        return null;
+      } catch (err) {
+        last = err;
+        if (!isShellInterrupt(err) && !isSuspended(err)) {
+          // The server answered (with an error): the shell sends commands again.
+          this.interrupted = false;
+          return null;
+        }
+      }
+      await sleep(READY_POLL_MS);
+    }
+    const why = last instanceof Error ? last.message : String(last);
+    return (
+      `mongosh still refused commands ${READY_MS / 1000} s after the interrupt (${why}); its interrupt handling ` +
+      'did not finish'
+    );
   }
 
   /** The server's version, once a buildInfo reply said it: count and distinct get tagged (src/adapters/tag.ts). */
@@ -99,10 +190,15 @@ export class ShellAdapter implements Adapter {
       buffered: () => cursor?.objsLeftInBatch() ?? 0,
       take: async (n) => {
         const out: Doc[] = [];
-        while (out.length < n && cursor && cursor.objsLeftInBatch() > 0) {
-          const d = await cursor.next();
-          if (d === null) break;
-          out.push(d);
+        try {
+          while (out.length < n && cursor && cursor.objsLeftInBatch() > 0) {
+            const d = await cursor.next();
+            if (d === null) break;
+            out.push(d);
+          }
+        } catch (err) {
+          this.noticeInterrupt(err);
+          throw err;
         }
         return out;
       },
@@ -112,12 +208,22 @@ export class ShellAdapter implements Adapter {
           opened = true;
           const run = sibling._runCursorCommand?.bind(sibling);
           if (!run) throw new Error('this mongosh has no cursor-command runner');
-          cursor = await run(
-            tagged(cmd, this.version),
-            opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {},
-          );
+          try {
+            cursor = await run(
+              tagged(cmd, this.version),
+              opts.readPreference ? { readPreference: this.readPreference(opts.readPreference) } : {},
+            );
+          } catch (err) {
+            this.noticeInterrupt(err);
+            throw err;
+          }
         }
-        return cursor ? await cursor.tryNext() : null;
+        try {
+          return cursor ? await cursor.tryNext() : null;
+        } catch (err) {
+          this.noticeInterrupt(err);
+          throw err;
+        }
       },
       done: () => (cursor ? cursor.isClosed() && cursor.objsLeftInBatch() === 0 : false),
       close: async () => {

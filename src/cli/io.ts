@@ -153,3 +153,17 @@ export async function writeOutput(io: Io, report: Report, file: string | undefin
   writeFile(file, report, what);
   io.err(`Wrote the ${what} to ${terminalLine(file)}`);
 }
+
+/**
+ * The Io that informational lines on stderr go through: under `-q` they are left out ("Wrote the report to …", the
+ * summary of a log read), while errors still reach stderr (they are thrown, and said by the caller's own Io).
+ */
+export function informing(io: Io, quiet: boolean | undefined): Io {
+  if (quiet !== true) return io;
+  return {
+    out: (s) => io.out(s),
+    err: () => undefined,
+    isTTY: io.isTTY,
+    ...(io.flush ? { flush: (what?: string) => (io.flush as (w?: string) => Promise<void>)(what) } : {}),
+  };
+}

@@ -168,7 +168,10 @@ export function render(
   }
 }
 
-/** The terminal report; under lint with a baseline it lists only the findings that count, then the verdict. */
+/**
+ * The terminal report; under lint with a baseline it lists only the findings that count. The verdict goes to stderr
+ * (src/cli/commands/lint.ts): stdout holds the report alone.
+ */
 function textWithGate(result: LintResult, color: boolean, verbose: boolean): string {
   const lint = result.lint;
   if (!lint) return formatText(result, { color, verbose });
@@ -187,6 +190,5 @@ function textWithGate(result: LintResult, color: boolean, verbose: boolean): str
           'no longer found; prune with --update-baseline.',
       );
   }
-  lines.push(`mongo-advisor lint ${lint.verdict}`);
   return lines.join('\n');
 }

@@ -56,6 +56,12 @@ export function checkConnectionString(uri: string, label = 'connection string'):
   const hasScheme = scheme !== null && scheme[2] !== undefined;
   if (!hasScheme && /^mongodb(\+srv)?$/i.test(scheme?.[1] ?? ''))
     fail(label, given, `needs // after ${scheme?.[1] ?? ''}: (${(scheme?.[1] ?? '').toLowerCase()}://host).`);
+  // "mongodb//host": the scheme with its colon left out, not a host called mongodb.
+  const noColon = /^(mongodb(?:\+srv)?)\/+(.*)$/i.exec(given);
+  if (!hasScheme && noColon) {
+    const fixed = `${(noColon[1] ?? '').toLowerCase()}://${noColon[2] ?? ''}`;
+    fail(label, given, `lacks the colon after ${noColon[1] ?? ''}.`, `Write ${redactUri(fixed)} instead.`);
+  }
   if (!hasScheme) {
     fail(
       label,

@@ -159,6 +159,12 @@ async function notRunReason(s: Session): Promise<Finding['confirmation'] | null>
   return null;
 }
 
+/** A finding's confirmation when the caller stopped the run (Ctrl-C in mongosh) before its experiment began. */
+function interruptedConfirmation(s: Session): Finding['confirmation'] {
+  const summary = 'Not run: the run was interrupted before this experiment began; nothing measured.';
+  return { status: 'not-run', summary, measurements: [], where: s.scratch.where, durationMs: 0 };
+}
+
 /** Runs one finding's experiment with its rule's resolved options and attaches the result to `f`. */
 async function runExperiment(
   s: Session,
@@ -202,6 +208,7 @@ async function runAll(s: Session, findings: readonly Finding[], plan: Plan, opts
     if (!todo.has(original)) continue;
     const notRun = await notRunReason(s);
     if (notRun) f.confirmation = notRun;
+    else if (s.stop.signal.aborted && opts.signal?.aborted === true) f.confirmation = interruptedConfirmation(s);
     if (notRun || s.stop.signal.aborted) continue;
     const budget = new Budget(s.settings.budgetMs, s.stop.signal);
     const { scratch, settings, sourceDocs, log } = s;

@@ -2,7 +2,7 @@ import { formatBytes } from '../core/format';
 import { hostname } from 'node:os';
 import { readOnly } from '../adapters/read-only';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
-import { MARKER_COLLECTION, SCRATCH_PREFIX, Scratch, type ScratchMarker } from './scratch';
+import { MARKER_COLLECTION, runInProgressHere, SCRATCH_PREFIX, Scratch, type ScratchMarker } from './scratch';
 
 /**
  * A run that started longer ago than this is over, whatever its pid says (a pid is reused, and a run on another host
@@ -46,7 +46,9 @@ function alive(pid: number): boolean {
 /**
  * The staleness rule: a scratch database with our marker is stale when it was started more than STALE_AFTER_MS ago,
  * or on this host by a pid that no longer runs. One started by a live pid on this host, or by any run on another host
- * less than STALE_AFTER_MS ago, belongs to a run in progress. Without the marker it is not ours (`foreign`): the
+ * less than STALE_AFTER_MS ago, belongs to a run in progress. One started by this very process is in use only while
+ * one of its runs writes there (`inProgressHere`, given the database's name); once that run has ended (interrupted in
+ * mongosh, or its drop failed) it is a leftover like any other. Without the marker it is not ours (`foreign`): the
  * prefix alone proves nothing (a user may name a database so), and nothing that is not ours is dropped unasked.
  */
 export function staleness(
@@ -54,6 +56,7 @@ export function staleness(
   now = Date.now(),
   here = hostname(),
   isAlive = alive,
+  inProgressHere: () => boolean = () => true,
 ): Pick<ScratchDatabase, 'state' | 'why'> {
   if (!marker) return { state: 'foreign', why: NOT_OURS };
   const started = Date.parse(marker.startedAt);
@@ -64,7 +67,10 @@ export function staleness(
     return { state: 'stale', why: `${by}, more than ${STALE_AFTER_MS / 3_600_000} hours ago` };
   if (marker.host === here && marker.pid !== process.pid && !isAlive(marker.pid))
     return { state: 'stale', why: `${by}; that process no longer runs` };
-  if (marker.host === here && marker.pid === process.pid) return { state: 'running', why: `${by}: this very process` };
+  if (marker.host === here && marker.pid === process.pid)
+    return inProgressHere()
+      ? { state: 'running', why: `${by}: this very process, a run going on now` }
+      : { state: 'stale', why: `${by}: this very process, whose run has ended (interrupted, or its drop failed)` };
   const elsewhere = ' (another host: not checked, treated as running until it is 6 hours old)';
   return { state: 'running', why: `${by}: still running${marker.host === here ? '' : elsewhere}` };
 }
@@ -114,7 +120,7 @@ export async function listScratchDatabases(adapter: Adapter, maxTimeMS = 10_000)
       name,
       bytes: Number.isFinite(size) && d.sizeOnDisk !== undefined ? size : null,
       marker,
-      ...staleness(marker),
+      ...staleness(marker, Date.now(), hostname(), alive, () => runInProgressHere(name)),
     });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));

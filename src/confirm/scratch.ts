@@ -20,7 +20,26 @@ const SETTLE_MS = 5000;
 /** Errors a retry cannot cure: the user may not drop the database. */
 const NOT_RETRYABLE = new Set([13, 18]);
 
+/**
+ * After an interrupt cut commands off unanswered (mongosh's Ctrl-C), the server may still be running one of them: an
+ * insert landing after the drop would recreate the database. listDatabases is asked again after these pauses, and the
+ * database dropped again if it is back.
+ */
+const STRAGGLER_CHECKS_MS = [500, 1000];
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The scratch databases this process's runs are writing now: from a run's first write until its cleanup ends
+ * (dropped, or given up on). A database whose marker names this process but is not here was left by a run of this
+ * process that has ended (an interrupt in mongosh, a drop that failed): a leftover, not a run in progress.
+ */
+const runningHere = new Set<string>();
+
+/** Whether a run of this process is writing to the scratch database `name` now (src/confirm/leftovers.ts). */
+export function runInProgressHere(name: string): boolean {
+  return runningHere.has(name);
+}
 
 /**
  * The collection every scratch database gets first, with one document: who writes there (host, pid, start time, tool
@@ -126,6 +145,8 @@ export class Scratch {
   /** Set when cleanup starts: from then on no command is sent, so nothing recreates the database after its drop. */
   private closing = false;
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Set when the host cut a command off unanswered (mongosh's Ctrl-C): the server may still be running it. */
+  private abandoned = false;
   private marking: Promise<void> | null = null;
   /** What this run will write (set by confirm before any write; the front doors print it). */
   plan: ScratchPlan | null = null;
@@ -175,6 +196,7 @@ export class Scratch {
   async command(cmd: Doc): Promise<Doc> {
     this.refuseIfClosing();
     // The marker first: the database never exists without a note of who made it.
+    if (!this.marking) runningHere.add(this.db);
     this.marking ??= this.send({ insert: MARKER_COLLECTION, documents: [this.marker] }).then(
       () => testInterrupt('after-marker'),
       (err: unknown) => {
@@ -218,7 +240,10 @@ export class Scratch {
     const settle = (): void => {
       this.inflight.delete(sent);
     };
-    sent.then(settle, settle);
+    sent.then(settle, (err: unknown) => {
+      settle();
+      if (this.#adapter.isInterrupt?.(err) === true) this.abandoned = true;
+    });
     return sent;
   }
 
@@ -333,10 +358,13 @@ export class Scratch {
   cleanup(): Promise<string | null> {
     if (this.dropped || !this.used) {
       this.dropped = true;
+      runningHere.delete(this.db);
       return Promise.resolve(null);
     }
     this.cleaning ??= this.dropWithRetries().finally(() => {
       this.cleaning = null;
+      // Dropped, or given up on: no run of this process writes there any more (a leftover advisor.cleanup() may drop).
+      runningHere.delete(this.db);
     });
     return this.cleaning;
   }
@@ -358,10 +386,15 @@ export class Scratch {
     const failures: string[] = [];
     for (let attempt = 1; attempt <= DROP_ATTEMPTS; attempt++) {
       if (attempt > 1) await sleep(DROP_PAUSE_MS * 2 ** (attempt - 2));
+      // mongosh refuses every command for a moment after Ctrl-C: wait until it takes them again, or say why not.
+      const refused = (await this.#adapter.ready?.()) ?? null;
+      if (refused !== null) return `could not drop ${this.db}: ${refused}; ${byHand}`;
       try {
         await this.#adapter.command(this.db, { dropDatabase: 1 });
       } catch (err) {
         failures.push(`attempt ${attempt}: ${describeServerError(err)}`);
+        // The shell's interrupt refused it, not the server: try again once the shell takes commands.
+        if (this.#adapter.isInterrupt?.(err) === true) continue;
         const code = asServerError(err).code;
         // No code: the connection failed, and listDatabases would wait for the same server.
         if (code === undefined)
@@ -377,8 +410,14 @@ export class Scratch {
       if (!(await this.settle(SETTLE_MS)))
         failures.push(`attempt ${attempt}: ${this.inflight.size} command(s) sent before cleanup were still unanswered`);
       if ((await this.listed()) !== true) {
-        this.dropped = true;
-        return null;
+        if (!(await this.stragglerBack())) {
+          this.dropped = true;
+          return null;
+        }
+        failures.push(
+          `attempt ${attempt}: a write the interrupt had cut off landed after the drop and recreated the database`,
+        );
+        continue;
       }
       failures.push(`attempt ${attempt}: dropDatabase answered ok but listDatabases still lists the database`);
     }
@@ -392,6 +431,19 @@ export class Scratch {
     return listed === true
       ? `could not drop ${this.db}: ${tried}; listDatabases still lists it; ${byHand}`
       : `could not drop ${this.db}: ${tried}; whether it remains is unknown (${listed}); ${byHand}`;
+  }
+
+  /**
+   * After commands were cut off unanswered (mongosh's Ctrl-C): whether one of them, still running on the server,
+   * recreated the database after its drop (listDatabases asked again after short pauses). False at once otherwise.
+   */
+  private async stragglerBack(): Promise<boolean> {
+    if (!this.abandoned) return false;
+    for (const ms of STRAGGLER_CHECKS_MS) {
+      await sleep(ms);
+      if ((await this.listed()) === true) return true;
+    }
+    return false;
   }
 
   /** Whether listDatabases lists the scratch database; a string says why that could not be read. */

@@ -76,5 +76,13 @@ export interface Adapter {
    * read: the driver hands them out through `readOnly` (src/adapters/read-only.ts), and so does a read-only gate.
    */
   connectMember?(host: string): Promise<Adapter>;
+  /**
+   * After the host's user interrupted it (Ctrl-C at the mongosh prompt), waits until the host takes commands again
+   * and resolves to null, or to why it still refuses them; at once null when nothing was interrupted. Optional: only
+   * mongosh refuses commands for a while (between the interrupt and the end of its own interrupt handling).
+   */
+  ready?(): Promise<string | null>;
+  /** Whether `err` is the host refusing a command because its user interrupted it (mongosh's Ctrl-C). */
+  isInterrupt?(err: unknown): boolean;
   close(): Promise<void>;
 }

@@ -45,22 +45,55 @@ export interface PluginCheckOptions {
 /** The exit status of a process a signal ended: 128 + the signal's number. */
 const EXIT_FOR = { SIGTERM: 143, SIGHUP: 129 } as const;
 
+/** The line Ctrl-C gets while advisor.check confirms. */
+function sayInterrupted(say: (line: string) => void, scratch: Scratch | null): void {
+  try {
+    say(
+      scratch
+        ? `mongo-advisor: interrupted: no further experiment starts; the scratch database ${scratch.db} is ` +
+            'dropped as soon as mongosh takes commands again, then the partial report follows.'
+        : 'mongo-advisor: interrupted: no further experiment starts (no scratch database was written).',
+    );
+  } catch {
+    // a closed terminal
+  }
+}
+
 /**
  * While advisor.check confirms: SIGTERM and SIGHUP (a closed terminal) stop the experiments, drop the scratch
  * database (the handle refuses new commands, waits for those in flight, drops, checks with listDatabases), say so,
- * and exit. SIGINT cannot be handled here: mongosh owns it, and in a script (--eval, --file) it ends the process at
- * once, before any JavaScript runs; at the prompt it interrupts the evaluation and the run's own cleanup drops the
- * database. What an ended process leaves carries its marker (host, pid, start time): the next advisor.check or
- * advisor.cleanup reports it as stale.
+ * and exit.
+ *
+ * Ctrl-C (SIGINT) is mongosh's: at the prompt it sets the shell's interrupt flag, rejects the shell calls in flight
+ * and refuses new ones ("execution was interrupted"), closes and reopens its connections, resets the flag, and shows
+ * the prompt again without waiting for the evaluation (@mongosh/cli-repl lib/mongosh-repl.js, `onAsyncSigint`). The
+ * plugin hears the same SIGINT (its own listener) and the shell's refusal (the adapter's `onInterrupt`): no further
+ * experiment starts, the run's own cleanup drops the scratch database once the shell takes commands again
+ * (`ShellAdapter.ready`), and the partial report is printed when the run ends (`interrupted()`). In a script
+ * (--eval, --file) mongosh ends the process on SIGINT; what an ended process leaves carries its marker (host, pid,
+ * start time): the next advisor.check or advisor.cleanup reports it as stale.
  */
-function onShellSignals(say: (line: string) => void): {
+function onShellSignals(
+  say: (line: string) => void,
+  adapter: ShellAdapter,
+): {
   signal: AbortSignal;
   track: (s: Scratch) => void;
+  interrupted: () => boolean;
   dispose: () => void;
 } {
   const controller = new AbortController();
   let scratch: Scratch | null = null;
   let fired = false;
+  let interrupted = false;
+  const onInterrupt = (): void => {
+    adapter.interruptedByUser();
+    if (interrupted) return;
+    interrupted = true;
+    controller.abort();
+    sayInterrupted(say, scratch);
+  };
+  adapter.onInterrupt = onInterrupt;
   const handler = (sig: keyof typeof EXIT_FOR): void => {
     if (fired) process.exit(EXIT_FOR[sig]);
     fired = true;
@@ -93,16 +126,25 @@ function onShellSignals(say: (line: string) => void): {
       () => process.exit(EXIT_FOR[sig]),
     );
   };
-  const handlers = (Object.keys(EXIT_FOR) as (keyof typeof EXIT_FOR)[]).map(
-    (sig) => [sig, () => handler(sig)] as const,
-  );
-  for (const [sig, h] of handlers) process.on(sig, h);
+  const handlers: (readonly [NodeJS.Signals, () => void])[] = [
+    ...(Object.keys(EXIT_FOR) as (keyof typeof EXIT_FOR)[]).map((sig) => [sig, () => handler(sig)] as const),
+    ['SIGINT', onInterrupt],
+  ];
+  // Not while mongosh still runs the typed line synchronously: its vm runs it with breakOnSigint, and Node's watchdog
+  // for that puts back the SIGINT handler it found when the line ends, so a SIGINT listener added meanwhile (the first
+  // one: mongosh removes its own while it evaluates) would be left without a handler, and Ctrl-C would kill mongosh.
+  const listen = setImmediate(() => {
+    for (const [sig, h] of handlers) process.on(sig, h);
+  });
   return {
     signal: controller.signal,
     track: (s) => {
       scratch = s;
     },
+    interrupted: () => interrupted,
     dispose: () => {
+      clearImmediate(listen);
+      adapter.onInterrupt = null;
       for (const [sig, h] of handlers) process.off(sig, h);
     },
   };
@@ -158,10 +200,14 @@ ${OPTIONS_LINE}
 The value printed is the report; with mongosh --json you get its fields.
 Confirmation writes only to a scratch database named mongo_advisor_scratch_<random>, dropped afterwards.`;
 
-/** A check result that prints as the readable report at the prompt and as its fields with --json. */
-function asPrintable(result: CheckResult): CheckResult {
+/**
+ * A check result that prints as the readable report at the prompt and as its fields with --json. `printed`: the
+ * report was written out already (an interrupted run's, after the prompt came back), so the value prints one line.
+ */
+function asPrintable(result: CheckResult, printed = false): CheckResult {
   const proto = {
     [inspect.custom](_depth: number, options: { colors?: boolean }): string {
+      if (printed) return "(the interrupted run's report is printed above)";
       return formatText(this as unknown as CheckResult, { color: options.colors === true });
     },
     toString(): string {
@@ -504,7 +550,7 @@ async function shellCheck(shell: ShellGlobals, name?: string, opts?: PluginCheck
   const db = o.db ?? shell.db.getName();
   const confirm = o.confirm !== false;
   const say = (line: string): void => void process.stderr.write(`${line}\n`);
-  const signals = confirm ? onShellSignals(say) : null;
+  const signals = confirm ? onShellSignals(say, adapter) : null;
   // mongosh prints nothing while a promise runs: a line per step on stderr (one per experiment, with its
   // budget) and a beat while one runs long. Names are escaped; stdout (the report, --json) is left alone.
   const lines = heartbeat((line) => say(redactText(terminalSafe(line), [shellUri(shell)])));
@@ -553,7 +599,35 @@ async function shellCheck(shell: ShellGlobals, name?: string, opts?: PluginCheck
   if (!confirm)
     for (const message of leftoverLines(await listScratchDatabases(adapter).catch(() => []), 'advisor.cleanup()'))
       result.notes.push({ level: 'error', message });
+  if (signals?.interrupted()) return printInterrupted(result, say);
   return asPrintable(result);
+}
+
+/**
+ * An interrupted run's end: mongosh showed the prompt again when Ctrl-C was handled and no longer waits for this
+ * evaluation, so the partial report (experiments not run say so) is written here, after a line saying what became of
+ * the scratch database.
+ */
+function printInterrupted(result: CheckResult, say: (line: string) => void): CheckResult {
+  const { where, cleanedUp } = result.confirm;
+  const db = /scratch database (\S+)/.exec(where ?? '')?.[1];
+  const notRun = result.findings.filter((f) => f.confirmation?.status === 'not-run').length;
+  try {
+    say(
+      `\nmongo-advisor: interrupted. ` +
+        (db === undefined
+          ? 'No scratch database was written. '
+          : cleanedUp
+            ? `Dropped the scratch database ${db} (listDatabases no longer lists it). `
+            : `The scratch database ${db} was NOT dropped: see the report's notes; advisor.cleanup({ drop: true }) ` +
+              'drops it. ') +
+        `${notRun} experiment${notRun === 1 ? '' : 's'} not run; the partial report follows.`,
+    );
+    process.stdout.write(`${formatText(result, { color: process.stdout.isTTY === true })}\n`);
+  } catch {
+    // a closed terminal
+  }
+  return asPrintable(result, true);
 }
 
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { loadConfig } from '../../core/config';
 import { formatHtml } from '../../report/html';
 import { ticketSummary } from '../../report/html-data';
-import type { Io } from '../io';
+import { informing, type Io } from '../io';
 import { runLive } from '../live';
 import { createProgress, progressLines } from '../progress';
 import {
@@ -129,7 +129,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
   const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
-  const workload = await readWorkload(flags, io);
+  const workload = await readWorkload(flags, informing(io, flags.quiet));
   const adapter = await connect(uri);
   if (!flags.confirm) await sayLeftovers(adapter, io);
   const scratchAdapter =
@@ -160,7 +160,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
       flags.format === 'html'
         ? formatHtml(report, undefined, { verbose })
         : render(result, flags.format, { color: false, verbose });
-    await emit(io, text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+    await emit(informing(io, flags.quiet), text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
     // The ticket summary goes to stdout when the report went to a file: paste-ready.
     if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
     setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));

@@ -32,7 +32,7 @@ import { checkConnectionString } from '../uri';
 import { listDatabaseNames } from '../../collect';
 import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
-import { EXIT, type Io } from '../io';
+import { EXIT, informing, type Io } from '../io';
 import { progressLines } from '../progress';
 import {
   logOption,
@@ -172,7 +172,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   const failOn = flags.failOn ?? config.failOn ?? 'warn';
   // A bad log or queries file stops the run before anything connects.
-  const workload = await readWorkload(flags, io);
+  const workload = await readWorkload(flags, informing(io, flags.quiet));
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
   const adapter = await connect(uri);
@@ -226,7 +226,11 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
     const result = mergeResults(results);
     lines?.stop();
     const color = flags.color ?? (io.isTTY && !flags.output);
-    await emit(io, render(result, flags.format, { color, verbose: flags.verbose === true }), flags.output);
+    await emit(
+      informing(io, flags.quiet),
+      render(result, flags.format, { color, verbose: flags.verbose === true }),
+      flags.output,
+    );
     return exitCodeFor(result, failOn);
   } finally {
     lines?.stop();

@@ -61,8 +61,9 @@ async function dropChosen(
   const list = chosen.map((d) => d.name).join(', ');
   if (!flags.yes) {
     if (!process.stdin.isTTY) {
-      const message = `Nothing dropped: no terminal to ask on. Pass --yes to drop ${list} (${total}).`;
-      throw new UserError(terminalLine(message));
+      // Not a usage error: the listing was done, and stale databases were kept (exit 1, as "the user said no").
+      io.err(terminalLine(`Nothing dropped: no terminal to ask on. Pass --yes to drop ${list} (${total}).`));
+      return EXIT.findings;
     }
     if (!(await confirm(terminalLine(`Drop ${list} (${total})? [y/N] `)))) {
       io.out('Nothing dropped.');

@@ -6,7 +6,7 @@ import { formatBytes } from '../../core/format';
 import { UserError } from '../../core/errors';
 import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
-import type { Io } from '../io';
+import { informing, type Io } from '../io';
 import { createProgress } from '../progress';
 import {
   collectSettingsOf,
@@ -102,7 +102,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
     throw new UserError(
       '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
     );
-  const workload = await readWorkload(flags, io);
+  const workload = await readWorkload(flags, informing(io, flags.quiet));
   const adapter = await connect(uri);
   await sayLeftovers(adapter, io);
   for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
@@ -125,7 +125,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
     });
     checkTimeField(snapshot, flags.timeField);
     const text = serializeSnapshot(snapshot, collectPlan(rules));
-    await emit(io, text, output, 'snapshot');
+    await emit(informing(io, flags.quiet), text, output, 'snapshot');
     const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
     if (output && output !== '-') {
       const dbs = snapshot.databases.length;

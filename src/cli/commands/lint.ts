@@ -28,7 +28,7 @@ import { declaredIndexes, lintQueries, queryEntries, type QueryEntry, snapshotIn
 import { readQueriesFile } from '../../workload/queries-file';
 import { type ExplainedQueries, explainQueries } from '../queries-explain';
 import { runLive } from '../live';
-import type { Io } from '../io';
+import { informing, type Io } from '../io';
 import { createProgress, progressLines } from '../progress';
 import {
   analyzeOffline,
@@ -320,11 +320,9 @@ async function verdict(
   const out: LintResult = { ...result, lint };
   const color = flags.color ?? (io.isTTY && !flags.output);
   const options = { color, verbose: flags.verbose === true, ...(locate ? { locate } : {}) };
-  await emit(io, render(out, flags.format, options), flags.output);
-  // The text report ends with the verdict; other formats (and a report sent to a file) get it on stderr. Exit 2 always
-  // says why on stderr, whatever the format: a CI log shows it.
-  if (flags.format !== 'text' || flags.output || lint.exitCode === 2)
-    io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);
+  await emit(informing(io, flags.quiet), render(out, flags.format, options), flags.output);
+  // The verdict goes to stderr in every format (stdout holds the report alone, as the README says); a CI log shows it.
+  io.err(`mongo-advisor lint ${terminalLine(lint.verdict)}`);
   return lint.exitCode;
 }
 
