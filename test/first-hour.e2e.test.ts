@@ -13,7 +13,6 @@ import { runProcess } from './support/run';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
-const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 const EMBEDDED = ['mongodb-memory-server', 'secantusdb', 'ferretdb'];
 
 /** The README's block that shows `npx mongo-advisor server` and what it prints. */
@@ -52,11 +51,14 @@ describe('the first hour: mongo-advisor server, then mongosh from any directory 
           printed += chunk;
           if (uri || !printed.includes('Ctrl-C stops the server')) return;
           uri = /^URI: (\S+)$/m.exec(printed)?.[1] ?? 'none';
-          const mongoshUri = /^ {2}mongosh "([^"]+)"$/m.exec(printed)?.[1] ?? '';
+          // The mongosh line as printed: the checkout's own mongosh by absolute path (none on this PATH), or `mongosh`
+          const line = /^ {2}(?:"([^"]+)"|(mongosh)) --quiet "([^"]+)"$/m.exec(printed);
+          const mongoshBin = line?.[1] ?? line?.[2] ?? 'none';
+          const mongoshUri = line?.[3] ?? '';
           const load = /^ {2}(load\(.+\))$/m.exec(printed)?.[1] ?? '';
           const cwd = mkdtempSync(join(tmpdir(), 'ma-first-hour-'));
           const script = `${load}; advisor.check("posts", { confirm: false })`;
-          void runProcess(MONGOSH, [mongoshUri, '--quiet', '--norc', '--json=relaxed', '--eval', script], {
+          void runProcess(mongoshBin, [mongoshUri, '--quiet', '--norc', '--json=relaxed', '--eval', script], {
             cwd,
             env: { MONGOSH_NO_UPDATE_CHECK: '1' },
           })

@@ -48,6 +48,23 @@ function stopSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/**
+ * How to start mongosh from any directory: `mongosh` when it is on the PATH; else the checkout's own copy (a
+ * devDependency: `npm ci` installs it as node_modules/.bin/mongosh, which no shell finds by name); else `npx mongosh`,
+ * which fetches it. `--quiet` leaves out the banner, whose startup warnings the embedded servers fill with their own
+ * log lines ("Unexpected log line format").
+ */
+export function mongoshCommand(env: NodeJS.ProcessEnv = process.env): string {
+  // npm and npx put node_modules/.bin on the PATH of what they run, not on the user's next terminal's: not counted
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter((dir) => dir && !dir.split(path.sep).includes('node_modules'))
+    .some((dir) => fs.existsSync(path.join(dir, 'mongosh')));
+  if (onPath) return 'mongosh --quiet';
+  const local = path.resolve(path.dirname(pluginPath()), '..', 'node_modules', '.bin', 'mongosh');
+  return fs.existsSync(local) ? `${JSON.stringify(local)} --quiet` : 'npx mongosh --quiet';
+}
+
 /** What to type next: the mongosh command, the load() line, a check, and the CLI's equivalent. */
 function instructions(server: RunningServer, seeded: boolean): string {
   const base = server.uri.replace(/\/?(\?.*)?$/, '');
@@ -57,7 +74,7 @@ function instructions(server: RunningServer, seeded: boolean): string {
     `URI: ${server.uri}`,
     '',
     'In mongosh, from any directory:',
-    `  mongosh ${JSON.stringify(shellUri)}`,
+    `  ${mongoshCommand()} ${JSON.stringify(shellUri)}`,
     `  load(${JSON.stringify(pluginPath())})`,
     seeded ? '  advisor.check("posts")' : '  advisor.check()',
     '',
