@@ -29,7 +29,7 @@ import {
   workloadVerdict,
 } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
-import { codeSpan, shellCall, shellCommentOut } from '../../src/lib/shell';
+import { codeSpan, shellCall } from '../../src/lib/shell';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
 import {

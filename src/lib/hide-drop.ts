@@ -45,7 +45,12 @@ export function hideThenDrop(server: HideServer, db: string, coll: string, index
 }
 
 /** Several indexes' steps as one: the hides now, the drops later. */
-export function hideThenDropAll(server: HideServer, db: string, coll: string, indexes: readonly string[]): HideDropSteps {
+export function hideThenDropAll(
+  server: HideServer,
+  db: string,
+  coll: string,
+  indexes: readonly string[],
+): HideDropSteps {
   const steps = indexes.map((ix) => hideThenDrop(server, db, coll, ix));
   const later = steps.flatMap((s) => s.later?.commands ?? []);
   return {

@@ -6,7 +6,6 @@ import { isRefusal, UserError } from '../../core/errors';
 import { terminalLine } from '../../core/format';
 import { checkTargets } from '../../core/names';
 import { redactServerText } from '../../lib/redact';
-import { shellDbCall } from '../../lib/shell';
 import { onInterrupt, type RestoreAction } from '../interrupt';
 import { EXIT, type Io } from '../io';
 import { connect } from '../shared';
