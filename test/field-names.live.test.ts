@@ -95,9 +95,12 @@ describe('keys holding a dot beside the nested path they spell (live)', () => {
     ]);
     const commands = findings.flatMap((f) => f.recommendation?.commands ?? []);
     log(`${live.kind} ${snap.server.version}: ${commands.join(' | ')}`);
-    const updates = commands.filter((c) => c.includes('.updateMany('));
-    expect(updates).toHaveLength(2);
-    for (const u of updates) expect(u).toContain('$setField');
+    const printed = commands.filter((c) => c.includes('.updateMany('));
+    expect(printed).toHaveLength(2);
+    for (const u of printed) expect(u).toContain('$setField');
+    // Every command names its database: run on the copy, each is pointed there (and only there) by that name.
+    for (const u of printed) expect(u).toContain(`db.getSiblingDB(${JSON.stringify(DB)})`);
+    const updates = printed.map((u) => u.split(JSON.stringify(DB)).join(JSON.stringify(COPY)));
     const copy = live.client.db(COPY);
     await copy.dropDatabase();
     try {
