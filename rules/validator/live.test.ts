@@ -137,7 +137,8 @@ describe('validator (live)', () => {
     );
     if (people?.sample.complete)
       expect(enums?.recommendation?.commands?.[0]).toContain(
-        'enum: db.people.distinct("status", { "status": { $type: "string" } })',
+        `enum: db.getSiblingDB(${JSON.stringify(DB)}).getCollection("people").distinct("status", { status: { $type: ` +
+          '"string" } })',
       );
     else
       expect(enums?.recommendation?.reason).toContain('No enums: enums are proposed only when every document was read');
