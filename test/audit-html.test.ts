@@ -253,7 +253,8 @@ describe('HTML report data (pure)', () => {
     expect(text).toMatch(
       /^MongoDB schema audit of mongodb:\/\/db1\.example:27017\/ \(MongoDB 7\.0\.12, replica set\) on 2026-11-01/,
     );
-    expect(text).toContain('Findings: 1 error, 0 warnings, 2 info.');
+    // the refuted id-pattern finding is listed with its measurement, not counted (withdrawn)
+    expect(text).toContain('Findings: 1 error, 0 warnings, 1 info; 1 withdrawn (refuted on scratch), listed but not');
     expect(text).toContain(
       '1. [error] app.posts › comments (array-growth): Array `comments` grows by up to 222 elements per ' +
         'document per day. Suggested: reference. Measured: supported, push / insert 26x (95% interval ' +

@@ -307,7 +307,6 @@ const collection = {
 const collectionGroup = {
   type: 'object',
   required: ['pattern', 'kind', 'members', 'examples', 'read', 'evidence'],
-  additionalProperties: false,
   properties: {
     /** The shared name with the varying part as `{id}`, e.g. `tenant_{id}`. */
     pattern: str,
@@ -321,7 +320,6 @@ const collectionGroup = {
     evidence: {
       type: 'object',
       required: ['optionsRead', 'sameOptions', 'indexesRead', 'sameIndexes', 'empty', 'documents'],
-      additionalProperties: false,
       properties: {
         optionsRead: nonNegInt,
         /** Representatives with the most common options (capped, clustered, validator, time series). */

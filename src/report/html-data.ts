@@ -219,13 +219,15 @@ export function ticketSummary(given: AuditReport, opts: { verbose?: boolean } = 
   const server = serverLine(result.server);
   const ncoll = collectionTotals(snapshot).total;
   const count = (s: Severity): number => result.findings.filter((f) => f.severity === s && !isWithdrawn(f)).length;
+  const withdrawn = result.findings.filter(isWithdrawn).length;
   const lines = [
     `MongoDB schema audit of ${result.source} (${server}) on ${result.startedAt.slice(0, 10)}`,
     `Scope: ${snapshot.databases.length} database${snapshot.databases.length === 1 ? '' : 's'} ` +
       `(${snapshot.databases.map((d) => d.name).join(', ')}), ${ncoll} collection${ncoll === 1 ? '' : 's'}. ` +
       `Confirmation on a scratch copy: ${result.confirm.enabled ? 'on' : 'off'}.`,
     `Findings: ${count('error')} error${count('error') === 1 ? '' : 's'}, ${count('warn')} ` +
-      `warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info.`,
+      `warning${count('warn') === 1 ? '' : 's'}, ${count('info')} info` +
+      (withdrawn ? `; ${withdrawn} withdrawn (refuted on scratch), listed but not counted.` : '.'),
   ];
   const idx = chartData(report).indexes;
   if (idx.count > 0) {
