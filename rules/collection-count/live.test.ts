@@ -174,7 +174,8 @@ describe('collection-count (live)', () => {
     expect(findings.length).toBe(1);
     expect(findings[0]?.recommendation?.action).toContain('fold into one collection `tenant`');
     expect(findings[0]?.recommendation?.commands).toContain(
-      'db.getCollection("tenant").createIndex({ tenantId: 1, userId: 1, createdAt: -1 })',
+      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("tenant").createIndex({ tenantId: 1, userId: 1, ` +
+        'createdAt: -1 })',
     );
     // Only warn findings are confirmed by default; a group of 12 is info, so ask for it explicitly.
     const asWarn = findings.map((f) => ({ ...f, severity: 'warn' as const }));
