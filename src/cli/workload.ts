@@ -201,11 +201,13 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
     }
     const c = read.counts;
     const skipped = c.malformed + c.truncated + c.tooLong;
-    io.err(
-      `${name}: ${plural(c.lines, 'line')} read, ` +
-        `${plural(c.slowQueries, 'slow query', 'slow queries')}, ${plural(c.records, 'operation')} kept, ` +
-        `${skipped} malformed, truncated or too long skipped, ${c.own + c.scratch} of the advisor's own left out.`,
-    );
+    // the counts are progress (left out by -q); the notes after them are warnings about the input, always said
+    if (flags.quiet !== true)
+      io.err(
+        `${name}: ${plural(c.lines, 'line')} read, ` +
+          `${plural(c.slowQueries, 'slow query', 'slow queries')}, ${plural(c.records, 'operation')} kept, ` +
+          `${skipped} malformed, truncated or too long skipped, ${c.own + c.scratch} of the advisor's own left out.`,
+      );
     const unusable = unusableLog(read);
     if (unusable) throw new UserError(`The log ${flags.log === '-' ? 'on stdin' : flags.log} ${unusable}`);
     for (const n of read.notes) io.err(n);
@@ -215,7 +217,7 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
     const text = readQueriesFileText(flags.queries, flags.maxQueriesBytes);
     const n = foldQueriesText(text, (r) => tally.add(r), flags.queries, flags.maxQueriesLines);
     const name = `the queries file ${terminalSafe(flags.queries)}`;
-    io.err(`${name}: ${plural(n, 'query', 'queries')} read.`);
+    if (flags.quiet !== true) io.err(`${name}: ${plural(n, 'query', 'queries')} read.`);
     from.push(name);
   }
   if (!from.length) return undefined;

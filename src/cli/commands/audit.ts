@@ -129,7 +129,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
   const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
-  const workload = await readWorkload(flags, informing(io, flags.quiet));
+  const workload = await readWorkload(flags, io);
   const adapter = await connect(uri);
   if (!flags.confirm) await sayLeftovers(adapter, io);
   const scratchAdapter =

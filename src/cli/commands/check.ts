@@ -172,7 +172,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   const failOn = flags.failOn ?? config.failOn ?? 'warn';
   // A bad log or queries file stops the run before anything connects.
-  const workload = await readWorkload(flags, informing(io, flags.quiet));
+  const workload = await readWorkload(flags, io);
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
   const adapter = await connect(uri);

@@ -102,7 +102,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
     throw new UserError(
       '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
     );
-  const workload = await readWorkload(flags, informing(io, flags.quiet));
+  const workload = await readWorkload(flags, io);
   const adapter = await connect(uri);
   await sayLeftovers(adapter, io);
   for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
