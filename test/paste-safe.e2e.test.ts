@@ -381,6 +381,12 @@ const stringsOf = (v: unknown): string[] =>
         ? Object.values(v).flatMap(stringsOf)
         : [];
 
+/** A printed `// ` line that holds a command: the later step, or how to undo. */
+const uncomment = (l: string): string | undefined => {
+  const m = /^\/\/ (?:to undo, if a query slows down: )?(db\..*)$/.exec(l);
+  return m?.[1];
+};
+
 interface JsonFinding {
   recommendation?: { commands?: string[]; later?: { commands: string[] } };
 }
@@ -389,15 +395,12 @@ function fromJson(text: string): { printed: string[]; later: string[] } {
   const findings = (JSON.parse(text) as { findings: JsonFinding[] }).findings;
   return {
     printed: findings.flatMap((f) => f.recommendation?.commands ?? []),
-    later: findings.flatMap((f) => f.recommendation?.later?.commands ?? []),
+    later: findings.flatMap((f) => [
+      ...(f.recommendation?.commands ?? []).map(uncomment).filter((l): l is string => l !== undefined),
+      ...(f.recommendation?.later?.commands ?? []),
+    ]),
   };
 }
-
-/** A printed `// ` line that holds a command: the later step, or how to undo. */
-const uncomment = (l: string): string | undefined => {
-  const m = /^\/\/ (?:to undo, if a query slows down: )?(db\..*)$/.exec(l);
-  return m?.[1];
-};
 
 describe('paste test: every printed command does only its named action (real CLI, real mongosh)', () => {
   const uri = inject('mongoUri');
@@ -547,20 +550,21 @@ describe('paste test: every printed command does only its named action (real CLI
         expect(calls.length, `${r.label}: ${r.printed[i]}`).toBeLessThanOrEqual(1);
         expect(calls[0]?.method ?? '', `${r.label}: ${r.printed[i]}`).not.toMatch(/^<unreadable/);
       }
-      // Same start for every format.
+      // Same start for every format. One mongosh process per format: the lines as printed, then each later step (and
+      // each undo) uncommented, which must do exactly its own action.
       await seed(uri);
-      const ran = await paste(uri, dir, `${r.label} printed`, r.printed);
-      ran.forEach((x, i) => tally(r.label, judge(r.label, r.printed[i] ?? '', intents[i]?.[0], x)));
-      // Then each later step (and each undo) uncommented: exactly its own action.
-      if (r.later.length > 0) {
-        const laterScope: Record<string, unknown> = {};
-        const laterIntents = r.later.map((l) => intentOf(l, laterScope));
-        const ranLater = await paste(uri, dir, `${r.label} later`, r.later);
-        ranLater.forEach((x, i) => {
-          expect(laterIntents[i]?.length, `${r.label}: ${r.later[i]}`).toBe(1);
-          tally(`${r.label} (uncommented)`, judge(r.label, r.later[i] ?? '', laterIntents[i]?.[0], x));
-        });
-      }
+      const laterScope: Record<string, unknown> = {};
+      const laterIntents = r.later.map((l) => intentOf(l, laterScope));
+      const ran = await paste(uri, dir, r.label, [...r.printed, ...r.later]);
+      ran.forEach((x, i) => {
+        if (i < r.printed.length) {
+          tally(r.label, judge(r.label, r.printed[i] ?? '', intents[i]?.[0], x));
+          return;
+        }
+        const j = i - r.printed.length;
+        expect(laterIntents[j]?.length, `${r.label}: ${r.later[j]}`).toBe(1);
+        tally(`${r.label} (uncommented)`, judge(r.label, r.later[j] ?? '', laterIntents[j]?.[0], x));
+      });
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
