@@ -1,0 +1,582 @@
+/**
+ * The paste test of issue 26: every command the reports print, in every format, pasted into the real mongosh against
+ * the real server, over names built to break out of a string literal. Each command must do exactly its named action:
+ * the canary database and its index survive every paste, and index lists and validators change only as the command
+ * says. Runs on SecantusDB only (indexes, hideIndex, validators and collMod); elsewhere it is skipped with the reason.
+ *
+ * What a command "names" is read by running its text in a bare JavaScript context (node:vm) whose `db` only records
+ * the calls made on it: no server there, so a breakout shows as a second call chain or an error, and the real effect
+ * on the server is then compared with that one call: the state read around each line (databases, the canary, each
+ * collection's indexes, validator and count) and the writes the profiler (level 2) saw. SecantusDB answers hideIndex
+ * ok but lists no `hidden` flag, so hide and unhide are judged by the collMod the profiler recorded. A builder that
+ * quoted names raw (tried by hand) fails here: the pasted hideIndex dropped the canary database.
+ *
+ * Kinds covered under this seed: createIndex (dynamic-keys, query-collection-scan, spec-drift), hideIndex,
+ * unhideIndex (the "to undo" line run uncommented), dropIndex (the later step run uncommented), collMod (validator),
+ * updateMany (dynamic-keys, mixed-types), countDocuments (mixed-types), the `var schema = …` line. Not printed
+ * under this seed on SecantusDB: aggregate with $merge (compression: $collStats gives no creationString here) and
+ * createCollection (array-growth, document-size, id-pattern need large documents or ids a cheap seed does not give);
+ * test/shell-syntax.test.ts covers their text.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { existsSync } from 'node:fs';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runProcess } from './support/run';
+
+const ROOT = join(__dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.cjs');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const PLUGIN = join(ROOT, 'dist', 'advisor.js');
+
+const BREAK_QUOTE = `'); db.dropDatabase(); ('`;
+const BREAK_CONCAT = `" + db.getSiblingDB("canary").dropDatabase() + "`;
+const BREAK_SEMI = `q;db.getSiblingDB("canary").dropDatabase();db.q`;
+const EVIL_INDEX = `"}); db.getSiblingDB("canary").dropDatabase(); ({ a: "`;
+/** MongoDB allows none of / \ . space " $ in database names (the CLI refuses them): the rest of the hostile set. */
+const DB = "mongo_advisor_paste'\u2028`|-stats);";
+const CANARY = 'canary';
+const CANARY_INDEX = 'canary_idx';
+/** Commands that write, as the profiler records them (op "command"); inserts, updates and removes have their own op. */
+const WRITE_COMMANDS = [
+  'collMod',
+  'createIndexes',
+  'dropIndexes',
+  'deleteIndexes',
+  'drop',
+  'dropDatabase',
+  'renameCollection',
+  'create',
+  'insert',
+  'update',
+  'delete',
+  'findAndModify',
+];
+
+async function seed(uri: string): Promise<void> {
+  const client = new MongoClient(uri);
+  await client.connect();
+  try {
+    const db = client.db(DB);
+    await db.dropDatabase();
+    // Redundant ({B:1} prefix of {B:1,`:1}) and unused (no shape of the complete queries file uses them).
+    const c1 = db.collection(BREAK_QUOTE);
+    await c1.insertMany(
+      Array.from({ length: 200 }, (_, i) => ({
+        [BREAK_CONCAT]: i % 7,
+        'tick`s`': i,
+        'pi|pe': { 'x"\ny': i },
+        stats: i % 3,
+      })),
+    );
+    await c1.createIndex({ [BREAK_CONCAT]: 1 });
+    await c1.createIndex({ [BREAK_CONCAT]: 1, 'tick`s`': 1 });
+    await c1.createIndex({ 'pi|pe.x"\ny': 1 }, { name: EVIL_INDEX });
+    // A shape needing an index, and mixed types under a field named with U+2028.
+    await db.collection(BREAK_SEMI).insertMany(
+      Array.from({ length: 300 }, (_, i) => ({
+        'a\u2028b': i % 2 ? i : String(i),
+        [BREAK_QUOTE]: i,
+        'orders-2024': i % 5,
+      })),
+    );
+    await db
+      .collection('stats')
+      .insertMany(Array.from({ length: 200 }, (_, i) => ({ name: `n${i}`, qty: i, at: new Date(0) })));
+    // A map with dynamic keys.
+    await db.collection('orders-2024').insertMany(
+      Array.from({ length: 200 }, (_, i) => ({
+        byUser: Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`u${i * 8 + k}x${k}`, k])),
+      })),
+    );
+    const canary = client.db(CANARY);
+    await canary.dropDatabase();
+    await canary.collection(CANARY).insertOne({ k: 1 });
+    await canary.collection(CANARY).createIndex({ k: 1 }, { name: CANARY_INDEX });
+  } finally {
+    await client.close();
+  }
+}
+
+/** One call a command makes on `db`, as the recording context saw it. */
+interface Call {
+  db?: string;
+  collection?: string;
+  method: string;
+  args: unknown[];
+}
+
+/**
+ * The calls a command's text makes, read without a server: `db` in a fresh vm context records each call chain from
+ * `db.getSiblingDB(…)`. `scope` carries `var schema = …` from one line of a block to the next.
+ */
+function intentOf(command: string, scope: Record<string, unknown>): Call[] {
+  const calls: Call[] = [];
+  const chain = (state: { db?: string; collection?: string; path: string[] }): unknown =>
+    new Proxy(() => undefined, {
+      get: (_t, p) => (typeof p === 'symbol' ? undefined : chain({ ...state, path: [...state.path, p] })),
+      apply: (_t, _this, args: unknown[]) => {
+        const method = state.path.at(-1) ?? '';
+        if (method === 'getSiblingDB') return chain({ db: String(args[0]), path: [] });
+        if (method === 'getCollection' && state.collection === undefined)
+          return chain({ ...state, collection: String(args[0]), path: [] });
+        calls.push({ db: state.db, collection: state.collection, method: state.path.join('.'), args });
+        return chain({ ...state, path: [...state.path, '()'] });
+      },
+    });
+  // A fresh `db` per line, in a context that keeps the block's variables (`var schema`) from line to line.
+  scope.db = chain({ path: [] });
+  try {
+    runInNewContext(command, scope);
+  } catch (e) {
+    // Text that is not one plain call chain (a name spliced into code, say): unreadable, which the test fails on.
+    calls.push({ method: `<unreadable: ${String(e)}>`, args: [] });
+  }
+  return calls;
+}
+
+interface IndexState {
+  name: string;
+  key: string;
+  hidden: boolean;
+}
+interface CollState {
+  indexes: IndexState[];
+  validator: string;
+  count: number;
+}
+interface State {
+  dbs: string[];
+  colls: Record<string, CollState>;
+  canary: { n: number; indexes: string[] };
+}
+interface Ran {
+  i: number;
+  error?: string;
+  /** The writes the profiler recorded while the command ran: `{ op, ns, command }` as JSON. */
+  writes: string[];
+  before: State;
+  after: State;
+}
+
+/** mongosh code defining `state()`: what a command may change, read from the server. */
+const STATE_FN = `
+function state() {
+  const names = db.adminCommand({ listDatabases: 1, nameOnly: true }).databases.map((d) => d.name)
+    .filter((n) => n === ${JSON.stringify(DB)} || n === ${JSON.stringify(CANARY)}).sort();
+  const t = db.getSiblingDB(${JSON.stringify(DB)});
+  const colls = {};
+  for (const info of t.getCollectionInfos()) {
+    if (info.name.startsWith('system.')) continue;
+    const c = t.getCollection(info.name);
+    colls[info.name] = {
+      indexes: c.getIndexes().map((x) => ({ name: x.name, key: JSON.stringify(x.key), hidden: x.hidden === true }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1)),
+      validator: JSON.stringify([(info.options || {}).validator, (info.options || {}).validationAction]),
+      count: c.estimatedDocumentCount(),
+    };
+  }
+  const k = db.getSiblingDB(${JSON.stringify(CANARY)}).getCollection(${JSON.stringify(CANARY)});
+  const here = db.getSiblingDB(${JSON.stringify(CANARY)}).getCollectionNames().includes(${JSON.stringify(CANARY)});
+  const indexes = here ? k.getIndexes().map((x) => x.name).sort() : [];
+  return { dbs: names, colls, canary: { n: k.countDocuments({}), indexes } };
+}
+const PROFILED = [${JSON.stringify(DB)}, ${JSON.stringify(CANARY)}].map((n) => db.getSiblingDB(n));
+for (const d of PROFILED) d.setProfilingLevel(2);
+const WRITE_COMMANDS = ${JSON.stringify(WRITE_COMMANDS)};
+function lastProfiled() {
+  return PROFILED.map((d) =>
+    (d.getCollection('system.profile').find({}, { _id: 1 }).sort({ _id: -1 }).limit(1).toArray()[0] || {})._id);
+}
+function writesSince(last) {
+  return PROFILED.flatMap((d, i) => d.getCollection('system.profile')
+    .find(last[i] === undefined ? {} : { _id: { $gt: last[i] } }).sort({ _id: 1 }).toArray()
+    .filter((p) => p.op !== 'command' || WRITE_COMMANDS.includes(Object.keys(p.command || {})[0])
+      || JSON.stringify(p.command || {}).match(/"\\$(merge|out)"/))
+    .filter((p) => p.op !== 'query' && p.op !== 'getmore')
+    .map((p) => JSON.stringify({ op: p.op, ns: p.ns, command: p.command })));
+}
+`;
+
+/**
+ * A mongosh script that runs each line as pasted (its own try/catch, at top level so `var schema` carries over),
+ * reading the state before and after, and prints one marked JSON line per command.
+ */
+function script(lines: readonly string[]): string {
+  // One state read between two commands: the after of one is the before of the next.
+  const parts = [STATE_FN, 'let before = state(); let last = lastProfiled(); let error;'];
+  lines.forEach((line, i) => {
+    parts.push(
+      `error = undefined; try {\n${line}\n} catch (e) { error = String(e && e.message || e); }`,
+      `{ const writes = writesSince(last); const after = state(); last = lastProfiled();` +
+        ` print('PASTE_RAN ' + JSON.stringify({ i: ${i}, error, before, writes, after })); before = after; }`,
+    );
+  });
+  return parts.join('\n');
+}
+
+async function paste(uri: string, dir: string, label: string, lines: readonly string[]): Promise<Ran[]> {
+  const file = join(dir, `${label.replace(/\W+/g, '_')}.js`);
+  writeFileSync(file, script(lines));
+  // The shell's current database is the canary: a `db.dropDatabase()` broken out of a string would drop it.
+  const r = await runProcess(
+    MONGOSH,
+    [`${uri.replace(/\/?(\?.*)?$/, '')}/${CANARY}`, '--quiet', '--norc', '--file', file],
+    {
+      env: { MONGOSH_NO_UPDATE_CHECK: '1' },
+      timeoutMs: 90_000,
+    },
+  );
+  const ran = r.out
+    .split('\n')
+    .filter((l) => l.startsWith('PASTE_RAN '))
+    .map((l) => JSON.parse(l.slice('PASTE_RAN '.length)) as Ran);
+  expect(ran.length, `${label}: mongosh ran ${ran.length} of ${lines.length} lines\n${r.out}\n${r.err}`).toBe(
+    lines.length,
+  );
+  return ran;
+}
+
+const diffColls = (a: State, b: State): string[] =>
+  [...new Set([...Object.keys(a.colls), ...Object.keys(b.colls)])].filter(
+    (c) => JSON.stringify(a.colls[c]) !== JSON.stringify(b.colls[c]),
+  );
+
+const parsed = (w: string) => JSON.parse(w) as { op: string; ns: string; command: Record<string, unknown> };
+
+/**
+ * What each kind of command may change, checked against what it did: the state before and after (databases, the
+ * canary, each collection's indexes, validator and count) and the writes the profiler saw. Returns the kind, for the
+ * coverage tally. SecantusDB answers hideIndex ok but lists no `hidden` flag, so hide and unhide are judged by the
+ * collMod the profiler recorded.
+ */
+function judge(label: string, line: string, call: Call | undefined, ran: Ran): string {
+  const where = `${label}: ${line}${ran.error ? ` (error: ${ran.error})` : ''}\nwrites: ${ran.writes.join('\n')}`;
+  const { before, after } = ran;
+  // Every paste: the canary database, its collection and index survive; no database disappears.
+  expect(after.canary, where).toEqual({ n: 1, indexes: ['_id_', CANARY_INDEX] });
+  expect(after.dbs, where).toEqual(before.dbs);
+  const changed = diffColls(before, after);
+  if (call === undefined) {
+    expect(changed, where).toEqual([]);
+    expect(ran.writes, where).toEqual([]);
+    return 'comment';
+  }
+  expect(call.db, where).toBe(DB);
+  const kind = call.method === 'runCommand' ? (Object.keys(call.args[0] as object)[0] ?? '') : call.method;
+  if (ran.error !== undefined) {
+    // A command the server refused (a dropIndex of an index already gone) changes nothing.
+    expect(changed, where).toEqual([]);
+    expect(
+      ran.writes.filter((w) => !/"dropIndexes"|"collMod"/.test(w)),
+      where,
+    ).toEqual([]);
+    return `${kind} (refused)`;
+  }
+  const coll = kind === 'collMod' ? String((call.args[0] as { collMod: string }).collMod) : (call.collection ?? '');
+  const ns = `${DB}.${coll}`;
+  const writes = ran.writes.map(parsed);
+  // Only the named collection may change, and every write is on it.
+  expect(
+    changed.filter((c) => c !== coll),
+    where,
+  ).toEqual([]);
+  expect(
+    writes.filter((w) => w.ns !== ns && w.ns !== `${DB}.$cmd`),
+    where,
+  ).toEqual([]);
+  const b = before.colls[coll];
+  const a = after.colls[coll];
+  expect(a, where).toBeDefined();
+  expect(b, where).toBeDefined();
+  if (a === undefined || b === undefined) return kind;
+  const names = (s: CollState) => s.indexes.map((x) => x.name);
+  const commands = writes.map((w) => w.command);
+  switch (kind) {
+    case 'createIndex': {
+      const added = a.indexes.filter((x) => !names(b).includes(x.name));
+      // Adds exactly the named key (or nothing, when an index of that key already exists); the rest unchanged.
+      expect(added.length, where).toBeLessThanOrEqual(1);
+      const key = JSON.stringify(call.args[0]);
+      if (added.length === 1) expect(added[0]?.key, where).toBe(key);
+      else
+        expect(
+          b.indexes.some((x) => x.key === key),
+          where,
+        ).toBe(true);
+      expect(
+        a.indexes.filter((x) => names(b).includes(x.name)),
+        where,
+      ).toEqual(b.indexes);
+      expect(
+        commands.map((c) => Object.keys(c)[0]),
+        where,
+      ).toEqual(['createIndexes']);
+      break;
+    }
+    case 'hideIndex':
+    case 'unhideIndex':
+    case 'dropIndex': {
+      const name = String(call.args[0]);
+      expect(names(b), where).toContain(name);
+      const rest = (s: CollState) => s.indexes.filter((x) => x.name !== name);
+      expect(rest(a), where).toEqual(rest(b));
+      expect(a.count, where).toBe(b.count);
+      if (kind === 'dropIndex') {
+        expect(names(a), where).not.toContain(name);
+        expect(commands, where).toEqual([{ dropIndexes: coll, index: name }]);
+      } else {
+        expect(names(a), where).toContain(name);
+        expect(commands, where).toEqual([{ collMod: coll, index: { name, hidden: kind === 'hideIndex' } }]);
+      }
+      break;
+    }
+    case 'collMod':
+      expect(a.indexes, where).toEqual(b.indexes);
+      expect(a.count, where).toBe(b.count);
+      expect(
+        commands.map((c) => [Object.keys(c)[0], c.collMod]),
+        where,
+      ).toEqual([['collMod', coll]]);
+      break;
+    case 'updateMany':
+      // Documents may change; indexes, the validator and the document count never.
+      expect(a.indexes, where).toEqual(b.indexes);
+      expect(a.validator, where).toBe(b.validator);
+      expect(a.count, where).toBe(b.count);
+      expect(
+        writes.filter((w) => w.op !== 'update'),
+        where,
+      ).toEqual([]);
+      break;
+    default:
+      // Reads (countDocuments, find, getIndexes, getCollectionInfos): nothing changes.
+      expect(changed, where).toEqual([]);
+      expect(writes, where).toEqual([]);
+  }
+  return kind;
+}
+
+const unescapeHtml = (s: string): string =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+const isCode = (l: string): boolean => /^(db\.|var |\/\/ )/.test(l);
+
+/** Every ```js fence's lines in a text (Markdown, SARIF's markdown messages). */
+const fenced = (text: string): string[] =>
+  [...text.matchAll(/```js\n([\s\S]*?)\n```/g)].flatMap((m) => (m[1] ?? '').split('\n'));
+
+/** Every string in a JSON value. */
+const stringsOf = (v: unknown): string[] =>
+  typeof v === 'string'
+    ? [v]
+    : Array.isArray(v)
+      ? v.flatMap(stringsOf)
+      : v !== null && typeof v === 'object'
+        ? Object.values(v).flatMap(stringsOf)
+        : [];
+
+/** A printed `// ` line that holds a command: the later step, or how to undo. */
+const uncomment = (l: string): string | undefined => {
+  const m = /^\/\/ (?:to undo, if a query slows down: )?(db\..*)$/.exec(l);
+  return m?.[1];
+};
+
+interface JsonFinding {
+  recommendation?: { commands?: string[]; later?: { commands: string[] } };
+}
+/** JSON: the runnable commands, then each later step's commands as the report holds them (not commented out). */
+function fromJson(text: string): { printed: string[]; later: string[] } {
+  const findings = (JSON.parse(text) as { findings: JsonFinding[] }).findings;
+  return {
+    printed: findings.flatMap((f) => f.recommendation?.commands ?? []),
+    later: findings.flatMap((f) => [
+      ...(f.recommendation?.commands ?? []).map(uncomment).filter((l): l is string => l !== undefined),
+      ...(f.recommendation?.later?.commands ?? []),
+    ]),
+  };
+}
+
+describe('paste test: every printed command does only its named action (real CLI, real mongosh)', () => {
+  const uri = inject('mongoUri');
+  const kind = inject('serverKind');
+  const dir = mkdtempSync(join(tmpdir(), 'ma-paste-'));
+  const queries = join(dir, 'queries.jsonl');
+  const spec = join(dir, 'spec.json');
+  const snap = join(dir, 'snap.json');
+  const cli = async (args: string[]) =>
+    await runProcess('node', [CLI, ...args], { env: { NO_COLOR: '1' }, timeoutMs: 90_000 });
+
+  beforeAll(async () => {
+    if (kind !== 'secantusdb') return;
+    if (!existsSync(CLI) || !existsSync(PLUGIN)) throw new Error('dist/ is missing: run `npm run build` first');
+    await seed(uri);
+    writeFileSync(
+      queries,
+      [
+        { find: BREAK_SEMI, filter: { 'orders-2024': 3, [BREAK_QUOTE]: { $gt: 5 } }, $db: DB },
+        { find: BREAK_QUOTE, filter: { stats: 1 }, $db: DB },
+        { find: 'stats', filter: { qty: 4 }, $db: DB },
+      ]
+        .map((q) => JSON.stringify(q))
+        .join('\n') + '\n',
+    );
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        db: DB,
+        collections: [
+          { name: BREAK_SEMI, indexes: [{ key: { 'orders-2024': 1, [BREAK_QUOTE]: 1 } }] },
+          { name: 'stats' },
+          { name: 'orders-2024' },
+          { name: BREAK_QUOTE },
+        ],
+      }),
+    );
+    const c = await cli(['collect', uri, '--db', DB, '--out', snap, '-q']);
+    if (c.code !== 0) throw new Error(`collect failed: ${c.err}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (kind !== 'secantusdb') return;
+    const client = new MongoClient(uri);
+    await client.connect();
+    await client.db(DB).dropDatabase();
+    await client.db(CANARY).dropDatabase();
+    await client.close();
+  });
+
+  it('pastes the commands of check, audit, lint, analyze and advisor.check in every format', async (ctx) => {
+    if (kind !== 'secantusdb') {
+      ctx.skip(`runs on SecantusDB only (indexes, hideIndex, validators, collMod); this server is ${kind}`);
+      return;
+    }
+    const started = Date.now();
+    console.log(
+      'paste test: not used as database names (MongoDB allows none of / \\ . space " $ in them, and the CLI refuses ' +
+        `them before connecting): ${JSON.stringify([BREAK_QUOTE, BREAK_CONCAT, BREAK_SEMI, '"\\n'])}; used as ` +
+        'collection, field and index names instead. The database name holds \' U+2028 ` | - ) ; and "stats".',
+    );
+    const work = ['--queries', queries, '--workload-complete'];
+    const checkArgs = ['check', uri, '--db', DB, '--no-confirm', '-q', '-v', ...work];
+    const run = async (args: string[]): Promise<string> => {
+      const r = await cli(args);
+      expect(r.code === 0 || r.code === 1, `${args.join(' ')}\n${r.err}`).toBe(true);
+      return r.out;
+    };
+    const html = join(dir, 'audit.html');
+    const [text, md, sarif, junit, json, lintText, analyzeMd] = await Promise.all([
+      run(checkArgs),
+      run([...checkArgs, '-f', 'markdown']),
+      run([...checkArgs, '-f', 'sarif']),
+      run([...checkArgs, '-f', 'junit']),
+      run([...checkArgs, '-f', 'json']),
+      run(['lint', uri, '--db', DB, '--spec', spec, '--queries', queries, '-q', '-v', '--fail-on', 'info']),
+      run(['analyze', snap, '-f', 'markdown', '-v']),
+      run(['audit', uri, '--db', DB, '-q', '-v', '-o', html, ...work]),
+    ]);
+    const sh = await runProcess(
+      MONGOSH,
+      [
+        uri,
+        '--quiet',
+        '--norc',
+        '--json=relaxed',
+        '--eval',
+        `load(${JSON.stringify(PLUGIN)}); db = db.getSiblingDB(${JSON.stringify(DB)}); ` +
+          'advisor.check(undefined, { confirm: false })',
+      ],
+      { env: { MONGOSH_NO_UPDATE_CHECK: '1' }, timeoutMs: 90_000 },
+    );
+    expect(sh.code, sh.err).toBe(0);
+
+    const reports: { label: string; printed: string[]; later: string[] }[] = [];
+    const linesOf = (label: string, lines: string[]) => {
+      const printed = lines.filter(isCode);
+      reports.push({ label, printed, later: printed.map(uncomment).filter((l): l is string => l !== undefined) });
+    };
+    linesOf(
+      'check text',
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('      '))
+        .map((l) => l.slice(6)),
+    );
+    linesOf('check markdown', fenced(md));
+    linesOf('check sarif', stringsOf(JSON.parse(sarif)).flatMap(fenced));
+    linesOf(
+      'check junit',
+      unescapeHtml(junit)
+        .split('\n')
+        .filter((l) => l.startsWith('  '))
+        .map((l) => l.slice(2)),
+    );
+    linesOf(
+      'audit html',
+      [...readFileSync(html, 'utf8').matchAll(/<pre class="cmd(?: later)?">([\s\S]*?)<\/pre>/g)].flatMap((m) =>
+        unescapeHtml(m[1] ?? '').split('\n'),
+      ),
+    );
+    linesOf(
+      'lint text',
+      lintText
+        .split('\n')
+        .filter((l) => l.startsWith('      '))
+        .map((l) => l.slice(6)),
+    );
+    linesOf('analyze markdown', fenced(analyzeMd));
+    reports.push({ label: 'check json', ...fromJson(json) });
+    reports.push({ label: 'advisor.check() value', ...fromJson(sh.out) });
+
+    // A line printed twice (two findings on one index) is pasted once: the second paste would judge nothing new.
+    for (const r of reports) {
+      r.printed = [...new Set(r.printed)];
+      r.later = [...new Set(r.later)];
+    }
+    const kinds = new Map<string, Set<string>>();
+    const tally = (label: string, k: string) => kinds.set(k, (kinds.get(k) ?? new Set()).add(label));
+    for (const r of reports) {
+      expect(r.printed.length, `${r.label} printed no command`).toBeGreaterThan(0);
+      // Every line printed runs as one call chain on the named database (or, commented out, runs nothing).
+      const scope: Record<string, unknown> = {};
+      const intents = r.printed.map((l) => intentOf(l, scope));
+      for (const [i, calls] of intents.entries()) {
+        expect(calls.length, `${r.label}: ${r.printed[i]}`).toBeLessThanOrEqual(1);
+        expect(calls[0]?.method ?? '', `${r.label}: ${r.printed[i]}`).not.toMatch(/^<unreadable/);
+      }
+      // Same start for every format. One mongosh process per format: the lines as printed, then each later step (and
+      // each undo) uncommented, which must do exactly its own action.
+      await seed(uri);
+      const laterScope: Record<string, unknown> = {};
+      const laterIntents = r.later.map((l) => intentOf(l, laterScope));
+      const ran = await paste(uri, dir, r.label, [...r.printed, ...r.later]);
+      ran.forEach((x, i) => {
+        if (i < r.printed.length) {
+          tally(r.label, judge(r.label, r.printed[i] ?? '', intents[i]?.[0], x));
+          return;
+        }
+        const j = i - r.printed.length;
+        expect(laterIntents[j]?.length, `${r.label}: ${r.later[j]}`).toBe(1);
+        tally(`${r.label} (uncommented)`, judge(r.label, r.later[j] ?? '', laterIntents[j]?.[0], x));
+      });
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `paste test: ${reports.length} reports, ${seconds} s\n` +
+        [...kinds].map(([k, where]) => `  ${k}: ${[...where].join(', ')}`).join('\n'),
+    );
+    // The kinds this seed makes the rules print, pasted and judged on the server (not merely refused).
+    for (const k of ['createIndex', 'hideIndex', 'unhideIndex', 'dropIndex', 'collMod', 'updateMany', 'countDocuments'])
+      expect([...kinds.keys()], `no ${k} was pasted and judged`).toContain(k);
+    expect(kinds.get('comment')?.size, 'commented-out later lines pasted').toBeGreaterThan(0);
+  }, 240_000);
+});
