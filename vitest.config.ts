@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { ALL_TEST_FILES, LIVE_TEST_FILES, testServers } from './test/projects';
+import { ALL_TEST_FILES, excludedOn, LIVE_TEST_FILES, testServers } from './test/projects';
 
 // One project per server for the live tests (test/projects.ts), one `unit` project without a server for the rest.
 const servers = testServers();
@@ -29,7 +29,13 @@ export default defineConfig({
       },
       ...servers.map((name) => ({
         extends: true as const,
-        test: { name, include: [...LIVE_TEST_FILES], globalSetup: ['test/global-setup.ts'] },
+        test: {
+          name,
+          include: [...LIVE_TEST_FILES],
+          // a file about something other than the server runs on one of them (test/projects.ts, ONE_SERVER)
+          exclude: [...excludedOn(name, servers), '**/node_modules/**'],
+          globalSetup: ['test/global-setup.ts'],
+        },
       })),
     ],
   },

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LIVE_TEST_FILES, testServers } from './projects';
+import { excludedOn, LIVE_TEST_FILES, ONE_SERVER, testServers } from './projects';
 
 const globToRegExp = (g: string): RegExp =>
   new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
@@ -33,4 +33,24 @@ describe('test projects', () => {
       ]);
     },
   );
+});
+
+describe('files that run on one server', () => {
+  it('names live files that exist, each with a reason, and leaves them out only where the other server runs', () => {
+    for (const [file, o] of Object.entries(ONE_SERVER)) {
+      expect(existsSync(file), file).toBe(true);
+      expect(
+        LIVE_TEST_FILES.map(globToRegExp).some((r) => r.test(file)),
+        file,
+      ).toBe(true);
+      expect(o.why.length, file).toBeGreaterThan(10);
+    }
+    const both = ['ferretdb', 'secantusdb'];
+    expect(excludedOn('ferretdb', both)).toContain('test/mongosh.e2e.test.ts');
+    expect(excludedOn('secantusdb', both)).toContain('test/cli-flags.e2e.test.ts');
+    expect(excludedOn('secantusdb', both)).not.toContain('test/mongosh.e2e.test.ts');
+    // alone, a server runs everything; so does a real mongod
+    expect(excludedOn('ferretdb', ['ferretdb'])).toEqual([]);
+    expect(excludedOn('MONGODB_URI', ['MONGODB_URI'])).toEqual([]);
+  });
 });

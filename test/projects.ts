@@ -14,6 +14,42 @@ export const LIVE_TEST_FILES = [
   'test/snippet.test.ts',
 ] as const;
 
+/**
+ * Live files whose subject is not the server: the CLI's flags, input files, snapshot files, the HTML report, the
+ * mongosh plugin's own behaviour. Each runs on one embedded server only, the one named, when the run has it (a run
+ * on MONGODB_URI or mongodb-memory-server runs every file); the other server's differences are covered by the files
+ * about them. The reason is part of the entry: say why when adding one.
+ */
+export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_SERVERS)[number]; why: string }>> = {
+  'test/cli-snapshot.test.ts': {
+    server: 'secantusdb',
+    why: 'snapshot files: the server is only where the snapshot is read from',
+  },
+  'test/audit-html.test.ts': { server: 'secantusdb', why: "the HTML report's layout and data, from one audit" },
+  'test/workload-input.e2e.test.ts': {
+    server: 'secantusdb',
+    why: '--log/--queries input handling, judged before the server matters',
+  },
+  'test/mongosh.e2e.test.ts': {
+    server: 'secantusdb',
+    why: "the plugin's loading, options and output in a real mongosh; servers differ in the CLI's tests",
+  },
+  'test/mongosh-interrupt.e2e.test.ts': {
+    server: 'secantusdb',
+    why: 'Ctrl-C during confirmations: SecantusDB runs every experiment long enough to interrupt one',
+  },
+  'test/cli-flags.e2e.test.ts': { server: 'ferretdb', why: "the CLI's flags and their messages" },
+  'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
+  'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
+};
+
+/** The live files a server's project leaves out: those ONE_SERVER gives to another server of this run. */
+export function excludedOn(server: string, servers: readonly string[]): string[] {
+  return Object.entries(ONE_SERVER)
+    .filter(([, o]) => o.server !== server && servers.includes(o.server) && servers.includes(server))
+    .map(([file]) => file);
+}
+
 export const ALL_TEST_FILES = ['test/**/*.test.ts', 'rules/**/*.test.ts', 'src/**/*.test.ts'] as const;
 
 export const DEFAULT_TEST_SERVERS = ['ferretdb', 'secantusdb'] as const;
