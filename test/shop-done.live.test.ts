@@ -123,8 +123,14 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     needProfiler(ctx);
     const f = proposing(first().result.findings, 'events', '{"userId":1}');
     expect(f?.messageId).toBe('lookupUnindexed');
-    expect(f?.confirmation?.status, f?.confirmation?.summary).toBe('supported');
-    expect(f?.confirmation?.summary).toContain('joined documents of events copied (the join in place)');
+    const k = f?.confirmation;
+    expect(k?.summary).toContain('joined documents of events copied (the join in place)');
+    // Where explain counts the $lookup stage's reads (MongoDB), the counts decide: supported. SecantusDB's explain
+    // gives none, so only the pipeline's time can decide, and at the default budget the copy of the joined side
+    // leaves too little of it: inconclusive, saying so (issue 27 stays open on this; the note says why).
+    if (k?.summary.includes('gives no examined counts for the $lookup stage'))
+      expect(['supported', 'inconclusive'], k.summary).toContain(k.status);
+    else expect(k?.status, k?.summary).toBe('supported');
   });
 
   it('proves users by country with the join in place (the pipeline timed as in production)', (ctx) => {
@@ -170,7 +176,8 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
         '\n',
       );
       expect(commands).toContain(`dropIndex("${prefix}")`);
-      expect(f?.message).toContain(prefix);
+      // said in the same finding: its recommended action names the prefix to hide, then drop
+      expect(`${f?.message ?? ''} ${f?.recommendation?.action ?? ''}`).toContain(prefix);
       expect(f?.confirmation?.status).toBe('supported');
     }
   });
