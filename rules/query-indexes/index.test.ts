@@ -206,7 +206,14 @@ ruleTester(rule, {
               'create the index { customerId: 1, status: 1, createdAt: -1 }; then hide and drop `customerId_1` ' +
               '{ customerId: 1 }, which is a prefix of it and redundant once it is built',
             reasonIncludes: 'build the new index first',
-            commands: [ESR_COMMAND, 'db.orders.hideIndex("customerId_1")', 'db.orders.dropIndex("customerId_1")'],
+            // hide now (with how to undo it), drop later: the drop is never in the block pasted first
+            commands: [
+              ESR_COMMAND,
+              'db.getSiblingDB("app").getCollection("orders").hideIndex("customerId_1")',
+              '// to undo, if a query slows down: db.getSiblingDB("app").getCollection("orders").unhideIndex(' +
+                '"customerId_1")',
+            ],
+            later: ['db.getSiblingDB("app").getCollection("orders").dropIndex("customerId_1")'],
           },
         },
       ],
