@@ -15,7 +15,8 @@ import { SHOP_MARKER, SHOP_MARKER_NUMBER, seedShop, shopCommands, slowLogLines }
 
 const DB = 'mongo_advisor_test_report_shapes';
 const ESR =
-  'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })';
+  `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ customerId: 1, status: 1, ` +
+  'createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })';
 const BY_STATUS = 'db.orders.find({ customerId: ?number, status: ?string }).sort({ createdAt: -1 })';
 /** The sorted orders find's calls over the log's 3 rounds, and their time at 5 ms each. */
 const BY_STATUS_CALLS = 3 * shopCommands().filter((c) => c.command.find === 'orders' && c.command.sort).length;
