@@ -170,7 +170,9 @@ describe('lint --queries <uri>: the shop queries explained by the server', () =>
     const scan = before.result.findings.find(
       (f) => f.ruleId === 'query-collection-scan' && f.target.collection === 'events',
     );
-    expect(scan?.recommendation?.commands).toEqual(['db.events.createIndex({ type: 1, at: 1 })']);
+    expect(scan?.recommendation?.commands).toEqual([
+      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("events").createIndex({ type: 1, at: 1 })`,
+    ]);
 
     await live.db.collection('orders').createIndex({ status: 1, customerId: 1, createdAt: -1 });
     await live.db.collection('orders').createIndex({ status: 1, createdAt: 1 });

@@ -56,8 +56,8 @@ describe('advisor.check in mongosh on the shop workload (real mongosh, real serv
     expect(text).not.toContain(HOW);
     expect(r.out).toMatch(/^▲ warn +\S+ › shape [0-9a-f]{16} +query-indexes$/m);
     expect(r.out).toContain(
-      'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, ' +
-        '{ name: "customerId_1_status_1_createdAt_-1" })',
+      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ customerId: 1, status: 1, ` +
+        'createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })',
     );
     expect(text).toContain('matches `sku` with a case-insensitive regex');
     // Highest impact first: the calls by status and customer before the 2 of the $lookup.
@@ -76,8 +76,8 @@ describe('advisor.check in mongosh on the shop workload (real mongosh, real serv
     ]);
     const [indexes, table] = ours;
     expect(indexes?.rows[0]?.[1]).toBe(
-      'db.orders.createIndex({ customerId: 1, status: 1, createdAt: -1 }, ' +
-        '{ name: "customerId_1_status_1_createdAt_-1" })',
+      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ customerId: 1, status: 1, ` +
+        'createdAt: -1 }, { name: "customerId_1_status_1_createdAt_-1" })',
     );
     expect(table?.target).toEqual({ db: DB });
     const shapes = (table?.rows ?? []).map((row) => row[1]);
