@@ -110,7 +110,8 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
       keyShapes: `${formatNumber(skus.size)} codes (digits with letters or separators)`,
     });
     expect(items?.recommendation?.commands?.[1]).toBe(
-      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })`,
+      `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ "itemsBySku.k": 1, ` +
+        '"itemsBySku.v": 1 })',
     );
     // the two indexes on one SKU each: counted on the map, never named, never judged (folded alike they would read as
     // duplicates)

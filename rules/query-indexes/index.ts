@@ -106,7 +106,15 @@ function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server
       `${PROOF} ${one ? 'That index serves' : 'Those indexes serve'} nothing the new one does not (the same leading ` +
       `fields, directions and options) and ${one ? 'costs' : 'cost'} every write: build the new index first, ` +
       `${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
-    ...withHides(create.commands, hideThenDropAll(server, c.db, c.coll, redundant.map((ix) => ix.name))),
+    ...withHides(
+      create.commands,
+      hideThenDropAll(
+        server,
+        c.db,
+        c.coll,
+        redundant.map((ix) => ix.name),
+      ),
+    ),
   };
 }
 

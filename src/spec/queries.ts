@@ -180,7 +180,15 @@ function esrRecommendation(
   return {
     action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
     reason: `${create.reason} Build the new index first; ${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
-    ...withHides(create.commands, hideThenDropAll(server, c.db, c.coll, redundant.map((ix) => ix.name))),
+    ...withHides(
+      create.commands,
+      hideThenDropAll(
+        server,
+        c.db,
+        c.coll,
+        redundant.map((ix) => ix.name),
+      ),
+    ),
   };
 }
 
