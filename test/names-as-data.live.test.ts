@@ -32,6 +32,7 @@ describe('Object.prototype names and views through the real CLI', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mongo-advisor-names-'));
   /** The names the server took as collection, field and index names (it may refuse some). */
   const seeded: string[] = [];
+  let viewRefused: string | null = null;
 
   beforeAll(async () => {
     client = await MongoClient.connect(uri);
@@ -50,8 +51,12 @@ describe('Object.prototype names and views through the real CLI', () => {
       }
     }
     await db.collection('orders').insertMany(Array.from({ length: 200 }, (_, i) => ({ customerId: i % 20, total: i })));
-    await db.createCollection('paid', { viewOn: 'orders', pipeline: [{ $match: { total: { $gt: 10 } } }] });
-    log(`seeded: ${seeded.join(', ')}`);
+    try {
+      await db.createCollection('paid', { viewOn: 'orders', pipeline: [{ $match: { total: { $gt: 10 } } }] });
+    } catch (err) {
+      viewRefused = String(err); // FerretDB 1.24: "support for field viewOn … is not implemented yet"
+    }
+    log(`seeded: ${seeded.join(', ')}${viewRefused ? `; no view: ${viewRefused}` : ''}`);
   });
   afterAll(async () => {
     await client?.db(DB).dropDatabase();
@@ -102,7 +107,8 @@ describe('Object.prototype names and views through the real CLI', () => {
     expect(a.out + a.err).not.toMatch(/failed internally|internal error/i);
   });
 
-  it('a query on a view: no createIndex for it, a finding naming the source collection', async () => {
+  it('a query on a view: no createIndex for it, a finding naming the source collection', async (ctx) => {
+    if (viewRefused) ctx.skip(`the server creates no views: ${viewRefused}`);
     // SecantusDB accepts createIndex on a view (MongoDB refuses it: a divergence); the advice follows MongoDB
     const file = join(dir, 'view.jsonl');
     writeFileSync(file, `{"find": "paid", "filter": {"customerId": 3}, "sort": {"total": -1}, "$db": "${DB}"}\n`);
