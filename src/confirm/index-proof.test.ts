@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  HEADROOM,
+  MIN_SHARE,
+  proofShare,
   copyTooSmall,
   cutOnEveryCall,
   joinsOf,
@@ -161,5 +164,21 @@ describe('cutOnEveryCall: the counts decide when every call is cut and the plann
     expect(cutOnEveryCall({ status: 'inconclusive', without: [r(100)], with: [r(10, ['b_1'])] }, { candidate })).toBe(
       false,
     );
+  });
+});
+
+describe('proofShare: the proof keeps room for dropping its copies within the budget', () => {
+  it('keeps HEADROOM before any drop was timed', () => {
+    expect(proofShare(30_000, 0, 4)).toBe(HEADROOM);
+  });
+  it('reserves the slowest drop so far for each copy', () => {
+    // 4 copies of 2.5 s each: 10 s of 30 s reserved, the proof keeps two thirds.
+    expect(proofShare(30_000, 2_500, 4)).toBeCloseTo(2 / 3, 5);
+    expect(proofShare(30_000, 2_500, 2)).toBeCloseTo(5 / 6, 5);
+    expect(proofShare(30_000, 1_000, 2)).toBe(HEADROOM);
+  });
+  it('never keeps less than MIN_SHARE, however slow the drops', () => {
+    expect(proofShare(30_000, 20_000, 4)).toBe(MIN_SHARE);
+    expect(proofShare(0, 1_000, 2)).toBe(HEADROOM);
   });
 });

@@ -541,10 +541,10 @@ async function probe(ctx: ConfirmContext, read: Doc): Promise<string | null> {
  * candidate's size and insert cost.
  */
 export async function proveIndex(given: ConfirmContext, input: ProveIndexInput): Promise<IndexProof> {
-  const ctx = withHeadroom(given);
   const { a, b } = names();
   const joins = joinsOf(input.instances);
   if (typeof joins === 'string') return { status: 'not-run', reason: joins };
+  const ctx = withHeadroom(given, 2 * (1 + new Set(joins.map((j) => j.from)).size));
   const [db, local] = splitNs(input.ns);
   const onJoin = input.candidateOn !== undefined && input.candidateOn !== local;
   if (onJoin && !joins.some((j) => j.from === input.candidateOn))
@@ -617,8 +617,15 @@ export async function proveIndex(given: ConfirmContext, input: ProveIndexInput):
     }
     return decide(proof, input);
   } finally {
-    for (const c of [a, b, ...fa.values(), ...fb.values()]) await ctx.scratch.drop(c);
+    await dropCopies(ctx, [a, b, ...fa.values(), ...fb.values()]);
   }
+}
+
+/** Drops the proof's copies, with a progress line giving their seconds (a slow drop is part of the budget). */
+async function dropCopies(ctx: ConfirmContext, colls: readonly string[]): Promise<void> {
+  const t = performance.now();
+  for (const c of colls) await ctx.scratch.drop(c);
+  ctx.log(`  index proof: ${colls.length} copies dropped (${((performance.now() - t) / 1000).toFixed(1)} s)`);
 }
 
 /**
@@ -668,11 +675,22 @@ async function copyJoins(
 }
 
 /**
- * The proof's own budget: HEADROOM of the finding's, so the round under way when it ends, the write cost's last
- * batch and the drops of the copies still end within the finding's budget plus 10% (issue 27).
+ * The proof's own budget: HEADROOM of the finding's, so the round under way when it ends and the write cost's last
+ * batch still end within the finding's budget plus 10% (issue 27); less the time its `copies` will take to drop, as the
+ * run's slowest drop so far says (a server slow to drop, SecantusDB, took 2-5 s a copy), never below MIN_SHARE.
  */
 export const HEADROOM = 0.85;
-const withHeadroom = (ctx: ConfirmContext): ConfirmContext => ({ ...ctx, budget: ctx.budget.slice(HEADROOM) });
+/** The least share of the finding's budget a proof keeps, however slow the drops: below it nothing can be timed. */
+export const MIN_SHARE = 0.5;
+/** The share of `remainingMs` a proof keeps when each of its `copies` may take `dropMs` to drop. */
+export function proofShare(remainingMs: number, dropMs: number, copies: number): number {
+  const dropShare = remainingMs > 0 ? (dropMs * copies) / remainingMs : 0;
+  return Math.max(MIN_SHARE, Math.min(HEADROOM, 1 - dropShare));
+}
+const withHeadroom = (ctx: ConfirmContext, copies: number): ConfirmContext => ({
+  ...ctx,
+  budget: ctx.budget.slice(proofShare(ctx.budget.remainingMs, ctx.scratch.dropReserveMs, copies)),
+});
 
 const joinedText = (j: readonly { copied: number }[]): string =>
   j.map((x) => `, ${formatNumber(x.copied)} joined`).join('');
@@ -861,7 +879,7 @@ export interface DropProof {
  * both, and timed in alternation. Supported when no shape regresses; else `needs` names the shapes.
  */
 export async function proveDrop(given: ConfirmContext, input: ProveDropInput): Promise<DropProof> {
-  const ctx = withHeadroom(given);
+  const ctx = withHeadroom(given, 2);
   const { a, b } = names();
   if (!input.existingIndexes.some((r) => r.name === input.index))
     return { status: 'not-run', reason: 'the index is not among the existing indexes' };
@@ -926,7 +944,6 @@ export async function proveDrop(given: ConfirmContext, input: ProveDropInput): P
     if (short?.time) return { status: 'inconclusive', reason: timeProblem(short.time) ?? '', copy, shapes, needs };
     return { status: 'supported', copy, shapes, needs };
   } finally {
-    await ctx.scratch.drop(a);
-    await ctx.scratch.drop(b);
+    await dropCopies(ctx, [a, b]);
   }
 }

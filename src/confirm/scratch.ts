@@ -156,6 +156,7 @@ export class Scratch {
   private last = { name: '', times: 0 };
   /** For the mid-insert phase: how many `insertMany` copies of several documents are under way. */
   private copying = 0;
+  private slowestDrop = 0;
   readonly marker: ScratchMarker;
 
   constructor(adapter: Adapter, suffix = randomBytes(4).toString('hex'), via = 'api') {
@@ -334,8 +335,23 @@ export class Scratch {
     return (await this.copy(coll, docs)).inserted;
   }
 
+  /**
+   * Drops `coll` (no error when it is absent). The slowest drop that removed a collection is kept: a proof reserves
+   * that much per copy it will drop, so its own clean-up stays within its budget (SecantusDB takes seconds to drop a
+   * collection that held data, a create or an empty drop milliseconds).
+   */
   async drop(coll: string): Promise<void> {
-    await this.command({ drop: coll }).catch(() => undefined);
+    const t = performance.now();
+    const dropped = await this.command({ drop: coll }).then(
+      () => true,
+      () => false,
+    );
+    if (dropped) this.slowestDrop = Math.max(this.slowestDrop, performance.now() - t);
+  }
+
+  /** The slowest drop of a collection this run made, in ms (0 before the first): what a proof reserves per copy. */
+  get dropReserveMs(): number {
+    return this.slowestDrop;
   }
 
   async collStats(coll: string): Promise<Doc | null> {
