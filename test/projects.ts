@@ -39,6 +39,16 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
     why: 'Ctrl-C during confirmations: SecantusDB runs every experiment long enough to interrupt one',
   },
   'test/cli-flags.e2e.test.ts': { server: 'ferretdb', why: "the CLI's flags and their messages" },
+  'test/interrupt.e2e.test.ts': {
+    server: 'ferretdb',
+    why: "the CLI's signal handling at each phase; how each server drops a database is scratch-cleanup's subject",
+  },
+  'test/progress.e2e.test.ts': { server: 'secantusdb', why: 'the progress lines of the CLI and of mongosh' },
+  'test/terminal-safe.live.test.ts': {
+    server: 'secantusdb',
+    why: 'names escaped on the terminal; SecantusDB samples every collection, so every format gets a name',
+  },
+  'test/first-hour.e2e.test.ts': { server: 'secantusdb', why: "the README's first steps: server, mongosh, plugin" },
   'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
   'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
 };
