@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { ALL_TEST_FILES, excludedOn, LIVE_TEST_FILES, testServers } from './test/projects';
+import SlowFirstSequencer from './test/support/sequencer';
 
 // One project per server for the live tests (test/projects.ts), one `unit` project without a server for the rest.
 const servers = testServers();
@@ -22,6 +23,8 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default', './test/support/skip-reporter.ts'],
+    // the longest files first on a fresh clone (no cache of durations): test/projects.ts SLOW_FIRST
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,

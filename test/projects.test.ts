@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { excludedOn, LIVE_TEST_FILES, ONE_SERVER, testServers } from './projects';
+import { excludedOn, LIVE_TEST_FILES, ONE_SERVER, SLOW_FIRST, testServers } from './projects';
 
 const globToRegExp = (g: string): RegExp =>
   new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
@@ -52,5 +52,12 @@ describe('files that run on one server', () => {
     // alone, a server runs everything; so does a real mongod
     expect(excludedOn('ferretdb', ['ferretdb'])).toEqual([]);
     expect(excludedOn('MONGODB_URI', ['MONGODB_URI'])).toEqual([]);
+  });
+});
+
+describe('the slow files started first (test/support/sequencer.ts)', () => {
+  it('names test files that exist, each once', () => {
+    for (const file of SLOW_FIRST) expect(existsSync(file), file).toBe(true);
+    expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
   });
 });

@@ -49,6 +49,7 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
     why: 'names escaped on the terminal; SecantusDB samples every collection, so every format gets a name',
   },
   'test/first-hour.e2e.test.ts': { server: 'secantusdb', why: "the README's first steps: server, mongosh, plugin" },
+  'test/snippet.test.ts': { server: 'secantusdb', why: "the mongosh snippet's packaging and loading" },
   'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
   'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
 };
@@ -75,3 +76,27 @@ export function testServers(env: NodeJS.ProcessEnv = process.env): string[] {
     .filter(Boolean);
   return listed?.length ? listed : [...DEFAULT_TEST_SERVERS];
 }
+
+/**
+ * The files that take longest (a minute or more on this 2-core machine, measured on a full run), longest first:
+ * test/support/sequencer.ts starts them first on a run without vitest's cache of durations (a fresh clone), so no
+ * worker is left with one of them at the end. Keep it short and roughly ordered; a file missing here only runs later.
+ */
+export const SLOW_FIRST: readonly string[] = [
+  'test/shop-done.live.test.ts',
+  'test/mongosh-interrupt.e2e.test.ts',
+  'test/interrupt.e2e.test.ts',
+  'test/mongosh.e2e.test.ts',
+  'test/paste-safe.e2e.test.ts',
+  'test/cli.e2e.test.ts',
+  'rules/query-indexes/live.test.ts',
+  'test/many-collections.live.test.ts',
+  'test/cli-flags.e2e.test.ts',
+  'test/progress.e2e.test.ts',
+  'test/snapshot-shape.test.ts',
+  'test/workload-input.e2e.test.ts',
+  'test/names.e2e.test.ts',
+  'test/index-proof-size.live.test.ts',
+  'test/one-answer.live.test.ts',
+  'test/cli-uri.test.ts',
+];
