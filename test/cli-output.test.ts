@@ -23,8 +23,17 @@ interface Run {
 }
 
 /** Runs the CLI with the given stdout; `closeStdout` closes the reading end of a piped stdout at once. */
-async function run(args: string[], stdout: 'pipe' | 'ignore' | number, closeStdout = false): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', stdout, 'pipe'], timeout: 60_000 });
+async function run(
+  args: string[],
+  stdout: 'pipe' | 'ignore' | number,
+  closeStdout = false,
+  env: Record<string, string> = {},
+): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', stdout, 'pipe'],
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
   if (closeStdout) child.stdout?.destroy();
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -83,5 +92,15 @@ describe('a report that cannot be written (real CLI)', () => {
     const r = await run(['lint', '--spec', SPEC, '-f', 'sarif', '-o', file], 'ignore');
     expect(r.code, r.err).toBe(0);
     expect(r.err).toMatch(/Wrote the report to .*out\.sarif\nmongo-advisor lint passed/);
+  });
+
+  it('a run whose last operation never answers ends with exit 2 and says so, never exits as a pass', async () => {
+    // The event loop empties while main still awaits (src/cli/bin.ts): Node alone would exit 0.
+    const r = await run(['lint', '--spec', SPEC, '-f', 'sarif'], 'ignore', false, {
+      MONGO_ADVISOR_TEST_UNSETTLED: '1',
+    });
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/^mongo-advisor: the run stopped before it finished: an operation never answered/);
+    expect(r.err).not.toMatch(NO_STACK);
   });
 });
