@@ -346,7 +346,7 @@ async function auditSizes(sizes: readonly number[], collect: boolean): Promise<v
         findings: { ruleId: string; messageId: string; message: string }[];
       };
       const groups = result.findings
-        .filter((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections')
+        .filter((f) => f.ruleId === 'collection-count' && f.messageId.startsWith('tenantCollections'))
         .map(
           (f) => /^([\d,]+) collections in `([^`]+)` are named `([^`]+)`/.exec(f.message)?.slice(1, 4).join(' ') ?? '?',
         )
