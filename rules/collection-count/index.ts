@@ -222,16 +222,13 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
   for (const g of groups) if (isTenantGroup(g, options) && checked.has(g.db)) reportTenantGroup(a, g, wt);
 }
 
-/** One group of per-tenant collections: fold them into one collection (or one time-series collection). */
-function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGroup, wt: boolean): void {
-  const target = foldedName(g.pattern);
-  const field = options.tenantField;
-  const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
-  const ts = g.kind === 'timeseries';
-  const tables = wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)';
+/**
+ * What the finding says was read of a group: every member's indexes (the inventory's lists, or the one-cursor
+ * catalogue's through the core's group), a sample the core read in full (its representatives: how many were empty
+ * too), or a sample of index lists; and, for a sample, how likely it was to show a variant.
+ */
+function whatWasRead(snapshot: Snapshot, g: TenantGroup) {
   const examples = g.examples.map((e) => `\`${e}\``).join(', ');
-  // The core's record of a group it read through representatives (src/collect/groups.ts): with the one-cursor
-  // catalogue, every member's index set; else how many of the representatives were empty.
   const core = snapshot.databases
     .find((d) => d.name === g.db)
     ?.groups?.find((c) => c.pattern === g.pattern && c.kind === g.kind);
@@ -244,14 +241,25 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
   const seen = Math.round((1 - 0.9 ** read) * 100);
   const sampleWhy = sampled
     ? ` The indexes were read on ${n(read)} of the ${n(g.members)} members: a variant that one member in ten ` +
-      `carries shows in such a sample about ${seen}% of the time; check a few more before folding if the tenants were ` +
-      `created by different versions of the application.`
+      `carries shows in such a sample about ${seen}% of the time; check a few more before folding if the tenants ` +
+      `were created by different versions of the application.`
     : '';
   const message = !sampled
     ? ({ messageId: 'tenantCollections', data: base } as const)
     : core
       ? ({ messageId: 'tenantCollectionsGroup', data: { ...base, empty: n(core.evidence.empty) } } as const)
       : ({ messageId: 'tenantCollectionsSampled', data: base } as const);
+  return { message, read, same, empty: core && sampled ? core.evidence.empty : null, sampleWhy };
+}
+
+/** One group of per-tenant collections: fold them into one collection (or one time-series collection). */
+function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGroup, wt: boolean): void {
+  const target = foldedName(g.pattern);
+  const field = options.tenantField;
+  const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
+  const ts = g.kind === 'timeseries';
+  const tables = wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)';
+  const { message, read, same, empty, sampleWhy } = whatWasRead(snapshot, g);
   report({
     ...message,
     severity: g.members >= options.perDatabaseInfo ? 'warn' : 'info',
@@ -263,7 +271,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
       kind: g.kind,
       indexesRead: read,
       sameIndexes: same,
-      emptyOfRead: core && sampled ? core.evidence.empty : null,
+      emptyOfRead: empty,
       indexesPerMember: g.indexes.length + 1,
       tablesPerMember: g.indexes.length + 2,
       tablesSaved: g.members * (g.indexes.length + 2) - (plan.commands.length + 2),
