@@ -545,10 +545,13 @@ ruleTester(rule, {
           recommendation: { ...fold('tenantId'), reasonIncludes: 'unique index email_1' },
         },
         {
-          messageId: 'manyInDatabase',
+          messageId: 'manyInDatabaseGrouped',
           severity: 'info',
           target: onDb(),
-          messageIncludes: 'Database `app` holds 250 collections and 750 indexes',
+          message:
+            'Database `app` holds 250 collections and 750 indexes (1,000 WiredTiger tables), over the 100 ' +
+            'collections per database Atlas flags; by name they fall into one group: `orders_{id}` (250).',
+          evidence: { groups: 1, inGroups: 250 },
         },
       ],
     },
@@ -587,7 +590,12 @@ ruleTester(rule, {
           recommendation: { reasonIncludes: 'shows in such a sample about 96% of the time' },
         },
         { messageId: 'manyInDeployment', severity: 'warn', target: onDb() },
-        { messageId: 'manyInDatabase', severity: 'info', target: onDb() },
+        {
+          messageId: 'manyInDatabaseGrouped',
+          severity: 'info',
+          target: onDb(),
+          messageIncludes: 'by name they fall into one group: `tenant_{id}` (50,000), and 1 other collection.',
+        },
       ],
     },
     {
@@ -602,7 +610,12 @@ ruleTester(rule, {
           evidence: { indexesRead: 50_000, sameIndexes: 49_990, emptyOfRead: null },
         },
         { messageId: 'manyInDeployment', severity: 'warn', target: onDb() },
-        { messageId: 'manyInDatabase', severity: 'info', target: onDb() },
+        {
+          messageId: 'manyInDatabaseGrouped',
+          severity: 'info',
+          target: onDb(),
+          messageIncludes: 'by name they fall into one group: `tenant_{id}` (50,000), and 1 other collection.',
+        },
       ],
     },
     {

@@ -79,6 +79,15 @@ const MESSAGES = {
     'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, ',
     'WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
   ),
+  manyInDatabaseGrouped: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger ',
+    'tables), over the {{limit}} collections per database Atlas flags; by name they fall into {{groups}}.',
+  ),
+  manyInDatabaseGroupedOtherEngine: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, ',
+    'WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags; by name they fall ',
+    'into {{groups}}.',
+  ),
   manyDataHandles: sentence(
     'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in ',
     'the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
@@ -169,6 +178,7 @@ function deploymentFindings({ snapshot, options, report, note }: Analysis, { t, 
 
 /** Each database over perDatabaseInfo collections: one info finding. */
 function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: Figures): void {
+  const groups = tenantGroupsOf(inv);
   for (const d of inv.databases) {
     if (d.collections <= options.perDatabaseInfo) continue;
     const r = indexRange(d.indexes);
@@ -182,8 +192,23 @@ function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: F
     const unread = typeof d.indexes === 'number' ? 0 : d.indexes.unread;
     const counts = countEvidence({ indexes: r, unread });
     const ev = { collections: d.collections, ...counts, views: d.views, timeseries: d.timeseries };
-    const messageId = wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine';
-    report({ messageId, severity: 'info', target: { db: d.name }, data, evidence: ev });
+    const named = groups.filter((g) => g.db === d.name && g.members >= options.tenantMinCollections);
+    if (named.length === 0) {
+      const messageId = wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine';
+      report({ messageId, severity: 'info', target: { db: d.name }, data, evidence: ev });
+      continue;
+    }
+    // The groups by size, the largest five: where the count comes from, whether or not they are tenants.
+    const top = named.slice(0, 5).map((g) => `\`${g.pattern}\` (${n(g.members)})`);
+    const inGroups = named.reduce((sum, g) => sum + g.members, 0);
+    const rest = d.collections - inGroups;
+    const list =
+      `${named.length === 1 ? 'one group' : `${n(named.length)} groups`}: ${top.join(', ')}` +
+      `${named.length > 5 ? `, and ${n(named.length - 5)} more` : ''}` +
+      `${rest > 0 ? `, and ${n(rest)} other collection${rest === 1 ? '' : 's'}` : ''}`;
+    const messageId = wt || handles ? 'manyInDatabaseGrouped' : 'manyInDatabaseGroupedOtherEngine';
+    const evidence = { ...ev, groups: named.length, inGroups };
+    report({ messageId, severity: 'info', target: { db: d.name }, data: { ...data, groups: list }, evidence });
   }
 }
 
