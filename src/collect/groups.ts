@@ -118,10 +118,11 @@ function modal(values: readonly string[]): number {
 /**
  * Entries asked for per cursor batch, in the opening command and every getMore, when a database is listed (the
  * listing and the catalogue): a batch is held as the server sent it while it is folded, so its size bounds that
- * memory (5,000 full listCollections entries are a few MB), at one round trip per 5,000 collections (20 at 100,000,
- * 200 at a million). MongoDB's own default is 101 entries, then 16 MiB per getMore.
+ * memory, at one round trip per 1,000 collections (100 at 100,000, 1,000 at a million). Measured at 100,000
+ * collections (bench/README.md): peak RSS 135-173 MB at 1,000 a batch, 195-202 MB at 5,000, for the same wall time.
+ * MongoDB's own default is 101 entries, then 16 MiB per getMore.
  */
-export const LISTING_BATCH = 5_000;
+export const LISTING_BATCH = 1_000;
 
 /**
  * One database's catalogue in one cursor: `$listCatalog` on admin (MongoDB 6.0+: every collection with its options and
