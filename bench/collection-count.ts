@@ -23,6 +23,7 @@ import { startServer } from '../src/servers/embedded';
 import { inventory } from '../rules/collection-count/collect';
 import { manyCollections, seedOnly } from './lib/many-collections';
 import { runCli } from './lib/audit-run';
+import { LISTING_BATCH } from '../src/collect/groups';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -317,18 +318,71 @@ function printTable(rows: readonly Row[]): void {
 interface AuditRow {
   size: number;
   wallS: number;
+  cpuS: number | null;
+  listingS: number;
+  /** The same bare listing again, right after the audit (the server's catalogue warm). */
+  listingAfterS: number;
   roundTrips: number;
   peakRssMB: number | null;
   reportKB: number;
   snapshotKB: number | null;
   collectS: number | null;
   groups: string;
+  realCollection: string;
+}
+
+/**
+ * The server's bare listing, as the audit's first step sends it: listDatabases, then every database's listCollections
+ * streamed in batches of LISTING_BATCH through the driver, nothing kept. What the audit cannot be faster than.
+ */
+async function bareListing(uri: string): Promise<number> {
+  const client = await MongoClient.connect(uri);
+  try {
+    const t0 = performance.now();
+    const dbs = (await client.db('admin').command({ listDatabases: 1, nameOnly: true })).databases as {
+      name: string;
+    }[];
+    for (const { name } of dbs) {
+      if (['admin', 'local', 'config'].includes(name)) continue;
+      const cursor = client
+        .db(name)
+        .runCursorCommand({ listCollections: 1, authorizedCollections: true, cursor: { batchSize: LISTING_BATCH } });
+      cursor.setBatchSize(LISTING_BATCH);
+      while (await cursor.hasNext()) cursor.readBufferedDocuments();
+    }
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await client.close();
+  }
+}
+
+type JsonFinding = { ruleId: string; messageId: string; message: string; target: { db: string; collection?: string } };
+
+/**
+ * Issue 29's "one real collection among the tenants": every finding `check -c orders` gives on mc_0.orders (50,000
+ * tenants beside it at 100,000) is in the audit too. "n of n" when so, else the missing ones.
+ */
+async function realCollectionCheck(uri: string, dir: string, audit: readonly JsonFinding[]): Promise<string> {
+  const file = path.join(dir, 'check-orders.json');
+  const run = await runCli(['check', uri, '--db', 'mc_0', '-c', 'orders', '--no-confirm', '-f', 'json', '-o', file]);
+  if (run.code !== 0 && run.code !== 1) return `check exited ${run.code}`;
+  const key = (f: JsonFinding): string => `${f.ruleId}/${f.messageId} ${f.target.db}.${f.target.collection ?? ''}`;
+  const alone = (JSON.parse(fs.readFileSync(file, 'utf8')) as { findings: JsonFinding[] }).findings.filter(
+    (f) => f.target.collection === 'orders' && f.ruleId !== 'collection-count',
+  );
+  const got = new Set(audit.map(key));
+  const missing = alone.filter((f) => !got.has(key(f)));
+  return missing.length === 0
+    ? `${alone.length} of ${alone.length}`
+    : `missing ${missing.length} of ${alone.length}: ${missing.map(key).join(', ')}`;
 }
 
 /**
  * `audit --no-confirm` end to end (node dist/cli.cjs, built first) on the seeded stores (bench/lib/many-collections.ts:
- * 4 databases of size/4 tenants and a real collection each): wall time, round trips (the JSON report's `roundTrips`,
- * counted by the driver adapter), peak RSS of the CLI process, the report's size; then `collect` for the snapshot's
+ * mc_0 with half the tenants, mc_1 and mc_2 a quarter each, a real collection in each): the server's bare listing
+ * (bareListing) before the audit (its first listing since it started: cold) and right after it (warm), and the
+ * audit: wall time, CPU seconds of the CLI, round trips (the JSON report's `roundTrips`), peak RSS of the CLI process,
+ * the report's size; then `check -c orders` of mc_0 against the audit's findings, then `collect` for the snapshot's
  * size (skip with --no-collect).
  */
 async function auditSizes(sizes: readonly number[], collect: boolean): Promise<void> {
@@ -338,19 +392,19 @@ async function auditSizes(sizes: readonly number[], collect: boolean): Promise<v
   for (const size of [...sizes].sort((a, b) => a - b)) {
     const server = await manyCollections(size);
     try {
+      const listingS = await bareListing(server.uri);
       const report = path.join(dir, `audit-${size}.json`);
       const run = await runCli(['audit', server.uri, '--no-confirm', '-f', 'json', '-o', report]);
       if (run.code !== 0 && run.code !== 1) throw new Error(`audit exited ${run.code}: ${run.stderr}`);
-      const result = JSON.parse(fs.readFileSync(report, 'utf8')) as {
-        roundTrips: number;
-        findings: { ruleId: string; messageId: string; message: string }[];
-      };
+      const result = JSON.parse(fs.readFileSync(report, 'utf8')) as { roundTrips: number; findings: JsonFinding[] };
       const groups = result.findings
-        .filter((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections')
+        .filter((f) => f.ruleId === 'collection-count' && f.messageId.startsWith('tenantCollections'))
         .map(
           (f) => /^([\d,]+) collections in `([^`]+)` are named `([^`]+)`/.exec(f.message)?.slice(1, 4).join(' ') ?? '?',
         )
         .join('; ');
+      const listingAfterS = await bareListing(server.uri);
+      const realCollection = await realCollectionCheck(server.uri, dir, result.findings);
       let snapshotKB: number | null = null;
       let collectS: number | null = null;
       if (collect) {
@@ -364,12 +418,16 @@ async function auditSizes(sizes: readonly number[], collect: boolean): Promise<v
       const row: AuditRow = {
         size,
         wallS: run.wallS,
+        cpuS: run.cpuS,
+        listingS,
+        listingAfterS,
         roundTrips: result.roundTrips,
         peakRssMB: run.peakRssMB,
         reportKB: fs.statSync(report).size / 1024,
         snapshotKB,
         collectS,
         groups,
+        realCollection,
       };
       rows.push(row);
       console.log(JSON.stringify(row));
@@ -377,17 +435,38 @@ async function auditSizes(sizes: readonly number[], collect: boolean): Promise<v
       await server.stop();
     }
   }
+  printAuditTable(rows);
+  if (rows.some((r) => !/^(\d+) of \1$/.test(r.realCollection))) process.exitCode = 1;
+}
+
+function printAuditTable(rows: readonly AuditRow[]): void {
   console.log(
     markdownTable(
-      ['collections', 'audit wall s', 'round trips', 'peak RSS MB', 'JSON report KB', 'collect s', 'snapshot KB'],
+      [
+        'collections',
+        'bare listing s (before, after)',
+        'audit wall s',
+        'wall / listing after',
+        'CLI CPU s',
+        'round trips',
+        'peak RSS MB',
+        'JSON report KB',
+        'collect s',
+        'snapshot KB',
+        'mc_0.orders findings in the audit',
+      ],
       rows.map((r) => [
         r.size.toLocaleString('en-US'),
+        `${fmt(r.listingS)}, ${fmt(r.listingAfterS)}`,
         fmt(r.wallS),
+        `${fmt(r.wallS / r.listingAfterS)}x`,
+        r.cpuS === null ? '—' : fmt(r.cpuS),
         r.roundTrips.toLocaleString('en-US'),
         r.peakRssMB === null ? '—' : fmt(r.peakRssMB),
         fmt(r.reportKB),
         r.collectS === null ? '—' : fmt(r.collectS),
         r.snapshotKB === null ? '—' : fmt(r.snapshotKB),
+        r.realCollection,
       ]),
     ),
   );

@@ -80,7 +80,9 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
       const findings = (
         JSON.parse(out) as { findings: { ruleId: string; messageId: string; evidence?: { members?: number } }[] }
       ).findings;
-      const tenants = findings.find((f) => f.ruleId === 'collection-count' && f.messageId === 'tenantCollections');
+      const tenants = findings.find(
+        (f) => f.ruleId === 'collection-count' && f.messageId.startsWith('tenantCollections'),
+      );
       expect(tenants?.evidence?.members, JSON.stringify(findings.map((f) => `${f.ruleId}/${f.messageId}`))).toBe(
         TENANTS,
       );

@@ -11,7 +11,20 @@ export interface CliRun {
   code: number | null;
   wallS: number;
   peakRssMB: number | null;
+  /** CPU seconds (user + system) of the CLI process, as last read from /proc before it exited (50 ms steps). */
+  cpuS: number | null;
   stderr: string;
+}
+
+/** utime + stime of a process in seconds (/proc/<pid>/stat fields 14 and 15, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 function hwmKB(pid: number): number | null {
@@ -30,11 +43,15 @@ export async function runCli(args: readonly string[]): Promise<CliRun> {
   let stderr = '';
   child.stderr.on('data', (b: Buffer) => void (stderr = (stderr + b.toString()).slice(-4000)));
   let peak: number | null = null;
+  let cpu: number | null = null;
   const timer = setInterval(() => {
     const kb = child.pid ? hwmKB(child.pid) : null;
     if (kb !== null) peak = Math.max(peak ?? 0, kb);
+    const s = child.pid ? cpuSeconds(child.pid) : null;
+    if (s !== null) cpu = s;
   }, 50);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(timer);
-  return { code, wallS: (performance.now() - t0) / 1000, peakRssMB: peak === null ? null : peak / 1024, stderr };
+  const wallS = (performance.now() - t0) / 1000;
+  return { code, wallS, peakRssMB: peak === null ? null : peak / 1024, cpuS: cpu, stderr };
 }

@@ -2,10 +2,11 @@
  * A deployment of many collections for the collection-count bench, seeded once into a persistent SecantusDB store
  * under the cache folder and reused: SecantusDB creates a collection in about 4 ms, so 100,000 take about 7 minutes.
  *
- * Layout at size N: four databases `mc_<k>` (k = 0..3), each with N/4 tenant collections `tenant_<i>` (empty, but
- * every 1,000th holds 5 documents) and one real collection `orders` (500 documents, an index on `customer` and a
- * redundant one on `{customer, createdAt}`'s prefix twin), so the audit has findings on a real collection among the
- * tenants. A `_seeded` document in `mc_0.orders`'s sibling `mc_meta.seeded` records a finished seed.
+ * Layout at size N (version 2): three databases `mc_<k>`: `mc_0` with N/2 tenant collections `tenant_<i>`, `mc_1`
+ * and `mc_2` with N/4 each (empty, but every 1,000th holds 5 documents), and in each one real collection `orders`
+ * (500 documents, an index on `customer` and a redundant one on `{customer, createdAt}`'s prefix twin), so the audit
+ * has findings on a real collection among the tenants: at 100,000, `mc_0` is issue 29's case of one real collection
+ * among 50,000 tenants. A document in `mc_meta.seeded` records a finished seed.
  */
 import { type Db, MongoClient } from 'mongodb';
 import * as fs from 'node:fs';
@@ -16,8 +17,9 @@ import { cacheDir } from '../../src/servers/child';
 import { startSecantus } from '../../src/servers/secantusdb';
 import type { RunningServer } from '../../src/servers/child';
 
-export const LAYOUT_VERSION = 1;
-export const DATABASES = 4;
+export const LAYOUT_VERSION = 2;
+/** Tenants per database at size N: half in the first, a quarter in each of the two others. */
+export const SHARES = [0.5, 0.25, 0.25] as const;
 /** Every `docsEvery`-th tenant holds a few documents (the rest are empty, as most tenants of such deployments are). */
 export const DOCS_EVERY = 1000;
 
@@ -46,10 +48,10 @@ export async function manyCollections(size: number): Promise<RunningServer> {
 }
 
 async function seed(client: MongoClient, size: number): Promise<void> {
-  const per = Math.ceil(size / DATABASES);
   const t0 = performance.now();
   let made = 0;
-  for (let k = 0; k < DATABASES; k++) {
+  for (const [k, share] of SHARES.entries()) {
+    const per = Math.round(size * share);
     const db = client.db(`mc_${k}`);
     const have = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
     if (!have.has('orders')) await seedOrders(db);

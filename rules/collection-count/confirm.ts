@@ -77,7 +77,7 @@ type TenantGroup = ReturnType<typeof tenantGroupsOf>[number];
 
 /** The finding's tenant group in the snapshot, or the not-run result that says why there is none to copy. */
 function groupOf(ctx: ConfirmContext, f: Finding): { group: TenantGroup } | { skip: Result } {
-  if (f.messageId !== 'tenantCollections') {
+  if (!f.messageId.startsWith('tenantCollections')) {
     return {
       skip: {
         status: 'not-run',

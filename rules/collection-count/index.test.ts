@@ -140,6 +140,56 @@ const onFerret = (inv: DeploymentInventory) =>
   withServer(snap(inv, ferret()), { flavor: 'ferretdb', storageEngine: null, version: '7.0.42' });
 const onSecantus = (inv: DeploymentInventory) => withServer(snap(inv, noSection()), { version: '8.2.11' });
 
+/**
+ * A snapshot of a database whose 50,000 tenants the core read as one group through 30 representatives (`indexesRead`
+ * every member where the one-cursor catalogue answered), with the inventory's record of the same group.
+ */
+function groupSnapshot(members: number, indexesRead: number, empty: number) {
+  const read = Array.from({ length: 30 }, (_, i) => `tenant_${i * 1000 + 7}`);
+  const inv = inventoryOf({
+    databases: [
+      {
+        name: 'app',
+        collections: members + 1,
+        views: 0,
+        timeseries: 0,
+        indexes: { min: members + 1, max: members * 64 + 1, unread: members - 30, estimate: members * 3 + 1 },
+        collectionNames: { names: ['orders'], sets: [0] },
+        groups: [
+          {
+            pattern: 'tenant_{id}',
+            kind: 'collection',
+            members,
+            examples: ['tenant_0', 'tenant_1', 'tenant_10'],
+            sets: read.map(() => 0),
+          },
+        ],
+      },
+    ],
+  });
+  const s = snap(inv);
+  const db = s.databases[0];
+  if (db)
+    db.groups = [
+      {
+        pattern: 'tenant_{id}',
+        kind: 'collection',
+        members,
+        examples: ['tenant_0', 'tenant_1', 'tenant_10'],
+        read,
+        evidence: {
+          optionsRead: members,
+          sameOptions: members,
+          indexesRead,
+          sameIndexes: indexesRead === members ? members - 10 : 30,
+          empty,
+          documents: 10,
+        },
+      },
+    ];
+  return s;
+}
+
 const onDb = (db = 'app') => ({ db });
 const tenants = { db: 'app', collection: 'orders_acme' };
 /** The fold of `orders_{id}` with the tenant field leading each index, unique per tenant. */
@@ -495,10 +545,13 @@ ruleTester(rule, {
           recommendation: { ...fold('tenantId'), reasonIncludes: 'unique index email_1' },
         },
         {
-          messageId: 'manyInDatabase',
+          messageId: 'manyInDatabaseGrouped',
           severity: 'info',
           target: onDb(),
-          messageIncludes: 'Database `app` holds 250 collections and 750 indexes',
+          message:
+            'Database `app` holds 250 collections and 750 indexes (1,000 WiredTiger tables), over the 100 ' +
+            'collections per database Atlas flags; by name they fall into one group: `orders_{id}` (250).',
+          evidence: { groups: 1, inGroups: 250 },
         },
       ],
     },
@@ -507,12 +560,61 @@ ruleTester(rule, {
       snapshot: snap(inventoryOf({ databases: [tenantsDb(40, { read: 12 })] })),
       findings: [
         {
-          messageId: 'tenantCollections',
+          messageId: 'tenantCollectionsSampled',
           severity: 'info',
           target: tenants,
-          messageIncludes:
+          message:
             '40 collections in `app` are named `orders_{id}` (e.g. `orders_acme`, `orders_globex`, ' +
-            '`orders_initech`) and 12 of 12 read have the same indexes',
+            '`orders_initech`): one collection per tenant. Indexes were read on 12 of them spread over the group, ' +
+            'and 12 of the 12 have the same ones.',
+          recommendation: {
+            reasonIncludes: 'a variant that one member in ten carries shows in such a sample about 72%',
+          },
+        },
+      ],
+    },
+    {
+      name: 'a group the audit read through representatives: sizes, what was read, why, and how many were empty',
+      snapshot: groupSnapshot(50_000, 30, 28),
+      findings: [
+        {
+          messageId: 'tenantCollectionsGroup',
+          severity: 'warn',
+          target: { db: 'app', collection: 'tenant_0' },
+          message:
+            '50,000 collections in `app` are named `tenant_{id}` (e.g. `tenant_0`, `tenant_1`, `tenant_10`): one ' +
+            'collection per tenant. The audit read 30 of them in full (indexes, counts, sampled documents), picked ' +
+            'at random by name, so its cost follows the groups, not the collections: 30 of the 30 have the same ' +
+            'indexes and 28 of the 30 are empty.',
+          evidence: { members: 50_000, indexesRead: 30, sameIndexes: 30, emptyOfRead: 28 },
+          recommendation: { reasonIncludes: 'shows in such a sample about 96% of the time' },
+        },
+        { messageId: 'manyInDeployment', severity: 'warn', target: onDb() },
+        {
+          messageId: 'manyInDatabaseGrouped',
+          severity: 'info',
+          target: onDb(),
+          messageIncludes: 'by name they fall into one group: `tenant_{id}` (50,000), and 1 other collection.',
+        },
+      ],
+    },
+    {
+      name: 'a group whose every member the catalogue gave: judged on all of them',
+      snapshot: groupSnapshot(50_000, 50_000, 28),
+      findings: [
+        {
+          messageId: 'tenantCollections',
+          severity: 'warn',
+          target: { db: 'app', collection: 'tenant_0' },
+          messageIncludes: 'and 49,990 of 50,000 read have the same indexes: one collection per tenant.',
+          evidence: { indexesRead: 50_000, sameIndexes: 49_990, emptyOfRead: null },
+        },
+        { messageId: 'manyInDeployment', severity: 'warn', target: onDb() },
+        {
+          messageId: 'manyInDatabaseGrouped',
+          severity: 'info',
+          target: onDb(),
+          messageIncludes: 'by name they fall into one group: `tenant_{id}` (50,000), and 1 other collection.',
         },
       ],
     },

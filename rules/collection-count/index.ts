@@ -79,6 +79,15 @@ const MESSAGES = {
     'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, ',
     'WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags.',
   ),
+  manyInDatabaseGrouped: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} WiredTiger ',
+    'tables), over the {{limit}} collections per database Atlas flags; by name they fall into {{groups}}.',
+  ),
+  manyInDatabaseGroupedOtherEngine: sentence(
+    'Database `{{db}}` holds {{collections}} collections and {{indexes}} indexes ({{tables}} tables, ',
+    'WiredTiger tables on MongoDB), over the {{limit}} collections per database Atlas flags; by name they fall ',
+    'into {{groups}}.',
+  ),
   manyDataHandles: sentence(
     'WiredTiger holds {{active}} data handles open ({{limit}} or more): each collection and index opened in ',
     'the last ~28 h keeps one (close_idle_time=100000), and their memory grows with them.',
@@ -91,6 +100,16 @@ const MESSAGES = {
   tenantCollections: sentence(
     '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}) and {{same}} of ',
     '{{read}} read have the same indexes: one collection per tenant.',
+  ),
+  tenantCollectionsSampled: sentence(
+    '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}): one collection per tenant. ',
+    'Indexes were read on {{read}} of them spread over the group, and {{same}} of the {{read}} have the same ones.',
+  ),
+  tenantCollectionsGroup: sentence(
+    '{{members}} collections in `{{db}}` are named `{{pattern}}` (e.g. {{examples}}): one collection per tenant. ',
+    'The audit read {{read}} of them in full (indexes, counts, sampled documents), picked at random by name, so ',
+    'its cost follows the groups, not the collections: {{same}} of the {{read}} have the same indexes and ',
+    '{{empty}} of the {{read}} are empty.',
   ),
 } as const;
 
@@ -159,6 +178,7 @@ function deploymentFindings({ snapshot, options, report, note }: Analysis, { t, 
 
 /** Each database over perDatabaseInfo collections: one info finding. */
 function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: Figures): void {
+  const groups = tenantGroupsOf(inv);
   for (const d of inv.databases) {
     if (d.collections <= options.perDatabaseInfo) continue;
     const r = indexRange(d.indexes);
@@ -172,8 +192,23 @@ function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: F
     const unread = typeof d.indexes === 'number' ? 0 : d.indexes.unread;
     const counts = countEvidence({ indexes: r, unread });
     const ev = { collections: d.collections, ...counts, views: d.views, timeseries: d.timeseries };
-    const messageId = wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine';
-    report({ messageId, severity: 'info', target: { db: d.name }, data, evidence: ev });
+    const named = groups.filter((g) => g.db === d.name && g.members >= options.tenantMinCollections);
+    if (named.length === 0) {
+      const messageId = wt || handles ? 'manyInDatabase' : 'manyInDatabaseOtherEngine';
+      report({ messageId, severity: 'info', target: { db: d.name }, data, evidence: ev });
+      continue;
+    }
+    // The groups by size, the largest five: where the count comes from, whether or not they are tenants.
+    const top = named.slice(0, 5).map((g) => `\`${g.pattern}\` (${n(g.members)})`);
+    const inGroups = named.reduce((sum, g) => sum + g.members, 0);
+    const rest = d.collections - inGroups;
+    const list =
+      `${named.length === 1 ? 'one group' : `${n(named.length)} groups`}: ${top.join(', ')}` +
+      `${named.length > 5 ? `, and ${n(named.length - 5)} more` : ''}` +
+      `${rest > 0 ? `, and ${n(rest)} other collection${rest === 1 ? '' : 's'}` : ''}`;
+    const messageId = wt || handles ? 'manyInDatabaseGrouped' : 'manyInDatabaseGroupedOtherEngine';
+    const evidence = { ...ev, groups: named.length, inGroups };
+    report({ messageId, severity: 'info', target: { db: d.name }, data: { ...data, groups: list }, evidence });
   }
 }
 
@@ -212,6 +247,36 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
   for (const g of groups) if (isTenantGroup(g, options) && checked.has(g.db)) reportTenantGroup(a, g, wt);
 }
 
+/**
+ * What the finding says was read of a group: every member's indexes (the inventory's lists, or the one-cursor
+ * catalogue's through the core's group), a sample the core read in full (its representatives: how many were empty
+ * too), or a sample of index lists; and, for a sample, how likely it was to show a variant.
+ */
+function whatWasRead(snapshot: Snapshot, g: TenantGroup) {
+  const examples = g.examples.map((e) => `\`${e}\``).join(', ');
+  const core = snapshot.databases
+    .find((d) => d.name === g.db)
+    ?.groups?.find((c) => c.pattern === g.pattern && c.kind === g.kind);
+  const everyMember = core !== undefined && core.evidence.indexesRead >= g.members;
+  const read = everyMember ? core.evidence.indexesRead : g.indexesRead;
+  const same = everyMember ? core.evidence.sameIndexes : g.sameIndexes;
+  const base = { members: n(g.members), db: g.db, pattern: g.pattern, examples, same: n(same), read: n(read) };
+  const sampled = read < g.members;
+  // The chance a sample of this size shows a variant one member in ten carries: why a sample can stand for the group.
+  const seen = Math.round((1 - 0.9 ** read) * 100);
+  const sampleWhy = sampled
+    ? ` The indexes were read on ${n(read)} of the ${n(g.members)} members: a variant that one member in ten ` +
+      `carries shows in such a sample about ${seen}% of the time; check a few more before folding if the tenants ` +
+      `were created by different versions of the application.`
+    : '';
+  const message = !sampled
+    ? ({ messageId: 'tenantCollections', data: base } as const)
+    : core
+      ? ({ messageId: 'tenantCollectionsGroup', data: { ...base, empty: n(core.evidence.empty) } } as const)
+      : ({ messageId: 'tenantCollectionsSampled', data: base } as const);
+  return { message, read, same, empty: core && sampled ? core.evidence.empty : null, sampleWhy };
+}
+
 /** One group of per-tenant collections: fold them into one collection (or one time-series collection). */
 function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGroup, wt: boolean): void {
   const target = foldedName(g.pattern);
@@ -219,26 +284,19 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
   const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
   const ts = g.kind === 'timeseries';
   const tables = wt ? 'WiredTiger tables and data handles' : 'tables (on MongoDB, WiredTiger tables and data handles)';
-  const examples = g.examples.map((e) => `\`${e}\``).join(', ');
+  const { message, read, same, empty, sampleWhy } = whatWasRead(snapshot, g);
   report({
-    messageId: 'tenantCollections',
+    ...message,
     severity: g.members >= options.perDatabaseInfo ? 'warn' : 'info',
     target: { db: g.db, collection: g.examples[0] ?? target },
     // The advice lives in the recommendation only, so a refuted confirmation withdraws all of it (confirm/index.ts).
-    data: {
-      members: n(g.members),
-      db: g.db,
-      pattern: g.pattern,
-      examples,
-      same: n(g.sameIndexes),
-      read: n(g.indexesRead),
-    },
     evidence: {
       pattern: g.pattern,
       members: g.members,
       kind: g.kind,
-      indexesRead: g.indexesRead,
-      sameIndexes: g.sameIndexes,
+      indexesRead: read,
+      sameIndexes: same,
+      emptyOfRead: empty,
       indexesPerMember: g.indexes.length + 1,
       tablesPerMember: g.indexes.length + 2,
       tablesSaved: g.members * (g.indexes.length + 2) - (plan.commands.length + 2),
@@ -252,7 +310,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
           reason:
             `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. ` +
             `One time-series collection with the tenant inside the metaField groups each tenant's measurements ` +
-            `into their own buckets, and the metaField is indexed.`,
+            `into their own buckets, and the metaField is indexed.${sampleWhy}`,
           commands: [
             shellTemplate(
               shellDbCall(g.db, 'createCollection', target, {
@@ -275,7 +333,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
             `one collection needs ${plan.commands.length + 2}. At hundreds of thousands of tables, nodes ran ` +
             `out of memory and startup took hours; in a test at 500,000 collections, one shared table for all ` +
             `collections (keys prefixed per collection) made reads and writes 10-100x faster and startup fall ` +
-            `from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}`,
+            `from hours to under a minute.${plan.notes.length ? ` ${plan.notes.join('. ')}.` : ''}${sampleWhy}`,
           commands: [
             shellDbCall(g.db, 'createCollection', target),
             ...plan.commands,

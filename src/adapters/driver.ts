@@ -102,6 +102,7 @@ export class DriverAdapter implements Adapter {
         tagged(cmd, this.version ?? this.parent?.version),
         opts.readPreference ? { readPreference: ReadPreference.fromString(opts.readPreference) } : {},
       );
+    if (opts.getMoreBatchSize !== undefined) cursor.setBatchSize(opts.getMoreBatchSize);
     return await readHostCursor(driverCursor(cursor), opts, () => this.counted());
   }
 

@@ -2,7 +2,7 @@ import { readCursor } from '../adapters/cursor';
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
 import type { ListedCollection } from '../core/collector';
 import type { CollectionGroup, CollectionSnapshot } from '../core/types';
-import { groupByPattern } from '../lib/name-groups';
+import { namePatterns } from '../lib/name-groups';
 
 /*
  * Databases of many collections, read by groups (issue 29: a million collections at Tencent, domain facts §5). Their
@@ -116,35 +116,49 @@ function modal(values: readonly string[]): number {
 }
 
 /**
- * One database's catalogue in one cursor: `$listCatalog` on admin (MongoDB 6.0+; every collection with its options
- * and index specs, `md.options` and `md.indexes[].spec`: jstests/core/catalog/list_catalog.js), filtered to the
- * database. Streamed and reduced row by row to a listing entry and its index set's identity. Null when the server
- * refuses or lacks the stage: the run then lists with listCollections, and does not ask again.
+ * Entries asked for per cursor batch, in the opening command and every getMore, when a database is listed (the
+ * listing and the catalogue): a batch is held as the server sent it while it is folded, so its size bounds that
+ * memory, at one round trip per 1,000 collections (100 at 100,000, 1,000 at a million). Measured at 100,000
+ * collections (bench/README.md): peak RSS 135-173 MB at 1,000 a batch, 195-202 MB at 5,000, for the same wall time.
+ * MongoDB's own default is 101 entries, then 16 MiB per getMore.
+ */
+export const LISTING_BATCH = 1_000;
+
+/**
+ * One database's catalogue in one cursor: `$listCatalog` on admin (MongoDB 6.0+: every collection with its options and
+ * index specs, `md.options` and `md.indexes[].spec`; test/fixtures/mongodb/list-catalog.ts cites the shape), filtered
+ * to the database and folded into `stream` batch by batch. False when the server refuses or lacks the stage: the
+ * run then keeps the listCollections fold, and does not ask again (`state`).
  */
 export async function readCatalog(
   adapter: Adapter,
   db: string,
   maxTimeMS: number,
   state: CatalogState,
-): Promise<{ rows: ListedCollection[]; indexes: Map<string, string> } | null> {
-  if (state.refused !== null) return null;
-  const rows: ListedCollection[] = [];
-  const indexes = new Map<string, string>();
+  stream: GroupStream,
+): Promise<boolean> {
+  if (state.refused !== null) return false;
   try {
-    const cmd = { aggregate: 1, pipeline: [{ $listCatalog: {} }, { $match: { db } }], cursor: {}, maxTimeMS };
+    const cmd = {
+      aggregate: 1,
+      pipeline: [{ $listCatalog: {} }, { $match: { db } }],
+      cursor: { batchSize: LISTING_BATCH },
+      maxTimeMS,
+    };
     await readCursor(adapter, 'admin', cmd, {
+      getMoreBatchSize: LISTING_BATCH,
       each: (docs) => {
         for (const d of docs) {
           const e = catalogEntry(d);
-          rows.push(e.listed);
-          indexes.set(e.listed.name, e.indexes);
+          stream.add(e.listed, e.indexes);
         }
+        stream.endBatch();
       },
     });
-    return { rows, indexes };
+    return true;
   } catch (err) {
     state.refused = describeServerError(err);
-    return null;
+    return false;
   }
 }
 
@@ -158,47 +172,239 @@ export function catalogEntry(d: Doc): { listed: ListedCollection; indexes: strin
   return { listed: { name: String(d.name), type, options }, indexes: indexSpecsSignature(specs) };
 }
 
+/** The most common count in a tally. */
+function modalOf(tally: ReadonlyMap<string, number>): number {
+  let best = 0;
+  for (const n of tally.values()) if (n > best) best = n;
+  return best;
+}
+
+/** FNV-1a over the name's UTF-16 units: a fixed pseudo-random rank, so two runs pick the same representatives. */
+export function nameRank(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** A listing entry and, from the one-cursor catalogue, its index set's identity. */
+interface Entry {
+  row: ListedCollection;
+  indexes: string | null;
+}
+
+/** A group while the listing streams: its size and summaries, never its member names. */
+interface GroupTally {
+  pattern: string;
+  kind: CollectionGroup['kind'];
+  members: number;
+  /** The three smallest names (the order `Array.prototype.sort` gives). */
+  examples: string[];
+  /** The members of lowest rank (`nameRank`), at most `groupSample`: a uniform sample drawn without holding names. */
+  reps: { rank: number; row: ListedCollection }[];
+  options: Map<string, number>;
+  indexes: Map<string, number>;
+}
+
+const KIND_ORDER: Record<CollectionGroup['kind'], number> = { collection: 0, timeseries: 1, view: 2 };
+const keyOf = (kind: string, name: string): string => `${kind}\u0000${name}`;
+const isSystemName = (name: string): boolean => name.startsWith('system.');
+
 /**
- * A many-collection database's listing folded into groups (no I/O): the listing is the streamed listCollections the
- * core always reads (its options in hand for every member, so grouping by options costs nothing more), or the
- * one-cursor catalogue where the server has it (`catalogIndexes`: each member's index set identity too).
+ * A database's listing folded into groups as it streams (no I/O), so memory follows the groups and the collections
+ * outside them, not the names: a name that joins a group leaves only counts behind (the group's size, its three first
+ * names, its representatives, a tally of option and index sets). Every entry is held until the database proves large
+ * (more than `groupAbove` collections); then names are placed as they come: into the largest group one of their
+ * patterns (src/lib/name-groups.ts) already names, else held as free, under each of their patterns. At the end of each
+ * cursor batch, patterns that gathered `groupMin` free names become groups, the largest first (the order
+ * `groupByPattern` claims names in), so per-tenant names outrank per-type ones within a batch as they do in a whole
+ * listing. Representatives are the `groupSample` members of lowest `nameRank`: a uniform sample of the whole group,
+ * wherever in the listing its members come, and the same in every run.
+ */
+export class GroupStream {
+  private held: Entry[] | null = [];
+  private readonly system: ListedCollection[] = [];
+  private readonly free = new Map<string, Entry>();
+  private readonly pending = new Map<string, Set<string>>();
+  private readonly tallies = new Map<string, GroupTally>();
+  private readonly above: number;
+  private readonly min: number;
+  private readonly sample: number;
+  /** Non-system collections seen. */
+  total = 0;
+  /** Entries seen, system collections included. */
+  seen = 0;
+
+  constructor(opts: GroupOptions & { whole?: boolean }) {
+    this.above = opts.whole ? Infinity : (opts.groupAbove ?? GROUP_DEFAULTS.groupAbove);
+    this.min = opts.groupMin ?? GROUP_DEFAULTS.groupMin;
+    this.sample = opts.groupSample ?? GROUP_DEFAULTS.groupSample;
+  }
+
+  add(row: ListedCollection, indexes: string | null = null): void {
+    this.seen++;
+    if (isSystemName(row.name)) {
+      this.system.push(row);
+      return;
+    }
+    this.total++;
+    const entry = { row, indexes };
+    if (this.held) {
+      this.held.push(entry);
+      if (this.total <= this.above) return;
+      const held = this.held;
+      this.held = null;
+      for (const e of held) this.place(e);
+      return;
+    }
+    this.place(entry);
+  }
+
+  /** The end of a cursor batch: patterns that gathered enough free names become groups, the largest first. */
+  endBatch(): void {
+    if (!this.held) this.promote();
+  }
+
+  /** Whether the database is read by groups (more than `groupAbove` collections). */
+  get grouped(): boolean {
+    return this.held === null;
+  }
+
+  /** Entries held name by name: every one until the database proves large, then those outside every group. */
+  get heldEntries(): number {
+    return this.held ? this.held.length : this.free.size;
+  }
+
+  /** Every entry of a database read whole (system collections last); empty once grouped. */
+  whole(): ListedCollection[] {
+    return [...(this.held ?? []).map((e) => e.row), ...this.system];
+  }
+
+  private place(e: Entry): void {
+    const kind = kindOf(e.row.type);
+    let best: GroupTally | undefined;
+    for (const p of namePatterns(e.row.name)) {
+      const g = this.tallies.get(keyOf(kind, p));
+      if (g && (!best || g.members > best.members)) best = g;
+    }
+    if (best) {
+      this.join(best, e);
+      return;
+    }
+    this.free.set(keyOf(kind, e.row.name), e);
+    for (const p of namePatterns(e.row.name)) {
+      const k = keyOf(kind, p);
+      let names = this.pending.get(k);
+      if (!names) this.pending.set(k, (names = new Set()));
+      names.add(e.row.name);
+    }
+  }
+
+  private promote(): void {
+    const ready = [...this.pending].filter(([, names]) => names.size >= this.min);
+    if (ready.length === 0) return;
+    ready.sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0]));
+    for (const [k, names] of ready) {
+      if (names.size < this.min) continue; // a larger pattern claimed some of them in this round
+      const cut = k.indexOf('\u0000');
+      const kind = k.slice(0, cut) as CollectionGroup['kind'];
+      const g: GroupTally = {
+        pattern: k.slice(cut + 1),
+        kind,
+        members: 0,
+        examples: [],
+        reps: [],
+        options: new Map(),
+        indexes: new Map(),
+      };
+      this.tallies.set(k, g);
+      for (const name of [...names]) {
+        const e = this.free.get(keyOf(kind, name));
+        if (!e) continue;
+        this.free.delete(keyOf(kind, name));
+        for (const p of namePatterns(name)) {
+          const pk = keyOf(kind, p);
+          const set = this.pending.get(pk);
+          set?.delete(name);
+          if (set?.size === 0) this.pending.delete(pk);
+        }
+        this.join(g, e);
+      }
+      this.pending.delete(k);
+    }
+  }
+
+  private join(g: GroupTally, e: Entry): void {
+    const { row } = e;
+    g.members++;
+    if (g.examples.length < 3 || row.name < (g.examples[2] as string)) {
+      g.examples.push(row.name);
+      g.examples.sort();
+      if (g.examples.length > 3) g.examples.pop();
+    }
+    const rank = nameRank(row.name);
+    const last = g.reps[g.reps.length - 1];
+    if (
+      g.reps.length < this.sample ||
+      (last && (rank < last.rank || (rank === last.rank && row.name < last.row.name)))
+    ) {
+      g.reps.push({ rank, row });
+      g.reps.sort((a, b) => a.rank - b.rank || (a.row.name < b.row.name ? -1 : 1));
+      if (g.reps.length > this.sample) g.reps.pop();
+    }
+    const o = optionsSignature(row.options, row.type);
+    g.options.set(o, (g.options.get(o) ?? 0) + 1);
+    if (e.indexes !== null) g.indexes.set(e.indexes, (g.indexes.get(e.indexes) ?? 0) + 1);
+  }
+
+  /**
+   * The plan of a grouped database (call `grouped` first): the collections outside every group, each group's
+   * representatives, its size and what the listing said of all its members.
+   */
+  finish(catalog: boolean): GroupedListing {
+    this.promote();
+    const groups = [...this.tallies.values()].sort(
+      (a, b) =>
+        KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+        b.members - a.members ||
+        (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0),
+    );
+    const planned: PlannedGroup[] = groups.map((g) => ({
+      pattern: g.pattern,
+      kind: g.kind,
+      members: g.members,
+      examples: [...g.examples],
+      read: g.reps.map((r) => r.row.name).sort(),
+      sameOptions: modalOf(g.options),
+      sameIndexes: catalog ? modalOf(g.indexes) : null,
+    }));
+    const ungrouped = [...this.free.values()].map((e) => e.row).sort((a, b) => a.name.localeCompare(b.name));
+    const reps = groups.flatMap((g) =>
+      [...g.reps].sort((a, b) => (a.row.name < b.row.name ? -1 : 1)).map((r) => r.row),
+    );
+    return {
+      all: [...ungrouped, ...reps, ...this.system],
+      chosen: [...ungrouped, ...reps],
+      groups: planned,
+      total: this.total,
+    };
+  }
+}
+
+/**
+ * A whole listing folded into groups (no I/O): the streamed fold of `GroupStream` over rows already in hand, one batch.
+ * `catalogIndexes` gives each member's index set identity where the one-cursor catalogue was read.
  */
 export function planGroups(
   rows: readonly ListedCollection[],
   opts: GroupOptions,
   catalogIndexes: ReadonlyMap<string, string> | null,
 ): GroupedListing {
-  const min = opts.groupMin ?? GROUP_DEFAULTS.groupMin;
-  const sample = opts.groupSample ?? GROUP_DEFAULTS.groupSample;
-  const byName = new Map(rows.map((r) => [r.name, r]));
-  const groups: PlannedGroup[] = [];
-  const grouped = new Set<string>();
-  let total = 0;
-  for (const kind of ['collection', 'timeseries', 'view'] as const) {
-    const names = rows
-      .filter((r) => kindOf(r.type) === kind && !r.name.startsWith('system.'))
-      .map((r) => r.name)
-      .sort();
-    total += names.length;
-    for (const g of groupByPattern(names, min)) {
-      for (const m of g.members) grouped.add(m);
-      const members = g.members.map((m) => byName.get(m) as ListedCollection);
-      groups.push({
-        pattern: g.pattern,
-        kind,
-        members: g.members.length,
-        examples: g.members.slice(0, 3),
-        read: spread(g.members, sample),
-        sameOptions: modal(members.map((m) => optionsSignature(m.options, m.type))),
-        sameIndexes: catalogIndexes ? modal(g.members.map((m) => catalogIndexes.get(m) ?? '')) : null,
-      });
-    }
-  }
-  const ungrouped = rows.filter((r) => !r.name.startsWith('system.') && !grouped.has(r.name));
-  ungrouped.sort((a, b) => a.name.localeCompare(b.name));
-  const reps = groups.flatMap((g) => g.read.map((r) => byName.get(r) as ListedCollection));
-  const all = [...ungrouped, ...reps, ...rows.filter((r) => r.name.startsWith('system.'))];
-  return { all, chosen: [...ungrouped, ...reps], groups, total };
+  const stream = new GroupStream({ ...opts, groupAbove: -1 });
+  for (const r of rows) stream.add(r, catalogIndexes?.get(r.name) ?? (catalogIndexes ? '' : null));
+  return stream.finish(catalogIndexes !== null);
 }
 
 /** The group's evidence once its representatives are read: how many agreed on options and indexes, how many empty. */

@@ -33,10 +33,10 @@ import { foldDocProfile, type FoldOptions, mapOfIndexKey, PathFolder } from './f
 import { byName, keyOfEntries, ownValue } from '../lib/names-as-data';
 import {
   type CatalogState,
-  GROUP_DEFAULTS,
   type GroupOptions,
   groupOf,
-  planGroups,
+  GroupStream,
+  LISTING_BATCH,
   type PlannedGroup,
   readCatalog,
 } from './groups';
@@ -434,44 +434,53 @@ export async function listDatabaseNames(adapter: Adapter, maxTimeMS: number): Pr
 }
 
 /** How a database's collections were listed: in full, by name only (authorizedCollections), or not at all. */
-type Listing = { mode: 'full' | 'names'; rows: Doc[] } | { mode: 'refused'; rows: Doc[]; why: string };
+type Listing = { mode: 'full' | 'names'; stream: GroupStream } | { mode: 'refused'; stream: GroupStream; why: string };
 
 /**
  * One listCollections cursor, streamed: each reply's entries are cut to the name, kind and options as they arrive (the
- * `info` and `idIndex` of a full listing are dropped), so a database of a million collections is never held as the
- * server sent it.
+ * `info` and `idIndex` of a full listing are dropped) and folded into `stream` (src/collect/groups.ts), batch by batch
+ * of LISTING_BATCH, so a database of a million collections is never held as the server sent it, nor name by name
+ * once it folds into groups.
  */
-async function streamListing(adapter: Adapter, db: string, cmd: Doc): Promise<Doc[]> {
-  const rows: Doc[] = [];
+async function streamListing(adapter: Adapter, db: string, cmd: Doc, stream: GroupStream): Promise<void> {
   await readCursor(adapter, db, cmd, {
+    getMoreBatchSize: LISTING_BATCH,
     each: (docs) => {
       for (const c of docs)
-        rows.push(
-          c.options === undefined ? { name: c.name, type: c.type } : { name: c.name, type: c.type, options: c.options },
-        );
+        stream.add({ name: String(c.name), type: stringOr(c.type, 'collection'), options: (c.options as Doc) ?? {} });
+      stream.endBatch();
     },
   });
-  return rows;
 }
 
 /**
  * A database's listCollections. A refusal (code 13 and kin, from the server or the privilege gate) is not the end:
  * MongoDB lists, by name only, the collections a user's roles name (`authorizedCollections` with `nameOnly`), which
- * needs no listCollections action; when that is refused too, the database's collections are not listed.
+ * needs no listCollections action; when that is refused too, the database's collections are not listed. Each attempt
+ * folds into a fresh stream from `fresh`.
  */
-async function readListing(adapter: Adapter, db: string, maxTimeMS: number): Promise<Listing> {
+async function readListing(
+  adapter: Adapter,
+  db: string,
+  maxTimeMS: number,
+  fresh: () => GroupStream,
+): Promise<Listing> {
+  const cursor = { batchSize: LISTING_BATCH };
   try {
-    const full = { listCollections: 1, cursor: {}, maxTimeMS, authorizedCollections: true };
-    return { mode: 'full', rows: await streamListing(adapter, db, full) };
+    const stream = fresh();
+    await streamListing(adapter, db, { listCollections: 1, cursor, maxTimeMS, authorizedCollections: true }, stream);
+    return { mode: 'full', stream };
   } catch (err) {
     if (!isRefusal(err)) throw err;
   }
   try {
-    const names = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor: {}, maxTimeMS };
-    return { mode: 'names', rows: await streamListing(adapter, db, names) };
+    const stream = fresh();
+    const names = { listCollections: 1, nameOnly: true, authorizedCollections: true, cursor, maxTimeMS };
+    await streamListing(adapter, db, names, stream);
+    return { mode: 'names', stream };
   } catch (err) {
     if (!isRefusal(err)) throw err;
-    return { mode: 'refused', rows: [], why: describeServerError(err) };
+    return { mode: 'refused', stream: fresh(), why: describeServerError(err) };
   }
 }
 
@@ -510,10 +519,10 @@ async function listDatabase(
   databaseNames: () => Promise<string[]>,
   grouping: { catalog: CatalogState; groups: GroupOptions },
 ): Promise<{ all: ListedCollection[]; chosen: ListedCollection[]; note: Note | null; grouping?: Grouping }> {
-  const listing = await readListing(adapter, db, maxTimeMS);
+  const whole = named !== undefined && named.length > 0;
+  const listing = await readListing(adapter, db, maxTimeMS, () => new GroupStream({ ...grouping.groups, whole }));
   const note = listingNote(db, listing, named);
-  const listed = listing.rows;
-  if (listed.length === 0 && listing.mode !== 'refused') {
+  if (listing.stream.seen === 0 && listing.mode !== 'refused') {
     // Only an empty answer needs listDatabases: to tell "no such database" from "a database with no collections".
     const names = await databaseNames().catch(() => null);
     if (names && !names.includes(db)) {
@@ -525,34 +534,30 @@ async function listDatabase(
       throw new NoSuchDatabase(`${what} Check the name (it is case-sensitive) or pass another with --db.`, what, names);
     }
   }
-  const all = listed.map((c) => ({
-    name: String(c.name),
-    type: stringOr(c.type, 'collection'),
-    options: (c.options as Doc | undefined) ?? {},
-  }));
-  if (!named || named.length === 0) {
-    const above = grouping.groups.groupAbove ?? GROUP_DEFAULTS.groupAbove;
-    if (all.filter((c) => !isSystem(c.name)).length > above && listing.mode !== 'refused') {
-      // Many collections: read by groups; the one-cursor catalogue, where the server has it, adds every member's
-      // index set (tried once per run).
-      const cat = await readCatalog(adapter, db, maxTimeMS, grouping.catalog);
-      const plan = planGroups(cat?.rows ?? all, grouping.groups, cat?.indexes ?? null);
-      const how = cat ? 'catalog' : listing.mode;
-      return {
-        all: plan.all,
-        chosen: plan.chosen,
-        note,
-        grouping: { groups: plan.groups, total: plan.total, listing: how },
-      };
-    }
+  if (listing.stream.grouped && listing.mode !== 'refused') {
+    // Many collections: read by groups; the one-cursor catalogue, where the server has it, adds every member's index
+    // set (tried once per run; refused, the listing's fold stands).
+    const cat = new GroupStream({ ...grouping.groups });
+    const fromCatalog = await readCatalog(adapter, db, maxTimeMS, grouping.catalog, cat);
+    const plan = fromCatalog && cat.grouped ? cat.finish(true) : listing.stream.finish(false);
+    const how = fromCatalog && cat.grouped ? 'catalog' : listing.mode;
+    return {
+      all: plan.all,
+      chosen: plan.chosen,
+      note,
+      grouping: { groups: plan.groups, total: plan.total, listing: how },
+    };
+  }
+  const all = listing.stream.whole();
+  if (!whole) {
     return { all, chosen: all.filter((c) => !isSystem(c.name)).sort((a, b) => a.name.localeCompare(b.name)), note };
   }
   // Not listed at all: the named collections are read as ordinary ones (the server says otherwise if they are not).
   if (listing.mode === 'refused') {
-    return { all, chosen: named.map((name) => ({ name, type: 'collection', options: {} })), note };
+    return { all, chosen: (named ?? []).map((name) => ({ name, type: 'collection', options: {} })), note };
   }
   const chosen: ListedCollection[] = [];
-  for (const name of named) {
+  for (const name of named ?? []) {
     const found = all.find((c) => c.name === name);
     if (!found) {
       const names = all.filter((c) => !isSystem(c.name)).map((c) => c.name);

@@ -39,6 +39,11 @@ export interface CursorOptions extends CommandOptions {
    * empty), so a cursor of a million catalogue entries is never held whole.
    */
   each?: (docs: Doc[]) => void;
+  /**
+   * The batchSize of each getMore (without it the host sends none and the server fills 16 MiB replies), so a streamed
+   * read holds one bounded batch at a time. The driver adapter honours it; mongosh's cursor runner has no way to.
+   */
+  getMoreBatchSize?: number;
 }
 
 /** A cursor read: the documents, and whether the server had nothing more (false: it was closed early). */

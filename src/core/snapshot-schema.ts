@@ -314,18 +314,24 @@ const collectionGroup = {
     members: nonNegInt,
     /** Up to three member names (collection names are metadata, not document values). */
     examples: { type: 'array', items: str },
-    /** The representatives read in full, spread evenly over the members' names. */
+    /**
+     * The representatives read in full: the members of lowest name rank (FNV-1a of the name), a uniform sample of the
+     * group whatever order the server lists it in, and the same in every run.
+     */
     read: { type: 'array', items: str },
-    /** What the representatives showed: how many had their options and indexes read, and how many agreed. */
+    /**
+     * What the listing and the representatives showed: options are read for every member (the listing gives them);
+     * indexes for every member where the one-cursor catalogue answered, else for the representatives.
+     */
     evidence: {
       type: 'object',
       required: ['optionsRead', 'sameOptions', 'indexesRead', 'sameIndexes', 'empty', 'documents'],
       properties: {
         optionsRead: nonNegInt,
-        /** Representatives with the most common options (capped, clustered, validator, time series). */
+        /** Members with the most common options (capped, clustered, validator, time series). */
         sameOptions: nonNegInt,
         indexesRead: nonNegInt,
-        /** Representatives with the most common index set (names aside). */
+        /** Of those whose indexes were read, how many have the most common index set (names aside). */
         sameIndexes: nonNegInt,
         /** Representatives holding no document. */
         empty: nonNegInt,

@@ -44,7 +44,11 @@ async function handSentCursor(adapter: Adapter, db: string, cmd: Doc, opts: Curs
   const ns = first.cursor?.ns ?? '';
   const coll = ns.includes('.') ? ns.slice(ns.indexOf('.') + 1) : String(Object.values(cmd)[0]);
   while (!isZero(id) && seen < limit && replies < batches) {
-    const more = (await adapter.command(db, { getMore: asLong(adapter, id), collection: coll })) as CursorReply;
+    const getMore = { getMore: asLong(adapter, id), collection: coll };
+    const more = (await adapter.command(
+      db,
+      opts.getMoreBatchSize === undefined ? getMore : { ...getMore, batchSize: opts.getMoreBatchSize },
+    )) as CursorReply;
     replies++;
     keep(more.cursor?.nextBatch ?? []);
     id = more.cursor?.id;
