@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import { describe, expect, inject, it } from 'vitest';
+import { readSlowQueryLog } from '../../src/workload/log-reader';
 import { check } from '../../src/check';
 import type { Finding } from '../../src/core/types';
 import { useLiveDb } from '../../test/support/live-db';
 import {
   type EmbedSeed,
+  embedLogLines,
   embedOperations,
   embedRecords,
   POST_COMMENTS,
@@ -81,5 +84,21 @@ describe.skipIf(!caps.has.sample)('embed-reference on three pairs (live, default
     for (const v of [seed.orders[0], seed.comments[0], seed.users[0]]) expect(text).not.toContain(String(v));
     expect(text).not.toContain('sku-');
     console.log(`[embed-reference live] wall ${Math.round(performance.now() - t0)} ms`);
+  });
+
+  it('gives the same decisions from the mongod JSON log of the same workload (no proof: the same evidence)', async () => {
+    const t0 = performance.now();
+    const lines = embedLogLines(DB, embedOperations(DB, seed));
+    const { records } = await readSlowQueryLog(Readable.from([lines.join('\n') + '\n']));
+    expect(records.length).toBe(lines.length);
+    const result = await check(live.adapter, {
+      rules: [rule],
+      db: DB,
+      confirm: false,
+      workload: { from: 'the log', records },
+    });
+    const decisions = ours(result.findings).map((f) => `${f.target.collection}:${f.messageId}`);
+    expect(decisions.sort()).toEqual(['orders:embedLookup', 'posts:keepChildrenLookup']);
+    console.log(`[embed-reference live] from the log: wall ${Math.round(performance.now() - t0)} ms`);
   });
 });

@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { readSlowQueryLog } from '../../src/workload/log-reader';
 import { makeRecord, opKindOf } from '../../src/workload/record';
 import { WorkloadTally } from '../../src/workload/tally';
-import { embedOperations, embedRecords, type EmbedSeed, MIX } from '../../test/support/embed-workload';
+import { embedLogLines, embedOperations, embedRecords, type EmbedSeed, MIX } from '../../test/support/embed-workload';
 import { paceOf } from './collect';
 import { mixOf } from './confirm';
 import { parentKeyNames, singular, workloadPairs } from './pairs';
@@ -137,5 +139,18 @@ describe('mixOf: the workload proportions per timed run', () => {
   it('keeps the proportions, each kind present once at least', () => {
     expect(mixOf({ reads: 120, inserts: 8, updates: 2 })).toEqual({ reads: 18, inserts: 1, updates: 1 });
     expect(mixOf({ reads: 10, inserts: 10, updates: 0 })).toEqual({ reads: 10, inserts: 10, updates: 0 });
+  });
+});
+
+describe('the same workload from a mongod JSON log', () => {
+  it('gives the same pairs and the same counts as the records', async () => {
+    const ops = embedOperations('app', seed);
+    const { records, counts } = await readSlowQueryLog(Readable.from([embedLogLines('app', ops).join('\n') + '\n']));
+    expect(counts.records).toBe(ops.length);
+    const fromLog = workloadPairs(WorkloadTally.of(records).dbs.get('app'), 2);
+    const fromRecords = workloadPairs(WorkloadTally.of(embedRecords('app', ops)).dbs.get('app'), 2);
+    expect(fromLog.pairs).toEqual(fromRecords.pairs);
+    const byName = (c: { name: string }[]) => [...c].sort((a, b) => a.name.localeCompare(b.name));
+    expect(byName(fromLog.collections)).toEqual(byName(fromRecords.collections));
   });
 });

@@ -5,6 +5,7 @@
  * (b) posts and 10-5,000 comments each, growing daily, written far more than read with the post;
  * (c) users and audit_events, each read by `_id` alone.
  */
+import { EJSON } from 'bson';
 import { type Db, ObjectId } from 'mongodb';
 import { makeRecord, type WorkloadRecord } from '../../src/workload/record';
 
@@ -167,5 +168,33 @@ export function embedRecords(db: string, ops: readonly EmbedOperation[]): Worklo
       { source: 'file', ns: { db, coll: o.coll }, op: OP_KIND[kind], durationMillis: o.millis },
       o.command,
     );
+  });
+}
+
+/**
+ * The operations as mongod 4.4+ writes them to its JSON log when each runs past slowms (id 51803, "Slow query"):
+ * reads and inserts as `"c":"COMMAND"` lines with the command as sent (an insert's documents travel in an OP_MSG
+ * document sequence, so the logged command holds none: `ninserted` counts them), each update statement as a
+ * `"c":"WRITE"` line whose `command` is the statement (`q`, `u`, `multi`, `upsert`), as keyhole's
+ * mdb/logv2_parser_test.go shows them.
+ */
+export function embedLogLines(db: string, ops: readonly EmbedOperation[]): string[] {
+  const t = { $date: new Date().toISOString() };
+  return ops.map((o, i) => {
+    const ns = `${db}.${o.coll}`;
+    const { $db: _db, documents, updates, ...rest } = o.command;
+    let entry: Record<string, unknown>;
+    if (Array.isArray(updates)) {
+      const st = updates[0] as Record<string, unknown>;
+      const command = { q: st.q, u: st.u, multi: false, upsert: false };
+      const attr = { type: 'update', ns, command, durationMillis: o.millis, nMatched: 1, nModified: 1 };
+      entry = { t, s: 'I', c: 'WRITE', id: 51803, ctx: `conn${i}`, msg: 'Slow query', attr };
+    } else {
+      const command = { ...rest, $db: db };
+      const inserted = Array.isArray(documents) ? { ninserted: documents.length } : {};
+      const attr = { type: 'command', ns, command, durationMillis: o.millis, ...inserted };
+      entry = { t, s: 'I', c: 'COMMAND', id: 51803, ctx: `conn${i}`, msg: 'Slow query', attr };
+    }
+    return EJSON.stringify(entry, { relaxed: true });
   });
 }
