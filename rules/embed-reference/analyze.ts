@@ -57,6 +57,8 @@ export function judgePair(
   if (pair.joinCalls < o.minJoinCalls || !m || m.parents === 0) return null;
   const counts = m.children;
   const max = Math.max(0, ...counts);
+  // the join found no child for any parent read: nothing to embed, nothing to say about the children
+  if (max === 0) return null;
   let projectedMax = max;
   let maxPerDay: number | null = null;
   counts.forEach((n, i) => {

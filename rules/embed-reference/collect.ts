@@ -152,6 +152,12 @@ function objectIdSeconds(v: unknown): number | null {
   return b.length === 12 ? new DataView(b.buffer, b.byteOffset, 4).getUint32(0) : null;
 }
 
+function valueAt(doc: Doc, path: string): unknown {
+  let cur: unknown = doc;
+  for (const part of path.split('.')) cur = isObject(cur) ? cur[part] : undefined;
+  return cur;
+}
+
 /** A scalar key a `$in` can match (an array localField is not a one-to-many parent key). */
 const usableKey = (v: unknown): boolean => v !== undefined && v !== null && !Array.isArray(v);
 
@@ -195,7 +201,8 @@ async function measure(
   const sample = ctx.server.capabilities.sample.supported === true;
   const sized = ctx.server.capabilities.bsonSize.supported === true;
   const pick: Doc[] = sample ? [{ $sample: { size: o.sampleParents } }] : [{ $limit: o.sampleParents }];
-  const project: Doc = { _id: 0, k: `$${p.localField}`, ...(sized ? { b: { $bsonSize: '$$ROOT' } } : {}) };
+  // an inclusion, not `k: "$field"`: FerretDB 1.24 reads a "$field" string in $project as a literal
+  const project: Doc = { [p.localField]: 1, ...(sized ? { b: { $bsonSize: '$$ROOT' } } : {}) };
   const opts = { maxTimeMS: ctx.maxTimeMS };
   const parents = await commandCursor(
     ctx.adapter,
@@ -203,8 +210,8 @@ async function measure(
     { aggregate: p.parent, pipeline: [...pick, { $project: project }], cursor: {}, ...opts },
     { limit: o.sampleParents, ...opts },
   );
-  const read = parents.filter((d) => usableKey(d.k));
-  const keys = read.map((d) => d.k);
+  const read = parents.filter((d) => usableKey(valueAt(d, p.localField)));
+  const keys = read.map((d) => valueAt(d, p.localField));
   if (keys.length === 0) return { parents: 0, children: [], perDay: [], parentBytes: null, childBytes: null };
   const group: Doc = {
     _id: `$${p.foreignField}`,
@@ -213,17 +220,30 @@ async function measure(
     last: { $max: '$_id' },
     ...(sized ? { bytes: { $sum: { $bsonSize: '$$ROOT' } } } : {}),
   };
-  const groups = await commandCursor(
-    ctx.adapter,
-    ctx.db,
-    {
-      aggregate: p.child,
-      pipeline: [{ $match: { [p.foreignField]: { $in: keys } } }, { $group: group }],
-      cursor: {},
-      ...opts,
-    },
-    opts,
-  );
+  const groupBy = (g: Doc): Promise<Doc[]> =>
+    commandCursor(
+      ctx.adapter,
+      ctx.db,
+      {
+        aggregate: p.child,
+        pipeline: [{ $match: { [p.foreignField]: { $in: keys } } }, { $group: g }],
+        cursor: {},
+        ...opts,
+      },
+      opts,
+    );
+  let groups: Doc[];
+  try {
+    groups = await groupBy(group);
+  } catch (err) {
+    // FerretDB 1.24 has no $min/$max accumulator: count alone, and no pace
+    groups = await groupBy({ _id: group._id, n: group.n });
+    ctx.note(
+      `${RULE}: the children of ${p.parent} in ${p.child} were counted without their dates ` +
+        `(${describeServerError(err)}): no pace, the projection is the count now`,
+      { level: 'info', target: { db: ctx.db, collection: p.parent } },
+    );
+  }
   const children: number[] = [];
   const perDay: (number | null)[] = [];
   let bytes = 0;

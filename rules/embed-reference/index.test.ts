@@ -112,6 +112,20 @@ ruleTester(rule, {
       snapshot: snapshot([{ ...ITEMS, measured: null }], [ITEM_OPS], SHOP),
       notes: [{ includes: 'the children of orders in order_items were not counted' }],
     },
+    {
+      name: 'the join finds no child for any parent read: a note, no finding',
+      snapshot: snapshot(
+        [
+          {
+            ...ITEMS,
+            measured: { ...ITEMS.measured!, children: [0, 0, 0, 0, 0], perDay: [null, null, null, null, null] },
+          },
+        ],
+        [ITEM_OPS],
+        SHOP,
+      ),
+      notes: [{ includes: 'the join found no child in order_items for the 5 parents of orders read' }],
+    },
   ],
   invalid: [
     {

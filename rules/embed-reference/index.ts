@@ -152,7 +152,15 @@ function checkDatabase(
   const colls = new Map(db.collections.map((c) => [c.name, c]));
   for (const pair of data.pairs) {
     if (pair.joinCalls >= options.minJoinCalls && pair.measured === null) {
-      note(`embed-reference: the children of ${pair.parent} in ${pair.child} were not counted: not judged`, {
+      note(`the children of ${pair.parent} in ${pair.child} were not counted: not judged`, {
+        db: db.name,
+        collection: pair.parent,
+      });
+      continue;
+    }
+    if (pair.joinCalls >= options.minJoinCalls && pair.measured?.children.every((n) => n === 0)) {
+      const read = pair.measured.parents;
+      note(`the join found no child in ${pair.child} for the ${read} parents of ${pair.parent} read: not judged`, {
         db: db.name,
         collection: pair.parent,
       });

@@ -86,7 +86,7 @@ describe.skipIf(!caps.has.sample)('embed-reference on three pairs (live, default
     console.log(`[embed-reference live] wall ${Math.round(performance.now() - t0)} ms`);
   });
 
-  it('gives the same decisions from the mongod JSON log of the same workload (no proof: the same evidence)', async () => {
+  it('gives the same decisions from the mongod JSON log of the same workload (no proof: same evidence)', async () => {
     const t0 = performance.now();
     const lines = embedLogLines(DB, embedOperations(DB, seed));
     const { records } = await readSlowQueryLog(Readable.from([lines.join('\n') + '\n']));
