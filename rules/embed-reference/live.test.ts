@@ -101,4 +101,30 @@ describe.skipIf(!caps.has.sample)('embed-reference on three pairs (live, default
     expect(decisions.sort()).toEqual(['orders:embedLookup', 'posts:keepChildrenLookup']);
     console.log(`[embed-reference live] from the log: wall ${Math.round(performance.now() - t0)} ms`);
   });
+
+  // last: the replay adds order items
+  it('reads the same counts from system.profile, inserts included', async (ctx) => {
+    if (!caps.has.profiler) ctx.skip('the server has no profiler (system.profile)');
+    const t0 = performance.now();
+    const ops = embedOperations(DB, seed).filter((o) => ['orders', 'order_items', 'users'].includes(o.coll));
+    // The test turns the profiler on and back off; the advisor never changes the level.
+    await live.db
+      .collection('system.profile')
+      .drop()
+      .catch(() => undefined);
+    await live.db.command({ profile: 2 });
+    try {
+      for (const { command } of ops) {
+        const { $db: _db, ...rest } = command;
+        await live.db.command(rest);
+      }
+    } finally {
+      await live.db.command({ profile: 0 });
+    }
+    const result = await check(live.adapter, { rules: [rule], db: DB, confirm: false });
+    const found = ours(result.findings);
+    expect(found.map((f) => `${f.target.collection}:${f.messageId}`)).toEqual(['orders:embedLookup']);
+    expect(found[0]?.evidence).toMatchObject({ joinCalls: 120, childInserts: 8, childUpdatesById: 2 });
+    console.log(`[embed-reference live] from the profiler: wall ${Math.round(performance.now() - t0)} ms`);
+  });
 });

@@ -103,6 +103,23 @@ describe('workloadPairs: the pairs read together and what each side receives', (
     expect(pair?.fields).toEqual(['qty', 'sku']);
   });
 
+  it('makes one candidate per pair of collections, whatever the shapes that join them', () => {
+    const view = (match: Record<string, unknown>) => ({
+      aggregate: 'orders',
+      pipeline: [
+        { $match: match },
+        { $lookup: { from: 'order_items', localField: '_id', foreignField: 'orderId', as: 'items' } },
+      ],
+      cursor: {},
+    });
+    const d = tallyOf([
+      { coll: 'orders', command: view({ _id: 1 }), times: 5 },
+      { coll: 'orders', command: view({ status: 'paid' }), times: 7 },
+    ]);
+    const { pairs } = workloadPairs(d, 2);
+    expect(pairs.map((p) => [p.parent, p.child, p.joinCalls])).toEqual([['orders', 'order_items', 12]]);
+  });
+
   it('leaves out a $lookup with a sub-pipeline (no local and foreign fields to embed by)', () => {
     const command = {
       aggregate: 'orders',

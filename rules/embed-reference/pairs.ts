@@ -119,13 +119,14 @@ function callsOf(t: TalliedShape): { calls: number; millis: number | null } {
   return { calls: s.calls, millis: s.timed > 0 ? s.totalMillis : null };
 }
 
-/** The `$lookup`s of an aggregate shape's kept commands into `lookups`, each counted once per shape. */
+/** The `$lookup`s of an aggregate shape's kept commands into `lookups`, each pair counted once per shape. */
 function addLookups(lookups: Map<string, PairCandidate>, t: TalliedShape, calls: number, millis: number | null): void {
   const s = t.shape;
   const seen = new Set<string>();
   for (const command of instancesOf(t)) {
     for (const l of lookupsOf(command)) {
-      const id = [s.coll, l.localField, l.from, l.foreignField].join('\u0000');
+      // one candidate per pair of collections (the first join seen names the fields): one finding per pair
+      const id = [s.coll, l.from].join('\u0000');
       if (seen.has(id)) continue;
       seen.add(id);
       const into = lookups.get(id);
