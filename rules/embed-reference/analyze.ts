@@ -15,7 +15,10 @@ export type Decision = 'embed' | 'extendedReference' | 'keepReferenced';
 export interface PairJudgement {
   pair: MeasuredPair;
   decision: Decision;
-  /** Why it stays referenced: more children than maxChildren, or a parent past maxEmbeddedBytes (null: bounded). */
+  /**
+   * Why it stays referenced: maxChildren children or more (array-growth's infoLength line), or a parent past
+   * maxEmbeddedBytes (null: bounded).
+   */
   unbounded: 'children' | 'bytes' | null;
   parentsRead: number;
   median: number;
@@ -71,7 +74,7 @@ export function judgePair(
   const childBytes = m.childBytes ?? Math.round(collections.get(pair.child)?.stats?.avgObjSize ?? 0);
   const parentBytes = m.parentBytes ?? Math.round(collections.get(pair.parent)?.stats?.avgObjSize ?? 0);
   const embeddedBytes = parentBytes + projectedMax * childBytes;
-  const unbounded = projectedMax > o.maxChildren ? 'children' : embeddedBytes > o.maxEmbeddedBytes ? 'bytes' : null;
+  const unbounded = projectedMax >= o.maxChildren ? 'children' : embeddedBytes > o.maxEmbeddedBytes ? 'bytes' : null;
   const ops = new Map(data.collections.map((c) => [c.name, c]));
   const child = ops.get(pair.child) ?? none(pair.child);
   const parent = ops.get(pair.parent) ?? none(pair.parent);

@@ -158,7 +158,7 @@ ruleTester(rule, {
           messageId: 'keepChildrenLookup',
           severity: 'info',
           target: { db: 'app', collection: 'posts', path: 'comments' },
-          messageIncludes: ['most 5,000', 'at most 41,500 in 365 days', '300 inserts', '250 children'],
+          messageIncludes: ['most 5,000', 'at most 41,500 in 365 days', '300 inserts', 'under 250 children'],
           evidence: { decision: 'keepReferenced', unbounded: 'children', childrenMax: 5000, projectedChildren: 41500 },
           recommendation: {
             action: 'keep referenced',

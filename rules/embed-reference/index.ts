@@ -30,8 +30,8 @@ const EXTENDED = sentence(
   'removes the join and leaves `{{child}}` the source of truth.',
 );
 const KEEP_CHILDREN = sentence(
-  'That is more than the {{maxChildren}} children an embedded array may hold (array-growth reports arrays of that ',
-  'length): keep `{{child}}` referenced.',
+  'An embedded array must stay under {{maxChildren}} children (array-growth reports arrays of that length): keep ',
+  '`{{child}}` referenced.',
 );
 const KEEP_BYTES = sentence(
   'That is more than {{maxEmbeddedBytes}} for one document (array-growth warns there; the limit is {{limit}}): ',

@@ -34,8 +34,9 @@ export const embedReferenceOptionsSchema = {
       minimum: 1,
       default: 250,
       description:
-        "Most children per parent, now and at the projected growth, that may be embedded: array-growth's " +
-        'infoLength (Compass flags arrays of 250+ elements), so an embedded array never starts as a finding.',
+        'Children per parent, now and at the projected growth, from which they stay referenced: ' +
+        "array-growth's infoLength (Compass flags arrays of 250+ elements), so an embedded array never starts as " +
+        'one of its findings.',
     },
     maxEmbeddedBytes: {
       type: 'integer',
