@@ -5,6 +5,7 @@ import collectionCount from './collection-count';
 import compression from './compression';
 import documentSize from './document-size';
 import dynamicKeys from './dynamic-keys';
+import embedReference from './embed-reference';
 import idPattern from './id-pattern';
 import indexUsage from './index-usage';
 import mixedTypes from './mixed-types';
@@ -23,6 +24,7 @@ export const rules: readonly AnyRule[] = [
   compression,
   documentSize,
   dynamicKeys,
+  embedReference,
   idPattern,
   indexUsage,
   mixedTypes,

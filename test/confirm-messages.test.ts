@@ -11,6 +11,7 @@ import { trapClaim } from '../rules/clustered-trap/confirm';
 import { accessClaim } from '../rules/collection-count/confirm';
 import { gainClaim } from '../rules/compression/confirm';
 import { mapClaim } from '../rules/dynamic-keys/confirm';
+import { mixClaim, readsClaim } from '../rules/embed-reference/confirm';
 import { againstClaim, scanClaim } from '../rules/id-pattern/confirm';
 import { dropClaim } from '../rules/index-usage/confirm';
 import { costClaim } from '../rules/validator/confirm';
@@ -151,6 +152,20 @@ const CLAIMS: {
     figureId: 'measuredFinds',
     figureData: { keys: 20, matches: 40, map: '9 ms', pairs: '1 ms', rounds: 14 },
     verdictIds: { supported: 'supportedMap', refuted: 'refutedMap', inconclusive: 'inconclusiveMap' },
+  },
+  {
+    rule: 'embed-reference',
+    claim: readsClaim(),
+    figureId: 'measuredReads',
+    figureData: { embedded: '9 ms', referenced: '12 ms', reads: 10 },
+    verdictIds: { supported: 'supportedEmbed', refuted: 'refutedEmbed', inconclusive: 'inconclusiveEmbed' },
+  },
+  {
+    rule: 'embed-reference',
+    claim: mixClaim(),
+    figureId: 'measuredMix',
+    figureData: { mix: '18 reads, 1 insert, 1 update', calls: 'c', embedded: '9 ms', referenced: '12 ms' },
+    verdictIds: { supported: 'supportedEmbed', refuted: 'refutedEmbed', inconclusive: 'inconclusiveEmbed' },
   },
   {
     rule: 'id-pattern',

@@ -56,6 +56,8 @@ export interface DatabaseTally {
   noShape: Map<NoShapeReason, number>;
   /** Calls of shapes past MAX_SHAPES: counted, not kept. */
   overCap: number;
+  /** Documents inserted, by collection (inserts have no shape; embed-reference weighs the writes each side gets). */
+  inserts: Map<string, number>;
 }
 
 /** One statement per command for updates and deletes of several: each is its own operation. */
@@ -99,7 +101,7 @@ export class WorkloadTally {
     const db = record.ns.db;
     let d = this.dbs.get(db);
     if (!d) {
-      d = { records: 0, sources: new Set(), shapes: new Map(), noShape: new Map(), overCap: 0 };
+      d = { records: 0, sources: new Set(), shapes: new Map(), noShape: new Map(), overCap: 0, inserts: new Map() };
       this.dbs.set(db, d);
     }
     d.records++;
@@ -114,6 +116,11 @@ export class WorkloadTally {
           this.addRun(d, raw, record, command);
         }
       }
+    }
+    if (record.op === 'insert') {
+      const docs = record.command.documents;
+      const n = (Array.isArray(docs) && docs.length > 0 ? docs.length : 1) * (record.execCount ?? 1);
+      d.inserts.set(record.ns.coll, (d.inserts.get(record.ns.coll) ?? 0) + n);
     }
     if (shapes === 0) {
       const why = noShapeReason(record);
