@@ -380,13 +380,13 @@ function checkWorkload(
   wl: WorkloadData | undefined,
   o: IndexUsageOptions,
   report: IndexUsageReport,
-): { names: string[]; why: string } {
+): { names: string[]; why: string; judged: string[] } {
   const shapes = workloadShapes(wl, c.name);
-  if (!wl || shapes.length === 0) return { names: [], why: '' };
+  if (!wl || shapes.length === 0) return { names: [], why: '', judged: [] };
   const verdicts = notJudgedByStats(snapshot, c, data, o).map((ix) => ({ ix, v: workloadVerdict(ix, shapes) }));
   const unused = verdicts.filter((x) => x.v === 'unused').map((x) => x.ix);
   const view = completenessOf(snapshot, wl, data);
-  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness };
+  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness, judged: [] };
   for (const ix of unused) reportUnusedByWorkload(snapshot, c, ix, shapes, wl, report);
   const kept = verdicts.filter((x) => x.v === 'kept');
   if (kept.length)
@@ -397,7 +397,8 @@ function checkWorkload(
       data: { list: kept.map((x) => `\`${x.ix.name}\` (${keptReason(x.ix) ?? ''})`).join('; ') },
       evidence: { indexes: kept.length },
     });
-  return { names: [], why: '' };
+  // What a complete workload decided (a shape uses it, kept for a reason, unused): judged, not "not judged".
+  return { names: [], why: '', judged: verdicts.filter((x) => x.v !== 'special').map((x) => x.ix.name) };
 }
 
 /** An index no shape of a complete workload can use: hide it, then drop it. */
@@ -870,13 +871,16 @@ export default defineRule({
       const gaps: { coll: string; names: string[]; why: string }[] = [];
       for (const c of db.collections.filter((x) => x.type === 'collection')) {
         const data = dataOf(indexUsageCollector, c);
-        const gap = checkWorkload(snapshot, c, data, wl, options, report);
+        const { judged, ...gap } = checkWorkload(snapshot, c, data, wl, options, report);
         if (gap.names.length) gaps.push({ coll: c.name, ...gap });
         if (data) {
           const out = checkUsage(snapshot, c, data, options, report, workloadShapes(wl, c.name));
           if (out.unused > 0) withUnused.push(c);
-          unreadable.push(...out.unreadable.map((u) => ({ c, u })));
-          if (out.noRows.length) noRows.push({ c, names: out.noRows });
+          // An index a complete workload judged is no "not judged" line beside its finding (issue 27).
+          const open = (name: string): boolean => !judged.includes(name);
+          unreadable.push(...out.unreadable.filter((u) => open(u.index.name)).map((u) => ({ c, u })));
+          const rowless = out.noRows.filter(open);
+          if (rowless.length) noRows.push({ c, names: rowless });
         } else if (c.indexes.some((i) => !isIdIndex(c, i))) missing.push(c);
         checkPrefixes(snapshot, c, data, report);
         checkCount(c, options, report);

@@ -108,7 +108,8 @@ ruleTester(rule, {
         [...SHOP, { find: 'orders', filter: { total: { $gt: 5 } } }],
         FULL,
       ),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
     },
     {
       name: '$indexStats says used and the workload never uses it: nothing (the counters cover more time)',
@@ -131,7 +132,8 @@ ruleTester(rule, {
     {
       name: 'a complete workload: the index no shape can use is reported, the unique one kept',
       snapshot: withWorkload(orders([createdStatus, total, email], 'no-date'), SHOP, FULL),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkload',
@@ -157,6 +159,12 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'a complete workload judges total_1; a text index it cannot judge keeps the "not judged" line, alone',
+      snapshot: withWorkload(orders([total, spec('note_text', { _fts: 'text', _ftsx: 1 })], 'no-date'), SHOP, FULL),
+      notes: [{ includes: 'index use was not judged for 1 index with no recorded use (orders: `note_text`)' }],
+      findings: [{ messageId: 'unusedByWorkload', severity: 'warn', target: { ...target, index: 'total_1' } }],
+    },
+    {
       name: 'one shape, and no $indexStats at all (FerretDB): the one-shape variant',
       snapshot: withWorkload(orders([total], 'none'), SHOP.slice(0, 1), FULL),
       notes: [{ includes: 'index use was not checked on 1 collection (orders)' }],
@@ -175,7 +183,8 @@ ruleTester(rule, {
       snapshot: withServer(withWorkload(orders([total], 'no-date', ['h:27017']), SHOP.slice(0, 1), FULL), {
         topology: 'replicaSet',
       }),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkloadOne',
@@ -192,7 +201,8 @@ ruleTester(rule, {
         SHOP.map((cmd) => makeRecord({ source: 'log', ns: { db: 'app', coll: 'orders' }, op: opKindOf(cmd) }, cmd)),
         { complete: true, completeness: 'the user said the given workload holds every operation' },
       ),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkload',
