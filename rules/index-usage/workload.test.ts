@@ -5,7 +5,8 @@ import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core
 import { makeRecord, opKindOf, type WorkloadRecord } from '../../src/workload/record';
 import { collectionOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
-import { shapeCanUse, workloadShapes, workloadVerdict } from './analyze';
+import { canUseIndex } from '../../src/workload/judge';
+import { workloadShapes, workloadVerdict } from './analyze';
 import { indexUsageCollector } from './collect';
 import { dropResult } from './confirm';
 import rule from './index';
@@ -274,12 +275,12 @@ describe('which shape can use an index', () => {
       { distinct: 'orders', key: 'total', query: {} },
     ]);
     if (!byStatus || !sorted || !byTotal || !distinct) throw new Error('a shape is missing');
-    expect(shapeCanUse(byStatus, total)).toBe(false);
-    expect(shapeCanUse(sorted, total)).toBe(true);
-    expect(shapeCanUse(byTotal, total)).toBe(true);
-    expect(shapeCanUse(distinct, total)).toBe(true);
+    expect(canUseIndex(byStatus.shape, total)).toBe(false);
+    expect(canUseIndex(sorted.shape, total)).toBe(true);
+    expect(canUseIndex(byTotal.shape, total)).toBe(true);
+    expect(canUseIndex(distinct.shape, total)).toBe(true);
     // {createdAt, status}: status alone is not its leading field
-    expect(shapeCanUse(byStatus, createdStatus)).toBe(false);
+    expect(canUseIndex(byStatus.shape, createdStatus)).toBe(false);
   });
 
   it('an $or is used when one branch can use it; special and kept indexes get their own verdict', () => {
