@@ -183,7 +183,11 @@ export function resultOf(p: IndexProof, key: string, calls: number, share: numbe
     before: perCall(examined(p.without), p.without?.length ?? 1),
     after: perCall(examined(p.with), p.with?.length ?? 1),
     joined: (p.joins ?? [])
-      .map((j) => ` and ${formatNumber(j.copied)} joined documents of ${j.from} copied (the join in place)`)
+      .map(
+        (j) =>
+          ` and ${formatNumber(j.copied)} joined documents of ${j.from} copied (` +
+          `${j.reachedOnly ? 'those the replayed calls join to: ' : ''}the join in place)`,
+      )
       .join(''),
   };
   const ratio = p.time ? { ratio: { ...p.time, label: 'time with the index / without' } } : {};
