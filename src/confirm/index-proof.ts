@@ -672,7 +672,12 @@ async function reachingJoin(
   from: string,
 ): Promise<Doc[] | null> {
   const out: Doc[] = [];
+  const seen = new Set<string | null>();
   for (const cmd of instances) {
+    // an identical call reaches the same documents
+    const key = callKey(cmd);
+    if (key !== null && seen.has(key)) continue;
+    seen.add(key);
     const stages: unknown[] = Array.isArray(cmd.pipeline) ? cmd.pipeline : [];
     const at = stages.findIndex((st) => isDoc(st) && isDoc(st.$lookup) && st.$lookup.from === from);
     const lookup = stages[at];
