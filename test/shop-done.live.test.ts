@@ -3,8 +3,12 @@
  * workload run with the profiler at level 2 on SecantusDB, checked at the DEFAULT budgets: every needed index proven
  * (the foreign-field index of the `$lookup` with the join in place), the redundant prefixes and the unused index
  * advised hide-then-drop and proven, the regex given a remedy, and a second run reporting the same shapes and calls.
+ * Second bullet, its first half: the same workload as a mongod JSON log (the slow update written as mongod 4.4+ writes
+ * it, statement by statement then the command) gives the same advice, read through the CLI's --log path.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rules } from '../rules';
 import { check } from '../src/check';
@@ -12,8 +16,9 @@ import { queryWorkload } from '../src/collect/workload';
 import { dataOf } from '../src/core/collector';
 import { CONFIRM_DEFAULTS } from '../src/confirm/context';
 import type { CheckResult, Finding, Snapshot } from '../src/core/types';
+import { readWorkload } from '../src/cli/workload';
 import { useLiveDb } from './support/live-db';
-import { dropProfile, replayDoneShop, seedDoneShop, SHOP_MARKER } from './support/shop-workload';
+import { dropProfile, replayDoneShop, seedDoneShop, SHOP_MARKER, slowLogLines } from './support/shop-workload';
 
 const DB = 'mongo_advisor_test_shop_done';
 const RULES = rules.filter((r) => r.id === 'query-indexes' || r.id === 'index-usage');
@@ -41,6 +46,24 @@ const proposing = (findings: readonly Finding[], coll: string, key: string): Fin
 const onIndex = (findings: readonly Finding[], coll: string, index: string): Finding[] =>
   findings.filter((f) => f.ruleId === 'index-usage' && f.target.collection === coll && f.target.index === index);
 
+/** What a finding advises, without its figures (times differ between sources): rule, message, target, commands. */
+function advice(findings: readonly Finding[]): string[] {
+  return findings
+    .map((f) =>
+      JSON.stringify([
+        f.ruleId,
+        f.messageId,
+        f.severity,
+        f.target,
+        f.evidence.proposedKey ?? null,
+        f.evidence.redundantPrefixes ?? null,
+        f.recommendation?.commands ?? [],
+        f.recommendation?.later?.commands ?? [],
+      ]),
+    )
+    .sort();
+}
+
 /** One line per confirmation: verdict, wall time against the budget, summary (figures only, no value). */
 function logConfirmations(label: string, findings: readonly Finding[]): void {
   for (const f of findings) {
@@ -55,6 +78,9 @@ function logConfirmations(label: string, findings: readonly Finding[]): void {
 describe('the shop of issue 27, profiler at level 2, default budgets (live)', () => {
   const live = useLiveDb(DB, (db) => seedDoneShop(db));
   const runs: Run[] = [];
+  /** check with the same workload as a mongod JSON log, unconfirmed (the proofs are asserted on the first run). */
+  let fromLog: Run | undefined;
+  let logErr = '';
   let restore: () => Promise<void> = async () => undefined;
   let skipWhy: string | null = null;
 
@@ -65,6 +91,10 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     }
     await dropProfile(live.db);
     restore = await replayDoneShop(live.db, 2);
+    // The workload's entries, read before any check runs (the profiler then holds the shop's commands only).
+    const entries = (await live.db.collection('system.profile').find({}).toArray()).filter(
+      (e) => typeof e.ns === 'string' && e.ns.startsWith(`${DB}.`) && !e.ns.startsWith(`${DB}.system.`),
+    );
     for (const confirm of [true, false]) {
       let snapshot: Snapshot | undefined;
       const t0 = performance.now();
@@ -81,6 +111,28 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
         },
       });
       runs.push({ result, snapshot, wallMs: performance.now() - t0 });
+    }
+    // The same workload as mongod's JSON log, read as `check --log --workload-complete` reads it (level 2 writes every
+    // operation to the log too), checked without confirmation.
+    const dir = mkdtempSync(join(tmpdir(), 'ma-shop-done-'));
+    try {
+      const log = join(dir, 'mongod.log');
+      writeFileSync(log, slowLogLines(entries, { writes: 'statements' }).join('\n') + '\n');
+      const io = { out: () => undefined, err: (t: string) => void (logErr += `${t}\n`), isTTY: false };
+      const workload = await readWorkload({ log, workloadComplete: true }, io);
+      let snapshot: Snapshot | undefined;
+      const t0 = performance.now();
+      const result = await check(live.adapter, {
+        rules: RULES,
+        db: DB,
+        confirm: false,
+        ...(workload ? { workload } : {}),
+        onSnapshot: (s) => void (snapshot = s),
+      });
+      fromLog = { result, snapshot, wallMs: performance.now() - t0 };
+      console.log(`[shop-done] from the log: ${logErr.trim()} (${(fromLog.wallMs / 1000).toFixed(1)} s)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
     const first = runs[0] as Run;
     console.log(`[shop-done] first run (confirming) ${(first.wallMs / 1000).toFixed(1)} s`);
@@ -124,13 +176,17 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     const f = proposing(first().result.findings, 'events', '{"userId":1}');
     expect(f?.messageId).toBe('lookupUnindexed');
     const k = f?.confirmation;
-    expect(k?.summary).toContain('joined documents of events copied (the join in place)');
+    // The joined side holds the events the replayed pipelines join to (their $match run on the users copy), not
+    // all 10,000: the copy takes a fraction of the budget, and the pipeline's time is left room to decide.
+    expect(k?.summary).toContain('joined documents of events copied (those the replayed calls join to: the join in');
     // Where explain counts the $lookup stage's reads (MongoDB), the counts decide: supported. SecantusDB's explain
-    // gives none, so only the pipeline's time can decide, and at the default budget the copy of the joined side
-    // leaves too little of it: inconclusive, saying so (issue 27 stays open on this; the note says why).
-    if (k?.summary.includes('gives no examined counts for the $lookup stage'))
+    // gives none, so only the pipeline's time can decide: supported when the budget holds enough rounds, else
+    // inconclusive saying so (on a loaded machine the copy still takes most of the 30 s; issue 27's note says so).
+    // Never refuted on this bounded copy: a slower time there says nothing of the whole collection.
+    if (k?.summary.includes('gives no examined counts for the $lookup stage')) {
       expect(['supported', 'inconclusive'], k.summary).toContain(k.status);
-    else expect(k?.status, k?.summary).toBe('supported');
+      if (k.status === 'inconclusive') expect(k.summary).toMatch(/the time budget ended|noise margin|on a joined copy/);
+    } else expect(k?.status, k?.summary).toBe('supported');
   });
 
   it('proves users by country with the join in place (the pipeline timed as in production)', (ctx) => {
@@ -162,6 +218,15 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     expect(total?.confirmation?.status, total?.confirmation?.summary).toBe('supported');
   });
 
+  it('no "Could not check" line says an index was not judged where a finding advises dropping it', (ctx) => {
+    needProfiler(ctx);
+    for (const r of [...runs, fromLog as Run]) {
+      const dropped = r.result.findings.filter((f) => f.ruleId === 'index-usage' && f.target.index);
+      const notJudged = r.result.notes.map((n) => n.message).filter((m) => m.includes('not judged'));
+      for (const f of dropped) for (const m of notJudged) expect(m).not.toContain(`\`${f.target.index ?? ''}\``);
+    }
+  });
+
   // The proposal that makes `customerId_1` and `type_1` redundant prefixes says so in the same finding, with
   // hide-then-drop (the drop as the later step), proven.
   it('advises hide-then-drop for the redundant prefixes customerId_1 and type_1, in the same finding', (ctx) => {
@@ -191,8 +256,31 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     expect([...(b ?? [])].sort()).toEqual([...(a ?? [])].sort());
   });
 
+  // Done-when, second bullet: the same workload as a mongod JSON log (slow updates included) gives the same advice.
+  it('the same workload as a mongod JSON log gives the same shapes, calls and advice', (ctx) => {
+    needProfiler(ctx);
+    const log = fromLog as Run;
+    // the update was written statement by statement, then as the command: read once, by statement
+    expect(logErr).toMatch(/update or delete command\(s\) whose statements mongod also logged/);
+    expect(log.snapshot?.databases.find((d) => d.name === DB) && shapeCalls(log.snapshot)).toEqual(
+      shapeCalls(runs[1]?.snapshot),
+    );
+    const update = [...shapeCalls(log.snapshot).keys()].filter((p) => p.includes('.update('));
+    expect(update).toHaveLength(1);
+    // The same findings as the profiler's unconfirmed run: rule, message, target, proposal and every command.
+    expect(advice(log.result.findings)).toEqual(advice((runs[1] as Run).result.findings));
+    // and the same proposals and hide-drops as the confirmed run advised
+    const proposals = (fs: readonly Finding[]): string[] =>
+      fs
+        .filter((f) => f.evidence.proposedKey !== undefined || f.ruleId === 'index-usage')
+        .map((f) => `${f.target.collection ?? ''} ${String(f.evidence.proposedKey ?? f.target.index)}`)
+        .sort();
+    expect(proposals(log.result.findings)).toEqual(proposals(first().result.findings));
+  });
+
   it('prints no value of the workload', (ctx) => {
     needProfiler(ctx);
+    if (fromLog) expect(JSON.stringify(fromLog.result) + JSON.stringify(fromLog.snapshot)).not.toContain(SHOP_MARKER);
     for (const r of runs) expect(JSON.stringify(r.result) + JSON.stringify(r.snapshot)).not.toContain(SHOP_MARKER);
   });
 });

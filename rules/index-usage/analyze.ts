@@ -1,7 +1,7 @@
 import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core/types';
 import type { ShapeData, WorkloadData } from '../../src/collect/workload';
 import { isIdIndex, isKeyPrefix, prefixBlockers, specialKind } from '../../src/lib/index-keys';
-import { branchesOf, serveBranch } from '../../src/workload/serve';
+import { canUseIndex } from '../../src/workload/judge';
 import type { IndexAccess, IndexUsageMembers } from './collect';
 import type { IndexUsageOptions } from './options';
 
@@ -177,19 +177,6 @@ export function coverage(snapshot: Snapshot, members: IndexUsageMembers | undefi
   return { kind: 'members', complete: true, read: members.read.length, members: total };
 }
 
-/**
- * Whether a query shape of the workload can use the index: one of its conjunctions is served by it, fully or in part
- * (its leading field bounded or giving the sort: src/workload/serve.ts), or it is a distinct on its leading field (a
- * DISTINCT_SCAN). A shape with too many `$or` branches to expand counts as using it: nothing is concluded from it.
- */
-export function shapeCanUse(s: ShapeData, ix: IndexSnapshot): boolean {
-  const shape = s.shape;
-  if (shape.distinctKey !== undefined && shape.distinctKey === Object.keys(ix.key)[0]) return true;
-  const branches = branchesOf(shape);
-  if (!branches) return true;
-  return branches.some((b) => serveBranch(b, shape.sort, ix, shape.collation).level !== 'none');
-}
-
 /** The workload's shapes on one collection (none when the workload was not read or holds none there). */
 export function workloadShapes(data: WorkloadData | undefined, coll: string): ShapeData[] {
   return data?.collections.find((c) => c.name === coll)?.shapes ?? [];
@@ -216,7 +203,7 @@ export type WorkloadVerdict = 'used' | 'special' | 'kept' | 'unused';
  * unused by every shape.
  */
 export function workloadVerdict(ix: IndexSnapshot, shapes: readonly ShapeData[]): WorkloadVerdict {
-  if (shapes.some((s) => shapeCanUse(s, ix))) return 'used';
+  if (shapes.some((s) => canUseIndex(s.shape, ix))) return 'used';
   if (specialKind(ix)) return 'special';
   return keptReason(ix) ? 'kept' : 'unused';
 }

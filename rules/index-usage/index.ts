@@ -23,21 +23,16 @@ import {
   indexUsage,
   keptReason,
   prefixPairs,
-  shapeCanUse,
   sourceText,
   workloadShapes,
   workloadVerdict,
 } from './analyze';
 import { isIdIndex } from '../../src/lib/index-keys';
+import { canUseIndex } from '../../src/workload/judge';
 import { codeSpan, shellCall } from '../../src/lib/shell';
 import { type IndexUsageData, accessesOf, indexUsageCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmIndexUsage } from './confirm';
-import {
-  hideFirst as hideFirstOn,
-  hideThenDrop as hideThenDropOn,
-  hideThenDropAction as hideThenDropActionOn,
-  type HideDropSteps,
-} from '../../src/lib/hide-drop';
+import { hideFirst, hideThenDrop, hideThenDropAction } from '../../src/lib/hide-drop';
 import { type IndexUsageOptions, indexUsageOptionsSchema } from './options';
 
 export { indexUsageOptionsSchema, type IndexUsageOptions } from './options';
@@ -153,12 +148,6 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${formatNu
 const days = (d: number): string => (d < 1 ? plural(Math.round(d * 24), 'hour') : plural(Math.floor(d), 'day'));
 const names = (list: readonly { index: { name: string } }[]): string =>
   list.map((u) => codeSpan(u.index.name)).join(', ');
-
-const hideThenDrop = (snapshot: Snapshot, db: string, coll: string, index: string): HideDropSteps =>
-  hideThenDropOn(snapshot.server, db, coll, index);
-const hideThenDropAction = (snapshot: Snapshot): string => hideThenDropActionOn(snapshot.server);
-const hideFirst = (snapshot: Snapshot, db: string, coll: string, index: string): string =>
-  hideFirstOn(snapshot.server, db, coll, index);
 
 interface UnusedBase {
   severity: Finding['severity'];
@@ -281,12 +270,12 @@ function reportUnusedIndex(
         ...wl.evidence,
       },
       recommendation: {
-        action: hideThenDropAction(snapshot),
+        action: hideThenDropAction(snapshot.server),
         reason:
           `An unused index still takes a write on every insert (and on updates to its fields), disk and ` +
-          `cache. ${wl.sentence}${hideFirst(snapshot, c.db, c.name, u.index.name)} Drop it after a full business ` +
-          `cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
-        ...hideThenDrop(snapshot, c.db, c.name, u.index.name),
+          `cache. ${wl.sentence}${hideFirst(snapshot.server, c.db, c.name, u.index.name)} Drop it after a full ` +
+          `business cycle${cov.complete ? '' : ', and only after checking the members not read'}.`,
+        ...hideThenDrop(snapshot.server, c.db, c.name, u.index.name),
       },
     },
     {
@@ -310,7 +299,7 @@ function workloadSaid(
   ix: CollectionSnapshot['indexes'][number],
 ): { evidence: Record<string, number>; sentence: string } {
   if (shapes.length === 0) return { evidence: {}, sentence: '' };
-  const using = shapes.filter((s) => shapeCanUse(s, ix));
+  const using = shapes.filter((s) => canUseIndex(s.shape, ix));
   const evidence = { workloadShapes: shapes.length, workloadShapesUsing: using.length };
   if (using.length === 0)
     return {
@@ -380,13 +369,13 @@ function checkWorkload(
   wl: WorkloadData | undefined,
   o: IndexUsageOptions,
   report: IndexUsageReport,
-): { names: string[]; why: string } {
+): { names: string[]; why: string; judged: string[] } {
   const shapes = workloadShapes(wl, c.name);
-  if (!wl || shapes.length === 0) return { names: [], why: '' };
+  if (!wl || shapes.length === 0) return { names: [], why: '', judged: [] };
   const verdicts = notJudgedByStats(snapshot, c, data, o).map((ix) => ({ ix, v: workloadVerdict(ix, shapes) }));
   const unused = verdicts.filter((x) => x.v === 'unused').map((x) => x.ix);
   const view = completenessOf(snapshot, wl, data);
-  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness };
+  if (!view.complete) return { names: unused.map((ix) => ix.name), why: view.completeness, judged: [] };
   for (const ix of unused) reportUnusedByWorkload(snapshot, c, ix, shapes, wl, report);
   const kept = verdicts.filter((x) => x.v === 'kept');
   if (kept.length)
@@ -397,7 +386,8 @@ function checkWorkload(
       data: { list: kept.map((x) => `\`${x.ix.name}\` (${keptReason(x.ix) ?? ''})`).join('; ') },
       evidence: { indexes: kept.length },
     });
-  return { names: [], why: '' };
+  // What a complete workload decided (a shape uses it, kept for a reason, unused): judged, not "not judged".
+  return { names: [], why: '', judged: verdicts.filter((x) => x.v !== 'special').map((x) => x.ix.name) };
 }
 
 /** An index no shape of a complete workload can use: hide it, then drop it. */
@@ -422,13 +412,12 @@ function reportUnusedByWorkload(
       workloadSources: sourceText(wl),
     },
     recommendation: {
-      action: hideThenDropAction(snapshot),
+      action: hideThenDropAction(snapshot.server),
       reason:
         `No query the workload ran on this collection can use it, and the workload holds every operation ` +
-        `(${wl.completeness}). ${hideFirst(snapshot, c.db, c.name, ix.name)} The workload covers only the time ` +
-        `it was ` +
-        `recorded: drop it after a full business cycle in which nothing slowed down.`,
-      ...hideThenDrop(snapshot, c.db, c.name, ix.name),
+        `(${wl.completeness}). ${hideFirst(snapshot.server, c.db, c.name, ix.name)} The workload covers only the ` +
+        `time it was recorded: drop it after a full business cycle in which nothing slowed down.`,
+      ...hideThenDrop(snapshot.server, c.db, c.name, ix.name),
     },
   };
   const d = {
@@ -621,13 +610,13 @@ function checkPrefixes(
         longerOps: ops(p.longer.name),
       },
       recommendation: {
-        action: hideThenDropAction(snapshot),
+        action: hideThenDropAction(snapshot.server),
         reason:
           `${codeSpan(p.longer.name)} serves the same equality, range and sort queries on its leading fields; its ` +
           `entries are larger, so those queries read a little more. Check with explain() that the planner ` +
           `picks it (the confirmation does this on a scratch copy). ` +
-          hideFirst(snapshot, c.db, c.name, p.shorter.name),
-        ...hideThenDrop(snapshot, c.db, c.name, p.shorter.name),
+          hideFirst(snapshot.server, c.db, c.name, p.shorter.name),
+        ...hideThenDrop(snapshot.server, c.db, c.name, p.shorter.name),
       },
     };
     const fields = Object.keys(p.shorter.key)
@@ -870,13 +859,16 @@ export default defineRule({
       const gaps: { coll: string; names: string[]; why: string }[] = [];
       for (const c of db.collections.filter((x) => x.type === 'collection')) {
         const data = dataOf(indexUsageCollector, c);
-        const gap = checkWorkload(snapshot, c, data, wl, options, report);
+        const { judged, ...gap } = checkWorkload(snapshot, c, data, wl, options, report);
         if (gap.names.length) gaps.push({ coll: c.name, ...gap });
         if (data) {
           const out = checkUsage(snapshot, c, data, options, report, workloadShapes(wl, c.name));
           if (out.unused > 0) withUnused.push(c);
-          unreadable.push(...out.unreadable.map((u) => ({ c, u })));
-          if (out.noRows.length) noRows.push({ c, names: out.noRows });
+          // An index a complete workload judged is no "not judged" line beside its finding (issue 27).
+          const open = (name: string): boolean => !judged.includes(name);
+          unreadable.push(...out.unreadable.filter((u) => open(u.index.name)).map((u) => ({ c, u })));
+          const rowless = out.noRows.filter(open);
+          if (rowless.length) noRows.push({ c, names: rowless });
         } else if (c.indexes.some((i) => !isIdIndex(c, i))) missing.push(c);
         checkPrefixes(snapshot, c, data, report);
         checkCount(c, options, report);

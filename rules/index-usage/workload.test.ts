@@ -5,7 +5,8 @@ import type { CollectionSnapshot, IndexSnapshot, Snapshot } from '../../src/core
 import { makeRecord, opKindOf, type WorkloadRecord } from '../../src/workload/record';
 import { collectionOf, snapshotOf, withData, withServer } from '../../test/support/fixtures';
 import { ruleTester } from '../../test/support/rule-tester';
-import { shapeCanUse, workloadShapes, workloadVerdict } from './analyze';
+import { canUseIndex } from '../../src/workload/judge';
+import { workloadShapes, workloadVerdict } from './analyze';
 import { indexUsageCollector } from './collect';
 import { dropResult } from './confirm';
 import rule from './index';
@@ -108,7 +109,8 @@ ruleTester(rule, {
         [...SHOP, { find: 'orders', filter: { total: { $gt: 5 } } }],
         FULL,
       ),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
     },
     {
       name: '$indexStats says used and the workload never uses it: nothing (the counters cover more time)',
@@ -131,7 +133,8 @@ ruleTester(rule, {
     {
       name: 'a complete workload: the index no shape can use is reported, the unique one kept',
       snapshot: withWorkload(orders([createdStatus, total, email], 'no-date'), SHOP, FULL),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkload',
@@ -157,6 +160,12 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'a complete workload judges total_1; a text index it cannot judge keeps the "not judged" line, alone',
+      snapshot: withWorkload(orders([total, spec('note_text', { _fts: 'text', _ftsx: 1 })], 'no-date'), SHOP, FULL),
+      notes: [{ includes: 'index use was not judged for 1 index with no recorded use (orders: `note_text`)' }],
+      findings: [{ messageId: 'unusedByWorkload', severity: 'warn', target: { ...target, index: 'total_1' } }],
+    },
+    {
       name: 'one shape, and no $indexStats at all (FerretDB): the one-shape variant',
       snapshot: withWorkload(orders([total], 'none'), SHOP.slice(0, 1), FULL),
       notes: [{ includes: 'index use was not checked on 1 collection (orders)' }],
@@ -175,7 +184,8 @@ ruleTester(rule, {
       snapshot: withServer(withWorkload(orders([total], 'no-date', ['h:27017']), SHOP.slice(0, 1), FULL), {
         topology: 'replicaSet',
       }),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkloadOne',
@@ -192,7 +202,8 @@ ruleTester(rule, {
         SHOP.map((cmd) => makeRecord({ source: 'log', ns: { db: 'app', coll: 'orders' }, op: opKindOf(cmd) }, cmd)),
         { complete: true, completeness: 'the user said the given workload holds every operation' },
       ),
-      notes: [notJudged],
+      // judged by the complete workload: no "not judged" line beside its finding
+      notes: [],
       findings: [
         {
           messageId: 'unusedByWorkload',
@@ -264,12 +275,12 @@ describe('which shape can use an index', () => {
       { distinct: 'orders', key: 'total', query: {} },
     ]);
     if (!byStatus || !sorted || !byTotal || !distinct) throw new Error('a shape is missing');
-    expect(shapeCanUse(byStatus, total)).toBe(false);
-    expect(shapeCanUse(sorted, total)).toBe(true);
-    expect(shapeCanUse(byTotal, total)).toBe(true);
-    expect(shapeCanUse(distinct, total)).toBe(true);
+    expect(canUseIndex(byStatus.shape, total)).toBe(false);
+    expect(canUseIndex(sorted.shape, total)).toBe(true);
+    expect(canUseIndex(byTotal.shape, total)).toBe(true);
+    expect(canUseIndex(distinct.shape, total)).toBe(true);
     // {createdAt, status}: status alone is not its leading field
-    expect(shapeCanUse(byStatus, createdStatus)).toBe(false);
+    expect(canUseIndex(byStatus.shape, createdStatus)).toBe(false);
   });
 
   it('an $or is used when one branch can use it; special and kept indexes get their own verdict', () => {

@@ -33,7 +33,9 @@ export function impactOf(s: ShapeData): number {
 /** "3 calls" and their time, for messages. */
 export function callsText(s: ShapeData): { calls: string; time: string } {
   const calls = `${formatNumber(s.calls)} call${s.calls === 1 ? '' : 's'}`;
-  const time = s.totalMillis === null ? 'time not recorded' : `${formatDuration(s.totalMillis)} in all`;
+  // A $lookup's time is its pipeline's, counted once on the pipeline's shape (src/workload/tally.ts).
+  const untimed = s.shape.command === 'lookup' ? "timed as a part of its pipeline's shape" : 'time not recorded';
+  const time = s.totalMillis === null ? untimed : `${formatDuration(s.totalMillis)} in all`;
   return { calls, time };
 }
 

@@ -37,7 +37,7 @@ export const CONFIRM_MESSAGES = {
     'examined counts; the time, a second check, {{timeWhy}}.{{writes}}',
   ),
   refuted: sentence(COPIED, 'unhinted: {{key}} did not earn its place: {{why}}.'),
-  inconclusive: sentence(COPIED, 'unhinted: {{key}} examined {{before}} to {{after}} per call, but {{why}}.'),
+  inconclusive: sentence(COPIED, 'unhinted: {{key}} examined {{before}} to {{after}} per call, but {{why}}.{{writes}}'),
   notRun: 'Not proven on a copy: {{why}}.',
   notRunNoCommands: sentence(
     'Not proven on a copy: the real calls of this shape are kept in memory only while the run that read them lasts ',
@@ -77,6 +77,20 @@ function writesSentence(p: IndexProof): string {
     ? `inserts took ${fmtRatio(w.insert)} the time with it`
     : `insert time ${w.insertReason ?? 'not measured'}`;
   return ` Write cost: ${size}; ${insert}.`;
+}
+
+/**
+ * The write cost in the one line the grouped text report prints per proof (the summary says it in full): the index's
+ * size at the collection's size and the insert time with it, each when measured.
+ */
+function writeBrief(p: IndexProof): string | undefined {
+  const w = p.writeCost;
+  if (!w) return undefined;
+  const parts = [
+    w.bytes !== null ? `about ${formatBytes(w.bytes)}` : null,
+    w.insert ? `inserts ${fmtRatio(w.insert)} with it` : null,
+  ].filter((x): x is string => x !== null);
+  return parts.length ? `write cost ${parts.join(', ')}` : undefined;
 }
 
 /** Why the copy holds as many documents as it does (`planProofCopy`): a noun phrase for `{{copyWhy}}`. */
@@ -149,7 +163,8 @@ export function bestPrefixOf(
   return { key: { [first]: key[first] ?? 1 }, name: `${first}_${key[first] ?? 1}` };
 }
 
-function resultOf(p: IndexProof, key: string, calls: number, share: number): Result {
+/** What a proof showed, as the confirmation every format prints (exported for its test). */
+export function resultOf(p: IndexProof, key: string, calls: number, share: number): Result {
   const claim = ratioClaim(
     'below',
     1,
@@ -168,13 +183,16 @@ function resultOf(p: IndexProof, key: string, calls: number, share: number): Res
     before: perCall(examined(p.without), p.without?.length ?? 1),
     after: perCall(examined(p.with), p.with?.length ?? 1),
     joined: (p.joins ?? [])
-      .map((j) => ` and ${formatNumber(j.copied)} joined documents of ${j.from} copied (the join in place)`)
+      .map(
+        (j) =>
+          ` and ${formatNumber(j.copied)} joined documents of ${j.from} copied (` +
+          `${j.reachedOnly ? 'those the replayed calls join to: ' : ''}the join in place)`,
+      )
       .join(''),
   };
   const ratio = p.time ? { ratio: { ...p.time, label: 'time with the index / without' } } : {};
-  const insert = p.writeCost?.insert ? `inserts ${fmtRatio(p.writeCost.insert)} with it` : undefined;
   const writes = writesSentence(p);
-  const brief = [`examined ${figures.before} → ${figures.after} per call`, insert].filter(Boolean).join('; ');
+  const brief = [`examined ${figures.before} → ${figures.after} per call`, writeBrief(p)].filter(Boolean).join('; ');
   const base = { claim, measurements: [], brief, ...ratio };
   if (p.status === 'supported' && p.basis === 'time') {
     const data = { ...figures, time: p.time ? fmtRatio(p.time) : 'untimed', writes };
@@ -196,5 +214,6 @@ function resultOf(p: IndexProof, key: string, calls: number, share: number): Res
   const why = p.reason ?? 'no reason was given';
   if (p.status === 'refuted')
     return { ...base, status: 'refuted', summary: say(CONFIRM_MESSAGES, 'refuted', { ...figures, why }) };
-  return { ...base, status: 'inconclusive', summary: say(CONFIRM_MESSAGES, 'inconclusive', { ...figures, why }) };
+  const data = { ...figures, why, writes };
+  return { ...base, status: 'inconclusive', summary: say(CONFIRM_MESSAGES, 'inconclusive', data) };
 }

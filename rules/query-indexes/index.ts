@@ -3,8 +3,7 @@ import { formatKey } from '../../src/lib/index-keys';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
 import type { Advice, Candidate } from '../../src/workload/candidates';
-import { hideFirst, type HideServer, hideThenDropAll, withHides } from '../../src/lib/hide-drop';
-import { codeSpan } from '../../src/lib/shell';
+import { type HideServer, withRedundantPrefixes } from '../../src/lib/hide-drop';
 import type { IndexShape } from '../../src/lib/index-keys';
 import {
   gapWords,
@@ -94,28 +93,8 @@ function recommendationOf(c: Candidate, redundant: readonly IndexShape[], server
       reason: "A map's keys are data: no index can be built per key; one index on the {k, v} array serves them all.",
     };
   const create = { action: `create the index ${formatKey(c.key)}`, reason: PROOF, commands: [createIndexCommand(c)] };
-  if (redundant.length === 0) return create;
   // Half the advice otherwise: the shorter index it makes a redundant prefix keeps costing every write.
-  const names = redundant.map((ix) => `${codeSpan(ix.name)} ${formatKey(ix.key)}`).join(' and ');
-  const one = redundant.length === 1;
-  return {
-    action:
-      `${create.action}; then hide and drop ${names}, which ${one ? 'is a prefix' : 'are prefixes'} of it and ` +
-      `redundant once it is built`,
-    reason:
-      `${PROOF} ${one ? 'That index serves' : 'Those indexes serve'} nothing the new one does not (the same leading ` +
-      `fields, directions and options) and ${one ? 'costs' : 'cost'} every write: build the new index first, ` +
-      `${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
-    ...withHides(
-      create.commands,
-      hideThenDropAll(
-        server,
-        c.db,
-        c.coll,
-        redundant.map((ix) => ix.name),
-      ),
-    ),
-  };
+  return withRedundantPrefixes(create, redundant, { db: c.db, coll: c.coll, server });
 }
 
 const REGEX_REMEDY: Record<'caseInsensitive' | 'unanchored', Recommendation> = {

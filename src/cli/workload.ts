@@ -120,6 +120,22 @@ export function maxQueriesLinesOption(): Option {
   ).argParser(count);
 }
 
+/**
+ * The workload's options as check, collect and audit list them, in this order: the sources (--log, --queries), the
+ * vouch (--workload-complete), then the caps on each.
+ */
+export function workloadOptions(): Option[] {
+  return [
+    logOption(),
+    queriesOption(),
+    workloadCompleteOption(),
+    maxLogBytesOption(),
+    maxLogLinesOption(),
+    maxQueriesBytesOption(),
+    maxQueriesLinesOption(),
+  ];
+}
+
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 const num = (n: number): string => n.toLocaleString('en-US');
 

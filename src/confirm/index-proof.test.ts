@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { Long, ObjectId } from 'bson';
 import {
   HEADROOM,
   MIN_SHARE,
   proofShare,
+  callKey,
   copyTooSmall,
   cutOnEveryCall,
   joinsOf,
@@ -180,5 +182,18 @@ describe('proofShare: the proof keeps room for dropping its copies within the bu
   it('never keeps less than MIN_SHARE, however slow the drops', () => {
     expect(proofShare(30_000, 20_000, 4)).toBe(MIN_SHARE);
     expect(proofShare(0, 1_000, 2)).toBe(HEADROOM);
+  });
+});
+
+describe('callKey: identical calls are replayed once, calls that differ in a value or its type are not', () => {
+  it('gives identical calls one key and tells a Date, an ObjectId and a Long from their texts', () => {
+    const at = new Date(Date.UTC(2026, 0, 1));
+    const id = new ObjectId('65f000000000000000000001');
+    const find = (v: unknown): Record<string, unknown> => ({ find: 'orders', filter: { v }, sort: { at: 1 } });
+    expect(callKey(find(at))).toBe(callKey(find(new Date(at.getTime()))));
+    expect(callKey(find(at))).not.toBe(callKey(find(at.toISOString())));
+    expect(callKey(find(id))).not.toBe(callKey(find(id.toHexString())));
+    expect(callKey(find(Long.fromNumber(5)))).not.toBe(callKey(find(5)));
+    expect(callKey(find(1))).not.toBe(callKey(find(2)));
   });
 });

@@ -3,6 +3,8 @@
  * (index-usage's unused and redundant indexes, query-indexes' prefixes a proposal makes redundant). A hidden index is
  * still maintained but invisible to the planner (MongoDB 4.4+), and `unhideIndex` brings it back at once.
  */
+import type { Recommendation } from '../core/types';
+import { formatKey, type IndexShape } from './index-keys';
 import { versionAtLeast } from './version';
 import { codeSpan, shellCall, shellCommentOut } from './shell';
 
@@ -76,4 +78,39 @@ export function hideFirst(server: HideServer, db: string, coll: string, index: s
 /** Commands to run first (a createIndex), then the hides, with the drops as the later step. */
 export function withHides(first: readonly string[], steps: HideDropSteps): HideDropSteps {
   return { commands: [...first, ...steps.commands], ...(steps.later ? { later: steps.later } : {}) };
+}
+
+/**
+ * A proposal's recommendation with the existing indexes it makes redundant prefixes of, said in the same finding
+ * (Atlas Performance Advisor lists them beside its proposal): create the new index, then hide the prefixes now and
+ * drop them later. Without a server to hide on (a declared spec, lint offline), the words alone: remove them once it
+ * is built. The one builder for query-indexes and `lint --queries`.
+ */
+export function withRedundantPrefixes(
+  create: { action: string; reason: string; commands: string[] },
+  redundant: readonly IndexShape[],
+  on: { db: string; coll: string; server?: HideServer | undefined },
+): Recommendation {
+  if (redundant.length === 0) return create;
+  const one = redundant.length === 1;
+  const names = redundant.map((ix) => `${codeSpan(ix.name)} ${formatKey(ix.key)}`).join(' and ');
+  const which = one ? 'is a prefix of it and redundant' : 'are prefixes of it and redundant';
+  const serves =
+    `${one ? 'That index serves' : 'Those indexes serve'} nothing the new one does not (the same leading fields, ` +
+    `directions and options) and ${one ? 'costs' : 'cost'} every write:`;
+  if (!on.server)
+    return {
+      ...create,
+      action: `${create.action}; then remove ${names}, which ${which} once it is built`,
+      reason:
+        `${create.reason} ${serves} hide the shorter index before dropping it, and drop it once nothing has ` +
+        'slowed.',
+    };
+  const names2 = redundant.map((ix) => ix.name);
+  const first = names2[0] ?? '';
+  return {
+    action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
+    reason: `${create.reason} ${serves} build the new index first; ${hideFirst(on.server, on.db, on.coll, first)}`,
+    ...withHides(create.commands, hideThenDropAll(on.server, on.db, on.coll, names2)),
+  };
 }

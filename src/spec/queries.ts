@@ -13,8 +13,8 @@ import { fillTemplate } from '../core/format';
 import { QUERY_RULES } from '../core/query-rules';
 import type { Finding, Note, Recommendation, Snapshot } from '../core/types';
 import { formatKey, type IndexShape } from '../lib/index-keys';
-import { hideFirst, type HideServer, hideThenDropAll, withHides } from '../lib/hide-drop';
-import { codeSpan, shellCall } from '../lib/shell';
+import { type HideServer, withRedundantPrefixes } from '../lib/hide-drop';
+import { shellCall } from '../lib/shell';
 import type { Locate, SourceLocation } from '../report/catalog';
 import { adviseIndexes, type Advice, type Candidate } from '../workload/candidates';
 import {
@@ -155,7 +155,7 @@ function esrRecommendation(
   c: Candidate | undefined,
   source: IndexSource,
   indexes: readonly IndexShape[],
-  server: HideServer | undefined,
+  hideServer: HideServer | undefined,
 ): Recommendation | undefined {
   if (!c) return undefined;
   const where = source === 'declared' ? 'Declare it in the spec' : 'Create it';
@@ -166,30 +166,9 @@ function esrRecommendation(
       'Time it on a copy before production: every index costs each insert and each update of its fields.',
     commands: [createIndexCommand(c)],
   };
-  // The index it makes a redundant prefix is half the advice: said in the same finding, as the rule says it.
-  const redundant = redundantPrefixesOf(c, indexes);
-  if (redundant.length === 0) return create;
-  const names = redundant.map((ix) => `${codeSpan(ix.name)} ${formatKey(ix.key)}`).join(' and ');
-  const which = redundant.length === 1 ? 'is a prefix of it and redundant' : 'are prefixes of it and redundant';
-  if (source === 'declared' || !server)
-    return {
-      ...create,
-      action: `${create.action}; then remove ${names}, which ${which} once it is built`,
-      reason: `${create.reason} Hide the shorter index before dropping it, and drop it once nothing has slowed.`,
-    };
-  return {
-    action: `${create.action}; then hide and drop ${names}, which ${which} once it is built`,
-    reason: `${create.reason} Build the new index first; ${hideFirst(server, c.db, c.coll, redundant[0]?.name ?? '')}`,
-    ...withHides(
-      create.commands,
-      hideThenDropAll(
-        server,
-        c.db,
-        c.coll,
-        redundant.map((ix) => ix.name),
-      ),
-    ),
-  };
+  // The index it makes a redundant prefix is half the advice: said in the same finding, with the rule's builder.
+  const server = source === 'declared' ? undefined : hideServer;
+  return withRedundantPrefixes(create, redundantPrefixesOf(c, indexes), { db: c.db, coll: c.coll, server });
 }
 
 const REGEX_REMEDY: Record<'caseInsensitive' | 'unanchored', Recommendation> = {

@@ -172,6 +172,19 @@ export function judgeShape(
   return { ...base, verdict, basis: 'plan' };
 }
 
+/**
+ * Whether a shape can use an index, the judge's answer for a drop (index-usage's workload verdict and its drop proof's
+ * shapes): one of its conjunctions is served by it, fully or in part (its leading field bounded or giving the sort),
+ * or it is a distinct on its leading field (a DISTINCT_SCAN). A shape with too many `$or` branches to expand counts as
+ * using it: nothing is concluded from it.
+ */
+export function canUseIndex(shape: QueryShape, ix: IndexShape): boolean {
+  if (shape.distinctKey !== undefined && shape.distinctKey === Object.keys(ix.key)[0]) return true;
+  const branches = branchesOf(shape);
+  if (!branches) return true;
+  return branches.some((b) => serveBranch(b, shape.sort, ix, shape.collation).level !== 'none');
+}
+
 /** Whether a verdict leaves work for an index (what a door reports; a served or unjudged shape gets nothing). */
 export function needsIndex(j: Judgement): boolean {
   return j.verdict.kind === 'scan' || j.verdict.kind === 'sort' || j.verdict.kind === 'partial' || j.plan !== undefined;

@@ -137,25 +137,38 @@ function wasTruncated(entry: Record<string, unknown>, command: Record<string, un
  * update or delete (`"c":"WRITE"`, the statement as `command`), then the command that carried them (`"c":"COMMAND"`,
  * `update`/`delete` with its `updates`/`deletes`) when it too ran past slowms, which it does whenever one of its
  * statements did. Counting both would count the statements twice: the command is left out when the same connection
- * just logged a statement on the same namespace. Bounded: a connection's entry goes with its command.
+ * just logged one of its statements (the same `q` and `u` as logged) on the same namespace. Keyed on the statements,
+ * not only the connection: at a sampleRate below 1 a statement's line and its command's line are sampled apart, so a
+ * connection's next command may follow a statement it does not hold, and is then a distinct operation, counted.
+ * Bounded: a connection's entry goes with its command, and at most MAX_PENDING statements wait per connection.
  */
-class StatementsSeen {
-  private readonly byCtx = new Map<string, string>();
+export class StatementsSeen {
+  private readonly byCtx = new Map<string, { ns: string; statements: Set<string> }>();
 
-  /** Whether this record only repeats statements already counted. */
-  repeats(ctx: unknown, record: WorkloadRecord, statementForm: boolean): boolean {
+  /** Whether this record only repeats statements already counted; `raw` is the logged `command`, as parsed. */
+  repeats(ctx: unknown, record: WorkloadRecord, statementForm: boolean, raw: Record<string, unknown>): boolean {
     if (typeof ctx !== 'string' || (record.op !== 'update' && record.op !== 'delete')) return false;
     const ns = `${record.ns.db}.${record.ns.coll}`;
     if (statementForm) {
       if (this.byCtx.size > 100_000) this.byCtx.clear();
-      this.byCtx.set(ctx, ns);
+      let pending = this.byCtx.get(ctx);
+      if (pending?.ns !== ns) this.byCtx.set(ctx, (pending = { ns, statements: new Set() }));
+      if (pending.statements.size < MAX_PENDING) pending.statements.add(statementKey(raw));
       return false;
     }
-    if (this.byCtx.get(ctx) !== ns) return false;
+    const pending = this.byCtx.get(ctx);
+    if (pending?.ns !== ns) return false;
     this.byCtx.delete(ctx);
-    return true;
+    const list = raw[record.op === 'update' ? 'updates' : 'deletes'];
+    return Array.isArray(list) && list.some((s) => isObject(s) && pending.statements.has(statementKey(s)));
   }
 }
+
+/** Statements of one write command waiting for its line, per connection (a command holds up to 100,000). */
+const MAX_PENDING = 1000;
+
+/** A statement as the log wrote it, its filter and update: the same text in its own line and in its command's. */
+const statementKey = (s: Record<string, unknown>): string => JSON.stringify([s.q ?? null, s.u ?? null]);
 
 /** One slow-query line, parsed, to a record or the reason it is not one. */
 export function recordOfLogLine(text: string, seen?: StatementsSeen): Outcome {
@@ -187,7 +200,7 @@ export function recordOfLogLine(text: string, seen?: StatementsSeen): Outcome {
   if (op === 'other' && typeof attr.type === 'string') op = ownValue(LEGACY_TYPES, attr.type) ?? 'other';
   const statement = commandOfStatement(op, ns, command);
   const record = makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, statement, originating);
-  if (seen?.repeats(entry.ctx, record, statement !== command)) return 'statementsLogged';
+  if (seen?.repeats(entry.ctx, record, statement !== command, attr.command)) return 'statementsLogged';
   return record;
 }
 

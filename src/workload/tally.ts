@@ -113,7 +113,7 @@ export class WorkloadTally {
       for (const command of statementsOf(source)) {
         for (const raw of shapesOf(command, db, placeholders)) {
           shapes++;
-          this.addRun(d, raw, record, command);
+          this.addRun(d, raw, record, command, raw.command !== 'lookup');
         }
       }
     }
@@ -128,7 +128,17 @@ export class WorkloadTally {
     }
   }
 
-  private addRun(d: DatabaseTally, raw: QueryShape, record: WorkloadRecord, command: CommandDocument): void {
+  /**
+   * One run of a shape. A `$lookup`'s shape is a part of its pipeline's run, not a run of its own: it counts the call,
+   * while the pipeline's time and counts (`withFacts` false) stay on the pipeline's shape, counted once.
+   */
+  private addRun(
+    d: DatabaseTally,
+    raw: QueryShape,
+    record: WorkloadRecord,
+    command: CommandDocument,
+    withFacts: boolean,
+  ): void {
     let t = d.shapes.get(raw.id);
     if (!t) {
       if (this.shapeCount >= this.maxShapes) {
@@ -140,7 +150,7 @@ export class WorkloadTally {
       Object.defineProperty(t, INSTANCES, { value: [], enumerable: false });
       d.shapes.set(raw.id, t);
     }
-    t.sums.add(record, record.execCount);
+    t.sums.add(withFacts ? record : {}, record.execCount);
     // A shape the server made ($queryStats: "?string" in place of values) is no command to replay.
     const kept = instancesOf(t);
     if (record.shapeOnly !== true && kept.length < MAX_INSTANCES) kept.push(command);

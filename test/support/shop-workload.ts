@@ -164,9 +164,19 @@ export function shopProfileDocs(db: string, rounds = 2): Record<string, unknown>
  * the attribute names of `OpDebug::report` (mongodb/mongo src/mongo/db/curop.cpp): `type`, `ns`, `command`,
  * `durationMillis`, and the counts when the profiler had them. SecantusDB writes no slow-query lines, so a test that
  * wants the same workload in a log file builds it from the profiler this way.
+ *
+ * With `writes: 'statements'`, an update or delete is written as mongod 4.4+ writes a slow one: each statement on its
+ * own line (`"c":"WRITE"`, `type` update/remove, the statement `{q, u, multi, upsert}` or `{q, limit}` as `command`),
+ * then the command that carried them (`"c":"COMMAND"`) on the same connection (shared/hints.md; keyhole's
+ * mdb/logv2_parser_test.go holds real lines). A profiler entry that already holds one statement (`op` update/remove)
+ * is written as that statement's line alone.
  */
-export function slowLogLines(profileDocs: readonly Record<string, unknown>[]): string[] {
-  return profileDocs.map((d) => {
+export function slowLogLines(
+  profileDocs: readonly Record<string, unknown>[],
+  opts: { writes?: 'command' | 'statements' } = {},
+): string[] {
+  const lines: string[] = [];
+  for (const [i, d] of profileDocs.entries()) {
     const attr: Record<string, unknown> = {
       type: 'command',
       ns: d.ns,
@@ -177,10 +187,37 @@ export function slowLogLines(profileDocs: readonly Record<string, unknown>[]): s
       if (d[k] !== undefined) attr[k] = d[k];
     }
     const t = d.ts instanceof Date ? d.ts.toISOString() : new Date().toISOString();
-    const entry = { t: { $date: t }, s: 'I', c: 'COMMAND', id: 51803, ctx: 'conn1', msg: 'Slow query', attr };
-    // Relaxed Extended JSON, as mongod writes its log: dates as {"$date": "…"} (JSON.stringify would write a string).
-    return EJSON.stringify(entry, { relaxed: true });
-  });
+    // One connection per entry, as an application's pool spreads its operations.
+    const ctx = `conn${i + 1}`;
+    const line = (c: string, a: Record<string, unknown>): string =>
+      // Relaxed Extended JSON, as mongod writes its log: dates as {"$date": "…"} (JSON.stringify would write a string).
+      EJSON.stringify({ t: { $date: t }, s: 'I', c, id: 51803, ctx, msg: 'Slow query', attr: a }, { relaxed: true });
+    const command = (d.command ?? {}) as Document;
+    const statements = opts.writes === 'statements' ? statementsOfEntry(d.op, command) : null;
+    if (statements === null) {
+      lines.push(line('COMMAND', attr));
+      continue;
+    }
+    for (const s of statements.list) lines.push(line('WRITE', { ...attr, type: statements.type, command: s }));
+    if (statements.command) lines.push(line('COMMAND', attr));
+  }
+  return lines;
+}
+
+/** An update or delete entry's statements as mongod logs them one by one; null for other operations. */
+function statementsOfEntry(
+  op: unknown,
+  command: Document,
+): { type: 'update' | 'remove'; list: Document[]; command: boolean } | null {
+  if ((op === 'update' || op === 'remove') && 'q' in command) return { type: op, list: [command], command: false };
+  for (const [field, list, type] of [
+    ['update', 'updates', 'update'],
+    ['delete', 'deletes', 'remove'],
+  ] as const) {
+    const stmts: unknown = command[list];
+    if (command[field] !== undefined && Array.isArray(stmts)) return { type, list: stmts as Document[], command: true };
+  }
+  return null;
 }
 
 /**

@@ -187,6 +187,19 @@ describe('writes in the log (issue 27): WRITE statements, command forms, findAnd
     expect(r.notes.join('\n')).toContain('1 update or delete command(s) whose statements mongod also logged');
   });
 
+  // At a sampleRate below 1 mongod samples a statement's line and its command's line apart (each operation draws on
+  // its own), so the next command on a connection may follow a statement it does not carry: a distinct update, kept.
+  it("keeps a command that follows another command's statement on the same connection (sampleRate < 1)", async () => {
+    const [statementA, commandA] = readFileSync(writes, 'utf8').split('\n');
+    // B: another update on the same connection and namespace, its own statement not sampled, its command logged
+    const commandB = (commandA as string).replace('"status":"open"', '"status":"held"').replace('stale', 'aged');
+    const r = await readSlowQueryLog(Readable.from([[statementA, commandB].join('\n') + '\n']));
+    expect(r.counts).toMatchObject({ slowQueries: 2, records: 2, statementsLogged: 0 });
+    // the statement and its own command are still one operation
+    const same = await readSlowQueryLog(Readable.from([[statementA, commandA, commandB].join('\n') + '\n']));
+    expect(same.counts).toMatchObject({ slowQueries: 3, records: 2, statementsLogged: 1 });
+  });
+
   it('gives each kind its shape, and says why the others gave none', async () => {
     const tally = new WorkloadTally();
     await readSlowQueryLog(writes, { onRecord: (rec) => tally.add(rec) });

@@ -21,17 +21,7 @@ import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
 import { SEVERITIES, type Severity } from '../../core/types';
-import {
-  logOption,
-  maxLogBytesOption,
-  maxLogLinesOption,
-  maxQueriesBytesOption,
-  maxQueriesLinesOption,
-  queriesOption,
-  readWorkload,
-  type WorkloadFlags,
-  workloadCompleteOption,
-} from '../workload';
+import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
 
 const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
 /** The file an audit writes without -o: its name says the format it holds. */
@@ -68,7 +58,7 @@ interface AuditFlags extends WorkloadFlags {
  * summary.
  */
 export function registerAudit(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const cmd = program
     .command('audit')
     .description(
       'audit every database (or --db), write a self-contained HTML report with charts, print a summary for a ticket',
@@ -107,14 +97,10 @@ export function registerAudit(program: Command, io: Io, setExit: (code: number) 
     .option(
       '--config <file>',
       'configuration file (default: nearest .mongo-advisor.json or package.json "mongoAdvisor")',
-    )
-    .addOption(logOption())
-    .addOption(queriesOption())
-    .addOption(workloadCompleteOption())
-    .addOption(maxLogBytesOption())
-    .addOption(maxLogLinesOption())
-    .addOption(maxQueriesBytesOption())
-    .addOption(maxQueriesLinesOption())
+    );
+  // --log, --queries and their caps: the same seven options, in the same order, on check, collect and audit
+  for (const option of workloadOptions()) cmd.addOption(option);
+  cmd
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '-v, --verbose',

@@ -34,17 +34,7 @@ import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, informing, type Io } from '../io';
 import { progressLines } from '../progress';
-import {
-  logOption,
-  maxLogBytesOption,
-  maxLogLinesOption,
-  maxQueriesBytesOption,
-  maxQueriesLinesOption,
-  queriesOption,
-  readWorkload,
-  type WorkloadFlags,
-  workloadCompleteOption,
-} from '../workload';
+import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
 import { killedProfileLines } from '../profile-marker';
 
 export function positiveInt(v: string): number {
@@ -242,7 +232,7 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
 
 /** `mongo-advisor check <uri>`: collect, analyze, confirm, report. */
 export function registerCheck(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const cmd = program
     .command('check')
     .description('inspect a database (or some collections), confirm each finding on a scratch copy, print the report')
     .argument('<uri>', 'connection string, e.g. mongodb://localhost:27017')
@@ -283,14 +273,10 @@ export function registerCheck(program: Command, io: Io, setExit: (code: number) 
     .option(
       '-v, --verbose',
       'every finding in full: repeated info findings of one rule are not collapsed into one entry',
-    )
-    .addOption(logOption())
-    .addOption(queriesOption())
-    .addOption(workloadCompleteOption())
-    .addOption(maxLogBytesOption())
-    .addOption(maxLogLinesOption())
-    .addOption(maxQueriesBytesOption())
-    .addOption(maxQueriesLinesOption())
+    );
+  // --log, --queries and their caps: the same seven options, in the same order, on check, collect and audit
+  for (const option of workloadOptions()) cmd.addOption(option);
+  cmd
     .option('--save-snapshot <file>', 'also write the redacted snapshot (for `mongo-advisor analyze` later)')
     .option(
       '--config <file>',

@@ -20,17 +20,7 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
-import {
-  logOption,
-  maxLogBytesOption,
-  maxLogLinesOption,
-  maxQueriesBytesOption,
-  maxQueriesLinesOption,
-  queriesOption,
-  readWorkload,
-  type WorkloadFlags,
-  workloadCompleteOption,
-} from '../workload';
+import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
 import { killedProfileLines } from '../profile-marker';
 
 interface CollectFlags extends WorkloadFlags {
@@ -49,7 +39,7 @@ interface CollectFlags extends WorkloadFlags {
 
 /** `mongo-advisor collect <uri>`: read-only, redacted snapshot for `analyze` and `lint` to read anywhere. */
 export function registerCollect(program: Command, io: Io, setExit: (code: number) => void): void {
-  program
+  const cmd = program
     .command('collect')
     .description(
       'read a deployment (read-only) into a redacted snapshot file: paths, types, sizes, counts, never document values',
@@ -75,14 +65,10 @@ export function registerCollect(program: Command, io: Io, setExit: (code: number
     .option('--max-time-ms <ms>', 'maxTimeMS for every inspection command', positiveInt, 10000)
     .addOption(readPreferenceOption())
     .option('--time-field <field>', "field holding each document's creation date (default: detected)")
-    .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4)
-    .addOption(logOption())
-    .addOption(queriesOption())
-    .addOption(workloadCompleteOption())
-    .addOption(maxLogBytesOption())
-    .addOption(maxLogLinesOption())
-    .addOption(maxQueriesBytesOption())
-    .addOption(maxQueriesLinesOption())
+    .option('--concurrency <n>', 'collections (and databases) read at once', positiveInt, 4);
+  // --log, --queries and their caps: the same seven options, in the same order, on check, collect and audit
+  for (const option of workloadOptions()) cmd.addOption(option);
+  cmd
     .option('-q, --quiet', 'no progress bar on stderr')
     .option(
       '--config <file>',
