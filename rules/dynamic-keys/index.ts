@@ -4,7 +4,7 @@ import { say } from '../../src/confirm/verdict';
 import type { CollectionSnapshot, DynamicKeyProfile, Recommendation } from '../../src/core/types';
 import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
 import {
-  attributeCommands,
+  attributeSteps,
   describeShapes,
   describeValueTypes,
   namedByDots,
@@ -167,7 +167,7 @@ function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: b
   return {
     action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
     reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
-    ...(inPlace ? { commands: attributeCommands(c.db, c.name, path, valuesAreDocuments(m)) } : {}),
+    ...(inPlace ? attributeSteps(c.db, c.name, path, valuesAreDocuments(m)) : {}),
   };
 }
 
