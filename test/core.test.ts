@@ -50,6 +50,14 @@ describe('format', () => {
   it('fills templates and keeps unknown placeholders visible', () => {
     expect(fillTemplate('{{a}} and {{b}}', { a: 12345 })).toBe('12,345 and {{b}}');
   });
+
+  it('keeps a name holding backticks one code span where the placeholder is a span of its own', () => {
+    const filled = fillTemplate('Index `{{index}}` ({{n}} keys, `{{n}}`)', { index: 'a`b``c', n: 1200 });
+    // a fence longer than the longest run inside: CommonMark reads it as the one name
+    expect(filled).toBe('Index ```a`b``c``` (1,200 keys, `1,200`)');
+    expect(fillTemplate('`{{index}}`', { index: '`edge`' })).toBe('`` `edge` ``');
+    expect(fillTemplate('`{{index}}`', { index: 'plain' })).toBe('`plain`');
+  });
 });
 
 describe('runner', () => {
