@@ -248,7 +248,8 @@ async function paste(uri: string, dir: string, label: string, lines: readonly st
     [`${uri.replace(/\/?(\?.*)?$/, '')}/${CANARY}`, '--quiet', '--norc', '--file', file],
     {
       env: { MONGOSH_NO_UPDATE_CHECK: '1' },
-      timeoutMs: 90_000,
+      // every line of every format in one process: about 1 s a line on a loaded 2-core machine
+      timeoutMs: 240_000,
     },
   );
   const ran = r.out
@@ -289,10 +290,11 @@ function judge(label: string, line: string, call: Call | undefined, ran: Ran): s
   expect(call.db, where).toBe(DB);
   const kind = call.method === 'runCommand' ? (Object.keys(call.args[0] as object)[0] ?? '') : call.method;
   if (ran.error !== undefined) {
-    // A command the server refused (a dropIndex of an index already gone) changes nothing.
+    // A command the server refused (a dropIndex of an index already gone, an update the validator a line before
+    // rejects) changes nothing; the profiler may record the attempt, on the named collection only.
     expect(changed, where).toEqual([]);
     expect(
-      ran.writes.filter((w) => !/"dropIndexes"|"collMod"/.test(w)),
+      ran.writes.filter((w) => !/"dropIndexes"|"collMod"/.test(w) && parsed(w).ns !== `${DB}.${call.collection ?? ''}`),
       where,
     ).toEqual([]);
     return `${kind} (refused)`;
@@ -716,5 +718,5 @@ describe('paste test: every printed command does only its named action (real CLI
     const known = new Set<string>([...PASTED_KINDS, 'comment']);
     expect([...kinds.keys()].filter((k) => !known.has(k) && !k.endsWith(' (refused)'))).toEqual([]);
     expect(kinds.get('comment')?.size, 'commented-out later lines pasted').toBeGreaterThan(0);
-  }, 240_000);
+  }, 360_000);
 });
