@@ -1,3 +1,4 @@
+import { codeSpan } from '../../src/lib/shell';
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../src/core/rule';
 import { say } from '../../src/confirm/verdict';
@@ -136,7 +137,7 @@ function patternSentence(c: CollectionSnapshot, m: DynamicKeyProfile, large: boo
   const path = m.path;
   if (valuesAreDocuments(m)) {
     const names = valueFields(c, path);
-    const fields = names.length ? names.map((n) => `\`${n}\``).join(', ') : 'no field in the sample';
+    const fields = names.length ? names.map((n) => `${codeSpan(n)}`).join(', ') : 'no field in the sample';
     if (path === '')
       return large
         ? say(REASONS, 'documentPatternDocumentsLarge', { fields, keys })

@@ -2,7 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../../src/core/types';
 import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
-import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
+import { codeSpan, shellCollection, shellString, shellValue } from '../../src/lib/shell';
 import { versionAtLeast } from '../../src/lib/version';
 import { CONFIRM_MESSAGES, confirmMixedTypes } from './confirm';
 import {
@@ -82,7 +82,7 @@ const BLANKS_NOTE = 'the blank strings: no value, so no field';
  * cleanup; src/lib/blank-strings.ts is the one test both rules apply), so the two pieces of advice agree.
  */
 const blanksAndValidator = (path: string): string =>
-  ` The validator rule's proposal does not assume this cleanup: it leaves \`${path}\` optional and accepts the ` +
+  ` The validator rule's proposal does not assume this cleanup: it leaves ${codeSpan(path)} optional and accepts the ` +
   `blank strings that exist, so it rejects no document before or after the cleanup; drop \`string\` from its type ` +
   `once the blanks are gone.`;
 const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
@@ -125,7 +125,7 @@ function recommendNoBlanks(
     action: 'store "no value" as a missing field, not a blank string',
     reason:
       `The blank strings stand in for a missing ${other.family}: leave the field out in the code that ` +
-      `writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that ` +
+      `writes it, then remove the blanks; a validator typing ${codeSpan(path)} as ${other.family} keeps it that ` +
       `way.` +
       blanksAndValidator(path) +
       NOT_IN_PLACE[naming],
@@ -221,7 +221,7 @@ function recommend(
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
       `Fix the code that writes the other types first, then convert the documents${convertNote(to, common)}; ` +
-      `a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      `a validator with one \`bsonType\` for ${codeSpan(path)} keeps it that way.` +
       (blanks > 0 ? blanksAndValidator(path) : '') +
       NOT_IN_PLACE[naming],
     ...stepsOf(
