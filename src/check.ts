@@ -56,14 +56,19 @@ export async function check(adapter: Adapter, opts: CheckOptions): Promise<Check
   const log = opts.log ?? (() => undefined);
   // Names MongoDB refuses, and the server's own databases, are a user error before any progress line or command.
   checkTargets([opts.db], opts.collections ?? []);
-  log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
   // Options resolved once for the whole run; collect only what the enabled rules read (the plan), each collector with
   // its rules' options. The snapshot records which collectors ran, and with which options.
   const resolved = runRules(opts);
   const collectors = opts.collectors ?? collectPlan(resolved);
   // The experiments write to a scratch database on this server unless another one is given: the probe judges that too.
   const privilegeScratchDb = opts.confirm !== false && !opts.scratchAdapter ? `${SCRATCH_PREFIX}<run>` : null;
-  const snapshot = await collectSnapshot(adapter, { ...opts, collectors, resolved, privilegeScratchDb });
+  // The first progress line once the names are known to exist: logged before, "collecting blog.blog" was the first
+  // line of a mongosh advisor.check("blog") that then fell back to the database blog (no collection of that name).
+  const onListed = (n: number): void => {
+    log(`collecting ${opts.db}${opts.collections?.length ? `.${opts.collections.join(', ')}` : ''}`);
+    opts.onListed?.(n);
+  };
+  const snapshot = await collectSnapshot(adapter, { ...opts, collectors, resolved, privilegeScratchDb, onListed });
   opts.onSnapshot?.(snapshot);
   return await analyzeAndConfirm(snapshot, adapter, { ...opts, resolved }, started, t0);
 }

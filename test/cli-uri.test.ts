@@ -109,6 +109,12 @@ const CASES: Case[] = [
     cause: /host name does not resolve/,
   },
   { uri: 'localhost:27017', secrets: [], cause: /has no scheme.*Write mongodb:\/\/localhost:27017/ },
+  // The colon left out: a valid relative path, which lint and analyze took for a snapshot file ("does not exist").
+  {
+    uri: 'mongodb//u:NoColon1@127.0.0.1:38431/',
+    secrets: ['NoColon1'],
+    cause: /lacks the colon after mongodb\. Write mongodb:\/\/u:\*\*\*\*@127\.0\.0\.1:38431\/ instead/,
+  },
 ];
 
 /** The commands that take a connection string, each with its formats; case i runs with format i mod n. */
@@ -217,7 +223,12 @@ describe(`${CASES.length} hostile connection strings through every command (real
       for (const s of c.secrets)
         if (all.includes(s)) problems.push(`${where}: printed the secret ${JSON.stringify(s)}: ${all}`);
       if (r.code !== 2) problems.push(`${where}: exit ${String(r.code)}, expected 2: ${all}`);
-      const cause = cmd === 'analyze' ? /analyze reads a snapshot file, not a server/ : c.cause;
+      const cause =
+        cmd !== 'analyze'
+          ? c.cause
+          : c.uri.startsWith('mongodb//')
+            ? /\(with the colon after mongodb that it lacks\): run mongo-advisor check mongodb:\/\//
+            : /analyze reads a snapshot file, not a server/;
       if (!cause.test(r.err))
         problems.push(`${where}: the message does not name the cause (${String(cause)}): ${r.err}`);
       if (/Which database\?|TLS/.test(r.err) && !/tls/i.test(c.uri))

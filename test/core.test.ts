@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineRule } from '../src/core/rule';
 import { analyze } from '../src/core/runner';
@@ -49,6 +51,29 @@ describe('format', () => {
   });
   it('fills templates and keeps unknown placeholders visible', () => {
     expect(fillTemplate('{{a}} and {{b}}', { a: 12345 })).toBe('12,345 and {{b}}');
+  });
+
+  it('keeps a name holding backticks one code span where the placeholder is a span of its own', () => {
+    const filled = fillTemplate('Index `{{index}}` ({{n}} keys, `{{n}}`)', { index: 'a`b``c', n: 1200 });
+    // a fence longer than the longest run inside: CommonMark reads it as the one name
+    expect(filled).toBe('Index ```a`b``c``` (1,200 keys, `1,200`)');
+    expect(fillTemplate('`{{index}}`', { index: '`edge`' })).toBe('`` `edge` ``');
+    expect(fillTemplate('`{{index}}`', { index: 'plain' })).toBe('`plain`');
+  });
+
+  it('rules that quote a name in a sentence do it through codeSpan, not a hand-made `${name}` span', () => {
+    // The rules converted so far; index-usage's confirm texts and collection-count's examples are still hand-made.
+    const files = ['dynamic-keys', 'mixed-types', 'validator', 'array-growth', 'document-size', 'id-pattern'].flatMap(
+      (r) => ['index.ts', 'confirm.ts'].map((f) => join(__dirname, '..', 'rules', r, f)).filter((f) => existsSync(f)),
+    );
+    const handMade = files.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('\\`${'))
+        .map((l) => `${f}: ${l.trim()}`),
+    );
+    expect(files.length).toBeGreaterThan(6);
+    expect(handMade).toEqual([]);
   });
 });
 

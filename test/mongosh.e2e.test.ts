@@ -154,6 +154,9 @@ describe('mongosh plugin (real mongosh, real server)', () => {
           `"${other}" is no collection of database "${DB}" but a database of its own: every collection of ` +
             `"${other}" was checked`,
         );
+        // the progress lines name only what was read: never the collection "<db>.<other>" that does not exist
+        expect(named.err).toMatch(new RegExp(`^collecting ${other}$`, 'm'));
+        expect(named.err).not.toContain(`collecting ${DB}.${other}`);
         // from the shell's usual `test`, which holds nothing here
         const fromEmpty = await mongosh(
           uri,

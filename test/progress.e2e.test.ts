@@ -46,6 +46,11 @@ function expectProgress(run: Timed, report: Confirmed): void {
   const starts = run.err.match(/^confirming \d+ of \d+: [\w-]+ on .+, budget \d+ s$/gm) ?? [];
   expect(starts.length, run.err).toBe(ran.length);
   expect(run.err).toContain(`budget ${BUDGET_S} s`);
+  // The drop is a step of its own, after the last experiment: no beat names a finished experiment during it.
+  const lines = run.err.split('\n');
+  const drop = lines.findIndex((l) => /^dropping the scratch database mongo_advisor_scratch_/.test(l));
+  const lastStart = lines.map((l) => /^confirming \d+ of/.test(l)).lastIndexOf(true);
+  expect(drop, run.err).toBeGreaterThan(lastStart);
   expect(
     Math.max(...run.gaps),
     `gaps between stderr lines (ms): ${run.gaps.join(', ')}\n${run.err}`,

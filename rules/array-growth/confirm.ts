@@ -1,3 +1,4 @@
+import { codeSpan } from '../../src/lib/shell';
 import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
@@ -50,9 +51,9 @@ export function projectionText(evidence: Finding['evidence'], elementBytes: numb
   const days = Number(evidence.projectionDays);
   const basis =
     evidence.paceSource === 'elements'
-      ? `the pace counted from the dates at \`${String(evidence.paceFrom)}\` ` +
+      ? `the pace counted from the dates at ${codeSpan(String(evidence.paceFrom))} ` +
         `over ${formatNumber(Number(evidence.paceWindowDays))} days`
-      : `the pace of its length over its document's age, dated by \`${String(evidence.paceFrom)}\``;
+      : `the pace of its length over its document's age, dated by ${codeSpan(String(evidence.paceFrom))}`;
   const cap = lengthCap(elementBytes);
   const capped =
     length > cap

@@ -287,8 +287,8 @@ export function foldedName(pattern: string): string {
 }
 
 /**
- * The createIndex command for the folded collection; a partial index's filter is a placeholder to fill in, so that
- * line is a template (a comment), not a command that fails when pasted.
+ * The createIndex command for the folded collection; a partial index's filter, or a key, that is a placeholder to fill
+ * in makes the line a template (a comment), not a command that fails or does the wrong thing when pasted.
  */
 function createCommand(
   db: string,
@@ -307,7 +307,8 @@ function createCommand(
   const command = Object.keys(o).length
     ? shellCall(db, target, 'createIndex', key, o)
     : shellCall(db, target, 'createIndex', key);
-  return d.partial ? shellTemplate(command) : command;
+  // a key that is a placeholder (`<text fields>`, when the text index's fields are unknown) is filled in first too
+  return d.partial || Object.keys(key).some((k) => /^<.*>$/.test(k)) ? shellTemplate(command) : command;
 }
 
 export interface FoldedIndexPlan {

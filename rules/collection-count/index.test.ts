@@ -737,6 +737,16 @@ describe('collection-count recommendation', () => {
     expect(on42.notes.join('\n')).toMatch(/hashed index h_hashed: compound hashed indexes need MongoDB 4.4/);
   });
 
+  it('prints a text index whose fields are unknown as a template: its `<text fields>` key is filled in first', () => {
+    // A text index read without its weights (no textFields): the key holds a placeholder, never a runnable command.
+    const text = { name: 'body_text', key: { _fts: 'text', _ftsx: 1 } };
+    const plan = foldedIndexes('orders', group({ indexes: [text] }), 'tenantId', [7, 0]);
+    expect(plan.commands).toEqual([
+      '// fill in the <…> first: db.getSiblingDB("app").getCollection("orders").createIndex({ tenantId: 1, "<text ' +
+        'fields>": "text" })',
+    ]);
+  });
+
   it('adds a plain tenant index when no index can lead with the tenant field', () => {
     const plan = foldedIndexes('events', group({ indexes: [] }), 'tenantId', [7, 0]);
     expect(plan.commands).toEqual(['db.getSiblingDB("app").getCollection("events").createIndex({ tenantId: 1 })']);

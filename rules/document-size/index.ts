@@ -1,5 +1,5 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
-import { shellCall, shellDbCall } from '../../src/lib/shell';
+import { codeSpan, shellCall, shellDbCall } from '../../src/lib/shell';
 import { defineRule, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation } from '../../src/core/types';
 import { type DocumentSizeStats, documentSizeStats } from './analyze';
@@ -20,7 +20,7 @@ function recommend(db: string, collection: string, s: DocumentSizeStats): Recomm
     return {
       action: 'move the array out (see array-growth)',
       reason:
-        `The array \`${s.dominantArray.path}\` (${formatNumber(s.dominantArray.length)} elements) ` +
+        `The array ${codeSpan(s.dominantArray.path)} (${formatNumber(s.dominantArray.length)} elements) ` +
         `is ${Math.round(s.dominantArray.share * 100)}% of the document: every write rewrites it whole and ` +
         `every read pulls it. The array-growth rule measures whether it still grows and proposes a child ` +
         `collection or buckets.`,
@@ -30,7 +30,7 @@ function recommend(db: string, collection: string, s: DocumentSizeStats): Recomm
     return {
       action: 'store the binary outside the document',
       reason:
-        `\`${top.path}\` holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, ` +
+        `${codeSpan(top.path)} holds binary data (${formatBytes(top.bytes)}): GridFS splits it into 255 KB chunks, ` +
         `and the document keeps a reference, so reads that do not need it stay small.`,
       commands: [
         `${shellCall(db, collection, 'find', {}, { [top.path]: 0 })}  // reads without the ` + `large field meanwhile`,
@@ -41,7 +41,7 @@ function recommend(db: string, collection: string, s: DocumentSizeStats): Recomm
     action: 'split the document (subset pattern)',
     reason:
       `Keep the fields read together in ${collection} and ` +
-      `move ${top ? `\`${top.path}\`` : 'the largest fields'} to a collection keyed by the parent's _id, read ` +
+      `move ${top ? `${codeSpan(top.path)}` : 'the largest fields'} to a collection keyed by the parent's _id, read ` +
       `only when needed; the working set then holds small documents.`,
     ...(top
       ? {
@@ -155,7 +155,8 @@ export default defineRule({
       share: Math.round((s.largest.bytes / options.maxDocBytes) * 100),
       sample: s.sampleSize,
       // paths and sizes, never values
-      fields: s.largest.largestFields.map((f) => `\`${f.path}\` ${formatBytes(f.bytes)}`).join(', ') || 'not measured',
+      fields:
+        s.largest.largestFields.map((f) => `${codeSpan(f.path)} ${formatBytes(f.bytes)}`).join(', ') || 'not measured',
     };
     const onServer = s.largest.measuredOnServer;
     if (s.largest.bytes >= options.errorShare * options.maxDocBytes) {

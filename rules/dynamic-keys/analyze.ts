@@ -1,4 +1,4 @@
-import type { CollectionSnapshot, DynamicKeyProfile, KeyShape } from '../../src/core/types';
+import type { CollectionSnapshot, DynamicKeyProfile, KeyShape, LaterStep } from '../../src/core/types';
 import { DYNAMIC_KEY } from '../../src/core/types';
 import { formatNumber } from '../../src/core/format';
 import { dottedPath, pathOf, pathSegments } from '../../src/lib/doc-path';
@@ -89,12 +89,31 @@ export function attributeIndexKey(path: string, documents: boolean): Record<stri
   return documents ? { [`${path}.k`]: 1 } : { [`${path}.k`]: 1, [`${path}.v`]: 1 };
 }
 
-/** mongosh commands for the attribute pattern: the rewrite ($objectToArray gives `[{k, v}]`) and the one index. */
-export function attributeCommands(db: string, collection: string, path: string, documents = false): string[] {
-  return [
-    `${shellCall(db, collection, 'updateMany', { [path]: { $type: 'object' } }, [
-      { $set: { [path]: { $objectToArray: `$${path}` } } },
-    ])}  // on a copy first: {key: value} becomes [{k: key, v: value}]`,
-    shellCall(db, collection, 'createIndex', attributeIndexKey(path, documents)),
-  ];
+/** When the rewrite may run: it changes the documents the application reads, so the application changes first. */
+export const REWRITE_WHEN =
+  'once the application reads and writes this field as an array of {k, v} (deploy that first), after trying the ' +
+  'rewrite on a copy';
+
+/**
+ * mongosh steps for the attribute pattern: the one index now (it changes no document), and the rewrite
+ * ($objectToArray gives `[{k, v}]`) as a later step, since running it before the application reads the new shape
+ * breaks the application.
+ */
+export function attributeSteps(
+  db: string,
+  collection: string,
+  path: string,
+  documents = false,
+): { commands: string[]; later: LaterStep } {
+  return {
+    commands: [shellCall(db, collection, 'createIndex', attributeIndexKey(path, documents))],
+    later: {
+      when: REWRITE_WHEN,
+      commands: [
+        `${shellCall(db, collection, 'updateMany', { [path]: { $type: 'object' } }, [
+          { $set: { [path]: { $objectToArray: `$${path}` } } },
+        ])}  // on a copy first: {key: value} becomes [{k: key, v: value}]`,
+      ],
+    },
+  };
 }

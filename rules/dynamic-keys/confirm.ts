@@ -1,3 +1,4 @@
+import { codeSpan } from '../../src/lib/shell';
 import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
@@ -186,7 +187,7 @@ async function explainBoth(s: ConfirmContext['scratch'], path: string, key: stri
   if (used === true) return { scanned: examined(onMap), fetched: examined(onPairs) };
   const why =
     used === false
-      ? `the server's plan for the query on \`${path}.k\` does not use the {k, v} index ` +
+      ? `the server's plan for the query on ${codeSpan(`${path}.k`)} does not use the {k, v} index ` +
         `(${planStages(onPairs).join(' > ') || 'no stage named'})`
       : "the server's explain does not say which index the query used";
   return notRun(
@@ -212,7 +213,7 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
       status: 'inconclusive',
       summary:
         `Not measured: the ${formatNumber(copies.length)} copied documents ` +
-        `hold ${keys.length === 0 ? 'no key' : 'one key'} at \`${path}\` that a dotted path can name.`,
+        `hold ${keys.length === 0 ? 'no key' : 'one key'} at ${codeSpan(path)} that a dotted path can name.`,
       measurements: [],
     };
   }

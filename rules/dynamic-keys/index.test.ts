@@ -82,12 +82,13 @@ ruleTester(rule, {
               'An index on `tier_and_details.v` itself would hold whole documents and match only an equal ' +
                 'document, field order included.',
             ],
-            commands: [
+            commands: ['db.getSiblingDB("app").getCollection("customers").createIndex({ "tier_and_details.k": 1 })'],
+            // The rewrite changes what the application reads: a later step, never in the block pasted now.
+            later: [
               'db.getSiblingDB("app").getCollection("customers").updateMany({ tier_and_details: { $type:' +
                 ' "object" } }, [{ $set: { ' +
                 'tier_and_details: { $objectToArray: "$tier_and_details" } } }])  // on a copy first: {key: ' +
                 'value} becomes [{k: key, v: value}]',
-              'db.getSiblingDB("app").getCollection("customers").createIndex({ "tier_and_details.k": 1 })',
             ],
           },
         },
@@ -120,11 +121,13 @@ ruleTester(rule, {
               'change the code that writes the map first',
             ],
             commands: [
+              'db.getSiblingDB("app").getCollection("orders").createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
+            ],
+            later: [
               'db.getSiblingDB("app").getCollection("orders").updateMany({ itemsBySku: { $type: "object" } },' +
                 ' [{ $set: { itemsBySku: { ' +
                 '$objectToArray: "$itemsBySku" } } }])  // on a copy first: {key: value} becomes [{k: key, v: ' +
                 'value}]',
-              'db.getSiblingDB("app").getCollection("orders").createIndex({ "itemsBySku.k": 1, "itemsBySku.v": 1 })',
             ],
           },
         },
@@ -263,7 +266,7 @@ ruleTester(rule, {
           messageId: 'map',
           severity: 'warn',
           target: at('visits'),
-          recommendation: { commands: [/\$objectToArray: "\$visits"/, /"visits.k": 1/] },
+          recommendation: { commands: [/"visits.k": 1/], later: [/\$objectToArray: "\$visits"/] },
         },
         {
           messageId: 'map',

@@ -1,10 +1,11 @@
+import { codeSpan } from '../../src/lib/shell';
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema, sentence } from '../../src/core/rule';
 import { say } from '../../src/confirm/verdict';
 import type { CollectionSnapshot, DynamicKeyProfile, Recommendation } from '../../src/core/types';
 import { CONFIRM_MESSAGES, confirmDynamicKeys } from './confirm';
 import {
-  attributeCommands,
+  attributeSteps,
   describeShapes,
   describeValueTypes,
   namedByDots,
@@ -136,7 +137,7 @@ function patternSentence(c: CollectionSnapshot, m: DynamicKeyProfile, large: boo
   const path = m.path;
   if (valuesAreDocuments(m)) {
     const names = valueFields(c, path);
-    const fields = names.length ? names.map((n) => `\`${n}\``).join(', ') : 'no field in the sample';
+    const fields = names.length ? names.map((n) => `${codeSpan(n)}`).join(', ') : 'no field in the sample';
     if (path === '')
       return large
         ? say(REASONS, 'documentPatternDocumentsLarge', { fields, keys })
@@ -167,7 +168,7 @@ function recommendationFor(c: CollectionSnapshot, m: DynamicKeyProfile, large: b
   return {
     action: 'store it as an array of {k, v} (the attribute pattern), or in a child collection',
     reason: [pattern, ...indexesOnKeysSentence(m), rewrite].join(' '),
-    ...(inPlace ? { commands: attributeCommands(c.db, c.name, path, valuesAreDocuments(m)) } : {}),
+    ...(inPlace ? attributeSteps(c.db, c.name, path, valuesAreDocuments(m)) : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { codeSpan } from '../../src/lib/shell';
 import { sentence } from '../../src/core/rule';
 import { randomBytes } from 'node:crypto';
 import type { BsonKit, Doc } from '../../src/core/adapter';
@@ -148,7 +149,7 @@ async function indexSizes(s: Scratch, coll: string, names: readonly string[]): P
     const sizes = (rows[0]?.storageStats as Doc | undefined)?.indexSizes as Doc | undefined;
     if (!sizes) return { error: '$collStats returned no storageStats.indexSizes' };
     const missing = names.filter((n) => sizes[n] === undefined);
-    if (missing.length) return { error: `$collStats listed no size for ${missing.map((n) => `\`${n}\``).join(', ')}` };
+    if (missing.length) return { error: `$collStats listed no size for ${missing.map((n) => codeSpan(n)).join(', ')}` };
     return { sizes: Object.fromEntries(names.map((n) => [n, Number(sizes[n])])) };
   } catch (err) {
     return { error: `$collStats failed: ${describeServerError(err)}` };
@@ -186,7 +187,7 @@ async function compareIndexSizes(
   }
   const c = await indexSizes(s, CLUSTERED, names);
   const r = await indexSizes(s, REGULAR, names);
-  const list = names.map((n) => `\`${n}\``).join(', ');
+  const list = names.map((n) => codeSpan(n)).join(', ');
   if ('error' in c || 'error' in r) {
     const why = 'error' in c ? `clustered copy: ${c.error}` : '';
     const why2 = 'error' in r ? `regular copy: ${r.error}` : '';

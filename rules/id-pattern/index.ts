@@ -1,5 +1,5 @@
 import { dataOf } from '../../src/core/collector';
-import { shellCall, shellDbCall } from '../../src/lib/shell';
+import { codeSpan, shellCall, shellDbCall } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { Capability, CollectionSnapshot, Target } from '../../src/core/types';
@@ -157,7 +157,7 @@ function reportUuidAsString({ c, s, report, target, evidence }: IdFinding): void
     stringBytes: UUID_STRING_BSON_BYTES,
     binaryBytes: UUID_BINARY_BSON_BYTES,
     keyBytes: UUID_KEY_SAVING,
-    indexes: sv.indexes.map((n) => `\`${n}\``).join(', '),
+    indexes: sv.indexes.map((n) => codeSpan(n)).join(', '),
   };
   const out = `${c.name}_binary`;
   const holders = c.clustered
@@ -268,11 +268,11 @@ function ttlSentence(s: IdPatternStats, t: { index: string; ttl: boolean }): str
   if (!t.ttl) return '';
   if (s.mainType === 'date')
     return (
-      ` \`${t.index}\` is a TTL index: a clustered collection created with expireAfterSeconds expires ` +
+      ` ${codeSpan(t.index)} is a TTL index: a clustered collection created with expireAfterSeconds expires ` +
       `documents by their date \`_id\` and replaces it.`
     );
   return (
-    ` \`${t.index}\` is a TTL index: it stays (a clustered collection expires by \`_id\` only when \`_id\` is ` +
+    ` ${codeSpan(t.index)} is a TTL index: it stays (a clustered collection expires by \`_id\` only when \`_id\` is ` +
     `a date).`
   );
 }

@@ -51,6 +51,9 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").getCollection("orders").countDocuments({ "price": { $type: "string" } }) ' +
                 ' // the string values',
+            ],
+            // Rewriting documents before the code writes one type: a later step, never in the block pasted now.
+            later: [
               'db.getSiblingDB("app").getCollection("orders").updateMany({ "price": { $type: "string" } }, [{' +
                 ' $set: { "price": { $convert: { ' +
                 'input: "$price", to: "double", onError: "$price" } } } }])  // on a copy first; values that ' +
@@ -90,6 +93,8 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").getCollection("orders").countDocuments({ "depth": { $regex: /^\\s*$/ } })' +
                 '  // the blank strings',
+            ],
+            later: [
               'db.getSiblingDB("app").getCollection("orders").updateMany({ "depth": { $regex: /^\\s*$/ } }, {' +
                 ' $unset: { "depth": "" } })  // on ' +
                 'a copy first',
@@ -121,11 +126,13 @@ ruleTester(rule, {
             action: 'store one type: convert the string values to number',
             reasonIncludes: "The validator rule's proposal does not assume this cleanup: it leaves `pop` optional",
             commands: [
+              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
+                ' // the string values',
+            ],
+            later: [
               'db.getSiblingDB("app").getCollection("orders").updateMany({ "pop": { $regex: /^\\s*$/ } }, {' +
                 ' $unset: { "pop": "" } })  // the ' +
                 'blank strings: no value, so no field',
-              'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
-                ' // the string values',
               /\$convert: \{ input: "\$pop", to: "int"/,
             ],
           },
@@ -154,8 +161,8 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
                 ' // the string values',
-              /\$convert: \{ input: "\$pop", to: "double"/,
             ],
+            later: [/\$convert: \{ input: "\$pop", to: "double"/],
           },
         },
       ],
@@ -176,8 +183,8 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").getCollection("orders").countDocuments({ "pop": { $type: "string" } }) ' +
                 ' // the string values',
-              /to: "int"/,
             ],
+            later: [/to: "int"/],
           },
         },
       ],
@@ -218,7 +225,8 @@ ruleTester(rule, {
             'field silently miss the string ones, and an index on it holds both.',
           recommendation: {
             action: 'store one type: convert the string values to objectId',
-            commands: [/countDocuments/, /to: "objectId"/],
+            commands: [/countDocuments/],
+            later: [/to: "objectId"/],
           },
         },
         { messageId: 'mixedIds', severity: 'warn', target: at('ref') },
@@ -299,6 +307,8 @@ ruleTester(rule, {
               'db.getSiblingDB("app").getCollection("orders").countDocuments({ $expr: { $eq: [{ $type: {' +
                 ' $getField: { field: { $literal: "a.b" ' +
                 '}, input: "$$CURRENT" } } }, "string"] } })  // the string values',
+            ],
+            later: [
               new RegExp(
                 String.raw`^db\.getSiblingDB\("app"\)\.getCollection\("orders"\)\.updateMany\(\{ \$expr: .*\[\{` +
                   String.raw` \$replaceWith: \{ \$setField: \{ field: ` +
@@ -314,6 +324,8 @@ ruleTester(rule, {
           recommendation: {
             commands: [
               /^db\.getSiblingDB\("app"\)\.getCollection\("orders"\)\.countDocuments\(.*\{ \$literal: "\$in" \}/,
+            ],
+            later: [
               new RegExp(
                 String.raw`\{ \$setField: \{ field: \{ \$literal: "x" \}, input: "\$\$ROOT", value: \{ \$setField: ` +
                   String.raw`\{ field: \{ \$literal: "\$in" \}, input: \{ \$getField: `,

@@ -2,7 +2,7 @@ import { formatNumber } from '../../src/core/format';
 import { defineRule, type OptionsOf, type OptionsSchema, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Severity, Snapshot } from '../../src/core/types';
 import { dottedPath, fieldExpr, fieldFilter, type FieldTest, setFieldExpr } from '../../src/lib/doc-path';
-import { shellCollection, shellString, shellValue } from '../../src/lib/shell';
+import { codeSpan, shellCollection, shellString, shellValue } from '../../src/lib/shell';
 import { versionAtLeast } from '../../src/lib/version';
 import { CONFIRM_MESSAGES, confirmMixedTypes } from './confirm';
 import {
@@ -82,7 +82,7 @@ const BLANKS_NOTE = 'the blank strings: no value, so no field';
  * cleanup; src/lib/blank-strings.ts is the one test both rules apply), so the two pieces of advice agree.
  */
 const blanksAndValidator = (path: string): string =>
-  ` The validator rule's proposal does not assume this cleanup: it leaves \`${path}\` optional and accepts the ` +
+  ` The validator rule's proposal does not assume this cleanup: it leaves ${codeSpan(path)} optional and accepts the ` +
   `blank strings that exist, so it rejects no document before or after the cleanup; drop \`string\` from its type ` +
   `once the blanks are gone.`;
 const CONVERT_NOTE = 'on a copy first; values that do not convert stay as they are';
@@ -109,54 +109,79 @@ function recommendNoBlanks(
   const coll = shellCollection(db, collection);
   const p = shellString(path);
   const blank = `{ ${p}: { $regex: ${BLANK} } }`;
-  const commands =
+  const steps: Steps =
     naming === 'dotted'
-      ? [
-          `${coll}.countDocuments(${blank})  // the blank strings`,
-          `${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // on a copy first`,
-        ]
+      ? {
+          counts: [`${coll}.countDocuments(${blank})  // the blank strings`],
+          rewrites: [`${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // on a copy first`],
+        }
       : naming === 'getField'
-        ? [
-            countCommand(coll, path, { blank: true }, 'the blank strings'),
-            replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'on a copy first'),
-          ]
-        : [];
+        ? {
+            counts: [countCommand(coll, path, { blank: true }, 'the blank strings')],
+            rewrites: [replaceCommand(coll, path, { blank: true }, '$$REMOVE', 'on a copy first')],
+          }
+        : { counts: [], rewrites: [] };
   return {
     action: 'store "no value" as a missing field, not a blank string',
     reason:
       `The blank strings stand in for a missing ${other.family}: leave the field out in the code that ` +
-      `writes it, then remove the blanks; a validator typing \`${path}\` as ${other.family} keeps it that ` +
+      `writes it, then remove the blanks; a validator typing ${codeSpan(path)} as ${other.family} keeps it that ` +
       `way.` +
       blanksAndValidator(path) +
       NOT_IN_PLACE[naming],
-    ...(commands.length ? { commands } : {}),
+    ...stepsOf(
+      steps,
+      'once the code writing this field leaves it out instead of writing a blank string (deploy that first), after ' +
+        'trying it on a copy',
+    ),
   };
 }
 
+/** A recommendation's steps: counts now, the rewrites of documents later (once the code writes one type). */
+interface Steps {
+  counts: string[];
+  rewrites: string[];
+}
+
 /** The commands of `recommend` for a field a dotted path names. */
-function dottedCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
+function dottedCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): Steps {
   const p = shellString(path);
   const byType = (m: Family): string => `{ ${p}: { $type: ${shellString(typeAlias(m))} } }`;
   const blank = `{ ${p}: { $regex: ${BLANK} } }`;
   const value = shellString(`$${path}`);
   const set = `{ $set: { ${p}: { $convert: { input: ${value}, to: ${shellString(to ?? '')}, onError: ${value} } } } }`;
-  return [
-    // blank strings first: $convert cannot read them as a number and would leave them as they are
-    ...(blanks > 0 ? [`${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // ${BLANKS_NOTE}`] : []),
-    ...minors.map((m) => `${coll}.countDocuments(${byType(m)})  // the ${m.family} values`),
-    ...(to ? minors.map((m) => `${coll}.updateMany(${byType(m)}, [${set}])  // ${CONVERT_NOTE}`) : []),
-  ];
+  return {
+    counts: minors.map((m) => `${coll}.countDocuments(${byType(m)})  // the ${m.family} values`),
+    rewrites: [
+      // blank strings first: $convert cannot read them as a number and would leave them as they are
+      ...(blanks > 0 ? [`${coll}.updateMany(${blank}, { $unset: { ${p}: "" } })  // ${BLANKS_NOTE}`] : []),
+      ...(to ? minors.map((m) => `${coll}.updateMany(${byType(m)}, [${set}])  // ${CONVERT_NOTE}`) : []),
+    ],
+  };
 }
 
 /** The commands of `recommend` for a field whose key holds a dot or starts with `$`: `$getField` and `$setField`. */
-function getFieldCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): string[] {
+function getFieldCommands(coll: string, path: string, minors: Family[], to: string | null, blanks: number): Steps {
   const value = fieldExpr(path);
   const convert = { $convert: { input: value, to, onError: value } };
-  return [
-    ...(blanks > 0 ? [replaceCommand(coll, path, { blank: true }, '$$REMOVE', BLANKS_NOTE)] : []),
-    ...minors.map((m) => countCommand(coll, path, { type: typeAlias(m) }, `the ${m.family} values`)),
-    ...(to ? minors.map((m) => replaceCommand(coll, path, { type: typeAlias(m) }, convert, CONVERT_NOTE)) : []),
-  ];
+  return {
+    counts: minors.map((m) => countCommand(coll, path, { type: typeAlias(m) }, `the ${m.family} values`)),
+    rewrites: [
+      ...(blanks > 0 ? [replaceCommand(coll, path, { blank: true }, '$$REMOVE', BLANKS_NOTE)] : []),
+      ...(to ? minors.map((m) => replaceCommand(coll, path, { type: typeAlias(m) }, convert, CONVERT_NOTE)) : []),
+    ],
+  };
+}
+
+/**
+ * The counts now, the rewrites as a later step: rewriting documents before the code stops writing the other type
+ * leaves the application writing it again (and, while both run, reading a type it does not expect).
+ */
+function stepsOf(steps: Steps, when: string): Pick<Recommendation, 'commands' | 'later'> {
+  return {
+    ...(steps.counts.length ? { commands: steps.counts } : {}),
+    ...(steps.rewrites.length ? { later: { when, commands: steps.rewrites } } : {}),
+  };
 }
 
 /** What `$convert` does with a value it cannot convert, and why its target is not the numbers' width; '' without. */
@@ -186,20 +211,23 @@ function recommend(
   const common = convertTarget(major);
   const to = fractionText && (common === 'int' || common === 'long') ? 'double' : common;
   const coll = shellCollection(db, collection);
-  const commands =
+  const steps =
     naming === 'dotted'
       ? dottedCommands(coll, path, minors, to, blanks)
       : naming === 'getField'
         ? getFieldCommands(coll, path, minors, to, blanks)
-        : [];
+        : { counts: [], rewrites: [] };
   return {
     action: `store one type: convert the ${minors.map((m) => m.family).join(' and ')} values to ${major.family}`,
     reason:
       `Fix the code that writes the other types first, then convert the documents${convertNote(to, common)}; ` +
-      `a validator with one \`bsonType\` for \`${path}\` keeps it that way.` +
+      `a validator with one \`bsonType\` for ${codeSpan(path)} keeps it that way.` +
       (blanks > 0 ? blanksAndValidator(path) : '') +
       NOT_IN_PLACE[naming],
-    ...(commands.length ? { commands } : {}),
+    ...stepsOf(
+      steps,
+      `once the code writing this field writes only ${major.family} (deploy that first), after trying it on a copy`,
+    ),
   };
 }
 

@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Recommendation, Snapshot } from '../../src/core/types';
-import { type ShellCode, shellCall, shellCode, shellDbCall, shellRunCommand } from '../../src/lib/shell';
+import { codeSpan, type ShellCode, shellCall, shellCode, shellDbCall, shellRunCommand } from '../../src/lib/shell';
 import { type ValidatorDryRun, validatorCollector } from './collect';
 import { CONFIRM_MESSAGES, confirmValidator, MEASURED_FINDINGS } from './confirm';
 import { type ValidatorOptions, validatorOptionsSchema } from './options';
@@ -15,7 +15,7 @@ export { validatorOptionsSchema, type ValidatorOptions } from './options';
 const plural = (n: number, one: string, many = `${one}s`): string => `${formatNumber(n)} ${n === 1 ? one : many}`;
 /** Paths in backticks; the proposal's '(document)' (the document's own keys, a map or too many) is said in words. */
 const quoted = (paths: readonly string[]): string =>
-  paths.map((p) => (p === '(document)' ? "the documents' own keys besides `_id`" : `\`${p}\``)).join(', ');
+  paths.map((p) => (p === '(document)' ? "the documents' own keys besides `_id`" : `${codeSpan(p)}`)).join(', ');
 
 // Message parts, so the variants of one finding read alike. A variant says how the count was made (on the server, or
 // in the sample only); what a random sample happened to contain (failing paths, gaps) goes to the recommendation, so
@@ -107,7 +107,7 @@ function findViolators(c: CollectionSnapshot): string {
 function byPathText(byPath: Record<string, number>, max = 8): string {
   const entries = Object.entries(byPath).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   if (entries.length === 0) return '';
-  const shown = entries.slice(0, max).map(([p, n]) => `\`${p}\` (${formatNumber(n)})`);
+  const shown = entries.slice(0, max).map(([p, n]) => `${codeSpan(p)} (${formatNumber(n)})`);
   return `${shown.join(', ')}${entries.length > max ? `, and ${entries.length - max} more` : ''}`;
 }
 
@@ -480,7 +480,7 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
     o.requiredShare >= 1
       ? 'every document (or object) holding them'
       : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
-  const belowDepth = p.belowDepth.map((b) => `\`${b.path}\` (${plural(b.paths, 'path')})`);
+  const belowDepth = p.belowDepth.map((b) => `${codeSpan(b.path)} (${plural(b.paths, 'path')})`);
   return [
     p.basis === 'ordered'
       ? ''
@@ -488,7 +488,7 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
         `in ${ofHolders}${p.basis === 'random' ? ' in the sample' : ''}; the others are optional.`,
     p.gaps.length
       ? ` Required but missing from some ` +
-        `documents: ${p.gaps.map((g) => `\`${g.path}\` (${formatNumber(g.missing)})`).join(', ')}.`
+        `documents: ${p.gaps.map((g) => `${codeSpan(g.path)} (${formatNumber(g.missing)})`).join(', ')}.`
       : '',
     p.blanksOptional.length
       ? ` Optional because their blank strings stand for no value, which the mixed-types rule proposes to remove ` +

@@ -50,7 +50,16 @@ export function isUri(s: string): boolean {
  * connection string's diagnosis, not "no such file".
  */
 export function meantAsUri(s: string): boolean {
-  return isUri(s) || (looksLikeConnectionString(s) && !existsSync(s));
+  return isUri(s) || ((looksLikeConnectionString(s) || colonless(s) !== null) && !existsSync(s));
+}
+
+/**
+ * `mongodb//host` (or `mongodb+srv//…`): a connection string with the colon after its scheme left out, which no other
+ * test reads as one (it is a valid relative path). Returns the string with the colon put back, else null.
+ */
+export function colonless(s: string): string | null {
+  const m = /^(mongodb(?:\+srv)?)\/\/(.*)$/i.exec(s.trim());
+  return m ? `${(m[1] ?? '').toLowerCase()}://${m[2] ?? ''}` : null;
 }
 
 export function nonNegativeInt(v: string): number {

@@ -97,6 +97,8 @@ export interface CollectOptions extends GroupOptions {
   /** Above this many collections, empty ones are told by a cheap count and skipped (default 100, see
    * COLLECT_DEFAULTS). */
   countFirstAbove?: number;
+  /** Called once every database is listed, with the number of ordinary collections to read (a progress bar's total). */
+  onListed?: (collections: number) => void;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
   /** Operations the run was given (`--log`, `--queries`): handed to the collectors, which read those of their db. */
@@ -168,8 +170,6 @@ export interface CollectDatabasesOptions extends Omit<CollectOptions, 'db'> {
   dbConcurrency?: number;
   /** listDatabases names the caller already read (every name the server gave): saves the collectors asking again. */
   databaseNames?: readonly string[];
-  /** Called once every database is listed, with the number of ordinary collections to read (a progress bar's total). */
-  onListed?: (collections: number) => void;
 }
 
 /** One database's snapshot; a database of the run. */

@@ -285,6 +285,8 @@ export async function confirmFindings(
     out = await runAll(s, findings, { todo, byId, base: { source, snapshot } }, opts);
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
+    // A step of its own: without this line the heartbeat kept naming the last experiment, which had finished.
+    s.log(`dropping the scratch database ${s.scratch.db}`);
     const problem = await s.scratch.cleanup();
     notes.push(...s.scratch.notes);
     if (problem) notes.push(problem);

@@ -1,14 +1,21 @@
+import { codeSpan } from '../lib/shell';
+
 /** A string field of a server reply, or the fallback when it is missing or not a string. */
 export function stringOr(v: unknown, fallback: string): string {
   return typeof v === 'string' ? v : fallback;
 }
 
-/** Fills {{name}} placeholders; a missing value stays visible rather than printing "undefined". */
+/**
+ * Fills {{name}} placeholders; a missing value stays visible rather than printing "undefined". A placeholder that is a
+ * code span of its own (`` `{{index}}` ``) takes its value through codeSpan, so a name holding backticks stays one
+ * span (a longer fence) instead of ending it and spilling the rest as Markdown.
+ */
 export function fillTemplate(template: string, data: Record<string, string | number> = {}): string {
-  return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name: string) => {
+  return template.replace(/(`?)\{\{\s*(\w+)\s*\}\}(`?)/g, (whole, open: string, name: string, close: string) => {
     const v = data[name];
     if (v === undefined) return whole;
-    return typeof v === 'number' ? formatNumber(v) : v;
+    if (typeof v === 'string' && open === '`' && close === '`') return codeSpan(v);
+    return `${open}${typeof v === 'number' ? formatNumber(v) : v}${close}`;
   });
 }
 

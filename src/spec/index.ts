@@ -4,7 +4,7 @@ import { SPEC_RULES } from '../core/spec-rules';
 import type { CheckResult, Finding, Note, Snapshot } from '../core/types';
 import type { Locate } from '../report/catalog';
 import { specDrift } from './drift';
-import { dbOf, loadSpec, type LoadedSpec, type Spec } from './format';
+import { dbOf, defaultIndexName, loadSpec, type LoadedSpec, type Spec } from './format';
 import { clusteredProblems, redundantIndexes, type SpecFindingInput, validatorProblems } from './static';
 
 export { loadSpec, type Spec } from './format';
@@ -86,16 +86,68 @@ export function declarationLines(text: string): Map<string, number> {
   return lines;
 }
 
+/** The 1-based line of a character offset, by binary search over the offsets where lines start. */
+function lineAt(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] ?? 0) <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+const INDEXES_ENTRY = /(?<![\w$])["']?indexes["']?\s*:\s*\[/g;
+const KEY_ENTRY = /(?<![\w$])["']?key["']?\s*:/g;
+
+/**
+ * The line of a declared index, after its collection's declaration (at `from`): its own `name: …` entry when it has
+ * one, else the `key:` entry of its place in the collection's `indexes` list. null when the text does not show it.
+ */
+function indexLine(
+  text: string,
+  starts: readonly number[],
+  from: number,
+  c: Spec['collections'][number],
+  index: string,
+) {
+  const declared = c.indexes ?? [];
+  const i = declared.findIndex((d) => (d.name ?? defaultIndexName(d.key)) === index);
+  const d = declared[i];
+  if (d === undefined) return null;
+  if (d.name !== undefined) {
+    for (const m of text.slice(from).matchAll(NAME_ENTRY))
+      if (unquote(m) === d.name) return lineAt(starts, from + m.index);
+    return null;
+  }
+  INDEXES_ENTRY.lastIndex = from;
+  const list = INDEXES_ENTRY.exec(text);
+  if (!list) return null;
+  KEY_ENTRY.lastIndex = list.index + list[0].length;
+  // each index entry has exactly one `key:` at its top level; a key inside one (a partial filter's field) is rare
+  for (let n = 0, m = KEY_ENTRY.exec(text); m; n++, m = KEY_ENTRY.exec(text))
+    if (n === i) return lineAt(starts, m.index);
+  return null;
+}
+
 function locator(loaded: LoadedSpec): Locate {
   const rel = path.relative(process.cwd(), loaded.file).split(path.sep).join('/');
   const uri = rel.startsWith('..') ? loaded.file : rel;
   const key = (db: string, name: string | undefined): string => `${db}\u0000${name ?? ''}`;
   const declared = new Map(loaded.spec.collections.map((c) => [key(dbOf(c, loaded.spec), c.name), c] as const));
   const lines = declarationLines(loaded.text);
+  let starts: number[] | null = null;
   return (f) => {
     const found = declared.get(key(f.target.db, f.target.collection));
     if (!found && !f.ruleId.startsWith('spec-')) return null;
     const line = found ? lines.get(found.name) : undefined;
+    if (line && found && f.target.index !== undefined) {
+      // An index's finding points at the index's entry, not its collection's (GitHub shows the line annotated).
+      starts ??= [0, ...[...loaded.text.matchAll(/\n/g)].map((m) => m.index + 1)];
+      const at = indexLine(loaded.text, starts, starts[line - 1] ?? 0, found, f.target.index);
+      if (at) return { uri, line: at };
+    }
     return line ? { uri, line } : { uri };
   };
 }

@@ -7,7 +7,16 @@ import { loadSnapshot } from '../../core/snapshot-file';
 import { SEVERITIES, type Severity } from '../../core/types';
 import type { Io } from '../io';
 import { UserError } from '../../core/errors';
-import { analyzeOffline, emit, freshFile, meantAsUri, REPORT_FORMATS, type ReportFormat, render } from '../shared';
+import {
+  analyzeOffline,
+  colonless,
+  emit,
+  freshFile,
+  meantAsUri,
+  REPORT_FORMATS,
+  type ReportFormat,
+  render,
+} from '../shared';
 import { exitCodeFor, FAIL_ON_HELP } from './check';
 import { redactUri } from '../../lib/redact';
 
@@ -41,11 +50,13 @@ export function registerAnalyze(program: Command, io: Io, setExit: (code: number
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
       if (meantAsUri(file)) {
-        const shown = redactUri(file);
+        const fixed = colonless(file);
+        const shown = redactUri(fixed ?? file);
+        const typo = fixed ? ` (with the colon after ${fixed.split(':')[0] ?? ''} that it lacks)` : '';
         throw new UserError(
-          `analyze reads a snapshot file, not a server, and ${JSON.stringify(shown)} reads like a ` +
-            `connection string: run mongo-advisor check ${shown} (or lint), or collect a snapshot first with ` +
-            `mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`,
+          `analyze reads a snapshot file, not a server, and ${JSON.stringify(redactUri(file))} reads like a ` +
+            `connection string${typo}: run mongo-advisor check ${shown} (or lint), or collect a snapshot first ` +
+            `with mongo-advisor collect ${shown} --output ${freshFile('snap.json')}.`,
         );
       }
       const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
