@@ -1,3 +1,4 @@
+import { codeSpan } from '../../src/lib/shell';
 import { sentence } from '../../src/core/rule';
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
@@ -268,6 +269,6 @@ export function accessClaim(field: string): RatioClaim {
   return ratioClaim(
     'above',
     1,
-    `a first access costs more over separate collections than over one collection with \`${field}\``,
+    `a first access costs more over separate collections than over one collection with ${codeSpan(field)}`,
   );
 }

@@ -19,7 +19,7 @@ import {
   totalsOf,
 } from './analyze';
 import { type DeploymentInventory, OTHER_NAMES_MAX, inventory } from './collect';
-import { shellCall, shellCode, shellDbCall, shellTemplate } from '../../src/lib/shell';
+import { codeSpan, shellCall, shellCode, shellDbCall, shellTemplate } from '../../src/lib/shell';
 import { CONFIRM_MESSAGES, confirmCollectionCount } from './confirm';
 
 export { collectionCountOptionsSchema, type CollectionCountOptions };
@@ -199,7 +199,7 @@ function databaseFindings({ options, report }: Analysis, { inv, wt, handles }: F
       continue;
     }
     // The groups by size, the largest five: where the count comes from, whether or not they are tenants.
-    const top = named.slice(0, 5).map((g) => `\`${g.pattern}\` (${n(g.members)})`);
+    const top = named.slice(0, 5).map((g) => `${codeSpan(g.pattern)} (${n(g.members)})`);
     const inGroups = named.reduce((sum, g) => sum + g.members, 0);
     const rest = d.collections - inGroups;
     const list =
@@ -253,7 +253,7 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
  * too), or a sample of index lists; and, for a sample, how likely it was to show a variant.
  */
 function whatWasRead(snapshot: Snapshot, g: TenantGroup) {
-  const examples = g.examples.map((e) => `\`${e}\``).join(', ');
+  const examples = g.examples.map((e) => codeSpan(e)).join(', ');
   const core = snapshot.databases
     .find((d) => d.name === g.db)
     ?.groups?.find((c) => c.pattern === g.pattern && c.kind === g.kind);
@@ -306,7 +306,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
     },
     recommendation: ts
       ? {
-          action: `one time-series collection \`${target}\` with ${field} in its metaField`,
+          action: `one time-series collection ${codeSpan(target)} with ${field} in its metaField`,
           reason:
             `Each of the ${n(g.members)} time-series collections is a bucket collection with its own tables. ` +
             `One time-series collection with the tenant inside the metaField groups each tenant's measurements ` +
@@ -326,7 +326,7 @@ function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGro
           ],
         }
       : {
-          action: `fold into one collection \`${target}\` with ${field} leading each index`,
+          action: `fold into one collection ${codeSpan(target)} with ${field} leading each index`,
           reason:
             `${n(g.members)} collections with ${g.indexes.length + 1} indexes each ` +
             `are ${n(g.members * (g.indexes.length + 2))} ${tables}; ` +
@@ -387,7 +387,7 @@ function inOthers(groups: readonly { db: string }[]): string {
   const dbs = [...new Set(groups.map((g) => g.db))];
   return `in ${dbs.length === 1 ? 'another database' : `${dbs.length} other databases`} (${dbs
     .slice(0, 5)
-    .map((d) => `\`${d}\``)
+    .map((d) => codeSpan(d))
     .join(', ')}${dbs.length > 5 ? ', …' : ''})`;
 }
 

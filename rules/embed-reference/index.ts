@@ -2,7 +2,7 @@ import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation } from '../../src/core/types';
-import { shellCall, shellCode, shellTemplate } from '../../src/lib/shell';
+import { codeSpan, shellCall, shellCode, shellTemplate } from '../../src/lib/shell';
 import { type PairJudgement, judgePair } from './analyze';
 import { embedPairs } from './collect';
 import { CONFIRM_MESSAGES, confirmEmbed } from './confirm';
@@ -99,7 +99,7 @@ function recommend(db: string, j: PairJudgement, child: CollectionSnapshot | und
       action: 'keep referenced',
       reason:
         `The children per ${singular(p.parent)} are unbounded for an embedded array; the join stays, served by an ` +
-        `index on \`${p.foreignField}\`` +
+        `index on ${codeSpan(p.foreignField)}` +
         (index.length ? ' (missing: create it).' : ' (present).'),
       commands: index,
     };
@@ -121,16 +121,18 @@ function recommend(db: string, j: PairJudgement, child: CollectionSnapshot | und
   const batch = shellCall(db, p.parent, 'aggregate', [{ $match: range }, ...pipeline]);
   const writes =
     j.decision === 'embed'
-      ? `insert a child with $push into \`${p.as}\`, update one with a positional $set on \`${p.as}.$\` (filter by ` +
-        `the parent's \`${p.localField}\` and \`${p.as}._id\`), read the ${singular(p.parent)} alone`
-      : `keep writing \`${p.child}\`, and update the copied fields in \`${p.parent}.${p.as}\` with each change of ` +
-        `them (a positional $set); read the ${singular(p.parent)} alone`;
+      ? `insert a child with $push into ${codeSpan(p.as)}, update one with a positional $set on ` +
+        `${codeSpan(`${p.as}.$`)} (filter by the parent's ${codeSpan(p.localField)} and ` +
+        `${codeSpan(`${p.as}._id`)}), read the ${singular(p.parent)} alone`
+      : `keep writing ${codeSpan(p.child)}, and update the copied fields in ` +
+        `${codeSpan(`${p.parent}.${p.as}`)} with each change of them (a positional $set); read the ` +
+        `${singular(p.parent)} alone`;
   return {
     action: j.decision === 'embed' ? 'embed' : 'extended reference',
     reason:
-      `Build the new layout beside the old one into \`${target}\` (nothing is changed in place; on a large ` +
+      `Build the new layout beside the old one into ${codeSpan(target)} (nothing is changed in place; on a large ` +
       `collection run it in batches of _id ranges), then change the application: ${writes}. Switch reads once ` +
-      `\`${target}\` is current, and drop \`${p.child}\` only after the application no longer reads it.`,
+      `${codeSpan(target)} is current, and drop ${codeSpan(p.child)} only after the application no longer reads it.`,
     commands: [...index, shellCall(db, p.parent, 'aggregate', pipeline), shellTemplate(batch)],
   };
 }
@@ -203,7 +205,7 @@ function checkDatabase(
       if (paired) report({ ...base, messageId: 'embedPaired', data: { ...shape, as: pair.as } });
       else report({ ...base, messageId: 'embedLookup', data: { ...lookup, as: pair.as } });
     } else if (j.decision === 'extendedReference') {
-      const fields = pair.fields.map((f) => `\`${f}\``).join(', ');
+      const fields = pair.fields.map((f) => codeSpan(f)).join(', ');
       report({ ...base, messageId: 'extendedLookup', data: { ...lookup, as: pair.as, fields } });
     } else if (j.unbounded === 'children') {
       if (paired) report({ ...base, messageId: 'keepChildrenPaired', data: { ...shape, ...keepChildren } });

@@ -1,5 +1,6 @@
 import { sentence } from '../../src/core/rule';
 import { commandCursor } from '../../src/lib/cursor';
+import { codeSpan } from '../../src/lib/shell';
 import type { Doc } from '../../src/core/adapter';
 import { describeServerError } from '../../src/lib/server-error';
 import type { ConfirmContext } from '../../src/confirm/context';
@@ -121,7 +122,7 @@ async function prepare(
   }
   const missing = [...drop].filter((n) => !built.includes(n));
   if (missing.length)
-    return `the scratch server could not build ${missing.map((n) => `\`${n}\``).join(', ')}: ${failed.join('; ')}`;
+    return `the scratch server could not build ${missing.map((n) => codeSpan(n)).join(', ')}: ${failed.join('; ')}`;
   if (failed.length) changes.push(`not rebuilt on the copy: ${failed.join('; ')}`);
   return { docs, built, changes };
 }
@@ -285,7 +286,7 @@ async function confirmWriteCost(
   const sizes = await indexSizes(ctx, [...drop]);
   await cleanup(ctx);
   const bytes = formatBytes(sizes.reduce((t, m) => t + m.median, 0));
-  const dropped = drop.size === 1 ? `\`${[...drop][0] ?? ''}\`` : `the ${formatNumber(drop.size)} secondary indexes`;
+  const dropped = drop.size === 1 ? codeSpan([...drop][0] ?? '') : `the ${formatNumber(drop.size)} secondary indexes`;
   const claim = dropClaim(dropped);
   const parts = costSentences(r, lessLabel, copies, claim);
   if (sizes.length) parts.push(say(M, drop.size === 1 ? 'measuredSizeOne' : 'measuredSizeMany', { bytes }));
@@ -325,9 +326,9 @@ async function checkPlan(
   filter: Doc | null,
   unnameable: readonly string[],
 ): Promise<PlanCheck> {
-  const quoted = fields.map((x) => `\`${x}\``).join(', ');
+  const quoted = fields.map((x) => codeSpan(x)).join(', ');
   if (unnameable.length) {
-    const names = unnameable.map((x) => `\`${x}\``).join(', ');
+    const names = unnameable.map((x) => codeSpan(x)).join(', ');
     return {
       verdict: 'inconclusive',
       sentence: say(M, 'inconclusivePlanOperatorField', { fields: names }),
@@ -346,7 +347,7 @@ async function checkPlan(
     const plan = planIndexes((out.queryPlanner as Doc | undefined)?.winningPlan ?? out.queryPlanner ?? out);
     const picked = plan.indexes.filter((x) => acceptable.has(x));
     if (picked.length) {
-      const data = { index, shape, picked: picked.map((x) => `\`${x}\``).join(', '), longer };
+      const data = { index, shape, picked: picked.map((x) => codeSpan(x)).join(', '), longer };
       return {
         verdict: 'supported',
         sentence: say(M, picked.includes(longer) ? 'supportedPlan' : 'supportedPlanStandIn', data),
@@ -354,7 +355,7 @@ async function checkPlan(
       };
     }
     if (plan.indexes.length) {
-      const chosen = plan.indexes.map((x) => `\`${x}\``).join(', ');
+      const chosen = plan.indexes.map((x) => codeSpan(x)).join(', ');
       return {
         verdict: 'refuted',
         sentence: say(M, 'refutedPlanOther', { index, shape, chosen, longer }),
@@ -392,7 +393,7 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
     return notRun('The scratch copy could not be built, so nothing was measured.', copies);
   if (!copies.built.includes(longer)) {
     await cleanup(ctx);
-    return notRun(`The scratch server could not build \`${longer}\`, so its plans could not be checked.`);
+    return notRun(`The scratch server could not build ${codeSpan(longer)}, so its plans could not be checked.`);
   }
   const r = await insertCost(ctx, copies, `without ${index}`);
   const sizes = await indexSizes(ctx, [index, longer]);
@@ -407,7 +408,8 @@ async function confirmRedundant(ctx: ConfirmContext, f: Finding): Promise<Result
   await cleanup(ctx);
   // A correctness check, not a cost: the verdict is the plan's; the insert time is a figure beside it.
   const claim = checkClaim(
-    `with \`${index}\` dropped, the planner serves its queries with \`${longer}\` (or an index led by the same fields)`,
+    `with ${codeSpan(index)} dropped, the planner serves its queries with ${codeSpan(longer)} ` +
+      '(or an index led by the same fields)',
   );
   const summary = [
     plan.sentence,
@@ -464,7 +466,9 @@ async function confirmDrop(ctx: ConfirmContext, f: Finding, shapes: readonly Sha
 
 /** The drop proof's verdict in words: refuted names the shapes that need the index by their printed shapes. */
 export function dropResult(p: DropProof, index: string, shapes: readonly ShapeData[], skipped: number): Result {
-  const claim = checkClaim(`no query shape of the workload examines twice as much or slows down without \`${index}\``);
+  const claim = checkClaim(
+    `no query shape of the workload examines twice as much or slows down without ${codeSpan(index)}`,
+  );
   if (p.status === 'not-run') {
     const why = p.reason ?? 'the proof did not run';
     return { ...notRun(say(M, 'notRunDrop', { why }), why) };

@@ -229,7 +229,7 @@ function checkUsage(
       messageId: 'kept',
       severity: 'info',
       target,
-      data: { list: kept.map((u) => `\`${u.index.name}\` (${u.keptReason ?? ''})`).join('; ') },
+      data: { list: kept.map((u) => `${codeSpan(u.index.name)} (${u.keptReason ?? ''})`).join('; ') },
       evidence: { indexes: kept.length },
     });
   }
@@ -383,7 +383,7 @@ function checkWorkload(
       messageId: 'keptByWorkload',
       severity: 'info',
       target: { db: c.db, collection: c.name },
-      data: { list: kept.map((x) => `\`${x.ix.name}\` (${keptReason(x.ix) ?? ''})`).join('; ') },
+      data: { list: kept.map((x) => `${codeSpan(x.ix.name)} (${keptReason(x.ix) ?? ''})`).join('; ') },
       evidence: { indexes: kept.length },
     });
   // What a complete workload decided (a shape uses it, kept for a reason, unused): judged, not "not judged".
@@ -443,7 +443,7 @@ function noteIncompleteWorkload(
   const list =
     gaps
       .slice(0, 5)
-      .map((g) => `${g.coll}: ${g.names.map((n) => `\`${n}\``).join(', ')}`)
+      .map((g) => `${g.coll}: ${g.names.map((n) => codeSpan(n)).join(', ')}`)
       .join('; ') + (gaps.length > 5 ? '; …' : '');
   note(
     `the workload (${sourceText(wl)}) cannot call an index unused: ${first.why}. No query shape of it can ` +
@@ -495,7 +495,7 @@ function noteUnreadable(
 ): void {
   if (unreadable.length === 0) return;
   const byColl = new Map<string, string[]>();
-  for (const { c, u } of unreadable) byColl.set(c.name, [...(byColl.get(c.name) ?? []), `\`${u.index.name}\``]);
+  for (const { c, u } of unreadable) byColl.set(c.name, [...(byColl.get(c.name) ?? []), codeSpan(u.index.name)]);
   const list =
     [...byColl]
       .slice(0, 5)
@@ -553,7 +553,7 @@ function noteNotChecked(
     const list =
       noRows
         .slice(0, 5)
-        .map(({ c, names: ixs }) => `${c.name}: ${ixs.map((x) => `\`${x}\``).join(', ')}`)
+        .map(({ c, names: ixs }) => `${c.name}: ${ixs.map((x) => codeSpan(x)).join(', ')}`)
         .join('; ') + (noRows.length > 5 ? '; …' : '');
     parts.push(`for ${plural(n, 'index', 'indexes')} that $indexStats gave no row for (${list})`);
   }

@@ -1,5 +1,6 @@
 import { dataOf } from '../../src/core/collector';
 import { formatKey } from '../../src/lib/index-keys';
+import { codeSpan } from '../../src/lib/shell';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, DatabaseSnapshot, Recommendation } from '../../src/core/types';
 import type { Advice, Candidate } from '../../src/workload/candidates';
@@ -216,7 +217,7 @@ function viewFinding(j: Judged): void {
   const { s, c } = j;
   const source = c.viewOn ?? 'its source collection';
   const recommendation: Recommendation = {
-    action: `look for the index on ${c.viewOn ? `\`${c.viewOn}\`` : "the view's source collection"}`,
+    action: `look for the index on ${c.viewOn ? codeSpan(c.viewOn) : "the view's source collection"}`,
     reason:
       "The view's pipeline runs first on its source collection: an index there serves the query only where the " +
       "pipeline's leading $match (or $sort) and the query's filter reach the source's fields unchanged. Run the " +
