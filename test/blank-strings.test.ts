@@ -27,7 +27,8 @@ describe('mixed-types and validator agree on blank strings standing for no value
     const { snapshot } = await collectFromDocs(validatorCollector, docs, { name: 'shipwrecks' });
     const blank = runRule(mixedTypes, snapshot).find((f) => f.target.path === 'depth');
     expect(blank?.messageId).toBe('blankStrings');
-    expect(blank?.recommendation?.commands?.[1]).toContain('$unset: { "depth": "" }');
+    // a rewrite of the documents: a later step, once the application leaves the field out instead of a blank
+    expect(blank?.recommendation?.later?.commands.join('\n')).toContain('$unset: { "depth": "" }');
 
     const c = snapshot.databases[0]?.collections[0];
     if (!c) throw new Error('no collection');

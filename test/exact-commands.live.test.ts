@@ -213,6 +213,8 @@ const EXACT: Record<string, string[]> = {
     'SMALL listIndexes small maxTimeMS',
     'SMALL find small maxTimeMS',
     'SMALL find system.profile maxTimeMS', // query-indexes' workload: the newest profiler entries
+    // embed-reference's pairs: the profiler once more, inserts kept (the shared reader leaves them out; to be merged)
+    'SMALL find system.profile maxTimeMS',
     'admin listDatabases maxTimeMS',
   ],
   secantusdb: [
@@ -226,6 +228,8 @@ const EXACT: Record<string, string[]> = {
     'SMALL listIndexes small maxTimeMS secondaryPreferred',
     'SMALL aggregate small [$limit,$project] maxTimeMS secondaryPreferred',
     'SMALL find system.profile maxTimeMS primaryPreferred', // query-indexes' workload, on the primary
+    // embed-reference's pairs: the profiler once more, inserts kept (the shared reader leaves them out; to be merged)
+    'SMALL find system.profile maxTimeMS primaryPreferred',
     // the profiler held nothing: the workload's $queryStats, per node too (SecantusDB says 8.2, refuses the stage)
     'admin aggregate [$queryStats,$match,$sort,$limit] maxTimeMS primaryPreferred',
     'admin listDatabases maxTimeMS primaryPreferred',

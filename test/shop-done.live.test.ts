@@ -149,12 +149,17 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     if (skipWhy) ctx.skip(skipWhy);
   };
 
-  it('every confirmation ends within the default budget plus 10%', (ctx) => {
+  it('every confirmation ends within the default budget plus 10%, or says why it ran past it', (ctx) => {
     needProfiler(ctx);
     const confirmed = first().result.findings.filter((f) => f.confirmation && f.confirmation.durationMs > 0);
     expect(confirmed.length).toBeGreaterThan(0);
-    for (const f of confirmed)
-      expect(f.confirmation?.durationMs).toBeLessThanOrEqual(CONFIRM_DEFAULTS.budgetMs * BUDGET_SLACK);
+    // A proof whose copy could not be cut to fit (fewer documents could not decide) runs past its budget and says so
+    // (pastBudgetSentence): it must still end within twice the budget; every other one within the budget plus 10%.
+    for (const f of confirmed) {
+      const late = /ran past its budget rather than decide nothing/.test(f.confirmation?.summary ?? '');
+      const bound = CONFIRM_DEFAULTS.budgetMs * (late ? 2 : BUDGET_SLACK);
+      expect(f.confirmation?.durationMs, f.confirmation?.summary).toBeLessThanOrEqual(bound);
+    }
   });
 
   it('proves every needed index: orders by customer and status, events by type and time, the update', (ctx) => {

@@ -109,10 +109,13 @@ describe('dynamic keys and mixed types (live, CLI)', () => {
       medianKeys: 2,
       keyShapes: `${formatNumber(skus.size)} codes (digits with letters or separators)`,
     });
-    expect(items?.recommendation?.commands?.[1]).toBe(
+    // the index runs now; the rewrite of the documents waits for the application (a later step)
+    expect(items?.recommendation?.commands).toContain(
       `db.getSiblingDB(${JSON.stringify(DB)}).getCollection("orders").createIndex({ "itemsBySku.k": 1, ` +
         '"itemsBySku.v": 1 })',
     );
+    expect(items?.recommendation?.commands?.join('\n')).not.toContain('$objectToArray');
+    expect(items?.recommendation?.later?.commands.join('\n')).toContain('$objectToArray');
     // the two indexes on one SKU each: counted on the map, never named, never judged (folded alike they would read as
     // duplicates)
     expect(items?.evidence).toMatchObject({ indexesOnKeys: 2 });

@@ -6,7 +6,14 @@ import type { Confirmation, Finding } from '../../src/core/types';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { ratioClaim, say } from '../../src/confirm/verdict';
 import { fmtRatio } from '../../src/confirm/trials';
-import { percent, proveIndex, type CopyBound, type IndexProof, type IndexSpec } from '../../src/confirm/index-proof';
+import {
+  percent,
+  proveIndex,
+  type Copy,
+  type CopyBound,
+  type IndexProof,
+  type IndexSpec,
+} from '../../src/confirm/index-proof';
 import { formatKey } from '../../src/lib/index-keys';
 import { commandsOf, queryWorkload } from '../../src/collect/workload';
 import type { QueryIndexesOptions } from './options';
@@ -165,6 +172,23 @@ export function bestPrefixOf(
 
 /** What a proof showed, as the confirmation every format prints (exported for its test). */
 export function resultOf(p: IndexProof, key: string, calls: number, share: number): Result {
+  const r = proofResult(p, key, calls, share);
+  return p.copy?.pastBudget ? { ...r, summary: `${r.summary} ${pastBudgetSentence(p.copy)}` } : r;
+}
+
+/**
+ * Said when the copy could not be cut to fit the budget (fewer documents could not decide): why the confirmation took
+ * longer than the budget, and how to keep it within.
+ */
+export function pastBudgetSentence(copy: Copy): string {
+  return (
+    `Copying the ${formatNumber(copy.copied)} documents the proof needs (fewer would let the planner's trial ` +
+    'read the whole copy, or cut a join short) did not fit the time budget on this server, so this proof ran past its budget ' +
+    'rather than decide nothing; a larger --confirm-budget keeps it within.'
+  );
+}
+
+function proofResult(p: IndexProof, key: string, calls: number, share: number): Result {
   const claim = ratioClaim(
     'below',
     1,

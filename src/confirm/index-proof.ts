@@ -74,6 +74,11 @@ export interface Copy {
   rebuilt: string[];
   /** Existing indexes the scratch server could not rebuild, with the reason (names and server errors only). */
   notRebuilt: string[];
+  /**
+   * The copy went past its share of the budget because fewer documents could not decide (the planner's trial, or a
+   * joined side copied whole): the proof then ends late rather than decide nothing, and says so.
+   */
+  pastBudget?: boolean;
 }
 
 export type ProofStatus = Verdict | 'not-run';
@@ -106,7 +111,7 @@ export interface IndexProof {
    * The joins copied (their foreign documents, the ones the copied local side joins to): one entry per `from`, with
    * the documents copied to each side's copy. Absent when the calls join nothing.
    */
-  joins?: { from: string; copied: number; rebuilt: string[]; reachedOnly?: boolean }[];
+  joins?: { from: string; copied: number; rebuilt: string[]; reachedOnly?: boolean; pastBudget?: boolean }[];
   /** Whether the replays' explain gave the `$lookup` stages' own examined counts (MongoDB does; some servers not). */
   joinCounts?: boolean;
   /** Calls replayed of those given (the budget may end the replays early: the verdict is on those replayed). */
@@ -340,6 +345,7 @@ async function prepare(
     Math.min(want.plannerTrialWorks ?? PLANNER_TRIAL_WORKS, docs.length),
   );
   if (copied.capped) copy.bound = 'budget';
+  if (copied.forced) copy.pastBudget = true;
   copy.copied = copied.n;
   for (const spec of specsOf(existing)) {
     const name = String(spec.name);
@@ -369,8 +375,9 @@ async function copyWithin(
   docs: readonly Doc[],
   share: number,
   floor: number,
-): Promise<{ n: number; capped: boolean }> {
+): Promise<{ n: number; capped: boolean; forced: boolean }> {
   const allowed = ctx.budget.remainingMs * share;
+  let forced = false;
   const t0 = performance.now();
   let want = docs.length;
   let n = docs.length;
@@ -384,10 +391,11 @@ async function copyWithin(
       const rate = (i + COPY_CHUNK) / Math.max(1, performance.now() - t0);
       const fits = Math.floor((rate * allowed) / colls.length);
       if (fits < want) want = Math.max(i + COPY_CHUNK, floor, Math.floor(fits / COPY_CHUNK) * COPY_CHUNK);
+      if (fits < Math.min(floor, docs.length)) forced = true;
     }
     n = Math.min(n, inserted);
   }
-  return { n, capped: want < docs.length };
+  return { n, capped: want < docs.length, forced };
 }
 
 /** Documents read to measure the average size when the snapshot has none (a run without the sampling rules). */
@@ -605,6 +613,7 @@ export async function proveIndex(given: ConfirmContext, input: ProveIndexInput):
     const whole = copy.copied >= copy.sourceCount;
     const joined = await copyJoins(ctx, db, joins, docs, [fa, fb], input, joinedDocs, whole, onJoin ? a : null);
     if (typeof joined === 'string') return { status: 'not-run', reason: joined, copy };
+    if (joined.some((j) => j.pastBudget)) copy.pastBudget = true;
     const times = onJoin ? 'once' : 'twice';
     lap(`${formatNumber(copy.copied)} documents copied ${times}${joinedText(joined)}, ${copy.rebuilt.length} rebuilt`);
     const unreadable = await probe(ctx, ra[0] as Doc);
@@ -732,7 +741,7 @@ async function copyJoins(
     keep.set(from, docs);
     const pair = [fa.get(from), fb.get(from)] as string[];
     // The joined side whole: a join cut short would return other results than in production.
-    const { n: copied } = await copyWithin(ctx, pair, docs, COPY_SHARE, docs.length);
+    const { n: copied, forced } = await copyWithin(ctx, pair, docs, COPY_SHARE, docs.length);
     const rebuilt: string[] = [];
     for (const coll of pair) {
       for (const spec of specsOf(input.joinedIndexes?.[from] ?? [])) {
@@ -745,7 +754,13 @@ async function copyJoins(
         }
       }
     }
-    out.push({ from, copied, rebuilt, ...(reached ? { reachedOnly: true } : {}) });
+    out.push({
+      from,
+      copied,
+      rebuilt,
+      ...(reached ? { reachedOnly: true } : {}),
+      ...(forced ? { pastBudget: true } : {}),
+    });
   }
   return out;
 }
