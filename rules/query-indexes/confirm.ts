@@ -181,11 +181,12 @@ export function resultOf(p: IndexProof, key: string, calls: number, share: numbe
  * longer than the budget, and how to keep it within.
  */
 export function pastBudgetSentence(copy: Copy): string {
-  return (
-    `Copying the ${formatNumber(copy.copied)} documents the proof needs (fewer would let the planner's trial ` +
-    'read the whole copy, or cut a join short) did not fit the time budget on this server, so this proof ran past its budget ' +
-    'rather than decide nothing; a larger --confirm-budget keeps it within.'
-  );
+  const n = formatNumber(copy.copied);
+  return [
+    `Copying the ${n} documents the proof needs (fewer would let the planner's trial read the whole copy, or cut a`,
+    'join short) did not fit the time budget on this server, so this proof ran past its budget rather than decide',
+    'nothing; a larger --confirm-budget keeps it within.',
+  ].join(' ');
 }
 
 function proofResult(p: IndexProof, key: string, calls: number, share: number): Result {
