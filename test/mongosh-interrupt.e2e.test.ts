@@ -10,6 +10,11 @@ const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh_interrupt';
+/**
+ * One collection with two experiments that copy several documents (id-pattern's clustered copy, the validator's): every
+ * phase is reached without collecting the whole database first (the tenants stay for the checksums).
+ */
+const CHECKED = JSON.stringify('sessions');
 
 const mongosh = (uri: string, script: string, env: Record<string, string> = {}) =>
   runProcess(
@@ -46,7 +51,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
   ] as const) {
     for (const phase of phases) {
       it(`${signal} at ${phase}: the plugin drops the scratch database and says so`, async () => {
-        const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', {
+        const r = await mongosh(uri, `advisor.check(${CHECKED}, { confirmBudget: 2 })`, {
           MONGO_ADVISOR_TEST_INTERRUPT_AT: `${phase}:${signal}`,
         });
         const name =
@@ -66,7 +71,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
       'advisor.cleanup drops it',
     async () => {
       const had = new Set(await scratchDbs(client));
-      const r = await mongosh(uri, 'advisor.check(undefined, { confirmBudget: 2 })', {
+      const r = await mongosh(uri, `advisor.check(${CHECKED}, { confirmBudget: 2 })`, {
         MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGINT',
       });
       // mongosh ends the evaluation (MongoshInterruptedError, exit 1) or the process (130): no plugin code runs either
@@ -151,7 +156,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
     async () => {
       const t = await session();
       try {
-        t.type('advisor.check(undefined, { confirmBudget: 2 })\r');
+        t.type(`advisor.check(${CHECKED}, { confirmBudget: 2 })\r`);
         const started = await t.waitFor(/confirming 1 of (\d+)/, 240_000);
         expect(started, t.output).not.toBeNull();
         const from = t.output.length;
@@ -206,7 +211,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
     const t = await session();
     let name = '';
     try {
-      t.type('advisor.check(undefined, { confirmBudget: 2 })\r');
+      t.type(`advisor.check(${CHECKED}, { confirmBudget: 2 })\r`);
       expect(await t.waitFor(/confirming 1 of/, 240_000), t.output).not.toBeNull();
       // ours: a new scratch database whose marker names a mongosh that descends from this terminal (its first write
       // follows the progress line: wait for it)
