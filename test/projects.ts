@@ -40,8 +40,10 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
   },
   'test/cli-flags.e2e.test.ts': { server: 'ferretdb', why: "the CLI's flags and their messages" },
   'test/interrupt.e2e.test.ts': {
-    server: 'ferretdb',
-    why: "the CLI's signal handling at each phase; how each server drops a database is scratch-cleanup's subject",
+    server: 'secantusdb',
+    why:
+      "the CLI's signal handling at each phase (SecantusDB's experiments on one collection reach every phase); how " +
+      "each server drops a database is scratch-cleanup's subject",
   },
   'test/progress.e2e.test.ts': { server: 'secantusdb', why: 'the progress lines of the CLI and of mongosh' },
   'test/terminal-safe.live.test.ts': {
