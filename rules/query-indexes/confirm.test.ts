@@ -49,7 +49,7 @@ describe('query-indexes confirmation: a proof that ran past its budget says so',
   it('adds why and what to do when the copy could not be cut to fit, and nothing otherwise', () => {
     const base = proof(undefined);
     const late = resultOf({ ...base, copy: { ...base.copy!, pastBudget: true } }, '{ a: 1 }', 1, 0.5);
-    expect(late.summary).toMatch(/Copying the 8,000 documents the proof needs .* ran past its budget rather than/);
+    expect(late.summary).toMatch(/Copying these 8,000 documents .* ran past its budget rather than decide nothing/);
     expect(late.summary).toMatch(/a larger --confirm-budget keeps it within\.$/);
     expect(resultOf(base, '{ a: 1 }', 1, 0.5).summary).not.toMatch(/past its budget/);
   });

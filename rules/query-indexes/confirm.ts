@@ -183,9 +183,9 @@ export function resultOf(p: IndexProof, key: string, calls: number, share: numbe
 export function pastBudgetSentence(copy: Copy): string {
   const n = formatNumber(copy.copied);
   return [
-    `Copying the ${n} documents the proof needs (fewer would let the planner's trial read the whole copy, or cut a`,
-    'join short) did not fit the time budget on this server, so this proof ran past its budget rather than decide',
-    'nothing; a larger --confirm-budget keeps it within.',
+    `Copying these ${n} documents (fewer could not decide: the planner reads a small copy whole, and a join cut`,
+    'short returns other results) did not fit the time budget on this server, so this proof ran past its budget',
+    'rather than decide nothing; a larger --confirm-budget keeps it within.',
   ].join(' ');
 }
 
