@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { listScratchDatabases } from '../src/confirm/leftovers';
 import { INTERRUPT_PHASES } from '../src/confirm/scratch';
 import { DriverAdapter } from '../src/adapters/driver';
-import { checksums, scratchDbs, seedTenants, TENANTS } from './support/scratch';
-import { dropDb, seedBlog } from './support/seed';
+import { checksums, scratchDbs, TENANTS, useInterruptSource } from './support/scratch';
 import { joinRegex } from './support/regex';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
@@ -46,26 +44,15 @@ const scratchOf = (err: string): string | undefined =>
 
 describe('interrupting a confirmation (real CLI): every phase, every signal', () => {
   const uri = inject('mongoUri');
-  let client: MongoClient;
-  let before: Record<string, string>;
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-    client = await MongoClient.connect(uri);
-    await seedTenants(client, DB);
-    before = await checksums(client, DB);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await dropDb(uri, DB);
-  });
+  const src = useInterruptSource(uri, DB);
 
   const expectClean = async (run: Run, exit: number): Promise<string> => {
     const name = scratchOf(run.err);
     expect(name, run.err).toBeDefined();
     expect(run.err).toContain(`Dropped the scratch database ${name as string} (listDatabases no longer lists it).`);
     expect(run.code, run.err).toBe(exit);
-    expect(await scratchDbs(client), run.err).not.toContain(name);
-    expect(await checksums(client, DB)).toEqual(before);
+    expect(await scratchDbs(src.client), run.err).not.toContain(name);
+    expect(await checksums(src.client, DB)).toEqual(src.before);
     return name as string;
   };
 
@@ -138,8 +125,8 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     const name = scratchOf(run.err);
     expect(name).toBeDefined();
     expect(run.code).toBe(129);
-    expect(await scratchDbs(client)).not.toContain(name);
-    expect(await checksums(client, DB)).toEqual(before);
+    expect(await scratchDbs(src.client)).not.toContain(name);
+    expect(await checksums(src.client, DB)).toEqual(src.before);
   }, 120_000);
 
   it(
@@ -157,7 +144,7 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
       expect(run.code).toBe(130);
       if (run.err.includes('Dropped the scratch database')) {
         // the drop won the race against the second Ctrl-C
-        expect(await scratchDbs(client)).not.toContain(name);
+        expect(await scratchDbs(src.client)).not.toContain(name);
       } else {
         expect(run.err).toContain(`Quit before the drop was confirmed: the scratch database ${name} may remain`);
         expect(run.err).toContain(`db.getSiblingDB("${name}").dropDatabase()`);
@@ -168,13 +155,13 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
           if (left) {
             expect(left.state, left.why).toBe('stale');
             expect(left.why).toContain('that process no longer runs');
-            await client.db(name).dropDatabase();
+            await src.client.db(name).dropDatabase();
           }
         } finally {
           await adapter.close();
         }
       }
-      expect(await checksums(client, DB)).toEqual(before);
+      expect(await checksums(src.client, DB)).toEqual(src.before);
     },
     120_000,
   );

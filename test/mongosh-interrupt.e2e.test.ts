@@ -1,10 +1,8 @@
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { descendsFrom, Terminal } from './support/pty';
 import { runProcess } from './support/run';
-import { checksums, scratchDbs, seedTenants } from './support/scratch';
-import { dropDb, seedBlog } from './support/seed';
+import { checksums, scratchDbs, useInterruptSource } from './support/scratch';
 
 const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
@@ -29,20 +27,11 @@ const mongosh = (uri: string, script: string, env: Record<string, string> = {}) 
     { env: { MONGOSH_NO_UPDATE_CHECK: '1', ...env } },
   );
 
+// One seeded source for the whole file: every test leaves it unchanged (each asserts so).
+const src = useInterruptSource(inject('mongoUri'), DB);
+
 describe('interrupting advisor.check (real mongosh)', () => {
   const uri = inject('mongoUri');
-  let client: MongoClient;
-  let before: Record<string, string>;
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-    client = await MongoClient.connect(uri);
-    await seedTenants(client, DB);
-    before = await checksums(client, DB);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await dropDb(uri, DB);
-  });
 
   // Every phase with SIGTERM; SIGHUP (the same handler, another exit code) at the phase with writes in flight.
   for (const [signal, exit, phases] of [
@@ -60,8 +49,8 @@ describe('interrupting advisor.check (real mongosh)', () => {
           )?.[1];
         expect(name, r.err + r.out).toBeDefined();
         expect(r.code).toBe(exit);
-        expect(await scratchDbs(client)).not.toContain(name);
-        expect(await checksums(client, DB)).toEqual(before);
+        expect(await scratchDbs(src.client)).not.toContain(name);
+        expect(await checksums(src.client, DB)).toEqual(src.before);
       }, 180_000);
     }
   }
@@ -70,7 +59,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
     'SIGINT ends a mongosh script at once (mongosh owns it): the marker makes the leftover stale, and ' +
       'advisor.cleanup drops it',
     async () => {
-      const had = new Set(await scratchDbs(client));
+      const had = new Set(await scratchDbs(src.client));
       const r = await mongosh(uri, `advisor.check(${CHECKED}, { confirmBudget: 2 })`, {
         MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGINT',
       });
@@ -91,8 +80,8 @@ describe('interrupting advisor.check (real mongosh)', () => {
         }
       };
       const left: string[] = [];
-      for (const n of (await scratchDbs(client)).filter((x) => !had.has(x))) {
-        const marker = await client
+      for (const n of (await scratchDbs(src.client)).filter((x) => !had.has(x))) {
+        const marker = await src.client
           .db(n)
           .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
           .findOne({ _id: 'owner' });
@@ -114,11 +103,11 @@ describe('interrupting advisor.check (real mongosh)', () => {
       );
       const listed = await mongosh(uri, 'advisor.cleanup().then((t) => print(t))');
       expect(listed.out).toMatch(new RegExp(`${name}\\s+\\S+ \\w+\\s+STALE: `));
-      expect(await scratchDbs(client)).toContain(name);
+      expect(await scratchDbs(src.client)).toContain(name);
       const dropped = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
       expect(dropped.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
-      expect(await scratchDbs(client)).not.toContain(name);
-      expect(await checksums(client, DB)).toEqual(before);
+      expect(await scratchDbs(src.client)).not.toContain(name);
+      expect(await checksums(src.client, DB)).toEqual(src.before);
     },
     240_000,
   );
@@ -128,18 +117,6 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
   const uri = inject('mongoUri');
   const shellUri = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
   const env = { MONGOSH_NO_UPDATE_CHECK: '1' };
-  let client: MongoClient;
-  let before: Record<string, string>;
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-    client = await MongoClient.connect(uri);
-    await seedTenants(client, DB);
-    before = await checksums(client, DB);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await dropDb(uri, DB);
-  });
 
   /** A mongosh session with the plugin loaded, at its prompt. */
   async function session(): Promise<Terminal> {
@@ -181,7 +158,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
         expect(await t.waitFor(/Not run: the run was interrupted before this experiment began/, 5_000, from)).not.toBe(
           null,
         );
-        expect(await scratchDbs(client)).not.toContain(name);
+        expect(await scratchDbs(src.client)).not.toContain(name);
         // the shell takes commands again, and nothing of this run is left in use. mongosh ignores a line typed in the
         // moment it still finishes its own interrupt handling (its prompt then lacks the database's name): a user
         // types later than that, and so does this test.
@@ -197,7 +174,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
         expect(listed, t.output.slice(at)).not.toBeNull();
         expect(t.output.slice(at)).not.toContain(name);
         expect(t.output.slice(at)).not.toMatch(/this very process, a run going on now/);
-        expect(await checksums(client, DB)).toEqual(before);
+        expect(await checksums(src.client, DB)).toEqual(src.before);
       } finally {
         t.type('.exit\r');
         await t.close();
@@ -207,7 +184,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
   );
 
   it('a mongosh killed with SIGKILL mid-confirmation leaves a database the next session drops', async () => {
-    const had = new Set(await scratchDbs(client));
+    const had = new Set(await scratchDbs(src.client));
     const t = await session();
     let name = '';
     try {
@@ -216,8 +193,8 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
       // ours: a new scratch database whose marker names a mongosh that descends from this terminal (its first write
       // follows the progress line: wait for it)
       for (const until = Date.now() + 60_000; name === '' && Date.now() < until; ) {
-        for (const n of (await scratchDbs(client)).filter((x) => !had.has(x))) {
-          const marker = await client
+        for (const n of (await scratchDbs(src.client)).filter((x) => !had.has(x))) {
+          const marker = await src.client
             .db(n)
             .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
             .findOne({ _id: 'owner' });
@@ -237,10 +214,10 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
     } finally {
       await t.close();
     }
-    expect(await scratchDbs(client)).toContain(name);
+    expect(await scratchDbs(src.client)).toContain(name);
     const next = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
     expect(next.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
-    expect(await scratchDbs(client)).not.toContain(name);
-    expect(await checksums(client, DB)).toEqual(before);
+    expect(await scratchDbs(src.client)).not.toContain(name);
+    expect(await checksums(src.client, DB)).toEqual(src.before);
   }, 360_000);
 });

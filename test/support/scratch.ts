@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { BSON, MongoClient } from 'mongodb';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
+import { dropDb, seedBlog } from './seed';
 
 /**
  * Asserts that the scratch database a run names in its `where` ("scratch database <name> on …") is gone.
@@ -57,4 +58,24 @@ export async function seedTenants(client: MongoClient, db: string): Promise<void
     );
     await c.createIndex({ userId: 1, createdAt: -1 });
   }
+}
+
+/**
+ * The source an interrupt test checks: the demo blog and TENANTS tenant collections in `db`, seeded once for the
+ * file (beforeAll), with a client and the checksums taken before any run, so each test can assert the source is
+ * unchanged; dropped afterwards. Read `client` and `before` inside tests (set once beforeAll has run).
+ */
+export function useInterruptSource(uri: string, db: string): { client: MongoClient; before: Record<string, string> } {
+  const state = {} as { client: MongoClient; before: Record<string, string> };
+  beforeAll(async () => {
+    await seedBlog(uri, db);
+    state.client = await MongoClient.connect(uri);
+    await seedTenants(state.client, db);
+    state.before = await checksums(state.client, db);
+  });
+  afterAll(async () => {
+    await state.client?.close();
+    await dropDb(uri, db);
+  });
+  return state;
 }
