@@ -38,7 +38,8 @@ export interface PairJudgement {
   childWrites: number;
 }
 
-const none = (name: string): CollectionOps => ({
+/** A collection the workload neither reads nor writes (exported for the tests' fixtures). */
+export const none = (name: string): CollectionOps => ({
   name,
   reads: 0,
   readsByKey: 0,

@@ -3,6 +3,7 @@ import type { CollectionSnapshot, IndexSnapshot } from '../../src/core/types';
 import { collectionOf, snapshotOf, withData } from '../../test/support/fixtures';
 import { runRule, ruleTester } from '../../test/support/rule-tester';
 import { embedPairs, type MeasuredPair, type PairsData } from './collect';
+import { none } from './analyze';
 import { embedTables } from './table';
 import rule from './index';
 
@@ -21,17 +22,7 @@ const coll = (name: string, avgObjSize: number, indexes: IndexSnapshot[] = [ix('
     },
   });
 
-const ops = (name: string, over: Partial<PairsData['collections'][number]> = {}) => ({
-  name,
-  reads: 0,
-  readsByKey: 0,
-  readsById: 0,
-  inserts: 0,
-  updates: 0,
-  updatesById: 0,
-  deletes: 0,
-  ...over,
-});
+const ops = (name: string, over: Partial<PairsData['collections'][number]> = {}) => ({ ...none(name), ...over });
 
 /** 40 orders of 1-5 items, none added since (pace 0); posts of up to 5,000 comments, 100 a day at most. */
 const ITEMS: MeasuredPair = {
