@@ -173,11 +173,11 @@ describe('proofShare: the proof keeps room for dropping its copies within the bu
   it('keeps HEADROOM before any drop was timed', () => {
     expect(proofShare(30_000, 0, 4)).toBe(HEADROOM);
   });
-  it('reserves the slowest drop so far for each copy', () => {
-    // 4 copies of 2.5 s each: 10 s of 30 s reserved, the proof keeps two thirds.
-    expect(proofShare(30_000, 2_500, 4)).toBeCloseTo(2 / 3, 5);
-    expect(proofShare(30_000, 2_500, 2)).toBeCloseTo(5 / 6, 5);
-    expect(proofShare(30_000, 1_000, 2)).toBe(HEADROOM);
+  it('reserves the slowest drop so far for each copy, on top of the headroom', () => {
+    // 4 copies of 2.5 s each: 10 s of 30 s reserved besides the headroom.
+    expect(proofShare(30_000, 2_500, 4)).toBeCloseTo(HEADROOM - 1 / 3, 5);
+    expect(proofShare(30_000, 2_500, 2)).toBeCloseTo(HEADROOM - 1 / 6, 5);
+    expect(proofShare(30_000, 1_000, 2)).toBeCloseTo(HEADROOM - 1 / 15, 5);
   });
   it('never keeps less than MIN_SHARE, however slow the drops', () => {
     expect(proofShare(30_000, 20_000, 4)).toBe(MIN_SHARE);

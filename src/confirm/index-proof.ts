@@ -767,8 +767,9 @@ async function copyJoins(
 
 /**
  * The proof's own budget: HEADROOM of the finding's, so the round under way when it ends and the write cost's last
- * batch still end within the finding's budget plus 10% (issue 27); less the time its `copies` will take to drop, as the
- * run's slowest drop so far says (a server slow to drop, SecantusDB, took 2-5 s a copy), never below MIN_SHARE.
+ * batch still end within the finding's budget plus 10% (issue 27); less, on top of that, the time its `copies` will
+ * take to drop, as the run's slowest drop so far says with its margin (a server slow to drop, SecantusDB, took 2-6 s
+ * a copy), never below MIN_SHARE.
  */
 export const HEADROOM = 0.85;
 /** The least share of the finding's budget a proof keeps, however slow the drops: below it nothing can be timed. */
@@ -776,7 +777,7 @@ export const MIN_SHARE = 0.5;
 /** The share of `remainingMs` a proof keeps when each of its `copies` may take `dropMs` to drop. */
 export function proofShare(remainingMs: number, dropMs: number, copies: number): number {
   const dropShare = remainingMs > 0 ? (dropMs * copies) / remainingMs : 0;
-  return Math.max(MIN_SHARE, Math.min(HEADROOM, 1 - dropShare));
+  return Math.max(MIN_SHARE, HEADROOM - dropShare);
 }
 const withHeadroom = (ctx: ConfirmContext, copies: number): ConfirmContext => ({
   ...ctx,
@@ -903,8 +904,9 @@ async function writeCost(
   { copy, batch: perBatch }: { copy: Copy; batch: number },
 ): Promise<WriteCost> {
   const out: WriteCost = { bytes: null, batch: Math.min(perBatch, docs.length) };
-  // A checkpoint (fsync) takes seconds on some servers: past the budget, neither the size nor the inserts are taken.
-  if (ctx.budget.exhausted)
+  // A checkpoint (fsync) takes seconds on some servers: with less of the budget left than the run's slowest one took,
+  // neither the size nor the inserts are taken.
+  if (ctx.budget.exhausted || ctx.budget.remainingMs < ctx.scratch.fsyncReserveMs)
     return {
       ...out,
       sizeReason: 'not measured: the time budget ended before it',
