@@ -497,7 +497,11 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
       : '',
     p.nullOnly.length ? ` Seen only as \`null\`, so left untyped (any type): ${listed(p.nullOnly)}.` : '',
     p.mixed.length ? ` Typed with every type seen (the mixed-types rule reports them): ${listed(p.mixed)}.` : '',
-    p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
+    p.maps.length
+      ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}; ` +
+        `this schema rejects the rewrite of a map into an array of {k, v} (the dynamic-keys rule's advice): ` +
+        `before that rewrite, type the field as \`{ bsonType: "array" }\` in the validator (collMod).`
+      : '',
     p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
     belowDepth.length
       ? ` Left out below level ${formatNumber(o.maxDepth)} (maxDepth; they accept anything): ` +
