@@ -61,8 +61,11 @@ const datedPosts = (): Doc[] => [
 /** The busy post's size, as the profiler measures it: the one figure every line prints for it. */
 const busyBytes = (profiled('posts', datedPosts()).sample.docs[0] as DocProfile).bytes;
 
-/** The advice for a growing array of objects: a child collection named after the array, keyed by the post. */
-const reference = (leaf: string) => ({
+/**
+ * The advice for a growing array of objects: a child collection named after the posts and the array (a bare
+ * `comments` may already hold other data), keyed by the post.
+ */
+const reference = (array: string, leaf = `posts_${array}`) => ({
   action: 'reference',
   commands: [
     `db.getSiblingDB("app").createCollection("${leaf}")`,
@@ -681,6 +684,12 @@ describe('array-growth analysis', () => {
     expect(windowIndex([7, 30, 90, 365], 45)).toBe(1);
     expect(windowIndex([7, 30, 90, 365], 1000)).toBe(3);
     expect(windowIndex([7, 30, 90, 365], 3)).toBe(0);
+  });
+
+  it('never names the child collection after one the database already holds', () => {
+    const held = [collectionOf('comments'), collectionOf('posts_comments')];
+    const [f] = runRule(rule, snapshotOf([posts([docWithArray('comments', 5000, 1000, null)], null), ...held]));
+    expect(f?.recommendation).toMatchObject(reference('comments', 'posts_comments_2'));
   });
 
   it('rejects an unknown option with a message naming it', () => {

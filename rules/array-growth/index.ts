@@ -54,9 +54,17 @@ function recommend(
   severity: Severity,
   o: ArrayGrowthOptions,
   largestDoc: string,
+  taken: ReadonlySet<string>,
 ): Recommendation {
-  const r = advice(db, collection, s, severity, o, largestDoc);
+  const r = advice(db, collection, s, severity, o, largestDoc, taken);
   return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
+}
+
+/** `name`, or `name_2`, `name_3`… when the database already holds a collection of that name. */
+function freeName(name: string, taken: ReadonlySet<string>): string {
+  let out = name;
+  for (let i = 2; taken.has(out); i++) out = `${name}_${i}`;
+  return out;
 }
 
 function advice(
@@ -66,13 +74,17 @@ function advice(
   severity: Severity,
   o: ArrayGrowthOptions,
   largestDoc: string,
+  taken: ReadonlySet<string>,
 ): Recommendation {
   const leaf =
     pathSegments(s.path)
       .filter((p) => p !== '$[]')
       .pop() ?? s.path;
   const parentKey = `${singular(collection)}Id`;
-  const buckets = `${collection}_${leaf}_buckets`;
+  // Named after the parent and the array, like the buckets: a bare `comments` may already hold other data, and a
+  // pasted createIndex or insert would then write into it.
+  const child = freeName(`${collection}_${leaf}`, taken);
+  const buckets = freeName(`${collection}_${leaf}_buckets`, taken);
   const growing =
     s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
   if (severity === 'info' && !growing) {
@@ -116,9 +128,9 @@ function advice(
       `(${formatBytes(s.elementBytes)}). In ${BENCHMARK} $push was 2.3x slower than the referenced insert at ` +
       `1,000 comments per post and 26.5x at 10,000.`,
     commands: [
-      shellDbCall(db, 'createCollection', leaf),
-      shellCall(db, leaf, 'createIndex', { [parentKey]: 1, _id: 1 }),
-      shellTemplate(`${shellCollection(db, leaf)}.insertOne({ ${shellKey(parentKey)}: <parent _id>, ...<item> })`),
+      shellDbCall(db, 'createCollection', child),
+      shellCall(db, child, 'createIndex', { [parentKey]: 1, _id: 1 }),
+      shellTemplate(`${shellCollection(db, child)}.insertOne({ ${shellKey(parentKey)}: <parent _id>, ...<item> })`),
     ],
   };
 }
@@ -314,6 +326,8 @@ export default defineRule({
     if (!collection || collection.sample.size === 0) return;
     const now = Date.parse(snapshot.collectedAt);
     const outliers = dataOf(outlierSearch, collection)?.docs ?? [];
+    // The names a new collection must not take: those of the database this run read.
+    const taken = new Set(snapshot.databases.find((d) => d.name === collection.db)?.collections.map((c) => c.name));
     for (const stats of arrayPathStats(collection, options, now, dataOf(elementPace, collection), outliers)) {
       const grade = severityOf(stats, options);
       if (!grade) continue;
@@ -323,7 +337,7 @@ export default defineRule({
         severity: grade.severity,
         target: { db: collection.db, collection: collection.name, path: stats.path },
         evidence: evidenceOf(collection, stats),
-        recommendation: recommend(collection.db, collection.name, stats, grade.severity, options, largestDoc),
+        recommendation: recommend(collection.db, collection.name, stats, grade.severity, options, largestDoc, taken),
       };
       const held: Held = {
         path: stats.path,
