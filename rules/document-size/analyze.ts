@@ -53,9 +53,10 @@ export function documentSizeStats(
     if (arr && share >= o.arrayShare)
       dominantArray = { path: top.path, bytes: top.bytes, share, length: arr.maxLength };
   }
-  let largestFieldType: string | null = null;
+  // The server's own type for a document it measured (the census may never have seen that field), else the census's.
+  let largestFieldType: string | null = top?.type ?? null;
   const census = top ? c.sample.fields[top.path] : undefined;
-  if (census) {
+  if (census && largestFieldType === null) {
     const best = Object.entries(census.types).sort((a, b) => b[1] - a[1])[0];
     largestFieldType = best ? best[0] : null;
   }

@@ -131,6 +131,28 @@ ruleTester(rule, {
       ],
     },
     {
+      name: 'a binary seen only beyond the sample, in a document measured on the server: its type comes from there',
+      snapshot: snapshotOf([
+        withOutliers(small, [doc(11_000_000, [{ path: 'pdf', bytes: 10_900_000, type: 'binData' }], true)]),
+      ]),
+      findings: [
+        {
+          messageId: 'largeDocumentBeyondSample',
+          severity: 'warn',
+          target: at('pdf'),
+          messageIncludes: 'Largest fields: `pdf` 10.4 MiB.',
+          evidence: { measuredOnServer: true, largestFieldType: 'binData' },
+          recommendation: {
+            action: 'store the binary outside the document',
+            commands: [
+              'db.getSiblingDB("app").getCollection("reports").find({}, { pdf: 0 })  // reads without the large' +
+                ' field meanwhile',
+            ],
+          },
+        },
+      ],
+    },
+    {
       name: 'within 20% of 16 MiB: error',
       snapshot: snapshotOf([sampled([...small, doc(14 * MiB, [{ path: 'blob', bytes: 14 * MiB - 100 }], true)])]),
       findings: [

@@ -533,7 +533,11 @@ function topDates(r: Doc): Record<string, number> {
 function reduceLarge(r: Doc): DocProfile {
   const top = (r[TOP_FIELD] as { k: string; t: string; n: number; b: number; e: string | null }[] | undefined) ?? [];
   // $bsonSize of {v: value} is the value's bytes plus 8 (length, type byte, key "v", terminator).
-  const fields = top.map((f) => ({ path: pathKey(f.k), bytes: Number(f.b) - 8 + 2 + f.k.length }));
+  const fields = top.map((f) => ({
+    path: pathKey(f.k),
+    bytes: Number(f.b) - 8 + 2 + f.k.length,
+    ...(typeof f.t === 'string' ? { type: f.t } : {}),
+  }));
   fields.sort((a, b) => b.bytes - a.bytes);
   return {
     bytes: Number(r[SIZE_FIELD]),

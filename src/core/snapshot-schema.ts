@@ -171,10 +171,13 @@ export const DOC_PROFILE_SCHEMA = {
     /** true when the size came from the server ($bsonSize) because the document was too large to pull. */
     measuredOnServer: { type: 'boolean' },
     arrays: { type: 'array', items: arrayProfile },
-    /** The largest top-level fields by BSON bytes, at most 3. */
+    /**
+     * The largest top-level fields by BSON bytes, at most 3; `type` (the server's $type name) on a document measured
+     * on the server, whose fields the sample's census may never have seen.
+     */
     largestFields: {
       type: 'array',
-      items: { type: 'object', required: ['path', 'bytes'], properties: { path: str, bytes: num } },
+      items: { type: 'object', required: ['path', 'bytes'], properties: { path: str, bytes: num, type: str } },
     },
   },
 } as const;
