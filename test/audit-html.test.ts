@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import type { CheckResult, DocProfile, Finding, Snapshot } from '../src/core/types';
@@ -12,14 +12,9 @@ import { collectionOf, docWithArray, snapshotOf, withData } from './support/fixt
 import { runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
+import { HAS_CHROMIUM, NO_CHROMIUM, useBrowser } from './support/browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM)
-  console.log(
-    `[audit-html] skipping the browser tests: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run ` +
-      `does it in CI)`,
-  );
+if (!HAS_CHROMIUM) console.log(`[audit-html] skipping the browser tests: ${NO_CHROMIUM}`);
 const DB = 'mongo_advisor_test_audit';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-01T00:00:00Z');
@@ -277,28 +272,7 @@ describe('HTML report data (pure)', () => {
 });
 
 describe('HTML report in headless Chromium', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-html-'));
-  let context: BrowserContext | null = null;
-
-  beforeAll(async () => {
-    if (!HAS_CHROMIUM) return;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-  });
-  afterAll(async () => {
-    await context?.close();
-  });
+  const { dir, context } = useBrowser('html');
 
   it.skipIf(!HAS_CHROMIUM)(
     'draws all five charts with no console error and no request, and saves a screenshot',
@@ -306,7 +280,7 @@ describe('HTML report in headless Chromium', () => {
       const file = join(dir, 'fixture.html');
       writeFileSync(file, formatHtml(fixtureReport()));
       const shot = join(tmpdir(), 'mongo-advisor-audit-report.png');
-      const page = await openInChromium(context as BrowserContext, file, shot);
+      const page = await openInChromium(context(), file, shot);
       console.log(`[audit-html] screenshot: ${shot}`);
       expect(page.errors).toEqual([]);
       expect(page.external).toEqual([]);
@@ -344,7 +318,7 @@ describe('HTML report in headless Chromium', () => {
           /collections\. Confirmation on a scratch copy: off\./,
         ),
       );
-      const page = await openInChromium(context as BrowserContext, out, join(tmpdir(), 'mongo-advisor-audit-live.png'));
+      const page = await openInChromium(context(), out, join(tmpdir(), 'mongo-advisor-audit-live.png'));
       expect(page.errors).toEqual([]);
       expect(page.external).toEqual([]);
       // Without confirmation there is no experiment to plot; the others draw — but index sizes only where

@@ -1,14 +1,13 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CheckResult, Finding, Snapshot } from '../src/core/types';
 import { formatHtml, rich } from '../src/report/html';
 import { collectionOf, docWithArray, snapshotOf } from './support/fixtures';
+import { HAS_CHROMIUM, NO_CHROMIUM, useBrowser } from './support/browser';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) console.log(`[report-html] skipping the browser tests: ${NO_CHROMIUM}`);
 const NOW = Date.parse('2026-11-01T00:00:00Z');
 const DAY = 86_400_000;
 
@@ -172,26 +171,14 @@ describe('HTML report markup', () => {
 });
 
 describe('HTML report charts in headless Chromium', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-report-html-'));
-  let context: BrowserContext | null = null;
-  beforeAll(async () => {
-    if (!HAS_CHROMIUM) return;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-  });
+  const { dir, context } = useBrowser('report-html');
 
   it.skipIf(!HAS_CHROMIUM)(
     'labels every bar, skips no category label, and fits every point and interval end in its axis',
     async () => {
       const file = join(dir, 'strained.html');
       writeFileSync(file, formatHtml(strainedReport()));
-      const page = await (context as BrowserContext).newPage();
+      const page = await context().newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.setViewportSize({ width: 1360, height: 900 });
@@ -431,19 +418,7 @@ const LAYOUT_FACTS = `(() => {
 })()`;
 
 describe('HTML report layout at 1,000-1,600 px (headless Chromium)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ma-report-layout-'));
-  let context: BrowserContext | null = null;
-  beforeAll(async () => {
-    if (!HAS_CHROMIUM) return;
-    context = await chromium.launchPersistentContext(join(dir, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await context?.close();
-  });
+  const { dir, context } = useBrowser('report-layout');
 
   it.skipIf(!HAS_CHROMIUM)(
     'fits the width with no horizontal scroll, keeps the finding text readable, and clips no chart label',
@@ -452,7 +427,7 @@ describe('HTML report layout at 1,000-1,600 px (headless Chromium)', () => {
       writeFileSync(file, formatHtml(laptopReport()));
       const heights: Record<number, number> = {};
       for (const width of [1000, 1400, 1600]) {
-        const page = await (context as BrowserContext).newPage();
+        const page = await context().newPage();
         const errors: string[] = [];
         page.on('pageerror', (e) => errors.push(e.message));
         await page.setViewportSize({ width, height: 900 });
@@ -500,7 +475,7 @@ describe('HTML report layout at 1,000-1,600 px (headless Chromium)', () => {
     async () => {
       const file = join(dir, 'fresh.html');
       writeFileSync(file, formatHtml(freshReport()));
-      const page = await (context as BrowserContext).newPage();
+      const page = await context().newPage();
       await page.setViewportSize({ width: 1000, height: 900 });
       await page.goto(`file://${file}`, { waitUntil: 'load' });
       await page.waitForSelector('body[data-charts-drawn]');

@@ -8,7 +8,7 @@ import rule from './index';
 const MiB = 1024 * 1024;
 
 /** A document profile as collect writes it; `measuredOnServer` as for documents over 1 MiB sized with $bsonSize. */
-function doc(bytes: number, fields: { path: string; bytes: number }[], measuredOnServer = false): DocProfile {
+function doc(bytes: number, fields: DocProfile['largestFields'], measuredOnServer = false): DocProfile {
   return { bytes, createdAt: null, measuredOnServer, arrays: [], largestFields: fields };
 }
 
