@@ -630,38 +630,53 @@ function printInterrupted(result: CheckResult, say: (line: string) => void): Che
   return asPrintable(result, true);
 }
 
+/**
+ * `p`, marked as mongosh's own asynchronous shell methods mark theirs (a hidden `@@mongosh.syntheticPromise`
+ * property): the shell's async rewriter then awaits it wherever code uses the value, so a script's
+ * `const r = advisor.check("posts")` holds the result, as `db.posts.find().toArray()` does, instead of a Promise the
+ * script ends without waiting for (the run was cut off mid-way, the shell's client closed under it).
+ */
+function awaitedByShell<T>(p: Promise<T>): Promise<T> {
+  return Object.defineProperty(p, Symbol.for('@@mongosh.syntheticPromise'), { value: true, enumerable: false });
+}
+
+/** `advisor.cleanup(opts)`: its argument checked, then the scratch databases listed (and the stale ones dropped). */
+async function shellCleanup(shell: ShellGlobals, opts?: { drop?: boolean }): Promise<{ [k: symbol]: () => string }> {
+  try {
+    if (
+      opts !== undefined &&
+      (!isPlainObject(opts) ||
+        Object.keys(opts).some((k) => k !== 'drop') ||
+        (opts.drop !== undefined && typeof opts.drop !== 'boolean'))
+    ) {
+      throw new UserError(
+        'advisor.cleanup takes no argument (list) or { drop: true } (drop the stale scratch databases listed).',
+      );
+    }
+    return printableText(await cleanupText(new ShellAdapter(shell), opts?.drop === true));
+  } catch (err) {
+    throw forShell(err, shellUri(shell));
+  }
+}
+
 /** Defines `advisor` on mongosh's global scope. Called by dist/advisor.js after load(). */
 export function install(g: Record<string, unknown>): void {
   const shell = g as unknown as ShellGlobals;
   const advisor = {
     version: VERSION,
     help: () => printableText(HELP),
-    async check(name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
-      try {
-        return await shellCheck(shell, name, opts);
-      } catch (err) {
-        throw forShell(err, shellUri(shell));
-      }
+    check(name?: string, opts?: PluginCheckOptions): Promise<CheckResult> {
+      return awaitedByShell(
+        shellCheck(shell, name, opts).catch((err: unknown) => {
+          throw forShell(err, shellUri(shell));
+        }),
+      );
     },
   };
   Object.assign(advisor, {
     /** Lists scratch databases; `{ drop: true }` drops the stale ones (never one a run in progress uses). */
-    async cleanup(opts?: { drop?: boolean }): Promise<{ [k: symbol]: () => string }> {
-      try {
-        if (
-          opts !== undefined &&
-          (!isPlainObject(opts) ||
-            Object.keys(opts).some((k) => k !== 'drop') ||
-            (opts.drop !== undefined && typeof opts.drop !== 'boolean'))
-        ) {
-          throw new UserError(
-            'advisor.cleanup takes no argument (list) or { drop: true } (drop the stale scratch databases listed).',
-          );
-        }
-        return printableText(await cleanupText(new ShellAdapter(shell), opts?.drop === true));
-      } catch (err) {
-        throw forShell(err, shellUri(shell));
-      }
+    cleanup(opts?: { drop?: boolean }): Promise<{ [k: symbol]: () => string }> {
+      return awaitedByShell(shellCleanup(shell, opts));
     },
   });
   Object.defineProperty(advisor, inspect.custom, { value: () => HELP, enumerable: false });

@@ -1,0 +1,83 @@
+/**
+ * advisor.check and advisor.cleanup in a mongosh script (--eval, --file, .mongoshrc.js): the shell's async rewriter
+ * awaits their results where the script uses them, as it does the shell's own methods, so `const r =
+ * advisor.check(…)` holds the result, a try/catch catches a refusal, and the script never ends while a confirmation
+ * still writes to the scratch database (before, the shell closed its client under the run: a stack trace, scratch data
+ * left behind).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runProcess } from './support/run';
+import { dropDb } from './support/seed';
+import { scratchDatabases } from './support/scratch';
+
+const ROOT = join(__dirname, '..');
+const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
+const PLUGIN = join(ROOT, 'dist', 'advisor.js');
+const DB = 'mongo_advisor_test_mongosh_script';
+const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
+
+describe('advisor.check in a mongosh script (real mongosh, real server)', () => {
+  const uri = inject('mongoUri');
+
+  beforeAll(async () => {
+    if (!existsSync(PLUGIN))
+      throw new Error('dist/advisor.js is missing: run `npm run build` first (npm test does it)');
+    const client = await MongoClient.connect(uri);
+    try {
+      // a map keyed by data: dynamic-keys reports it and confirms on a scratch copy (a write the script must wait for)
+      const docs = Array.from({ length: 300 }, (_, i) => ({
+        sku: `S${i}`,
+        byUser: Object.fromEntries(Array.from({ length: 4 }, (_, k) => [`u${(i * 7 + k * 13) % 900}x`, k])),
+      }));
+      await client.db(DB).collection('prices').insertMany(docs);
+    } finally {
+      await client.close();
+    }
+  });
+  afterAll(async () => {
+    await dropDb(uri, DB);
+  });
+
+  it('const r = advisor.check(…) holds the result; its confirmations ran to their end; no scratch left', async () => {
+    const before = await scratchDatabases(uri);
+    const script =
+      `load(${JSON.stringify(PLUGIN)}); ` +
+      'const r = advisor.check("prices", { confirmBudget: 5 }); ' +
+      'print("RESULT " + JSON.stringify({ findings: r.findings.length, ' +
+      'confirmed: r.findings.filter((f) => f.confirmation).map((f) => f.confirmation.status) })); ' +
+      'const c = advisor.cleanup(); print("CLEANUP " + typeof c);';
+    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+    const r = await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', script], {
+      env: { MONGOSH_NO_UPDATE_CHECK: '1' },
+    });
+    expect(r.err + r.out).not.toMatch(STACK_LINE);
+    expect(r.code, r.err).toBe(0);
+    const line = /^RESULT (.+)$/m.exec(r.out)?.[1];
+    expect(line, r.out).toBeDefined();
+    const result = JSON.parse(line as string) as { findings: number; confirmed: string[] };
+    expect(result.findings).toBeGreaterThan(0);
+    // every confirmation ended with a status of its own, none cut off by the script's end
+    expect(result.confirmed.length).toBeGreaterThan(0);
+    for (const s of result.confirmed) expect(['supported', 'refuted', 'inconclusive', 'not-run']).toContain(s);
+    expect(r.out).toMatch(/^CLEANUP object$/m);
+    const left = (await scratchDatabases(uri)).filter((n) => !before.includes(n));
+    expect(left).toEqual([]);
+  });
+
+  it('a refused check is caught by the script: try/catch sees the message, nothing is thrown past it', async () => {
+    const script =
+      `load(${JSON.stringify(PLUGIN)}); ` +
+      'try { const r = advisor.check("prices", { confirm: 3 }); print("NOT REFUSED"); } ' +
+      'catch (e) { print("CAUGHT " + e.message); }';
+    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
+    const r = await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', script], {
+      env: { MONGOSH_NO_UPDATE_CHECK: '1' },
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^CAUGHT advisor\.check did not run: Option confirm is 3/m);
+    expect(r.out).not.toContain('NOT REFUSED');
+  });
+});
