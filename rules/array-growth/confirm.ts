@@ -126,7 +126,7 @@ async function timeAtLength(
   budget: ConfirmContext['budget'],
 ): Promise<{ embedded: Timed; referenced: Timed }> {
   const s = ctx.scratch;
-  ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} elements`);
+  ctx.log(`  array-growth: preparing a parent with ${formatNumber(L)} element${L === 1 ? '' : 's'}`);
   await s.command({
     insert: 'array_growth_embedded',
     documents: [{ _id: L, items: new Array<unknown>(L).fill(item) }],
