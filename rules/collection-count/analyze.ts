@@ -277,13 +277,21 @@ export function totalsOf(inv: DeploymentInventory): Totals {
   return t;
 }
 
-/** The folded collection's name: the pattern without its `{id}` and the separators around it. */
-export function foldedName(pattern: string): string {
-  const name = pattern
-    .replace(/([_\-.:])\{id\}([_\-.:])/, '$1')
-    .replace('{id}', '')
-    .replace(/^[_\-.:]+|[_\-.:]+$/g, '');
-  return name || 'tenants';
+/**
+ * The folded collection's name: the pattern without its `{id}` and the separators around it; when the database already
+ * holds a collection of that name (`orders` beside `orders_{id}`), `<name>_folded` (then `_folded_2`…): the printed
+ * createIndex and $merge must never write into a collection that holds other data.
+ */
+export function foldedName(pattern: string, taken: ReadonlySet<string> = new Set()): string {
+  const name =
+    pattern
+      .replace(/([_\-.:])\{id\}([_\-.:])/, '$1')
+      .replace('{id}', '')
+      .replace(/^[_\-.:]+|[_\-.:]+$/g, '') || 'tenants';
+  if (!taken.has(name)) return name;
+  let out = `${name}_folded`;
+  for (let i = 2; taken.has(out); i++) out = `${name}_folded_${i}`;
+  return out;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { DeploymentContext } from '../../src/core/collector';
 import { resolveRules } from '../../src/core/options';
 import type { Note } from '../../src/core/types';
 import { collectionOf, ran, snapshotOf, withData, withServer } from '../../test/support/fixtures';
-import { ruleTester } from '../../test/support/rule-tester';
+import { ruleTester, runRule } from '../../test/support/rule-tester';
 import rule from './index';
 import {
   foldedIndexes,
@@ -760,6 +760,9 @@ describe('tenant name patterns', () => {
     expect(foldedName('app.{id}.events')).toBe('app.events');
     expect(foldedName('tenant{id}')).toBe('tenant');
     expect(foldedName('{id}')).toBe('tenants');
+    // never a collection the database already holds: the printed createIndex and $merge would write into it
+    expect(foldedName('orders_{id}', new Set(['orders']))).toBe('orders_folded');
+    expect(foldedName('orders_{id}', new Set(['orders', 'orders_folded']))).toBe('orders_folded_2');
   });
 
   it('offers each token and a trailing number as the varying part', () => {
@@ -846,6 +849,17 @@ describe('tenant name patterns', () => {
 });
 
 describe('tenant groups from the inventory', () => {
+  it('folds beside a real collection of the same name into another: nothing printed writes into `orders`', () => {
+    const d = tenantsDb(30);
+    const list = d.collectionNames as NonNullable<typeof d.collectionNames>;
+    d.collectionNames = { names: ['orders', ...list.names], sets: [-1, ...(list.sets ?? [])] };
+    const f = runRule(rule, snap(inventoryOf({ databases: [d] }))).find((x) => x.target.collection === 'orders_acme');
+    expect(f?.recommendation?.action).toBe('fold into one collection `orders_folded` with tenantId leading each index');
+    const commands = f?.recommendation?.commands ?? [];
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands) expect(c).not.toMatch(/"orders"/);
+  });
+
   it('takes the most common index set of the members read, and counts only those', () => {
     const inv = inventoryOf({ databases: [tenantsDb(30, { read: 20, differing: 5 })] });
     const [g] = tenantGroupsOf(inv);

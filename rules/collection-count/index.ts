@@ -244,7 +244,11 @@ function tenantFindings(a: Analysis, { inv, wt }: Figures): void {
         `deployment`,
     );
   }
-  for (const g of groups) if (isTenantGroup(g, options) && checked.has(g.db)) reportTenantGroup(a, g, wt);
+  for (const g of groups) {
+    if (!isTenantGroup(g, options) || !checked.has(g.db)) continue;
+    const d = inv.databases.find((x) => x.name === g.db);
+    reportTenantGroup(a, g, wt, new Set([...(d?.collectionNames?.names ?? []), ...(d?.timeseriesNames?.names ?? [])]));
+  }
 }
 
 /**
@@ -278,8 +282,13 @@ function whatWasRead(snapshot: Snapshot, g: TenantGroup) {
 }
 
 /** One group of per-tenant collections: fold them into one collection (or one time-series collection). */
-function reportTenantGroup({ snapshot, options, report }: Analysis, g: TenantGroup, wt: boolean): void {
-  const target = foldedName(g.pattern);
+function reportTenantGroup(
+  { snapshot, options, report }: Analysis,
+  g: TenantGroup,
+  wt: boolean,
+  taken: ReadonlySet<string>,
+): void {
+  const target = foldedName(g.pattern, taken);
   const field = options.tenantField;
   const plan = foldedIndexes(target, g, field, snapshot.server.versionArray);
   const ts = g.kind === 'timeseries';
