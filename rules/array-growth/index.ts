@@ -1,5 +1,6 @@
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { pathSegments } from '../../src/lib/doc-path';
+import { collectionNamesIn, newCollectionName } from '../../src/lib/new-collection';
 import { shellCall, shellCollection, shellDbCall, shellKey, shellTemplate } from '../../src/lib/shell';
 import { defineRule, type Report, sentence } from '../../src/core/rule';
 import type { CollectionSnapshot, Finding, Recommendation, Severity, Target } from '../../src/core/types';
@@ -60,13 +61,6 @@ function recommend(
   return s.arrayOfArrays ? { ...r, reason: `${r.reason} It is an array of arrays: index and query it with care.` } : r;
 }
 
-/** `name`, or `name_2`, `name_3`… when the database already holds a collection of that name. */
-function freeName(name: string, taken: ReadonlySet<string>): string {
-  let out = name;
-  for (let i = 2; taken.has(out); i++) out = `${name}_${i}`;
-  return out;
-}
-
 function advice(
   db: string,
   collection: string,
@@ -83,8 +77,8 @@ function advice(
   const parentKey = `${singular(collection)}Id`;
   // Named after the parent and the array, like the buckets: a bare `comments` may already hold other data, and a
   // pasted createIndex or insert would then write into it.
-  const child = freeName(`${collection}_${leaf}`, taken);
-  const buckets = freeName(`${collection}_${leaf}_buckets`, taken);
+  const child = newCollectionName(`${collection}_${leaf}`, taken);
+  const buckets = newCollectionName(`${collection}_${leaf}_buckets`, taken);
   const growing =
     s.growth !== null && s.growth.maxPerDay > 0 && s.daysToMaxBytes !== null && s.daysToMaxBytes < o.growingWithinDays;
   if (severity === 'info' && !growing) {
@@ -327,7 +321,7 @@ export default defineRule({
     const now = Date.parse(snapshot.collectedAt);
     const outliers = dataOf(outlierSearch, collection)?.docs ?? [];
     // The names a new collection must not take: those of the database this run read.
-    const taken = new Set(snapshot.databases.find((d) => d.name === collection.db)?.collections.map((c) => c.name));
+    const taken = collectionNamesIn(snapshot, collection.db);
     for (const stats of arrayPathStats(collection, options, now, dataOf(elementPace, collection), outliers)) {
       const grade = severityOf(stats, options);
       if (!grade) continue;

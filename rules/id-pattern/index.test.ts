@@ -11,7 +11,7 @@ import {
   withServer,
 } from '../../test/support/fixtures';
 import { formatBytes as B } from '../../src/core/format';
-import { ruleTester, snapshotProblems } from '../../test/support/rule-tester';
+import { ruleTester, runRule, snapshotProblems } from '../../test/support/rule-tester';
 import { idProfile, type NaturalOrder, naturalOrder, naturalOrderRanks } from './collect';
 import type { IdProfile } from './id-profile';
 import { planInsertBatch, uuid4Hex, uuid7Hex } from './confirm';
@@ -711,6 +711,14 @@ describe('id-pattern natural order', () => {
 });
 
 describe('id-pattern details', () => {
+  it('copies into a collection the database does not hold: $out replaces one that exists', () => {
+    const held = [collectionOf('accounts_binary'), collectionOf('accounts_binary_2')];
+    const f = runRule(rule, snapshotOf([coll('accounts', ids(uuid4String), {}, scan(inOrder)), ...held])).find(
+      (x) => x.messageId === 'uuidAsString',
+    );
+    expect(f?.recommendation?.commands?.[0]).toContain('{ $out: "accounts_binary_3" }');
+  });
+
   it('generates UUIDs of the right version', () => {
     expect(uuid4Hex()[12]).toBe('4');
     const a = uuid7Hex(1_700_000_000_000, 1);

@@ -1,3 +1,4 @@
+import { collectionNamesIn, newCollectionName } from '../../src/lib/new-collection';
 import { dataOf } from '../../src/core/collector';
 import { codeSpan, shellCall, shellDbCall } from '../../src/lib/shell';
 import { formatBytes, formatNumber } from '../../src/core/format';
@@ -111,6 +112,8 @@ interface IdFinding {
   report: Report<typeof messages>;
   target: Target;
   evidence: ReturnType<typeof evidenceOf>;
+  /** The collection names of the database read: a collection a command creates takes none of them. */
+  taken: ReadonlySet<string>;
 }
 
 function evidenceOf(c: CollectionSnapshot, s: IdPatternStats) {
@@ -150,7 +153,7 @@ function reportMixedTypes({ s, p, report, target, evidence }: IdFinding): void {
   });
 }
 
-function reportUuidAsString({ c, s, report, target, evidence }: IdFinding): void {
+function reportUuidAsString({ c, s, report, target, evidence, taken }: IdFinding): void {
   const sv = uuidSavings(c);
   const shared = {
     label: s.uuidVersion === null ? 'UUID' : `UUID v${s.uuidVersion}`,
@@ -159,7 +162,8 @@ function reportUuidAsString({ c, s, report, target, evidence }: IdFinding): void
     keyBytes: UUID_KEY_SAVING,
     indexes: sv.indexes.map((n) => codeSpan(n)).join(', '),
   };
-  const out = `${c.name}_binary`;
+  // a fresh name: $out replaces a collection that already holds that name
+  const out = newCollectionName(`${c.name}_binary`, taken);
   const holders = c.clustered
     ? 'On this clustered collection every index entry holds the `_id`.'
     : 'In a regular collection the `_id` index and indexes that name `_id` hold it; other secondary indexes ' +
@@ -279,7 +283,7 @@ function ttlSentence(s: IdPatternStats, t: { index: string; ttl: boolean }): str
 
 /** A monotonic `_id` on a large collection read by the time it carries: cluster it when next created. */
 function recommendClustered(at: IdFinding, cap: Capability, dataBytes: number): void {
-  const { c, s, options, report, target } = at;
+  const { c, s, options, report, target, taken } = at;
   if (cap.supported === false) return;
   // Evidence that an _id range would be used: an index that reads by a time the _id carries. Without it, no finding.
   const t = timeDerived(s) ? timeIndex(c) : null;
@@ -304,7 +308,7 @@ function recommendClustered(at: IdFinding, cap: Capability, dataBytes: number): 
       `finding.${ttlSentence(s, t)} Clustering is chosen at creation; on 6.0.x check explain() of multi-value ` +
       `\`_id\` $in finds first (6.0.5 fell back to COLLSCAN).`,
     commands: [
-      shellDbCall(c.db, 'createCollection', `${c.name}_clustered`, {
+      shellDbCall(c.db, 'createCollection', newCollectionName(`${c.name}_clustered`, taken), {
         clusteredIndex: { key: { _id: 1 }, unique: true },
       }),
     ],
@@ -383,6 +387,7 @@ export default defineRule({
       report,
       target: { db: c.db, collection: c.name, path: '_id' },
       evidence: evidenceOf(c, s),
+      taken: collectionNamesIn(snapshot, c.db),
     };
     // Mixed types: the one finding. Each type sorts in its own range, so neither the order nor a clustered key can be
     // judged.
