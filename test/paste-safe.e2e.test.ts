@@ -65,6 +65,12 @@ const CHILD = "line\u2028it'ems`";
 const EMBED_AS = '__proto__';
 const LOCAL = 'pi|pe.x"\ny';
 const EMBED_JOINS = 12;
+/**
+ * Documents each live run samples per collection: all of them (the largest collection holds 300), so that every
+ * report judges the same data and prints the same findings. With the default sample (20 of BREAK_SEMI's 300), the
+ * audit once printed no updateMany the server ran: its own sample's findings differed from check's.
+ */
+const SAMPLE = 300;
 const CANARY = 'canary';
 const CANARY_INDEX = 'canary_idx';
 /** Commands that write, as the profiler records them (op "command"); inserts, updates and removes have their own op. */
@@ -132,7 +138,7 @@ async function seed(uri: string, profiled = false): Promise<void> {
     // A shape needing an index, and mixed types under a field named with U+2028.
     await db.collection(BREAK_SEMI).insertMany(
       Array.from({ length: 300 }, (_, i) => ({
-        'a\u2028b': i % 2 ? i : String(i),
+        'a\u2028b': i % 3 ? i : String(i),
         [BREAK_QUOTE]: i,
         'orders-2024': i % 5,
       })),
@@ -783,7 +789,7 @@ describe('paste test: every printed command does only its named action (real CLI
         `them before connecting): ${JSON.stringify([BREAK_QUOTE, BREAK_CONCAT, BREAK_SEMI, '"\\n'])}; used as ` +
         'collection, field and index names instead. The database name holds \' U+2028 ` | - ) ; and "stats".',
     );
-    const work = ['--queries', queries, '--workload-complete'];
+    const work = ['--queries', queries, '--workload-complete', '--sample-size', String(SAMPLE)];
     const took: string[] = [];
     const timed = async <T>(label: string, p: Promise<T>): Promise<T> => {
       const t0 = Date.now();
@@ -813,13 +819,28 @@ describe('paste test: every printed command does only its named action (real CLI
           '--json=relaxed',
           '--eval',
           `load(${JSON.stringify(PLUGIN)}); db = db.getSiblingDB(${JSON.stringify(DB)}); ` +
-            'advisor.check(undefined, { confirm: false })',
+            `advisor.check(undefined, { confirm: false, sampleSize: ${SAMPLE} })`,
         ],
         { env: { MONGOSH_NO_UPDATE_CHECK: '1' }, timeoutMs: 90_000 },
       ),
     );
     const live = Promise.all([
-      run(['lint', uri, '--db', DB, '--spec', spec, '--queries', queries, '-q', '-v', '--fail-on', 'info']),
+      run([
+        'lint',
+        uri,
+        '--db',
+        DB,
+        '--spec',
+        spec,
+        '--queries',
+        queries,
+        '--sample-size',
+        String(SAMPLE),
+        '-q',
+        '-v',
+        '--fail-on',
+        'info',
+      ]),
       run(['audit', uri, '--db', DB, '-q', '-v', '-o', html, ...work]),
     ]);
     const json = await run([
@@ -967,6 +988,20 @@ describe('paste test: every printed command does only its named action (real CLI
       );
       for (const i of unit) verdict.set(keyOf(i), v);
     });
+    // PASTE_DEBUG_LINES=<file>: every line pasted, its verdict, and the reports that printed it (to read a failure).
+    if (process.env.PASTE_DEBUG_LINES)
+      writeFileSync(
+        process.env.PASTE_DEBUG_LINES,
+        all
+          .map(
+            (l, i) =>
+              `${verdict.get(keyOf(i)) ?? '?'} [${reports
+                .filter((r) => r.printed.includes(l) || r.later.includes(l))
+                .map((r) => r.label)
+                .join(', ')}]\n  ${l}`,
+          )
+          .join('\n'),
+      );
     for (const r of reports) {
       for (const line of r.printed) tally(r.label, verdict.get(line) ?? 'not pasted');
       for (const line of r.later) tally(`${r.label} (uncommented)`, verdict.get(`later ${line}`) ?? 'not pasted');
