@@ -41,9 +41,9 @@ export const LIVE_ONLY_REPORTS: Readonly<Record<string, readonly string[]>> = {
 /** Methods named in the source that the paste test does not run as their own command, and why. */
 export const NOT_PASTED: Readonly<Record<string, string>> = {
   aggregate:
-    'pasted with $merge (compression); the $out of id-pattern needs $toUUID (MongoDB 8.0, absent on SecantusDB) and ' +
-    "index-usage's $indexStats read needs more than 10 indexes on one collection: test/shell-syntax.test.ts covers " +
-    'their text',
+    'pasted with $merge (embed-reference, compression); the $out of id-pattern needs $toUUID (MongoDB 8.0, absent ' +
+    "on SecantusDB) and index-usage's $indexStats read needs more than 10 indexes on one collection: " +
+    'test/shell-syntax.test.ts covers their text',
   distinct:
     "printed inside the validator's `var schema` line when it proposes an enum (proposeEnums, off by default): a " +
     'read, which the paste test would judge with that line',
