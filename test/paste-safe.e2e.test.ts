@@ -13,18 +13,23 @@
  *
  * Kinds: every method test/support/paste-kinds.ts lists as pasted (test/paste-kinds.test.ts fails when a rule prints
  * one it does not list), each judged on the server in every report: createIndex (dynamic-keys, query-collection-scan,
- * spec-drift, array-growth), hideIndex, unhideIndex (the "to undo" line run uncommented), dropIndex (the later step run
- * uncommented), collMod and countDocuments (validator), updateMany (dynamic-keys, mixed-types), createCollection
- * (array-growth's child collection, compression's copy), the `var schema = …` line, and
- * compression's aggregate with $merge, getIndexes and later renameCollection. SecantusDB's $collStats gives no
- * WiredTiger creationString, so compression cannot advise on a live run: the test plants `blockCompressor: "snappy"`
- * in the collected snapshot (the value mongod reports, src/collect/coll-stats.ts reads it), and `analyze` and `lint`
- * of that snapshot add their commands to the same format's report; `audit` (HTML) and `advisor.check()` read only the
- * server, so they lack compression's kinds (LIVE_ONLY_REPORTS says so).
+ * spec-drift, array-growth, embed-reference), hideIndex, unhideIndex (the "to undo" line run uncommented), dropIndex
+ * (the later step run uncommented), collMod and countDocuments (validator), updateMany (dynamic-keys, mixed-types),
+ * createCollection (array-growth's child collection, compression's copy), the `var schema = …` line, aggregate with
+ * $merge (embed-reference's embedded and extended-reference layouts, compression's copy), getIndexes and the later
+ * renameCollection (compression). A $merge is judged by what its target holds: the documents its pipeline makes from
+ * the source's and the joined collection's, computed here (a $lookup, the extended reference's $map), nothing else
+ * changed. SecantusDB's $collStats gives no WiredTiger creationString, so compression cannot advise on a live run: the
+ * test plants `blockCompressor: "snappy"` in check's saved snapshot (the value mongod reports,
+ * src/collect/coll-stats.ts reads it), which `analyze` and `lint` read; `audit` (HTML) and `advisor.check()` read only
+ * the server, so they lack compression's getIndexes and renameCollection (LIVE_ONLY_REPORTS says so).
  *
- * Every format prints a command as the same text, so the distinct lines of all formats are pasted once, in one mongosh
- * process over one seed, and each verdict is every format's that printed the line (a format whose line differs by one
- * character is pasted as its own line): 8 reports in about 60 s, where a paste per format took twice as long.
+ * The reports: `check` live (JSON, saving its snapshot), `lint` live with the spec and the queries, `audit` (HTML) and
+ * advisor.check() in mongosh side by side, then text, Markdown, SARIF, JUnit and JSON from `analyze` of check's
+ * snapshot (the renderer check uses, from the same findings: the test holds that analyze prints every command check
+ * printed) and `lint` of it. Every format prints a command as the same text, so the distinct lines of all formats are
+ * pasted once, in one mongosh process over one seed, and each verdict is every format's that printed the line (a
+ * format whose line differs by one character is pasted as its own line).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +55,22 @@ const DB = "mongo_advisor_paste'\u2028`|-stats);";
 /** Arrays past array-growth's warn line (1,000 elements): its advice creates a child collection named by the field. */
 const ARR_COLL = 'po`sts"\n\'';
 const ARR_FIELD = 'c\'o"m\u2028m`ents';
+/**
+ * embed-reference's pairs, both joined by a `$lookup` in the workload (12 calls each, over its minJoinCalls 10): the
+ * children of BREAK_QUOTE's documents by a dotted local field into `__proto__` (embed), and those of `stats` by `qty`
+ * with two fields kept into BREAK_QUOTE's name, a dotted path (extended reference). Field names with dots cannot be a
+ * foreign field (the join reads them as a path): ARR_FIELD and a backtick name are.
+ */
+const CHILD = "line\u2028it'ems`";
+const EMBED_AS = '__proto__';
+const LOCAL = 'pi|pe.x"\ny';
+const EMBED_JOINS = 12;
+/**
+ * Documents each live run samples per collection: all of them (the largest collection holds 300), so that every
+ * report judges the same data and prints the same findings. With the default sample (20 of BREAK_SEMI's 300), the
+ * audit once printed no updateMany the server ran: its own sample's findings differed from check's.
+ */
+const SAMPLE = 300;
 const CANARY = 'canary';
 const CANARY_INDEX = 'canary_idx';
 /** Commands that write, as the profiler records them (op "command"); inserts, updates and removes have their own op. */
@@ -68,7 +89,34 @@ const WRITE_COMMANDS = [
   'findAndModify',
 ];
 
-async function seed(uri: string): Promise<void> {
+/** The joins embed-reference reads, as the application sends them (the queries file, and the profiler's seed). */
+function joins(): Record<string, unknown>[] {
+  return Array.from({ length: EMBED_JOINS }, (_, i) => [
+    {
+      aggregate: BREAK_QUOTE,
+      pipeline: [
+        { $match: { [LOCAL]: i } },
+        { $lookup: { from: CHILD, localField: LOCAL, foreignField: ARR_FIELD, as: EMBED_AS } },
+      ],
+      cursor: {},
+    },
+    {
+      aggregate: 'stats',
+      pipeline: [
+        { $match: { qty: i % 10 } },
+        { $lookup: { from: CHILD, localField: 'qty', foreignField: 'ti`ck', as: BREAK_QUOTE } },
+        { $project: { name: 1, [`${BREAK_QUOTE}.sk|u`]: 1, [`${BREAK_QUOTE}.w"t`]: 1 } },
+      ],
+      cursor: {},
+    },
+  ]).flat();
+}
+
+/**
+ * The seed: every hostile name as a collection, field or index name, and a canary database. `profiled`: also run
+ * embed-reference's joins at profiling level 2 (then back to 0), for advisor.check, which reads system.profile.
+ */
+async function seed(uri: string, profiled = false): Promise<void> {
   const client = new MongoClient(uri);
   await client.connect();
   try {
@@ -90,7 +138,7 @@ async function seed(uri: string): Promise<void> {
     // A shape needing an index, and mixed types under a field named with U+2028.
     await db.collection(BREAK_SEMI).insertMany(
       Array.from({ length: 300 }, (_, i) => ({
-        'a\u2028b': i % 2 ? i : String(i),
+        'a\u2028b': i % 3 ? i : String(i),
         [BREAK_QUOTE]: i,
         'orders-2024': i % 5,
       })),
@@ -113,6 +161,20 @@ async function seed(uri: string): Promise<void> {
       .insertMany(
         Array.from({ length: 3 }, () => ({ [ARR_FIELD]: Array.from({ length: 1000 }, () => ({ t: letters() })) })),
       );
+    // Children of BREAK_QUOTE's first 20 documents (by LOCAL) and of `stats`' first 10 (by qty): 2 and 4 each.
+    await db
+      .collection(CHILD)
+      .insertMany(
+        Array.from({ length: 40 }, (_, i) => ({ [ARR_FIELD]: i % 20, 'ti`ck': i % 10, 'sk|u': `s${i}`, 'w"t': i })),
+      );
+    if (profiled) {
+      await db.command({ profile: 2 });
+      try {
+        for (const command of joins()) await db.command(command);
+      } finally {
+        await db.command({ profile: 0 });
+      }
+    }
     const canary = client.db(CANARY);
     await canary.dropDatabase();
     await canary.collection(CANARY).insertOne({ k: 1 });
@@ -181,6 +243,13 @@ interface Ran {
   writes: string[];
   before: State;
   after: State;
+  /** For an aggregate with $merge: the source's, the target's and the joined collection's documents after it ran. */
+  docs?: MergeDocs;
+}
+interface MergeDocs {
+  source: unknown[];
+  target: unknown[];
+  from: unknown[];
 }
 
 /** mongosh code defining `state()`: what a command may change, read from the server. */
@@ -226,22 +295,57 @@ function writesSince(last) {
  * A mongosh script that runs each line as pasted (its own try/catch, at top level so `var schema` carries over),
  * reading the state before and after, and prints one marked JSON line per command.
  */
-function script(lines: readonly string[]): string {
+function script(lines: readonly string[], calls: readonly (Call | undefined)[]): string {
   // One state read between two commands: the after of one is the before of the next.
   const parts = [STATE_FN, 'let before = state(); let last = lastProfiled(); let error;'];
   lines.forEach((line, i) => {
+    const docs = docsRead(calls[i]);
     parts.push(
       `error = undefined; try {\n${line}\n} catch (e) { error = String(e && e.message || e); }`,
-      `{ const writes = writesSince(last); const after = state(); last = lastProfiled();` +
-        ` print('PASTE_RAN ' + JSON.stringify({ i: ${i}, error, before, writes, after })); before = after; }`,
+      `{ const writes = writesSince(last); const after = state(); last = lastProfiled(); const docs = ${docs};` +
+        ` print('PASTE_RAN ' + JSON.stringify({ i: ${i}, error, before, writes, after, docs })); before = after; }`,
     );
   });
   return parts.join('\n');
 }
 
-async function paste(uri: string, dir: string, label: string, lines: readonly string[]): Promise<Ran[]> {
+/**
+ * mongosh code reading, after an aggregate with $merge, the documents its judge compares (`undefined` for any other
+ * command): the source's, the target's and the `$lookup`'s collection's, by `_id`, from the database the call names.
+ */
+function docsRead(call: Call | undefined): string {
+  const merge = call?.method === 'aggregate' ? mergeOf(call.args[0]) : undefined;
+  if (call === undefined || merge === undefined) return 'undefined';
+  const from = lookupOf(call.args[0])?.from;
+  // Each document as its list of fields ($objectToArray): mongosh returns the elements of an array under a field
+  // named `__proto__` as raw BSON buffers, and its `{ k, v }` pairs it reads as documents.
+  const all = (database: string | undefined, coll: string | undefined) =>
+    coll === undefined
+      ? '[]'
+      : `db.getSiblingDB(${JSON.stringify(database ?? '')}).getCollection(${JSON.stringify(coll)}).aggregate([` +
+        "{ $sort: { _id: 1 } }, { $replaceWith: { kv: { $objectToArray: '$$ROOT' } } }]).toArray().map((d) => d.kv)";
+  return (
+    `{ source: ${all(call.db, call.collection)}, target: ${all(merge.db ?? call.db, merge.coll)}, ` +
+    `from: ${all(call.db, from)} }`
+  );
+}
+
+/** A document read as its list of fields back to a document (a field named `__proto__` a field). */
+const fromFields = (kv: unknown): unknown => {
+  const o = {};
+  for (const { k, v } of kv as { k: string; v: unknown }[]) define(o, k, v);
+  return o;
+};
+
+async function paste(
+  uri: string,
+  dir: string,
+  label: string,
+  lines: readonly string[],
+  calls: readonly (Call | undefined)[],
+): Promise<Ran[]> {
   const file = join(dir, `${label.replace(/\W+/g, '_')}.js`);
-  writeFileSync(file, script(lines));
+  writeFileSync(file, script(lines, calls));
   // The shell's current database is the canary: a `db.dropDatabase()` broken out of a string would drop it.
   const r = await runProcess(
     MONGOSH,
@@ -300,7 +404,7 @@ function judge(label: string, line: string, call: Call | undefined, ran: Ran): s
     return `${kind} (refused)`;
   }
   const writes = ran.writes.map(parsed);
-  const merge = kind === 'aggregate' ? mergeInto(call.args[0]) : undefined;
+  const merge = kind === 'aggregate' ? mergeOf(call.args[0]) : undefined;
   if (kind === 'createCollection' || merge !== undefined || kind === 'renameCollection')
     return judgeCollections(where, call, kind, merge, ran, changed, writes);
   const coll = kind === 'collMod' ? String((call.args[0] as { collMod: string }).collMod) : (call.collection ?? '');
@@ -386,13 +490,125 @@ function judge(label: string, line: string, call: Call | undefined, ran: Ran): s
   return kind;
 }
 
-/** The collection an aggregate's pipeline writes with $merge (`into` as a name), if it has a $merge stage. */
-function mergeInto(pipeline: unknown): string | undefined {
-  if (!Array.isArray(pipeline)) return undefined;
-  const stage = pipeline.find(
-    (s): s is { $merge: { into: unknown } } => typeof s === 'object' && s !== null && '$merge' in s,
-  );
-  return stage === undefined ? undefined : String(stage.$merge.into);
+type Stage = Record<string, unknown>;
+const stagesOf = (pipeline: unknown): Stage[] =>
+  Array.isArray(pipeline) ? pipeline.filter((s): s is Stage => typeof s === 'object' && s !== null) : [];
+
+/**
+ * What an aggregate's $merge stage writes into: `into` as a name (the aggregate's own database) or as
+ * `{ db, coll }`; undefined when the pipeline has no $merge.
+ */
+function mergeOf(pipeline: unknown): { db?: string; coll: string } | undefined {
+  const stage = stagesOf(pipeline).find((s) => '$merge' in s)?.$merge as { into?: unknown } | undefined;
+  if (stage === undefined) return undefined;
+  const into = stage.into;
+  if (typeof into === 'object' && into !== null) {
+    const { db, coll } = into as { db?: unknown; coll?: unknown };
+    return { db: String(db), coll: String(coll) };
+  }
+  return { coll: String(into) };
+}
+
+interface Lookup {
+  from: string;
+  localField: string;
+  foreignField: string;
+  as: string;
+}
+const lookupOf = (pipeline: unknown): Lookup | undefined =>
+  stagesOf(pipeline).find((s) => '$lookup' in s)?.$lookup as Lookup | undefined;
+
+const own = (o: unknown, k: string): unknown =>
+  typeof o === 'object' && o !== null && Object.prototype.hasOwnProperty.call(o, k)
+    ? (o as Record<string, unknown>)[k]
+    : undefined;
+/** A dotted path's value in a document (own fields only: `__proto__` is a field here). */
+const valueAt = (doc: unknown, path: string): unknown => path.split('.').reduce<unknown>(own, doc);
+const define = (o: object, k: string, value: unknown): void =>
+  void Object.defineProperty(o, k, { value, enumerable: true, writable: true, configurable: true });
+/** A copy of `doc` with `path` set (a field named `__proto__` included), making the objects on the way. */
+function withValueAt(doc: unknown, path: string, value: unknown): unknown {
+  const copy = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
+  const parts = path.split('.');
+  let cur: object = copy;
+  for (const p of parts.slice(0, -1)) {
+    const next = own(cur, p);
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) define(cur, p, {});
+    cur = own(cur, p) as object;
+  }
+  define(cur, parts.at(-1) ?? '', value);
+  return copy;
+}
+
+/**
+ * A value as canonical text: object keys sorted, arrays in order except the one at `sortAt` (a $lookup's `as`, whose
+ * order MongoDB does not define), whose elements are sorted.
+ */
+function canon(v: unknown, sortAt: readonly string[] | null = null): string {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => canon(x));
+    if (sortAt !== null && sortAt.length === 0) items.sort();
+    return `[${items.join(',')}]`;
+  }
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canon(own(v, k), sortAt?.[0] === k ? sortAt.slice(1) : null)}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'undefined';
+}
+
+/**
+ * The documents a pipeline of the kinds the project prints writes with $merge, computed here from the source's and
+ * the joined collection's documents: a `$lookup` (localField/foreignField, scalar keys; a missing key matches a
+ * missing or null one) and a `$set` of `$map` over the joined array keeping `$$c.<field>`s (extended reference). Any
+ * other stage fails the test: evaluate it here first.
+ */
+function mergedDocs(pipeline: unknown, docs: MergeDocs): unknown[] {
+  let out = docs.source;
+  for (const stage of stagesOf(pipeline)) {
+    const [name] = Object.keys(stage);
+    if (name === '$merge') break;
+    if (name === '$lookup') {
+      const l = stage.$lookup as Lookup;
+      const key = (v: unknown) => {
+        if (Array.isArray(v)) throw new Error('the paste test does not evaluate a $lookup on an array key');
+        return canon(v ?? null);
+      };
+      out = out.map((d) =>
+        withValueAt(
+          d,
+          l.as,
+          docs.from.filter((c) => key(valueAt(c, l.foreignField)) === key(valueAt(d, l.localField))),
+        ),
+      );
+      continue;
+    }
+    if (name === '$set') {
+      for (const [field, expr] of Object.entries(stage.$set as Record<string, unknown>)) {
+        const map = own(expr, '$map') as { input: string; as: string; in: Record<string, string> } | undefined;
+        if (map === undefined || !map.input.startsWith('$'))
+          throw new Error(`the paste test evaluates only $map in $set: ${JSON.stringify(expr)}`);
+        const prefix = `$$${map.as}.`;
+        out = out.map((d) => {
+          const input = valueAt(d, map.input.slice(1));
+          const mapped = (Array.isArray(input) ? input : []).map((c: unknown) => {
+            const o = {};
+            for (const [k, e] of Object.entries(map.in)) {
+              if (!e.startsWith(prefix)) throw new Error(`the paste test evaluates only ${prefix}<field>: ${e}`);
+              const v = valueAt(c, e.slice(prefix.length));
+              if (v !== undefined) define(o, k, v);
+            }
+            return o;
+          });
+          return withValueAt(d, field, mapped);
+        });
+      }
+      continue;
+    }
+    throw new Error(`the paste test does not evaluate ${String(name)} in a $merge pipeline: add it to mergedDocs`);
+  }
+  return out;
 }
 
 /**
@@ -405,7 +621,7 @@ function judgeCollections(
   where: string,
   call: Call,
   kind: string,
-  merge: string | undefined,
+  merge: { db?: string; coll: string } | undefined,
   ran: Ran,
   changed: string[],
   writes: { op: string; ns: string; command: Record<string, unknown> }[],
@@ -425,15 +641,30 @@ function judgeCollections(
   }
   const source = call.collection ?? '';
   if (merge !== undefined) {
-    expect(changed, where).toEqual([merge]);
+    // Into the named database (the aggregate's own, or `into.db`), a target that held nothing, and nothing else
+    // changed: the source and the joined collection read the same after.
+    expect(merge.db ?? call.db, where).toBe(DB);
+    const into = merge.coll;
+    expect(changed, where).toEqual([into]);
+    expect(before.colls[into]?.count ?? 0, where).toBe(0);
     expect(after.colls[source], where).toEqual(before.colls[source]);
-    expect(after.colls[merge]?.count, where).toBe(
-      (before.colls[merge]?.count ?? 0) + (before.colls[source]?.count ?? 0),
-    );
     expect(
-      writes.filter((w) => w.ns !== `${DB}.${source}` && w.ns !== `${DB}.${merge}` && w.ns !== `${DB}.$cmd`),
+      writes.filter((w) => w.ns !== `${DB}.${source}` && w.ns !== `${DB}.${into}` && w.ns !== `${DB}.$cmd`),
       where,
     ).toEqual([]);
+    // The target holds exactly what the pipeline says, computed here from the documents it read: the source's
+    // documents, with the joined children (or their kept fields) under the $lookup's `as`.
+    expect(ran.docs, where).toBeDefined();
+    if (ran.docs === undefined) return 'aggregate $merge';
+    const docs: MergeDocs = {
+      source: ran.docs.source.map(fromFields),
+      target: ran.docs.target.map(fromFields),
+      from: ran.docs.from.map(fromFields),
+    };
+    const sortAt = lookupOf(call.args[0])?.as.split('.') ?? null;
+    const text = (list: unknown[]) => list.map((d) => canon(d, sortAt)).sort();
+    expect(docs.target.length, where).toBe(docs.source.length);
+    expect(text(docs.target), where).toEqual(text(mergedDocs(call.args[0], docs)));
     return 'aggregate $merge';
   }
   const target = String(call.args[0]);
@@ -511,13 +742,14 @@ describe('paste test: every printed command does only its named action (real CLI
   beforeAll(async () => {
     if (kind !== 'secantusdb') return;
     if (!existsSync(CLI) || !existsSync(PLUGIN)) throw new Error('dist/ is missing: run `npm run build` first');
-    await seed(uri);
+    await seed(uri, true);
     writeFileSync(
       queries,
       [
         { find: BREAK_SEMI, filter: { 'orders-2024': 3, [BREAK_QUOTE]: { $gt: 5 } }, $db: DB },
         { find: BREAK_QUOTE, filter: { stats: 1 }, $db: DB },
         { find: 'stats', filter: { qty: 4 }, $db: DB },
+        ...joins().map((c) => ({ ...c, $db: DB })),
       ]
         .map((q) => JSON.stringify(q))
         .join('\n') + '\n',
@@ -534,17 +766,6 @@ describe('paste test: every printed command does only its named action (real CLI
         ],
       }),
     );
-    const c = await cli(['collect', uri, '--db', DB, '--out', snap, '-q']);
-    if (c.code !== 0) throw new Error(`collect failed: ${c.err}`);
-    // What mongod's $collStats reports and SecantusDB's lacks (wiredTiger.creationString's block_compressor), planted
-    // so that compression advises its copy: 64 MiB of data, the rule's default minDataBytes.
-    const doc = JSON.parse(readFileSync(snap, 'utf8')) as {
-      databases: { name: string; collections: { name: string; stats: Record<string, unknown> }[] }[];
-    };
-    const arr = doc.databases.find((d) => d.name === DB)?.collections.find((x) => x.name === ARR_COLL);
-    if (!arr) throw new Error(`the snapshot has no ${JSON.stringify(ARR_COLL)}`);
-    Object.assign(arr.stats, { blockCompressor: 'snappy', sizeBytes: 64 * 2 ** 20, storageSizeBytes: 32 * 2 ** 20 });
-    writeFileSync(snap, JSON.stringify(doc));
   }, 120_000);
 
   afterAll(async () => {
@@ -568,46 +789,102 @@ describe('paste test: every printed command does only its named action (real CLI
         `them before connecting): ${JSON.stringify([BREAK_QUOTE, BREAK_CONCAT, BREAK_SEMI, '"\\n'])}; used as ` +
         'collection, field and index names instead. The database name holds \' U+2028 ` | - ) ; and "stats".',
     );
-    const work = ['--queries', queries, '--workload-complete'];
-    const checkArgs = ['check', uri, '--db', DB, '--no-confirm', '-q', '-v', ...work];
+    const work = ['--queries', queries, '--workload-complete', '--sample-size', String(SAMPLE)];
+    const took: string[] = [];
+    const timed = async <T>(label: string, p: Promise<T>): Promise<T> => {
+      const t0 = Date.now();
+      const r = await p;
+      took.push(`${label} ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      return r;
+    };
     const run = async (args: string[]): Promise<string> => {
-      const r = await cli(args);
+      const r = await timed(
+        `${args[0] ?? ''}${args.includes('-f') ? ` ${args[args.indexOf('-f') + 1] ?? ''}` : ''}`,
+        cli(args),
+      );
       expect(r.code === 0 || r.code === 1, `${args.join(' ')}\n${r.err}`).toBe(true);
       return r.out;
     };
     const html = join(dir, 'audit.html');
-    // Each format twice: the live check, and analyze of the snapshot with compression's data planted.
-    const both = async (format: string): Promise<string> =>
-      (await Promise.all([run([...checkArgs, '-f', format]), run(['analyze', snap, '-f', format, '-v'])])).join('\n');
-    const [text, md, sarif, junit, json, lintText, lintSnap] = await Promise.all([
-      both('text'),
-      both('markdown'),
-      run([...checkArgs, '-f', 'sarif']),
-      run([...checkArgs, '-f', 'junit']),
-      run([...checkArgs, '-f', 'json']),
-      run(['lint', uri, '--db', DB, '--spec', spec, '--queries', queries, '-q', '-v', '--fail-on', 'info']),
-      run(['lint', snap, '-q', '-v', '--fail-on', 'info']),
+    // The live runs, side by side (each waits on the server in turn): check (JSON, saving its snapshot), lint with the
+    // spec and the queries, audit (HTML), and advisor.check() in mongosh.
+    const shell = timed(
+      'advisor.check()',
+      runProcess(
+        MONGOSH,
+        [
+          uri,
+          '--quiet',
+          '--norc',
+          '--json=relaxed',
+          '--eval',
+          `load(${JSON.stringify(PLUGIN)}); db = db.getSiblingDB(${JSON.stringify(DB)}); ` +
+            `advisor.check(undefined, { confirm: false, sampleSize: ${SAMPLE} })`,
+        ],
+        { env: { MONGOSH_NO_UPDATE_CHECK: '1' }, timeoutMs: 90_000 },
+      ),
+    );
+    const live = Promise.all([
+      run([
+        'lint',
+        uri,
+        '--db',
+        DB,
+        '--spec',
+        spec,
+        '--queries',
+        queries,
+        '--sample-size',
+        String(SAMPLE),
+        '-q',
+        '-v',
+        '--fail-on',
+        'info',
+      ]),
       run(['audit', uri, '--db', DB, '-q', '-v', '-o', html, ...work]),
     ]);
-    const [sarifSnap, junitSnap, jsonSnap] = await Promise.all([
-      run(['analyze', snap, '-f', 'sarif', '-v']),
-      run(['analyze', snap, '-f', 'junit', '-v']),
-      run(['analyze', snap, '-f', 'json', '-v']),
+    const json = await run([
+      'check',
+      uri,
+      '--db',
+      DB,
+      '--no-confirm',
+      '-q',
+      '-v',
+      ...work,
+      '-f',
+      'json',
+      '--save-snapshot',
+      snap,
     ]);
-    const sh = await runProcess(
-      MONGOSH,
-      [
-        uri,
-        '--quiet',
-        '--norc',
-        '--json=relaxed',
-        '--eval',
-        `load(${JSON.stringify(PLUGIN)}); db = db.getSiblingDB(${JSON.stringify(DB)}); ` +
-          'advisor.check(undefined, { confirm: false })',
-      ],
-      { env: { MONGOSH_NO_UPDATE_CHECK: '1' }, timeoutMs: 90_000 },
-    );
+    // What mongod's $collStats reports and SecantusDB's lacks (wiredTiger.creationString's block_compressor), planted
+    // in check's snapshot so that compression advises its copy: 64 MiB of data, the rule's default minDataBytes.
+    const doc = JSON.parse(readFileSync(snap, 'utf8')) as {
+      databases: { name: string; collections: { name: string; stats: Record<string, unknown> }[] }[];
+    };
+    const arr = doc.databases.find((d) => d.name === DB)?.collections.find((x) => x.name === ARR_COLL);
+    expect(arr, `the snapshot has no ${JSON.stringify(ARR_COLL)}`).toBeDefined();
+    Object.assign(arr?.stats ?? {}, {
+      blockCompressor: 'snappy',
+      sizeBytes: 64 * 2 ** 20,
+      storageSizeBytes: 32 * 2 ** 20,
+    });
+    writeFileSync(snap, JSON.stringify(doc));
+    // Every format from analyze of that snapshot (the renderer check uses, without the server: no load on it), and
+    // lint of it.
+    const analyze = (format: string) => run(['analyze', snap, '-f', format, '-v']);
+    const [text, md, sarif, junit, jsonSnap, lintSnap] = await Promise.all([
+      analyze('text'),
+      analyze('markdown'),
+      analyze('sarif'),
+      analyze('junit'),
+      analyze('json'),
+      run(['lint', snap, '-q', '-v', '--fail-on', 'info']),
+    ]);
+    const [lintText] = await live;
+    const sh = await shell;
     expect(sh.code, sh.err).toBe(0);
+    const reported = Date.now();
 
     const reports: { label: string; printed: string[]; later: string[] }[] = [];
     const linesOf = (label: string, lines: string[]) => {
@@ -615,20 +892,17 @@ describe('paste test: every printed command does only its named action (real CLI
       reports.push({ label, printed, later: printed.map(uncomment).filter((l): l is string => l !== undefined) });
     };
     linesOf(
-      'check text',
+      'text',
       text
         .split('\n')
         .filter((l) => l.startsWith('      '))
         .map((l) => l.slice(6)),
     );
-    linesOf('check markdown', fenced(md));
+    linesOf('markdown', fenced(md));
+    linesOf('sarif', stringsOf(JSON.parse(sarif)).flatMap(fenced));
     linesOf(
-      'check sarif',
-      [sarif, sarifSnap].flatMap((x) => stringsOf(JSON.parse(x)).flatMap(fenced)),
-    );
-    linesOf(
-      'check junit',
-      unescapeHtml(junit + junitSnap)
+      'junit',
+      unescapeHtml(junit)
         .split('\n')
         .filter((l) => l.startsWith('  '))
         .map((l) => l.slice(2)),
@@ -648,10 +922,13 @@ describe('paste test: every printed command does only its named action (real CLI
     );
     const jsonLive = fromJson(json);
     const jsonSnapLines = fromJson(jsonSnap);
+    // analyze of check's snapshot prints every command check printed live: the formats read from it are check's.
+    expect(jsonLive.printed.filter((l) => !jsonSnapLines.printed.includes(l))).toEqual([]);
+    expect(jsonLive.later.filter((l) => !jsonSnapLines.later.includes(l))).toEqual([]);
     reports.push({
-      label: 'check json',
-      printed: [...jsonLive.printed, ...jsonSnapLines.printed],
-      later: [...jsonLive.later, ...jsonSnapLines.later],
+      label: 'json',
+      printed: [...new Set([...jsonLive.printed, ...jsonSnapLines.printed])],
+      later: [...new Set([...jsonLive.later, ...jsonSnapLines.later])],
     });
     reports.push({ label: 'advisor.check() value', ...fromJson(sh.out) });
 
@@ -676,31 +953,65 @@ describe('paste test: every printed command does only its named action (real CLI
     const later = [...new Set(reports.flatMap((r) => r.later))];
     expect(later.filter((l) => printed.includes(l))).toEqual([]);
     await seed(uri);
+    const seeded = Date.now();
     const scope: Record<string, unknown> = {};
     const intents = printed.map((l) => intentOf(l, scope));
     const laterScope: Record<string, unknown> = {};
     const laterIntents = later.map((l) => intentOf(l, laterScope));
-    const ran = await paste(uri, dir, 'every format', [...printed, ...later]);
+    laterIntents.forEach((c, j) => expect(c.length, later[j]).toBe(1));
+    // The lines that are comments (templates, later steps and undos as printed; the vm ran nothing in them) are pasted
+    // together, first: they must change nothing and write nothing, and one state read around them all shows it as well
+    // as one around each (a breakout would still drop the canary or leave a write in the profiler).
+    const all = [...printed, ...later];
+    const calls = [...intents, ...laterIntents];
+    const quiet = all.map((l, i) => l.startsWith('//') && calls[i]?.length === 0);
+    const comments = all.flatMap((_, i) => (quiet[i] ? [i] : []));
+    const units = [...(comments.length ? [comments] : []), ...all.flatMap((_, i) => (quiet[i] ? [] : [[i]]))];
+    const ran = await paste(
+      uri,
+      dir,
+      'every format',
+      units.map((u) => u.map((i) => all[i] ?? '').join('\n')),
+      units.map((u) => (u.length === 1 ? calls[u[0] ?? -1]?.[0] : undefined)),
+    );
     const verdict = new Map<string, string>();
     const firstLabel = (line: string) => reports.find((r) => r.printed.includes(line) || r.later.includes(line))?.label;
-    ran.forEach((x, i) => {
-      if (i < printed.length) {
-        const line = printed[i] ?? '';
-        verdict.set(line, judge(firstLabel(line) ?? '', line, intents[i]?.[0], x));
-        return;
-      }
-      const j = i - printed.length;
-      const line = later[j] ?? '';
-      expect(laterIntents[j]?.length, line).toBe(1);
-      verdict.set(`later ${line}`, judge(firstLabel(line) ?? '', line, laterIntents[j]?.[0], x));
+    const keyOf = (i: number) => (i < printed.length ? (printed[i] ?? '') : `later ${later[i - printed.length] ?? ''}`);
+    ran.forEach((x, k) => {
+      const unit = units[k] ?? [];
+      const text = unit.map((i) => all[i] ?? '').join('\n');
+      const v = judge(
+        firstLabel(all[unit[0] ?? -1] ?? '') ?? '',
+        text,
+        unit.length === 1 ? calls[unit[0] ?? -1]?.[0] : undefined,
+        x,
+      );
+      for (const i of unit) verdict.set(keyOf(i), v);
     });
+    // PASTE_DEBUG_LINES=<file>: every line pasted, its verdict, and the reports that printed it (to read a failure).
+    if (process.env.PASTE_DEBUG_LINES)
+      writeFileSync(
+        process.env.PASTE_DEBUG_LINES,
+        all
+          .map(
+            (l, i) =>
+              `${verdict.get(keyOf(i)) ?? '?'} [${reports
+                .filter((r) => r.printed.includes(l) || r.later.includes(l))
+                .map((r) => r.label)
+                .join(', ')}]\n  ${l}`,
+          )
+          .join('\n'),
+      );
     for (const r of reports) {
       for (const line of r.printed) tally(r.label, verdict.get(line) ?? 'not pasted');
       for (const line of r.later) tally(`${r.label} (uncommented)`, verdict.get(`later ${line}`) ?? 'not pasted');
     }
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+    const ended = Date.now();
     console.log(
-      `paste test: ${reports.length} reports, ${seconds} s\n` +
+      `paste test: ${reports.length} reports, ${s(started, ended)} (reports ${s(started, reported)}, seed ` +
+        `${s(reported, seeded)}, ${all.length} lines pasted and judged in ${ran.length} pastes ${s(seeded, ended)}; ` +
+        `${took.join(', ')})\n` +
         [...kinds].map(([k, where]) => `  ${k}: ${[...where].join(', ')}`).join('\n'),
     );
     // Every kind the project prints (test/support/paste-kinds.ts, which test/paste-kinds.test.ts holds to the
@@ -709,10 +1020,17 @@ describe('paste test: every printed command does only its named action (real CLI
     for (const k of PASTED_KINDS) {
       const where = [...(kinds.get(k) ?? [])].map((l) => l.replace(/ \(uncommented\)$/, ''));
       const expected = labels.filter((l) => !(LIVE_ONLY_REPORTS[k] ?? []).includes(l));
-      expect(
-        expected.filter((l) => !where.includes(l)),
-        `${k} was not pasted and judged in these reports`,
-      ).toEqual([]);
+      const missing = expected.filter((l) => !where.includes(l));
+      // The lines of those reports that call the kind's method, with the verdict each got: why it was not judged.
+      const method = k.split(' ')[0] ?? k;
+      const seen = reports
+        .filter((r) => missing.includes(r.label))
+        .flatMap((r) => [
+          ...r.printed.map((l) => `${r.label}: ${verdict.get(l) ?? '?'}: ${l}`),
+          ...r.later.map((l) => `${r.label} (uncommented): ${verdict.get(`later ${l}`) ?? '?'}: ${l}`),
+        ])
+        .filter((l) => l.includes(`.${method}(`));
+      expect(missing, `${k} was not pasted and judged in these reports\n${seen.join('\n')}`).toEqual([]);
     }
     // And no kind the list does not know: a rule printing a new kind fails here under this seed.
     const known = new Set<string>([...PASTED_KINDS, 'comment']);
