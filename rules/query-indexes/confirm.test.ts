@@ -87,6 +87,14 @@ describe("query-indexes confirmation: a foreign-field index decided on the join'
     );
     expect(r.brief).toBe('examined 12,000 → 2,110 per call');
   });
+  it('says when the counts with the index were weighed by the local documents sharing a value', () => {
+    const weighed = (r: (typeof joined.with & object)[number]) => ({ ...r, join: { ...r.join!, weight: 3 } });
+    const r = resultOf({ ...joined, with: joined.with?.map(weighed) }, '{ userId: 1 }', 2, 0.5);
+    expect(r.summary).toContain(
+      'cut it from 10,000 to 330 keys and documents examined per call (with it counted 3 times over, as many as the ' +
+        'local documents sharing one value, since the stage seeks once per local document), the planner chose it',
+    );
+  });
   it('says which joined documents were copied', () => {
     expect(joinedPhrase({ from: 'events', copied: 20_000, rebuilt: [], reached: 81, partial: true })).toBe(
       ' and 20,000 documents of events copied (the 81 the replayed calls join to and 19,919 others: the join in place)',

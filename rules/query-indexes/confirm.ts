@@ -14,6 +14,7 @@ import {
   type IndexProof,
   type IndexSpec,
   type JoinCopy,
+  joinWork,
   work,
 } from '../../src/confirm/index-proof';
 import { formatKey } from '../../src/lib/index-keys';
@@ -49,7 +50,8 @@ export const CONFIRM_MESSAGES = {
     COPIED,
     "unhinted. The server's explain counts nothing of the $lookup stage, so the join's own query (its foreign field ",
     'matched against the {{values}} local values a call brings to it) was explained on both joined copies: {{key}} ',
-    'cut it from {{joinBefore}} to {{joinAfter}} keys and documents examined per call, the planner chose it on every ',
+    'cut it from {{joinBefore}} to {{joinAfter}} keys and documents examined per call{{weighted}}, the planner chose ',
+    'it on every ',
     'call, and with the stages before the join ({{own}} per call either way) the calls examined {{before}} without ',
     'it and {{after}} with it per call (to {{share}} or less on every call), with the same results both ways. ',
     'Decided on the examined counts (without the index that query reads no more than the $lookup does, so the cut in ',
@@ -251,18 +253,24 @@ function proofResult(p: IndexProof, key: string, calls: number, share: number): 
           ? `took ${fmtRatio(p.time)} the time without it, not enough rounds for a 95% interval in the budget`
           : 'was not timed: the budget ended first';
     const joins = (p.without ?? []).map((r) => r.join);
-    const joinWork = (rs: IndexProof['without']): number =>
-      (rs ?? []).reduce((t, r) => t + (r.join ? r.join.keysExamined + r.join.docsExamined : 0), 0);
+    const joinTotal = (rs: IndexProof['without']): number => (rs ?? []).reduce((t, r) => t + joinWork(r.join), 0);
     const n = p.without?.length ?? 1;
+    const weight = Math.max(1, ...(p.with ?? []).map((r) => r.join?.weight ?? 1));
+    const weighted =
+      weight > 1
+        ? ` (with it counted ${formatNumber(weight)} times over, as many as the local documents sharing one value, ` +
+          'since the stage seeks once per local document)'
+        : '';
     const data = {
       ...figures,
       values: perCall(
         joins.reduce((t, j) => t + (j?.values ?? 0), 0),
         n,
       ),
-      joinBefore: perCall(joinWork(p.without), n),
-      joinAfter: perCall(joinWork(p.with), n),
-      own: perCall(examined(p.without) - joinWork(p.without), n),
+      joinBefore: perCall(joinTotal(p.without), n),
+      joinAfter: perCall(joinTotal(p.with), n),
+      weighted,
+      own: perCall(examined(p.without) - joinTotal(p.without), n),
       share: percent(share),
       timeWhy,
       writes,

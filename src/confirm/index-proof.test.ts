@@ -18,6 +18,7 @@ import {
   joinedCopyDocs,
   joinQuery,
   joinValues,
+  mostShared,
   reachingPipeline,
   soleJoin,
   work,
@@ -244,6 +245,11 @@ describe("the join's own query, built from a pipeline", () => {
       filter: { userId: { $in: [1, 2, 3, null] } },
     });
   });
+  it('counts the most local documents sharing one value (the stage seeks once per local document)', () => {
+    expect(mostShared([{ _id: 1 }, { _id: 2 }], '_id')).toBe(1);
+    expect(mostShared([{ sku: 'a' }, { sku: 'a' }, { sku: ['a', 'b', 'a'] }, {}, { sku: null }], 'sku')).toBe(3);
+    expect(mostShared([], 'sku')).toBe(1);
+  });
   it('copies the documents the calls join to first, then others up to the size, each once', () => {
     const d = (id: number) => ({ _id: id });
     expect(joinedCopyDocs([d(5), d(6)], [d(1), d(5), d(2), d(3)], 4)).toEqual([d(5), d(6), d(1), d(2)]);
@@ -310,6 +316,17 @@ describe("the decision when the join's own query counted the join", () => {
     const v = decide(p, { ns: 'shop.users', existingIndexes: [], instances: [], ...userId });
     expect(v.status).toBe('inconclusive');
     expect(v.reason).toMatch(/^the join's own query, .* did not fall to 50% or less .* the time of the whole pipeline/);
+  });
+
+  it("weighs the join query's counts with the index by the local documents sharing a value", () => {
+    // 100 local documents share one value: the stage seeks it 100 times, the query once
+    const shared = (w: number) => ({
+      ...replay(0, 300, [], ['userId_1']),
+      join: { keysExamined: 150, docsExamined: 150, nReturned: 150, indexes: ['userId_1'], values: 1, weight: w },
+    });
+    expect(work(shared(100))).toBe(30_000);
+    expect(cutOnEveryCall(base([replay(0, 10_000)], [shared(1)], { foreign: true }), userId)).toBe(true);
+    expect(cutOnEveryCall(base([replay(0, 10_000)], [shared(100)], { foreign: true }), userId)).toBe(false);
   });
 
   it('never supports without the planner choosing it on the join query', () => {

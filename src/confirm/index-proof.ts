@@ -69,11 +69,31 @@ export interface JoinFigures {
   indexes: string[];
   /** Local values the call brought to the join (the `$in`'s length). */
   values: number;
+  /**
+   * Times the query's counts are taken (absent: once). With an index on the foreign field the stage seeks once per
+   * local document, where the query seeks each value once: the arm with a foreign-field candidate counts its query as
+   * often as the most local documents sharing one value (`mostShared`), an upper bound of what the stage reads.
+   */
+  weight?: number;
 }
 
+/** Keys and documents a join's own query stands for (its counts, times its weight). */
+export const joinWork = (j: JoinFigures | undefined): number =>
+  j ? (j.keysExamined + j.docsExamined) * (j.weight ?? 1) : 0;
+
 /** Keys and documents a replayed call examined: the pipeline's own, and its join's own query's when counted. */
-export const work = (r: Replay): number =>
-  r.keysExamined + r.docsExamined + (r.join ? r.join.keysExamined + r.join.docsExamined : 0);
+export const work = (r: Replay): number => r.keysExamined + r.docsExamined + joinWork(r.join);
+
+/** The most local documents that bring one value to the join (an array's elements each once; missing as null). */
+export function mostShared(rows: readonly Doc[], path: string): number {
+  const counts = new Map<string, number>();
+  for (const d of rows) {
+    const v = valueAt(d, path);
+    const keys = new Set((Array.isArray(v) ? (v as unknown[]) : [v]).map((x) => idKey(x ?? null)));
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return Math.max(1, ...counts.values());
+}
 
 /** Whether a replayed call's plan, or its join's own query's, named the index. */
 export const chose = (r: Replay, index: string): boolean =>
@@ -638,7 +658,10 @@ async function joinFigures(
     if (rows.length > MAX_JOIN_VALUES) return null;
     const values = joinValues(rows, sole.join.localField);
     const a = await explainJoin(ctx, joinQuery(fa, sole.join, values), values.length);
-    return [a, arms.both ? await explainJoin(ctx, joinQuery(fb, sole.join, values), values.length) : a];
+    if (!arms.both) return [a, a];
+    const b = await explainJoin(ctx, joinQuery(fb, sole.join, values), values.length);
+    const weight = mostShared(rows, sole.join.localField);
+    return [a, weight > 1 ? { ...b, weight } : b];
   } catch {
     return null;
   }
@@ -1096,7 +1119,7 @@ export function joinDominates(p: IndexProof, share: number): string | null {
   const [w, x] = [p.without ?? [], p.with ?? []];
   if (p.joinBasis !== 'query' || p.foreign || w.length === 0) return null;
   if (ratio(ownExamined(x), ownExamined(w)) > share) return null;
-  const join = w.reduce((t, r) => t + (r.join ? r.join.keysExamined + r.join.docsExamined : 0), 0);
+  const join = w.reduce((t, r) => t + joinWork(r.join), 0);
   const from = p.joins?.[0]?.from ?? 'the joined collection';
   const unindexed = w.every((r) => (r.join?.indexes.length ?? 0) === 0);
   return sentence(
