@@ -351,9 +351,9 @@ describe("the decision when the join's own query counted the join", () => {
     expect(v.status).toBe('refuted');
     expect(v.reason).toBe(
       'it cut what the stages before the $lookup examined to 1%, but the $lookup into events, which it does ' +
-        'not change, examined at least 10,000 keys and documents per call (its own query on the joined copy, a ' +
-        "collection scan: no index serves its foreign field), so the pipeline's examined fell only to 83.5%, not to " +
-        "50% or less; index the join's foreign field first, then prove this one again",
+        'not change, reads at least what its own query examined on the joined copy, 10,000 keys and documents per ' +
+        "call (a collection scan: no index serves its foreign field), so with it counted the pipeline's examined " +
+        "fell only to 83.5%, not to 50% or less; index the join's foreign field first, then prove this one again",
     );
     // with the join indexed its floor is small: the share falls below the line, which a floor cannot support
     const indexed = base([replay(2000, 100, [], ['userId_1'])], [replay(20, 100, ['country_1'], ['userId_1'])]);

@@ -1124,10 +1124,11 @@ export function joinDominates(p: IndexProof, share: number): string | null {
   const unindexed = w.every((r) => (r.join?.indexes.length ?? 0) === 0);
   return sentence(
     `it cut what the stages before the $lookup examined to ${percent(ratio(ownExamined(x), ownExamined(w)))}, `,
-    `but the $lookup into ${from}, which it does not change, examined at least `,
-    `${formatNumber(Math.round(join / w.length))} keys and documents per call (its own query on the joined copy`,
-    unindexed ? ', a collection scan: no index serves its foreign field' : '',
-    `), so the pipeline's examined fell only to ${percent(p.examinedRatio ?? 1)}, not to ${percent(share)} or less`,
+    `but the $lookup into ${from}, which it does not change, reads at least what its own query examined on the `,
+    `joined copy, ${formatNumber(Math.round(join / w.length))} keys and documents per call`,
+    unindexed ? ' (a collection scan: no index serves its foreign field)' : '',
+    `, so with it counted the pipeline's examined fell only to ${percent(p.examinedRatio ?? 1)}, not to `,
+    `${percent(share)} or less`,
     unindexed ? "; index the join's foreign field first, then prove this one again" : '',
   );
 }
