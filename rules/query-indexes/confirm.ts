@@ -13,6 +13,9 @@ import {
   type CopyBound,
   type IndexProof,
   type IndexSpec,
+  type JoinCopy,
+  joinWork,
+  work,
 } from '../../src/confirm/index-proof';
 import { formatKey } from '../../src/lib/index-keys';
 import { commandsOf, queryWorkload } from '../../src/collect/workload';
@@ -43,6 +46,17 @@ export const CONFIRM_MESSAGES = {
     'less on every call, the planner chose it on every one, and the results were the same both ways. Decided on the ',
     'examined counts; the time, a second check, {{timeWhy}}.{{writes}}',
   ),
+  supportedByJoinQuery: sentence(
+    COPIED,
+    "unhinted. The server's explain counts nothing of the $lookup stage, so the join's own query (its foreign field ",
+    'matched against the {{values}} local values a call brings to it) was explained on both joined copies: {{key}} ',
+    'cut it from {{joinBefore}} to {{joinAfter}} keys and documents examined per call{{weighted}}, the planner chose ',
+    'it on every call; with what the stages before the join examined ({{own}} per call either way) counted in, ',
+    '{{before}} without it and {{after}} with it per call (to {{share}} or less on every call); the pipelines ',
+    'returned the same results both ways. Decided on the examined counts (without the index that query reads no more ',
+    'than the $lookup does, so the cut in production is at least this); the time, a second check, ',
+    '{{timeWhy}}.{{writes}}',
+  ),
   refuted: sentence(COPIED, 'unhinted: {{key}} did not earn its place: {{why}}.'),
   inconclusive: sentence(COPIED, 'unhinted: {{key}} examined {{before}} to {{after}} per call, but {{why}}.{{writes}}'),
   notRun: 'Not proven on a copy: {{why}}.',
@@ -69,7 +83,19 @@ function instancesOf(ctx: ConfirmContext, f: Finding): readonly Doc[] {
 const perCall = (total: number, calls: number): string => formatNumber(Math.round(total / Math.max(1, calls)));
 
 function examined(replays: IndexProof['without']): number {
-  return (replays ?? []).reduce((n, r) => n + r.keysExamined + r.docsExamined, 0);
+  return (replays ?? []).reduce((n, r) => n + work(r), 0);
+}
+
+/** What a joined collection's copy holds, for `{{joined}}` (leading " and"). */
+export function joinedPhrase(j: JoinCopy): string {
+  const n = formatNumber(j.copied);
+  if (j.reached !== undefined)
+    return (
+      ` and ${n} documents of ${j.from} copied (the ${formatNumber(j.reached)} the replayed calls join to and ` +
+      `${formatNumber(Math.max(0, j.copied - j.reached))} others: the join in place)`
+    );
+  const whole = j.partial ? '' : 'the whole collection: ';
+  return ` and ${n} joined documents of ${j.from} copied (${whole}the join in place)`;
 }
 
 /** The write cost in a sentence (leading space), or why it was not measured; never a NaN. */
@@ -173,17 +199,19 @@ export function bestPrefixOf(
 /** What a proof showed, as the confirmation every format prints (exported for its test). */
 export function resultOf(p: IndexProof, key: string, calls: number, share: number): Result {
   const r = proofResult(p, key, calls, share);
-  return p.copy?.pastBudget ? { ...r, summary: `${r.summary} ${pastBudgetSentence(p.copy)}` } : r;
+  return p.copy?.pastBudget ? { ...r, summary: `${r.summary} ${pastBudgetSentence(p.copy, p.joins)}` } : r;
 }
 
 /**
  * Said when the copy could not be cut to fit the budget (fewer documents could not decide): why the confirmation took
  * longer than the budget, and how to keep it within.
  */
-export function pastBudgetSentence(copy: Copy): string {
+export function pastBudgetSentence(copy: Copy, joins: readonly JoinCopy[] = []): string {
   const n = formatNumber(copy.copied);
+  const joined = joins.reduce((t, j) => t + j.copied, 0);
+  const also = joined > 0 ? ` and the ${formatNumber(joined)} joined ones` : '';
   return [
-    `Copying these ${n} documents (fewer could not decide: the planner reads a small copy whole, and a join cut`,
+    `Copying these ${n} documents${also} (fewer could not decide: the planner reads a small copy whole, and a join cut`,
     'short returns other results) did not fit the time budget on this server, so this proof ran past its budget',
     'rather than decide nothing; a larger --confirm-budget keeps it within.',
   ].join(' ');
@@ -207,13 +235,7 @@ function proofResult(p: IndexProof, key: string, calls: number, share: number): 
     key,
     before: perCall(examined(p.without), p.without?.length ?? 1),
     after: perCall(examined(p.with), p.with?.length ?? 1),
-    joined: (p.joins ?? [])
-      .map(
-        (j) =>
-          ` and ${formatNumber(j.copied)} joined documents of ${j.from} copied (` +
-          `${j.reachedOnly ? 'those the replayed calls join to: ' : ''}the join in place)`,
-      )
-      .join(''),
+    joined: (p.joins ?? []).map(joinedPhrase).join(''),
   };
   const ratio = p.time ? { ratio: { ...p.time, label: 'time with the index / without' } } : {};
   const writes = writesSentence(p);
@@ -222,6 +244,38 @@ function proofResult(p: IndexProof, key: string, calls: number, share: number): 
   if (p.status === 'supported' && p.basis === 'time') {
     const data = { ...figures, time: p.time ? fmtRatio(p.time) : 'untimed', writes };
     return { ...base, status: 'supported', summary: say(CONFIRM_MESSAGES, 'supportedByTime', data) };
+  }
+  if (p.status === 'supported' && p.joinBasis === 'query' && p.basis !== 'time') {
+    const timeWhy =
+      p.basis === 'examined and time' && p.time
+        ? `agreed: the calls took ${fmtRatio(p.time)} the time they took without it`
+        : p.time
+          ? `took ${fmtRatio(p.time)} the time without it, not enough rounds for a 95% interval in the budget`
+          : 'was not timed: the budget ended first';
+    const joins = (p.without ?? []).map((r) => r.join);
+    const joinTotal = (rs: IndexProof['without']): number => (rs ?? []).reduce((t, r) => t + joinWork(r.join), 0);
+    const n = p.without?.length ?? 1;
+    const weight = Math.max(1, ...(p.with ?? []).map((r) => r.join?.weight ?? 1));
+    const weighted =
+      weight > 1
+        ? ` (with it counted ${formatNumber(weight)} times over, as many as the local documents sharing one value, ` +
+          'since the stage seeks once per local document)'
+        : '';
+    const data = {
+      ...figures,
+      values: perCall(
+        joins.reduce((t, j) => t + (j?.values ?? 0), 0),
+        n,
+      ),
+      joinBefore: perCall(joinTotal(p.without), n),
+      joinAfter: perCall(joinTotal(p.with), n),
+      weighted,
+      own: perCall(examined(p.without) - joinTotal(p.without), n),
+      share: percent(share),
+      timeWhy,
+      writes,
+    };
+    return { ...base, status: 'supported', summary: say(CONFIRM_MESSAGES, 'supportedByJoinQuery', data) };
   }
   if (p.status === 'supported' && p.basis === 'examined') {
     const timeWhy = p.time

@@ -12,7 +12,19 @@ import {
   planProofCopy,
   readOf,
   timeProblem,
+  chose,
+  decide,
+  joinCountsDecide,
+  joinedCopyDocs,
+  joinQuery,
+  joinValues,
+  mostShared,
+  reachingPipeline,
+  soleJoin,
+  work,
   type Copy,
+  type IndexProof,
+  type Replay,
 } from './index-proof';
 
 describe('readOf', () => {
@@ -195,5 +207,161 @@ describe('callKey: identical calls are replayed once, calls that differ in a val
     expect(callKey(find(id))).not.toBe(callKey(find(id.toHexString())));
     expect(callKey(find(Long.fromNumber(5)))).not.toBe(callKey(find(5)));
     expect(callKey(find(1))).not.toBe(callKey(find(2)));
+  });
+});
+
+// A $lookup's foreign-field proof on a server whose explain counts nothing of the $lookup stage (SecantusDB): the
+// join's own query, built from the pipeline and the local values a call brings, is explained on the joined copies.
+describe("the join's own query, built from a pipeline", () => {
+  const lookup = { from: 'events', localField: '_id', foreignField: 'userId', as: 'ev' };
+  const agg = {
+    aggregate: 'users',
+    pipeline: [{ $match: { country: 'C0' } }, { $lookup: lookup }, { $unwind: '$ev' }],
+    cursor: {},
+  };
+  it('finds the one $lookup and the stages before it', () => {
+    expect(soleJoin(agg)).toEqual({
+      before: [{ $match: { country: 'C0' } }],
+      join: { from: 'events', localField: '_id', foreignField: 'userId' },
+    });
+    expect(reachingPipeline(agg)).toEqual([{ $match: { country: 'C0' } }, { $project: { _id: 1 } }]);
+  });
+  it('stands for no call it cannot: two joins, a joining stage besides, a $lookup by pipeline, no join', () => {
+    const two = { aggregate: 'u', pipeline: [{ $lookup: lookup }, { $lookup: { ...lookup, as: 'x' } }] };
+    expect(soleJoin(two)).toBeNull();
+    expect(soleJoin({ aggregate: 'u', pipeline: [{ $lookup: lookup }, { $unionWith: 'x' }] })).toBeNull();
+    expect(soleJoin({ aggregate: 'u', pipeline: [{ $lookup: { from: 'e', pipeline: [], as: 'x' } }] })).toBeNull();
+    expect(soleJoin({ find: 'users', filter: {} })).toBeNull();
+    expect(reachingPipeline({ find: 'users', filter: {} })).toBeNull();
+  });
+  it("matches the foreign field against the call's local values, as the stage matches each", () => {
+    // an array's elements each, a missing field as null (which $in matches to null and missing alike), once each
+    const rows = [{ _id: 1 }, { _id: [2, 3] }, {}, { _id: 1 }, { _id: null }];
+    const values = joinValues(rows, '_id');
+    expect(values).toEqual([1, 2, 3, null]);
+    const join = { from: 'events', localField: '_id', foreignField: 'userId' };
+    expect(joinQuery('proof_1_a_j0', join, values)).toEqual({
+      find: 'proof_1_a_j0',
+      filter: { userId: { $in: [1, 2, 3, null] } },
+    });
+  });
+  it('counts the most local documents sharing one value (the stage seeks once per local document)', () => {
+    expect(mostShared([{ _id: 1 }, { _id: 2 }], '_id')).toBe(1);
+    expect(mostShared([{ sku: 'a' }, { sku: 'a' }, { sku: ['a', 'b', 'a'] }, {}, { sku: null }], 'sku')).toBe(3);
+    expect(mostShared([], 'sku')).toBe(1);
+  });
+  it('copies the documents the calls join to first, then others up to the size, each once', () => {
+    const d = (id: number) => ({ _id: id });
+    expect(joinedCopyDocs([d(5), d(6)], [d(1), d(5), d(2), d(3)], 4)).toEqual([d(5), d(6), d(1), d(2)]);
+    // the reached ones are never cut, even past the size
+    expect(joinedCopyDocs([d(5), d(6), d(7)], [d(1)], 2)).toEqual([d(5), d(6), d(7)]);
+  });
+});
+
+describe("the decision when the join's own query counted the join", () => {
+  const replay = (own: number, join: number, indexes: string[] = [], joinIndexes: string[] = []) => ({
+    keysExamined: 0,
+    docsExamined: own,
+    nReturned: 10,
+    indexes,
+    executionTimeMillis: 0,
+    join: { keysExamined: 0, docsExamined: join, nReturned: 50, indexes: joinIndexes, values: 10 },
+  });
+  const copy: Copy = {
+    sourceCount: 2000,
+    copied: 2000,
+    planned: 2000,
+    bound: 'collection',
+    rebuilt: [],
+    notRebuilt: [],
+  };
+  const joins = [{ from: 'events', copied: 10_000, rebuilt: [] }];
+  const base = (without: Replay[], withIt: Replay[], extra: Partial<IndexProof> = {}): IndexProof => {
+    const sum = (rs: Replay[]) => rs.reduce((t, r) => t + work(r), 0);
+    return {
+      status: 'inconclusive',
+      copy,
+      without,
+      with: withIt,
+      examinedRatio: sum(withIt) / sum(without),
+      pickedCandidate: withIt.filter((r) => chose(r, 'userId_1')).length,
+      sameResults: { checked: without.length, same: without.length },
+      joins,
+      joinBasis: 'query',
+      ...extra,
+    };
+  };
+  const userId = { candidate: { key: { userId: 1 }, name: 'userId_1' } };
+  const country = { candidate: { key: { country: 1 }, name: 'country_1' } };
+  const slowTime = { median: 1.4, low: 1.3, high: 1.5, coverage: 0.97, pairs: 12, blocks: 6, paired: true };
+
+  it('supports a foreign-field index cut on every call, the planner choosing it on the join query, untimed', () => {
+    const p = base(
+      [replay(2000, 10_000), replay(2000, 10_000)],
+      [replay(2000, 100, [], ['userId_1']), replay(2000, 120, [], ['userId_1'])],
+      { foreign: true },
+    );
+    expect(cutOnEveryCall(p, userId)).toBe(true);
+    expect(joinCountsDecide(p, userId)).toBe('supported');
+    const v = decide(p, { ns: 'shop.users', existingIndexes: [], instances: [], ...userId });
+    expect(v.status).toBe('supported');
+    expect(v.basis).toBe('examined');
+    expect(v.reason).toMatch(/before the calls could be timed/);
+  });
+
+  it('does not refute a foreign-field index on a small cut: the query without it is a floor, the time decides', () => {
+    // 2,000 local + 1,000 joined without, 2,000 + 100 with: 70%, but the stage reads at least the 1,000
+    const p = base([replay(2000, 1000)], [replay(2000, 100, [], ['userId_1'])], { foreign: true });
+    expect(joinCountsDecide(p, userId)).toBeNull();
+    const v = decide(p, { ns: 'shop.users', existingIndexes: [], instances: [], ...userId });
+    expect(v.status).toBe('inconclusive');
+    expect(v.reason).toMatch(/^the join's own query, .* did not fall to 50% or less .* the time of the whole pipeline/);
+  });
+
+  it("weighs the join query's counts with the index by the local documents sharing a value", () => {
+    // 100 local documents share one value: the stage seeks it 100 times, the query once
+    const shared = (w: number) => ({
+      ...replay(0, 300, [], ['userId_1']),
+      join: { keysExamined: 150, docsExamined: 150, nReturned: 150, indexes: ['userId_1'], values: 1, weight: w },
+    });
+    expect(work(shared(100))).toBe(30_000);
+    expect(cutOnEveryCall(base([replay(0, 10_000)], [shared(1)], { foreign: true }), userId)).toBe(true);
+    expect(cutOnEveryCall(base([replay(0, 10_000)], [shared(100)], { foreign: true }), userId)).toBe(false);
+  });
+
+  it('never supports without the planner choosing it on the join query', () => {
+    const p = base([replay(2000, 10_000)], [replay(2000, 100)], { foreign: true });
+    expect(joinCountsDecide(p, userId)).toBeNull();
+  });
+
+  it('keeps a slower pipeline inconclusive even when the counts cut', () => {
+    const p = base([replay(2000, 10_000)], [replay(2000, 100, [], ['userId_1'])], { foreign: true, time: slowTime });
+    const v = decide(p, { ns: 'shop.users', existingIndexes: [], instances: [], ...userId });
+    expect(v.status).toBe('inconclusive');
+  });
+
+  it('refutes a local index the join dominates, saying so, and never supports one on the floor', () => {
+    // country cuts its $match 2,000 → 20, the join (unchanged, at least 10,000, no index) keeps the pipeline at 83%
+    const dominated = base(
+      [replay(2000, 10_000), replay(2000, 10_000)],
+      [replay(20, 10_000, ['country_1']), replay(20, 10_000, ['country_1'])],
+    );
+    expect(joinCountsDecide(dominated, country)).toBe('refuted');
+    const v = decide(dominated, { ns: 'shop.users', existingIndexes: [], instances: [], ...country });
+    expect(v.status).toBe('refuted');
+    expect(v.reason).toBe(
+      'it cut what the stages before the $lookup examined to 1%, but the $lookup into events, which it does ' +
+        'not change, reads at least what its own query examined on the joined copy, 10,000 keys and documents per ' +
+        "call (a collection scan: no index serves its foreign field), so with it counted the pipeline's examined " +
+        "fell only to 83.5%, not to 50% or less; index the join's foreign field first, then prove this one again",
+    );
+    // with the join indexed its floor is small: the share falls below the line, which a floor cannot support
+    const indexed = base([replay(2000, 100, [], ['userId_1'])], [replay(20, 100, ['country_1'], ['userId_1'])]);
+    expect(joinCountsDecide(indexed, country)).toBeNull();
+    const w = decide(indexed, { ns: 'shop.users', existingIndexes: [], instances: [], ...country });
+    expect(w.status).toBe('inconclusive');
+    expect(w.reason).toMatch(
+      /counted only at their floor .* and the time budget ended before the calls could be timed/,
+    );
   });
 });

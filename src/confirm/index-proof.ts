@@ -53,7 +53,51 @@ export interface Replay {
   sortsInMemory?: boolean;
   /** Whether the counts include the `$lookup` stages' own (explain executed the join). */
   joinCounted?: boolean;
+  /**
+   * The join's own query (the `$lookup`'s foreign field matched against the local values this call brings to it),
+   * explained on the arm's joined copy: counted where the server's explain of the pipeline counts nothing of the
+   * `$lookup` stage. Not in `keysExamined`/`docsExamined` (see `work`).
+   */
+  join?: JoinFigures;
 }
+
+/** One explain of a join's own query (executionStats, unhinted). */
+export interface JoinFigures {
+  keysExamined: number;
+  docsExamined: number;
+  nReturned: number;
+  indexes: string[];
+  /** Local values the call brought to the join (the `$in`'s length). */
+  values: number;
+  /**
+   * Times the query's counts are taken (absent: once). With an index on the foreign field the stage seeks once per
+   * local document, where the query seeks each value once: the arm with a foreign-field candidate counts its query as
+   * often as the most local documents sharing one value (`mostShared`), an upper bound of what the stage reads.
+   */
+  weight?: number;
+}
+
+/** Keys and documents a join's own query stands for (its counts, times its weight). */
+export const joinWork = (j: JoinFigures | undefined): number =>
+  j ? (j.keysExamined + j.docsExamined) * (j.weight ?? 1) : 0;
+
+/** Keys and documents a replayed call examined: the pipeline's own, and its join's own query's when counted. */
+export const work = (r: Replay): number => r.keysExamined + r.docsExamined + joinWork(r.join);
+
+/** The most local documents that bring one value to the join (an array's elements each once; missing as null). */
+export function mostShared(rows: readonly Doc[], path: string): number {
+  const counts = new Map<string, number>();
+  for (const d of rows) {
+    const v = valueAt(d, path);
+    const keys = new Set((Array.isArray(v) ? (v as unknown[]) : [v]).map((x) => idKey(x ?? null)));
+    for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return Math.max(1, ...counts.values());
+}
+
+/** Whether a replayed call's plan, or its join's own query's, named the index. */
+export const chose = (r: Replay, index: string): boolean =>
+  r.indexes.includes(index) || (r.join?.indexes.includes(index) ?? false);
 
 /**
  * What set the copy's size: the proof's own size (`docs`), the whole collection, the run's `maxDocs` when the user
@@ -111,11 +155,29 @@ export interface IndexProof {
    * The joins copied (their foreign documents, the ones the copied local side joins to): one entry per `from`, with
    * the documents copied to each side's copy. Absent when the calls join nothing.
    */
-  joins?: { from: string; copied: number; rebuilt: string[]; reachedOnly?: boolean; pastBudget?: boolean }[];
-  /** Whether the replays' explain gave the `$lookup` stages' own examined counts (MongoDB does; some servers not). */
-  joinCounts?: boolean;
+  joins?: JoinCopy[];
+  /**
+   * Whether the join's reads were counted: by the replays' explain (`explain`: MongoDB gives the `$lookup` stages'
+   * own counts), or by explaining each call's join's own query on the joined copies (`query`: for a server whose
+   * explain counts nothing of the stage). Absent: not counted, so only the time can decide.
+   */
+  joinBasis?: 'explain' | 'query';
+  /** Whether the candidate is on the joined collection (a `$lookup`'s foreign-field index). */
+  foreign?: boolean;
   /** Calls replayed of those given (the budget may end the replays early: the verdict is on those replayed). */
   replayed?: number;
+}
+
+/** A joined collection's copy: the documents in each arm's copy, and which. */
+export interface JoinCopy {
+  from: string;
+  copied: number;
+  rebuilt: string[];
+  /** Documents of the copy the replayed calls join to, when the copy was chosen by them (the rest: others). */
+  reached?: number;
+  /** Whether the copy holds fewer documents than the collection (a scan of it is shorter than in production). */
+  partial?: boolean;
+  pastBudget?: boolean;
 }
 
 export interface WriteCost {
@@ -285,14 +347,53 @@ export function joinsOf(instances: readonly Doc[]): Join[] | string {
 /** Most distinct local values a foreign copy is selected by (one `$in`); past it the first ones are kept. */
 export const MAX_JOIN_VALUES = 10_000;
 
+/**
+ * A call's one `$lookup` (by localField and foreignField) with the stages before it, when it is the only stage of the
+ * pipeline that reads another collection: its join's own query can then stand for what the stage reads. Null when the
+ * call joins nothing, or joins in a way one query cannot stand for (two joins, a `$lookup` with its own pipeline,
+ * `$graphLookup`, `$unionWith`, `$facet`).
+ */
+export function soleJoin(cmd: Doc): { before: Doc[]; join: Join } | null {
+  const stages: unknown[] = Array.isArray(cmd.pipeline) ? (cmd.pipeline as unknown[]) : [];
+  const joining = stages.filter(
+    (st) => isDoc(st) && ['$lookup', '$graphLookup', '$unionWith', '$facet'].some((k) => k in st),
+  );
+  const st = joining.length === 1 ? joining[0] : undefined;
+  const l = isDoc(st) && isDoc(st.$lookup) ? st.$lookup : null;
+  if (!l || l.pipeline !== undefined) return null;
+  const [from, localField, foreignField] = [l.from, l.localField, l.foreignField];
+  if (typeof from !== 'string' || typeof localField !== 'string' || typeof foreignField !== 'string') return null;
+  const before = stages.slice(0, stages.indexOf(st));
+  if (before.some((b) => !isDoc(b))) return null;
+  return { before: before as Doc[], join: { from, localField, foreignField } };
+}
+
+/** The pipeline giving the local values a call brings to its one `$lookup`: the stages before it, then that field. */
+export function reachingPipeline(cmd: Doc): Doc[] | null {
+  const sole = soleJoin(cmd);
+  return sole ? [...sole.before, { $project: { _id: 0, [sole.join.localField]: 1 } }] : null;
+}
+
+/**
+ * The join's own query on `coll` (the joined collection, or its copy): the foreign field matched against the local
+ * values the call brings, as the `$lookup` matches each (an array's elements each; a missing field as null, which
+ * `$in` matches to null and missing alike). One query for the call: without an index on the foreign field it scans
+ * the collection once, where the stage scans it at least once per call (once per local document in the classic
+ * engine), so its figures without the index are a floor of what the stage reads.
+ */
+export function joinQuery(coll: string, join: Join, values: readonly unknown[]): Doc {
+  return { find: coll, filter: { [join.foreignField]: { $in: [...values] } } };
+}
+
 /** The distinct values of `path` in the copied documents (arrays flattened, as `$lookup` matches them). */
-function joinValues(docs: readonly Doc[], path: string): unknown[] {
+export function joinValues(docs: readonly Doc[], path: string): unknown[] {
   const seen = new Map<string, unknown>();
   for (const d of docs) {
     const v = valueAt(d, path);
     for (const x of Array.isArray(v) ? (v as unknown[]) : [v]) {
       if (seen.size >= MAX_JOIN_VALUES) break;
-      const k = idKey(x);
+      // a missing field joins as null: one value
+      const k = idKey(x ?? null);
       if (!seen.has(k)) seen.set(k, x ?? null);
     }
   }
@@ -495,7 +596,13 @@ function sorts(read: Doc): boolean {
  * call): the verdict is then on the calls replayed. A call identical to an earlier one has its figures on the same
  * copies: they are taken, not run again (issue 27).
  */
-async function replayCalls(ctx: ConfirmContext, calls: readonly Doc[], ra: readonly Doc[], rb: readonly Doc[]) {
+async function replayCalls(
+  ctx: ConfirmContext,
+  calls: readonly Doc[],
+  ra: readonly Doc[],
+  rb: readonly Doc[],
+  joined?: JoinedArms,
+) {
   const without: Replay[] = [];
   const withIt: Replay[] = [];
   const sames: boolean[] = [];
@@ -504,11 +611,71 @@ async function replayCalls(ctx: ConfirmContext, calls: readonly Doc[], ra: reado
     const key = callKey(calls[i] as Doc);
     const k = key === null ? undefined : done.get(key);
     if (key !== null && k === undefined) done.set(key, i);
-    without.push(k === undefined ? await replay(ctx, ra[i] as Doc) : (without[k] as Replay));
-    withIt.push(k === undefined ? await replay(ctx, rb[i] as Doc) : (withIt[k] as Replay));
-    sames.push(k === undefined ? await sameResults(ctx, ra[i] as Doc, rb[i] as Doc) : sames[k] === true);
+    if (k !== undefined) {
+      without.push(without[k] as Replay);
+      withIt.push(withIt[k] as Replay);
+      sames.push(sames[k] === true);
+      continue;
+    }
+    const [w, x] = [await replay(ctx, ra[i] as Doc), await replay(ctx, rb[i] as Doc)];
+    // The server's explain counted nothing of the join: its own query is explained instead, on each arm's copy.
+    const figures = joined && !w.joinCounted ? await joinFigures(ctx, calls[i] as Doc, joined) : null;
+    without.push(figures ? { ...w, join: figures[0] } : w);
+    withIt.push(figures ? { ...x, join: figures[1] } : x);
+    sames.push(await sameResults(ctx, ra[i] as Doc, rb[i] as Doc));
   }
   return { without, withIt, same: sames.filter(Boolean).length };
+}
+
+/** Where a proof's calls join: the local copy they run on (alike in both arms), and each arm's joined copies. */
+interface JoinedArms {
+  local: string;
+  fa: ReadonlyMap<string, string>;
+  fb: ReadonlyMap<string, string>;
+  /** Whether the candidate is on a joined copy (B's differs from A's); else B's join reads as A's, explained once. */
+  both: boolean;
+}
+
+/**
+ * A call's join's own query, explained on each arm's joined copy: the local values it brings (the stages before the
+ * `$lookup` run on the local copy), then `joinQuery` on A's copy and B's. Null when the call has no one join, brings
+ * more than MAX_JOIN_VALUES values, or the server refuses: the proof then has no join counts (the time decides).
+ */
+async function joinFigures(
+  ctx: ConfirmContext,
+  call: Doc,
+  arms: JoinedArms,
+): Promise<[JoinFigures, JoinFigures] | null> {
+  const sole = soleJoin(call);
+  const pipeline = reachingPipeline(call);
+  const [fa, fb] = [arms.fa.get(sole?.join.from ?? ''), arms.fb.get(sole?.join.from ?? '')];
+  if (!sole || !pipeline || !fa || !fb) return null;
+  try {
+    const rows = await ctx.scratch.cursor(
+      { aggregate: arms.local, pipeline, cursor: {} },
+      { limit: MAX_JOIN_VALUES + 1 },
+    );
+    if (rows.length > MAX_JOIN_VALUES) return null;
+    const values = joinValues(rows, sole.join.localField);
+    const a = await explainJoin(ctx, joinQuery(fa, sole.join, values), values.length);
+    if (!arms.both) return [a, a];
+    const b = await explainJoin(ctx, joinQuery(fb, sole.join, values), values.length);
+    const weight = mostShared(rows, sole.join.localField);
+    return [a, weight > 1 ? { ...b, weight } : b];
+  } catch {
+    return null;
+  }
+}
+
+async function explainJoin(ctx: ConfirmContext, read: Doc, values: number): Promise<JoinFigures> {
+  const r = await replay(ctx, read);
+  return {
+    keysExamined: r.keysExamined,
+    docsExamined: r.docsExamined,
+    nReturned: r.nReturned,
+    indexes: r.indexes,
+    values,
+  };
 }
 
 /** A call's text, to tell identical calls apart from ones that differ in a value or its BSON type; null if none. */
@@ -532,7 +699,7 @@ async function sameResults(ctx: ConfirmContext, a: Doc, b: Doc): Promise<boolean
   return x.length === y.length && x.every((k, i) => k === y[i]);
 }
 
-const examined = (rs: readonly Replay[]): number => rs.reduce((t, r) => t + r.keysExamined + r.docsExamined, 0);
+const examined = (rs: readonly Replay[]): number => rs.reduce((t, r) => t + work(r), 0);
 const ratio = (a: number, b: number): number => (b === 0 ? (a === 0 ? 1 : Infinity) : a / b);
 
 /**
@@ -565,8 +732,15 @@ const SLOWER = 'the replayed queries were slower with it';
 const JOIN_UNCOUNTED =
   "the server's explain gives no examined counts for the $lookup stage, so the time of the whole pipeline decides";
 
-/** Whether only the time can decide: the calls join, and explain gave no counts for the join. */
-const timeOnly = (p: IndexProof): boolean => (p.joins?.length ?? 0) > 0 && p.joinCounts !== true;
+const JOIN_FLOOR_FOREIGN =
+  "the join's own query, which reads without the index no more than the $lookup does, did not fall to " +
+  '{{share}} or less with the planner choosing it on every call, so the time of the whole pipeline decides';
+const JOIN_FLOOR_LOCAL =
+  "the $lookup's reads, which it does not change, were counted only at their floor (the join's own query), so " +
+  'the time of the whole pipeline decides';
+
+/** Whether only the time can decide: the calls join, and neither explain nor the join's own query counted the join. */
+const timeOnly = (p: IndexProof): boolean => (p.joins?.length ?? 0) > 0 && p.joinBasis === undefined;
 const SHORT = 'the time budget ended before enough rounds were timed for a 95% interval';
 const UNTIMED = 'the time budget ended before the calls could be timed';
 
@@ -620,22 +794,25 @@ export async function proveIndex(given: ConfirmContext, input: ProveIndexInput):
     if (unreadable) return { status: 'not-run', reason: unreadable, copy };
     const candidateColl = onJoin ? (fb.get(input.candidateOn as string) as string) : b;
     await build(ctx, candidateColl, { key: input.candidate.key, name: input.candidate.name });
-    const { without, withIt, same } = await replayCalls(ctx, input.instances, ra, rb);
+    const arms: JoinedArms = { local: a, fa, fb, both: onJoin };
+    const { without, withIt, same } = await replayCalls(ctx, input.instances, ra, rb, joined.length ? arms : undefined);
     const replayed = without.length;
     const proof: IndexProof = {
       status: 'inconclusive',
       copy,
       without,
       with: withIt,
-      pickedCandidate: withIt.filter((r) => r.indexes.includes(input.candidate.name)).length,
+      pickedCandidate: withIt.filter((r) => chose(r, input.candidate.name)).length,
       examinedRatio: ratio(examined(withIt), examined(without)),
       sameResults: { checked: replayed, same },
       replayed,
-      ...(joined.length ? { joins: joined, joinCounts: [...without, ...withIt].some((r) => r.joinCounted) } : {}),
+      ...(onJoin ? { foreign: true } : {}),
+      ...(joined.length ? { joins: joined, ...joinBasisOf(without, withIt) } : {}),
     };
     if (input.prefix && !onJoin)
-      proof.prefix = await provePrefix(ctx, a, ra.slice(0, replayed), input, examined(withIt));
-    lap(`${replayed} calls explained and compared both ways`);
+      proof.prefix = await provePrefix(ctx, a, ra.slice(0, replayed), input, ownExamined(withIt));
+    const joinQueried = proof.joinBasis === 'query' ? `, ${joinQueries(without)} join queries explained` : '';
+    lap(`${replayed} calls explained and compared both ways${joinQueried}`);
     // Timing cannot change a verdict the figures already gave: skip it (and the write cost) then.
     const early = figuresVerdict(proof, input);
     if (early) return early;
@@ -663,6 +840,17 @@ export async function proveIndex(given: ConfirmContext, input: ProveIndexInput):
   }
 }
 
+/** How the join's reads were counted: by every replay's explain, else by every call's join's own query, else not. */
+function joinBasisOf(without: readonly Replay[], withIt: readonly Replay[]): { joinBasis?: 'explain' | 'query' } {
+  const all = [...without, ...withIt];
+  if (all.length === 0) return {};
+  if (all.every((r) => r.joinCounted)) return { joinBasis: 'explain' };
+  if (all.every((r) => r.join !== undefined)) return { joinBasis: 'query' };
+  return {};
+}
+
+const joinQueries = (rs: readonly Replay[]): number => new Set(rs.filter((r) => r.join)).size;
+
 /** Drops the proof's copies, with a progress line giving their seconds (a slow drop is part of the budget). */
 async function dropCopies(ctx: ConfirmContext, colls: readonly string[]): Promise<void> {
   const t = performance.now();
@@ -671,15 +859,15 @@ async function dropCopies(ctx: ConfirmContext, colls: readonly string[]): Promis
 }
 
 const REACHED_SLOWER =
-  'the calls were slower with it on a joined copy of only the documents they join to, where the scan without the ' +
-  'index is shorter than in production: that says nothing of the whole collection';
+  'the calls were slower with it on a joined copy smaller than the collection, where the scan without the index is ' +
+  'shorter than in production: that says nothing of the whole collection';
 
 /**
  * The local documents the calls bring to their `$lookup` into `from` (its local field only): the stages before it
- * run on the local copy. A foreign-field proof then copies only the foreign documents the calls join to, not all the
- * local copy joins to: the results are the same, and the scan without the index reads fewer documents than in
- * production, so the index can only gain more there (a slower time on this copy is inconclusive, not refuted). Null
- * (the joined side copied as before) when another join comes first, or past MAX_JOIN_VALUES documents.
+ * run on the local copy. A foreign-field proof copies the foreign documents the calls join to first, then others up
+ * to the proof's size: the results are those of production, and the scan without the index reads what it reads in
+ * production or less. Null (the joined side copied as before) when another join comes first, or past
+ * MAX_JOIN_VALUES documents.
  */
 async function reachingJoin(
   ctx: ConfirmContext,
@@ -708,9 +896,29 @@ async function reachingJoin(
 }
 
 /**
+ * The documents of a joined copy: those the calls join to (`reached`), then the others read (`rest`), each once (by
+ * `_id`), at most `limit` unless the reached ones alone hold more. Pure.
+ */
+export function joinedCopyDocs(reached: readonly Doc[], rest: readonly Doc[], limit: number): Doc[] {
+  const seen = new Set<string>();
+  const out: Doc[] = [];
+  for (const d of [...reached, ...rest]) {
+    const k = idKey(d._id);
+    if (seen.has(k)) continue;
+    if (out.length >= Math.max(limit, reached.length)) break;
+    seen.add(k);
+    out.push(d);
+  }
+  return out;
+}
+
+/**
  * Copies, for each joined collection, the documents the copied local side joins to (its foreign field in the local
  * field's values, at most the proof's size) into both arms' copies, with its existing indexes rebuilt: the pipeline
- * then runs on scratch as it does in production. Reads go through the read-only source handle, writes through Scratch.
+ * then runs on scratch as it does in production. For a foreign-field candidate (`localCopy` given) the copy holds the
+ * documents the calls join to and the collection's others up to the proof's size (the whole collection when it fits),
+ * so a scan of it without the index reads what production's reads, or less (the join's own query is counted on it).
+ * Reads go through the read-only source handle, writes through Scratch.
  */
 async function copyJoins(
   ctx: ConfirmContext,
@@ -724,20 +932,31 @@ async function copyJoins(
   localCopy: string | null,
 ): Promise<NonNullable<IndexProof['joins']> | string> {
   const out: NonNullable<IndexProof['joins']> = [];
-  // For a foreign-field index (`localCopy` given) of the calls' one join, only the documents they join to: see
-  // reachingJoin.
   const one = localCopy !== null && joins.length === 1;
   const reached = one ? await reachingJoin(ctx, localCopy, input.instances, input.candidateOn ?? '') : null;
-  if (reached) [local, whole] = [reached, false];
   const pastMaxDocs = input.pastMaxDocs === true;
   for (const from of new Set(joins.map((j) => j.from))) {
     const on = joins.filter((j) => j.from === from);
-    const parts = on.map((j) => ({ [j.foreignField]: { $in: joinValues(local, j.localField) } }));
-    // The local side copied whole joins to any foreign document: no filter then (a long $in timed out on SecantusDB).
-    const filter = whole ? {} : parts.length === 1 ? (parts[0] as Doc) : { $or: parts };
+    const counted = await ctx.source.command(db, { count: from, maxTimeMS: 10_000 }).catch(() => null);
+    const count = num(counted?.n);
     const avgBytes = await measuredAverage(ctx, db, from, pastMaxDocs);
     const limit = input.docs ?? PROOF_DOCS;
-    const docs = await ctx.sourceDocs(db, from, { limit, filter, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
+    const read = (filter: Doc): Promise<Doc[]> =>
+      ctx.sourceDocs(db, from, { limit, filter, pastMaxDocs, ...(avgBytes > 0 ? { avgBytes } : {}) });
+    const inValues = (docs: readonly Doc[]): Doc => {
+      const parts = on.map((j) => ({ [j.foreignField]: { $in: joinValues(docs, j.localField) } }));
+      return parts.length === 1 ? (parts[0] as Doc) : { $or: parts };
+    };
+    let docs: Doc[];
+    let reachedN: number | undefined;
+    if (reached && count > 0 && count <= limit) docs = await read({});
+    else if (reached) {
+      const hit = await read(inValues(reached));
+      reachedN = hit.length;
+      docs = joinedCopyDocs(hit, await read({}), limit);
+    }
+    // The local side copied whole joins to any foreign document: no filter then (a long $in timed out on SecantusDB).
+    else docs = await read(whole ? {} : inValues(local));
     keep.set(from, docs);
     const pair = [fa.get(from), fb.get(from)] as string[];
     // The joined side whole: a join cut short would return other results than in production.
@@ -758,7 +977,8 @@ async function copyJoins(
       from,
       copied,
       rebuilt,
-      ...(reached ? { reachedOnly: true } : {}),
+      ...(reachedN !== undefined ? { reached: reachedN } : {}),
+      ...(count > copied ? { partial: true } : {}),
       ...(forced ? { pastBudget: true } : {}),
     });
   }
@@ -812,7 +1032,7 @@ async function provePrefix(
   for (const r of reads) replays.push(await replay(ctx, r));
   // Timed next, A must be without it again; past the budget nothing is timed and the copy is dropped whole anyway.
   if (!present && !ctx.budget.exhausted) await ctx.scratch.command({ dropIndexes: a, index: prefix.name });
-  return { replays, examinedRatio: ratio(candidateExamined, examined(replays)) };
+  return { replays, examinedRatio: ratio(candidateExamined, ownExamined(replays)) };
 }
 
 /** A share as a percentage, for sentences: 0.5 → "50%". */
@@ -822,39 +1042,95 @@ export const percent = (share: number): string => `${formatNumber(Math.round(sha
  * The verdict from the figures and the time. Every replayed call cut to the share or less, with the planner choosing
  * the candidate unhinted on each: supported on the examined counts, the time a second check (it still makes the proof
  * inconclusive when it shows the calls slower; when the budget did not decide it, `basis` says the counts decided).
- * Otherwise the time must be decided and not slower.
+ * Otherwise the time must be decided and not slower. Where the join was counted by its own query, the counts decide
+ * only in the direction its floor allows (`joinCountsDecide`); otherwise the time of the whole pipeline decides.
  */
-function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
+export function decide(p: IndexProof, input: ProveIndexInput): IndexProof {
   const byFigures = figuresVerdict(p, input);
   if (byFigures) return byFigures;
-  if (timeOnly(p)) {
-    if (!p.time) return { ...p, status: 'inconclusive', reason: `${JOIN_UNCOUNTED}, and ${UNTIMED}` };
-    const v = judge({ direction: 'below', size: 1 }, p.time);
-    if (v === 'supported') return { ...p, status: 'supported', basis: 'time' };
-    if (v === 'refuted' && p.joins?.some((j) => j.reachedOnly))
-      return { ...p, status: 'inconclusive', reason: `${JOIN_UNCOUNTED}, and ${REACHED_SLOWER}` };
-    if (v === 'refuted')
-      return { ...p, status: 'refuted', reason: `${JOIN_UNCOUNTED}, and the calls were slower with it` };
-    const why = timeProblem(p.time) ?? `the time did not fall by more than the noise margin (${noisePercent()})`;
-    return { ...p, status: 'inconclusive', reason: `${JOIN_UNCOUNTED}, and ${why}` };
+  if (timeOnly(p)) return byTime(p, JOIN_UNCOUNTED);
+  if (p.joinBasis === 'query' && joinCountsDecide(p, input) !== 'supported') {
+    const share = percent(input.examinedShare ?? EXAMINED_SHARE);
+    return byTime(p, p.foreign ? JOIN_FLOOR_FOREIGN.replace('{{share}}', share) : JOIN_FLOOR_LOCAL);
   }
   const slow = p.time ? timeProblem(p.time) : UNTIMED;
+  if (slow === SLOWER && p.joins?.some((j) => j.partial))
+    return { ...p, status: 'inconclusive', reason: REACHED_SLOWER };
   if (slow === SLOWER) return { ...p, status: 'inconclusive', reason: slow };
   if (slow === null) return { ...p, status: 'supported', basis: 'examined and time' };
   if (cutOnEveryCall(p, input)) return { ...p, status: 'supported', basis: 'examined', reason: slow };
   return { ...p, status: 'inconclusive', reason: slow };
 }
 
-/** Whether every replayed call examined at most the share with the candidate, and the planner chose it on each. */
+/** The verdict of the whole pipeline's time alone, `lead` saying why the counts could not decide. */
+function byTime(p: IndexProof, lead: string): IndexProof {
+  if (!p.time) return { ...p, status: 'inconclusive', reason: `${lead}, and ${UNTIMED}` };
+  const v = judge({ direction: 'below', size: 1 }, p.time);
+  if (v === 'supported') return { ...p, status: 'supported', basis: 'time' };
+  if (v === 'refuted' && p.joins?.some((j) => j.partial))
+    return { ...p, status: 'inconclusive', reason: `${lead}, and ${REACHED_SLOWER}` };
+  if (v === 'refuted') return { ...p, status: 'refuted', reason: `${lead}, and the calls were slower with it` };
+  const why = timeProblem(p.time) ?? `the time did not fall by more than the noise margin (${noisePercent()})`;
+  return { ...p, status: 'inconclusive', reason: `${lead}, and ${why}` };
+}
+
+/**
+ * Which verdict the counts can give where the join was counted by its own query (`joinBasis` 'query'), or null. One
+ * query per call scans the joined copy once without an index on the foreign field, where the `$lookup` stage scans it
+ * at least once per call: its count without that index is a floor of what the stage reads. So for a foreign-field
+ * candidate the measured cut understates the real one: a cut on every call (with the planner choosing it on the
+ * join's query) supports it, and a smaller cut refutes nothing. For a candidate on the local collection the join's
+ * reads, unchanged by it, sit in both arms at their floor, so the measured share of the pipeline's reads overstates
+ * the real cut: a share above the line refutes it, and one below supports nothing. Null: the time decides.
+ */
+export function joinCountsDecide(
+  p: IndexProof,
+  input: Pick<ProveIndexInput, 'candidate' | 'examinedShare'>,
+): 'supported' | 'refuted' | null {
+  if (p.joinBasis !== 'query') return null;
+  const share = input.examinedShare ?? EXAMINED_SHARE;
+  if (p.foreign) return cutOnEveryCall(p, input) ? 'supported' : null;
+  return (p.examinedRatio ?? Infinity) > share ? 'refuted' : null;
+}
+
+/**
+ * Whether every replayed call examined at most the share with the candidate (its join's own query counted in, where
+ * it was), and the planner chose it on each (on the pipeline's plan or its join's query).
+ */
 export function cutOnEveryCall(p: IndexProof, input: Pick<ProveIndexInput, 'candidate' | 'examinedShare'>): boolean {
   const share = input.examinedShare ?? EXAMINED_SHARE;
   const [w, x] = [p.without ?? [], p.with ?? []];
   if (w.length === 0 || w.length !== x.length) return false;
   return w.every((r, i) => {
     const c = x[i] as Replay;
-    const [before, after] = [r.keysExamined + r.docsExamined, c.keysExamined + c.docsExamined];
-    return c.indexes.includes(input.candidate.name) && after <= share * before;
+    return chose(c, input.candidate.name) && work(c) <= share * work(r);
   });
+}
+
+/** Keys and documents the replays examined in the pipelines themselves (their joins' own queries left out). */
+const ownExamined = (rs: readonly Replay[]): number => rs.reduce((t, r) => t + r.keysExamined + r.docsExamined, 0);
+
+/**
+ * Why a candidate on the local collection of a joined pipeline is refuted when the join's reads keep the pipeline's
+ * share above the line, though its own stages were cut to it: the join, which it does not change, dominates. Counts,
+ * names and shares only: safe to print.
+ */
+export function joinDominates(p: IndexProof, share: number): string | null {
+  const [w, x] = [p.without ?? [], p.with ?? []];
+  if (p.joinBasis !== 'query' || p.foreign || w.length === 0) return null;
+  if (ratio(ownExamined(x), ownExamined(w)) > share) return null;
+  const join = w.reduce((t, r) => t + joinWork(r.join), 0);
+  const from = p.joins?.[0]?.from ?? 'the joined collection';
+  const unindexed = w.every((r) => (r.join?.indexes.length ?? 0) === 0);
+  return sentence(
+    `it cut what the stages before the $lookup examined to ${percent(ratio(ownExamined(x), ownExamined(w)))}, `,
+    `but the $lookup into ${from}, which it does not change, reads at least what its own query examined on the `,
+    `joined copy, ${formatNumber(Math.round(join / w.length))} keys and documents per call`,
+    unindexed ? ' (a collection scan: no index serves its foreign field)' : '',
+    `, so with it counted the pipeline's examined fell only to ${percent(p.examinedRatio ?? 1)}, not to `,
+    `${percent(share)} or less`,
+    unindexed ? "; index the join's foreign field first, then prove this one again" : '',
+  );
 }
 
 /**
@@ -872,10 +1148,15 @@ function figuresVerdict(p: IndexProof, input: ProveIndexInput): IndexProof | nul
   if (timeOnly(p)) return null;
   const key = formatKey(input.candidate.key as IndexShape['key']);
   const share = input.examinedShare ?? EXAMINED_SHARE;
-  if ((p.examinedRatio ?? Infinity) > share) {
+  // The join's own query is a floor of the join's reads: the counts refute only what the floor allows.
+  const refutable = p.joinBasis !== 'query' || joinCountsDecide(p, input) === 'refuted';
+  if (refutable && (p.examinedRatio ?? Infinity) > share) {
+    const dominated = joinDominates(p, share);
+    if (dominated) return { ...p, status: 'refuted', reason: dominated };
     const why = p.pickedCandidate === 0 ? `the planner did not pick ${key}` : 'keys and documents examined';
     return { ...p, status: 'refuted', reason: `${why}: examined did not fall to ${percent(share)} or less` };
   }
+  if (p.joinBasis === 'query' && p.foreign) return null;
   // Dexter's prefix test: a compound index must cut what its best prefix examines by the same share again, unless
   // its further fields give the sort the prefix's plans did in memory (a sort saves no examined document).
   if (p.prefix && p.prefix.examinedRatio > share && !sortSaved(p)) {
