@@ -12,7 +12,7 @@ import { alternate } from '../../src/confirm/trials';
 import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { sentence } from '../../src/core/rule';
-import type { Confirmation, Finding, Measurement, RatioClaim, RatioInterval } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, RatioInterval, Verdict } from '../../src/core/types';
 import type { EmbedReferenceOptions } from './options';
 
 const PARENTS = 'embed_reference_parents';
@@ -46,6 +46,9 @@ export const CONFIRM_MESSAGES = {
     'need an index on the array.',
   ),
   supportedEmbed: 'The interval lies below 1x by more than the {{margin}} noise margin: {{claim}}; embed.',
+  supportedEmbedBoth: sentence(
+    'Both intervals lie below 1x by more than the {{margin}} noise margin: the reads gain, and {{claim}}; embed.',
+  ),
   refutedEmbed: sentence(
     'The interval lies above 1x by more than the {{margin}} noise margin: against the claim that {{claim}}; keep ',
     'the children referenced.',
@@ -335,7 +338,7 @@ export async function confirmEmbed(ctx: ConfirmContext, f: Finding, o: EmbedRefe
     inserts: Number(ev.childInserts) || 0,
     updates: Number(ev.childUpdates) || 0,
   };
-  let decided = reads;
+  const timings: Timing[] = [reads];
   let brief = `reads ${figure(reads.ratio, reads.claim)}`;
   if (calls.inserts + calls.updates > 0) {
     const mix = mixOf(calls);
@@ -343,7 +346,7 @@ export async function confirmEmbed(ctx: ConfirmContext, f: Finding, o: EmbedRefe
     measurements.push(toMeasurement(t.embedded), toMeasurement(t.referenced));
     const data = { mix: mixText(mix), calls: mixText(calls), figure: figure(t.ratio, t.claim) };
     parts.push(say(M, 'measuredMix', { ...data, embedded: ms(t.embedded), referenced: ms(t.referenced) }));
-    decided = t;
+    timings.push(t);
     brief = `${brief}; mix ${figure(t.ratio, t.claim)}`;
   }
   const deletes = Number(ev.childDeletes) || 0;
@@ -351,18 +354,35 @@ export async function confirmEmbed(ctx: ConfirmContext, f: Finding, o: EmbedRefe
   const alone = Number(ev.childReadsAlone) || 0;
   if (alone > 0) parts.push(say(M, 'measuredAlone', { reads: formatNumber(alone) }));
   await dropAll(ctx);
+  const decided = deciding(timings);
   const { claim, ratio } = decided;
-  const status = judge(claim, ratio);
+  const status = verdictOf(decided);
   const data = { claim: claim.text, margin: noisePercent() };
   if (!complete(decided.embedded, decided.referenced))
     parts.push(say(M, 'inconclusiveBudget', { budget: formatDuration(ctx.settings.budgetMs) }));
-  else if (status === 'supported') parts.push(say(M, 'supportedEmbed', data));
+  else if (status === 'supported')
+    parts.push(say(M, timings.length > 1 ? 'supportedEmbedBoth' : 'supportedEmbed', data));
   else if (status === 'refuted') parts.push(say(M, 'refutedEmbed', data));
   else parts.push(say(M, 'inconclusiveEmbed', data));
   return { status, claim, summary: parts.join(' '), ratio, measurements, brief };
 }
 
 const complete = (a: Timed, b: Timed): boolean => a.complete && b.complete;
+
+/** A timing's verdict: its claim against its interval, inconclusive when the budget cut it short. */
+const verdictOf = (t: Timing): Verdict =>
+  complete(t.embedded, t.referenced) ? judge(t.claim, t.ratio) : 'inconclusive';
+
+/**
+ * The timing that decides: embedding is supported only when the reads gain beyond the noise and the workload's mix
+ * does too (the mix being the reads with the child writes, in the workload's proportions). The first refuted timing
+ * decides, else the first that is not supported, else the last (the mix when there is one).
+ */
+export function deciding<T extends Timing>(timings: readonly T[]): T {
+  const v = timings.map(verdictOf);
+  const at = v.indexOf('refuted') >= 0 ? v.indexOf('refuted') : v.findIndex((x) => x !== 'supported');
+  return (at >= 0 ? timings[at] : timings[timings.length - 1]) as T;
+}
 
 async function dropAll(ctx: ConfirmContext): Promise<void> {
   for (const name of [PARENTS, CHILDREN, EMBEDDED]) await ctx.scratch.drop(name);

@@ -5,7 +5,7 @@ import { makeRecord, opKindOf } from '../../src/workload/record';
 import { WorkloadTally } from '../../src/workload/tally';
 import { embedLogLines, embedOperations, embedRecords, type EmbedSeed, MIX } from '../../test/support/embed-workload';
 import { paceOf } from './collect';
-import { mixOf } from './confirm';
+import { deciding, mixClaim, mixOf, readsClaim } from './confirm';
 import { parentKeyNames, singular, workloadPairs } from './pairs';
 
 // The seed's ids stand in as numbers: the analysis reads shapes, never values.
@@ -156,6 +156,27 @@ describe('mixOf: the workload proportions per timed run', () => {
   it('keeps the proportions, each kind present once at least', () => {
     expect(mixOf({ reads: 120, inserts: 8, updates: 2 })).toEqual({ reads: 18, inserts: 1, updates: 1 });
     expect(mixOf({ reads: 10, inserts: 10, updates: 0 })).toEqual({ reads: 10, inserts: 10, updates: 0 });
+  });
+});
+
+describe('deciding: embed only when the reads and the mix both gain beyond the noise', () => {
+  const arm = { label: 'a', samples: [1, 1, 1, 1, 1], complete: true };
+  const timing = (low: number, high: number, mix: boolean) => ({
+    embedded: arm,
+    referenced: arm,
+    ratio: { label: mix ? 'mix' : 'reads', median: (low + high) / 2, low, high, coverage: 0.96 },
+    claim: mix ? mixClaim() : readsClaim(),
+  });
+  it('takes the mix when both are supported, the reads when they are not, a refuted one first', () => {
+    const readsOk = timing(0.5, 0.8, false);
+    const readsNear = timing(0.6, 0.95, false);
+    const mixOk = timing(0.6, 0.85, true);
+    const mixWorse = timing(1.2, 1.5, true);
+    expect(deciding([readsOk, mixOk])).toBe(mixOk);
+    expect(deciding([readsNear, mixOk])).toBe(readsNear); // the reads gain within the noise: not shown
+    expect(deciding([readsNear, mixWorse])).toBe(mixWorse); // the writes make the mix worse: refuted
+    expect(deciding([readsOk])).toBe(readsOk);
+    expect(deciding([{ ...readsOk, embedded: { ...arm, complete: false } }, mixOk]).ratio.label).toBe('reads');
   });
 });
 
