@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readSlowQueryLog } from '../../src/workload/log-reader';
-import { makeRecord, opKindOf } from '../../src/workload/record';
-import { WorkloadTally } from '../../src/workload/tally';
+import { workloadData } from '../../src/collect/workload';
+import { makeRecord, opKindOf, type WorkloadRecord } from '../../src/workload/record';
+import { collectionOf } from '../../test/support/fixtures';
 import { embedLogLines, embedOperations, embedRecords, type EmbedSeed, MIX } from '../../test/support/embed-workload';
 import { paceOf } from './collect';
 import { deciding, mixClaim, mixOf, readsClaim } from './confirm';
@@ -19,17 +20,28 @@ const seed = {
   events: ids(300, 4000),
 } as unknown as EmbedSeed;
 
+/** Records as the shared workload collector holds them for the database (every collection they name is checked). */
+const dataFrom = (records: readonly WorkloadRecord[]) => {
+  const names = [...new Set(records.map((r) => r.ns.coll))];
+  return workloadData(
+    records,
+    'app',
+    names.map((n) => collectionOf(n)),
+    () => undefined,
+  );
+};
+
 const tallyOf = (commands: { coll: string; command: Record<string, unknown>; times: number }[]) =>
-  WorkloadTally.of(
+  dataFrom(
     commands.flatMap((c) =>
       Array.from({ length: c.times }, () =>
         makeRecord({ source: 'log', ns: { db: 'app', coll: c.coll }, op: opKindOf(c.command) }, c.command),
       ),
     ),
-  ).dbs.get('app');
+  );
 
 describe('workloadPairs: the pairs read together and what each side receives', () => {
-  const d = WorkloadTally.of(embedRecords('app', embedOperations('app', seed))).dbs.get('app');
+  const d = dataFrom(embedRecords('app', embedOperations('app', seed)));
   const { pairs, collections } = workloadPairs(d, 2);
   const ops = (name: string) => collections.find((c) => c.name === name);
 
@@ -185,8 +197,8 @@ describe('the same workload from a mongod JSON log', () => {
     const ops = embedOperations('app', seed);
     const { records, counts } = await readSlowQueryLog(Readable.from([embedLogLines('app', ops).join('\n') + '\n']));
     expect(counts.records).toBe(ops.length);
-    const fromLog = workloadPairs(WorkloadTally.of(records).dbs.get('app'), 2);
-    const fromRecords = workloadPairs(WorkloadTally.of(embedRecords('app', ops)).dbs.get('app'), 2);
+    const fromLog = workloadPairs(dataFrom(records), 2);
+    const fromRecords = workloadPairs(dataFrom(embedRecords('app', ops)), 2);
     expect(fromLog.pairs).toEqual(fromRecords.pairs);
     const byName = (c: { name: string }[]) => [...c].sort((a, b) => a.name.localeCompare(b.name));
     expect(byName(fromLog.collections)).toEqual(byName(fromRecords.collections));

@@ -118,8 +118,11 @@ export class WorkloadTally {
       }
     }
     if (record.op === 'insert') {
+      // mongod logs and profiles an insert's documents as a count (they travel beside the command, in a document
+      // sequence); a queries file or the API gives them in the command
       const docs = record.command.documents;
-      const n = (Array.isArray(docs) && docs.length > 0 ? docs.length : 1) * (record.execCount ?? 1);
+      const each = record.ninserted ?? (Array.isArray(docs) && docs.length > 0 ? docs.length : 1);
+      const n = each * (record.execCount ?? 1);
       d.inserts.set(record.ns.coll, (d.inserts.get(record.ns.coll) ?? 0) + n);
     }
     if (shapes === 0) {
