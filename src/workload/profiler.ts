@@ -227,7 +227,9 @@ export function sameSpan(docs: readonly unknown[], q: ProfilerQuery): { docs: un
   const inserts = docs.filter(isInsert);
   let kept = inserts;
   if (queries.length >= q.limit) {
-    const oldest = Math.min(...queries.map((d) => (isObject(d) ? (timeOf(d.ts) ?? Infinity) : Infinity)));
+    // a loop, not Math.min(...): up to MAX_PROFILE_ENTRIES values would overflow the call's arguments
+    let oldest = Infinity;
+    for (const d of queries) oldest = Math.min(oldest, isObject(d) ? (timeOf(d.ts) ?? Infinity) : Infinity);
     if (Number.isFinite(oldest)) kept = inserts.filter((d) => isObject(d) && (timeOf(d.ts) ?? -Infinity) >= oldest);
   }
   const note =
