@@ -165,7 +165,7 @@ const CLAIMS: {
     claim: mixClaim(),
     figureId: 'measuredMix',
     figureData: { mix: '18 reads, 1 insert, 1 update', calls: 'c', embedded: '9 ms', referenced: '12 ms' },
-    verdictIds: { supported: 'supportedEmbed', refuted: 'refutedEmbed', inconclusive: 'inconclusiveEmbed' },
+    verdictIds: { supported: 'supportedEmbedBoth', refuted: 'refutedEmbed', inconclusive: 'inconclusiveEmbed' },
   },
   {
     rule: 'id-pattern',

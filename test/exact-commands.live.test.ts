@@ -179,7 +179,7 @@ const NODE_READS = new Set([
 const isNodeRead = (r: WireRequest): boolean => {
   if (NODE_READS.has(r.name ?? '')) return true;
   // The profiler is per member: query-indexes reads the primary's (src/collect/workload.ts).
-  if (r.name === 'find' && r.body?.find === 'system.profile') return true;
+  if ((r.name === 'find' || r.name === 'aggregate') && r.body?.[r.name] === 'system.profile') return true;
   const first = Array.isArray(r.body?.pipeline) ? Object.keys((r.body.pipeline as Document[])[0] ?? {})[0] : undefined;
   return r.name === 'aggregate' && (first === '$collStats' || first === '$indexStats' || first === '$queryStats');
 };
@@ -212,8 +212,8 @@ const EXACT: Record<string, string[]> = {
     'SMALL aggregate small [$collStats] maxTimeMS',
     'SMALL listIndexes small maxTimeMS',
     'SMALL find small maxTimeMS',
-    'SMALL find system.profile maxTimeMS', // query-indexes' workload: the newest profiler entries
-    // embed-reference's pairs: the profiler once more, inserts kept (the shared reader leaves them out; to be merged)
+    // the workload (query-indexes, index-usage, embed-reference): the newest profiler entries; FerretDB has no
+    // $unionWith (nor a profiler), so a find without the inserts
     'SMALL find system.profile maxTimeMS',
     'admin listDatabases maxTimeMS',
   ],
@@ -227,9 +227,9 @@ const EXACT: Record<string, string[]> = {
     'SMALL aggregate small [$collStats] maxTimeMS primaryPreferred',
     'SMALL listIndexes small maxTimeMS secondaryPreferred',
     'SMALL aggregate small [$limit,$project] maxTimeMS secondaryPreferred',
-    'SMALL find system.profile maxTimeMS primaryPreferred', // query-indexes' workload, on the primary
-    // embed-reference's pairs: the profiler once more, inserts kept (the shared reader leaves them out; to be merged)
-    'SMALL find system.profile maxTimeMS primaryPreferred',
+    // the workload (query-indexes, index-usage, embed-reference), on the primary: queries and writes, then the
+    // inserts under their own cap (src/workload/profiler.ts profilerCommand)
+    'SMALL aggregate system.profile [$match,$sort,$limit,$project,$unionWith] maxTimeMS primaryPreferred',
     // the profiler held nothing: the workload's $queryStats, per node too (SecantusDB says 8.2, refuses the stage)
     'admin aggregate [$queryStats,$match,$sort,$limit] maxTimeMS primaryPreferred',
     'admin listDatabases maxTimeMS primaryPreferred',

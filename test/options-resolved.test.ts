@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readOnly } from '../src/adapters/read-only';
 import type { Adapter } from '../src/adapters/types';
 import { CollectorRunner } from '../src/collect/run-collectors';
-import { type CollectionContext, defineCollector } from '../src/core/collector';
+import { type CollectionContext, dataOf, defineCollector } from '../src/core/collector';
 import { loadConfig } from '../src/core/config';
 import { OptionsError, resolveRules, RuleOptionsError } from '../src/core/options';
 import { defineRule, type OptionsSchema } from '../src/core/rule';
@@ -144,6 +144,41 @@ describe('collectors get the resolved options of the rules that need them', () =
     await runner.collection(coll, { name: 'a', type: 'collection', options: {} }, [], []);
     expect(seen).toEqual([{}]);
     expect(runner.record()[0]).not.toHaveProperty('options');
+  });
+});
+
+describe('a database collector reads the data of those that ran before it', () => {
+  const noServer = { source: 'none', roundTrips: 0 } as unknown as Adapter;
+  it('sees the earlier data for its database (a copy: it cannot add to it), and the later see its own', async () => {
+    const shared = defineCollector<{ n: number }, 'database'>({
+      id: 'shared',
+      version: 1,
+      scope: 'database',
+      description: 'test',
+      schema: {},
+      collect: () => Promise.resolve({ n: 3 }),
+    });
+    const saw: unknown[] = [];
+    const mine = defineCollector<{ twice: number }, 'database'>({
+      id: 'mine',
+      version: 1,
+      scope: 'database',
+      description: 'test',
+      schema: {},
+      collect(ctx) {
+        saw.push(ctx.data);
+        const n = dataOf(shared, ctx)?.n ?? 0;
+        expect(() => Object.assign(ctx.data ?? {}, { planted: 1 })).toThrow();
+        return Promise.resolve({ twice: 2 * n });
+      },
+    });
+    const snap = snapshotOf([collectionOf('a')]);
+    const base = { adapter: readOnly(noServer), server: snap.server, maxTimeMS: 1, serverStatus: null, runNotes: [] };
+    const db = snap.databases[0];
+    if (!db) throw new Error('fixture has no database');
+    await new CollectorRunner([shared, mine], base).database(db, []);
+    expect(saw).toEqual([{ shared: { n: 3 } }]);
+    expect(db.data).toEqual({ shared: { n: 3 }, mine: { twice: 6 } });
   });
 });
 

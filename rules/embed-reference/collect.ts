@@ -4,19 +4,17 @@
  * the server (one aggregate on the parent for its keys, one `$group` on the child). The keys stay in memory; the data
  * holds counts and paces only.
  *
- * The workload is the run's given one (`--log`, `--queries`, records given to the API), else the database's
- * `system.profile` read once more here with inserts kept (the shared workload collector leaves inserts out: they have
- * no query shape, and this rule weighs them as writes).
+ * The workload is the shared workload collector's data for the database (src/collect/workload.ts, run just before:
+ * the rule names it first in `needs`): the run's given workload (`--log`, `--queries`, records given to the API),
+ * else `system.profile`, read once for every rule, with inserts counted per collection.
  */
-import { defineCollector, type DatabaseContext, type GivenWorkload, optionsOf } from '../../src/core/collector';
+import { dataOf, defineCollector, type DatabaseContext, optionsOf } from '../../src/core/collector';
+import { queryWorkload } from '../../src/collect/workload';
 import type { FromSchema } from '../../src/core/from-schema';
 import type { Doc } from '../../src/core/adapter';
 import { commandCursor } from '../../src/lib/cursor';
 import { describeServerError } from '../../src/lib/server-error';
 import { objectIdBytes } from '../../src/lib/bson-size';
-import { profilerQuery, readProfileDocuments } from '../../src/workload/profiler';
-import type { WorkloadRecord } from '../../src/workload/record';
-import { WorkloadTally } from '../../src/workload/tally';
 import { type PairCandidate, workloadPairs } from './pairs';
 import { type EmbedReferenceOptions, embedReferenceOptionsSchema } from './options';
 
@@ -110,38 +108,6 @@ export type PairsData = FromSchema<typeof PAIRS_SCHEMA>;
 export type MeasuredPair = PairsData['pairs'][number];
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-function isRecord(v: unknown): v is WorkloadRecord {
-  if (!isObject(v) || !isObject(v.ns) || typeof v.ns.db !== 'string' || typeof v.ns.coll !== 'string') return false;
-  return typeof v.source === 'string' && isObject((v as { command?: unknown }).command);
-}
-
-const tallies = new WeakMap<GivenWorkload, WorkloadTally>();
-
-/** The given workload folded once per run (the CLI folds it as it reads; the API hands records). */
-function givenTally(given: GivenWorkload): WorkloadTally {
-  if (given.folded instanceof WorkloadTally) return given.folded;
-  let t = tallies.get(given);
-  if (!t) tallies.set(given, (t = WorkloadTally.of((given.records ?? []).filter(isRecord))));
-  return t;
-}
-
-async function profilerTally(ctx: DatabaseContext): Promise<WorkloadTally | null> {
-  const q = profilerQuery({ maxTimeMS: ctx.maxTimeMS });
-  const filter = { ...q.filter, op: { $in: ['query', 'getmore', 'command', 'update', 'remove', 'insert'] } };
-  const cmd = { find: 'system.profile', ...q, filter, batchSize: Math.min(q.limit, 1000) };
-  try {
-    const docs = await commandCursor(ctx.adapter, ctx.db, cmd, {
-      limit: q.limit,
-      maxTimeMS: ctx.maxTimeMS,
-      readPreference: 'primary',
-    });
-    return WorkloadTally.of(readProfileDocuments(docs).records.filter((r) => r.ns.db === ctx.db));
-  } catch (err) {
-    ctx.note(`${RULE}: the profiler (${ctx.db}.system.profile) could not be read (${describeServerError(err)})`);
-    return null;
-  }
-}
 
 /** Seconds since the epoch an ObjectId was made at; null for any other value. */
 function objectIdSeconds(v: unknown): number | null {
@@ -268,17 +234,21 @@ async function measure(
 
 export const embedPairs = defineCollector<PairsData, 'database'>({
   id: 'embed-reference/pairs',
-  version: 1,
+  version: 2,
   scope: 'database',
   description:
-    'collection pairs read together in the workload given, else in system.profile (1 find, inserts kept), and per ' +
+    'collection pairs read together in the shared workload (query-indexes/workload: no read of its own), and per ' +
     'pair the children of a bounded set of parents (1 aggregate on the parent, 1 $group on the child)',
   schema: PAIRS_SCHEMA,
   async collect(ctx) {
     const o = optionsOf<EmbedReferenceOptions>(ctx, RULE, defaults());
-    const tally = ctx.workload ? givenTally(ctx.workload) : await profilerTally(ctx);
-    if (!tally) return null;
-    const d = tally.dbs.get(ctx.db);
+    const d = dataOf(queryWorkload, ctx);
+    if (!d) {
+      ctx.note(`${RULE}: no workload was read for ${ctx.db} (see the workload's note): no pair judged`, {
+        level: 'info',
+      });
+      return null;
+    }
     const found = workloadPairs(d, o.pairRateFactor);
     const names = new Set(ctx.collections.filter((c) => c.type === 'collection').map((c) => c.name));
     const now = Date.now();

@@ -7,12 +7,19 @@
  */
 import type { Doc } from '../../src/core/adapter';
 import type { ConfirmContext } from '../../src/confirm/context';
-import { ratioOf, toMeasurement, type Timed } from '../../src/confirm/harness';
+import {
+  type Budget,
+  DEFAULT_TRIALS,
+  ratioOf,
+  type TrialPlan,
+  toMeasurement,
+  type Timed,
+} from '../../src/confirm/harness';
 import { alternate } from '../../src/confirm/trials';
 import { figure, judge, noisePercent, ratioClaim, say } from '../../src/confirm/verdict';
 import { formatDuration, formatNumber } from '../../src/core/format';
 import { sentence } from '../../src/core/rule';
-import type { Confirmation, Finding, Measurement, RatioClaim, RatioInterval } from '../../src/core/types';
+import type { Confirmation, Finding, Measurement, RatioClaim, RatioInterval, Verdict } from '../../src/core/types';
 import type { EmbedReferenceOptions } from './options';
 
 const PARENTS = 'embed_reference_parents';
@@ -22,6 +29,12 @@ const EMBEDDED = 'embed_reference_embedded';
 const MIX_OPS = 20;
 const READS_PER_RUN = 10;
 const TOUCH = 'mongo_advisor_touched';
+/**
+ * Up to 35 blocks (5 × the first look's 7) while an interval still holds 1x or a noise edge and the budget lasts: the
+ * gain measured is a few tens of percent, and a loaded server's jitter needs more blocks than the default 21 to place
+ * it beyond the margin.
+ */
+const PLAN: TrialPlan = { ...DEFAULT_TRIALS, maxTrials: 5 * DEFAULT_TRIALS.trials };
 
 export const CONFIRM_MESSAGES = {
   measuredCopy: sentence(
@@ -40,12 +53,16 @@ export const CONFIRM_MESSAGES = {
     "The workload's mix ({{mix}} per run, from {{calls}} in the workload) took {{embedded}} embedded against ",
     '{{referenced}} referenced: {{figure}}.',
   ),
+  measuredReadsSkipped: 'The reads were not timed apart: the mix, reads included, decides on its own.',
   measuredDeletes: 'Child deletes ({{deletes}} in the workload) were not replayed.',
   measuredAlone: sentence(
     'Reads of the child alone ({{reads}} in the workload) were not replayed: on the embedded layout they would ',
     'need an index on the array.',
   ),
   supportedEmbed: 'The interval lies below 1x by more than the {{margin}} noise margin: {{claim}}; embed.',
+  supportedEmbedBoth: sentence(
+    'Both intervals lie below 1x by more than the {{margin}} noise margin: the reads gain, and {{claim}}; embed.',
+  ),
   refutedEmbed: sentence(
     'The interval lies above 1x by more than the {{margin}} noise margin: against the claim that {{claim}}; keep ',
     'the children referenced.',
@@ -245,12 +262,13 @@ async function timeReads(ctx: ConfirmContext, p: Pair, l: Layouts): Promise<Timi
     for (let i = 0; i < READS_PER_RUN; i++) await read(l.keys[next[arm]++ % l.keys.length]);
   };
   const [embedded, referenced] = await alternate(
-    ctx.budget.slice(0.45),
+    ctx.budget,
     { label: 'embedded: find by parent key', run: () => reads(l.embeddedRead, 'embedded') },
     {
       label: p.twoFinds ? 'referenced: find the parent, then its children' : 'referenced: $lookup',
       run: () => reads(l.referencedRead, 'referenced'),
     },
+    PLAN,
   );
   return { embedded, referenced, ratio: ratioOf('embedded / referenced read', embedded, referenced), claim };
 }
@@ -258,7 +276,7 @@ async function timeReads(ctx: ConfirmContext, p: Pair, l: Layouts): Promise<Timi
 type Mix = { reads: number; inserts: number; updates: number };
 
 /** The workload's reads and child writes in its proportions, the same operations on both layouts. */
-async function timeMix(ctx: ConfirmContext, p: Pair, l: Layouts, mix: Mix): Promise<Timing> {
+async function timeMix(ctx: ConfirmContext, p: Pair, l: Layouts, mix: Mix, budget: Budget): Promise<Timing> {
   const s = ctx.scratch;
   const pool = l.parents.flatMap((d) => l.childrenOf(d).map((c) => ({ key: valueAt(d, p.localField), id: c._id })));
   const template = l.children[0] ?? {};
@@ -293,9 +311,10 @@ async function timeMix(ctx: ConfirmContext, p: Pair, l: Layouts, mix: Mix): Prom
   };
   const claim = mixClaim();
   const [embedded, referenced] = await alternate(
-    ctx.budget,
+    budget,
     { label: 'embedded: the mix', run: () => round(true) },
     { label: 'referenced: the mix', run: () => round(false) },
+    PLAN,
   );
   return {
     embedded,
@@ -318,51 +337,81 @@ export async function confirmEmbed(ctx: ConfirmContext, f: Finding, o: EmbedRefe
   const parts = [
     say(M, 'measuredCopy', { parents: formatNumber(l.parents.length), children: formatNumber(l.children.length) }),
   ];
-  const reads = await timeReads(ctx, p, l);
   const ms = (t: Timed): string => formatDuration(toMeasurement(t).median);
-  parts.push(
-    say(M, p.twoFinds ? 'measuredReadsPaired' : 'measuredReads', {
-      embedded: ms(reads.embedded),
-      referenced: ms(reads.referenced),
-      reads: READS_PER_RUN,
-      figure: figure(reads.ratio, reads.claim),
-    }),
-  );
-  const measurements: Measurement[] = [toMeasurement(reads.embedded), toMeasurement(reads.referenced)];
   const ev = f.evidence;
   const calls = {
     reads: Number(ev.joinCalls) || 0,
     inserts: Number(ev.childInserts) || 0,
     updates: Number(ev.childUpdates) || 0,
   };
-  let decided = reads;
-  let brief = `reads ${figure(reads.ratio, reads.claim)}`;
+  // The mix first (when the workload wrote children): it decides against embedding on its own, and then the reads
+  // need no timing; else the reads get what is left of the budget.
+  let mixed: { t: Timing; sentence: string } | null = null;
   if (calls.inserts + calls.updates > 0) {
     const mix = mixOf(calls);
-    const t = await timeMix(ctx, p, l, mix);
-    measurements.push(toMeasurement(t.embedded), toMeasurement(t.referenced));
+    const t = await timeMix(ctx, p, l, mix, ctx.budget.slice(0.6));
     const data = { mix: mixText(mix), calls: mixText(calls), figure: figure(t.ratio, t.claim) };
-    parts.push(say(M, 'measuredMix', { ...data, embedded: ms(t.embedded), referenced: ms(t.referenced) }));
-    decided = t;
-    brief = `${brief}; mix ${figure(t.ratio, t.claim)}`;
+    mixed = { t, sentence: say(M, 'measuredMix', { ...data, embedded: ms(t.embedded), referenced: ms(t.referenced) }) };
   }
+  const timings: Timing[] = [];
+  const measurements: Measurement[] = [];
+  const briefs: string[] = [];
+  if (mixed && verdictOf(mixed.t) === 'refuted') parts.push(say(M, 'measuredReadsSkipped'));
+  else {
+    const reads = await timeReads(ctx, p, l);
+    parts.push(
+      say(M, p.twoFinds ? 'measuredReadsPaired' : 'measuredReads', {
+        embedded: ms(reads.embedded),
+        referenced: ms(reads.referenced),
+        reads: READS_PER_RUN,
+        figure: figure(reads.ratio, reads.claim),
+      }),
+    );
+    measurements.push(toMeasurement(reads.embedded), toMeasurement(reads.referenced));
+    timings.push(reads);
+    briefs.push(`reads ${figure(reads.ratio, reads.claim)}`);
+  }
+  if (mixed) {
+    parts.push(mixed.sentence);
+    measurements.push(toMeasurement(mixed.t.embedded), toMeasurement(mixed.t.referenced));
+    timings.push(mixed.t);
+    briefs.push(`mix ${figure(mixed.t.ratio, mixed.t.claim)}`);
+  }
+  const brief = briefs.join('; ');
   const deletes = Number(ev.childDeletes) || 0;
   if (deletes > 0) parts.push(say(M, 'measuredDeletes', { deletes: formatNumber(deletes) }));
   const alone = Number(ev.childReadsAlone) || 0;
   if (alone > 0) parts.push(say(M, 'measuredAlone', { reads: formatNumber(alone) }));
   await dropAll(ctx);
+  const decided = deciding(timings);
   const { claim, ratio } = decided;
-  const status = judge(claim, ratio);
+  const status = verdictOf(decided);
   const data = { claim: claim.text, margin: noisePercent() };
   if (!complete(decided.embedded, decided.referenced))
     parts.push(say(M, 'inconclusiveBudget', { budget: formatDuration(ctx.settings.budgetMs) }));
-  else if (status === 'supported') parts.push(say(M, 'supportedEmbed', data));
+  else if (status === 'supported')
+    parts.push(say(M, timings.length > 1 ? 'supportedEmbedBoth' : 'supportedEmbed', data));
   else if (status === 'refuted') parts.push(say(M, 'refutedEmbed', data));
   else parts.push(say(M, 'inconclusiveEmbed', data));
   return { status, claim, summary: parts.join(' '), ratio, measurements, brief };
 }
 
 const complete = (a: Timed, b: Timed): boolean => a.complete && b.complete;
+
+/** A timing's verdict: its claim against its interval, inconclusive when the budget cut it short. */
+const verdictOf = (t: Timing): Verdict =>
+  complete(t.embedded, t.referenced) ? judge(t.claim, t.ratio) : 'inconclusive';
+
+/**
+ * The timing that decides: embedding is supported only when the reads gain beyond the noise and the workload's mix
+ * does too (the mix being the reads with the child writes, in the workload's proportions). The first refuted timing
+ * decides, else the first that is not supported, else the last (the mix when there is one).
+ */
+export function deciding<T extends Timing>(timings: readonly T[]): T {
+  const v = timings.map(verdictOf);
+  const at = v.indexOf('refuted') >= 0 ? v.indexOf('refuted') : v.findIndex((x) => x !== 'supported');
+  return (at >= 0 ? timings[at] : timings[timings.length - 1]) as T;
+}
 
 async function dropAll(ctx: ConfirmContext): Promise<void> {
   for (const name of [PARENTS, CHILDREN, EMBEDDED]) await ctx.scratch.drop(name);

@@ -4,6 +4,7 @@ import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/r
 import type { CollectionSnapshot, DatabaseSnapshot, Finding, Recommendation } from '../../src/core/types';
 import { codeSpan, shellCall, shellCode, shellTemplate } from '../../src/lib/shell';
 import { type PairJudgement, judgePair } from './analyze';
+import { queryWorkload } from '../../src/collect/workload';
 import { embedPairs } from './collect';
 import { CONFIRM_MESSAGES, confirmEmbed } from './confirm';
 import { type EmbedReferenceOptions, embedReferenceOptionsSchema } from './options';
@@ -217,7 +218,7 @@ function checkDatabase(
 
 const rule = defineRule({
   id: 'embed-reference',
-  needs: [embedPairs],
+  needs: [queryWorkload, embedPairs], // the shared workload first: the pairs read its data
   scope: 'snapshot',
   meta: {
     description: 'Collections read together: embed the children, or keep them referenced, by the workload',

@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readSlowQueryLog } from '../../src/workload/log-reader';
-import { makeRecord, opKindOf } from '../../src/workload/record';
-import { WorkloadTally } from '../../src/workload/tally';
+import { workloadData } from '../../src/collect/workload';
+import { makeRecord, opKindOf, type WorkloadRecord } from '../../src/workload/record';
+import { collectionOf } from '../../test/support/fixtures';
 import { embedLogLines, embedOperations, embedRecords, type EmbedSeed, MIX } from '../../test/support/embed-workload';
 import { paceOf } from './collect';
-import { mixOf } from './confirm';
+import { deciding, mixClaim, mixOf, readsClaim } from './confirm';
 import { parentKeyNames, singular, workloadPairs } from './pairs';
 
 // The seed's ids stand in as numbers: the analysis reads shapes, never values.
@@ -19,17 +20,28 @@ const seed = {
   events: ids(300, 4000),
 } as unknown as EmbedSeed;
 
+/** Records as the shared workload collector holds them for the database (every collection they name is checked). */
+const dataFrom = (records: readonly WorkloadRecord[]) => {
+  const names = [...new Set(records.map((r) => r.ns.coll))];
+  return workloadData(
+    records,
+    'app',
+    names.map((n) => collectionOf(n)),
+    () => undefined,
+  );
+};
+
 const tallyOf = (commands: { coll: string; command: Record<string, unknown>; times: number }[]) =>
-  WorkloadTally.of(
+  dataFrom(
     commands.flatMap((c) =>
       Array.from({ length: c.times }, () =>
         makeRecord({ source: 'log', ns: { db: 'app', coll: c.coll }, op: opKindOf(c.command) }, c.command),
       ),
     ),
-  ).dbs.get('app');
+  );
 
 describe('workloadPairs: the pairs read together and what each side receives', () => {
-  const d = WorkloadTally.of(embedRecords('app', embedOperations('app', seed))).dbs.get('app');
+  const d = dataFrom(embedRecords('app', embedOperations('app', seed)));
   const { pairs, collections } = workloadPairs(d, 2);
   const ops = (name: string) => collections.find((c) => c.name === name);
 
@@ -159,13 +171,34 @@ describe('mixOf: the workload proportions per timed run', () => {
   });
 });
 
+describe('deciding: embed only when the reads and the mix both gain beyond the noise', () => {
+  const arm = { label: 'a', samples: [1, 1, 1, 1, 1], complete: true };
+  const timing = (low: number, high: number, mix: boolean) => ({
+    embedded: arm,
+    referenced: arm,
+    ratio: { label: mix ? 'mix' : 'reads', median: (low + high) / 2, low, high, coverage: 0.96 },
+    claim: mix ? mixClaim() : readsClaim(),
+  });
+  it('takes the mix when both are supported, the reads when they are not, a refuted one first', () => {
+    const readsOk = timing(0.5, 0.8, false);
+    const readsNear = timing(0.6, 0.95, false);
+    const mixOk = timing(0.6, 0.85, true);
+    const mixWorse = timing(1.2, 1.5, true);
+    expect(deciding([readsOk, mixOk])).toBe(mixOk);
+    expect(deciding([readsNear, mixOk])).toBe(readsNear); // the reads gain within the noise: not shown
+    expect(deciding([readsNear, mixWorse])).toBe(mixWorse); // the writes make the mix worse: refuted
+    expect(deciding([readsOk])).toBe(readsOk);
+    expect(deciding([{ ...readsOk, embedded: { ...arm, complete: false } }, mixOk]).ratio.label).toBe('reads');
+  });
+});
+
 describe('the same workload from a mongod JSON log', () => {
   it('gives the same pairs and the same counts as the records', async () => {
     const ops = embedOperations('app', seed);
     const { records, counts } = await readSlowQueryLog(Readable.from([embedLogLines('app', ops).join('\n') + '\n']));
     expect(counts.records).toBe(ops.length);
-    const fromLog = workloadPairs(WorkloadTally.of(records).dbs.get('app'), 2);
-    const fromRecords = workloadPairs(WorkloadTally.of(embedRecords('app', ops)).dbs.get('app'), 2);
+    const fromLog = workloadPairs(dataFrom(records), 2);
+    const fromRecords = workloadPairs(dataFrom(embedRecords('app', ops)), 2);
     expect(fromLog.pairs).toEqual(fromRecords.pairs);
     const byName = (c: { name: string }[]) => [...c].sort((a, b) => a.name.localeCompare(b.name));
     expect(byName(fromLog.collections)).toEqual(byName(fromRecords.collections));

@@ -1,6 +1,8 @@
 /**
- * Pure: one database's tallied workload (src/workload/tally.ts) to the collection pairs read together and the
- * operations each collection receives. No value leaves here: names of collections and fields, counts and times.
+ * Pure: one database's workload, as the shared workload collector holds it (src/collect/workload.ts: shapes per
+ * collection with their calls and time, a few real commands per shape, inserts per collection), to the collection
+ * pairs read together and the operations each collection receives. No value leaves here: names of collections and
+ * fields, counts and times.
  *
  * Two bases for a pair, and the finding says which:
  * - `lookup`: an aggregate on the parent whose pipeline holds a `$lookup` with `localField`/`foreignField` (read from
@@ -9,8 +11,7 @@
  *   a find on the parent by `_id`, their call counts within `pairRateFactor` of each other. Neither the log nor the
  *   profiler says two operations came from one request, so the pair is inferred from the names and the rates.
  */
-import type { DatabaseTally, TalliedShape } from '../../src/workload/tally';
-import { instancesOf } from '../../src/workload/tally';
+import { commandsOf, type ShapeData, type WorkloadData } from '../../src/collect/workload';
 import type { QueryShape } from '../../src/workload/shape';
 
 export interface PairCandidate {
@@ -114,16 +115,11 @@ function projectedFields(rest: unknown[], as: string): string[] {
 
 const READS = new Set(['find', 'aggregate', 'count', 'distinct']);
 
-function callsOf(t: TalliedShape): { calls: number; millis: number | null } {
-  const s = t.sums.stats(t.shape.id);
-  return { calls: s.calls, millis: s.timed > 0 ? s.totalMillis : null };
-}
-
 /** The `$lookup`s of an aggregate shape's kept commands into `lookups`, each pair counted once per shape. */
-function addLookups(lookups: Map<string, PairCandidate>, t: TalliedShape, calls: number, millis: number | null): void {
+function addLookups(lookups: Map<string, PairCandidate>, t: ShapeData, calls: number, millis: number | null): void {
   const s = t.shape;
   const seen = new Set<string>();
-  for (const command of instancesOf(t)) {
+  for (const command of commandsOf(t)) {
     for (const l of lookupsOf(command)) {
       // one candidate per pair of collections (the first join seen names the fields): one finding per pair
       const id = [s.coll, l.from].join('\u0000');
@@ -154,7 +150,7 @@ function addLookups(lookups: Map<string, PairCandidate>, t: TalliedShape, calls:
  * The pairs and per-collection operations of one database's tally. `pairRateFactor`: how far apart the two finds'
  * call counts may be for the shapePair basis.
  */
-export function workloadPairs(d: DatabaseTally | undefined, pairRateFactor: number): WorkloadPairs {
+export function workloadPairs(d: WorkloadData | undefined, pairRateFactor: number): WorkloadPairs {
   const ops = new Map<string, CollectionOps>();
   const opsOf = (name: string): CollectionOps => {
     let o = ops.get(name);
@@ -167,10 +163,11 @@ export function workloadPairs(d: DatabaseTally | undefined, pairRateFactor: numb
   const lookups = new Map<string, PairCandidate>();
   const byIdFinds = new Map<string, number>();
   const keyFinds: { coll: string; path: string; calls: number; millis: number | null }[] = [];
-  for (const t of d?.shapes.values() ?? []) {
+  const shapes = (d?.collections ?? []).flatMap((c) => c.shapes);
+  for (const t of shapes) {
     const s = t.shape;
     if (s.command === 'lookup') continue; // the aggregate's own shape counts the call
-    const { calls, millis } = callsOf(t);
+    const { calls, totalMillis: millis } = t;
     const o = opsOf(s.coll);
     const key = soleEquality(s);
     if (READS.has(s.command)) {
@@ -186,7 +183,7 @@ export function workloadPairs(d: DatabaseTally | undefined, pairRateFactor: numb
     } else if (s.command === 'delete') o.deletes += calls;
     if (s.command === 'aggregate') addLookups(lookups, t, calls, millis);
   }
-  for (const [coll, n] of d?.inserts ?? []) opsOf(coll).inserts += n;
+  for (const c of d?.collections ?? []) if (c.inserts) opsOf(c.name).inserts += c.inserts;
   const pairs = [...lookups.values()];
   const joined = new Set(pairs.map((p) => `${p.parent}\u0000${p.child}`));
   for (const k of keyFinds) {

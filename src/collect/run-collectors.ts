@@ -126,6 +126,8 @@ export class CollectorRunner {
           db: database.name,
           collections: database.collections,
           listed,
+          // the earlier collectors' data as it stands: a copy, so the collector cannot add to this database's
+          data: Object.freeze({ ...data }),
         }),
       );
       if (out !== null && out !== undefined) data[c.id] = out;

@@ -123,7 +123,7 @@ describe('the query-indexes workload collector', () => {
     const shop = collectionOf('orders', { db: 'shop' });
     const { ctx, notes } = context({ adapter, server, db: 'shop', collections: [shop] });
     const data = await queryWorkload.collect(ctx);
-    expect(sent).toEqual(['shop find', 'admin aggregate']);
+    expect(sent).toEqual(['shop aggregate', 'admin aggregate']);
     expect(data?.sources).toEqual(['queryStats']);
     expect(data?.complete).toBe(false);
     expect(data?.completeness).toContain('rate limit');
@@ -134,7 +134,7 @@ describe('the query-indexes workload collector', () => {
     // A 7.0 server is not asked: the stage exists from 7.1.
     sent.length = 0;
     await queryWorkload.collect(context({ adapter, db: 'shop', collections: [shop] }).ctx);
-    expect(sent).toEqual(['shop find']);
+    expect(sent).toEqual(['shop aggregate']);
   });
 
   it('says so when the profiler holds nothing', async () => {

@@ -20,7 +20,7 @@ import type { CollectionSnapshot } from '../core/types';
 import { commandCursor } from '../lib/cursor';
 import { describeServerError } from '../lib/server-error';
 import { versionAtLeast } from '../lib/version';
-import { profilerQuery, readProfileDocuments } from '../workload/profiler';
+import { profilerCommand, profilerFind, profilerQuery, readProfileDocuments, sameSpan } from '../workload/profiler';
 import { readQueryStats } from '../workload/query-stats';
 import type { CommandDocument, WorkloadRecord } from '../workload/record';
 import { ShapeSums } from '../workload/shape-stats';
@@ -55,6 +55,8 @@ export interface ShapeData {
 export interface CollectionWorkload {
   name: string;
   shapes: ShapeData[];
+  /** Documents inserted into the collection (inserts have no shape; embed-reference weighs them as writes). */
+  inserts?: number;
 }
 
 export type WorkloadSourceName = 'profiler' | 'log' | 'queryStats' | 'file';
@@ -190,6 +192,7 @@ const SCHEMA = {
         additionalProperties: false,
         properties: {
           name: { type: 'string', minLength: 1 },
+          inserts: { type: 'integer', minimum: 1 },
           shapes: {
             type: 'array',
             items: {
@@ -359,12 +362,17 @@ export function workloadDataOf(
       `${d.overCap} operation(s) of ${db} had query shapes past the first ${MAX_SHAPES.toLocaleString('en-US')} ` +
         'distinct ones read: counted, not judged (so many distinct shapes usually means field names that carry data).',
     );
-  return {
-    sources: d ? [...d.sources].sort() : [],
-    records: d?.records ?? 0,
-    ...completeness,
-    collections: [...byColl].map(([name, shapes]) => ({ name, shapes: [...shapes.values()].map(shapeData) })),
-  };
+  const out: CollectionWorkload[] = [...byColl].map(([name, shapes]) => ({
+    name,
+    shapes: [...shapes.values()].map(shapeData),
+  }));
+  for (const [name, n] of d?.inserts ?? []) {
+    if (!folders.has(name) || n <= 0) continue;
+    const into = out.find((c) => c.name === name);
+    if (into) into.inserts = n;
+    else out.push({ name, shapes: [], inserts: n });
+  }
+  return { sources: d ? [...d.sources].sort() : [], records: d?.records ?? 0, ...completeness, collections: out };
 }
 
 /** Records to the collector's data: shapes per collection, in the order collections and shapes first appear. */
@@ -382,18 +390,33 @@ const HOW_TO_PROFILE =
   'turn the profiler on for a while (db.setProfilingLevel(1, { slowms: 100 })), or give the mongo-advisor CLI the ' +
   'slow-query log (--log <file>) or the queries the application runs (--queries <file>)';
 
-/** The newest profiler entries of the database (one bounded find on the primary), or null with a note. */
+/** Whether the server reads `profilerCommand`'s `$unionWith` (MongoDB 4.4+; FerretDB has none, nor a profiler). */
+const withUnion = (ctx: DatabaseContext): boolean =>
+  ctx.server.flavor === 'mongodb' && versionAtLeast(ctx.server.versionArray, 4, 4);
+
+/**
+ * The newest profiler entries of the database, inserts counted (one bounded aggregate on the primary; a find without
+ * the inserts where the server has no `$unionWith`), or null with a note.
+ */
 async function readProfiler(ctx: DatabaseContext): Promise<WorkloadRecord[] | null> {
   const q = profilerQuery({ maxTimeMS: ctx.maxTimeMS });
-  const cmd = { find: 'system.profile', ...q, batchSize: Math.min(q.limit, 1000) };
+  // The profiler is per member: the primary's holds the writes and the default reads.
+  const opts = { limit: q.limit + q.insertLimit, maxTimeMS: ctx.maxTimeMS, readPreference: 'primary' as const };
   let docs: unknown[];
   try {
-    // The profiler is per member: the primary's holds the writes and the default reads.
-    docs = await commandCursor(ctx.adapter, ctx.db, cmd, {
-      limit: q.limit,
-      maxTimeMS: ctx.maxTimeMS,
-      readPreference: 'primary',
-    });
+    if (withUnion(ctx)) {
+      const span = sameSpan(await commandCursor(ctx.adapter, ctx.db, profilerCommand(q), opts), q);
+      docs = span.docs;
+      if (span.note) ctx.note(`query-indexes: ${span.note}`, { level: 'info' });
+    } else {
+      docs = await commandCursor(ctx.adapter, ctx.db, profilerFind(q), opts);
+      if (docs.length)
+        ctx.note(
+          `query-indexes: inserts in ${ctx.db}.system.profile were not counted: the server has no $unionWith ` +
+            '(MongoDB 4.4+), and the advisor reads the profiler once',
+          { level: 'info' },
+        );
+    }
   } catch (err) {
     ctx.note(
       `query-indexes: the profiler (${ctx.db}.system.profile) could not be read ` +
@@ -503,11 +526,12 @@ async function queryStatsOf(ctx: DatabaseContext): Promise<WorkloadRecord[] | nu
 /** The workload of one database: the run's given records, else its profiler, else its $queryStats. */
 export const queryWorkload = defineCollector<WorkloadData, 'database'>({
   id: 'query-indexes/workload',
-  version: 2,
+  version: 3,
   scope: 'database',
   description:
-    'query shapes of the workload given (--log, --queries), else of system.profile (1 find, newest 10,000 entries, ' +
-    'and { profile: -1 } when it held any), else of $queryStats (1 aggregate on admin, once per run if refused)',
+    'query shapes and inserts per collection of the workload given (--log, --queries), else of system.profile (1 ' +
+    'aggregate: the newest 10,000 queries and writes, and with $unionWith the newest 10,000 inserts, counted; and ' +
+    '{ profile: -1 } when it held any), else of $queryStats (1 aggregate on admin, once per run if refused)',
   schema: SCHEMA,
   async collect(ctx) {
     let tally: WorkloadTally;

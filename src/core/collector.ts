@@ -102,6 +102,14 @@ export interface DatabaseContext extends ContextBase {
   collections: readonly CollectionSnapshot[];
   /** Every entry of the database's listCollections (views, system collections included). */
   listed: readonly ListedCollection[];
+  /**
+   * The data the database collectors that ran before this one returned for this database, by id: read it with
+   * `dataOf(collector, { data })`, never change it. The plan runs collectors in the order the rules' `needs` first name
+   * them, so a rule that lists a shared collector before its own reads the shared data here instead of reading the
+   * server again (embed-reference reads the workload collector's shapes and inserts). Optional so contexts made by
+   * hand (tests) need not name it; the engine always sets it.
+   */
+  data?: Readonly<Record<string, unknown>>;
 }
 
 export interface DeploymentContext extends ContextBase {

@@ -91,15 +91,22 @@ export function readProfileDocuments(docs: Iterable<unknown>): ProfileReadResult
   return { records, counts, notes };
 }
 
-/** Most entries a profiler read asks for. The profile is a capped collection of 1 MB by default. */
+/** Most entries a profiler read asks for, of each kind (queries and writes; inserts). */
 export const MAX_PROFILE_ENTRIES = 100_000;
 export const DEFAULT_PROFILE_ENTRIES = 10_000;
+/**
+ * Insert entries a profiler read asks for, at most: a cap of their own, so an insert-heavy window does not push the
+ * queries out of the read (inserts have no query shape; embed-reference weighs them as writes).
+ */
+export const DEFAULT_PROFILE_INSERTS = 10_000;
 
 export interface ProfilerQuery {
   filter: Record<string, unknown>;
   projection: Record<string, 1>;
   sort: Record<string, 1 | -1>;
   limit: number;
+  /** Insert entries, at most (their own cap). */
+  insertLimit: number;
   maxTimeMS: number;
 }
 
@@ -128,13 +135,17 @@ const PROFILE_FIELDS = [
   'ts',
 ] as const;
 
+const clamp = (n: number | undefined, fallback: number): number =>
+  Math.min(Math.max(Math.floor(n ?? fallback), 1), MAX_PROFILE_ENTRIES);
+
 /**
- * The `find` on `<db>.system.profile` that reads the newest entries: the operations that can use an index, not the
- * advisor's own (appName) nor its scratch databases', at most `limit` of them (clamped to MAX_PROFILE_ENTRIES).
+ * What to read of `<db>.system.profile`: the newest entries that can use an index, not the advisor's own (appName)
+ * nor its scratch databases', at most `limit` of them, and the newest inserts under their own cap `insertLimit`
+ * (both clamped to MAX_PROFILE_ENTRIES). `profilerCommand` makes it one aggregate.
  */
-export function profilerQuery(opts: { limit?: number; since?: Date; maxTimeMS?: number } = {}): ProfilerQuery {
-  const wanted = Math.floor(opts.limit ?? DEFAULT_PROFILE_ENTRIES);
-  const limit = Math.min(Math.max(wanted, 1), MAX_PROFILE_ENTRIES);
+export function profilerQuery(
+  opts: { limit?: number; insertLimit?: number; since?: Date; maxTimeMS?: number } = {},
+): ProfilerQuery {
   const filter: Record<string, unknown> = {
     op: { $in: ['query', 'getmore', 'command', 'update', 'remove'] },
     appName: { $ne: APP_NAME },
@@ -142,5 +153,88 @@ export function profilerQuery(opts: { limit?: number; since?: Date; maxTimeMS?: 
   };
   if (opts.since) filter.ts = { $gte: opts.since };
   const projection = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, 1 as const]));
-  return { filter, projection, sort: { ts: -1 }, limit, maxTimeMS: opts.maxTimeMS ?? 30_000 };
+  return {
+    filter,
+    projection,
+    sort: { ts: -1 },
+    limit: clamp(opts.limit, DEFAULT_PROFILE_ENTRIES),
+    insertLimit: clamp(opts.insertLimit, DEFAULT_PROFILE_INSERTS),
+    maxTimeMS: opts.maxTimeMS ?? 30_000,
+  };
+}
+
+/**
+ * The one read of `system.profile`, an aggregate: the newest queries and writes (`profilerQuery`'s filter, sort,
+ * limit and fields), then, through `$unionWith` on the same collection, the newest inserts under their own cap. An
+ * insert entry keeps its namespace, time, `appName` and the count of documents it wrote (`ninserted` as mongod
+ * profiles it, else the length of the command's `documents`, where SecantusDB's profiler keeps them): never a
+ * document, which stays on the server. `$unionWith` is MongoDB 4.4+.
+ */
+export function profilerCommand(q: ProfilerQuery, batchSize = 1000): Record<string, unknown> {
+  const counted = { $cond: [{ $isArray: '$command.documents' }, { $size: '$command.documents' }, 1] };
+  const inserts = [
+    { $match: { ...q.filter, op: 'insert' } },
+    { $sort: q.sort },
+    { $limit: q.insertLimit },
+    {
+      $project: {
+        op: 1,
+        ns: 1,
+        appName: 1,
+        millis: 1,
+        ts: 1,
+        ninserted: { $ifNull: ['$ninserted', counted] },
+        command: { insert: '$command.insert' },
+      },
+    },
+  ];
+  return {
+    aggregate: 'system.profile',
+    pipeline: [
+      { $match: q.filter },
+      { $sort: q.sort },
+      { $limit: q.limit },
+      { $project: q.projection },
+      { $unionWith: { coll: 'system.profile', pipeline: inserts } },
+    ],
+    cursor: { batchSize: Math.min(q.limit + q.insertLimit, batchSize) },
+    maxTimeMS: q.maxTimeMS,
+  };
+}
+
+/**
+ * The same read without the inserts, a `find`: for a server without `$unionWith` (MongoDB before 4.4, FerretDB, which
+ * has no profiler either).
+ */
+export function profilerFind(q: ProfilerQuery, batchSize = 1000): Record<string, unknown> {
+  const { filter, projection, sort, limit, maxTimeMS } = q;
+  return { find: 'system.profile', filter, projection, sort, limit, batchSize: Math.min(limit, batchSize), maxTimeMS };
+}
+
+const timeOf = (v: unknown): number | null => {
+  const t = v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(t) ? t : null;
+};
+
+/**
+ * The entries of `profilerCommand` over one span. When the queries filled their cap, inserts older than the oldest
+ * query read are left out, so the inserts counted are those of the span the reads cover (embed-reference weighs one
+ * against the other); when the inserts filled theirs, a note says their count is the newest `insertLimit` only.
+ */
+export function sameSpan(docs: readonly unknown[], q: ProfilerQuery): { docs: unknown[]; note: string | null } {
+  const isInsert = (d: unknown): boolean => isObject(d) && d.op === 'insert';
+  const queries = docs.filter((d) => !isInsert(d));
+  const inserts = docs.filter(isInsert);
+  let kept = inserts;
+  if (queries.length >= q.limit) {
+    // a loop, not Math.min(...): up to MAX_PROFILE_ENTRIES values would overflow the call's arguments
+    let oldest = Infinity;
+    for (const d of queries) oldest = Math.min(oldest, isObject(d) ? (timeOf(d.ts) ?? Infinity) : Infinity);
+    if (Number.isFinite(oldest)) kept = inserts.filter((d) => isObject(d) && (timeOf(d.ts) ?? -Infinity) >= oldest);
+  }
+  const note =
+    inserts.length >= q.insertLimit
+      ? `the profiler's inserts were read up to their cap (the newest ${q.insertLimit}): older inserts are not counted.`
+      : null;
+  return { docs: [...queries, ...kept], note };
 }

@@ -57,6 +57,11 @@ export interface WorkloadRecord {
   planCacheShapeHash?: string;
   planCacheKey?: string;
   queryShapeHash?: string;
+  /**
+   * Documents an insert wrote (`ninserted` in the log's attr and the profiler's entry; the profiler reader computes it
+   * from the command's documents where the server keeps them there, as SecantusDB does).
+   */
+  ninserted?: number;
   /** `$queryStats`: executions this entry sums (its counts above are per execution, on average). */
   execCount?: number;
   /** `$queryStats`: the command holds the server's shape (`"?number"` placeholders), not values to replay. */
@@ -174,5 +179,6 @@ export function executionFacts(src: Readonly<Record<string, unknown>>): Partial<
   set('planCacheShapeHash', str(src.planCacheShapeHash));
   set('planCacheKey', str(src.planCacheKey));
   set('queryShapeHash', str(src.queryShapeHash));
+  set('ninserted', num(src.ninserted));
   return out;
 }

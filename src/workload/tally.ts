@@ -23,12 +23,11 @@ export const MAX_INSTANCES = 5;
 export const MAX_SHAPES = 50_000;
 
 /** Why a record the reader kept gave no query shape. */
-export type NoShapeReason = 'getMoreWithoutOrigin' | 'insert' | 'otherCommand' | 'unreadable';
+export type NoShapeReason = 'getMoreWithoutOrigin' | 'otherCommand' | 'unreadable';
 
 /** How each reason reads in a note (no value: counts and command kinds only). */
 export const NO_SHAPE_WORDS: Readonly<Record<NoShapeReason, string>> = {
   getMoreWithoutOrigin: 'getMore without its originating command',
-  insert: 'insert (no query to serve)',
   otherCommand: 'command other than find, aggregate, count, distinct, update, delete or findAndModify',
   unreadable: 'command naming no collection or holding no statement',
 };
@@ -71,7 +70,6 @@ function statementsOf(command: CommandDocument): CommandDocument[] {
 
 function noShapeReason(record: WorkloadRecord): NoShapeReason {
   if (record.op === 'getMore') return 'getMoreWithoutOrigin';
-  if (record.op === 'insert') return 'insert';
   if (record.op === 'other') return 'otherCommand';
   return 'unreadable';
 }
@@ -118,11 +116,15 @@ export class WorkloadTally {
       }
     }
     if (record.op === 'insert') {
+      // mongod logs and profiles an insert's documents as a count (they travel beside the command, in a document
+      // sequence); a queries file or the API gives them in the command
       const docs = record.command.documents;
-      const n = (Array.isArray(docs) && docs.length > 0 ? docs.length : 1) * (record.execCount ?? 1);
+      const each = record.ninserted ?? (Array.isArray(docs) && docs.length > 0 ? docs.length : 1);
+      const n = each * (record.execCount ?? 1);
       d.inserts.set(record.ns.coll, (d.inserts.get(record.ns.coll) ?? 0) + n);
     }
-    if (shapes === 0) {
+    // an insert has no query shape and is no gap: it is counted above, by collection
+    if (shapes === 0 && record.op !== 'insert') {
       const why = noShapeReason(record);
       d.noShape.set(why, (d.noShape.get(why) ?? 0) + 1);
     }

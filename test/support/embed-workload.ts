@@ -3,7 +3,9 @@
  * (the Node API's given workload) and as mongod 4.4+ JSON slow-query log lines:
  * (a) orders and 1-5 order_items each, read together by a `$lookup` on every order view, items rarely updated alone;
  * (b) posts and 10-5,000 comments each, growing daily, written far more than read with the post;
- * (c) users and audit_events, each read by `_id` alone.
+ * (c) users and audit_events, each read by `_id` alone;
+ * and, beyond the Done-when, (d) invoices and 1-3 invoice_lines each, read by a `$lookup` that keeps two fields of each
+ * line (an extended reference), with line writes far more than reads: the proof's refuted path.
  */
 import { EJSON } from 'bson';
 import { type Db, ObjectId } from 'mongodb';
@@ -14,6 +16,7 @@ const DAY_S = 86_400;
 export const ORDERS = 40;
 export const POST_COMMENTS = [10, 60, 400, 1500, 5000] as const;
 export const USERS = 30;
+export const INVOICES = 30;
 
 export interface EmbedSeed {
   orders: ObjectId[];
@@ -22,6 +25,8 @@ export interface EmbedSeed {
   comments: ObjectId[];
   users: ObjectId[];
   events: ObjectId[];
+  invoices: ObjectId[];
+  lines: ObjectId[];
 }
 
 /** An ObjectId made `daysAgo` days before now (its time dates the child: the pace comes from it). */
@@ -34,7 +39,16 @@ function idAt(daysAgo: number, i: number): ObjectId {
 }
 
 export async function seedEmbedPairs(db: Db): Promise<EmbedSeed> {
-  const seed: EmbedSeed = { orders: [], items: [], posts: [], comments: [], users: [], events: [] };
+  const seed: EmbedSeed = {
+    orders: [],
+    items: [],
+    posts: [],
+    comments: [],
+    users: [],
+    events: [],
+    invoices: [],
+    lines: [],
+  };
   let n = 0;
   const orders = [];
   const items = [];
@@ -84,6 +98,23 @@ export async function seedEmbedPairs(db: Db): Promise<EmbedSeed> {
   }
   await db.collection('users').insertMany(users);
   await db.collection('audit_events').insertMany(events);
+
+  // (d) beyond the Done-when: invoices and 1-3 lines each, placed with the invoice, bounded
+  const invoices = [];
+  const lines = [];
+  for (let v = 0; v < INVOICES; v++) {
+    const _id = idAt(30, n++);
+    seed.invoices.push(_id);
+    invoices.push({ _id, number: v, total: 20 + v });
+    for (let k = 0; k < 1 + (v % 3); k++) {
+      const id = idAt(30, n++);
+      seed.lines.push(id);
+      lines.push({ _id: id, invoiceId: _id, sku: `sku-${k}`, qty: 1 + k, note: 'line '.repeat(6) });
+    }
+  }
+  await db.collection('invoices').insertMany(invoices);
+  await db.collection('invoice_lines').insertMany(lines);
+  await db.collection('invoice_lines').createIndex({ invoiceId: 1 });
   return seed;
 }
 
@@ -155,6 +186,43 @@ export function embedOperations(db: string, s: EmbedSeed): EmbedOperation[] {
     op('audit_events', { find: 'audit_events', filter: { _id: at(s.events, i) } }, 1);
   for (let i = 0; i < MIX.eventInserts; i++)
     op('audit_events', { insert: 'audit_events', documents: [{ userId: at(s.users, i), action: 'x' }] }, 1);
+  return out;
+}
+
+/** (d)'s workload: 12 invoice views keeping `lines.sku` and `lines.qty`, 300 line inserts, 30 line updates by `_id`. */
+export const EXTENDED_MIX = { views: 12, inserts: 300, updates: 30 } as const;
+
+export function extendedOperations(db: string, s: EmbedSeed): EmbedOperation[] {
+  const out: EmbedOperation[] = [];
+  const at = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
+  const op = (coll: string, command: Record<string, unknown>, millis: number): void =>
+    void out.push({ coll, command: { ...command, $db: db }, millis });
+  for (let i = 0; i < EXTENDED_MIX.views; i++)
+    op(
+      'invoices',
+      {
+        aggregate: 'invoices',
+        pipeline: [
+          { $match: { _id: at(s.invoices, i) } },
+          { $lookup: { from: 'invoice_lines', localField: '_id', foreignField: 'invoiceId', as: 'lines' } },
+          { $project: { total: 1, 'lines.sku': 1, 'lines.qty': 1 } },
+        ],
+        cursor: {},
+      },
+      4,
+    );
+  for (let i = 0; i < EXTENDED_MIX.inserts; i++)
+    op(
+      'invoice_lines',
+      { insert: 'invoice_lines', documents: [{ invoiceId: at(s.invoices, i), sku: 'x', qty: 1 }] },
+      1,
+    );
+  for (let i = 0; i < EXTENDED_MIX.updates; i++)
+    op(
+      'invoice_lines',
+      { update: 'invoice_lines', updates: [{ q: { _id: at(s.lines, i) }, u: { $inc: { qty: 1 } } }] },
+      1,
+    );
   return out;
 }
 

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/adapters/read-only';
 import { APP_NAME as ADVISOR_APP_NAME, SCRATCH_PREFIX as SCRATCH_DB_PREFIX } from '../../src/core/names';
-import { MAX_PROFILE_ENTRIES, profilerQuery, readProfileDocuments } from '../../src/workload/profiler';
+import {
+  MAX_PROFILE_ENTRIES,
+  profilerCommand,
+  profilerQuery,
+  readProfileDocuments,
+  sameSpan,
+} from '../../src/workload/profiler';
+import { WorkloadTally } from '../../src/workload/tally';
 import * as docs from '../fixtures/workload/profile-documents';
 
 describe('readProfileDocuments', () => {
@@ -64,6 +71,47 @@ describe('profilerQuery', () => {
     expect(ns.test('shop.orders')).toBe(false);
     expect(q.projection).not.toHaveProperty('execStats');
     expect(profilerQuery({ limit: 0 }).limit).toBe(1);
+  });
+
+  it('reads the inserts in the same aggregate, under their own cap, as counts without their documents', () => {
+    const q = profilerQuery({ limit: 50, insertLimit: 20, maxTimeMS: 5 });
+    const cmd = profilerCommand(q) as { aggregate: string; pipeline: Record<string, unknown>[]; maxTimeMS: number };
+    expect(cmd.aggregate).toBe('system.profile');
+    expect(cmd.maxTimeMS).toBe(5);
+    expect(cmd.pipeline.map((s) => Object.keys(s)[0])).toEqual(['$match', '$sort', '$limit', '$project', '$unionWith']);
+    expect((q.filter.op as { $in: string[] }).$in).not.toContain('insert');
+    expect(cmd.pipeline[2]).toEqual({ $limit: 50 });
+    const union = cmd.pipeline[4]?.$unionWith as { coll: string; pipeline: Record<string, unknown>[] };
+    expect(union.coll).toBe('system.profile');
+    expect(union.pipeline[0]).toEqual({ $match: { ...q.filter, op: 'insert' } });
+    expect(union.pipeline[2]).toEqual({ $limit: 20 });
+    // the insert keeps its collection's name and a count, never its documents
+    const project = union.pipeline[3]?.$project as Record<string, unknown>;
+    expect(project.command).toEqual({ insert: '$command.insert' });
+    expect(JSON.stringify(project)).not.toMatch(/"command":1|"command.documents":1/);
+  });
+
+  it('counts an insert entry by ninserted (mongod), and keeps the inserts to the span the queries cover', () => {
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    const insert = (s: number, n: number) => ({
+      op: 'insert',
+      ns: 'shop.items',
+      ts: at(s),
+      ninserted: n,
+      command: { insert: 'items' },
+    });
+    const query = (s: number) => ({ ...docs.secantus, ts: at(s) });
+    const q = profilerQuery({ limit: 2, insertLimit: 3 });
+    // the queries filled their cap from second 5 on: the insert at second 1 is older than what they cover
+    const span = sameSpan([query(9), query(5), insert(8, 4), insert(6, 1), insert(1, 7)], q);
+    expect(span.docs).toHaveLength(4);
+    expect(span.note).toMatch(/up to their cap \(the newest 3\)/);
+    const { records } = readProfileDocuments(span.docs);
+    expect(records.filter((r) => r.op === 'insert').map((r) => r.ninserted)).toEqual([4, 1]);
+    expect(WorkloadTally.of(records).dbs.get('shop')?.inserts.get('items')).toBe(5);
+    // under both caps: everything, no note
+    expect(sameSpan([query(9), insert(1, 2)], profilerQuery()).docs).toHaveLength(2);
+    expect(sameSpan([query(9), insert(1, 2)], profilerQuery()).note).toBeNull();
   });
 
   it('uses the same scratch prefix as the read-only gate', () => {
