@@ -134,7 +134,7 @@ ruleTester(rule, {
             commands: [
               'db.getSiblingDB("app").getCollection("orders").aggregate([{ $lookup: { from: "order_items", ' +
                 'localField: "_id", foreignField: "orderId", as: "items" } }, { $merge: { into: { db: "app", coll: ' +
-                '"orders_embedded" }, on: "_id", whenMatched: "replace", whenNotMatched: "insert" } }])',
+                '"orders_embedded" }, on: "_id", whenMatched: "merge", whenNotMatched: "insert" } }])',
               /^\/\/ fill in the <…> first: .*\$match: \{ _id: \{ \$gte: <first _id of the batch>/,
             ],
           },

@@ -1,3 +1,4 @@
+import { newCollectionName } from '../../src/lib/new-collection';
 import { dataOf } from '../../src/core/collector';
 import { formatBytes, formatNumber } from '../../src/core/format';
 import { defineRule, type NoteFn, type Report, sentence } from '../../src/core/rule';
@@ -90,7 +91,12 @@ function hasLeadingIndex(c: CollectionSnapshot | undefined, field: string): bool
   return (c?.indexes ?? []).some((ix) => Object.keys(ix.key)[0] === field);
 }
 
-function recommend(db: string, j: PairJudgement, child: CollectionSnapshot | undefined): Recommendation {
+function recommend(
+  db: string,
+  j: PairJudgement,
+  child: CollectionSnapshot | undefined,
+  taken: ReadonlySet<string>,
+): Recommendation {
   const p = j.pair;
   const index = hasLeadingIndex(child, p.foreignField)
     ? []
@@ -105,7 +111,9 @@ function recommend(db: string, j: PairJudgement, child: CollectionSnapshot | und
       commands: index,
     };
   }
-  const target = `${p.parent}_embedded`;
+  // Beside the old layout, in a collection the database does not hold; `merge` (not `replace`) so that a second
+  // child embedded into the same parent adds its field to the documents the first built, instead of undoing it.
+  const target = newCollectionName(`${p.parent}_embedded`, taken);
   const lookup: Record<string, unknown> = {
     from: p.child,
     localField: p.localField,
@@ -116,7 +124,7 @@ function recommend(db: string, j: PairJudgement, child: CollectionSnapshot | und
     j.decision === 'extendedReference'
       ? [{ $set: { [p.as]: { $map: { input: `$${p.as}`, as: 'c', in: extendedFields(p.fields) } } } }]
       : [];
-  const merge = { $merge: { into: { db, coll: target }, on: '_id', whenMatched: 'replace', whenNotMatched: 'insert' } };
+  const merge = { $merge: { into: { db, coll: target }, on: '_id', whenMatched: 'merge', whenNotMatched: 'insert' } };
   const pipeline = [{ $lookup: lookup }, ...project, merge];
   const range = { _id: { $gte: shellCode('<first _id of the batch>'), $lt: shellCode('<first _id of the next>') } };
   const batch = shellCall(db, p.parent, 'aggregate', [{ $match: range }, ...pipeline]);
@@ -174,7 +182,7 @@ function checkDatabase(
     const base = {
       target: { db: db.name, collection: pair.parent, path: pair.as },
       evidence: evidenceOf(j, options),
-      recommendation: recommend(db.name, j, colls.get(pair.child)),
+      recommendation: recommend(db.name, j, colls.get(pair.child), new Set(db.collections.map((c) => c.name))),
     };
     const shape = {
       parentOne: singular(pair.parent),
