@@ -39,11 +39,21 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
     why: 'Ctrl-C during confirmations: SecantusDB runs every experiment long enough to interrupt one',
   },
   'test/cli-flags.e2e.test.ts': { server: 'ferretdb', why: "the CLI's flags and their messages" },
+  'test/cli-usage.e2e.test.ts': {
+    server: 'ferretdb',
+    why: "the CLI's exit codes and messages for bad input; the findings each server gives are cli.e2e's",
+  },
   'test/interrupt.e2e.test.ts': {
     server: 'secantusdb',
     why:
       "the CLI's signal handling at each phase (SecantusDB's experiments on one collection reach every phase); how " +
       "each server drops a database is scratch-cleanup's subject",
+  },
+  'test/readme-sample.e2e.test.ts': {
+    server: 'secantusdb',
+    why:
+      "the README's sample is the demo's report, and the demo picks SecantusDB where no mongod can be had; the " +
+      "header's naming of FerretDB is checked in cli-usage",
   },
   'test/progress.e2e.test.ts': { server: 'secantusdb', why: 'the progress lines of the CLI and of mongosh' },
   'test/terminal-safe.live.test.ts': {
