@@ -103,20 +103,21 @@ export function testServers(env: NodeJS.ProcessEnv = process.env): string[] {
  * worker is left with one of them at the end. Keep it short and roughly ordered; a file missing here only runs later.
  */
 export const SLOW_FIRST: readonly string[] = [
-  'test/mongosh.e2e.test.ts',
   'test/shop-done.live.test.ts',
   'rules/query-indexes/live.test.ts',
-  'test/cli.e2e.test.ts',
-  'test/paste-safe.e2e.test.ts',
   'test/mongosh-interrupt.e2e.test.ts',
-  'rules/id-pattern/live.test.ts',
-  'test/cli-flags.e2e.test.ts',
+  'test/mongosh.e2e.test.ts',
+  'test/paste-safe.e2e.test.ts',
   'test/interrupt-random.e2e.test.ts',
   'rules/validator/live.test.ts',
   'test/interrupt.e2e.test.ts',
+  'test/cli.e2e.test.ts',
   'test/index-proof.live.test.ts',
-  'rules/array-growth/live.test.ts',
+  'test/cli-flags.e2e.test.ts',
+  'rules/id-pattern/live.test.ts',
+  'test/readme-sample.e2e.test.ts',
   'test/progress.e2e.test.ts',
-  'test/one-answer.live.test.ts',
   'test/copy-limits.live.test.ts',
+  'rules/array-growth/live.test.ts',
+  'test/one-answer.live.test.ts',
 ];
