@@ -1,6 +1,7 @@
 /**
  * Which test files need a live server, and which servers they run on. vitest.config.ts builds one project per
- * server from this (the live files run once on each) and one `unit` project for the rest (run once, no server).
+ * server from this (the live files run once on each), a `programs` project for the files that start real programs
+ * without a server (PROGRAM_TEST_FILES) and one `unit` project for the rest (run once, no server, no build).
  */
 export const LIVE_TEST_FILES = [
   'rules/*/live.test.ts',
@@ -82,6 +83,26 @@ export function excludedOn(server: string, servers: readonly string[]): string[]
 }
 
 export const ALL_TEST_FILES = ['test/**/*.test.ts', 'rules/**/*.test.ts', 'src/**/*.test.ts'] as const;
+
+/**
+ * Files without a server that start real programs: the built CLI (dist/, so they need `npm run build`), the
+ * TypeScript compiler, ESLint, Chromium. vitest.config.ts gives them a `programs` project of their own, run by
+ * `npm test`, so that the `unit` project (`npm run test:unit`, the inner loop) needs no build and stays fast: these
+ * took about 70% of its time.
+ */
+export const PROGRAM_TEST_FILES = [
+  'test/cli-linger.test.ts',
+  'test/cli-output.test.ts',
+  'test/cli-uri.test.ts',
+  'test/config-boundary.test.ts',
+  'test/cycles.test.ts',
+  'test/input-limits.test.ts',
+  'test/layers.test.ts',
+  'test/public-api.test.ts',
+  'test/report-escaping.test.ts',
+  'test/report-html.test.ts',
+  'test/snapshot-shape.test.ts',
+] as const;
 
 export const DEFAULT_TEST_SERVERS = ['ferretdb', 'secantusdb'] as const;
 
