@@ -1,8 +1,10 @@
 import { defineConfig } from 'vitest/config';
-import { ALL_TEST_FILES, excludedOn, LIVE_TEST_FILES, testServers } from './test/projects';
+import { ALL_TEST_FILES, excludedOn, LIVE_TEST_FILES, PROGRAM_TEST_FILES, testServers } from './test/projects';
 import SlowFirstSequencer from './test/support/sequencer';
 
-// One project per server for the live tests (test/projects.ts), one `unit` project without a server for the rest.
+// One project per server for the live tests (test/projects.ts), one `programs` project for the files that start real
+// programs without a server (the built CLI, tsc, ESLint, Chromium), one `unit` project for the rest (no server, no
+// build: `npm run test:unit`).
 const servers = testServers();
 if (!process.env.MONGO_ADVISOR_TESTS_ANNOUNCED) {
   // vitest loads this file once per project: say it once.
@@ -28,7 +30,19 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: [...ALL_TEST_FILES], exclude: [...LIVE_TEST_FILES, '**/node_modules/**'] },
+        test: {
+          name: 'unit',
+          include: [...ALL_TEST_FILES],
+          exclude: [...LIVE_TEST_FILES, ...PROGRAM_TEST_FILES, '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'programs',
+          include: [...PROGRAM_TEST_FILES],
+          exclude: [...LIVE_TEST_FILES, '**/node_modules/**'],
+        },
       },
       ...servers.map((name) => ({
         extends: true as const,

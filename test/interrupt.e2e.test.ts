@@ -17,15 +17,26 @@ interface Run {
   child: ChildProcess;
 }
 
-/** The real CLI, confirming every collection of DB with a short budget; `onErr` sees stderr as it comes. */
+/**
+ * Documents copied per experiment: a hundred reach every phase (several per insert) where the default 5,000 made the
+ * validator's copy of sessions (3,000 documents) take most of each later phase's run.
+ */
+const COPY_DOCS = 100;
+
+/**
+ * The real CLI, confirming sessions with a short budget and COPY_DOCS (`docs` null: the default); `onErr` sees stderr
+ * as it comes.
+ */
 function runCli(
   uri: string,
   env: Record<string, string>,
   onErr?: (all: string, child: ChildProcess) => void,
+  docs: number | null = COPY_DOCS,
 ): Promise<Run> {
   // One collection whose experiments reach every phase (test/projects.ts runs this file on SecantusDB): collecting the
   // whole database before each run cost most of the file's time.
   const args = ['check', uri, '--db', DB, '-c', 'sessions', '--confirm-budget', '2', '-f', 'json'];
+  if (docs !== null) args.push('--confirm-docs', String(docs));
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +71,9 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     'the seeded database has a finding whose experiment copies several documents per insert (mid-insert), on ' +
       'every server',
     async () => {
-      const child = spawn(process.execPath, [CLI, 'check', uri, '--db', DB, '--no-confirm', '-f', 'json'], {
+      // the run the interrupted ones make (sessions), without confirming: collection-count judges the whole database
+      const args = ['check', uri, '--db', DB, '-c', 'sessions', '--no-confirm', '-f', 'json'];
+      const child = spawn(process.execPath, [CLI, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
@@ -84,12 +97,20 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
     it(
       `SIGINT at ${phase}: refuses new commands, drops, says "dropped", exits 130; the source is ` + `unchanged`,
       async () => {
-        const run = await runCli(uri, { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase });
+        // after-marker stops before anything is copied: there, the defaults' line costs nothing
+        const defaults = phase === 'after-marker';
+        const run = await runCli(
+          uri,
+          { MONGO_ADVISOR_TEST_INTERRUPT_AT: phase },
+          undefined,
+          defaults ? null : COPY_DOCS,
+        );
         // sizes in IEC units (formatBytes): the default 32 MiB, never "32 MB"
+        const docs = defaults ? '5,000' : String(COPY_DOCS);
         expect(run.err).toMatch(
           joinRegex(
-            /^Confirming \d+ findings?: writes up to 5,000 copied documents \(32 MiB\) per experiment to the /m,
-            /scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m,
+            new RegExp(`^Confirming \\d+ findings?: writes up to ${docs} copied documents \\(32 MiB\\) per `, 'm'),
+            /experiment to the scratch database mongo_advisor_scratch_[0-9a-f]{8} on /m,
           ),
         );
         expect(run.err).toMatch(/^Interrupted: stopping, then dropping the scratch database/m);

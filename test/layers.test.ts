@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ESLint } from 'eslint';
+import type { Linter } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from './support/run';
 
 const ROOT = join(__dirname, '..');
 
@@ -174,7 +175,7 @@ const TABLE: Record<string, Probe[]> = {
   ],
 };
 
-/** Writes every probe at once, lints them in one ESLint run, removes them (and any folder made for them). */
+/** Writes every probe at once, lints them in one ESLint run (in a child process), removes them and their folders. */
 async function lintProbes(probes: readonly Probe[]): Promise<string[][]> {
   const made = [...new Set(probes.map((p) => p.dir))].filter((d) => !existsSync(join(ROOT, d)));
   for (const d of made) mkdirSync(join(ROOT, d), { recursive: true });
@@ -182,15 +183,23 @@ async function lintProbes(probes: readonly Probe[]): Promise<string[][]> {
   try {
     const text = (p: Probe): string => `${p.source}\nexport const probe = x;\n`;
     probes.forEach((p, i) => p.as === undefined && writeFileSync(files[i]!, text(p)));
-    const eslint = new ESLint({ cwd: ROOT });
-    const written = await eslint.lintFiles(files.filter((_, i) => probes[i]!.as === undefined));
-    const byFile = new Map(written.map((r) => [r.filePath, r.messages]));
-    const restricted = async (p: Probe, i: number): Promise<string[]> => {
-      const asFile = async (as: string) => (await eslint.lintText(text(p), { filePath: join(ROOT, as) }))[0]?.messages;
-      const found = p.as === undefined ? byFile.get(files[i]!) : await asFile(p.as);
-      return (found ?? []).filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => m.message);
+    // in a process of its own (test/support/lint-in-child.mjs): the typed lint would block this worker for a minute
+    const asText = probes.flatMap((p) => (p.as === undefined ? [] : [{ text: text(p), filePath: join(ROOT, p.as) }]));
+    const run = await runProcess(process.execPath, [join(__dirname, 'support', 'lint-in-child.mjs')], {
+      cwd: ROOT,
+      timeoutMs: 240_000,
+      input: JSON.stringify({ cwd: ROOT, files: files.filter((_, i) => probes[i]!.as === undefined), texts: asText }),
+    });
+    expect(run.code, run.err).toBe(0);
+    const linted = JSON.parse(run.out) as {
+      files: Record<string, Linter.LintMessage[]>;
+      texts: Linter.LintMessage[][];
     };
-    return await Promise.all(probes.map(restricted));
+    let nextText = 0;
+    return probes.map((p, i) => {
+      const found = p.as === undefined ? linted.files[files[i]!] : linted.texts[nextText++];
+      return (found ?? []).filter((m) => m.ruleId?.endsWith('no-restricted-imports')).map((m) => m.message);
+    });
   } finally {
     for (const f of files) rmSync(f, { force: true });
     for (const d of made) if (readdirSync(join(ROOT, d)).length === 0) rmSync(join(ROOT, d), { recursive: true });

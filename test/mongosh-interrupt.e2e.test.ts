@@ -89,22 +89,34 @@ describe('interrupting advisor.check (real mongosh)', () => {
       }
       expect(left.length, 'mongosh was expected to leave its scratch database behind on SIGINT').toBe(1);
       const name = left[0] as string;
-      // the next run reports it (read-only run too), with its size and the command that removes it
+      // The next session, one mongosh for its three steps (a start costs seconds): a read-only run reports the leftover
+      // advisor.cleanup() lists it without dropping it (the server's listing printed after it, between markers), and
+      // advisor.cleanup({ drop: true }) drops it.
       const next = await mongosh(
         uri,
-        'advisor.check("posts", { confirm: false }).then((r) => print(r.notes.map((n) => n.message).join("\\n")))',
+        'advisor.check("posts", { confirm: false }).then((r) => print(r.notes.map((n) => n.message).join("\\n")))' +
+          '.then(() => advisor.cleanup()).then((t) => { print("@@listed"); print(t); print("@@still there: " + ' +
+          'JSON.stringify(db.adminCommand({ listDatabases: 1, nameOnly: true }).databases.map((d) => d.name))); ' +
+          'print("@@drop"); }).then(() => advisor.cleanup({ drop: true })).then((t) => print(t))',
       );
-      expect(next.out).toMatch(
+      const at = (marker: string): number => {
+        const i = next.out.indexOf(marker);
+        expect(i, next.out + next.err).toBeGreaterThanOrEqual(0);
+        return i;
+      };
+      const listed = { out: next.out.slice(at('@@listed'), at('@@still there: ')) };
+      const stillThere = JSON.parse(next.out.slice(at('@@still there: ') + 15, at('@@drop')).trim()) as string[];
+      const dropped = { out: next.out.slice(at('@@drop')) };
+      // the next run reports it (read-only run too), with its size and the command that removes it
+      expect(next.out.slice(0, at('@@listed'))).toMatch(
         new RegExp(
           `stale scratch databases? left by earlier runs .*${name} \\([^;]+; mongo-advisor \\S+ \\(mongosh, ` +
             `pid \\d+ on [^)]+\\) started [^;]+; that process no longer runs\\).*Remove (it|them) with: ` +
             `advisor\\.cleanup\\(\\)`,
         ),
       );
-      const listed = await mongosh(uri, 'advisor.cleanup().then((t) => print(t))');
       expect(listed.out).toMatch(new RegExp(`${name}\\s+\\S+ \\w+\\s+STALE: `));
-      expect(await scratchDbs(src.client)).toContain(name);
-      const dropped = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
+      expect(stillThere).toContain(name);
       expect(dropped.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
       expect(await scratchDbs(src.client)).not.toContain(name);
       expect(await checksums(src.client, DB)).toEqual(src.before);

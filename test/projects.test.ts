@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { excludedOn, LIVE_TEST_FILES, ONE_SERVER, SLOW_FIRST, testServers } from './projects';
+import { excludedOn, LIVE_TEST_FILES, ONE_SERVER, PROGRAM_TEST_FILES, SLOW_FIRST, testServers } from './projects';
 
 const globToRegExp = (g: string): RegExp =>
   new RegExp(`^${g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
@@ -52,6 +52,30 @@ describe('files that run on one server', () => {
     // alone, a server runs everything; so does a real mongod
     expect(excludedOn('ferretdb', ['ferretdb'])).toEqual([]);
     expect(excludedOn('MONGODB_URI', ['MONGODB_URI'])).toEqual([]);
+  });
+});
+
+describe('the programs project', () => {
+  it('names files that exist and need no server; every unit file that starts the built CLI is one of them', () => {
+    const live = LIVE_TEST_FILES.map(globToRegExp);
+    for (const file of PROGRAM_TEST_FILES) {
+      expect(existsSync(file), file).toBe(true);
+      expect(
+        live.some((r) => r.test(file)),
+        file,
+      ).toBe(false);
+    }
+    // the unit project runs without `npm run build`: no file of it may read dist/
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(Boolean);
+    const unit = files.filter(
+      (f) => !live.some((r) => r.test(f)) && !(PROGRAM_TEST_FILES as readonly string[]).includes(f),
+    );
+    expect(unit.length).toBeGreaterThan(50);
+    expect(unit.filter((f) => /['"`/]dist['"`/]/.test(readFileSync(f, 'utf8')))).toEqual([]);
   });
 });
 

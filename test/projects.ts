@@ -1,6 +1,7 @@
 /**
  * Which test files need a live server, and which servers they run on. vitest.config.ts builds one project per
- * server from this (the live files run once on each) and one `unit` project for the rest (run once, no server).
+ * server from this (the live files run once on each), a `programs` project for the files that start real programs
+ * without a server (PROGRAM_TEST_FILES) and one `unit` project for the rest (run once, no server, no build).
  */
 export const LIVE_TEST_FILES = [
   'rules/*/live.test.ts',
@@ -39,11 +40,21 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
     why: 'Ctrl-C during confirmations: SecantusDB runs every experiment long enough to interrupt one',
   },
   'test/cli-flags.e2e.test.ts': { server: 'ferretdb', why: "the CLI's flags and their messages" },
+  'test/cli-usage.e2e.test.ts': {
+    server: 'ferretdb',
+    why: "the CLI's exit codes and messages for bad input; the findings each server gives are cli.e2e's",
+  },
   'test/interrupt.e2e.test.ts': {
     server: 'secantusdb',
     why:
       "the CLI's signal handling at each phase (SecantusDB's experiments on one collection reach every phase); how " +
       "each server drops a database is scratch-cleanup's subject",
+  },
+  'test/readme-sample.e2e.test.ts': {
+    server: 'secantusdb',
+    why:
+      "the README's sample is the demo's report, and the demo picks SecantusDB where no mongod can be had; the " +
+      "header's naming of FerretDB is checked in cli-usage",
   },
   'test/progress.e2e.test.ts': { server: 'secantusdb', why: 'the progress lines of the CLI and of mongosh' },
   'test/terminal-safe.live.test.ts': {
@@ -77,6 +88,26 @@ export function excludedOn(server: string, servers: readonly string[]): string[]
 
 export const ALL_TEST_FILES = ['test/**/*.test.ts', 'rules/**/*.test.ts', 'src/**/*.test.ts'] as const;
 
+/**
+ * Files without a server that start real programs: the built CLI (dist/, so they need `npm run build`), the
+ * TypeScript compiler, ESLint, Chromium. vitest.config.ts gives them a `programs` project of their own, run by
+ * `npm test`, so that the `unit` project (`npm run test:unit`, the inner loop) needs no build and stays fast: these
+ * took about 70% of its time.
+ */
+export const PROGRAM_TEST_FILES = [
+  'test/cli-linger.test.ts',
+  'test/cli-output.test.ts',
+  'test/cli-uri.test.ts',
+  'test/config-boundary.test.ts',
+  'test/cycles.test.ts',
+  'test/input-limits.test.ts',
+  'test/layers.test.ts',
+  'test/public-api.test.ts',
+  'test/report-escaping.test.ts',
+  'test/report-html.test.ts',
+  'test/snapshot-shape.test.ts',
+] as const;
+
 export const DEFAULT_TEST_SERVERS = ['ferretdb', 'secantusdb'] as const;
 
 /**
@@ -97,20 +128,21 @@ export function testServers(env: NodeJS.ProcessEnv = process.env): string[] {
  * worker is left with one of them at the end. Keep it short and roughly ordered; a file missing here only runs later.
  */
 export const SLOW_FIRST: readonly string[] = [
-  'test/mongosh.e2e.test.ts',
   'test/shop-done.live.test.ts',
   'rules/query-indexes/live.test.ts',
-  'test/cli.e2e.test.ts',
-  'test/paste-safe.e2e.test.ts',
   'test/mongosh-interrupt.e2e.test.ts',
-  'rules/id-pattern/live.test.ts',
-  'test/cli-flags.e2e.test.ts',
+  'test/mongosh.e2e.test.ts',
+  'test/paste-safe.e2e.test.ts',
   'test/interrupt-random.e2e.test.ts',
   'rules/validator/live.test.ts',
   'test/interrupt.e2e.test.ts',
+  'test/cli.e2e.test.ts',
   'test/index-proof.live.test.ts',
-  'rules/array-growth/live.test.ts',
+  'test/cli-flags.e2e.test.ts',
+  'rules/id-pattern/live.test.ts',
+  'test/readme-sample.e2e.test.ts',
   'test/progress.e2e.test.ts',
-  'test/one-answer.live.test.ts',
   'test/copy-limits.live.test.ts',
+  'rules/array-growth/live.test.ts',
+  'test/one-answer.live.test.ts',
 ];
