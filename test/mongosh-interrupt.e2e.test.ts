@@ -94,10 +94,11 @@ describe('interrupting advisor.check (real mongosh)', () => {
       // advisor.cleanup({ drop: true }) drops it.
       const next = await mongosh(
         uri,
-        'advisor.check("posts", { confirm: false }).then((r) => print(r.notes.map((n) => n.message).join("\\n")))' +
-          '.then(() => advisor.cleanup()).then((t) => { print("@@listed"); print(t); print("@@still there: " + ' +
+        // the shell awaits each advisor call where the script uses its value, as it does its own methods
+        'const r = advisor.check("posts", { confirm: false }); print(r.notes.map((n) => n.message).join("\\n")); ' +
+          'const t = advisor.cleanup(); print("@@listed"); print(t); print("@@still there: " + ' +
           'JSON.stringify(db.adminCommand({ listDatabases: 1, nameOnly: true }).databases.map((d) => d.name))); ' +
-          'print("@@drop"); }).then(() => advisor.cleanup({ drop: true })).then((t) => print(t))',
+          'print("@@drop"); print(advisor.cleanup({ drop: true }))',
       );
       const at = (marker: string): number => {
         const i = next.out.indexOf(marker);
@@ -227,7 +228,7 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
       await t.close();
     }
     expect(await scratchDbs(src.client)).toContain(name);
-    const next = await mongosh(uri, 'advisor.cleanup({ drop: true }).then((t) => print(t))');
+    const next = await mongosh(uri, 'print(advisor.cleanup({ drop: true }))');
     expect(next.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
     expect(await scratchDbs(src.client)).not.toContain(name);
     expect(await checksums(src.client, DB)).toEqual(src.before);
