@@ -1215,9 +1215,9 @@ describe('validator proposal', () => {
       'Typed with every type seen (the mixed-types rule reports them): `code`.',
     );
     expect(f?.recommendation?.reason).toContain(
-      'Maps keyed by data, one schema for every value (additionalProperties): `stock`; this schema rejects the ' +
-        "rewrite of a map into an array of {k, v} (the dynamic-keys rule's advice): before that rewrite, type the " +
-        'field as `{ bsonType: "array" }` in the validator (collMod).',
+      'Maps keyed by data, one schema for every value (additionalProperties): `stock`. This schema rejects the ' +
+        "rewrite of `stock` into an array of {k, v} (the dynamic-keys rule's advice): before that rewrite, type " +
+        'the field as `{ bsonType: "array" }` in the validator (collMod).',
     );
     expect(f?.recommendation?.reason).toContain(
       'Left out below level 2 (maxDepth; they accept anything): `a.b` (1 path).',

@@ -481,6 +481,8 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
       ? 'every document (or object) holding them'
       : `at least ${Math.round(o.requiredShare * 1000) / 10}% of the documents (or objects) holding them`;
   const belowDepth = p.belowDepth.map((b) => `${codeSpan(b.path)} (${plural(b.paths, 'path')})`);
+  // a map in a field can become an array of {k, v}; documents that are maps themselves cannot
+  const fieldMaps = p.maps.filter((m) => m !== '(document)');
   return [
     p.basis === 'ordered'
       ? ''
@@ -497,10 +499,10 @@ function shownOf(p: Proposal, o: ValidatorOptions): string {
       : '',
     p.nullOnly.length ? ` Seen only as \`null\`, so left untyped (any type): ${listed(p.nullOnly)}.` : '',
     p.mixed.length ? ` Typed with every type seen (the mixed-types rule reports them): ${listed(p.mixed)}.` : '',
-    p.maps.length
-      ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}; ` +
-        `this schema rejects the rewrite of a map into an array of {k, v} (the dynamic-keys rule's advice): ` +
-        `before that rewrite, type the field as \`{ bsonType: "array" }\` in the validator (collMod).`
+    p.maps.length ? ` Maps keyed by data, one schema for every value (additionalProperties): ${listed(p.maps)}.` : '',
+    fieldMaps.length
+      ? ` This schema rejects the rewrite of ${listed(fieldMaps)} into an array of {k, v} (the dynamic-keys ` +
+        `rule's advice): before that rewrite, type the field as \`{ bsonType: "array" }\` in the validator (collMod).`
       : '',
     p.open.length ? ` Left open (more than ${formatNumber(o.maxProperties)} keys, a map): ${listed(p.open)}.` : '',
     belowDepth.length
