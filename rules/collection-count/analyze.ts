@@ -1,3 +1,4 @@
+import { newCollectionName } from '../../src/lib/new-collection';
 import { formatNumber } from '../../src/core/format';
 import type { OptionsOf, OptionsSchema } from '../../src/core/rule';
 import type { ServerInfo } from '../../src/core/types';
@@ -288,10 +289,7 @@ export function foldedName(pattern: string, taken: ReadonlySet<string> = new Set
       .replace(/([_\-.:])\{id\}([_\-.:])/, '$1')
       .replace('{id}', '')
       .replace(/^[_\-.:]+|[_\-.:]+$/g, '') || 'tenants';
-  if (!taken.has(name)) return name;
-  let out = `${name}_folded`;
-  for (let i = 2; taken.has(out); i++) out = `${name}_folded_${i}`;
-  return out;
+  return taken.has(name) ? newCollectionName(`${name}_folded`, taken) : name;
 }
 
 /**
