@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
+import { serverHeaderName } from './support/server-header';
 import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
@@ -39,17 +39,7 @@ describe('CLI usage and input errors (real binary, real server)', () => {
     expect(r.out).toContain('mongo-advisor');
     // The header names the server as what buildInfo says it is (test/readme-sample.e2e.test.ts checks it on the other
     // server): an imitation by its own name, mongod as MongoDB.
-    const client = await MongoClient.connect(uri);
-    const build = await client
-      .db('admin')
-      .command({ buildInfo: 1 })
-      .finally(() => client.close());
-    const named =
-      typeof build.secantusVersion === 'string'
-        ? `(SecantusDB ${build.secantusVersion} imitating MongoDB ${String(build.version)}, `
-        : build.ferretdbVersion !== undefined
-          ? `(FerretDB ${String(build.ferretdbVersion)} imitating MongoDB ${String(build.version)}, `
-          : `(MongoDB ${String(build.version)}, `;
+    const named = await serverHeaderName(uri);
     expect(r.out.split('\n')[0]).toContain(named);
   });
 

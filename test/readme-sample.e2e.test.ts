@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { serverHeaderName } from './support/server-header';
 import { runProcess } from './support/run';
 import { dropDb, seedBlog } from './support/seed';
 
@@ -76,17 +76,7 @@ describe("the README's sample output (real CLI, live)", () => {
     expect(run.code, run.err).toBe(1);
     const printed = run.out.split(DB).join('mongo_advisor_demo_blog');
     // The header names the server as what buildInfo says it is: an imitation by its own name, mongod as MongoDB.
-    const client = await MongoClient.connect(uri);
-    const build = await client
-      .db('admin')
-      .command({ buildInfo: 1 })
-      .finally(() => client.close());
-    const named =
-      typeof build.secantusVersion === 'string'
-        ? `(SecantusDB ${build.secantusVersion} imitating MongoDB ${String(build.version)}, `
-        : build.ferretdbVersion !== undefined
-          ? `(FerretDB ${String(build.ferretdbVersion)} imitating MongoDB ${String(build.version)}, `
-          : `(MongoDB ${String(build.version)}, `;
+    const named = await serverHeaderName(uri);
     expect(printed.split('\n')[0]).toContain(named);
     const m = matchedPrefix(sample(), printed);
     expect(
