@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
@@ -8,7 +7,7 @@ import { dropDb, seedBlog } from './support/seed';
 import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 import { rules } from '../rules';
 import { VERSION } from '../src/version';
-import { scratchDatabases } from './support/scratch';
+import { scratchDatabases, scratchLeftSince } from './support/scratch';
 import { joinRegex } from './support/regex';
 
 const ROOT = join(__dirname, '..');
@@ -67,20 +66,6 @@ function settled(out: string, i: number): { rejected: boolean; text: string } {
   const to = out.indexOf(`@@${i + 1} start`, from);
   const text = out.slice(from, to === -1 ? undefined : to);
   return { rejected: text.includes(`@@${i} rejected `), text };
-}
-
-/**
- * Scratch databases that appeared since `before` and are still there. Another test file on the same server may hold
- * one of its own for a while (it drops it when its confirmation ends), so a newcomer is waited on; one left behind
- * for good is a leak.
- */
-async function scratchLeftSince(uri: string, before: readonly string[]): Promise<string[]> {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const fresh = (await scratchDatabases(uri)).filter((n) => !before.includes(n));
-    if (fresh.length === 0 || Date.now() > deadline) return fresh;
-    await sleep(2_000);
-  }
 }
 
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;

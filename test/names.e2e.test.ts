@@ -18,7 +18,7 @@ import type { Finding } from '../src/core/types';
 import { UserError } from '../src/core/errors';
 import { recordingAdapter } from './support/recording';
 import { type ProcessResult, runProcess } from './support/run';
-import { scratchDatabases } from './support/scratch';
+import { scratchDatabases, scratchLeftSince } from './support/scratch';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -121,7 +121,7 @@ describe('names and system databases (real CLI, real mongosh, real server)', () 
       ),
     );
     expect(r.out).toBe('');
-    expect(await scratchDatabases(uri)).toEqual(before);
+    expect(await scratchLeftSince(uri, before)).toEqual([]);
     const config = await cli(['audit', uri, '--db', DB, 'config', '-o', '-']);
     oneUserError(config, /^mongo-advisor: Database "config" holds the server's own data/);
   });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BSON, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
@@ -25,6 +26,20 @@ export async function scratchDbs(client: MongoClient): Promise<string[]> {
 export async function scratchDatabases(uri: string): Promise<string[]> {
   const client = await MongoClient.connect(uri);
   return scratchDbs(client).finally(() => client.close());
+}
+
+/**
+ * Scratch databases that appeared since `before` and are still there. Another test file on the same server may hold
+ * one of its own for a while (it drops it when its confirmation ends), so a newcomer is waited on; one left behind
+ * for good is a leak.
+ */
+export async function scratchLeftSince(uri: string, before: readonly string[]): Promise<string[]> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const fresh = (await scratchDatabases(uri)).filter((n) => !before.includes(n));
+    if (fresh.length === 0 || Date.now() > deadline) return fresh;
+    await sleep(2_000);
+  }
 }
 
 /** sha256 of every collection of `db`, documents sorted by _id, as BSON: the source, byte for byte. */
