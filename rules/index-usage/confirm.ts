@@ -240,6 +240,16 @@ export const CONFIRM_MESSAGES = {
     'Not replayed: {{skipped}} $lookup shapes, whose calls run on another collection (they were judged from ',
     'their shape).',
   ),
+  pastBudgetDropCopy: sentence(
+    'Copying these {{copied}} documents (fewer could not decide: the planner reads a small copy whole) did not fit ',
+    'the time budget on this server, so this proof ran past its budget rather than decide nothing; a larger ',
+    '--confirm-budget keeps it within.',
+  ),
+  pastBudgetDropExplain: sentence(
+    'Explaining every shape both ways (a drop is judged on every shape the workload ran, a few calls each) did not ',
+    'fit the time budget on this server, so this proof ran past its budget rather than decide nothing; a larger ',
+    '--confirm-budget keeps it within.',
+  ),
   notRunDrop: 'Not proven on a copy: {{why}}.',
   notRunDropNoCommands: sentence(
     'Not proven on a copy: the real calls of the workload are kept in memory only while the run that read them ',
@@ -479,12 +489,19 @@ export function dropResult(p: DropProof, index: string, shapes: readonly ShapeDa
     calls: formatNumber(shapes.reduce((t, s) => t + commandsOf(s).length, 0)),
     index,
   };
-  const tail =
-    skipped === 0
+  const tail = [
+    ...(skipped === 0
       ? []
       : skipped === 1
         ? [say(M, 'notRunLookupShape')]
-        : [say(M, 'notRunLookupShapes', { skipped: formatNumber(skipped) })];
+        : [say(M, 'notRunLookupShapes', { skipped: formatNumber(skipped) })]),
+    // why the confirmation took longer than its budget, when it did (the test of issue 27 holds every proof to it)
+    ...(p.pastBudget === 'copy'
+      ? [say(M, 'pastBudgetDropCopy', figures)]
+      : p.pastBudget === 'explain'
+        ? [say(M, 'pastBudgetDropExplain')]
+        : []),
+  ];
   const base = { claim, measurements: [] };
   if (p.status === 'supported')
     return {

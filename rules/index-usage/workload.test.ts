@@ -319,6 +319,28 @@ describe("the drop proof's verdict in words", () => {
     expect(JSON.stringify(r)).not.toContain(String(MARKER_NUMBER));
   });
 
+  it('a proof past its budget says what took it there: the copy, or explaining every shape', () => {
+    const untimed = [{ id: 'a', examinedRatio: 1, regresses: false, usedIt: false }];
+    const explained = dropResult(
+      { status: 'supported', copy, needs: [], shapes: untimed, pastBudget: 'explain' },
+      'total_1',
+      shapes,
+      0,
+    );
+    expect(explained.summary).toMatch(/Explaining every shape both ways .* did not fit the time budget on this server/);
+    expect(explained.summary).toContain('so this proof ran past its budget rather than decide nothing');
+    const copied = dropResult(
+      { status: 'refuted', copy, needs: [shapes[0]?.id ?? ''], shapes: [], pastBudget: 'copy' },
+      'total_1',
+      shapes,
+      0,
+    );
+    expect(copied.summary).toContain(
+      `Copying these ${copy.copied.toLocaleString('en-US')} documents (fewer could not decide`,
+    );
+    expect(copied.summary).toContain('ran past its budget rather than decide nothing');
+  });
+
   it('supported, with the $lookup shapes said; not run, with the reason', () => {
     const time = { median: 1.01, low: 0.95, high: 1.06, coverage: 0.96 };
     const timed = [{ id: 'a', examinedRatio: 1, regresses: false, usedIt: true, time }];
@@ -332,6 +354,7 @@ describe("the drop proof's verdict in words", () => {
     expect(same.summary).toContain('no plan chose it with it in place');
     expect(same.summary).toContain('nothing needed timing');
     expect(same.summary).not.toContain('got slower');
+    expect(same.summary).not.toContain('ran past its budget');
     const no = dropResult({ status: 'not-run', reason: 'the source collection returned no documents' }, 'x', [], 0);
     expect(no).toMatchObject({ status: 'not-run', reason: 'the source collection returned no documents' });
   });

@@ -1255,6 +1255,11 @@ export interface DropProof {
   shapes?: ShapeDrop[];
   /** Ids of the shapes that need the index (printed shape ids, never values). */
   needs?: string[];
+  /**
+   * What made the proof run past its budget, when something did: the copy (fewer documents could not decide) or the
+   * explains of the shapes left when the budget ended (every shape is explained both ways whatever the budget).
+   */
+  pastBudget?: 'copy' | 'explain';
 }
 
 /**
@@ -1286,9 +1291,11 @@ export async function proveDrop(given: ConfirmContext, input: ProveDropInput): P
     // Every shape is explained both ways, whatever the budget (a few calls each): a shape whose plans do not use the
     // index is decided by the counts alone. Only the timing of a shape that used it needs the budget.
     let untimed = 0;
+    let explainedPast = false;
     const share = input.examinedShare ?? EXAMINED_SHARE;
     for (const [i, s] of reads.entries()) {
       ctx.budget.throwIfAborted();
+      if (ctx.budget.exhausted) explainedPast = true;
       const all: Replay[] = [];
       const less: Replay[] = [];
       for (const r of s.all) all.push(await replay(ctx, r as Doc));
@@ -1318,17 +1325,24 @@ export async function proveDrop(given: ConfirmContext, input: ProveDropInput): P
       shapes.push({ id: s.id, examinedRatio, time, regresses: byCounts || worse, usedIt });
     }
     const needs = shapes.filter((s) => s.regresses).map((s) => s.id);
+    const past = copy.pastBudget
+      ? ({ pastBudget: 'copy' } as const)
+      : explainedPast
+        ? ({ pastBudget: 'explain' } as const)
+        : {};
     const small = copyTooSmall(copy, input.plannerTrialWorks);
-    if (small) return { status: 'inconclusive', reason: small, copy, shapes, needs };
-    if (needs.length) return { status: 'refuted', reason: 'a shape regresses without the index', copy, shapes, needs };
+    if (small) return { status: 'inconclusive', reason: small, copy, shapes, needs, ...past };
+    if (needs.length)
+      return { status: 'refuted', reason: 'a shape regresses without the index', copy, shapes, needs, ...past };
     if (untimed) {
       const reason =
         `the time budget ended before ${formatNumber(untimed)} of the shapes that used the index ` + `were timed`;
-      return { status: 'inconclusive', reason, copy, shapes, needs };
+      return { status: 'inconclusive', reason, copy, shapes, needs, ...past };
     }
     const short = shapes.find((s) => s.time && timeProblem(s.time));
-    if (short?.time) return { status: 'inconclusive', reason: timeProblem(short.time) ?? '', copy, shapes, needs };
-    return { status: 'supported', copy, shapes, needs };
+    if (short?.time)
+      return { status: 'inconclusive', reason: timeProblem(short.time) ?? '', copy, shapes, needs, ...past };
+    return { status: 'supported', copy, shapes, needs, ...past };
   } finally {
     await dropCopies(ctx, [a, b]);
   }
