@@ -64,8 +64,9 @@ describe('array-growth (live)', () => {
       projectedFromLength: 3000,
       projectionDays: 10,
     });
+    // the sentence on how the projected length was derived is the subject, not the verdict: a short budget
     const run = await confirmFindings(snap, [f as Finding], live.adapter, [rule], {
-      budgetMs: 15_000,
+      budgetMs: 3_000,
       settings: { rules: { 'array-growth': { options } } },
     });
     const c = run.findings[0]?.confirmation;
