@@ -77,6 +77,12 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
   },
   'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
   'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
+  'test/names.e2e.test.ts': {
+    server: 'ferretdb',
+    why:
+      "names MongoDB refuses and the server's own databases are refused before a command is sent (the file asserts " +
+      'it): the server never answers',
+  },
 };
 
 /** The live files a server's project leaves out: those ONE_SERVER gives to another server of this run. */
