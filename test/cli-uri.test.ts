@@ -12,7 +12,9 @@ import { redactText, redactUri, secretsOf } from '../src/lib/redact';
 import { runProcess } from './support/run';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
-const FAST = 'serverSelectionTimeoutMS=400';
+// A refused port answers at once; the timeout only bounds a loaded machine's delay in seeing the refusal (at 400 ms a
+// suite beside this one made the proxy case time out instead: "Socket 'connect' timed out after 460ms").
+const FAST = 'serverSelectionTimeoutMS=3000';
 
 interface Case {
   uri: string;
