@@ -63,7 +63,8 @@ describe('CLI (real binary, real server)', () => {
       const r = await run(['demo', '--no-color', '--config', config], { MONGODB_URI: uri }, 420_000);
       rmSync(dir, { recursive: true, force: true });
       // The blog is seeded to have errors: exit 1, as for check (the README's exit-code table).
-      expect(r.code, r.err).toBe(1);
+      // (the report too when it fails: under a second suite's load FerretDB's demo once ended 0 after collecting)
+      expect(r.code, `${r.err}\n${r.out}`).toBe(1);
       expect(r.out).toMatch(/Array `comments` .*10,000 elements/s);
       expect(r.out).toMatch(/→ reference/);
       expect(r.out).toMatch(
