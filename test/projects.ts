@@ -77,6 +77,12 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
   },
   'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
   'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
+  'test/index-proof-size.live.test.ts': {
+    server: 'secantusdb',
+    why:
+      "the proof's copy size and the sentence saying what set it, alike on any server that proves; FerretDB's " +
+      "explain names no plan, so its proofs stop: index-proof.live shows that and the rule's sentence on FerretDB",
+  },
 };
 
 /** The live files a server's project leaves out: those ONE_SERVER gives to another server of this run. */
