@@ -221,15 +221,18 @@ export async function confirmDynamicKeys(ctx: ConfirmContext, f: Finding): Promi
   const q = findsOf(path);
   const documents = valuesDocumentsAt(ctx, f);
   await storeBothShapes(s, path, copies, segments, documents);
-  const matches = await sameAnswers(s, keys, q);
-  if (typeof matches !== 'number') {
-    await dropBoth(s);
-    return matches;
-  }
+  // The plan first (one explain per shape): where the pattern's index goes unused nothing is timed, so the answers
+  // need not be compared. Compared first, a server without a usable plan (FerretDB) ran a find per probed key on each
+  // shape for nothing: 40 reads of the whole copy, most of a minute on a collection of large documents.
   const examined = await explainBoth(s, path, keys[0] as string, q);
   if ('status' in examined) {
     await dropBoth(s);
     return examined;
+  }
+  const matches = await sameAnswers(s, keys, q);
+  if (typeof matches !== 'number') {
+    await dropBoth(s);
+    return matches;
   }
   const [fields, pairs] = await alternate(
     ctx.budget,

@@ -56,15 +56,23 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
   // these collections are far below the 100 MB line under which the rule gives no clustering advice: lowered here
   const anySize = { only: ['id-pattern'], rules: { 'id-pattern': { options: { clusterMinBytes: 0 } } } };
 
+  /**
+   * A run's budget bounds its timed rounds (rules/id-pattern/confirm.ts: inserts up to 60% of it, then range scans
+   * while their interval stays wide). The events run keeps 15 s: its copies hold only what the timed rounds inserted
+   * (500 documents a round), and the range scan checked below needs three rounds or more (at 10 s, under a load of
+   * 13 on two cores, one round was made and the scan read 100). The blobs run checks the batches' bytes, fixed before
+   * any timing, and any verdict: 5 s.
+   */
   async function confirmed(
     collection: string,
+    budgetMs: number,
     adapter: Adapter = live.adapter,
   ): Promise<{ result: CheckResult; finding: Finding }> {
     const result = await check(adapter, {
       rules: [rule],
       db: DB,
       collections: [collection],
-      budgetMs: 15_000,
+      budgetMs,
       settings: anySize,
     });
     const finding = result.findings.find((f) => f.ruleId === 'id-pattern' && f.messageId === 'recommendClustered');
@@ -83,7 +91,7 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
   const confirmedEvents = () =>
     (eventsRun ??= (async () => {
       const rec = recordingAdapter(live.adapter);
-      return { ...(await confirmed('events', rec)), sent: rec.sent };
+      return { ...(await confirmed('events', 15_000, rec)), sent: rec.sent };
     })());
 
   it(
@@ -170,7 +178,7 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
   it(
     'bounds what each timed insert writes by bytes, not only by count: large documents are left out and said ' + 'so',
     async () => {
-      const { finding } = await confirmed('blobs');
+      const { finding } = await confirmed('blobs', 5_000);
       const c = finding.confirmation;
       if (!caps.has.clustered) {
         expect(c?.status).toBe('not-run');

@@ -16,6 +16,14 @@ import { expectScratchDropped } from '../../test/support/scratch';
 
 const DB = 'mongo_advisor_test_validator';
 const SECRET = 'SECRET-VALUE-do-not-print';
+/**
+ * Each experiment's budget below. What these tests check is decided without the timing (the copies, their _id types,
+ * the validator read back, the documents failing it) or accepts any verdict of it: the budget only bounds the rounds of
+ * inserts and replacements timed (rules/validator/confirm.ts), which run on until it ends when the interval stays wide.
+ * Enough for several blocks of a few dozen documents under load; the cost verdict at a real budget is the rule's unit
+ * tests' (verdictOf) subject.
+ */
+const BUDGET_MS = 4_000;
 /** What a server that skips Decimal128 for `maximum` counts, for the log. */
 const SKIPS_DECIMAL = ' (MongoDB documents 3: the server skips Decimal128 for maximum)';
 /** The server's count of documents failing a schema, or why there is none, for the log. */
@@ -167,7 +175,7 @@ describe('validator (live)', () => {
       await db
         .collection('drifted')
         .insertMany(Array.from({ length: 30 }, (_, i) => ({ name: `e${i}`, qty: `${SECRET}` })));
-      const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: 8_000, maxDocs: 60 });
+      const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: BUDGET_MS, maxDocs: 60 });
       const k = run.findings[0]?.confirmation;
       console.log(`[validator live] ${kind} drifted: ${k?.status ?? 'none'}: ${k?.summary ?? ''}`);
       expect(k?.status).toBe('refuted');
@@ -186,7 +194,7 @@ describe('validator (live)', () => {
     const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
     expect(f).toBeDefined();
     if (!f) return;
-    const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: 8_000, maxDocs: 60 });
+    const run = await confirmFindings(snap, [f], adapter, [rule], { budgetMs: BUDGET_MS, maxDocs: 60 });
     const k = run.findings[0]?.confirmation;
     console.log(
       `[validator live] ${kind}: ${k?.status ?? 'none'}: ${k?.summary ?? ''}${k?.reason ? ` (${k.reason})` : ''}`,
@@ -254,7 +262,7 @@ describe('validator (live)', () => {
     const byColl = new Map(proposals.map((f) => [f.target.collection, f]));
     expect(byColl.get('ids_oid')?.recommendation?.commands?.[0]).toContain('_id: { bsonType: "objectId" }');
     expect(byColl.get('ids_str')?.recommendation?.commands?.[0]).toContain('_id: { bsonType: "string" }');
-    const run = await confirmFindings(snap, proposals, adapter, [rule], { budgetMs: 8_000, maxDocs: 200 });
+    const run = await confirmFindings(snap, proposals, adapter, [rule], { budgetMs: BUDGET_MS, maxDocs: 200 });
     for (const f of run.findings) {
       const k = f.confirmation;
       const why = k?.reason ? ` (${k.reason})` : '';
@@ -303,7 +311,7 @@ describe('validator (live)', () => {
       const snap = await collect(['people'], 60);
       const [f] = runRule(rule, snap).filter((x) => x.messageId.startsWith('missing'));
       expect(f?.message).toContain('`_id`');
-      const run = await confirmFindings(snap, f ? [f] : [], adapter, [rule], { budgetMs: 6_000, maxDocs: 60 });
+      const run = await confirmFindings(snap, f ? [f] : [], adapter, [rule], { budgetMs: BUDGET_MS, maxDocs: 60 });
       const k = run.findings[0]?.confirmation;
       expect(['supported', 'refuted', 'inconclusive'], k?.summary).toContain(k?.status);
       expect(k?.summary).not.toMatch(/refused|None of the/);
