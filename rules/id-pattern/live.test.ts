@@ -121,7 +121,9 @@ describe('id-pattern confirmation (live): clustered vs regular on scratch', () =
       const scanned = /an _id range scan \((\d+) documents (?:each|clustered, (\d+) regular)\)/.exec(c?.summary ?? '');
       expect(scanned, c?.summary).not.toBeNull();
       expect(Math.abs(Number(scanned?.[1]) - Number(scanned?.[2] ?? scanned?.[1]))).toBeLessThanOrEqual(1);
-      expect(Number(scanned?.[1])).toBeGreaterThan(100);
+      // a tenth of what each copy holds, and each holds at least one batch of 500: never a trivial range (at 100 or
+      // more before, a second suite's load left two rounds, 1,000 documents, whose tenth is 100)
+      expect(Number(scanned?.[1])).toBeGreaterThanOrEqual(50);
       expect(c?.measurements.slice(0, 4).map((m) => m.label)).toEqual([
         'insert 500 docs, clustered',
         'insert 500 docs, regular',
