@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
 import { alongsideWorkload } from '../src/cli/workload';
 import { collectDeployment } from '../src/cli/deployment';
-import { queryWorkload, type WorkloadData } from '../src/collect/workload';
+import { queryWorkload } from '../src/collect/workload';
 import { dataOf } from '../src/core/collector';
 import type { Snapshot } from '../src/core/types';
 import { runProcess } from './support/run';
@@ -120,7 +120,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     await new Promise<void>((resolve) => w.end(resolve));
     const snapshot: Snapshot = await within(s.run, 60_000, 'the collect after the log ended');
     const data = dataOf(queryWorkload, snapshot.databases[0]);
-    const shapes = (data as WorkloadData | undefined)?.collections.flatMap((c) => c.shapes) ?? [];
+    const shapes = data?.collections.flatMap((c) => c.shapes) ?? [];
     expect(shapes.map((x) => x.calls)).toEqual([300]);
     // the log's summary first, then what the server work said meanwhile
     const summary = s.err.findIndex((l) => l.includes('300 lines read'));
@@ -128,7 +128,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     expect(s.err.indexOf('said by the server work')).toBeGreaterThan(summary);
   }, 120_000);
 
-  it('a log that fails while the collect runs: its message, the connection closed, nothing of the work said', async () => {
+  it('a log failing while the collect runs: its message, the connection closed, nothing of the work said', async () => {
     const log = fifo();
     const s = start(log, { maxLogLines: 200 });
     const w = createWriteStream(log);
