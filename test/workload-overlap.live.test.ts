@@ -21,6 +21,7 @@ import { collectDeployment } from '../src/cli/deployment';
 import { queryWorkload } from '../src/collect/workload';
 import { dataOf } from '../src/core/collector';
 import type { Snapshot } from '../src/core/types';
+import { Terminal } from './support/pty';
 import { runProcess } from './support/run';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
@@ -89,6 +90,13 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     let listed!: () => void;
     const listedOnce = new Promise<void>((resolve) => (listed = resolve));
     let adapter: DriverAdapter | undefined;
+    // a progress bar that records what it was asked to draw
+    const drawn: string[] = [];
+    const bar = {
+      stage: (label: string, total: number) => void drawn.push(`${label} ${total}`),
+      tick: () => void drawn.push('tick'),
+      stop: () => void drawn.push('stop'),
+    };
     const run = alongsideWorkload({ log, ...flags }, io, async (r) => {
       adapter = r.own(await DriverAdapter.connect(uri));
       // said before the log ends: held, then said after the log's summary
@@ -99,12 +107,13 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
           collectors: [queryWorkload],
           ...(r.workload ? { workload: r.workload } : {}),
           onCollection: () => listed(),
+          progress: r.progress(bar),
         });
       } finally {
         await adapter.close();
       }
     });
-    return { run, err, listed: listedOnce, adapter: () => adapter };
+    return { run, err, drawn, listed: listedOnce, adapter: () => adapter };
   }
 
   it('lists and samples before the log ends, waits for it, then folds every line into the snapshot', async () => {
@@ -116,6 +125,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     await within(s.listed, 60_000, 'the collect reading a collection while the log is open');
     expect(s.err.join('\n')).not.toMatch(/lines read/);
     expect(s.err).not.toContain('said by the server work');
+    // the collection was read, yet the bar not drawn: the log's line is the only one on the terminal meanwhile
+    expect(s.drawn).toEqual([]);
     await write(w, lines(150, 150));
     await new Promise<void>((resolve) => w.end(resolve));
     const snapshot: Snapshot = await within(s.run, 60_000, 'the collect after the log ended');
@@ -126,6 +137,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     const summary = s.err.findIndex((l) => l.includes('300 lines read'));
     expect(summary, s.err.join('\n')).toBeGreaterThanOrEqual(0);
     expect(s.err.indexOf('said by the server work')).toBeGreaterThan(summary);
+    // then drawn from where the collect stood: its stage, one tick per collection, stopped
+    expect(s.drawn).toEqual(['collecting 1', 'tick', 'stop']);
   }, 120_000);
 
   it('a log failing while the collect runs: its message, the connection closed, nothing of the work said', async () => {
@@ -146,8 +159,24 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     expect(error?.message).toMatch(/^The log \S+log-\d+\.fifo was read up to its cap and not further: /);
     expect(error?.message).toContain('--max-log-lines (now 200)');
     expect(s.err).not.toContain('said by the server work');
+    expect(s.drawn).toEqual([]);
     // closed by the run, not by the work (still waiting for the log when it failed)
     await expect(s.adapter()?.command('admin', { ping: 1 })).rejects.toThrow(/must be connected|closed/i);
+  }, 120_000);
+
+  it("on a terminal: the log's line, its summary, then the bar, never drawn over each other", async () => {
+    const log = join(dir, 'terminal.log');
+    writeFileSync(log, lines(0, 3_000));
+    const out = join(dir, 'terminal.json');
+    const t = new Terminal(process.execPath, [CLI, 'collect', uri, '--db', DB, '--log', log, '-o', out]);
+    const { code } = await within(t.exited, 60_000, 'collect on a terminal');
+    const shown = t.output;
+    expect(code, shown).toBe(0);
+    const summary = shown.indexOf('3000 lines read');
+    const bar = shown.indexOf('collecting');
+    expect(summary, shown).toBeGreaterThan(0);
+    expect(bar, shown).toBeGreaterThan(summary);
+    expect(shown.lastIndexOf('reading the log')).toBeLessThan(summary);
   }, 120_000);
 
   describe('through the real CLI: the log wins, as when it was read first', () => {
