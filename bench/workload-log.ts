@@ -13,9 +13,9 @@
  * (a) bare: a child `node` running readline over the file, `line.includes('"id":51803')`, JSON.parse of those lines.
  * (b) reader: readSlowQueryLog(path, {onRecord}) in this process, grouped by namespace, kind and filter keys.
  * (c) cli: a child `node dist/cli.cjs collect <uri> --db … --log <file> -q -o <snapshot>` against an embedded
- *     SecantusDB seeded with a few documents per collection of the log: the path a user runs, end to end (read, fold,
- *     connect, sample, write the snapshot). Its per-shape calls, read back from the snapshot, are checked against the
- *     generator's counts.
+ *     SecantusDB seeded with a few documents per collection of the log: the path a user runs, end to end (the log read
+ *     and folded while the CLI connects, probes, lists and samples; then the workload collector and the snapshot). Its
+ *     per-shape calls, read back from the snapshot, are checked against the generator's counts.
  * Each prints MiB/s and lines/s of wall time, the ratio to bare, and the peak RSS (children: VmHWM from /proc, read
  * every 50 ms; the reader: this process' RSS sampled every 50 ms).
  */

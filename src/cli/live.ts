@@ -11,7 +11,7 @@ import type { Heartbeat } from '../lib/heartbeat';
 import { scopeOfSnapshot } from './shared';
 import type { FoldOptions } from '../core/fold';
 import { checkTargets } from '../core/names';
-import type { GivenWorkload } from '../core/collector';
+import type { PendingWorkload } from '../core/collector';
 
 export interface LiveRunOptions {
   dbs: string[];
@@ -29,8 +29,8 @@ export interface LiveRunOptions {
   maxLoad?: string;
   /** The run's rules with their options resolved once (`loadConfig(...).resolved`). */
   resolved: readonly ResolvedRule[];
-  /** Operations given with --log or --queries (the query-indexes rule's workload). */
-  workload?: GivenWorkload;
+  /** Operations given with --log or --queries (the query-indexes rule's workload), or the log still being read. */
+  workload?: PendingWorkload;
   progress: Progress;
   /** Progress lines where no bar is drawn (src/cli/progress.ts progressLines): a step each, with beats. */
   lines?: Heartbeat | null;

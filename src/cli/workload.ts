@@ -5,7 +5,7 @@
  * they are read (src/workload/tally.ts): no record is held, so a log of any length costs the memory of its shapes.
  */
 import { InvalidArgumentError, Option } from 'commander';
-import type { GivenWorkload } from '../core/collector';
+import type { GivenWorkload, PendingWorkload } from '../core/collector';
 import { formatBytes, terminalLine, terminalSafe } from '../core/format';
 import { UserError } from '../core/errors';
 import { MAX_SPEC_BYTES } from '../core/input-limits';
@@ -21,6 +21,8 @@ import {
 import { DEFAULT_MAX_QUERY_LINES, foldQueriesText, readQueriesFileText } from '../workload/queries-file';
 import { WorkloadTally } from '../workload/tally';
 import type { Io } from './io';
+import type { Heartbeat } from '../lib/heartbeat';
+import type { Progress } from './progress';
 
 export interface WorkloadFlags {
   log?: string;
@@ -189,13 +191,18 @@ function capMessage(what: string, err: LogCapReached): UserError {
   );
 }
 
-/** The workload the flags name, read, folded as it is read and counted on stderr; undefined without either flag. */
-export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenWorkload | undefined> {
+/** A flag that vouches for nothing: said before anything is read or connected. */
+function checkWorkloadFlags(flags: WorkloadFlags): void {
   if (flags.workloadComplete && flags.log === undefined && flags.queries === undefined)
     throw new UserError(
       '--workload-complete vouches for a --log or --queries file, and none was given (the profiler says its own ' +
         'level: at level 2 it records every operation).',
     );
+}
+
+/** The workload the flags name, read, folded as it is read and counted on stderr; undefined without either flag. */
+export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenWorkload | undefined> {
+  checkWorkloadFlags(flags);
   const tally = new WorkloadTally();
   const from: string[] = [];
   if (flags.log !== undefined) {
@@ -238,4 +245,144 @@ export async function readWorkload(flags: WorkloadFlags, io: Io): Promise<GivenW
   }
   if (!from.length) return undefined;
   return { from: from.join(' and '), folded: tally, ...(flags.workloadComplete ? { complete: true } : {}) };
+}
+
+/**
+ * What a command's server work gets while the log is read beside it (`alongsideWorkload`). Until the log is read, the
+ * log's own progress line is the only thing drawn on stderr: what the server work says waits, then follows the log's
+ * summary in the order it was said; when the log fails, it is dropped, as it was never said when the log was read
+ * first.
+ */
+export interface WorkloadRun {
+  /** For collect (`workload` of collectDatabases, check, runLive): undefined, the workload, or the log being read. */
+  workload: PendingWorkload | undefined;
+  /** stderr of the server work (leftover scratch databases, killed-profile lines), held until the log is read. */
+  io: Io;
+  /** A progress bar (createProgress) drawn from where it stands once the log is read, and never if it fails. */
+  progress: (bar: Progress) => Progress;
+  /** Progress lines (progressLines) said once the log is read, in order; beats only from then. */
+  lines: (lines: Heartbeat | null) => Heartbeat | null;
+  /**
+   * A connection the server work opened: closed at once when the log fails (a run whose log failed stops there), and
+   * refused (closed, then this throws) when it was opened after the log failed.
+   */
+  own: <A extends { close(): Promise<void> }>(adapter: A) => A;
+}
+
+/** Thrown into server work the run no longer waits for: its log failed and was reported. */
+class Abandoned extends Error {
+  override name = 'Abandoned';
+}
+
+/** Holds the server work's output while the log is read; passes it on once read, drops it when the log failed. */
+class Hold {
+  private state: 'reading' | 'read' | 'failed' = 'reading';
+  private readonly waiting: (() => void)[] = [];
+
+  get failed(): boolean {
+    return this.state === 'failed';
+  }
+
+  /** Runs `say` now when the log is read, later (once it is) while reading, never once it failed. */
+  when(say: () => void): void {
+    if (this.state === 'read') say();
+    else if (this.state === 'reading') this.waiting.push(say);
+  }
+
+  settle(read: boolean): void {
+    if (this.state !== 'reading') return;
+    this.state = read ? 'read' : 'failed';
+    const waiting = this.waiting.splice(0);
+    if (read) for (const say of waiting) say();
+  }
+}
+
+function heldProgress(hold: Hold, bar: Progress): Progress {
+  return {
+    stage: (label, total) => hold.when(() => bar.stage(label, total)),
+    tick: (detail) => hold.when(() => bar.tick(detail)),
+    stop: () => hold.when(() => bar.stop()),
+  };
+}
+
+function heldLines(hold: Hold, lines: Heartbeat | null): Heartbeat | null {
+  if (!lines) return null;
+  return { say: (line) => hold.when(() => lines.say(line)), stop: () => lines.stop() };
+}
+
+/** Nothing to hold: the workload was read before the server work started. */
+const noHold: Pick<WorkloadRun, 'progress' | 'lines' | 'own'> = {
+  progress: (bar) => bar,
+  lines: (lines) => lines,
+  own: (adapter) => adapter,
+};
+
+/**
+ * Runs a command's server work (connect, probe, list, sample: `work`) while its `--log` is read. The reading is CPU
+ * in this process and the collect mostly waits on the server, so the two overlap: the run takes about the longer of
+ * them instead of their sum (bench/README.md, workload-log). The collect waits for the log only before the collector
+ * that reads it, and returns only once it is read.
+ *
+ * What the user sees is what reading the log first showed: a bad or unusable log, or one past a cap, is reported with
+ * the same message and exit code, and wins over a failed connection or any other error of the server work (the log
+ * is read to its end to know); when the log fails while the server work runs, the run stops at once, its
+ * connections closed, nothing more of it said. Without --log (a --queries file is read at once, or no workload) the
+ * workload is read first, as before.
+ */
+export async function alongsideWorkload<T>(
+  flags: WorkloadFlags,
+  io: Io,
+  work: (run: WorkloadRun) => Promise<T>,
+): Promise<T> {
+  checkWorkloadFlags(flags);
+  if (flags.log === undefined) return await work({ ...noHold, io, workload: await readWorkload(flags, io) });
+  const hold = new Hold();
+  const reading = readWorkload(flags, io).then(
+    (workload) => {
+      hold.settle(true);
+      return workload;
+    },
+    (err: unknown) => {
+      hold.settle(false);
+      throw err;
+    },
+  );
+  const owned = new Set<{ close(): Promise<void> }>();
+  const closeAll = (): Promise<unknown> => Promise.all([...owned].map((a) => a.close().catch(() => undefined)));
+  const run: WorkloadRun = {
+    workload: reading,
+    io: { ...io, err: (line) => hold.when(() => io.err(line)) },
+    progress: (bar) => heldProgress(hold, bar),
+    lines: (lines) => heldLines(hold, lines),
+    own(adapter) {
+      if (hold.failed) {
+        void adapter.close().catch(() => undefined);
+        throw new Abandoned('the log failed');
+      }
+      owned.add(adapter);
+      return adapter;
+    },
+  };
+  const working = work(run);
+  // Whichever comes first: the server work's end, or the log's failure (which stops the run there).
+  const first = await Promise.race([
+    working.then(
+      (value) => ({ value }) as const,
+      (error: unknown) => ({ error }) as const,
+    ),
+    reading.then(
+      () => new Promise<never>(() => undefined),
+      (logError: unknown) => ({ logError }) as const,
+    ),
+  ]);
+  if ('logError' in first) {
+    // The server work is abandoned: its connections closed (its pending commands fail), its end awaited by no one.
+    working.catch(() => undefined);
+    await closeAll();
+    throw first.logError;
+  }
+  // The log's failure wins over the server work's (it was read first before); a read log lets the work's result stand.
+  await reading;
+  if ('error' in first) throw first.error;
+  return first.value;
 }

@@ -5,7 +5,7 @@ import { isRefusal, NoSuchCollection, NoSuchDatabase } from '../core/errors';
 import { checkTargets } from '../core/names';
 import { formatBytes, stringOr } from '../core/format';
 import { mapPool } from '../core/pool';
-import { type AnyCollector, dataOf, type GivenWorkload, type ListedCollection } from '../core/collector';
+import { type AnyCollector, dataOf, type ListedCollection, type PendingWorkload } from '../core/collector';
 import { COLLSTATS_ZERO_SIZES, gapOf } from '../core/gaps';
 import type { ResolvedRule } from '../core/options';
 import {
@@ -101,8 +101,12 @@ export interface CollectOptions extends GroupOptions {
   onListed?: (collections: number) => void;
   /** Called after each collection is read (progress bars). */
   onCollection?: (c: CollectionSnapshot) => void;
-  /** Operations the run was given (`--log`, `--queries`): handed to the collectors, which read those of their db. */
-  workload?: GivenWorkload;
+  /**
+   * Operations the run was given (`--log`, `--queries`): handed to the collectors, which read those of their db. May
+   * be a promise of them still being read: the collect runs meanwhile, waits for it only before the collectors that
+   * read it, returns only once it settled, and fails with its error when it rejects.
+   */
+  workload?: PendingWorkload;
 }
 
 export const COLLECT_DEFAULTS = {
@@ -291,9 +295,16 @@ async function collectAll(
       database.groups = grouping.groups.map((g) => groupOf(g, collections));
       database.listing = grouping.listing;
     }
-    await runner.database(database, listedByDb[db] ?? []);
+    await runner.database(database, listedByDb[db] ?? [], runner.workloadPending ? 'before-workload' : 'all');
     return database;
   });
+  if (runner.workloadPending) {
+    // The database collectors from the first that reads the workload on, once it is read and every lane is done.
+    await runner.workloadRead();
+    await mapPool(databases, opts.dbConcurrency ?? 2, (d) =>
+      runner.database(d, listedByDb[d.name] ?? [], 'from-workload'),
+    );
+  }
   // Decided once all lanes are done (lanes used to overwrite each other's answer).
   settleCollStats(server, collStats);
   return databases;

@@ -1,5 +1,12 @@
 import { type Adapter, type Doc, describeServerError } from '../adapters/types';
-import type { AnyCollector, CollectorScope, GivenWorkload, ListedCollection, RuleOptions } from '../core/collector';
+import type {
+  AnyCollector,
+  CollectorScope,
+  GivenWorkload,
+  ListedCollection,
+  PendingWorkload,
+  RuleOptions,
+} from '../core/collector';
 import type { ResolvedRule } from '../core/options';
 import type {
   CollectionSnapshot,
@@ -23,6 +30,12 @@ export class CollectorRunner {
   private readonly couldNot = new Map<string, Set<string>>();
   private readonly state = new Map<string, Map<string, unknown>>();
   private readonly options = new Map<string, RuleOptions>();
+  /** The given workload once settled (what collectors read). */
+  private workload: GivenWorkload | undefined;
+  /** A workload still being read when the run started: waited for once, by the first collector that reads it. */
+  private readonly pending: Promise<void> | null;
+  /** Each database's collector data so far: a database's collectors may run in two parts (`database`). */
+  private readonly dbData = new Map<string, Record<string, unknown>>();
 
   /** `base.resolved`: the run's rules and their resolved options; each collector gets those of the rules needing it. */
   constructor(
@@ -34,15 +47,40 @@ export class CollectorRunner {
       serverStatus: Doc | null;
       runNotes: Note[];
       resolved?: readonly ResolvedRule[];
-      workload?: GivenWorkload;
+      workload?: PendingWorkload;
     },
   ) {
+    const w = base.workload;
+    if (w !== undefined && typeof (w as PromiseLike<unknown>).then === 'function') {
+      this.pending = Promise.resolve(w as PromiseLike<GivenWorkload | undefined>).then((given) => {
+        this.workload = given;
+      });
+      // Its rejection is the caller's to see (through `workloadRead`); not an unhandled one if no collector waits.
+      this.pending.catch(() => undefined);
+    } else {
+      this.pending = null;
+      this.workload = w as GivenWorkload | undefined;
+    }
     for (const c of plan) {
       this.couldNot.set(c.id, new Set());
       this.state.set(c.id, new Map());
       const needing = (base.resolved ?? []).filter((r) => r.rule.needs?.some((n) => n.id === c.id));
       this.options.set(c.id, new Map(needing.map((r) => [r.rule.id, r.options])));
     }
+  }
+
+  /**
+   * Whether the workload was given still being read: then a database's collectors run in two parts, those before the
+   * first that reads the workload with the database's collections, the rest once every database is read (so waiting
+   * for the log does not hold a lane that could read the next database).
+   */
+  get workloadPending(): boolean {
+    return this.pending !== null;
+  }
+
+  /** Resolves once the given workload is read; rejects with the reading's error (the collect then fails with it). */
+  async workloadRead(): Promise<void> {
+    await this.pending;
   }
 
   private of(scope: CollectorScope): AnyCollector[] {
@@ -116,9 +154,24 @@ export class CollectorRunner {
     if (Object.keys(data).length > 0) snap.data = data;
   }
 
-  async database(database: DatabaseSnapshot, listed: readonly ListedCollection[]): Promise<void> {
-    const data: Record<string, unknown> = {};
-    for (const c of this.of('database')) {
+  /**
+   * A database's collectors, in plan order: all of them, or (`part`) those before the first that reads the workload,
+   * or that one and the rest. A collector that reads the workload waits for it here, outside `run`: a log that fails
+   * fails the collect, it is no note.
+   */
+  async database(
+    database: DatabaseSnapshot,
+    listed: readonly ListedCollection[],
+    part: 'all' | 'before-workload' | 'from-workload' = 'all',
+  ): Promise<void> {
+    const all = this.of('database');
+    const split = all.findIndex((c) => c.readsWorkload === true);
+    const at = split < 0 ? all.length : split;
+    const planned = part === 'all' ? all : part === 'before-workload' ? all.slice(0, at) : all.slice(at);
+    const data = this.dbData.get(database.name) ?? {};
+    this.dbData.set(database.name, data);
+    for (const c of planned) {
+      if (c.readsWorkload) await this.workloadRead();
       const note = this.noteFor(c, this.base.runNotes, { db: database.name });
       const out = await this.run(c, note, () =>
         (c as AnyCollector & { scope: 'database' }).collect({
@@ -162,7 +215,8 @@ export class CollectorRunner {
   ) {
     const run = this.state.get(c.id) ?? new Map<string, unknown>();
     const options = this.options.get(c.id) ?? new Map<string, Readonly<Record<string, unknown>>>();
-    const { adapter, server, maxTimeMS, serverStatus, workload } = this.base;
+    const { adapter, server, maxTimeMS, serverStatus } = this.base;
+    const workload = this.workload;
     return { adapter, server, maxTimeMS, serverStatus, note, run, options, ...(workload ? { workload } : {}) };
   }
 

@@ -528,6 +528,7 @@ export const queryWorkload = defineCollector<WorkloadData, 'database'>({
   id: 'query-indexes/workload',
   version: 3,
   scope: 'database',
+  readsWorkload: true,
   description:
     'query shapes and inserts per collection of the workload given (--log, --queries), else of system.profile (1 ' +
     'aggregate: the newest 10,000 queries and writes, and with $unionWith the newest 10,000 inserts, counted; and ' +

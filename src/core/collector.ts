@@ -39,7 +39,10 @@ interface ContextBase {
    * sets it.
    */
   options?: RuleOptions;
-  /** Operations the run was given (`--log`, `--queries`), for the collectors that read a workload; absent: none. */
+  /**
+   * Operations the run was given (`--log`, `--queries`), for the collectors that read a workload (`readsWorkload`);
+   * absent: none. Always settled here: the runner waits for a workload still being read before it builds this.
+   */
   workload?: GivenWorkload;
 }
 
@@ -61,6 +64,13 @@ export interface GivenWorkload {
   /** The user vouched that the records are every operation, not only slow ones (`--workload-complete`). */
   complete?: boolean;
 }
+
+/**
+ * The workload a run is given, or one still being read: the CLI reads `--log` while the server work runs (the reading
+ * is CPU in this process, the collect mostly waits on the server), and the runner waits for it only before a
+ * collector that reads it. Settling to undefined means none was given; a rejection fails the collect with its error.
+ */
+export type PendingWorkload = GivenWorkload | PromiseLike<GivenWorkload | undefined>;
 
 /** Resolved options by rule id, as a collector gets them. */
 export type RuleOptions = ReadonlyMap<string, Readonly<Record<string, unknown>>>;
@@ -139,6 +149,11 @@ export interface Collector<D = unknown, S extends CollectorScope = CollectorScop
   capabilities?: readonly CapabilityName[];
   /** The probe reads serverStatus once for every collector that sets this (it needs the clusterMonitor role). */
   serverStatus?: boolean;
+  /**
+   * It reads `ctx.workload` (database scope): a workload still being read is waited for before this collector runs,
+   * and only before it (and the database collectors after it, which may read its data).
+   */
+  readsWorkload?: boolean;
   /** JSON Schema of its data: a loaded snapshot is checked against it. Keep it strict: it is what keeps values out. */
   schema: Record<string, unknown>;
   /** Only collections whose data it reads (collection scope): ordinary collections with documents by default. */

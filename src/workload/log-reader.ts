@@ -20,7 +20,8 @@ import {
   commandOfStatement,
   executionFacts,
   exclusionOf,
-  makeRecord,
+  recordOf,
+  type RecordFacts,
   opKindOf,
   parseNamespace,
 } from './record';
@@ -199,7 +200,9 @@ export function recordOfLogLine(text: string, seen?: StatementsSeen): Outcome {
   let op = opKindOf(command);
   if (op === 'other' && typeof attr.type === 'string') op = ownValue(LEGACY_TYPES, attr.type) ?? 'other';
   const statement = commandOfStatement(op, ns, command);
-  const record = makeRecord({ source: 'log', ns, op, ...executionFacts(attr) }, statement, originating);
+  // the facts made in one fresh object, which becomes the record (no copy)
+  const facts: RecordFacts = executionFacts(attr, { source: 'log', ns, op });
+  const record = recordOf(facts, statement, originating);
   if (seen?.repeats(entry.ctx, record, statement !== command, attr.command)) return 'statementsLogged';
   return record;
 }

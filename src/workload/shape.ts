@@ -452,7 +452,7 @@ function build(db: string, p: Parts): QueryShape {
     ...(p.distinctKey !== undefined ? { distinctKey: p.distinctKey } : {}),
     ...withCollation(p.collation),
   };
-  return { id: shapeHash(canonical(body)), ...body };
+  return { id: shapeIdOf(body), ...body };
 }
 
 /**
@@ -471,6 +471,73 @@ export function shapeHash(text: string): string {
   }
   const hex = (x: number): string => (x >>> 0).toString(16).padStart(8, '0');
   return hex(a) + hex(b);
+}
+
+/**
+ * A text for a shape's body that differs whenever the body does, cheaper than its JSON text: each part is a JSON text
+ * (self-delimiting) or a one-letter mark outside JSON's first characters, in a fixed order, so the text reads back to
+ * one body. A body or predicate with a field this does not name gets its whole JSON text instead (marked `J`).
+ */
+function bodyKey(b: Omit<QueryShape, 'id'>): string {
+  const j = JSON.stringify;
+  let k = j(b.db) + j(b.coll) + j(b.command) + (b.limit ? 'L' : 'l') + j(b.sort) + j(b.or) + j(b.unindexable);
+  let fields = 8;
+  if (b.distinctKey !== undefined) {
+    fields++;
+    k += `d${j(b.distinctKey)}`;
+  }
+  if (b.collation !== undefined) {
+    fields++;
+    k += `c${j(b.collation)}`;
+  }
+  for (const p of b.predicates) {
+    let own = 3;
+    k += `(${j(p.path)}${p.role === 'equality' ? 'E' : p.role === 'range' ? 'R' : j(p.role)}`;
+    if (p.elemMatch !== undefined) {
+      own++;
+      k += `e${j(p.elemMatch)}`;
+    }
+    if (p.in !== undefined) {
+      own++;
+      k += `i${j(p.in)}`;
+    }
+    if (p.regex !== undefined) {
+      own++;
+      k += `r${j(p.regex)}`;
+    }
+    for (const op in p.ops) k += j(op) + j(p.ops[op]);
+    k += ')';
+    if (countKeys(p) !== own) return `J${j(b)}`;
+  }
+  return countKeys(b) === fields ? k : `J${j(b)}`;
+}
+
+function countKeys(o: object): number {
+  let n = 0;
+  for (const key in o) if (Object.hasOwn(o, key)) n++;
+  return n;
+}
+
+/** Ids already computed, by their body's key (bounded: cleared past this many; a log holds a few hundred). */
+const idsByText = new Map<string, string>();
+const MAX_KNOWN_IDS = 10_000;
+
+/**
+ * The id of a shape's body: `shapeHash(canonical(body))`, looked up by the body's key (`bodyKey`: its parts' JSON
+ * texts, no sorting), so each distinct body (and each key order a filter gives it) is made canonical once, not once
+ * per logged query (issue 27: canonical and the hash were a third of the fold's time). Exact: a body holds names,
+ * type names, numbers and booleans, never a value (a Date, a BSON type) whose JSON text could equal another's, so
+ * bodies with the same key have the same canonical text.
+ */
+function shapeIdOf(body: Omit<QueryShape, 'id'>): string {
+  const text = bodyKey(body);
+  let id = idsByText.get(text);
+  if (id === undefined) {
+    id = shapeHash(canonical(body));
+    if (idsByText.size >= MAX_KNOWN_IDS) idsByText.clear();
+    idsByText.set(text, id);
+  }
+  return id;
 }
 
 function name(v: unknown): string | null {
@@ -566,7 +633,7 @@ function lookupShapes(pipeline: unknown[], db: string, collation: unknown): Quer
       limit: false,
       ...withCollation(collation),
     };
-    out.push({ id: shapeHash(canonical(body)), ...body });
+    out.push({ id: shapeIdOf(body), ...body });
   }
   return out;
 }

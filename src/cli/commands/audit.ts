@@ -21,7 +21,7 @@ import { terminalSafe } from '../../core/format';
 import { checkConnectionString } from '../uri';
 import { exitCodeFor, FAIL_ON_HELP, positiveInt } from './check';
 import { SEVERITIES, type Severity } from '../../core/types';
-import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
+import { alongsideWorkload, type WorkloadFlags, workloadOptions } from '../workload';
 
 const AUDIT_FORMATS = ['html', ...REPORT_FORMATS] as const;
 /** The file an audit writes without -o: its name says the format it holds. */
@@ -115,43 +115,47 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
   const output = outputOf(flags, io) ?? DEFAULT_FILE[flags.format];
   const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
-  const workload = await readWorkload(flags, io);
-  const adapter = await connect(uri);
-  if (!flags.confirm) await sayLeftovers(adapter, io);
-  const scratchAdapter =
-    flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
-  try {
-    const { result, snapshot } = await runLive(
-      adapter,
-      {
-        dbs: flags.db ?? [],
-        ...collectSettingsOf(flags, config),
-        maxTimeMS: flags.maxTimeMs,
-        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-        concurrency: flags.concurrency,
-        confirm: flags.confirm,
-        confirmBudgetMs: flags.confirmBudget * 1000,
-        ...(scratchAdapter ? { scratchAdapter } : {}),
-        ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
-        resolved,
-        ...(workload ? { workload } : {}),
-        progress: createProgress({ enabled: !flags.quiet }),
-        lines: progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true }),
-      },
-      io,
-    );
-    const report = { result, snapshot };
-    const verbose = flags.verbose === true;
-    const text =
-      flags.format === 'html'
-        ? formatHtml(report, undefined, { verbose })
-        : render(result, flags.format, { color: false, verbose });
-    await emit(informing(io, flags.quiet), text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
-    // The ticket summary goes to stdout when the report went to a file: paste-ready.
-    if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
-    setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
-  } finally {
-    await adapter.close().catch(() => undefined);
-    await scratchAdapter?.close().catch(() => undefined);
-  }
+  // The log is read while the collect runs; a bad log is still reported as when it was read first.
+  await alongsideWorkload(flags, io, async (run) => {
+    const adapter = run.own(await connect(uri));
+    if (!flags.confirm) await sayLeftovers(adapter, run.io);
+    const scratchAdapter =
+      flags.confirm && flags.scratchUri
+        ? run.own(await connect(flags.scratchUri, '--scratch-uri connection string'))
+        : undefined;
+    try {
+      const { result, snapshot } = await runLive(
+        adapter,
+        {
+          dbs: flags.db ?? [],
+          ...collectSettingsOf(flags, config),
+          maxTimeMS: flags.maxTimeMs,
+          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+          concurrency: flags.concurrency,
+          confirm: flags.confirm,
+          confirmBudgetMs: flags.confirmBudget * 1000,
+          ...(scratchAdapter ? { scratchAdapter } : {}),
+          ...(flags.maxLoad ? { maxLoad: flags.maxLoad } : {}),
+          resolved,
+          ...(run.workload ? { workload: run.workload } : {}),
+          progress: run.progress(createProgress({ enabled: !flags.quiet })),
+          lines: run.lines(progressLines(io, { quiet: flags.quiet === true, barOnTerminal: true })),
+        },
+        io,
+      );
+      const report = { result, snapshot };
+      const verbose = flags.verbose === true;
+      const text =
+        flags.format === 'html'
+          ? formatHtml(report, undefined, { verbose })
+          : render(result, flags.format, { color: false, verbose });
+      await emit(informing(io, flags.quiet), text, output, `${flags.format === 'html' ? 'HTML ' : ''}report`);
+      // The ticket summary goes to stdout when the report went to a file: paste-ready.
+      if (output !== '-') io.out(terminalSafe(ticketSummary(report, { verbose })));
+      setExit(exitCodeFor(result, flags.failOn ?? config.failOn ?? 'warn'));
+    } finally {
+      await adapter.close().catch(() => undefined);
+      await scratchAdapter?.close().catch(() => undefined);
+    }
+  });
 }

@@ -4,7 +4,7 @@ import { rules } from '../../../rules';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DriverAdapter } from '../../adapters/driver';
 import { check } from '../../check';
-import { loadConfig } from '../../core/config';
+import { type LoadedConfig, loadConfig } from '../../core/config';
 import { saveSnapshot } from '../../core/snapshot-file';
 import { UserError } from '../../core/errors';
 import {
@@ -34,7 +34,7 @@ import { readOnly } from '../../adapters/read-only';
 import { isInternalDb } from '../deployment';
 import { EXIT, informing, type Io } from '../io';
 import { progressLines } from '../progress';
-import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
+import { alongsideWorkload, type WorkloadFlags, type WorkloadRun, workloadOptions } from '../workload';
 import { killedProfileLines } from '../profile-marker';
 
 export function positiveInt(v: string): number {
@@ -159,29 +159,41 @@ async function runCheck(uri: string, flags: CheckFlags, io: Io): Promise<number>
   if (flags.scratchUri) checkConnectionString(flags.scratchUri, '--scratch-uri connection string');
   // Read the configuration before connecting, so a bad file fails fast.
   // The run's rules, options resolved once: every database's collect, analyze and confirm read this list.
-  const { config, resolved } = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  const loaded = loadConfig(flags.config ? { file: flags.config, rules } : { rules });
+  // The log is read while the collect runs (only the collect waits for it); a bad log, or a queries file, is still
+  // reported as when it was read before anything connected, and wins over any error of the server work.
+  return await alongsideWorkload(flags, io, (run) => checkWith(uri, flags, io, run, loaded));
+}
+
+async function checkWith(
+  uri: string,
+  flags: CheckFlags,
+  io: Io,
+  run: WorkloadRun,
+  { config, resolved }: LoadedConfig,
+): Promise<number> {
   const failOn = flags.failOn ?? config.failOn ?? 'warn';
-  // A bad log or queries file stops the run before anything connects.
-  const workload = await readWorkload(flags, io);
+  const workload = run.workload;
   // Connected before "which database?": an unreachable server or refused credentials is the first thing to fix, and
   // the question can then list the databases there are.
-  const adapter = await connect(uri);
+  const adapter = run.own(await connect(uri));
   // A confirming run lists leftovers itself (confirm's notes); a read-only run says them here.
-  if (!flags.confirm) await sayLeftovers(adapter, io);
+  if (!flags.confirm) await sayLeftovers(adapter, run.io);
   const dbs = await databasesOf(uri, flags, adapter).catch(async (err: unknown) => {
     await adapter.close().catch(() => undefined);
     throw err;
   });
-  for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
+  for (const line of killedProfileLines(adapter.source, dbs)) run.io.err(line);
   let scratchAdapter: DriverAdapter | undefined;
   // Only a confirming run writes: only it needs Ctrl-C to drop a scratch database.
   const interrupt = flags.confirm ? onInterrupt(io) : null;
   // One line per step (one per experiment, with its budget) and a beat while one runs long, on a terminal or not.
-  const lines = progressLines(io, { quiet: flags.quiet === true });
+  // Said once the log is read (its progress line is drawn until then).
+  const lines = run.lines(progressLines(io, { quiet: flags.quiet === true }));
   const log = lines ? (line: string) => lines.say(line) : undefined;
   try {
     if (flags.scratchUri) {
-      scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');
+      scratchAdapter = run.own(await connect(flags.scratchUri, '--scratch-uri connection string'));
     }
     const results: CheckResult[] = [];
     for (const db of dbs) {

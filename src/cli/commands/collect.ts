@@ -20,7 +20,7 @@ import {
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
-import { readWorkload, type WorkloadFlags, workloadOptions } from '../workload';
+import { alongsideWorkload, type WorkloadFlags, workloadOptions } from '../workload';
 import { killedProfileLines } from '../profile-marker';
 
 interface CollectFlags extends WorkloadFlags {
@@ -88,41 +88,43 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
     throw new UserError(
       '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
     );
-  const workload = await readWorkload(flags, io);
-  const adapter = await connect(uri);
-  await sayLeftovers(adapter, io);
-  for (const line of killedProfileLines(adapter.source, dbs)) io.err(line);
-  try {
-    const snapshot = await collectDeployment(adapter, {
-      dbs,
-      ...(flags.collection?.length ? { collections: flags.collection } : {}),
-      ...collectSettingsOf(flags, config),
-      ...(flags.timeField ? { timeField: flags.timeField } : {}),
-      maxTimeMS: flags.maxTimeMs,
-      ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-      concurrency: flags.concurrency,
-      dbConcurrency: Math.min(2, flags.concurrency),
-      progress: createProgress({ enabled: !flags.quiet }),
-      // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
-      collectors: collectPlan(rules),
-      // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
-      resolved,
-      ...(workload ? { workload } : {}),
-    });
-    checkTimeField(snapshot, flags.timeField);
-    const text = serializeSnapshot(snapshot, collectPlan(rules));
-    await emit(informing(io, flags.quiet), text, output, 'snapshot');
-    const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
-    if (output && output !== '-') {
-      const dbs = snapshot.databases.length;
-      io.err(
-        `${n} collection${n === 1 ? '' : 's'} in ${dbs} database${dbs === 1 ? '' : 's'}, ` +
-          `${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. ` +
-          `It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`,
-      );
+  // The log is read while the server work runs; a bad log is still reported as when it was read first.
+  await alongsideWorkload(flags, io, async (run) => {
+    const adapter = run.own(await connect(uri));
+    try {
+      await sayLeftovers(adapter, run.io);
+      for (const line of killedProfileLines(adapter.source, dbs)) run.io.err(line);
+      const snapshot = await collectDeployment(adapter, {
+        dbs,
+        ...(flags.collection?.length ? { collections: flags.collection } : {}),
+        ...collectSettingsOf(flags, config),
+        ...(flags.timeField ? { timeField: flags.timeField } : {}),
+        maxTimeMS: flags.maxTimeMs,
+        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+        concurrency: flags.concurrency,
+        dbConcurrency: Math.min(2, flags.concurrency),
+        progress: run.progress(createProgress({ enabled: !flags.quiet })),
+        // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.
+        collectors: collectPlan(rules),
+        // The configured options of the enabled rules: their collectors read them, and the snapshot records them.
+        resolved,
+        ...(run.workload ? { workload: run.workload } : {}),
+      });
+      checkTimeField(snapshot, flags.timeField);
+      const text = serializeSnapshot(snapshot, collectPlan(rules));
+      await emit(informing(io, flags.quiet), text, output, 'snapshot');
+      const n = snapshot.databases.reduce((k, d) => k + d.collections.length, 0);
+      if (output && output !== '-') {
+        const dbs = snapshot.databases.length;
+        io.err(
+          `${n} collection${n === 1 ? '' : 's'} in ${dbs} database${dbs === 1 ? '' : 's'}, ` +
+            `${formatBytes(Buffer.byteLength(text))}, ${snapshot.roundTrips} round trips. ` +
+            `It holds paths, types, sizes and counts, no document values. Next: mongo-advisor analyze ${output}`,
+        );
+      }
+      setExit(0);
+    } finally {
+      await adapter.close().catch(() => undefined);
     }
-    setExit(0);
-  } finally {
-    await adapter.close().catch(() => undefined);
-  }
+  });
 }
