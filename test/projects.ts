@@ -83,6 +83,10 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
       "names MongoDB refuses and the server's own databases are refused before a command is sent (the file asserts " +
       'it): the server never answers',
   },
+  'test/workload-overlap.live.test.ts': {
+    server: 'secantusdb',
+    why: 'the CLI reading --log alongside the collect: the order of its work and its output, not the server',
+  },
   'test/index-proof-size.live.test.ts': {
     server: 'secantusdb',
     why:
