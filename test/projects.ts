@@ -77,6 +77,12 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
   },
   'test/cli-lint.test.ts': { server: 'ferretdb', why: "lint's gates, formats and exit codes" },
   'test/cli-spec.test.ts': { server: 'ferretdb', why: 'the spec file: checked offline, drift read from any server' },
+  'test/interrupt-random.e2e.test.ts': {
+    server: 'ferretdb',
+    why:
+      "interrupts at random moments; every phase with every signal is interrupt.e2e's on SecantusDB, so this is the " +
+      "CLI's live interrupt on FerretDB",
+  },
 };
 
 /** The live files a server's project leaves out: those ONE_SERVER gives to another server of this run. */
