@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { MONGOSH, MONGOSH_ENV, mongosh as runMongosh, PLUGIN, shellUri } from './support/mongosh';
-import { onlyRules } from './support/only-rules';
 import { descendsFrom, Terminal } from './support/pty';
+import { rulesOff } from './support/rules-off';
 import { checksums, INTERRUPT_RULES, scratchDbs, useInterruptSource } from './support/scratch';
 
 const DB = 'mongo_advisor_test_mongosh_interrupt';
@@ -18,7 +18,7 @@ const CHECK = `advisor.check("sessions", { confirmBudget: 2, rules: ${JSON.strin
  * where the test interrupts it by hand (Ctrl-C, a SIGKILL), the experiment outlasts the moment the test sees it start,
  * however slow the machine, and the interrupt ends it early, so the longer budget costs no time.
  */
-const TYPED_RULES = onlyRules('validator', 'collection-count').rules;
+const TYPED_RULES = rulesOff('validator', 'collection-count');
 const TYPED = `advisor.check("sessions", { rules: ${JSON.stringify(TYPED_RULES)} })`;
 
 const mongosh = (uri: string, script: string, env: Record<string, string> = {}) => runMongosh(uri, DB, script, { env });

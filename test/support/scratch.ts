@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BSON, MongoClient, UUID } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
-import { onlyRules } from './only-rules';
+import { rulesOff } from './rules-off';
 import { dropDb } from './seed';
 
 /**
@@ -80,7 +80,7 @@ export async function seedTenants(client: MongoClient, db: string): Promise<void
  * The rules an interrupt test's run keeps on: collection-count alone, whose one experiment on the tenants reaches every
  * phase (test/interrupt.e2e.test.ts fails a phase the run never reaches: no "Interrupted" line). The others off.
  */
-export const INTERRUPT_RULES = onlyRules('collection-count').rules;
+export const INTERRUPT_RULES = rulesOff('collection-count');
 
 /** Documents of the interrupt tests' `sessions`: only read and checksummed (collection-count's experiment runs). */
 const SESSIONS = 100;
