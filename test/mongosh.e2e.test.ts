@@ -200,35 +200,36 @@ describe('mongosh plugin (real mongosh, real server)', () => {
           .db(other)
           .collection('things')
           .insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
-        // from a database that exists, naming another database
-        const named = await mongosh(uri, `advisor.check(${JSON.stringify(other)}, { confirm: false })`);
-        expect(named.code, named.err).toBe(0);
-        expect(named.out).toContain(`mongo-advisor ${VERSION} · ${other} on`);
-        expect(named.out.replace(/\s+/g, ' ')).toContain(
+        // One mongosh (a start costs seconds; inOneShell): from a database that exists, naming another database;
+        // then, with the shell switched to a database that does not exist (db = db.getSiblingDB, as `use` does), the
+        // same name, and a name that is neither (the last call, mongosh's own).
+        const absent = await mongosh(
+          uri,
+          inOneShell([
+            `print(advisor.check(${JSON.stringify(other)}, { confirm: false }))`,
+            `db = db.getSiblingDB(${JSON.stringify(`${DB}_absent`)}); ` +
+              `print(String(advisor.check(${JSON.stringify(other)}, { confirm: false })))`,
+            "advisor.check('posts', { confirm: false })",
+          ]),
+        );
+        const named = settled(absent.out, 0);
+        expect(named.text, absent.err).toContain('@@0 resolved');
+        expect(named.text).toContain(`mongo-advisor ${VERSION} · ${other} on`);
+        expect(named.text.replace(/\s+/g, ' ')).toContain(
           `"${other}" is no collection of database "${DB}" but a database of its own: every collection of ` +
             `"${other}" was checked`,
         );
         // the progress lines name only what was read: never the collection "<db>.<other>" that does not exist
-        expect(named.err).toMatch(new RegExp(`^collecting ${other}$`, 'm'));
-        expect(named.err).not.toContain(`collecting ${DB}.${other}`);
-        // from a shell database that does not exist (one mongosh for both calls: inOneShell)
-        const absent = await mongosh(
-          uri,
-          inOneShell([
-            `print(String(advisor.check(${JSON.stringify(other)}, { confirm: false })))`,
-            "advisor.check('posts', { confirm: false })",
-          ]),
-          false,
-          `${DB}_absent`,
-        );
-        const fromEmpty = settled(absent.out, 0);
-        expect(fromEmpty.text, absent.err).toContain('@@0 resolved');
+        expect(absent.err).toMatch(new RegExp(`^collecting ${other}$`, 'm'));
+        expect(absent.err).not.toContain(`collecting ${DB}.${other}`);
+        const fromEmpty = settled(absent.out, 1);
+        expect(fromEmpty.text, absent.err).toContain('@@1 resolved');
         expect(fromEmpty.text.replace(/\s+/g, ' ')).toContain(
           `the shell's database "${DB}_absent" does not exist, and "${other}" is a database`,
         );
         // a name that is neither: the shell's own words, not the CLI's --db
         expect(absent.code).not.toBe(0);
-        const neither = { out: settled(absent.out, 1).text, err: absent.err };
+        const neither = { out: settled(absent.out, 2).text, err: absent.err };
         expect(neither.out + neither.err).toContain(`Database "${DB}_absent" does not exist`);
         expect(neither.out + neither.err).toContain('switch with use("<name>"), or pass { db: "<name>" }');
         expect(neither.out + neither.err).not.toContain('--db');
