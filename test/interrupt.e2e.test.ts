@@ -1,14 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { listScratchDatabases } from '../src/confirm/leftovers';
 import { INTERRUPT_PHASES } from '../src/confirm/scratch';
 import { DriverAdapter } from '../src/adapters/driver';
-import { checksums, scratchDbs, TENANTS, useInterruptSource } from './support/scratch';
+import { checksums, INTERRUPT_RULES, scratchDbs, TENANTS, useInterruptSource } from './support/scratch';
 import { joinRegex } from './support/regex';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_interrupt';
+/**
+ * The configuration every run reads (--config): collection-count alone (INTERRUPT_RULES), whose one experiment reaches
+ * every phase in a few seconds; a phase a run never reached would end it without the "Interrupted" line the tests
+ * expect. The other rules' experiments on sessions took most of each run and proved nothing more about signals.
+ */
+const CONFIG_DIR = mkdtempSync(join(tmpdir(), 'ma-interrupt-'));
+const CONFIG = join(CONFIG_DIR, 'interrupt.mongo-advisor.json');
+writeFileSync(CONFIG, JSON.stringify({ rules: INTERRUPT_RULES }));
+afterAll(() => rmSync(CONFIG_DIR, { recursive: true, force: true }));
 
 interface Run {
   code: number | null;
@@ -18,8 +29,8 @@ interface Run {
 }
 
 /**
- * Documents copied per experiment: a hundred reach every phase (several per insert) where the default 5,000 made the
- * validator's copy of sessions (3,000 documents) take most of each later phase's run.
+ * Documents copied per experiment (--confirm-docs): a line of the run's announcement the tests read, and a bound on
+ * every copy (the default, 5,000, is checked at after-marker, where nothing is copied yet).
  */
 const COPY_DOCS = 100;
 
@@ -33,9 +44,9 @@ function runCli(
   onErr?: (all: string, child: ChildProcess) => void,
   docs: number | null = COPY_DOCS,
 ): Promise<Run> {
-  // One collection whose experiments reach every phase (test/projects.ts runs this file on SecantusDB): collecting the
-  // whole database before each run cost most of the file's time.
-  const args = ['check', uri, '--db', DB, '-c', 'sessions', '--confirm-budget', '2', '-f', 'json'];
+  // One collection, one rule's experiment that reaches every phase: collecting the whole database, and the other
+  // rules' experiments, before each run cost most of the file's time.
+  const args = ['check', uri, '--db', DB, '-c', 'sessions', '--config', CONFIG, '--confirm-budget', '2', '-f', 'json'];
   if (docs !== null) args.push('--confirm-docs', String(docs));
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, ...env },
@@ -72,7 +83,7 @@ describe('interrupting a confirmation (real CLI): every phase, every signal', ()
       'every server',
     async () => {
       // the run the interrupted ones make (sessions), without confirming: collection-count judges the whole database
-      const args = ['check', uri, '--db', DB, '-c', 'sessions', '--no-confirm', '-f', 'json'];
+      const args = ['check', uri, '--db', DB, '-c', 'sessions', '--config', CONFIG, '--no-confirm', '-f', 'json'];
       const child = spawn(process.execPath, [CLI, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,31 +1,27 @@
-import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { MONGOSH, MONGOSH_ENV, mongosh as runMongosh, PLUGIN, shellUri } from './support/mongosh';
 import { descendsFrom, Terminal } from './support/pty';
-import { runProcess } from './support/run';
-import { checksums, scratchDbs, useInterruptSource } from './support/scratch';
+import { rulesOff } from './support/rules-off';
+import { checksums, INTERRUPT_RULES, scratchDbs, useInterruptSource } from './support/scratch';
 
-const ROOT = join(__dirname, '..');
-const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
-const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh_interrupt';
 /**
- * One collection with two experiments that copy several documents (id-pattern's clustered copy, the validator's): every
- * phase is reached without collecting the whole database first (the tenants stay for the checksums).
+ * The check every interrupted run makes: sessions with collection-count alone (INTERRUPT_RULES), whose one experiment
+ * on the tenants reaches every phase in a few seconds (its copies send several documents per insert; its trials
+ * repeat one command); each phase's hook proves it was reached, since a run that never gets there ends without the
+ * signal.
  */
-const CHECKED = JSON.stringify('sessions');
+const CHECK = `advisor.check("sessions", { confirmBudget: 2, rules: ${JSON.stringify(INTERRUPT_RULES)} })`;
+/**
+ * The check as a user types it at the prompt, with two experiments (the validator's on sessions, then
+ * collection-count's) so that an interrupt during the first leaves one that never began, and the default budget (30 s):
+ * where the test interrupts it by hand (Ctrl-C, a SIGKILL), the experiment outlasts the moment the test sees it start,
+ * however slow the machine, and the interrupt ends it early, so the longer budget costs no time.
+ */
+const TYPED_RULES = rulesOff('validator', 'collection-count');
+const TYPED = `advisor.check("sessions", { rules: ${JSON.stringify(TYPED_RULES)} })`;
 
-const mongosh = (uri: string, script: string, env: Record<string, string> = {}) =>
-  runProcess(
-    MONGOSH,
-    [
-      `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`,
-      '--quiet',
-      '--norc',
-      '--eval',
-      `load(${JSON.stringify(PLUGIN)}); ${script}`,
-    ],
-    { env: { MONGOSH_NO_UPDATE_CHECK: '1', ...env } },
-  );
+const mongosh = (uri: string, script: string, env: Record<string, string> = {}) => runMongosh(uri, DB, script, { env });
 
 // One seeded source for the whole file: every test leaves it unchanged (each asserts so).
 const src = useInterruptSource(inject('mongoUri'), DB);
@@ -40,7 +36,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
   ] as const) {
     for (const phase of phases) {
       it(`${signal} at ${phase}: the plugin drops the scratch database and says so`, async () => {
-        const r = await mongosh(uri, `advisor.check(${CHECKED}, { confirmBudget: 2 })`, {
+        const r = await mongosh(uri, CHECK, {
           MONGO_ADVISOR_TEST_INTERRUPT_AT: `${phase}:${signal}`,
         });
         const name =
@@ -60,7 +56,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
       'advisor.cleanup drops it',
     async () => {
       const had = new Set(await scratchDbs(src.client));
-      const r = await mongosh(uri, `advisor.check(${CHECKED}, { confirmBudget: 2 })`, {
+      const r = await mongosh(uri, CHECK, {
         MONGO_ADVISOR_TEST_INTERRUPT_AT: 'mid-insert:SIGINT',
       });
       // mongosh ends the evaluation (MongoshInterruptedError, exit 1) or the process (130): no plugin code runs either
@@ -95,7 +91,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
       const next = await mongosh(
         uri,
         // the shell awaits each advisor call where the script uses its value, as it does its own methods
-        'const r = advisor.check("posts", { confirm: false }); print(r.notes.map((n) => n.message).join("\\n")); ' +
+        'const r = advisor.check("sessions", { confirm: false }); print(r.notes.map((n) => n.message).join("\\n")); ' +
           'const t = advisor.cleanup(); print("@@listed"); print(t); print("@@still there: " + ' +
           'JSON.stringify(db.adminCommand({ listDatabases: 1, nameOnly: true }).databases.map((d) => d.name))); ' +
           'print("@@drop"); print(advisor.cleanup({ drop: true }))',
@@ -128,25 +124,27 @@ describe('interrupting advisor.check (real mongosh)', () => {
 
 describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', () => {
   const uri = inject('mongoUri');
-  const shellUri = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-  const env = { MONGOSH_NO_UPDATE_CHECK: '1' };
 
   /** A mongosh session with the plugin loaded, at its prompt. */
   async function session(): Promise<Terminal> {
-    const t = new Terminal(MONGOSH, [shellUri, '--norc', '--quiet'], env);
+    const t = new Terminal(MONGOSH, [shellUri(uri, DB), '--norc', '--quiet'], MONGOSH_ENV);
     expect(await t.waitFor(/> $/m, 60_000), t.output).not.toBeNull();
     t.type(`load(${JSON.stringify(PLUGIN)})\r`);
     expect(await t.waitFor(/\btrue\b/, 60_000), t.output).not.toBeNull();
     return t;
   }
 
+  // One shell for both (a mongosh start costs seconds): Ctrl-C first, which must leave it usable, then a second check
+  // in it killed with SIGKILL, which leaves a database only the next session can drop.
   it(
     'ends a confirming advisor.check within 5 s: no further experiment, the scratch database dropped, the partial ' +
-      'report printed, and the shell usable (advisor.cleanup in the same session finds nothing of this run)',
+      'report printed, and the shell usable (advisor.cleanup in the same session finds nothing of this run); the ' +
+      'same shell killed with SIGKILL mid-confirmation then leaves a database the next session drops',
     async () => {
       const t = await session();
+      let killed = '';
       try {
-        t.type(`advisor.check(${CHECKED}, { confirmBudget: 2 })\r`);
+        t.type(`${TYPED}\r`);
         const started = await t.waitFor(/confirming 1 of (\d+)/, 240_000);
         expect(started, t.output).not.toBeNull();
         const from = t.output.length;
@@ -188,49 +186,43 @@ describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', (
         expect(t.output.slice(at)).not.toContain(name);
         expect(t.output.slice(at)).not.toMatch(/this very process, a run going on now/);
         expect(await checksums(src.client, DB)).toEqual(src.before);
+
+        // The same shell confirms again, and is killed with SIGKILL mid-confirmation: no handler runs.
+        const had = new Set(await scratchDbs(src.client));
+        const again = t.output.length;
+        t.type(`${TYPED}\r`);
+        expect(await t.waitFor(/confirming 1 of/, 240_000, again), t.output.slice(again)).not.toBeNull();
+        // ours: a new scratch database whose marker names a mongosh that descends from this terminal (its first write
+        // follows the progress line: wait for it)
+        for (const until = Date.now() + 60_000; killed === '' && Date.now() < until; ) {
+          for (const n of (await scratchDbs(src.client)).filter((x) => !had.has(x))) {
+            const marker = await src.client
+              .db(n)
+              .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
+              .findOne({ _id: 'owner' });
+            if (
+              marker?.via === 'mongosh' &&
+              typeof marker.pid === 'number' &&
+              descendsFrom(marker.pid, t.child.pid ?? 0)
+            ) {
+              killed = n;
+              process.kill(marker.pid, 'SIGKILL');
+            }
+          }
+          if (killed === '') await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        expect(killed, 'no scratch database of this mongosh was found').not.toBe('');
+        await t.exited;
       } finally {
-        t.type('.exit\r');
+        if (killed === '') t.type('.exit\r');
         await t.close();
       }
+      expect(await scratchDbs(src.client)).toContain(killed);
+      const next = await mongosh(uri, 'print(advisor.cleanup({ drop: true }))');
+      expect(next.out).toContain(`dropped ${killed} (listDatabases no longer lists it)`);
+      expect(await scratchDbs(src.client)).not.toContain(killed);
+      expect(await checksums(src.client, DB)).toEqual(src.before);
     },
-    360_000,
+    480_000,
   );
-
-  it('a mongosh killed with SIGKILL mid-confirmation leaves a database the next session drops', async () => {
-    const had = new Set(await scratchDbs(src.client));
-    const t = await session();
-    let name = '';
-    try {
-      t.type(`advisor.check(${CHECKED}, { confirmBudget: 2 })\r`);
-      expect(await t.waitFor(/confirming 1 of/, 240_000), t.output).not.toBeNull();
-      // ours: a new scratch database whose marker names a mongosh that descends from this terminal (its first write
-      // follows the progress line: wait for it)
-      for (const until = Date.now() + 60_000; name === '' && Date.now() < until; ) {
-        for (const n of (await scratchDbs(src.client)).filter((x) => !had.has(x))) {
-          const marker = await src.client
-            .db(n)
-            .collection<{ _id: string; via?: string; pid?: number }>('_advisor_marker')
-            .findOne({ _id: 'owner' });
-          if (
-            marker?.via === 'mongosh' &&
-            typeof marker.pid === 'number' &&
-            descendsFrom(marker.pid, t.child.pid ?? 0)
-          ) {
-            name = n;
-            process.kill(marker.pid, 'SIGKILL');
-          }
-        }
-        if (name === '') await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      expect(name, 'no scratch database of this mongosh was found').not.toBe('');
-      await t.exited;
-    } finally {
-      await t.close();
-    }
-    expect(await scratchDbs(src.client)).toContain(name);
-    const next = await mongosh(uri, 'print(advisor.cleanup({ drop: true }))');
-    expect(next.out).toContain(`dropped ${name} (listDatabases no longer lists it)`);
-    expect(await scratchDbs(src.client)).not.toContain(name);
-    expect(await checksums(src.client, DB)).toEqual(src.before);
-  }, 360_000);
 });

@@ -6,17 +6,17 @@
  * left behind).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runProcess } from './support/run';
+import { mongosh, PLUGIN } from './support/mongosh';
+import { rulesOff } from './support/rules-off';
+import type { ProcessResult } from './support/run';
 import { dropDb } from './support/seed';
 import { expectScratchDropped } from './support/scratch';
 
-const ROOT = join(__dirname, '..');
-const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
-const PLUGIN = join(ROOT, 'dist', 'advisor.js');
 const DB = 'mongo_advisor_test_mongosh_script';
+/** The rules of the confirming check: dynamic-keys alone, whose experiment on prices writes to scratch. */
+const DYNAMIC_KEYS_ONLY = JSON.stringify(rulesOff('dynamic-keys'));
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
 describe('advisor.check in a mongosh script (real mongosh, real server)', () => {
@@ -41,19 +41,27 @@ describe('advisor.check in a mongosh script (real mongosh, real server)', () => 
     await dropDb(uri, DB);
   });
 
+  /**
+   * One script for both tests (a mongosh start costs seconds): the refused check inside a try/catch first, then the
+   * confirming check whose result the script reads. Each test reads its own lines; both need the script to end well.
+   */
+  let script: Promise<ProcessResult> | undefined;
+  const run = (): Promise<ProcessResult> =>
+    (script ??= mongosh(
+      uri,
+      DB,
+      'try { const r = advisor.check("prices", { confirm: 3 }); print("NOT REFUSED"); } ' +
+        'catch (e) { print("CAUGHT " + e.message); } ' +
+        // one confirming rule, with a short budget, is enough to show the script waits for a write to scratch
+        `const r = advisor.check("prices", { confirmBudget: 2, rules: ${DYNAMIC_KEYS_ONLY} }); ` +
+        'print("RESULT " + JSON.stringify({ findings: r.findings.length, ' +
+        'confirmed: r.findings.filter((f) => f.confirmation).map((f) => f.confirmation.status), ' +
+        'where: r.confirm.where, cleanedUp: r.confirm.cleanedUp })); ' +
+        'const c = advisor.cleanup(); print("CLEANUP " + typeof c);',
+    ));
+
   it('const r = advisor.check(…) holds the result; its confirmations ran to their end; no scratch left', async () => {
-    const script =
-      `load(${JSON.stringify(PLUGIN)}); ` +
-      // one confirming rule is enough to show the script waits for a write to scratch
-      'const r = advisor.check("prices", { confirmBudget: 5, rules: { validator: "off" } }); ' +
-      'print("RESULT " + JSON.stringify({ findings: r.findings.length, ' +
-      'confirmed: r.findings.filter((f) => f.confirmation).map((f) => f.confirmation.status), ' +
-      'where: r.confirm.where, cleanedUp: r.confirm.cleanedUp })); ' +
-      'const c = advisor.cleanup(); print("CLEANUP " + typeof c);';
-    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const r = await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', script], {
-      env: { MONGOSH_NO_UPDATE_CHECK: '1' },
-    });
+    const r = await run();
     expect(r.err + r.out).not.toMatch(STACK_LINE);
     expect(r.code, r.err).toBe(0);
     const line = /^RESULT (.+)$/m.exec(r.out)?.[1];
@@ -80,14 +88,7 @@ describe('advisor.check in a mongosh script (real mongosh, real server)', () => 
   });
 
   it('a refused check is caught by the script: try/catch sees the message, nothing is thrown past it', async () => {
-    const script =
-      `load(${JSON.stringify(PLUGIN)}); ` +
-      'try { const r = advisor.check("prices", { confirm: 3 }); print("NOT REFUSED"); } ' +
-      'catch (e) { print("CAUGHT " + e.message); }';
-    const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
-    const r = await runProcess(MONGOSH, [url, '--quiet', '--norc', '--eval', script], {
-      env: { MONGOSH_NO_UPDATE_CHECK: '1' },
-    });
+    const r = await run();
     expect(r.code, r.err).toBe(0);
     expect(r.out).toMatch(/^CAUGHT advisor\.check did not run: Option confirm is 3/m);
     expect(r.out).not.toContain('NOT REFUSED');

@@ -93,6 +93,12 @@ export const ONE_SERVER: Readonly<Record<string, { server: (typeof DEFAULT_TEST_
       "the proof's copy size and the sentence saying what set it, alike on any server that proves; FerretDB's " +
       "explain names no plan, so its proofs stop: index-proof.live shows that and the rule's sentence on FerretDB",
   },
+  'test/interrupt-random.e2e.test.ts': {
+    server: 'ferretdb',
+    why:
+      "interrupts at random moments; every phase with every signal is interrupt.e2e's on SecantusDB, so this is the " +
+      "CLI's live interrupt on FerretDB",
+  },
 };
 
 /** The live files a server's project leaves out: those ONE_SERVER gives to another server of this run. */

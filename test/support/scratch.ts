@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BSON, MongoClient } from 'mongodb';
+import { BSON, MongoClient, UUID } from 'mongodb';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SCRATCH_PREFIX } from '../../src/confirm/scratch';
-import { dropDb, seedBlog } from './seed';
+import { rulesOff } from './rules-off';
+import { dropDb } from './seed';
 
 /**
  * Asserts that the scratch database a run names in its `where` ("scratch database <name> on …") is gone.
@@ -76,15 +77,40 @@ export async function seedTenants(client: MongoClient, db: string): Promise<void
 }
 
 /**
- * The source an interrupt test checks: the demo blog and TENANTS tenant collections in `db`, seeded once for the
- * file (beforeAll), with a client and the checksums taken before any run, so each test can assert the source is
- * unchanged; dropped afterwards. Read `client` and `before` inside tests (set once beforeAll has run).
+ * The rules an interrupt test's run keeps on: collection-count alone, whose one experiment on the tenants reaches every
+ * phase (test/interrupt.e2e.test.ts fails a phase the run never reaches: no "Interrupted" line). The others off.
+ */
+export const INTERRUPT_RULES = rulesOff('collection-count');
+
+/** Documents of the interrupt tests' `sessions`: only read and checksummed (collection-count's experiment runs). */
+const SESSIONS = 100;
+
+/**
+ * The source an interrupt test checks: `sessions` (SESSIONS documents shaped as the demo's: UUID v4 _ids, a secondary
+ * index) and TENANTS tenant collections in `db`, seeded once for the file (beforeAll), with a client and the checksums
+ * taken before any run, so each test can assert the source is unchanged; dropped afterwards. Read `client` and
+ * `before` inside tests (set once beforeAll has run). The runs check `sessions` with collection-count alone
+ * (INTERRUPT_RULES): its finding spans the database, and its one experiment reaches every phase of
+ * INTERRUPT_PHASES (a marker, creates, copies of several documents per insert, index builds, timed trials, the drop)
+ * in a few seconds, where the demo blog's 11 MB of posts and the validator's copy of 3,000 sessions cost most of each
+ * run before.
  */
 export function useInterruptSource(uri: string, db: string): { client: MongoClient; before: Record<string, string> } {
   const state = {} as { client: MongoClient; before: Record<string, string> };
   beforeAll(async () => {
-    await seedBlog(uri, db);
     state.client = await MongoClient.connect(uri);
+    await state.client.db(db).dropDatabase();
+    const now = Date.now();
+    const sessions = state.client.db(db).collection<{ _id: UUID }>('sessions');
+    await sessions.insertMany(
+      Array.from({ length: SESSIONS }, (_, i) => ({
+        _id: new UUID(),
+        userId: i % 30,
+        startedAt: new Date(now - i * 60_000),
+        device: i % 3 === 0 ? 'mobile' : 'desktop',
+      })),
+    );
+    await sessions.createIndex({ userId: 1 });
     await seedTenants(state.client, db);
     state.before = await checksums(state.client, db);
   });
