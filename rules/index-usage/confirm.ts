@@ -240,12 +240,12 @@ export const CONFIRM_MESSAGES = {
     'Not replayed: {{skipped}} $lookup shapes, whose calls run on another collection (they were judged from ',
     'their shape).',
   ),
-  pastBudgetDropCopy: sentence(
+  measuredPastBudgetDropCopy: sentence(
     'Copying these {{copied}} documents (fewer could not decide: the planner reads a small copy whole) did not fit ',
     'the time budget on this server, so this proof ran past its budget rather than decide nothing; a larger ',
     '--confirm-budget keeps it within.',
   ),
-  pastBudgetDropExplain: sentence(
+  measuredPastBudgetDropExplain: sentence(
     'Explaining every shape both ways (a drop is judged on every shape the workload ran, a few calls each) did not ',
     'fit the time budget on this server, so this proof ran past its budget rather than decide nothing; a larger ',
     '--confirm-budget keeps it within.',
@@ -497,9 +497,9 @@ export function dropResult(p: DropProof, index: string, shapes: readonly ShapeDa
         : [say(M, 'notRunLookupShapes', { skipped: formatNumber(skipped) })]),
     // why the confirmation took longer than its budget, when it did (the test of issue 27 holds every proof to it)
     ...(p.pastBudget === 'copy'
-      ? [say(M, 'pastBudgetDropCopy', figures)]
+      ? [say(M, 'measuredPastBudgetDropCopy', figures)]
       : p.pastBudget === 'explain'
-        ? [say(M, 'pastBudgetDropExplain')]
+        ? [say(M, 'measuredPastBudgetDropExplain')]
         : []),
   ];
   const base = { claim, measurements: [] };
