@@ -23,6 +23,7 @@ import { dataOf } from '../src/core/collector';
 import type { Snapshot } from '../src/core/types';
 import { Terminal } from './support/pty';
 import { runProcess } from './support/run';
+import { dropDb } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_workload_overlap';
@@ -77,9 +78,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     }
   });
   afterAll(async () => {
-    const client = await MongoClient.connect(uri);
-    await client.db(DB).dropDatabase();
-    await client.close();
+    await dropDb(uri, DB);
     rmSync(dir, { recursive: true, force: true });
   });
 
