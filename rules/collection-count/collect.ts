@@ -28,7 +28,10 @@ import {
 } from './inventory';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
-const DEFAULTS = resolveOptions<CollectionCountOptions>('collection-count', collectionCountOptionsSchema, {});
+// resolved on first use, not at import (an ajv compile every CLI start would pay)
+let defaults: CollectionCountOptions | undefined;
+const DEFAULTS = (): CollectionCountOptions =>
+  (defaults ??= resolveOptions<CollectionCountOptions>('collection-count', collectionCountOptionsSchema, {}));
 
 export type { DatabaseCount, DeploymentInventory, IndexBounds, IndexDefinition, NameList } from './inventory';
 
@@ -527,7 +530,7 @@ async function collectInventory(ctx: DeploymentContext): Promise<DeploymentInven
   const lists = new IndexLists(ctx); // 2. index lists already read: the core's, for the collections of the run
   const members = await readGroupSamples(counted, checked, lists);
   await completeTextIndexes(members, lists);
-  await readUntilDecided(ctx, counted, lists, optionsOf(ctx, 'collection-count', DEFAULTS).dataHandlesWarn);
+  await readUntilDecided(ctx, counted, lists, optionsOf(ctx, 'collection-count', DEFAULTS()).dataHandlesWarn);
   lists.noteFailures();
   const { databases, indexSets, omitted } = inventoryOf(counted, checked, lists);
   for (const s of skipped)

@@ -11,7 +11,10 @@ import { plainSchema, proposeSchema, schemaFingerprint } from './propose';
 import { ownValue, setOwn } from '../../src/lib/names-as-data';
 
 /** The options when the run gives the collector none (collectors run without a resolved list): the defaults. */
-const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {});
+// resolved on first use, not at import (an ajv compile every CLI start would pay)
+let defaults: ValidatorOptions | undefined;
+const DEFAULTS = (): ValidatorOptions =>
+  (defaults ??= resolveOptions<ValidatorOptions>('validator', validatorOptionsSchema, {}));
 
 /**
  * The options the proposal is made with: the run's resolved ones for the validator rule (`ctx.options`), so the
@@ -19,7 +22,7 @@ const DEFAULTS = resolveOptions<ValidatorOptions>('validator', validatorOptionsS
  * maxProperties, maxDepth, maxFields. Enums are left out (read with distinct() only when the user runs the proposal).
  */
 function proposalOptions(ctx: CollectionContext): ValidatorOptions {
-  return { ...optionsOf(ctx, 'validator', DEFAULTS), proposeEnums: false };
+  return { ...optionsOf(ctx, 'validator', DEFAULTS()), proposeEnums: false };
 }
 
 /** Distinct string values are counted up to this many; one more means "more than that". */

