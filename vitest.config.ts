@@ -54,6 +54,10 @@ export default defineConfig({
         extends: true as const,
         test: {
           name,
+          // as in unit: one module registry per worker (importing the driver and the engine again for each live file
+          // took about 100 s summed over a run); a file that mocks a module imports what uses it afresh
+          // (test/profiling-plan.live.test.ts)
+          isolate: false,
           include: [...LIVE_TEST_FILES],
           // a file about something other than the server runs on one of them (test/projects.ts, ONE_SERVER)
           exclude: [...excludedOn(name, servers), '**/node_modules/**'],

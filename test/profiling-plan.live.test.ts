@@ -3,10 +3,7 @@
  * a run with only array-growth enabled never computes it. Counted through the real collect path (check() against the
  * live server) with a counting wrapper around `profileIds`, the function that profiles the sampled `_id`s.
  */
-import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { check } from '../src/index';
-import { rules } from '../rules';
-import { collectorsOf } from '../src/core/collector';
+import { afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Snapshot } from '../src/core/types';
 import { type LiveDb, useLiveDb } from './support/live-db';
 import { recordingAdapter, type SentCommand } from './support/recording';
@@ -24,6 +21,23 @@ vi.mock('../rules/id-pattern/id-profile', async (importOriginal) => {
   };
 });
 
+/**
+ * The engine, imported after the mock: the live projects share one module registry per worker (vitest.config.ts),
+ * so another file may have loaded the engine with the real profiler already; a fresh registry binds it to the mock.
+ */
+let engine: {
+  check: typeof import('../src/index').check;
+  rules: typeof import('../rules').rules;
+  collectorsOf: typeof import('../src/core/collector').collectorsOf;
+};
+beforeAll(async () => {
+  vi.resetModules();
+  const index: typeof import('../src/index') = await import('../src/index.js');
+  const registry: typeof import('../rules') = await import('../rules/index.js');
+  const collector: typeof import('../src/core/collector') = await import('../src/core/collector.js');
+  engine = { check: index.check, rules: registry.rules, collectorsOf: collector.collectorsOf };
+});
+
 const DB = 'mongo_advisor_test_profiling_plan';
 const DOCS = 40;
 
@@ -37,7 +51,7 @@ async function snapshotWith(live: LiveDb, only: string[]): Promise<Snapshot & { 
   const onSnapshot = (s: Snapshot): void => {
     taken = s;
   };
-  await check(adapter, {
+  await engine.check(adapter, {
     db: DB,
     collections: ['posts'],
     confirm: false,
@@ -51,7 +65,7 @@ async function snapshotWith(live: LiveDb, only: string[]): Promise<Snapshot & { 
 }
 
 const collectorIds = (ids: readonly string[]): string[] =>
-  collectorsOf(rules.filter((r) => ids.includes(r.id))).map((c) => c.id);
+  engine.collectorsOf(engine.rules.filter((r) => ids.includes(r.id))).map((c) => c.id);
 
 describe('profiling as collectors (live)', () => {
   const live = useLiveDb(DB, async (db) => {
