@@ -7,7 +7,7 @@ import { informing, type Io } from '../io';
 import { runLive } from '../live';
 import { createProgress, progressLines } from '../progress';
 import {
-  collectSettingsOf,
+  collectOptionsOf,
   connect,
   emit,
   outputOf,
@@ -128,9 +128,7 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
         adapter,
         {
           dbs: flags.db ?? [],
-          ...collectSettingsOf(flags, config),
-          maxTimeMS: flags.maxTimeMs,
-          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+          ...collectOptionsOf(flags, config),
           concurrency: flags.concurrency,
           confirm: flags.confirm,
           confirmBudgetMs: flags.confirmBudget * 1000,

@@ -32,7 +32,7 @@ import { informing, type Io } from '../io';
 import { createProgress, progressLines } from '../progress';
 import {
   analyzeOffline,
-  collectSettingsOf,
+  collectOptionsOf,
   connect,
   emit,
   meantAsUri,
@@ -186,10 +186,7 @@ async function checkLive(
       adapter,
       {
         dbs,
-        ...(flags.collection?.length ? { collections: flags.collection } : {}),
-        ...collectSettingsOf(flags, config),
-        maxTimeMS: flags.maxTimeMs,
-        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+        ...collectOptionsOf(flags, config),
         concurrency: flags.concurrency,
         confirm: flags.confirm,
         ...(scratchAdapter ? { scratchAdapter } : {}),
