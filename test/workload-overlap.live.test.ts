@@ -91,6 +91,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     let adapter: DriverAdapter | undefined;
     // a progress bar that records what it was asked to draw
     const drawn: string[] = [];
+    // what collectDeployment tells its caller's onListed, beside its own bar (src/cli/deployment.ts)
+    const listedTotals: number[] = [];
     const bar = {
       stage: (label: string, total: number) => void drawn.push(`${label} ${total}`),
       tick: () => void drawn.push('tick'),
@@ -106,13 +108,14 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
           collectors: [queryWorkload],
           ...(r.workload ? { workload: r.workload } : {}),
           onCollection: () => listed(),
+          onListed: (total) => void listedTotals.push(total),
           progress: r.progress(bar),
         });
       } finally {
         await adapter.close();
       }
     });
-    return { run, err, drawn, listed: listedOnce, adapter: () => adapter };
+    return { run, err, drawn, listedTotals, listed: listedOnce, adapter: () => adapter };
   }
 
   it('lists and samples before the log ends, waits for it, then folds every line into the snapshot', async () => {
@@ -138,6 +141,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     expect(s.err.indexOf('said by the server work')).toBeGreaterThan(summary);
     // then drawn from where the collect stood: its stage, one tick per collection, stopped
     expect(s.drawn).toEqual(['collecting 1', 'tick', 'stop']);
+    // and the caller's onListed was told the same total (collectDeployment's own bar does not replace it)
+    expect(s.listedTotals).toEqual([1]);
   }, 120_000);
 
   it('a log failing while the collect runs: its message, the connection closed, nothing of the work said', async () => {
