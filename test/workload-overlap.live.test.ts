@@ -5,8 +5,8 @@
  * The overlap is shown without timing: the log is a FIFO this test writes, so it cannot end before the test closes
  * it, and the collect must have listed the database (its commands answered by the server) while it is still open.
  * A log that fails while the collect runs stops the run with the log's message and closes the connection; a bad log
- * wins over an unreachable server, through the real CLI. Not about the server: run on SecantusDB only (a skip on the
- * other says so).
+ * wins over an unreachable server, through the real CLI; an unreachable --scratch-uri ends audit and lint with its
+ * message, their first connection closed. Not about the server: run on SecantusDB only (a skip on the other says so).
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, type WriteStream, writeFileSync } from 'node:fs';
@@ -26,6 +26,8 @@ import { runProcess } from './support/run';
 import { dropDb } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+/** src/cli/bin.ts LINGER_MS (not importable: bin.ts runs the CLI): a process still held past it is cut off. */
+const LINGER_MS = 500;
 const DB = 'mongo_advisor_test_workload_overlap';
 const kind = inject('serverKind');
 const onServer = kind === 'secantusdb';
@@ -208,6 +210,37 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
         expect(r.out).toBe('');
         expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
         expect(r.err.trim()).toMatch(notJson);
+      }
+    }, 120_000);
+
+    it('audit and lint, the --scratch-uri unreachable: its message, exit 2, and the process ends with it', async () => {
+      const down = `mongodb://127.0.0.1:${closedPort}/?serverSelectionTimeoutMS=1000`;
+      const scratch = ['--db', DB, '--confirm', '--scratch-uri', down, '-q'];
+      // audit with and without a log, lint: the connection to the server was left open, and the process then lingered
+      // until the CLI's exit cut it off (LINGER_MS after the message; about 30-60 ms once closed)
+      const runs = [
+        ['audit', uri, ...scratch, '-o', join(dir, 'x.md')],
+        ['audit', uri, ...scratch, '-o', join(dir, 'x.md'), '--log', good],
+        ['lint', uri, ...scratch],
+      ];
+      for (const args of runs) {
+        const t0 = Date.now();
+        let saidAt = -1;
+        const r = await runProcess(process.execPath, [CLI, ...args], {
+          timeoutMs: 60_000,
+          onErr: () => void (saidAt = saidAt < 0 ? Date.now() : saidAt),
+        });
+        const lingered = Date.now() - saidAt;
+        const what = `${args[0] ?? ''}${args.includes('--log') ? ' --log' : ''}`;
+        console.log(`[workload-overlap] ${what}: exit ${lingered} ms after the message, ${Date.now() - t0} ms in all`);
+        expect(r.code, r.err).toBe(2);
+        expect(r.err.trim().split('\n').at(-1), what).toMatch(
+          new RegExp(
+            `^mongo-advisor: Could not reach a MongoDB server at mongodb://127\\.0\\.0\\.1:${closedPort}/: .*check that`,
+          ),
+        );
+        expect(r.err).not.toMatch(/This is a bug|^\s+at /m);
+        expect(lingered, what).toBeLessThan(LINGER_MS / 2);
       }
     }, 120_000);
 
