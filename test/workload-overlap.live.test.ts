@@ -13,7 +13,6 @@ import { createWriteStream, mkdtempSync, rmSync, type WriteStream, writeFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
 import { alongsideWorkload } from '../src/cli/workload';
@@ -23,7 +22,8 @@ import { dataOf } from '../src/core/collector';
 import type { Snapshot } from '../src/core/types';
 import { Terminal } from './support/pty';
 import { runProcess } from './support/run';
-import { dropDb } from './support/seed';
+import { useLiveDb } from './support/live-db';
+import { seedOpenOrders } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 /** src/cli/bin.ts LINGER_MS (not importable: bin.ts runs the CLI): a process still held past it is cut off. */
@@ -56,7 +56,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 describe.runIf(onServer)('--log read while the server work runs', () => {
-  const uri = inject('mongoUri');
+  const live = useLiveDb(DB, seedOpenOrders);
+  const uri = live.uri;
   const dir = mkdtempSync(join(tmpdir(), 'ma-overlap-'));
   let n = 0;
   const fifo = (): string => {
@@ -67,22 +68,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
   const write = (w: WriteStream, text: string): Promise<void> =>
     new Promise((resolve, reject) => w.write(text, (err) => (err ? reject(err) : resolve())));
 
-  beforeAll(async () => {
-    const client = await MongoClient.connect(uri);
-    try {
-      await client.db(DB).dropDatabase();
-      await client
-        .db(DB)
-        .collection('orders')
-        .insertMany(Array.from({ length: 20 }, (_, i) => ({ status: 'open', n: i })));
-    } finally {
-      await client.close();
-    }
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** alongsideWorkload as collect runs it, on the test's database, with the workload collector only. */
   function start(log: string, flags: { maxLogLines?: number } = {}) {
