@@ -200,7 +200,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     }, 120_000);
 
     it('audit and lint, the --scratch-uri unreachable: its message, exit 2, and the process ends with it', async () => {
-      const down = `mongodb://127.0.0.1:${closedPort}/?serverSelectionTimeoutMS=1000`;
+      // refused at once: a short selection timeout loses nothing of the message
+      const down = `mongodb://127.0.0.1:${closedPort}/?serverSelectionTimeoutMS=300`;
       const scratch = ['--db', DB, '--confirm', '--scratch-uri', down, '-q'];
       // audit with and without a log, lint: the connection to the server was left open, and the process then lingered
       // until the CLI's exit cut it off (LINGER_MS after the message; about 30-60 ms once closed)
