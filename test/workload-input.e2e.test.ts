@@ -9,9 +9,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { useLiveDb } from './support/live-db';
 import { type ProcessResult, runProcess } from './support/run';
+import { seedOpenOrders } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_workload_input';
@@ -42,7 +43,7 @@ function slowQuery(i: number): string {
 }
 
 describe('the workload front doors given hostile input (real CLI)', () => {
-  const uri = inject('mongoUri');
+  const { uri } = useLiveDb(DB, seedOpenOrders);
   const dir = mkdtempSync(join(tmpdir(), 'ma-workload-input-'));
   const file = (name: string, data: string | Buffer): string => {
     const f = join(dir, name);
@@ -56,23 +57,7 @@ describe('the workload front doors given hostile input (real CLI)', () => {
   const checkCounted = (...args: string[]): Promise<ProcessResult> =>
     cli(['check', uri, '--db', DB, '--no-confirm', ...args]);
 
-  beforeAll(async () => {
-    const client = await MongoClient.connect(uri);
-    try {
-      await client
-        .db(DB)
-        .collection('orders')
-        .insertMany(Array.from({ length: 20 }, (_, i) => ({ status: 'open', n: i })));
-    } finally {
-      await client.close();
-    }
-  });
-  afterAll(async () => {
-    const client = await MongoClient.connect(uri);
-    await client.db(DB).dropDatabase();
-    await client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   describe('--log', () => {
     const fails = (r: ProcessResult, why: RegExp): void => {

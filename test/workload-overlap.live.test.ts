@@ -5,15 +5,14 @@
  * The overlap is shown without timing: the log is a FIFO this test writes, so it cannot end before the test closes
  * it, and the collect must have listed the database (its commands answered by the server) while it is still open.
  * A log that fails while the collect runs stops the run with the log's message and closes the connection; a bad log
- * wins over an unreachable server, through the real CLI. Not about the server: run on SecantusDB only (a skip on the
- * other says so).
+ * wins over an unreachable server, through the real CLI; an unreachable --scratch-uri ends audit and lint with its
+ * message, their first connection closed. Not about the server: run on SecantusDB only (a skip on the other says so).
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, type WriteStream, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
 import { alongsideWorkload } from '../src/cli/workload';
@@ -23,9 +22,12 @@ import { dataOf } from '../src/core/collector';
 import type { Snapshot } from '../src/core/types';
 import { Terminal } from './support/pty';
 import { runProcess } from './support/run';
-import { dropDb } from './support/seed';
+import { useLiveDb } from './support/live-db';
+import { seedOpenOrders } from './support/seed';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
+/** src/cli/bin.ts LINGER_MS (not importable: bin.ts runs the CLI): a process still held past it is cut off. */
+const LINGER_MS = 500;
 const DB = 'mongo_advisor_test_workload_overlap';
 const kind = inject('serverKind');
 const onServer = kind === 'secantusdb';
@@ -54,7 +56,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 describe.runIf(onServer)('--log read while the server work runs', () => {
-  const uri = inject('mongoUri');
+  const live = useLiveDb(DB, seedOpenOrders);
+  const uri = live.uri;
   const dir = mkdtempSync(join(tmpdir(), 'ma-overlap-'));
   let n = 0;
   const fifo = (): string => {
@@ -65,22 +68,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
   const write = (w: WriteStream, text: string): Promise<void> =>
     new Promise((resolve, reject) => w.write(text, (err) => (err ? reject(err) : resolve())));
 
-  beforeAll(async () => {
-    const client = await MongoClient.connect(uri);
-    try {
-      await client.db(DB).dropDatabase();
-      await client
-        .db(DB)
-        .collection('orders')
-        .insertMany(Array.from({ length: 20 }, (_, i) => ({ status: 'open', n: i })));
-    } finally {
-      await client.close();
-    }
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** alongsideWorkload as collect runs it, on the test's database, with the workload collector only. */
   function start(log: string, flags: { maxLogLines?: number } = {}) {
@@ -91,6 +79,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     let adapter: DriverAdapter | undefined;
     // a progress bar that records what it was asked to draw
     const drawn: string[] = [];
+    // what collectDeployment tells its caller's onListed, beside its own bar (src/cli/deployment.ts)
+    const listedTotals: number[] = [];
     const bar = {
       stage: (label: string, total: number) => void drawn.push(`${label} ${total}`),
       tick: () => void drawn.push('tick'),
@@ -106,13 +96,14 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
           collectors: [queryWorkload],
           ...(r.workload ? { workload: r.workload } : {}),
           onCollection: () => listed(),
+          onListed: (total) => void listedTotals.push(total),
           progress: r.progress(bar),
         });
       } finally {
         await adapter.close();
       }
     });
-    return { run, err, drawn, listed: listedOnce, adapter: () => adapter };
+    return { run, err, drawn, listedTotals, listed: listedOnce, adapter: () => adapter };
   }
 
   it('lists and samples before the log ends, waits for it, then folds every line into the snapshot', async () => {
@@ -138,6 +129,8 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
     expect(s.err.indexOf('said by the server work')).toBeGreaterThan(summary);
     // then drawn from where the collect stood: its stage, one tick per collection, stopped
     expect(s.drawn).toEqual(['collecting 1', 'tick', 'stop']);
+    // and the caller's onListed was told the same total (collectDeployment's own bar does not replace it)
+    expect(s.listedTotals).toEqual([1]);
   }, 120_000);
 
   it('a log failing while the collect runs: its message, the connection closed, nothing of the work said', async () => {
@@ -203,6 +196,38 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
         expect(r.out).toBe('');
         expect(r.err.trim().split('\n'), r.err).toHaveLength(1);
         expect(r.err.trim()).toMatch(notJson);
+      }
+    }, 120_000);
+
+    it('audit and lint, the --scratch-uri unreachable: its message, exit 2, and the process ends with it', async () => {
+      // refused at once: a short selection timeout loses nothing of the message
+      const down = `mongodb://127.0.0.1:${closedPort}/?serverSelectionTimeoutMS=300`;
+      const scratch = ['--db', DB, '--confirm', '--scratch-uri', down, '-q'];
+      // audit with and without a log, lint: the connection to the server was left open, and the process then lingered
+      // until the CLI's exit cut it off (LINGER_MS after the message; about 30-60 ms once closed)
+      const runs = [
+        ['audit', uri, ...scratch, '-o', join(dir, 'x.md')],
+        ['audit', uri, ...scratch, '-o', join(dir, 'x.md'), '--log', good],
+        ['lint', uri, ...scratch],
+      ];
+      for (const args of runs) {
+        const t0 = Date.now();
+        let saidAt = -1;
+        const r = await runProcess(process.execPath, [CLI, ...args], {
+          timeoutMs: 60_000,
+          onErr: () => void (saidAt = saidAt < 0 ? Date.now() : saidAt),
+        });
+        const lingered = Date.now() - saidAt;
+        const what = `${args[0] ?? ''}${args.includes('--log') ? ' --log' : ''}`;
+        console.log(`[workload-overlap] ${what}: exit ${lingered} ms after the message, ${Date.now() - t0} ms in all`);
+        expect(r.code, r.err).toBe(2);
+        expect(r.err.trim().split('\n').at(-1), what).toMatch(
+          new RegExp(
+            `^mongo-advisor: Could not reach a MongoDB server at mongodb://127\\.0\\.0\\.1:${closedPort}/: .*check that`,
+          ),
+        );
+        expect(r.err).not.toMatch(/This is a bug|^\s+at /m);
+        expect(lingered, what).toBeLessThan(LINGER_MS / 2);
       }
     }, 120_000);
 

@@ -53,8 +53,12 @@ export async function collectDeployment(source: Adapter, opts: DeploymentCollect
       ...rest,
       dbs,
       ...(allNames ? { databaseNames: allNames } : {}),
-      // The bar's total comes from the listing collect does anyway (no listCollections of its own).
-      onListed: (total) => progress?.stage('collecting', total),
+      // The bar's total comes from the listing collect does anyway (no listCollections of its own); the caller's
+      // onListed is told too.
+      onListed: (total) => {
+        progress?.stage('collecting', total);
+        rest.onListed?.(total);
+      },
       onCollection: (c) => {
         if (c.type === 'collection') progress?.tick(`${c.db}.${c.name}`);
         rest.onCollection?.(c);

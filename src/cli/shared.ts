@@ -37,6 +37,42 @@ export function collectSettingsOf(
   return { ...(sampleSize ? { sampleSize } : {}), ...(config.maps ? { maps: config.maps } : {}) };
 }
 
+/** The flags of a door that reads a server, as collect reads them (absent: the door has no such flag). */
+export interface CollectFlags {
+  collection?: string[];
+  sampleSize?: number;
+  timeField?: string;
+  maxTimeMs: number;
+  readPreference?: 'primary' | 'secondaryPreferred';
+  concurrency?: number;
+}
+
+/**
+ * collect's options from a door's flags and the configuration (`collectSettingsOf`): one place, so collect, check,
+ * audit and lint pass the same flags the same way and cannot drift (a flag one door reads and another drops).
+ */
+export function collectOptionsOf(
+  flags: CollectFlags,
+  config: AdvisorConfig,
+): {
+  collections?: string[];
+  sampleSize?: number;
+  maps?: Partial<FoldOptions>;
+  timeField?: string;
+  maxTimeMS: number;
+  readPreference?: 'primary' | 'secondaryPreferred';
+  concurrency?: number;
+} {
+  return {
+    ...(flags.collection?.length ? { collections: flags.collection } : {}),
+    ...collectSettingsOf(flags, config),
+    ...(flags.timeField ? { timeField: flags.timeField } : {}),
+    maxTimeMS: flags.maxTimeMs,
+    ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+  };
+}
+
 export const REPORT_FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 

@@ -4,6 +4,7 @@ import {
   HEADROOM,
   MIN_SHARE,
   proofShare,
+  pastBudgetAsMeasured,
   callKey,
   copyTooSmall,
   cutOnEveryCall,
@@ -23,6 +24,7 @@ import {
   soleJoin,
   work,
   type Copy,
+  type DropProof,
   type IndexProof,
   type Replay,
 } from './index-proof';
@@ -178,6 +180,41 @@ describe('cutOnEveryCall: the counts decide when every call is cut and the plann
     expect(cutOnEveryCall({ status: 'inconclusive', without: [r(100)], with: [r(10, ['b_1'])] }, { candidate })).toBe(
       false,
     );
+  });
+});
+
+describe('pastBudgetAsMeasured: "ran past its budget" only when the measured time did', () => {
+  const copy: Copy = {
+    sourceCount: 30_000,
+    copied: 10_000,
+    planned: 10_000,
+    bound: 'proofDocs',
+    rebuilt: [],
+    notRebuilt: [],
+    pastBudget: true,
+  };
+  const index: IndexProof = {
+    status: 'supported',
+    copy,
+    joins: [{ from: 'events', copied: 500, rebuilt: [], pastBudget: true }],
+  };
+  const drop: DropProof = { status: 'supported', copy, pastBudget: 'explain' };
+
+  it('keeps the flags of a proof that ended past its budget', () => {
+    expect(pastBudgetAsMeasured(index, 6001, 6000)).toEqual(index);
+    expect(pastBudgetAsMeasured(drop, 6001, 6000)).toEqual(drop);
+  });
+
+  it('drops them when the proof ended within its budget, whatever the copy predicted, and leaves the rest', () => {
+    const within = pastBudgetAsMeasured(index, 5999, 6000);
+    expect(within.copy?.pastBudget).toBeUndefined();
+    expect(within.joins).toEqual([{ from: 'events', copied: 500, rebuilt: [] }]);
+    expect({ ...within, copy: { ...within.copy, pastBudget: true }, joins: index.joins }).toEqual(index);
+    const dropWithin = pastBudgetAsMeasured(drop, 6000, 6000);
+    expect(dropWithin).toEqual({ status: 'supported', copy: { ...copy, pastBudget: undefined } });
+    expect('pastBudget' in dropWithin || 'pastBudget' in (dropWithin.copy ?? {})).toBe(false);
+    // the proof given is not changed
+    expect(copy.pastBudget).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { type Db, MongoClient } from 'mongodb';
 import { seedDemo } from '../../src/demo/seed';
 
 /** Seeds the demo blog's posts, sessions and events into `db` on the test server (the core of `npm run demo`'s
@@ -19,4 +19,9 @@ export async function dropDb(uri: string, db: string): Promise<void> {
   } finally {
     await client.close();
   }
+}
+
+/** Twenty `orders` documents `{ status: 'open', n }`: what the workload files' log lines find (by status). */
+export async function seedOpenOrders(db: Db): Promise<void> {
+  await db.collection('orders').insertMany(Array.from({ length: 20 }, (_, i) => ({ status: 'open', n: i })));
 }

@@ -5,9 +5,10 @@ import { formatHtml } from '../../report/html';
 import { ticketSummary } from '../../report/html-data';
 import { informing, type Io } from '../io';
 import { runLive } from '../live';
+import type { DriverAdapter } from '../../adapters/driver';
 import { createProgress, progressLines } from '../progress';
 import {
-  collectSettingsOf,
+  collectOptionsOf,
   connect,
   emit,
   outputOf,
@@ -118,19 +119,18 @@ async function runAudit(uri: string, flags: AuditFlags, io: Io, setExit: (code: 
   // The log is read while the collect runs; a bad log is still reported as when it was read first.
   await alongsideWorkload(flags, io, async (run) => {
     const adapter = run.own(await connect(uri));
-    if (!flags.confirm) await sayLeftovers(adapter, run.io);
-    const scratchAdapter =
-      flags.confirm && flags.scratchUri
-        ? run.own(await connect(flags.scratchUri, '--scratch-uri connection string'))
-        : undefined;
+    let scratchAdapter: DriverAdapter | undefined;
+    // Everything after the first connection is inside the try: a --scratch-uri that cannot be reached (or a failed
+    // listing of leftovers) closes it too, so the process ends with the message, not by the exit's linger.
     try {
+      if (!flags.confirm) await sayLeftovers(adapter, run.io);
+      if (flags.confirm && flags.scratchUri)
+        scratchAdapter = run.own(await connect(flags.scratchUri, '--scratch-uri connection string'));
       const { result, snapshot } = await runLive(
         adapter,
         {
           dbs: flags.db ?? [],
-          ...collectSettingsOf(flags, config),
-          maxTimeMS: flags.maxTimeMs,
-          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+          ...collectOptionsOf(flags, config),
           concurrency: flags.concurrency,
           confirm: flags.confirm,
           confirmBudgetMs: flags.confirmBudget * 1000,

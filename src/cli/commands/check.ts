@@ -16,7 +16,7 @@ import {
   severityRank,
 } from '../../core/types';
 import {
-  collectSettingsOf,
+  collectOptionsOf,
   connect,
   emit,
   freshFile,
@@ -201,11 +201,7 @@ async function checkWith(
         await check(adapter, {
           rules,
           db,
-          ...(flags.collection?.length ? { collections: flags.collection } : {}),
-          ...collectSettingsOf(flags, config),
-          ...(flags.timeField ? { timeField: flags.timeField } : {}),
-          maxTimeMS: flags.maxTimeMs,
-          ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+          ...collectOptionsOf(flags, config),
           confirm: flags.confirm,
           resolved,
           ...(workload ? { workload } : {}),

@@ -8,15 +8,7 @@ import { serializeSnapshot } from '../../core/snapshot-file';
 import { collectDeployment } from '../deployment';
 import { informing, type Io } from '../io';
 import { createProgress } from '../progress';
-import {
-  collectSettingsOf,
-  connect,
-  emit,
-  outputOf,
-  outputOption,
-  sayLeftovers,
-  readPreferenceOption,
-} from '../shared';
+import { collectOptionsOf, connect, emit, outputOf, outputOption, sayLeftovers, readPreferenceOption } from '../shared';
 import { checkTimeField } from '../time-field';
 import { checkConnectionString } from '../uri';
 import { dbFromUri, positiveInt } from './check';
@@ -96,12 +88,7 @@ async function runCollect(uri: string, flags: CollectFlags, io: Io, setExit: (co
       for (const line of killedProfileLines(adapter.source, dbs)) run.io.err(line);
       const snapshot = await collectDeployment(adapter, {
         dbs,
-        ...(flags.collection?.length ? { collections: flags.collection } : {}),
-        ...collectSettingsOf(flags, config),
-        ...(flags.timeField ? { timeField: flags.timeField } : {}),
-        maxTimeMS: flags.maxTimeMs,
-        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
-        concurrency: flags.concurrency,
+        ...collectOptionsOf(flags, config),
         dbConcurrency: Math.min(2, flags.concurrency),
         progress: run.progress(createProgress({ enabled: !flags.quiet })),
         // Every built-in rule's data: the snapshot is for analysis later, with whatever configuration then.

@@ -1,5 +1,6 @@
 import { terminalLine } from '../../core/format';
 import { collectPlan, type ResolvedRule } from '../../core/runner';
+import type { DriverAdapter } from '../../adapters/driver';
 import { rules } from '../../../rules';
 import * as path from 'node:path';
 import { Command, Option } from 'commander';
@@ -32,7 +33,7 @@ import { informing, type Io } from '../io';
 import { createProgress, progressLines } from '../progress';
 import {
   analyzeOffline,
-  collectSettingsOf,
+  collectOptionsOf,
   connect,
   emit,
   meantAsUri,
@@ -178,18 +179,17 @@ async function checkLive(
       '--collection needs exactly one database: pass --db <name> (or put it in the connection string).',
     );
   const adapter = await connect(target);
-  if (!flags.confirm) await sayLeftovers(adapter, io);
-  const scratchAdapter =
-    flags.confirm && flags.scratchUri ? await connect(flags.scratchUri, '--scratch-uri connection string') : undefined;
+  let scratchAdapter: DriverAdapter | undefined;
+  // inside the try: a --scratch-uri that cannot be reached closes the first connection too (no exit by linger)
   try {
+    if (!flags.confirm) await sayLeftovers(adapter, io);
+    if (flags.confirm && flags.scratchUri)
+      scratchAdapter = await connect(flags.scratchUri, '--scratch-uri connection string');
     const live = await runLive(
       adapter,
       {
         dbs,
-        ...(flags.collection?.length ? { collections: flags.collection } : {}),
-        ...collectSettingsOf(flags, config),
-        maxTimeMS: flags.maxTimeMs,
-        ...(flags.readPreference ? { readPreference: flags.readPreference } : {}),
+        ...collectOptionsOf(flags, config),
         concurrency: flags.concurrency,
         confirm: flags.confirm,
         ...(scratchAdapter ? { scratchAdapter } : {}),
