@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
-import { ALL_TEST_FILES, excludedOn, LIVE_TEST_FILES, PROGRAM_TEST_FILES, testServers } from './test/projects';
+import {
+  ALL_TEST_FILES,
+  excludedOn,
+  LIVE_TEST_FILES,
+  PROGRAM_TEST_FILES,
+  testServers,
+  testWorkers,
+} from './test/projects';
 import SlowFirstSequencer from './test/support/sequencer';
 
 // One project per server for the live tests (test/projects.ts), one `programs` project for the files that start real
@@ -22,7 +29,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     fileParallelism: true,
-    maxWorkers: 2,
+    maxWorkers: testWorkers(),
     minWorkers: 1,
     reporters: ['default', './test/support/skip-reporter.ts'],
     // the longest files first on a fresh clone (no cache of durations): test/projects.ts SLOW_FIRST

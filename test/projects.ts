@@ -130,6 +130,14 @@ export const PROGRAM_TEST_FILES = [
   'test/snapshot-shape.test.ts',
 ] as const;
 
+/**
+ * How many test files run at once: `MONGO_ADVISOR_TEST_WORKERS` when set (a whole number from 1), else 2.
+ */
+export function testWorkers(env: NodeJS.ProcessEnv = process.env): number {
+  const given = Number(env.MONGO_ADVISOR_TEST_WORKERS);
+  return Number.isInteger(given) && given >= 1 ? given : 2;
+}
+
 export const DEFAULT_TEST_SERVERS = ['ferretdb', 'secantusdb'] as const;
 
 /**
