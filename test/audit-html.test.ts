@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import type { CheckResult, DocProfile, Finding, Snapshot } from '../src/core/types';
 import { formatHtml, loadHtmlAssets } from '../src/report/html';
@@ -10,12 +10,12 @@ import { chartData, ticketSummary } from '../src/report/html-data';
 import { idProfile } from '../rules/id-pattern/collect';
 import { collectionOf, docWithArray, snapshotOf, withData } from './support/fixtures';
 import { runProcess } from './support/run';
-import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
 import { HAS_CHROMIUM, NO_CHROMIUM, useBrowser } from './support/browser';
 
 if (!HAS_CHROMIUM) console.log(`[audit-html] skipping the browser tests: ${NO_CHROMIUM}`);
-const DB = 'mongo_advisor_test_audit';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-01T00:00:00Z');
 
@@ -293,12 +293,6 @@ describe('HTML report in headless Chromium', () => {
 
   describe('a live audit of the demo data', () => {
     const uri = inject('mongoUri');
-    beforeAll(async () => {
-      await seedBlog(uri, DB);
-    });
-    afterAll(async () => {
-      await dropDb(uri, DB);
-    });
 
     it.skipIf(!HAS_CHROMIUM)('audit writes a report that loads cleanly, and prints the ticket summary', async () => {
       const out = join(dir, 'live.html');

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { XMLValidator } from 'fast-xml-parser';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import type { LintResult } from '../src/core/baseline';
 import { loadConfig } from '../src/core/config';
 import { rules } from '../rules';
 import type { Snapshot } from '../src/core/types';
-import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
 
-const DB = 'mongo_advisor_test_cli_lint';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -115,14 +115,10 @@ describe('lint (CLI, demo data)', () => {
   let base = '';
 
   beforeAll(async () => {
-    await seedBlog(uri, DB);
     // Every document sampled, so a live lint reads what the snapshot holds even where $sample is random.
     const r = await cli(['collect', uri, '--db', DB, '--sample-size', '10000', '--out', snap]);
     if (r.code !== 0) throw new Error(r.err);
     base = cfg('base.json');
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
   });
 
   it('exit 1: a finding at the default failing severity (error)', async () => {

@@ -2,16 +2,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Binary, MongoClient, ObjectId } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import { loadSnapshot, parseSnapshot, SNAPSHOT_JSON_SCHEMA } from '../src/core/snapshot-file';
 import { clusteredExplain } from '../rules/clustered-trap/collect';
 import type { CheckResult, Snapshot } from '../src/core/types';
 import { collectionOf, snapshotOf, withData } from './support/fixtures';
-import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
 
-const DB = 'mongo_advisor_test_cli_snapshot';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -180,13 +180,6 @@ describe('collect + analyze (real server, demo data)', () => {
     writeFileSync(f, JSON.stringify(config));
     return f;
   };
-
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
-  });
 
   it('collect writes a snapshot that validates against the schema', async () => {
     // Every document sampled (10,000 > any demo collection): where the server has $sample, two reads of a random

@@ -1,16 +1,16 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main';
 import type { LintResult } from '../src/core/baseline';
 import { staticSpecFindings } from '../src/spec';
 import type { Spec } from '../src/spec/format';
 import { jsonSchemaProblems } from '../src/spec/static';
-import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
 
-const DB = 'mongo_advisor_test_cli_spec';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -214,7 +214,6 @@ describe('declared spec: drift against the live server and a snapshot of it', ()
   const snap = join(dir, 'snap.json');
 
   beforeAll(async () => {
-    await seedBlog(uri, DB);
     writeFileSync(
       spec,
       JSON.stringify({
@@ -232,9 +231,6 @@ describe('declared spec: drift against the live server and a snapshot of it', ()
     );
     const c = await cli(['collect', uri, '--db', DB, '--out', snap]);
     if (c.code !== 0) throw new Error(c.err);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
   });
 
   const EXPECTED = [

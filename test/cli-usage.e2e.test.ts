@@ -5,14 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { serverHeaderName } from './support/server-header';
-import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
-const DB = 'mongo_advisor_test_cli_usage';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<ProcessResult> {
   return await runProcess(process.execPath, [CLI, ...args], { env });
@@ -27,10 +27,6 @@ describe('CLI usage and input errors (real binary, real server)', () => {
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
   });
 
   it('--fail-on: exit 0 when nothing reaches it', async () => {

@@ -2,14 +2,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rules } from '../rules';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
-import { dropDb, seedBlog } from './support/seed';
 import { joinRegex } from './support/regex';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
-const DB = 'mongo_advisor_test_cli';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 async function run(args: string[], env: Record<string, string> = {}, timeoutMs?: number): Promise<ProcessResult> {
   return await runProcess(process.execPath, [CLI, ...args], { env, ...(timeoutMs ? { timeoutMs } : {}) });
@@ -24,10 +24,6 @@ describe('CLI (real binary, real server)', () => {
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
   });
 
   it('check --no-confirm --format json: exit 1 with the array-growth and id-pattern findings', async () => {

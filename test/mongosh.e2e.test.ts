@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { mongosh as runMongosh, PLUGIN } from './support/mongosh';
 import type { ProcessResult } from './support/run';
-import { dropDb, seedBlog } from './support/seed';
 import { SCRATCH_PREFIX } from '../src/confirm/scratch';
 import { rules } from '../rules';
 import { onlyRules } from './support/only-rules';
@@ -11,7 +10,8 @@ import { VERSION } from '../src/version';
 import { scratchDatabases, scratchLeftSince } from './support/scratch';
 import { joinRegex } from './support/regex';
 
-const DB = 'mongo_advisor_test_mongosh';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 /** Runs the real mongosh with the plugin loaded (test/support/mongosh.ts), on `shellDb`. */
 const mongosh = (uri: string, script: string, json = false, shellDb = DB): Promise<ProcessResult> =>
@@ -66,10 +66,6 @@ describe('mongosh plugin (real mongosh, real server)', () => {
   beforeAll(async () => {
     if (!existsSync(PLUGIN))
       throw new Error('dist/advisor.js is missing: run `npm run build` first (npm test does it)');
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
   });
 
   it("load('dist/advisor.js'); advisor.check('posts') prints the readable report with its confirmation", async () => {

@@ -5,15 +5,15 @@
  * test/cli-progress.test.ts, where a step can be made to last.)
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { HEARTBEAT_MS } from '../src/lib/heartbeat';
 import { type ProcessResult, runProcess } from './support/run';
-import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
-const DB = 'mongo_advisor_test_progress';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 const BUDGET_S = 8;
 /** The longest silence allowed: a beat's interval plus slack for a machine shared with other test files. */
 const MAX_GAP_MS = HEARTBEAT_MS + 4_000;
@@ -59,12 +59,6 @@ function expectProgress(run: Timed, report: Confirmed): void {
 
 describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', () => {
   const uri = inject('mongoUri');
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
-  });
 
   it('check with stderr on a pipe: one line per experiment with its budget, never silent for long', async () => {
     const run = await timed(process.execPath, [

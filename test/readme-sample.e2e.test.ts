@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { serverHeaderName } from './support/server-header';
 import { runProcess } from './support/run';
-import { dropDb, seedBlog } from './support/seed';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
-const DB = 'mongo_advisor_test_readme_sample';
+/** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
+const DB = inject('blogDb');
 
 /** The README's first code block: the sample report. */
 function sample(): string {
@@ -59,12 +59,6 @@ function matchedPrefix(sampleText: string, printed: string): { words: number; of
 
 describe("the README's sample output (real CLI, live)", () => {
   const uri = inject('mongoUri');
-  beforeAll(async () => {
-    await seedBlog(uri, DB);
-  });
-  afterAll(async () => {
-    await dropDb(uri, DB);
-  });
 
   it("is what check prints for the demo blog's posts, figures aside", async () => {
     const run = await runProcess(
