@@ -28,6 +28,8 @@ export default defineConfig({
     // vitest puts no timeout on globalSetup itself, so a cold FerretDB build or SecantusDB install cannot time it out.
     hookTimeout: 300_000,
     pool: 'forks',
+    // the pool reads this from the root config alone (vitest 3.2 creates one forks pool for every project)
+    poolOptions: { forks: { isolate: false } },
     fileParallelism: true,
     maxWorkers: testWorkers(),
     minWorkers: 1,
