@@ -308,7 +308,7 @@ describe('HTML report in headless Chromium', () => {
       expect(code).toBe(1);
       expect(stdout).toMatch(
         joinRegex(
-          /^MongoDB schema audit of .* on \d{4}-\d{2}-\d{2}\nScope: 1 database \(mongo_advisor_test_audit\), 3 /,
+          new RegExp(`^MongoDB schema audit of .* on \\d{4}-\\d{2}-\\d{2}\\nScope: 1 database \\(${DB}\\), 3 `),
           /collections\. Confirmation on a scratch copy: off\./,
         ),
       );

@@ -233,7 +233,7 @@ describe('lint (CLI, demo data)', () => {
     for (const [format, check] of [
       ['sarif', (t: string) => expect(validate(JSON.parse(t))).toBe(true)],
       ['junit', (t: string) => expect(XMLValidator.validate(t)).toBe(true)],
-      ['markdown', (t: string) => expect(t).toMatch(/^## mongo-advisor: `mongo_advisor_test_cli_lint`/)],
+      ['markdown', (t: string) => expect(t).toMatch(new RegExp(`^## mongo-advisor: \`${DB}\``))],
     ] as const) {
       const out = join(dir, `report.${format}`);
       const r = await cli(['lint', snap, '--config', base, '--format', format, '--output', out]);

@@ -174,7 +174,7 @@ describe('mongosh plugin (real mongosh, real server)', () => {
     const { r } = await refusals();
     const nope = settled(r.out, 0);
     expect(nope.rejected, nope.text).toBe(true);
-    expect(nope.text).toMatch(/Collection "nope" does not exist in database "mongo_advisor_test_mongosh"/);
+    expect(nope.text).toMatch(new RegExp(`Collection "nope" does not exist in database "${DB}"`));
     expect(nope.text).not.toMatch(STACK_LINE);
     const bad = settled(r.out, 1);
     expect(bad.rejected, bad.text).toBe(true);
