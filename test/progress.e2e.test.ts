@@ -4,9 +4,12 @@
  * budget as it starts; the gaps between lines are measured as they arrive. (The beat a long step gets is pinned in
  * test/cli-progress.test.ts, where a step can be made to last.)
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { HEARTBEAT_MS } from '../src/lib/heartbeat';
+import { rulesOff } from './support/rules-off';
 import { type ProcessResult, runProcess } from './support/run';
 
 const ROOT = join(__dirname, '..');
@@ -15,6 +18,16 @@ const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
 const DB = inject('blogDb');
 const BUDGET_S = 8;
+/**
+ * The one rule whose experiment runs: array-growth's on posts outlasts a heartbeat within the budget. Each further
+ * experiment would add its budget and show nothing new about the lines (one per experiment, whatever the rule).
+ */
+const RULES = rulesOff('array-growth');
+/** The CLI's configuration holding RULES. */
+const dir = mkdtempSync(join(tmpdir(), 'ma-progress-'));
+const config = join(dir, 'rules.json');
+writeFileSync(config, JSON.stringify({ rules: RULES }));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The longest silence allowed: a beat's interval plus slack for a machine shared with other test files. */
 const MAX_GAP_MS = HEARTBEAT_MS + 4_000;
 
@@ -73,6 +86,8 @@ describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', ()
       'json',
       '--confirm-budget',
       String(BUDGET_S),
+      '--config',
+      config,
     ]);
     expect(run.code === 0 || run.code === 1, run.err).toBe(true);
     expect(run.err).toMatch(new RegExp(`^collecting ${DB}`, 'm'));
@@ -105,7 +120,7 @@ describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', ()
       const url = `${uri.replace(/\/?(\?.*)?$/, '')}/${DB}`;
       const script =
         `load(${JSON.stringify(join(ROOT, 'dist', 'advisor.js'))}); advisor.check("posts", { ` +
-        `confirmBudget: ${BUDGET_S} })`;
+        `confirmBudget: ${BUDGET_S}, rules: ${JSON.stringify(RULES)} })`;
       const run = await timed(MONGOSH, [url, '--quiet', '--norc', '--json=relaxed', '--eval', script]);
       expect(run.code, run.err).toBe(0);
       expectProgress(run, JSON.parse(run.out) as Confirmed);
