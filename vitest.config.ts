@@ -28,7 +28,12 @@ export default defineConfig({
     // vitest puts no timeout on globalSetup itself, so a cold FerretDB build or SecantusDB install cannot time it out.
     hookTimeout: 300_000,
     pool: 'forks',
-    // the pool reads this from the root config alone (vitest 3.2 creates one forks pool for every project)
+    // One process per worker, reused from file to file, and one module registry in it: a file no longer pays a process
+    // start and the import of the driver and the engine (a run's summed "collect" 166 s -> 45 s, its CPU 1,293 s ->
+    // 1,047 s; measured 2026-11-29). vitest 3.2 reads this from the root config alone (one forks pool serves every
+    // project): a project's own `isolate: false` alone left each file a fresh process. Files must restore what they
+    // change in the process (environment variables, mocks: test/profiling-plan.live.test.ts imports afresh after its
+    // vi.mock).
     poolOptions: { forks: { isolate: false } },
     fileParallelism: true,
     maxWorkers: testWorkers(),
@@ -41,9 +46,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // one module registry per worker, not per file: importing the driver and the engine again for each of ~90
-          // files took about 85 of the project's 106 s (measured 2026-11-29; 31 s without). These files hold no
-          // process-wide state between them (each passes alone and in any order).
+          // one module registry per worker (poolOptions above): these files hold no process-wide state between them
+          // (each passes alone and in any order)
           isolate: false,
           include: [...ALL_TEST_FILES],
           exclude: [...LIVE_TEST_FILES, ...PROGRAM_TEST_FILES, '**/node_modules/**'],
@@ -53,7 +57,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'programs',
-          // as in unit: the programs these files start are processes of their own; the files' own imports are shared
+          // as in unit: the programs these files start are processes of their own
           isolate: false,
           include: [...PROGRAM_TEST_FILES],
           exclude: [...LIVE_TEST_FILES, '**/node_modules/**'],
@@ -63,9 +67,7 @@ export default defineConfig({
         extends: true as const,
         test: {
           name,
-          // as in unit: one module registry per worker (importing the driver and the engine again for each live file
-          // took about 100 s summed over a run); a file that mocks a module imports what uses it afresh
-          // (test/profiling-plan.live.test.ts)
+          // as in unit (a file that mocks a module imports what uses it afresh: test/profiling-plan.live.test.ts)
           isolate: false,
           include: [...LIVE_TEST_FILES],
           // a file about something other than the server runs on one of them (test/projects.ts, ONE_SERVER)
