@@ -3,9 +3,7 @@
  * vitest.config.ts), proves what it can do, prints both, seeds the demo blog once for the files that only read it
  * (SHARED_BLOG), and hands the URI, kind, capabilities and that database's name to the tests through `inject`.
  */
-import { MongoClient } from 'mongodb';
 import type { TestProject } from 'vitest/node';
-import { seedDemo } from '../src/demo/seed';
 import {
   type EmbeddedKind,
   EMBEDDED_KINDS,
@@ -13,6 +11,7 @@ import {
   serverFromEnv,
   startEmbedded,
 } from '../src/servers/embedded';
+import { dropDb, seedBlog } from './support/seed';
 import { describeCapabilities, probeTestServer, type ServerCapabilities } from './support/server-capabilities';
 
 declare module 'vitest' {
@@ -61,7 +60,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   say(`${name}: ${server.description} — ${capabilities.server}`);
   for (const line of describeCapabilities(capabilities)) say(line);
   try {
-    await withClient(server.uri, (client) => seedDemo(client, SHARED_BLOG, { extras: false }));
+    await seedBlog(server.uri, SHARED_BLOG);
   } catch (err) {
     await server.stop();
     throw err;
@@ -73,17 +72,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     // a server the run did not start (MONGODB_URI) keeps nothing of the run's; an embedded one goes whole (SecantusDB
     // takes seconds to drop the blog)
-    if (server.kind === 'MONGODB_URI')
-      await withClient(server.uri, (client) => client.db(SHARED_BLOG).dropDatabase()).catch(() => undefined);
+    if (server.kind === 'MONGODB_URI') await dropDb(server.uri, SHARED_BLOG).catch(() => undefined);
     await server.stop();
   };
-}
-
-async function withClient<T>(uri: string, f: (client: MongoClient) => Promise<T>): Promise<T> {
-  const client = await MongoClient.connect(uri);
-  try {
-    return await f(client);
-  } finally {
-    await client.close();
-  }
 }

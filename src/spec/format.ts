@@ -113,8 +113,8 @@ export const SPEC_JSON_SCHEMA = {
 
 // Compiled on first use, not at import: every CLI start imports this module, few read a spec (about 60 ms).
 let specValidator: ValidateFunction | undefined;
-const validateSpec = (data: unknown): boolean =>
-  (specValidator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(SPEC_JSON_SCHEMA))(data);
+const validateSpec = (): ValidateFunction =>
+  (specValidator ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(SPEC_JSON_SCHEMA));
 
 function describe(e: ErrorObject): string {
   const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
@@ -190,8 +190,8 @@ export function loadSpec(file: string): LoadedSpec {
       `${file} is a snapshot, not a spec: pass it as the target (mongo-advisor lint ${file} --spec <spec file>).`,
     );
   }
-  if (!validateSpec(data)) {
-    const errors = specValidator?.errors ?? [];
+  if (!validateSpec()(data)) {
+    const errors = validateSpec().errors ?? [];
     const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
     throw new UserError(
       `The spec ${file} is not valid: ${errors.slice(0, 5).map(describe).join('; ')}${more}. ` +
