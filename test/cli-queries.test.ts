@@ -9,8 +9,8 @@ import { main } from '../src/cli/main';
 import type { LintResult } from '../src/core/baseline';
 import { explainCommandOf, queryEntries } from '../src/spec/queries';
 import { arrayEntryLines, parseQueriesText } from '../src/workload/queries-file';
-import { rules } from '../rules';
 import { collectionOf, snapshotOf } from './support/fixtures';
+import { rulesOffConfig } from './support/rules-off';
 
 const FIXTURES = join(__dirname, 'fixtures', 'workload', 'lint');
 const QUERIES = join(FIXTURES, 'shop-queries.jsonl');
@@ -254,8 +254,7 @@ describe('lint --queries against a snapshot file (offline, its recorded indexes)
     ]);
     const snap = join(dir, 'snap.json');
     writeFileSync(snap, JSON.stringify(snapshot));
-    const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ rules: Object.fromEntries(rules.map((r) => [r.id, 'off'])) }));
+    const config = rulesOffConfig(dir, 'config.json');
     const r = await cli(['lint', snap, '--queries', QUERIES, '--config', config, '--format', 'json']);
     expect(r.err).not.toMatch(/\n\s+at /);
     const result = JSON.parse(r.out) as LintResult;

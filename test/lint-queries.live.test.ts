@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { rules } from '../rules';
 import { main } from '../src/cli/main';
 import { QUERY_RULES } from '../src/core/query-rules';
 import type { LintResult } from '../src/core/baseline';
 import { useLiveDb } from './support/live-db';
+import { rulesOffConfig } from './support/rules-off';
 
 const DB = 'mongo_advisor_test_lint_queries';
 
@@ -56,8 +56,7 @@ describe('lint --queries <uri>: the shop queries explained by the server', () =>
 
   const dir = mkdtempSync(join(tmpdir(), 'ma-queries-live-'));
   // Only the query checks: the snapshot rules have their own tests.
-  const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ rules: Object.fromEntries(rules.map((r) => [r.id, 'off'])) }));
+  const config = rulesOffConfig(dir, 'config.json');
 
   const lint = async (): Promise<{ code: number; result: LintResult; found: string[] }> => {
     const r = await cli([

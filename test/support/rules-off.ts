@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const RULES = join(__dirname, '..', '..', 'rules');
@@ -15,4 +15,14 @@ export function rulesOff(...keep: string[]): Record<string, 'off'> {
     .map((d) => d.name);
   for (const id of keep) if (!ids.includes(id)) throw new Error(`rulesOff: no rule "${id}" under rules/`);
   return Object.fromEntries(ids.filter((id) => !keep.includes(id)).map((id) => [id, 'off' as const]));
+}
+
+/**
+ * Writes a `--config` file named `name` in `dir` whose `rules` turn off every rule but `keep` (rulesOff), and returns
+ * its path: for a test that starts the CLI on those rules alone.
+ */
+export function rulesOffConfig(dir: string, name: string, ...keep: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify({ rules: rulesOff(...keep) }));
+  return path;
 }
