@@ -1,8 +1,9 @@
 import type { CommandStartedEvent, CommandSucceededEvent, Document } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCursor, readCursor } from '../src/adapters/cursor';
 import { DriverAdapter } from '../src/adapters/driver';
 import { readOnly } from '../src/adapters/read-only';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_adapter_cursor';
 const DOCS = 40;
@@ -18,7 +19,7 @@ const lsidOf = (cmd: Document): string | undefined =>
  * command of its own takes whichever session the pool hands out.
  */
 describe('driver adapter cursors (live): getMore and killCursors keep the cursor’s session and server', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let adapter: DriverAdapter;
   const started: CommandStartedEvent[] = [];
   const succeeded: CommandSucceededEvent[] = [];

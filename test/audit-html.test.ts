@@ -12,6 +12,7 @@ import { collectionOf, docWithArray, snapshotOf, withData } from './support/fixt
 import { runProcess } from './support/run';
 import { joinRegex } from './support/regex';
 import { HAS_CHROMIUM, NO_CHROMIUM, useBrowser } from './support/browser';
+import { liveUri } from './support/live-uri';
 
 if (!HAS_CHROMIUM) console.log(`[audit-html] skipping the browser tests: ${NO_CHROMIUM}`);
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
@@ -292,7 +293,7 @@ describe('HTML report in headless Chromium', () => {
   );
 
   describe('a live audit of the demo data', () => {
-    const uri = inject('mongoUri');
+    const uri = liveUri();
 
     it.skipIf(!HAS_CHROMIUM)('audit writes a report that loads cleanly, and prints the ticket summary', async () => {
       const out = join(dir, 'live.html');

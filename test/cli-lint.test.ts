@@ -11,6 +11,7 @@ import { loadConfig } from '../src/core/config';
 import { rules } from '../rules';
 import type { Snapshot } from '../src/core/types';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
 const DB = inject('blogDb');
@@ -96,7 +97,7 @@ describe('config file (pure)', () => {
 });
 
 describe('lint (CLI, demo data)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const dir = mkdtempSync(join(tmpdir(), 'ma-lint-'));
   const snap = join(dir, 'snap.json');
   // Only the two model rules run here, so the counts below do not move as other rules join rules/index.ts.

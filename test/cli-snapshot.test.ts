@@ -9,6 +9,7 @@ import { clusteredExplain } from '../rules/clustered-trap/collect';
 import type { CheckResult, Snapshot } from '../src/core/types';
 import { collectionOf, snapshotOf, withData } from './support/fixtures';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
 const DB = inject('blogDb');
@@ -172,7 +173,7 @@ describe('snapshot file format (pure)', () => {
 });
 
 describe('collect + analyze (real server, demo data)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const dir = mkdtempSync(join(tmpdir(), 'ma-collect-'));
   const file = join(dir, 'snap.json');
   const configFile = (config: unknown): string => {

@@ -8,6 +8,7 @@ import { staticSpecFindings } from '../src/spec';
 import type { Spec } from '../src/spec/format';
 import { jsonSchemaProblems } from '../src/spec/static';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
 const DB = inject('blogDb');
@@ -208,7 +209,7 @@ describe('declared spec: static checks (no database)', () => {
 });
 
 describe('declared spec: drift against the live server and a snapshot of it', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const dir = mkdtempSync(join(tmpdir(), 'ma-drift-'));
   const spec = join(dir, 'spec.json');
   const snap = join(dir, 'snap.json');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { serverHeaderName } from './support/server-header';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -23,7 +24,7 @@ function noStack(s: string): void {
 }
 
 describe('CLI usage and input errors (real binary, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');

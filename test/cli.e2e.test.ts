@@ -1,10 +1,11 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rules } from '../rules';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { joinRegex } from './support/regex';
+import { rulesOffConfig } from './support/rules-off';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -20,7 +21,7 @@ async function run(args: string[], env: Record<string, string> = {}, timeoutMs?:
  * messages for bad input are server-independent: test/cli-usage.e2e.test.ts, on one server.
  */
 describe('CLI (real binary, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   beforeAll(async () => {
     if (!existsSync(CLI)) throw new Error('dist/cli.cjs is missing: run `npm run build` first (npm test does it)');
@@ -61,9 +62,7 @@ describe('CLI (real binary, real server)', () => {
       // Only the rules this test reads: each other experiment would cost its whole budget on these slow servers
       // (the demo honours --config's rules; `npm run demo` itself runs them all).
       const dir = mkdtempSync(join(tmpdir(), 'ma-demo-'));
-      const config = join(dir, 'demo.json');
-      const others = rules.map((x) => x.id).filter((id) => id !== 'array-growth' && id !== 'id-pattern');
-      writeFileSync(config, JSON.stringify({ rules: Object.fromEntries(others.map((id) => [id, 'off'])) }));
+      const config = rulesOffConfig(dir, 'demo.json', 'array-growth', 'id-pattern');
       const r = await run(['demo', '--no-color', '--config', config], { MONGODB_URI: uri }, 420_000);
       rmSync(dir, { recursive: true, force: true });
       // The blog is seeded to have errors: exit 1, as for check (the README's exit-code table).

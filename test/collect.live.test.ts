@@ -1,5 +1,5 @@
 import { MongoClient, ObjectId, UUID } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/index';
 import { collectSnapshot } from '../src/collect';
@@ -9,12 +9,13 @@ import { UserError } from '../src/core/errors';
 import { idProfile } from '../rules/id-pattern/collect';
 import { recordingAdapter } from './support/recording';
 import { expectScratchDropped } from './support/scratch';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_collect';
 const SECRET = 'SECRET-VALUE-do-not-print';
 
 describe('collect (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let client: MongoClient;
   let adapter: DriverAdapter;
 

@@ -14,6 +14,7 @@ import {
   type WireRecorder,
   type WireRequest,
 } from './support/wire-recorder';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_exact_commands';
 /** A database holding one small collection: the exact read path and the confirming run. */
@@ -267,7 +268,7 @@ describe('exact commands on the wire: the real CLI and real mongosh through a re
   beforeAll(async () => {
     if (!existsSync(CLI) || !existsSync(PLUGIN))
       throw new Error('dist/ is missing: run `npm run build` first (npm test does it)');
-    rec = await startWireRecorder(hostOf(inject('mongoUri')));
+    rec = await startWireRecorder(hostOf(liveUri()));
     const first = (await live.db.command({ find: 'big', filter: {}, batchSize: BIG.docs + 1 })) as {
       cursor: { id: unknown; firstBatch: unknown[] };
     };

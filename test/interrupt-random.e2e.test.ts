@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checksums, scratchDbs, useInterruptSource } from './support/scratch';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_interrupt_random';
@@ -46,7 +47,7 @@ async function check(uri: string, signal?: NodeJS.Signals, delay = 0): Promise<R
 }
 
 describe(`${RUNS} interrupts at random moments (real CLI) leave no scratch database`, () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const src = useInterruptSource(uri, DB);
   const listed = async (name: string): Promise<boolean> => (await scratchDbs(src.client)).includes(name);
 

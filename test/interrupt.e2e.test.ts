@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { listScratchDatabases } from '../src/confirm/leftovers';
 import { INTERRUPT_PHASES } from '../src/confirm/scratch';
 import { DriverAdapter } from '../src/adapters/driver';
 import { checksums, INTERRUPT_RULES, scratchDbs, TENANTS, useInterruptSource } from './support/scratch';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_interrupt';
@@ -65,7 +66,7 @@ const scratchOf = (err: string): string | undefined =>
   /scratch database (mongo_advisor_scratch_[0-9a-f]+)/.exec(err)?.[1];
 
 describe('interrupting a confirmation (real CLI): every phase, every signal', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const src = useInterruptSource(uri, DB);
 
   const expectClean = async (run: Run, exit: number): Promise<string> => {

@@ -1,6 +1,6 @@
 import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from './support/run';
 import type { Adapter } from '../src/adapters/types';
 import { runCleanup } from '../src/cli/commands/cleanup';
@@ -8,11 +8,12 @@ import { isInternalDb } from '../src/cli/deployment';
 import { leftoverLines, listScratchDatabases, NOT_OURS, staleness, STALE_AFTER_MS } from '../src/confirm/leftovers';
 import { LoadAbort, LoadGuard, lagFromReplStatus, loadFromServerStatus, parseMaxLoad } from '../src/confirm/load';
 import { MARKER_COLLECTION, runInProgressHere, Scratch } from '../src/confirm/scratch';
+import { liveUri } from './support/live-uri';
 
 const userDatabasesOf = (names: string[]): string[] => names.filter((n) => !isInternalDb(n));
 
 describe('scratch markers, leftovers and `cleanup` (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let client: MongoClient;
   let adapter: Adapter;
   beforeAll(async () => {
@@ -200,7 +201,7 @@ describe('scratch markers, leftovers and `cleanup` (live)', () => {
 });
 
 describe('a database with the scratch prefix but without our marker is not ours (live, real CLI)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
   let client: MongoClient;
   beforeAll(async () => {

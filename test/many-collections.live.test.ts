@@ -12,12 +12,13 @@ import { GROUP_DEFAULTS } from '../src/collect';
 import { mapPool } from '../src/core/pool';
 import type { CheckResult, Snapshot } from '../src/core/types';
 import { recordingAdapter } from './support/recording';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_many_collections';
 const TENANTS = 2_000;
 
 describe('a database of 2,000 tenants and one real collection (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   const skip = kind === 'ferretdb' ? 'creating 2,000 collections on FerretDB (SQLite) takes minutes' : null;
   let client: MongoClient;

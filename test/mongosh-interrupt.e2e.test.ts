@@ -1,8 +1,9 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MONGOSH, MONGOSH_ENV, mongosh as runMongosh, PLUGIN, shellUri } from './support/mongosh';
 import { descendsFrom, Terminal } from './support/pty';
 import { rulesOff } from './support/rules-off';
 import { checksums, INTERRUPT_RULES, scratchDbs, useInterruptSource } from './support/scratch';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_mongosh_interrupt';
 /**
@@ -24,10 +25,10 @@ const TYPED = `advisor.check("sessions", { rules: ${JSON.stringify(TYPED_RULES)}
 const mongosh = (uri: string, script: string, env: Record<string, string> = {}) => runMongosh(uri, DB, script, { env });
 
 // One seeded source for the whole file: every test leaves it unchanged (each asserts so).
-const src = useInterruptSource(inject('mongoUri'), DB);
+const src = useInterruptSource(liveUri(), DB);
 
 describe('interrupting advisor.check (real mongosh)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   // Every phase with SIGTERM; SIGHUP (the same handler, another exit code) at the phase with writes in flight.
   for (const [signal, exit, phases] of [
@@ -123,7 +124,7 @@ describe('interrupting advisor.check (real mongosh)', () => {
 });
 
 describe('Ctrl-C at the mongosh prompt (a real mongosh on a pseudo-terminal)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   /** A mongosh session with the plugin loaded, at its prompt. */
   async function session(): Promise<Terminal> {

@@ -7,12 +7,13 @@
  */
 import { existsSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mongosh, PLUGIN } from './support/mongosh';
 import { rulesOff } from './support/rules-off';
 import type { ProcessResult } from './support/run';
 import { dropDb } from './support/seed';
 import { expectScratchDropped } from './support/scratch';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_mongosh_script';
 /** The rules of the confirming check: dynamic-keys alone, whose experiment on prices writes to scratch. */
@@ -20,7 +21,7 @@ const DYNAMIC_KEYS_ONLY = JSON.stringify(rulesOff('dynamic-keys'));
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
 describe('advisor.check in a mongosh script (real mongosh, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   beforeAll(async () => {
     if (!existsSync(PLUGIN))

@@ -9,6 +9,7 @@ import { onlyRules } from './support/only-rules';
 import { VERSION } from '../src/version';
 import { scratchDatabases, scratchLeftSince } from './support/scratch';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 /** The demo blog test/global-setup.ts seeds once per server (SHARED_BLOG): this file only reads it. */
 const DB = inject('blogDb');
@@ -61,7 +62,7 @@ function settled(out: string, i: number): { rejected: boolean; text: string } {
 const STACK_LINE = /^\s+at .+:\d+:\d+\)?$/m;
 
 describe('mongosh plugin (real mongosh, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   beforeAll(async () => {
     if (!existsSync(PLUGIN))

@@ -11,9 +11,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOfEntries } from '../src/lib/names-as-data';
 import { runProcess } from './support/run';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_names_data';
@@ -27,7 +28,7 @@ function keysOf(command: string): string[] {
 }
 
 describe('Object.prototype names and views through the real CLI', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let client: MongoClient;
   const dir = mkdtempSync(join(tmpdir(), 'mongo-advisor-names-'));
   /** The names the server took as collection, field and index names (it may refuse some). */

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
 import { check } from '../src/check';
@@ -19,6 +19,7 @@ import { UserError } from '../src/core/errors';
 import { recordingAdapter } from './support/recording';
 import { type ProcessResult, runProcess } from './support/run';
 import { scratchDatabases, scratchLeftSince } from './support/scratch';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -68,7 +69,7 @@ function probeRule(run: (ctx: ConfirmContext) => Promise<void>): AnyRule {
 }
 
 describe('names and system databases (real CLI, real mongosh, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let client: MongoClient;
 
   beforeAll(async () => {

@@ -21,6 +21,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type EnforcingServer, startEnforcingSecantus } from './support/enforcing-secantus';
 import { type ProcessResult, runProcess } from './support/run';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'shop';
@@ -98,7 +99,7 @@ describe('the workload paths under narrow roles, on a server that enforces them'
   };
 
   beforeAll(async () => {
-    skip = await whyNot(kind, inject('mongoUri'));
+    skip = await whyNot(kind, liveUri());
     if (skip !== null) return;
     server = await startEnforcingSecantus(provision);
     root = await MongoClient.connect(server.as('root', 'root-pw'));

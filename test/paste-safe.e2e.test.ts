@@ -40,6 +40,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runProcess } from './support/run';
 import { LIVE_ONLY_REPORTS, PASTED_KINDS } from './support/paste-kinds';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -730,7 +731,7 @@ function fromJson(text: string): { printed: string[]; later: string[] } {
 }
 
 describe('paste test: every printed command does only its named action (real CLI, real mongosh)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   const dir = mkdtempSync(join(tmpdir(), 'ma-paste-'));
   const queries = join(dir, 'queries.jsonl');

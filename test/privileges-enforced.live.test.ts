@@ -15,6 +15,7 @@ import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { type EnforcingServer, startEnforcingSecantus } from './support/enforcing-secantus';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'shop';
@@ -68,7 +69,7 @@ describe('a narrow role (find, collStats, listIndexes on one database) on a serv
   let narrow = '';
 
   beforeAll(async () => {
-    skip = await whyNot(kind, inject('mongoUri'));
+    skip = await whyNot(kind, liveUri());
     if (skip !== null) return;
     server = await startEnforcingSecantus(provision);
     narrow = server.as('narrow', 'narrow-pw');

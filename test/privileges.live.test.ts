@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rules } from '../rules';
 import { DriverAdapter } from '../src/adapters/driver';
 import { type Adapter, type CursorOptions, type Doc, commandLabel, commandShape } from '../src/adapters/types';
@@ -18,6 +18,7 @@ import { check } from '../src/check';
 import { formatMarkdown } from '../src/report/markdown';
 import { formatText } from '../src/report/text';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_privileges';
 
@@ -82,7 +83,7 @@ function asUser(live: Adapter, reply: Doc, forbidden: (db: string, cmd: Doc) => 
 const names = (seen: Seen): string[] => seen.sent.map(({ cmd }) => commandLabel(cmd));
 
 describe('privileges (live): a user without clusterMonitor', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let client: MongoClient;
   let live: DriverAdapter;
 

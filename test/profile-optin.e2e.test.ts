@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'v
 import { profilerOnly, RefusedCommand } from '../src/adapters/read-only';
 import type { Adapter, Doc } from '../src/adapters/types';
 import { type ProcessResult, runProcess } from './support/run';
+import { liveUri } from './support/live-uri';
 
 const CLI = join(__dirname, '..', 'dist', 'cli.cjs');
 const DB = 'mongo_advisor_test_profile';
@@ -42,7 +43,7 @@ async function profile(
 }
 
 describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on every exit path', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const has = inject('capabilities').has;
   let client: MongoClient;
   const settings = async (): Promise<{ was: unknown; slowms: unknown; sampleRate: unknown }> => {
@@ -317,7 +318,7 @@ describe('mongo-advisor profile (real CLI): the profiler opt-in, restored on eve
 });
 
 describe('the profiler gate (live): only the profile command on its database reaches the server', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   let watched: MongoClient;
   const started: CommandStartedEvent[] = [];
   let gate: Adapter;

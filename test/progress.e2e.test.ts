@@ -4,13 +4,14 @@
  * budget as it starts; the gaps between lines are measured as they arrive. (The beat a long step gets is pinned in
  * test/cli-progress.test.ts, where a step can be made to last.)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { HEARTBEAT_MS } from '../src/lib/heartbeat';
-import { rulesOff } from './support/rules-off';
+import { rulesOff, rulesOffConfig } from './support/rules-off';
 import { type ProcessResult, runProcess } from './support/run';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -25,8 +26,7 @@ const BUDGET_S = 8;
 const RULES = rulesOff('array-growth');
 /** The CLI's configuration holding RULES. */
 const dir = mkdtempSync(join(tmpdir(), 'ma-progress-'));
-const config = join(dir, 'rules.json');
-writeFileSync(config, JSON.stringify({ rules: RULES }));
+const config = rulesOffConfig(dir, 'rules.json', 'array-growth');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The longest silence allowed: a beat's interval plus slack for a machine shared with other test files. */
 const MAX_GAP_MS = HEARTBEAT_MS + 4_000;
@@ -71,7 +71,7 @@ function expectProgress(run: Timed, report: Confirmed): void {
 }
 
 describe('progress where no bar is drawn (real CLI on a pipe, real mongosh)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   it('check with stderr on a pipe: one line per experiment with its budget, never silent for long', async () => {
     const run = await timed(process.execPath, [

@@ -15,7 +15,7 @@ describe('test projects', () => {
       .filter(Boolean);
     const live = LIVE_TEST_FILES.map(globToRegExp);
     const needsServer = files.filter((f) =>
-      /inject\(\s*'(mongoUri|serverKind|capabilities)'|useLiveDb\(/.test(readFileSync(f, 'utf8')),
+      /inject\(\s*'(mongoUris|serverKind|capabilities|blogDb)'|liveUri\(|useLiveDb\(/.test(readFileSync(f, 'utf8')),
     );
     expect(needsServer.length).toBeGreaterThan(5);
     expect(needsServer.filter((f) => !live.some((r) => r.test(f)))).toEqual([]);

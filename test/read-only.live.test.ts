@@ -11,6 +11,7 @@ import { confirmFindings } from '../src/confirm';
 import type { AnyRule as Rule } from '../src/core/rule';
 import type { Finding, Snapshot } from '../src/core/types';
 import { joinRegex } from './support/regex';
+import { liveUri } from './support/live-uri';
 
 const DB = 'mongo_advisor_test_read_only';
 const POSTS = 40;
@@ -56,7 +57,7 @@ function asLong(id: unknown): unknown {
 }
 
 describe('read-only by construction (live): collect and confirm reads send only reading commands', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let plain: MongoClient;
   let watched: MongoClient;

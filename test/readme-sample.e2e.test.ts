@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { serverHeaderName } from './support/server-header';
 import { runProcess } from './support/run';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -58,7 +59,7 @@ function matchedPrefix(sampleText: string, printed: string): { words: number; of
 }
 
 describe("the README's sample output (real CLI, live)", () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   it("is what check prints for the demo blog's posts, figures aside", async () => {
     const run = await runProcess(

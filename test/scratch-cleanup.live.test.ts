@@ -2,12 +2,13 @@ import { Long, MongoClient, ObjectId, UUID } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Adapter, describeServerError } from '../src/adapters/types';
 import { SCRATCH_PREFIX, Scratch } from '../src/confirm/scratch';
+import { liveUri } from './support/live-uri';
 
 /** Only this file's connections match the failpoints it sets: other test files may drop their databases meanwhile. */
 const APP = 'mongo-advisor-scratch-cleanup-test';
 
 describe('scratch cleanup (live): a failed drop is retried and checked with listDatabases', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let admin: MongoClient;
   let tagged: MongoClient;

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MongoClient, ObjectId } from 'mongodb';
 import { startServer } from '../src/servers/embedded';
+import { serversFor } from './global-setup';
+import { testWorkers } from './projects';
+import { liveUri } from './support/live-uri';
 
 const DB_NAME = 'mongo_advisor_test_servers';
 
 describe('test server (from globalSetup)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let client: MongoClient;
 
@@ -27,6 +30,24 @@ describe('test server (from globalSetup)', () => {
   it('provides a known server kind and a mongodb:// URI', () => {
     expect(['MONGODB_URI', 'mongodb-memory-server', 'ferretdb', 'secantusdb']).toContain(kind);
     expect(uri).toMatch(/^mongodb(\+srv)?:\/\//);
+  });
+
+  // SecantusDB: one per worker (its one Python thread at a time would serialise both workers' files); every server
+  // of the project holds the shared blog, and this file's worker reads its own.
+  it('starts the servers serversFor says, each seeded with the shared blog; this worker reads its own', async () => {
+    const uris = inject('mongoUris');
+    expect(new Set(uris).size).toBe(uris.length);
+    if (kind !== 'MONGODB_URI') expect(uris).toHaveLength(serversFor(kind, testWorkers()));
+    expect(uris).toContain(uri);
+    expect(uris.indexOf(uri)).toBe((Number(process.env.VITEST_POOL_ID ?? '1') - 1) % uris.length);
+    for (const u of uris) {
+      const c = new MongoClient(u, { serverSelectionTimeoutMS: 15_000 });
+      try {
+        expect(await c.db(inject('blogDb')).collection('posts').estimatedDocumentCount()).toBeGreaterThan(0);
+      } finally {
+        await c.close();
+      }
+    }
   });
 
   it('answers ping', async () => {

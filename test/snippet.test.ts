@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProcessResult, runProcess } from './support/run';
 import { MongoClient, UUID } from 'mongodb';
 import { dropDb } from './support/seed';
+import { liveUri } from './support/live-uri';
 
 const ROOT = join(__dirname, '..');
 const MONGOSH = join(ROOT, 'node_modules', '.bin', 'mongosh');
@@ -16,7 +17,7 @@ async function run(cmd: string, args: string[], env: Record<string, string>, cwd
 }
 
 describe('mongosh snippet package (npm pack, offline install, real mongosh, real server)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const home = mkdtempSync(join(tmpdir(), 'ma-snippet-home-'));
   const snippets = join(home, '.mongodb', 'mongosh', 'snippets');
   // A fresh HOME: mongosh finds its snippet folder there; npm keeps its cache there and stays offline.

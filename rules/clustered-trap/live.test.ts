@@ -12,11 +12,12 @@ import { runRule } from '../../test/support/rule-tester';
 import { expectScratchDropped } from '../../test/support/scratch';
 import rule from './index';
 import { joinRegex } from '../../test/support/regex';
+import { liveUri } from '../../test/support/live-uri';
 
 const DB = 'mongo_advisor_test_clustered_trap';
 
 describe('clustered-trap (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let client: MongoClient;
   let clustered = false;

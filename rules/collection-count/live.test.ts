@@ -15,12 +15,13 @@ import { inventory } from './collect';
 import { accessClaim, CONFIRM_MESSAGES } from './confirm';
 import { type SentCommand, recordingAdapter } from '../../test/support/recording';
 import { expectScratchDropped } from '../../test/support/scratch';
+import { liveUri } from '../../test/support/live-uri';
 
 const DB = 'mongo_advisor_test_collection_count';
 const TENANTS = 12;
 
 describe('collection-count (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let client: MongoClient;
   let adapter: DriverAdapter;

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import rule from './index';
 import { onlyRules } from '../../test/support/only-rules';
+import { liveUri } from '../../test/support/live-uri';
 
 const DB = 'mongo_advisor_test_query_indexes';
 
@@ -153,7 +154,7 @@ describe('query-indexes on the shop workload, from the profiler (live)', () => {
 
 describe('check --log with the slow-query log fixture (live)', () => {
   // The fixture's kept slow queries: db.coll by b (a COLLSCAN of 232,922 documents returning 0), two on shop.orders.
-  const uri = inject('mongoUri');
+  const uri = liveUri();
 
   it('counts what it read, and judges the shape of the database checked', async () => {
     const client = await MongoClient.connect(uri);

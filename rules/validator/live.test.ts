@@ -13,6 +13,7 @@ import { validatorCollector } from './collect';
 import { compileJsonSchema } from './json-schema';
 import rule from './index';
 import { expectScratchDropped } from '../../test/support/scratch';
+import { liveUri } from '../../test/support/live-uri';
 
 const DB = 'mongo_advisor_test_validator';
 const SECRET = 'SECRET-VALUE-do-not-print';
@@ -31,7 +32,7 @@ const serverSays = (v: { server: number | null; serverWhy: string }): string =>
   v.server === null ? `no server count (${v.serverWhy.slice(0, 80)})` : `${v.server} on the server`;
 
 describe('validator (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   let client: MongoClient;
   let adapter: DriverAdapter;
@@ -368,7 +369,7 @@ describe('validator (live)', () => {
  * $jsonSchema in queries, docs/test-servers.md). A proposal that says strict/error must reject nothing that exists.
  */
 describe('validator proposals reject nothing that exists (live)', () => {
-  const uri = inject('mongoUri');
+  const uri = liveUri();
   const kind = inject('serverKind');
   const PDB = 'mongo_advisor_test_validator_proposals';
   const N = 1000;

@@ -1,6 +1,7 @@
 import { type Db, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { DriverAdapter } from '../../src/adapters/driver';
+import { liveUri } from './live-uri';
 
 export interface LiveDb {
   readonly uri: string;
@@ -16,7 +17,7 @@ export interface LiveDb {
  * before the block's own.
  */
 export function useLiveDb(name: string, seed: (db: Db) => Promise<void>): LiveDb {
-  const live = { uri: inject('mongoUri'), kind: inject('serverKind') } as LiveDb;
+  const live = { uri: liveUri(), kind: inject('serverKind') } as LiveDb;
   beforeAll(async () => {
     live.client = await MongoClient.connect(live.uri);
     live.db = live.client.db(name);
