@@ -14,7 +14,7 @@ import {
   startEmbedded,
 } from '../src/servers/embedded';
 import { testWorkers } from './projects';
-import { dropDb, seedBlog } from './support/seed';
+import { blogState, dropDb, seedBlog } from './support/seed';
 import { describeCapabilities, probeTestServer, type ServerCapabilities } from './support/server-capabilities';
 
 declare module 'vitest' {
@@ -84,8 +84,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const more = servers.length > 1 ? ` (and ${servers.length - 1} more like it, one per worker)` : '';
   say(`${name}: ${server.description}${more} — ${capabilities.server}`);
   for (const line of describeCapabilities(capabilities)) say(line);
+  let seeded: string[];
   try {
     await Promise.all(servers.map((s) => seedBlog(s.uri, SHARED_BLOG)));
+    seeded = await Promise.all(servers.map((s) => blogState(s.uri, SHARED_BLOG)));
   } catch (err) {
     await stopAll(servers);
     throw err;
@@ -98,10 +100,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('capabilities', capabilities);
   project.provide('blogDb', SHARED_BLOG);
   return async () => {
-    // a server the run did not start (MONGODB_URI) keeps nothing of the run's; an embedded one goes whole (SecantusDB
-    // takes seconds to drop the blog)
-    if (server.kind === 'MONGODB_URI') await dropDb(server.uri, SHARED_BLOG).catch(() => undefined);
-    await stopAll(servers);
+    // The files that share the blog only read it: one that wrote to it would make another file's assertion depend on
+    // the order the files ran in. Its collections, options, counts and indexes must be as seeded.
+    let changed: string[] = [];
+    try {
+      const now = await Promise.all(servers.map((s) => blogState(s.uri, SHARED_BLOG).catch((e) => String(e))));
+      changed = servers.flatMap((s, i) => (now[i] === seeded[i] ? [] : [`${s.uri}: ${now[i] ?? ''}`]));
+    } finally {
+      // a server the run did not start (MONGODB_URI) keeps nothing of the run's; an embedded one goes whole
+      // (SecantusDB takes seconds to drop the blog)
+      if (server.kind === 'MONGODB_URI') await dropDb(server.uri, SHARED_BLOG).catch(() => undefined);
+      await stopAll(servers);
+    }
+    if (changed.length > 0)
+      throw new Error(
+        `a test file wrote to the shared blog ${SHARED_BLOG} (inject('blogDb')), which the files sharing it must ` +
+          `only read: it is no longer as seeded (${seeded[0] ?? ''}) on ${changed.join('; ')}`,
+      );
   };
 }
 

@@ -12,6 +12,28 @@ export async function seedBlog(uri: string, db: string): Promise<void> {
   }
 }
 
+/**
+ * What a file could change in the shared blog without meaning to, as one comparable string: each collection's name,
+ * options (validator included), document count and indexes. test/global-setup.ts reads it after seeding and again at
+ * the end of the run: a difference fails the run.
+ */
+export async function blogState(uri: string, db: string): Promise<string> {
+  const client = await MongoClient.connect(uri);
+  try {
+    const d = client.db(db);
+    const colls = (await d.listCollections().toArray()).sort((a, b) => a.name.localeCompare(b.name));
+    const state = [];
+    for (const c of colls) {
+      const indexes = (await d.collection(c.name).indexes()).map((i) => [i.name, i.key]).sort();
+      const count = await d.collection(c.name).countDocuments();
+      state.push({ name: c.name, options: 'options' in c ? c.options : {}, count, indexes });
+    }
+    return JSON.stringify(state);
+  } finally {
+    await client.close();
+  }
+}
+
 export async function dropDb(uri: string, db: string): Promise<void> {
   const client = await MongoClient.connect(uri);
   try {
