@@ -223,7 +223,7 @@ describe.runIf(onServer)('--log read while the server work runs', () => {
         expect(r.code, r.err).toBe(2);
         expect(r.err.trim().split('\n').at(-1), what).toMatch(
           new RegExp(
-            `^mongo-advisor: Could not reach a MongoDB server at mongodb://127\\.0\\.0\\.1:${closedPort}/: .*check that`,
+            `^mongo-advisor: Could not reach the --scratch-uri server at mongodb://127\\.0\\.0\\.1:${closedPort}/: .*check that`,
           ),
         );
         expect(r.err).not.toMatch(/This is a bug|^\s+at /m);

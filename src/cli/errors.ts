@@ -36,6 +36,9 @@ export function connectionError(
   label = 'connection string',
 ): UserError {
   const shown = redactUri(uri);
+  // A second connection string (--scratch-uri) is named by its flag, so the user knows which of two servers failed.
+  const flag = /^--[a-z-]+/.exec(label)?.[0];
+  const where = flag ? `${shown} (${flag})` : shown;
   const all = causes(err);
   const safe = (s: string): string => redactText(s, [uri]);
   const first = safe(firstLine(all[0]?.message ?? String(err)));
@@ -47,12 +50,12 @@ export function connectionError(
       c.name === 'MongoAuthError' ||
       /Authentication failed|SASL|SCRAM|auth.*(fail|error)/i.test(c.message),
   );
-  if (authFailure) return authError(shown, auth, safe(firstLine(authFailure.message)));
+  if (authFailure) return authError(where, auth, safe(firstLine(authFailure.message)));
   const at = (re: RegExp): Cause | undefined => find((c) => re.test(c.message));
   const tls = at(/SSL|TLS|certificate|EPROTO|wrong version number|self.signed/i);
   if (tls) {
     return new UserError(
-      `Could not open a TLS connection to ${shown}: ${safe(firstLine(tls.message))}. Check the ` +
+      `Could not open a TLS connection to ${where}: ${safe(firstLine(tls.message))}. Check the ` +
         `tls/tlsCAFile/tlsCertificateKeyFile options against the server's TLS setup (tls=true where the server ` +
         `requires TLS, none where it has none).`,
     );
@@ -60,10 +63,16 @@ export function connectionError(
   const file = at(/\b(ENOENT|EACCES|EISDIR)\b/);
   if (file)
     return new UserError(
-      `Could not connect to ${shown}: a file the connection string's options name could not be read ` +
+      `Could not connect to ${where}: a file the connection string's options name could not be read ` +
         `(${safe(firstLine(file.message))}). Check the tlsCAFile and tlsCertificateKeyFile paths.`,
     );
-  const network = networkError(at, find, shown, uri, safe);
+  const network = networkError(
+    at,
+    find,
+    flag ? `the ${flag} server at ${shown}` : `a MongoDB server at ${shown}`,
+    uri,
+    safe,
+  );
   if (network) return network;
   const name = all[0]?.name ?? '';
   if (name === 'MongoParseError' || name === 'MongoAPIError' || name === 'MongoInvalidArgumentError') {
@@ -73,7 +82,7 @@ export function connectionError(
     );
   }
   return new UserError(
-    `Could not connect to ${shown}: ${first}. Check that this machine may connect to the server and the ` +
+    `Could not connect to ${where}: ${first}. Check that this machine may connect to the server and the ` +
       `connection string's options.`,
   );
 }
@@ -93,25 +102,28 @@ function authError(shown: string, auth: AuthSettings | null, why: string): UserE
   );
 }
 
-/** No server answered: the connection refused, the host name unresolved, or no answer in time. */
+/**
+ * No server answered: the connection refused, the host name unresolved, or no answer in time. `server` is what the
+ * messages call it ("a MongoDB server at …", "the --scratch-uri server at …").
+ */
 function networkError(
   at: (re: RegExp) => Cause | undefined,
   find: (test: (c: Cause) => boolean) => Cause | undefined,
-  shown: string,
+  server: string,
   uri: string,
   safe: (s: string) => string,
 ): UserError | undefined {
   const refused = at(/ECONNREFUSED/);
   if (refused)
     return new UserError(
-      `Could not reach a MongoDB server at ${shown}: the connection was refused ` +
+      `Could not reach ${server}: the connection was refused ` +
         `(${safe(firstLine(refused.message))}). Nothing listens there: check that the server is running and ` +
         `the host and port are right.`,
     );
   const unknownHost = at(/ENOTFOUND|EAI_AGAIN|querySrv|queryTxt|getaddrinfo/);
   if (unknownHost)
     return new UserError(
-      `Could not reach a MongoDB server at ${shown}: the host name does not resolve ` +
+      `Could not reach ${server}: the host name does not resolve ` +
         `(${safe(firstLine(unknownHost.message))}). Check the host ` +
         `name${/^mongodb\+srv:/i.test(uri.trim()) ? ' (mongodb+srv:// needs a DNS SRV record for it)' : ''} ` +
         `and this machine's DNS.`,
@@ -126,7 +138,7 @@ function networkError(
     );
   if (unreachable)
     return new UserError(
-      `Could not reach a MongoDB server at ${shown}: ${safe(firstLine(unreachable.message))}. The host did ` +
+      `Could not reach ${server}: ${safe(firstLine(unreachable.message))}. The host did ` +
         `not answer in time: check that the server is running, the host and port are right, and a firewall ` +
         `lets this machine through.`,
     );
