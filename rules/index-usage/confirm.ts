@@ -16,7 +16,7 @@ import { alternate, withoutId } from '../../src/confirm/trials';
 import { indexFlag, isIdIndex } from '../../src/lib/index-keys';
 import { dataOf } from '../../src/core/collector';
 import { commandsOf, queryWorkload, type ShapeData } from '../../src/collect/workload';
-import { type DropProof, PROOF_DOCS, proveDrop } from '../../src/confirm/index-proof';
+import { type DropProof, lateSentence, PROOF_DOCS, proveDrop } from '../../src/confirm/index-proof';
 
 type Result = Omit<Confirmation, 'durationMs' | 'where'>;
 
@@ -500,7 +500,9 @@ export function dropResult(p: DropProof, index: string, shapes: readonly ShapeDa
       ? [say(M, 'measuredPastBudgetDropCopy', figures)]
       : p.pastBudget === 'explain'
         ? [say(M, 'measuredPastBudgetDropExplain')]
-        : []),
+        : p.late
+          ? [lateSentence(p.late)]
+          : []),
   ];
   const base = { claim, measurements: [] };
   if (p.status === 'supported')

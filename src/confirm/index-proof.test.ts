@@ -5,6 +5,8 @@ import {
   MIN_SHARE,
   proofShare,
   pastBudgetAsMeasured,
+  lateSentence,
+  type Late,
   callKey,
   copyTooSmall,
   cutOnEveryCall,
@@ -200,9 +202,20 @@ describe('pastBudgetAsMeasured: "ran past its budget" only when the measured tim
   };
   const drop: DropProof = { status: 'supported', copy, pastBudget: 'explain' };
 
-  it('keeps the flags of a proof that ended past its budget', () => {
-    expect(pastBudgetAsMeasured(index, 6001, 6000)).toEqual(index);
-    expect(pastBudgetAsMeasured(drop, 6001, 6000)).toEqual(drop);
+  it('keeps the flags of a proof that ended past its budget, and its measured time', () => {
+    const late = { elapsedMs: 6001, budgetMs: 6000 };
+    expect(pastBudgetAsMeasured(index, 6001, 6000)).toEqual({ ...index, late });
+    expect(pastBudgetAsMeasured(drop, 6001, 6000)).toEqual({ ...drop, late });
+  });
+
+  it('holds the measured time of a proof that ran late with no step that chose to, and says it in one sentence', () => {
+    const plain: IndexProof = { status: 'refuted', copy: { ...copy, pastBudget: undefined } };
+    const late = pastBudgetAsMeasured(plain, 37_750, 30_000).late;
+    expect(late).toEqual({ elapsedMs: 37_750, budgetMs: 30_000 });
+    expect(lateSentence(late as Late)).toMatch(
+      /^This proof took 37\.8 s against its 30\.0 s budget: .* so it ran past its budget; a larger --confirm-budget/,
+    );
+    expect(pastBudgetAsMeasured(plain, 29_000, 30_000).late).toBeUndefined();
   });
 
   it('drops them when the proof ended within its budget, whatever the copy predicted, and leaves the rest', () => {

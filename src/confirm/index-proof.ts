@@ -9,7 +9,7 @@ import { planFacts } from '../lib/explain';
 import { valueAt } from '../lib/doc-path';
 import { describeServerError } from '../lib/server-error';
 import { formatKey, type IndexShape } from '../lib/index-keys';
-import { formatNumber } from '../core/format';
+import { formatDuration, formatNumber } from '../core/format';
 import { sentence } from '../core/rule';
 import type { RatioInterval, Verdict } from '../core/types';
 import type { ConfirmContext } from './context';
@@ -167,6 +167,8 @@ export interface IndexProof {
   foreign?: boolean;
   /** Calls replayed of those given (the budget may end the replays early: the verdict is on those replayed). */
   replayed?: number;
+  /** Its measured time, when that passed its budget (pastBudgetAsMeasured). */
+  late?: Late;
 }
 
 /** A joined collection's copy: the documents in each arm's copy, and which. */
@@ -806,13 +808,34 @@ export async function proveIndex(given: ConfirmContext, input: ProveIndexInput):
   return pastBudgetAsMeasured(await proveIndexOnCopies(given, input), performance.now() - t0, budgetMs);
 }
 
+/** A proof's measured time, past the budget it was given (pastBudgetAsMeasured). */
+export interface Late {
+  elapsedMs: number;
+  budgetMs: number;
+}
+
+/**
+ * Said when a proof ended past its budget with no step that chose to (no copy that could not be cut, no explains left
+ * to finish): the server answered more slowly than when the proof planned its steps, and a step once sent runs to its
+ * end. Both rules that prove indexes say it in these words.
+ */
+export function lateSentence(late: Late): string {
+  return [
+    `This proof took ${formatDuration(late.elapsedMs)} against its ${formatDuration(late.budgetMs)} budget: the`,
+    'server answered more slowly than when the proof planned its copies, explains and drops (each, once sent, runs',
+    'to its end), so it ran past its budget; a larger --confirm-budget, or a quieter time on this server, keeps it',
+    'within.',
+  ].join(' ');
+}
+
 /**
  * A proof as it is told: a copy (or a drop's explains) that went past its share of the budget makes the finding say
  * the proof "ran past its budget", which is only true when the proof's measured time (its drops included) passed the
- * budget it was given. Within it, the flags are dropped: the rate that predicted the overrun was wrong. Pure.
+ * budget it was given. Within it, the flags are dropped: the rate that predicted the overrun was wrong. Past it, the
+ * proof holds its measured time (`late`): a finding whose proof ran late says so, with why. Pure.
  */
 export function pastBudgetAsMeasured<P extends IndexProof | DropProof>(p: P, elapsedMs: number, budgetMs: number): P {
-  if (elapsedMs > budgetMs) return p;
+  if (elapsedMs > budgetMs) return { ...p, late: { elapsedMs, budgetMs } };
   const out: IndexProof | DropProof = { ...p };
   if (out.copy) {
     out.copy = { ...out.copy };
@@ -1325,6 +1348,8 @@ export interface DropProof {
    * budget).
    */
   pastBudget?: 'copy' | 'explain';
+  /** Its measured time, when that passed its budget (pastBudgetAsMeasured). */
+  late?: Late;
 }
 
 /**
