@@ -13,6 +13,7 @@ import {
   serverFromEnv,
   startEmbedded,
 } from '../src/servers/embedded';
+import { redactUri } from '../src/core/format';
 import { testWorkers } from './projects';
 import { blogState, dropDb, seedBlog } from './support/seed';
 import { describeCapabilities, probeTestServer, type ServerCapabilities } from './support/server-capabilities';
@@ -105,7 +106,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     let changed: string[] = [];
     try {
       const now = await Promise.all(servers.map((s) => blogState(s.uri, SHARED_BLOG).catch((e) => String(e))));
-      changed = servers.flatMap((s, i) => (now[i] === seeded[i] ? [] : [`${s.uri}: ${now[i] ?? ''}`]));
+      // named as the header names them: MONGODB_URI's credentials never printed
+      changed = servers.flatMap((s, i) => (now[i] === seeded[i] ? [] : [`${redactUri(s.uri)}: ${now[i] ?? ''}`]));
     } finally {
       // a server the run did not start (MONGODB_URI) keeps nothing of the run's; an embedded one goes whole
       // (SecantusDB takes seconds to drop the blog)

@@ -4,9 +4,14 @@ import { seedDemo } from '../../src/demo/seed';
 /** Seeds the demo blog's posts, sessions and events into `db` on the test server (the core of `npm run demo`'s
  * data). */
 export async function seedBlog(uri: string, db: string): Promise<void> {
+  await withClient(uri, (client) => seedDemo(client, db, { extras: false }));
+}
+
+/** Runs `f` with a client of `uri`, closed after it whatever happens. */
+async function withClient<T>(uri: string, f: (client: MongoClient) => Promise<T>): Promise<T> {
   const client = await MongoClient.connect(uri);
   try {
-    await seedDemo(client, db, { extras: false });
+    return await f(client);
   } finally {
     await client.close();
   }
@@ -18,8 +23,7 @@ export async function seedBlog(uri: string, db: string): Promise<void> {
  * the end of the run: a difference fails the run.
  */
 export async function blogState(uri: string, db: string): Promise<string> {
-  const client = await MongoClient.connect(uri);
-  try {
+  return await withClient(uri, async (client) => {
     const d = client.db(db);
     const colls = (await d.listCollections().toArray()).sort((a, b) => a.name.localeCompare(b.name));
     const state = [];
@@ -29,18 +33,11 @@ export async function blogState(uri: string, db: string): Promise<string> {
       state.push({ name: c.name, options: 'options' in c ? c.options : {}, count, indexes });
     }
     return JSON.stringify(state);
-  } finally {
-    await client.close();
-  }
+  });
 }
 
 export async function dropDb(uri: string, db: string): Promise<void> {
-  const client = await MongoClient.connect(uri);
-  try {
-    await client.db(db).dropDatabase();
-  } finally {
-    await client.close();
-  }
+  await withClient(uri, (client) => client.db(db).dropDatabase());
 }
 
 /** Twenty `orders` documents `{ status: 'open', n }`: what the workload files' log lines find (by status). */
