@@ -30,10 +30,10 @@ export default defineConfig({
     pool: 'forks',
     // One process per worker, reused from file to file, and one module registry in it: a file no longer pays a process
     // start and the import of the driver and the engine (a run's summed "collect" 166 s -> 45 s, its CPU 1,293 s ->
-    // 1,047 s; measured 2026-11-29). vitest 3.2 reads this from the root config alone (one forks pool serves every
-    // project): a project's own `isolate: false` alone left each file a fresh process. Files must restore what they
-    // change in the process (environment variables, mocks: test/profiling-plan.live.test.ts imports afresh after its
-    // vi.mock).
+    // 1,047 s; measured 2026-11-29). vitest 3.2 reads this from the root config alone: one forks pool serves every
+    // project, and a project's own `isolate` only reaches its workers, which never read it (set per project in
+    // session 15, it left each file a fresh process). Files must restore what they change in the process (environment
+    // variables, mocks: test/profiling-plan.live.test.ts imports afresh after its vi.mock).
     poolOptions: { forks: { isolate: false } },
     fileParallelism: true,
     maxWorkers: testWorkers(),
@@ -46,9 +46,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // one module registry per worker (poolOptions above): these files hold no process-wide state between them
-          // (each passes alone and in any order)
-          isolate: false,
           include: [...ALL_TEST_FILES],
           exclude: [...LIVE_TEST_FILES, ...PROGRAM_TEST_FILES, '**/node_modules/**'],
         },
@@ -57,8 +54,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'programs',
-          // as in unit: the programs these files start are processes of their own
-          isolate: false,
           include: [...PROGRAM_TEST_FILES],
           exclude: [...LIVE_TEST_FILES, '**/node_modules/**'],
         },
@@ -67,8 +62,6 @@ export default defineConfig({
         extends: true as const,
         test: {
           name,
-          // as in unit (a file that mocks a module imports what uses it afresh: test/profiling-plan.live.test.ts)
-          isolate: false,
           include: [...LIVE_TEST_FILES],
           // a file about something other than the server runs on one of them (test/projects.ts, ONE_SERVER)
           exclude: [...excludedOn(name, servers), '**/node_modules/**'],
