@@ -23,10 +23,11 @@ const BUDGET_S = 8;
  * The one rule whose experiment runs: array-growth's on posts outlasts a heartbeat within the budget. Each further
  * experiment would add its budget and show nothing new about the lines (one per experiment, whatever the rule).
  */
-const RULES = rulesOff('array-growth');
+const KEEP = 'array-growth';
+const RULES = rulesOff(KEEP);
 /** The CLI's configuration holding RULES. */
 const dir = mkdtempSync(join(tmpdir(), 'ma-progress-'));
-const config = rulesOffConfig(dir, 'rules.json', 'array-growth');
+const config = rulesOffConfig(dir, 'rules.json', KEEP);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The longest silence allowed: a beat's interval plus slack for a machine shared with other test files. */
 const MAX_GAP_MS = HEARTBEAT_MS + 4_000;

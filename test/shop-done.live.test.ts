@@ -159,9 +159,9 @@ describe('the shop of issue 27, profiler at level 2, default budgets (live)', ()
     // explained after the budget ended (a drop is judged on all of them), runs past its budget and says so, naming
     // which; so does one the server answered more slowly than it planned for (each step, once sent, runs to its end:
     // a second suite beside this one made the users proof take 37.7 s against its 30): every other one ends within
-    // the budget plus 10%. A late one's overrun is work it cannot cut, which grows
-    // with the machine's load (a second suite beside this one made a drop proof take 68 s): LATE_BOUND only catches a
-    // proof that ignores its budget altogether.
+    // the budget plus 10%. A late one's overrun is work it cannot cut, which grows with the machine's load (a second
+    // suite beside this one made a drop proof take 68 s): LATE_BOUND only catches a proof that ignores its budget
+    // altogether.
     for (const f of confirmed) {
       const late = /ran past its budget/.test(f.confirmation?.summary ?? '');
       const bound = CONFIRM_DEFAULTS.budgetMs * (late ? LATE_BOUND : BUDGET_SLACK);
